@@ -1,0 +1,40 @@
+import type { OpenedSource, ToolContext } from 'mcpgw/plugin-api';
+
+/** One open file of the explorer: what `open_file` returned a handle for. */
+export interface ExplorerFile {
+  opened: OpenedSource;
+}
+
+/** The session's explorer handles: `file_1`, `file_2`, … (Thoth's style), idle expiry, capped at maxOpenFiles. */
+export function fileTable(ctx: ToolContext) {
+  return ctx.session.handles<ExplorerFile>('explore.files', {
+    style: 'counter',
+    prefix: 'file_',
+    noun: 'file handle',
+    idleMs: ctx.limits.handleIdleMs,
+    max: ctx.limits.maxOpenFiles,
+    onEvict: (f) => f.opened.close(),
+  });
+}
+
+/**
+ * The open file behind `handle`, checked unchanged on disk.
+ * @throws NOT_FOUND (unknown handle), HANDLE_EXPIRED, SOURCE_CHANGED
+ */
+export function fileFor(ctx: ToolContext, handle: string): ExplorerFile {
+  const file = fileTable(ctx).get(handle);
+  ctx.files.verify(file.opened.source, file.opened.realPath);
+  return file;
+}
+
+/** Checks a record index against the file. @throws INVALID_ARGUMENT */
+export function checkIndex(ctx: ToolContext, file: ExplorerFile, index: number): void {
+  const count = file.opened.source.count;
+  if (!Number.isInteger(index) || index < 0 || index >= count) {
+    throw ctx.error('INVALID_ARGUMENT', count === 0
+      ? `Record index ${index} is out of range: the file has no records.`
+      : `Record index ${index} is out of range: the file has ${count} records (0..${count - 1}).`, {
+      hint: 'Indexes are zero-based; get_record_count gives the count.',
+    });
+  }
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+export const handleArg = z.string().min(1).describe('Handle returned by open_file, e.g. "file_1"');
+export const indexArg = z.number().int().min(0).describe('Zero-based record index');
+
+/** Explorer file_type names (DESIGN "Format names"); a third-party format's file_type is its name. */
+export const fileType = z.string().describe('ndjson, json_array, json_object, json_value, json_seq, or a plugin format name');
+
+export const detectionSchema = z.object({
+  basis: z.enum(['explicit', 'content', 'extension']),
+  confidence: z.number(),
+});

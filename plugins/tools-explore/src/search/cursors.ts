@@ -1,0 +1,26 @@
+import type { ToolContext } from 'mcpgw/plugin-api';
+
+/** Where a search continues: the query it belongs to and the first record not yet paged. */
+export interface SearchCursor {
+  handle: string;
+  query: string;
+  mode: 'text' | 'jsonpath';
+  matchCase: boolean;
+  /** First record index the next page starts at. */
+  nextRecord: number;
+  /** Matching records counted so far (the whole file's when `countFrom` is null). */
+  counted: number;
+  /** First record not yet counted (a scan stopped at the deadline), or null when the count is complete. */
+  countFrom: number | null;
+}
+
+/** The session's search cursors: opaque `sc_…` ids, single use, idle expiry (cursorIdleMs). */
+export function cursorTable(ctx: ToolContext) {
+  return ctx.session.handles<SearchCursor>('explore.cursors', {
+    style: 'random',
+    prefix: 'sc_',
+    noun: 'search cursor',
+    idleMs: ctx.limits.cursorIdleMs,
+    max: ctx.limits.maxCursors,
+  });
+}

@@ -1,0 +1,74 @@
+import { appendToken } from './pointer';
+
+/**
+ * The RFC 6901 pointer of the innermost value of a JSON text whose span contains the characters
+ * `[start, end)`. A hit inside a member name points at that member's value; a hit across
+ * several values points at their smallest common container (`""` is the whole record).
+ * Returns null when the text is not valid JSON.
+ */
+export function pointerAt(text: string, start: number, end: number): string | null {
+  let best: string | null = null;
+  let i = 0;
+  const n = text.length;
+  const skipWs = () => { while (i < n && /[ \t\r\n]/.test(text[i]!)) i++; };
+  const within = (s: number, e: number) => start >= s && end <= e;
+  const readString = (): number => {
+    const s = i;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) i += 2;
+      else if (c === 0x22) { i++; return s; }
+      else i++;
+    }
+    throw new Error('unterminated string');
+  };
+  const value = (path: string): void => {
+    skipWs();
+    const s = i;
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      skipWs();
+      if (text[i] === '}') i++;
+      else for (;;) {
+        skipWs();
+        if (text[i] !== '"') throw new Error('expected name');
+        const ks = readString();
+        const key = JSON.parse(text.slice(ks, i)) as string;
+        const member = appendToken(path, key);
+        if (best === null && within(ks, i)) best = member;
+        skipWs();
+        if (text[i++] !== ':') throw new Error('expected :');
+        value(member);
+        skipWs();
+        const d = text[i++];
+        if (d === '}') break;
+        if (d !== ',') throw new Error('expected , or }');
+      }
+    } else if (c === '[') {
+      i++;
+      skipWs();
+      if (text[i] === ']') i++;
+      else for (let k = 0; ; k++) {
+        value(appendToken(path, k));
+        skipWs();
+        const d = text[i++];
+        if (d === ']') break;
+        if (d !== ',') throw new Error('expected , or ]');
+      }
+    } else if (c === '"') {
+      readString();
+    } else {
+      while (i < n && !/[\s,\]}:]/.test(text[i]!)) i++;
+      if (i === s) throw new Error('expected a value');
+    }
+    if (best === null && within(s, i)) best = path;
+  };
+  try {
+    value('');
+    return best ?? '';
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,23 @@
+/** Characters of context on each side of a hit in a preview. */
+export const PREVIEW_CONTEXT = 40;
+/** Longest hit shown whole in a preview; longer hits are cut in the middle. */
+const MAX_HIT = 120;
+
+/**
+ * A one-line preview of a hit: up to 40 characters either side, the hit marked `«…»`, `…` where
+ * the record was cut. Newlines and tabs are shown as spaces. Never splits a surrogate pair.
+ */
+export function preview(text: string, start: number, end: number): string {
+  const from = safeIndex(text, Math.max(0, start - PREVIEW_CONTEXT));
+  const to = safeIndex(text, Math.min(text.length, end + PREVIEW_CONTEXT));
+  let hit = text.slice(start, end);
+  if (hit.length > MAX_HIT) hit = hit.slice(0, safeIndex(hit, MAX_HIT / 2)) + '…' + hit.slice(safeIndex(hit, hit.length - MAX_HIT / 2));
+  const flat = (s: string) => s.replace(/[\r\n\t]/g, ' ');
+  return (from > 0 ? '…' : '') + flat(text.slice(from, start)) + '«' + flat(hit) + '»' + flat(text.slice(end, to)) + (to < text.length ? '…' : '');
+}
+
+/** Moves an index off the second half of a surrogate pair. */
+function safeIndex(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  return c >= 0xdc00 && c <= 0xdfff ? i + 1 : i;
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { fileTable } from '../files';
+import { handleArg } from '../schemas';
+
+const input = z.object({ handle: handleArg });
+const output = z.object({ closed: z.boolean() });
+
+export const closeFile: ToolDefinition<typeof input, typeof output> = {
+  name: 'close_file',
+  title: 'Close a file',
+  description: 'Close a file opened with open_file and free its resources. Closing an unknown or already closed handle returns closed: false.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
+  handler(args, ctx) {
+    const table = fileTable(ctx);
+    let file;
+    try {
+      file = table.get(args.handle);
+    } catch {
+      return { closed: false };
+    }
+    table.delete(args.handle);
+    file.opened.close();
+    return { closed: true };
+  },
+};

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor } from '../files';
+import { detectionSchema, fileType, handleArg } from '../schemas';
+
+const input = z.object({ handle: handleArg });
+const output = z.object({
+  handle: z.string(),
+  path: z.string(),
+  file_type: fileType,
+  record_count: z.number().int(),
+  format: z.string(),
+  size_bytes: z.number().int(),
+  modified: z.string().describe('Modification time, ISO 8601'),
+  detection: detectionSchema,
+});
+
+export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
+  name: 'get_file_info',
+  title: 'File metadata',
+  description: 'Metadata of an open file: path, file type, record count, format, size in bytes, modification time.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler(args, ctx) {
+    const { opened } = fileFor(ctx, args.handle);
+    const { source } = opened;
+    return {
+      handle: args.handle,
+      path: opened.path,
+      file_type: source.fileType,
+      record_count: source.count,
+      format: source.format,
+      size_bytes: source.identity.size,
+      modified: new Date(source.identity.mtimeMs).toISOString(),
+      detection: opened.detection,
+    };
+  },
+};
+
+const countInput = z.object({ handle: handleArg });
+const countOutput = z.object({ record_count: z.number().int() });
+
+export const getRecordCount: ToolDefinition<typeof countInput, typeof countOutput> = {
+  name: 'get_record_count',
+  title: 'Record count',
+  description: 'The number of top-level records in an open file (lines of JSON Lines, elements of a top-level array, 1 for a single object). Malformed lines count as records.',
+  inputSchema: countInput,
+  outputSchema: countOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler(args, ctx) {
+    return { record_count: fileFor(ctx, args.handle).opened.source.count };
+  },
+};

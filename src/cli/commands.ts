@@ -1,0 +1,61 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { Sandbox } from '../kernel/files/sandbox';
+import { prepare, type CommonOptions } from './setup';
+
+const out = (s: string) => process.stdout.write(s);
+
+/** `mcpgw serve`: MCP over stdio, both protocol eras (2025-11-25 initialize, 2026-07-28 server/discover). */
+export async function serveCommand(opts: CommonOptions): Promise<void> {
+  const { config, kernel } = await prepare(opts, true);
+  const factory = kernel.serverFactory(config);
+  const log = kernel.options.log;
+  log.info('serving on stdio', { root: config.root, profile: config.profile, tools: kernel.selectTools(config).map((t) => t.name) });
+  serveStdio(factory, { legacy: 'serve', onerror: (e) => log.warn('transport error', { error: e.message }) });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(0));
+}
+
+/** `mcpgw list-tools`: name and first sentence of each offered tool. */
+export async function listToolsCommand(opts: CommonOptions & { json?: boolean }): Promise<void> {
+  const { config, kernel } = await prepare(opts, false);
+  const tools = kernel.selectTools(config);
+  if (opts.json) {
+    out(JSON.stringify(tools.map((t) => ({ name: t.name, title: t.title, description: t.description })), null, 2) + '\n');
+    return;
+  }
+  const width = Math.max(...tools.map((t) => t.name.length), 4);
+  for (const t of tools) out(`${t.name.padEnd(width)}  ${firstSentence(t.description)}\n`);
+}
+
+/** `mcpgw plugins`: loaded plugins and their contributions. */
+export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): Promise<void> {
+  const { kernel } = await prepare(opts, false);
+  const plugins = kernel.registry.plugins;
+  if (opts.json) {
+    out(JSON.stringify(plugins, null, 2) + '\n');
+    return;
+  }
+  for (const p of plugins) {
+    out(`${p.name}@${p.version}  (${p.source}; plugin API ${p.apiVersion})\n`);
+    if (p.formats.length) out(`  formats: ${p.formats.join(', ')}\n`);
+    if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
+    if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
+  }
+}
+
+/** `mcpgw check`: config, plugins, profile and root are all valid. */
+export async function checkCommand(opts: CommonOptions): Promise<void> {
+  const { loaded, config, kernel } = await prepare(opts, true);
+  const tools = kernel.selectTools(config);
+  const sandbox = new Sandbox(config.root);
+  out(`config: ${loaded.filepath ?? '(none found; defaults)'}\n`);
+  out(`root: ${sandbox.root}\n`);
+  out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
+  out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
+  out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);
+  out('ok\n');
+}
+
+function firstSentence(s: string): string {
+  const m = /^(.+?[.!?])(\s|$)/s.exec(s);
+  return (m ? m[1]! : s).replace(/\s+/g, ' ');
+}

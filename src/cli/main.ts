@@ -1,0 +1,61 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError } from '../kernel/config';
+import { PluginLoadError } from '../kernel/plugins/loader';
+import { McpgwError } from '../kernel/errors';
+import { VERSION, type CommonOptions } from './setup';
+import { checkCommand, listToolsCommand, pluginsCommand, serveCommand } from './commands';
+
+/** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
+export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
+
+function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('-c, --config <file>', 'config file (default: discover .mcpgwrc* or "mcpgw" in package.json from the current folder up)')
+    .option('-p, --profile <name>', 'profile to use (env MCPGW_PROFILE)')
+    .option('-r, --root <dir>', 'root folder whose files are served, relative to the current folder (env MCPGW_ROOT)')
+    .addOption(new Option('--log-level <level>', 'stderr log level (env MCPGW_LOG)').choices(['error', 'warn', 'info', 'debug']));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('mcpgw')
+    .description('An MCP gateway that opens, searches and queries JSON, JSON Lines and JSON-seq files for AI assistants.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run mcpgw --help for usage)')
+    .exitOverride();
+  const configure = (cmd: Command) => withCommonOptions(cmd).exitOverride().showHelpAfterError();
+  configure(program.command('serve').description('serve MCP over stdio (stdout carries only protocol messages; logs go to stderr)'))
+    .action((opts: CommonOptions) => serveCommand(opts));
+  configure(program.command('list-tools').description('list the tools the profile offers, with one-line descriptions'))
+    .option('--json', 'print JSON')
+    .action((opts: CommonOptions & { json?: boolean }) => listToolsCommand(opts));
+  configure(program.command('plugins').description('list loaded plugins, their versions and what each registered'))
+    .option('--json', 'print JSON')
+    .action((opts: CommonOptions & { json?: boolean }) => pluginsCommand(opts));
+  configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
+    .action((opts: CommonOptions) => checkCommand(opts));
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code (serve resolves once the server is listening). */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv as string[]);
+    return EXIT.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
+      return EXIT.USAGE;
+    }
+    if (err instanceof ConfigError || err instanceof PluginLoadError) {
+      process.stderr.write(`mcpgw: ${err.message}\n`);
+      return EXIT.USAGE;
+    }
+    if (err instanceof McpgwError) {
+      process.stderr.write(`mcpgw: ${err.message}\n`);
+      return err.code === 'NOT_FOUND' || err.code === 'INVALID_ARGUMENT' ? EXIT.USAGE : EXIT.RUNTIME;
+    }
+    process.stderr.write(`mcpgw: ${(err as Error)?.stack ?? String(err)}\n`);
+    return EXIT.RUNTIME;
+  }
+}

@@ -1,0 +1,66 @@
+import * as path from 'node:path';
+import { ConfigError, loadConfig, resolveConfig, type EffectiveConfig, type LoadedConfig } from '../kernel/config';
+import { createLogger } from '../kernel/log';
+import { Kernel } from '../kernel/kernel';
+import type { PluginSpec } from '../kernel/plugins/loader';
+import { BUILTIN_PLUGINS } from './builtins';
+
+/** Options every command takes. */
+export interface CommonOptions {
+  config?: string;
+  profile?: string;
+  root?: string;
+  logLevel?: string;
+}
+
+/** mcpgw's own package folder (dist/cli → the package root). */
+export const OWN_DIR = path.resolve(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const VERSION: string = require(path.join(OWN_DIR, 'package.json')).version;
+
+export interface Prepared {
+  loaded: LoadedConfig;
+  config: EffectiveConfig;
+  kernel: Kernel;
+}
+
+/**
+ * Loads the config, applies flags and environment, loads every plugin.
+ * `needRoot: false` lets commands that read no files (list-tools, plugins) run without a root.
+ * @throws ConfigError, PluginLoadError (the CLI exits 2 on both)
+ */
+export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<Prepared> {
+  const cwd = process.cwd();
+  const loaded = await loadConfig(opts.config, cwd);
+  let config: EffectiveConfig;
+  try {
+    config = resolveConfig(loaded, opts, process.env, cwd);
+  } catch (err) {
+    if (!needRoot && err instanceof ConfigError && err.message.startsWith('No root folder')) {
+      config = resolveConfig(loaded, { ...opts, root: cwd }, process.env, cwd);
+    } else throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
+  await kernel.load(pluginSpecs(loaded));
+  return { loaded, config, kernel };
+}
+
+function pluginSpecs(loaded: LoadedConfig): PluginSpec[] {
+  const { builtins = true, plugins = [] } = loaded.config;
+  let names: readonly string[] = [];
+  if (builtins === true) names = BUILTIN_PLUGINS;
+  else if (Array.isArray(builtins)) {
+    names = builtins.map((b) => {
+      const full = BUILTIN_PLUGINS.find((p) => p === b || p === `@mcpgw/${b}`);
+      if (!full) throw new ConfigError(`builtins: "${b}" is not a built-in plugin. Built-ins: ${BUILTIN_PLUGINS.map((p) => p.replace('@mcpgw/', '')).join(', ')}.`);
+      return full;
+    });
+  }
+  const specs: PluginSpec[] = names.map((id) => ({ id, options: {}, fromDir: OWN_DIR, origin: 'builtin' }));
+  for (const entry of plugins) {
+    const [id, options] = typeof entry === 'string' ? [entry, {}] : entry;
+    specs.push({ id, options, fromDir: loaded.dir, origin: 'config' });
+  }
+  return specs;
+}

@@ -1,0 +1,19 @@
+import type { Limits } from '../contracts/limits';
+
+/** Defaults of the limits table in DESIGN "Configuration". */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxFileBytes: null,
+  maxRecordBytes: 64 * 1024 * 1024,
+  maxDepth: 2000,
+  maxResultBytes: 64 * 1024,
+  maxItems: 1000,
+  maxRecordPreviewBytes: 16 * 1024,
+  maxOpenFiles: 32,
+  maxCursors: 128,
+  handleIdleMs: 900_000,
+  cursorIdleMs: 300_000,
+  maxConcurrentScans: 4,
+  requestTimeoutMs: 30_000,
+  probeBytes: 4 * 1024 * 1024,
+  probeRecords: 32,
+});

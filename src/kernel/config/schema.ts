@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+
+/** Limits as written in a config or profile: every key optional, unknown keys refused. */
+export const limitsSchema = z.strictObject({
+  maxFileBytes: positiveInt.nullable(),
+  maxRecordBytes: positiveInt,
+  maxDepth: positiveInt.max(100_000),
+  maxResultBytes: positiveInt.min(1024),
+  maxItems: positiveInt,
+  maxRecordPreviewBytes: positiveInt.min(256),
+  maxOpenFiles: positiveInt,
+  maxCursors: positiveInt,
+  handleIdleMs: positiveInt,
+  cursorIdleMs: positiveInt,
+  maxConcurrentScans: positiveInt,
+  requestTimeoutMs: positiveInt,
+  probeBytes: positiveInt,
+  probeRecords: positiveInt,
+}).partial();
+
+const name = z.string().min(1);
+
+/** One profile (DESIGN "Configuration"): which bundles and tools it offers, and its limits. */
+export const profileSchema = z.strictObject({
+  extends: name.optional(),
+  bundles: z.array(name).optional(),
+  allow: z.array(name).optional(),
+  deny: z.array(name).optional(),
+  root: name.optional(),
+  limits: limitsSchema.optional(),
+});
+
+/** A plugin entry: an npm name or a path, optionally with options. */
+export const pluginEntrySchema = z.union([name, z.tuple([name, z.record(z.string(), z.unknown())])]);
+
+export const logLevelSchema = z.enum(['error', 'warn', 'info', 'debug']);
+
+/** The whole `.mcpgwrc`. Unknown keys are refused, so a typo never passes silently. */
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  root: name.optional(),
+  builtins: z.union([z.boolean(), z.array(name)]).optional(),
+  plugins: z.array(pluginEntrySchema).optional(),
+  profiles: z.record(name, profileSchema).optional(),
+  profile: name.optional(),
+  limits: limitsSchema.optional(),
+  logLevel: logLevelSchema.optional(),
+});
+
+export type ConfigFile = z.infer<typeof configSchema>;
+export type ProfileConfig = z.infer<typeof profileSchema>;
+export type LimitsConfig = z.infer<typeof limitsSchema>;
+export type LogLevel = z.infer<typeof logLevelSchema>;
+export type PluginEntry = z.infer<typeof pluginEntrySchema>;

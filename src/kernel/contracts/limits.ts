@@ -1,0 +1,30 @@
+/**
+ * The limits every part obeys (DESIGN "Configuration", limits table). Sizes in bytes, times in
+ * milliseconds, counts in items. A profile or config may change them; a tool call may only lower
+ * `maxResultBytes` and `maxItems` for itself.
+ */
+export interface Limits {
+  /** Files larger than this are refused (RESOURCE_LIMIT_EXCEEDED). `null`: no limit. */
+  maxFileBytes: number | null;
+  /** One record (line, sequence element, array element), bytes. */
+  maxRecordBytes: number;
+  /** Nesting depth; deeper input is RESOURCE_LIMIT_EXCEEDED, never a stack overflow. */
+  maxDepth: number;
+  /** One tool result, bytes of its JSON text. */
+  maxResultBytes: number;
+  /** Items in one page. */
+  maxItems: number;
+  /** Explorer records longer than this come back cut, marked, with their full size. */
+  maxRecordPreviewBytes: number;
+  maxOpenFiles: number;
+  maxCursors: number;
+  handleIdleMs: number;
+  cursorIdleMs: number;
+  /** Server-wide concurrent scans. */
+  maxConcurrentScans: number;
+  /** A scan past this returns what it has with a cursor (`complete: false`). */
+  requestTimeoutMs: number;
+  /** Bytes and records validated at open in probe mode. */
+  probeBytes: number;
+  probeRecords: number;
+}

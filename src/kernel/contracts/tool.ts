@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
+import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './format';
+import type { Limits } from './limits';
+import type { QueryLanguage } from './query';
+import type { Logger } from './plugin';
+
+/** MCP tool annotations (MCP spec, "Tool annotations"). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * One MCP tool. Input and output schemas are zod objects; the server validates arguments with
+ * `inputSchema` (closed: unknown keys are INVALID_ARGUMENT) and advertises both in tools/list.
+ * The handler returns the structuredContent object; the server adds the compact JSON text block.
+ */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly title: string;
+  /** Under 2,000 characters (clients cut at 2,048). */
+  readonly description: string;
+  readonly inputSchema: I;
+  readonly outputSchema: O;
+  readonly annotations?: ToolAnnotations;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
+}
+
+/** A named set of tools (`explore`, `reader`, or a third party's), selected by profiles. */
+export interface ToolBundle {
+  readonly name: string;
+  readonly description?: string;
+  readonly tools: readonly ToolDefinition<any, any>[];
+}
+
+/** How a format was chosen at open (`detection` in open results). */
+export interface Detection {
+  /** `explicit`: the caller named the format; `content`: the bytes decided; `extension`: the name broke a tie. */
+  basis: 'explicit' | 'content' | 'extension';
+  /** In [0, 1]. */
+  confidence: number;
+}
+
+/** A file opened through the sandbox and its format. */
+export interface OpenedSource {
+  source: RecordSource;
+  /** Path relative to the root, `/`-separated. */
+  path: string;
+  realPath: string;
+  detection: Detection;
+  /** Closes the source and its descriptor. Idempotent. */
+  close(): void;
+}
+
+/** Sandboxed file access: every path is resolved inside the root (DESIGN "The root is a wall"). */
+export interface FileAccess {
+  /**
+   * Opens `path` (relative to the root, or absolute inside it) as records.
+   * @throws ACCESS_DENIED outside the root; INVALID_ARGUMENT for NUL bytes and non-regular files;
+   *   NOT_FOUND; UNSUPPORTED_FORMAT when no format recognises it; RESOURCE_LIMIT_EXCEEDED (maxFileBytes).
+   */
+  open(path: string, options?: { format?: string; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
+  /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
+  verify(source: RecordSource, realPath: string): void;
+}
+
+/** A session's table of opaque ids → values, with idle expiry and a size cap. */
+export interface HandleTable<T> {
+  /** Stores `value`, returns its new id. @throws RESOURCE_LIMIT_EXCEEDED past `max`. */
+  add(value: T): string;
+  /** The value; refreshes its idle timer. @throws NOT_FOUND (unknown id), HANDLE_EXPIRED (expired id). */
+  get(id: string): T;
+  /** Removes the id; true when it existed. Does not call `onEvict`. */
+  delete(id: string): boolean;
+  readonly size: number;
+  entries(): IterableIterator<[string, T]>;
+}
+
+export interface HandleTableOptions<T> {
+  /** `counter`: `prefix` + 1, 2, …; `random`: `prefix` + 16 random hex digits (not guessable). */
+  style: 'counter' | 'random';
+  prefix: string;
+  /** What the ids denote, for messages ("file handle", "cursor"). */
+  noun: string;
+  idleMs: number;
+  max: number;
+  /** Called when an entry expires or the session ends. */
+  onEvict?: (value: T, id: string) => void;
+}
+
+/** State that lives as long as the MCP connection (stdio) or the caller's session. */
+export interface SessionStore {
+  /** The table named `name`, created on first use. */
+  handles<T>(name: string, options: HandleTableOptions<T>): HandleTable<T>;
+  /** Any per-session value by key, created on first use. */
+  get<T>(key: string, create: () => T): T;
+}
+
+/** Read-only views of the registries. */
+export interface Registries {
+  formats: { list(): readonly { name: string; extensions: readonly string[] }[]; has(name: string): boolean };
+  queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
+  /** Detects a format for a probe (used by tools that list files). */
+  detect(probe: FormatProbe): { name: string; detection: Detection } | null;
+}
+
+/** What every tool handler receives. Built-in and third-party bundles get exactly this. */
+export interface ToolContext {
+  readonly registries: Registries;
+  readonly files: FileAccess;
+  readonly session: SessionStore;
+  readonly limits: Limits;
+  /** Fires when the client cancels (notifications/cancelled) or the connection ends. */
+  readonly signal: AbortSignal;
+  /** ms since the epoch after which a scan returns what it has with a cursor. */
+  readonly deadline: number;
+  /** Sends notifications/progress when the client asked for them (progressToken); otherwise a no-op. */
+  progress: ProgressReporter;
+  readonly log: Logger;
+  error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
+  /** Absolute root folder (real path), for messages only; file access goes through `files`. */
+  readonly root: string;
+}
+
+export type { OpenedFile };

@@ -1,0 +1,125 @@
+/**
+ * The one catalogue of error codes shared by every tool bundle, format and query language
+ * (DESIGN "Error results"). Tools never invent codes: they throw {@link McpgwError} (or any
+ * error object carrying one of these codes) and the server turns it into an MCP tool result
+ * with `isError: true` and structuredContent `{ error: ErrorPayload }`.
+ */
+export const ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'NOT_FOUND',
+  'ACCESS_DENIED',
+  'HANDLE_EXPIRED',
+  'UNSUPPORTED_FORMAT',
+  'FORMAT_MISMATCH',
+  'SYNTAX_ERROR',
+  'QUERY_SYNTAX_ERROR',
+  'UNSUPPORTED_QUERY_FEATURE',
+  'RESOURCE_LIMIT_EXCEEDED',
+  'SOURCE_CHANGED',
+  'IO_ERROR',
+  'CANCELLED',
+  'INTERNAL_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Where in a file or query an error sits. Offsets in bytes (0-based); line and column 1-based. */
+export interface ErrorLocation {
+  byte_offset?: number;
+  line?: number;
+  column?: number;
+  record_index?: number;
+  /** RFC 6901 pointer inside the record, or a character position in a query (as `position`). */
+  path?: string;
+  /** 0-based character position in a query text (QUERY_SYNTAX_ERROR). */
+  position?: number;
+}
+
+/** Which limit was hit (RESOURCE_LIMIT_EXCEEDED): its name as in the limits table, the limit, and the value seen. */
+export interface ErrorLimit {
+  name: string;
+  limit: number;
+  value?: number;
+}
+
+/** The error object carried by every error result, in structuredContent and in the text block. */
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  location?: ErrorLocation;
+  limit?: ErrorLimit;
+}
+
+/** Messages are capped at this many bytes (DESIGN). */
+export const MAX_MESSAGE_BYTES = 1024;
+
+export interface ErrorDetails {
+  hint?: string;
+  location?: ErrorLocation;
+  limit?: ErrorLimit;
+  cause?: unknown;
+}
+
+/** An error with a catalogue code. Thrown by kernel and plugins; rendered as an error result by the server. */
+export class McpgwError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  readonly location?: ErrorLocation;
+  readonly limit?: ErrorLimit;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'McpgwError';
+    this.code = code;
+    if (details.hint !== undefined) this.hint = details.hint;
+    if (details.location !== undefined) this.location = details.location;
+    if (details.limit !== undefined) this.limit = details.limit;
+  }
+
+  toPayload(): ErrorPayload {
+    const payload: ErrorPayload = { code: this.code, message: capMessage(this.message) };
+    if (this.hint !== undefined) payload.hint = capMessage(this.hint);
+    if (this.location !== undefined) payload.location = this.location;
+    if (this.limit !== undefined) payload.limit = this.limit;
+    return payload;
+  }
+}
+
+const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** True for a catalogue code. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && CODE_SET.has(code);
+}
+
+/**
+ * Any thrown value → the error payload. McpgwError and error-like objects with a catalogue
+ * `code` (a third-party plugin may throw its own class) keep their code; an AbortError
+ * becomes CANCELLED; anything else becomes INTERNAL_ERROR whose message names the cause.
+ */
+export function toErrorPayload(error: unknown): ErrorPayload {
+  if (error instanceof McpgwError) return error.toPayload();
+  if (error !== null && typeof error === 'object') {
+    const e = error as { code?: unknown; message?: unknown; hint?: unknown; location?: unknown; limit?: unknown; name?: unknown };
+    if (isErrorCode(e.code)) {
+      const p: ErrorPayload = { code: e.code, message: capMessage(String(e.message ?? e.code)) };
+      if (typeof e.hint === 'string') p.hint = capMessage(e.hint);
+      if (e.location && typeof e.location === 'object') p.location = e.location as ErrorLocation;
+      if (e.limit && typeof e.limit === 'object') p.limit = e.limit as ErrorLimit;
+      return p;
+    }
+    if (e.name === 'AbortError') return { code: 'CANCELLED', message: 'The request was cancelled.' };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'INTERNAL_ERROR', message: capMessage(`Internal error: ${message}`) };
+}
+
+/** Cuts a message to {@link MAX_MESSAGE_BYTES} bytes of UTF-8 on a character boundary, marking the cut with "…". */
+export function capMessage(message: string): string {
+  if (Buffer.byteLength(message) <= MAX_MESSAGE_BYTES) return message;
+  let cut = message.slice(0, MAX_MESSAGE_BYTES - 3);
+  while (Buffer.byteLength(cut) > MAX_MESSAGE_BYTES - 3) cut = cut.slice(0, -1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + '…';
+}

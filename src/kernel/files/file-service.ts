@@ -1,0 +1,59 @@
+import * as path from 'node:path';
+import type { Format, RecordSource } from '../contracts/format';
+import type { Limits } from '../contracts/limits';
+import type { FileAccess, OpenedSource } from '../contracts/tool';
+import { McpgwError } from '../errors';
+import { selectFormat } from '../plugins/registries';
+import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
+import type { Sandbox } from './sandbox';
+
+/**
+ * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
+ * The descriptor stays open while the source lives and is closed by `OpenedSource.close()`.
+ */
+export class FileService implements FileAccess {
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly formats: () => readonly Format[],
+    private readonly limits: Limits,
+  ) {}
+
+  async open(input: string, options: Parameters<FileAccess['open']>[1] = {}): Promise<OpenedSource> {
+    const file = openInSandbox(this.sandbox, input);
+    try {
+      const { maxFileBytes } = this.limits;
+      if (maxFileBytes !== null && file.identity.size > maxFileBytes) {
+        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `${file.displayPath} is ${file.identity.size} bytes, over maxFileBytes ${maxFileBytes}.`, {
+          limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
+        });
+      }
+      const probe = {
+        fileName: path.basename(file.realPath),
+        extension: path.extname(file.realPath).toLowerCase(),
+        bytes: readHead(file, this.limits.probeBytes),
+        size: file.identity.size,
+      };
+      const { format, detection } = selectFormat(this.formats(), probe, options.format);
+      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
+      let closed = false;
+      return {
+        source,
+        path: file.displayPath,
+        realPath: file.realPath,
+        detection,
+        close: () => {
+          if (closed) return;
+          closed = true;
+          try { source.close(); } finally { closeQuietly(file.fd); }
+        },
+      };
+    } catch (err) {
+      closeQuietly(file.fd);
+      throw err;
+    }
+  }
+
+  verify(source: RecordSource, realPath: string): void {
+    verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
+  }
+}

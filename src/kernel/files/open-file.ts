@@ -1,0 +1,70 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import type { FileIdentity, OpenedFile } from '../contracts/format';
+import { McpgwError } from '../errors';
+import type { Sandbox } from './sandbox';
+
+/**
+ * Opens a path inside the sandbox read-only. O_NONBLOCK makes opening a FIFO return at once
+ * (it would otherwise wait for a writer); fstat then refuses anything that is not a regular file.
+ * @throws McpgwError INVALID_ARGUMENT (folder, FIFO, device, socket), and the sandbox's errors.
+ */
+export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
+  const realPath = sandbox.resolve(input);
+  let fd: number;
+  try {
+    fd = openSync(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
+    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${input} is not a regular file.`);
+    throw new McpgwError('IO_ERROR', `Cannot open ${input}: ${(err as Error).message}`);
+  }
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';
+    throw new McpgwError('INVALID_ARGUMENT', `${input} is ${kind}, not a regular file.`, {
+      hint: st.isDirectory() ? 'Give the path of a file inside it; list_files shows the files.' : undefined,
+    });
+  }
+  return { realPath, displayPath: sandbox.relative(realPath), fd, identity: identityOf(st) };
+}
+
+export function identityOf(st: { size: number; mtimeMs: number; ino: number; dev: number }): FileIdentity {
+  return { size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev };
+}
+
+/** Reads the first `n` bytes (fewer when the file is shorter). */
+export function readHead(file: OpenedFile, n: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.min(n, file.identity.size));
+  let done = 0;
+  while (done < buf.length) {
+    const got = readSync(file.fd, buf, done, buf.length - done, done);
+    if (got === 0) break;
+    done += got;
+  }
+  return buf.subarray(0, done);
+}
+
+/**
+ * Checks that the file at `realPath` is the one that was opened, unchanged.
+ * @throws McpgwError SOURCE_CHANGED naming what changed.
+ */
+export function verifyIdentity(realPath: string, displayPath: string, opened: FileIdentity): void {
+  let st;
+  try {
+    st = statSync(realPath);
+  } catch {
+    throw new McpgwError('SOURCE_CHANGED', `${displayPath} was removed after it was opened.`, { hint: 'Open it again.' });
+  }
+  const now = identityOf(st);
+  const changed =
+    now.inode !== opened.inode || now.dev !== opened.dev ? 'was replaced' :
+    now.size !== opened.size ? `changed size (${opened.size} → ${now.size} bytes)` :
+    now.mtimeMs !== opened.mtimeMs ? 'was modified' : null;
+  if (changed) throw new McpgwError('SOURCE_CHANGED', `${displayPath} ${changed} after it was opened.`, { hint: 'Open it again to read the new content.' });
+}
+
+export function closeQuietly(fd: number): void {
+  try { closeSync(fd); } catch { /* already closed */ }
+}

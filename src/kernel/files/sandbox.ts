@@ -1,0 +1,88 @@
+import { realpathSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { McpgwError } from '../errors';
+
+/**
+ * The root sandbox (DESIGN "The root is a wall"). Resolves a user path to a real path inside the
+ * root, or throws:
+ * - INVALID_ARGUMENT: empty path, NUL byte;
+ * - ACCESS_DENIED: `..` escapes, absolute paths elsewhere, symlinks that leave the root, sibling
+ *   folders that merely share the root's name as a prefix (`/data` vs `/data-other`);
+ * - NOT_FOUND: nothing there (checked only after containment, so paths outside the root never
+ *   reveal whether they exist).
+ * Relative paths resolve against the root. Containment is decided on path segments
+ * (`path.relative`), never on string prefixes.
+ */
+export class Sandbox {
+  /** The root's real path. */
+  readonly root: string;
+
+  /** @throws McpgwError NOT_FOUND / INVALID_ARGUMENT when the root is missing or not a folder. */
+  constructor(root: string) {
+    let real: string;
+    try {
+      real = realpathSync(root);
+    } catch {
+      throw new McpgwError('NOT_FOUND', `The root folder ${root} does not exist.`);
+    }
+    if (!statSync(real).isDirectory()) throw new McpgwError('INVALID_ARGUMENT', `The root ${root} is not a folder.`);
+    this.root = real;
+  }
+
+  /** True when `real` is the root or inside it. */
+  contains(real: string): boolean {
+    const rel = path.relative(this.root, real);
+    return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+  }
+
+  /** The real path of `input` inside the root. */
+  resolve(input: string): string {
+    if (typeof input !== 'string' || input.length === 0) {
+      throw new McpgwError('INVALID_ARGUMENT', 'The path is empty.', { hint: 'Give a path relative to the root, e.g. "logs/app.jsonl".' });
+    }
+    if (input.includes('\0')) throw new McpgwError('INVALID_ARGUMENT', 'The path contains a NUL byte.');
+    const lexical = path.resolve(this.root, input);
+    if (!this.contains(lexical)) throw this.denied(input);
+    let real: string;
+    try {
+      real = realpathSync(lexical);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        // Only say NOT_FOUND when the nearest existing ancestor is itself inside the root.
+        const ancestor = this.nearestExisting(lexical);
+        if (ancestor !== null && !this.contains(ancestor)) throw this.denied(input);
+        throw new McpgwError('NOT_FOUND', `No such file: ${input}`, { hint: 'Paths are relative to the root; list_files shows what is there.' });
+      }
+      if (code === 'ELOOP') throw new McpgwError('INVALID_ARGUMENT', `Too many levels of symbolic links: ${input}`);
+      if (code === 'EACCES') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
+      throw new McpgwError('IO_ERROR', `Cannot resolve ${input}: ${(err as Error).message}`);
+    }
+    if (!this.contains(real)) throw this.denied(input);
+    return real;
+  }
+
+  /** Path of a real path relative to the root, `/`-separated (`""` for the root). */
+  relative(real: string): string {
+    return path.relative(this.root, real).split(path.sep).join('/');
+  }
+
+  private nearestExisting(p: string): string | null {
+    let cur = path.dirname(p);
+    for (;;) {
+      try {
+        return realpathSync(cur);
+      } catch {
+        const up = path.dirname(cur);
+        if (up === cur) return null;
+        cur = up;
+      }
+    }
+  }
+
+  private denied(input: string): McpgwError {
+    return new McpgwError('ACCESS_DENIED', `${input} is outside the root folder.`, {
+      hint: 'Only files under the configured root can be opened; use a path relative to it.',
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { Logger } from './contracts/plugin';
+import type { ToolDefinition } from './contracts/tool';
+import { Tokens } from './contracts/tokens';
+import { ConfigError, type EffectiveConfig } from './config';
+import { FileService } from './files/file-service';
+import { Sandbox } from './files/sandbox';
+import { loadPlugins, type PluginSpec } from './plugins/loader';
+import { Registry } from './plugins/registries';
+import { createServerFactory } from './server/build-server';
+
+export interface KernelOptions {
+  version: string;
+  /** mcpgw's own folder (for resolving built-in and fallback plugin packages). */
+  ownDir: string;
+  log: Logger;
+}
+
+/** The wiring: registries filled by plugins, the profile's tool selection, the server factory. */
+export class Kernel {
+  readonly registry = new Registry();
+  readonly container: DependencyContainer;
+
+  constructor(readonly options: KernelOptions) {
+    this.container = rootContainer.createChildContainer();
+    const view = this.registry.view();
+    this.container.register(Tokens.Formats, { useValue: view.formats });
+    this.container.register(Tokens.QueryLanguages, { useValue: view.queryLanguages });
+    this.container.register(Tokens.Logger, { useValue: options.log });
+  }
+
+  /** Loads plugins in order. @throws PluginLoadError */
+  async load(specs: readonly PluginSpec[]): Promise<void> {
+    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log });
+  }
+
+  /**
+   * The tools a profile offers: its bundles (all when it names none), narrowed by `allow`, minus `deny`.
+   * @throws ConfigError for a bundle or allowed tool that no plugin registered.
+   */
+  selectTools(config: Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'>): ToolDefinition[] {
+    const names = config.bundles ?? [...this.registry.bundles.keys()];
+    const where = config.profile ? `Profile "${config.profile}"` : 'The config';
+    const tools: ToolDefinition[] = [];
+    for (const name of names) {
+      const owned = this.registry.bundles.get(name);
+      if (!owned) {
+        throw new ConfigError(`${where} offers tool bundle "${name}", which no loaded plugin registers. Bundles: ${[...this.registry.bundles.keys()].join(', ') || '(none)'}.`);
+      }
+      tools.push(...owned.item.tools);
+    }
+    if (config.allow) {
+      for (const t of config.allow) {
+        if (!tools.some((tool) => tool.name === t)) throw new ConfigError(`${where} allows tool "${t}", which its bundles do not have.`);
+      }
+    }
+    return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));
+  }
+
+  /** Server instructions: what the server is, plus each offered bundle's own line. Under 2,000 characters. */
+  instructions(config: Pick<EffectiveConfig, 'bundles'>): string {
+    const names = config.bundles ?? [...this.registry.bundles.keys()];
+    const lines = [
+      'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
+      ...names.map((n) => this.registry.bundles.get(n)?.item.description).filter((d): d is string => !!d),
+    ];
+    return lines.join('\n').slice(0, 1990);
+  }
+
+  /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
+  serverFactory(config: EffectiveConfig) {
+    const sandbox = new Sandbox(config.root);
+    const formats = () => [...this.registry.formats.values()].map((o) => o.item);
+    const files = new FileService(sandbox, formats, config.limits);
+    this.container.register(Tokens.Limits, { useValue: config.limits });
+    return createServerFactory({
+      name: 'mcpgw',
+      version: this.options.version,
+      instructions: this.instructions(config),
+      tools: this.selectTools(config),
+      registries: this.registry.view(),
+      files,
+      limits: config.limits,
+      log: this.options.log,
+      root: sandbox.root,
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import { pathToFileURL } from 'node:url';
+import * as semver from 'semver';
+import type { Plugin, PluginRegistry } from '../contracts/plugin';
+import type { Format } from '../contracts/format';
+import type { QueryLanguage } from '../contracts/query';
+import type { ToolBundle } from '../contracts/tool';
+import { McpgwError } from '../errors';
+import { PLUGIN_API_VERSION } from '../plugin-api';
+import { recordsToolkit } from '../records';
+import type { Logger } from '../contracts/plugin';
+import type { DependencyContainer } from 'tsyringe';
+import { RegistrationConflict, type PluginRecord, type Registry } from './registries';
+import { isPathSpec, resolvePluginModule } from './resolve-module';
+
+/** A plugin that cannot load: start-up stops with this message (exit code 2). */
+export class PluginLoadError extends Error {
+  constructor(readonly plugin: string, message: string) {
+    super(`Plugin ${plugin}: ${message}`);
+    this.name = 'PluginLoadError';
+  }
+}
+
+export interface PluginSpec {
+  /** npm package name or path. */
+  id: string;
+  options: Record<string, unknown>;
+  /** Folder a path spec is relative to, and the first place packages are looked up. */
+  fromDir: string;
+  /** Shown in `mcpgw plugins`: `builtin` or `config`. */
+  origin: 'builtin' | 'config';
+}
+
+export interface LoaderContext {
+  registry: Registry;
+  kernelVersion: string;
+  /** mcpgw's own folder: packages are looked up there after the config's folder. */
+  ownDir: string;
+  container: DependencyContainer;
+  log: Logger;
+}
+
+/**
+ * Loads plugins in order: resolve → `import()` (ESM and CommonJS alike) → check the contract and
+ * `apiVersion` → validate options → `register`. Any failure is a PluginLoadError naming the plugin.
+ */
+export async function loadPlugins(specs: readonly PluginSpec[], ctx: LoaderContext): Promise<void> {
+  for (const spec of specs) await loadPlugin(spec, ctx);
+}
+
+async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
+  const entry = resolvePluginModule(spec.id, spec.fromDir, [spec.fromDir, ctx.ownDir]);
+  if (!entry) {
+    const where = isPathSpec(spec.id) ? `no file or folder at ${spec.id} (relative to ${spec.fromDir})` : `package not found from ${spec.fromDir} or mcpgw's own folder`;
+    throw new PluginLoadError(spec.id, `cannot be found: ${where}. ${isPathSpec(spec.id) ? '' : `Install it with npm install ${spec.id}.`}`.trim());
+  }
+  let mod: unknown;
+  try {
+    mod = await import(pathToFileURL(entry).href);
+  } catch (err) {
+    throw new PluginLoadError(spec.id, `failed to load ${entry}: ${(err as Error).message}`);
+  }
+  const plugin = pickPlugin(mod);
+  const problem = contractProblem(plugin);
+  if (problem) throw new PluginLoadError(spec.id, `${entry} does not export a plugin: ${problem}. A plugin's default export is { name, version, apiVersion, register(registry, options) }.`);
+  const p = plugin as Plugin;
+  const label = `${p.name}@${p.version}`;
+  if (!semver.validRange(p.apiVersion)) {
+    throw new PluginLoadError(label, `apiVersion "${p.apiVersion}" is not a semver range.`);
+  }
+  if (!semver.satisfies(PLUGIN_API_VERSION, p.apiVersion, { includePrerelease: true })) {
+    throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}, but this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);
+  }
+  let options: unknown = spec.options;
+  if (p.options) {
+    const parsed = p.options.safeParse(spec.options);
+    if (!parsed.success) {
+      const keys = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(options)'}: ${i.message}`).join('; ');
+      throw new PluginLoadError(label, `invalid options: ${keys}`);
+    }
+    options = parsed.data;
+  }
+  const record: PluginRecord = { name: p.name, version: p.version, apiVersion: p.apiVersion, source: spec.origin === 'builtin' ? 'builtin' : spec.id, formats: [], queryLanguages: [], bundles: [], tools: [] };
+  if (ctx.registry.plugins.some((r) => r.name === p.name)) {
+    throw new PluginLoadError(label, `a plugin named ${p.name} is already loaded.`);
+  }
+  const registry = makeRegistryFor(record, ctx);
+  try {
+    await p.register(registry, options);
+  } catch (err) {
+    if (err instanceof PluginLoadError) throw err;
+    if (err instanceof RegistrationConflict) throw new PluginLoadError(label, err.message);
+    throw new PluginLoadError(label, `register() failed: ${(err as Error).message}`);
+  }
+  ctx.registry.plugins.push(record);
+  ctx.log.debug('plugin loaded', { plugin: label, from: entry });
+}
+
+function pickPlugin(mod: unknown): unknown {
+  let m = (mod as { default?: unknown }).default ?? mod;
+  // CommonJS compiled from ESM syntax: module.exports = { default: plugin }
+  if (m && typeof m === 'object' && !('register' in m) && 'default' in m) m = (m as { default: unknown }).default;
+  return m;
+}
+
+function contractProblem(p: unknown): string | null {
+  if (!p || typeof p !== 'object') return 'the default export is not an object';
+  const o = p as Record<string, unknown>;
+  for (const k of ['name', 'version', 'apiVersion']) {
+    if (typeof o[k] !== 'string' || (o[k] as string).length === 0) return `"${k}" is missing or not a string`;
+  }
+  if (typeof o.register !== 'function') return '"register" is not a function';
+  return null;
+}
+
+function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegistry {
+  const label = `${record.name}@${record.version}`;
+  const need = (cond: boolean, what: string) => {
+    if (!cond) throw new PluginLoadError(label, what);
+  };
+  return {
+    apiVersion: PLUGIN_API_VERSION,
+    kernelVersion: ctx.kernelVersion,
+    registerFormat(format: Format) {
+      need(!!format && typeof format.name === 'string' && typeof format.detect === 'function' && typeof format.open === 'function' && Array.isArray(format.extensions),
+        'registerFormat() needs { name, extensions, detect(), open() }.');
+      ctx.registry.addFormat(record, format);
+    },
+    registerQueryLanguage(language: QueryLanguage) {
+      need(!!language && typeof language.name === 'string' && typeof language.compile === 'function', 'registerQueryLanguage() needs { name, compile() }.');
+      ctx.registry.addQueryLanguage(record, language);
+    },
+    registerToolBundle(bundle: ToolBundle) {
+      need(!!bundle && typeof bundle.name === 'string' && Array.isArray(bundle.tools), 'registerToolBundle() needs { name, tools: [] }.');
+      for (const t of bundle.tools) {
+        need(typeof t.name === 'string' && /^[a-zA-Z0-9_.-]{1,64}$/.test(t.name), `tool name ${JSON.stringify(t.name)} is not a valid MCP tool name.`);
+        need(typeof t.handler === 'function' && !!t.inputSchema && !!t.outputSchema, `tool ${t.name} needs inputSchema, outputSchema and handler.`);
+        need(typeof t.description === 'string' && t.description.length < 2000, `tool ${t.name}'s description must be under 2,000 characters.`);
+      }
+      ctx.registry.addBundle(record, bundle);
+    },
+    records: recordsToolkit,
+    error: (code, message, details) => new McpgwError(code, message, details),
+    container: ctx.container,
+    log: ctx.log,
+  };
+}

@@ -1,0 +1,131 @@
+import type { Format, FormatProbe } from '../contracts/format';
+import type { QueryLanguage } from '../contracts/query';
+import type { Detection, Registries, ToolBundle } from '../contracts/tool';
+import { McpgwError } from '../errors';
+
+/** A name registered twice; start-up refuses it naming both plugins. */
+export class RegistrationConflict extends Error {
+  constructor(readonly kind: string, readonly itemName: string, readonly first: string, readonly second: string) {
+    super(`Plugin ${second} registers ${kind} "${itemName}", which plugin ${first} already registered.`);
+    this.name = 'RegistrationConflict';
+  }
+}
+
+interface Owned<T> { item: T; plugin: string }
+
+/** What each plugin contributed, for `mcpgw plugins`. */
+export interface PluginRecord {
+  name: string;
+  version: string;
+  apiVersion: string;
+  /** Where it was loaded from: `builtin`, a package name or a path. */
+  source: string;
+  formats: string[];
+  queryLanguages: string[];
+  bundles: string[];
+  tools: string[];
+}
+
+/** Every registered format, query language and tool bundle, with the plugin that owns each. */
+export class Registry {
+  readonly formats = new Map<string, Owned<Format>>();
+  readonly queryLanguages = new Map<string, Owned<QueryLanguage>>();
+  readonly bundles = new Map<string, Owned<ToolBundle>>();
+  readonly tools = new Map<string, Owned<string>>();
+  readonly plugins: PluginRecord[] = [];
+
+  addFormat(plugin: PluginRecord, format: Format): void {
+    this.claim(this.formats, 'format', format.name, plugin.name, format);
+    plugin.formats.push(format.name);
+  }
+
+  addQueryLanguage(plugin: PluginRecord, language: QueryLanguage): void {
+    this.claim(this.queryLanguages, 'query language', language.name, plugin.name, language);
+    plugin.queryLanguages.push(language.name);
+  }
+
+  addBundle(plugin: PluginRecord, bundle: ToolBundle): void {
+    for (const tool of bundle.tools) {
+      const prior = this.tools.get(tool.name);
+      if (prior) throw new RegistrationConflict('tool', tool.name, prior.plugin, plugin.name);
+    }
+    this.claim(this.bundles, 'tool bundle', bundle.name, plugin.name, bundle);
+    for (const tool of bundle.tools) {
+      this.tools.set(tool.name, { item: bundle.name, plugin: plugin.name });
+      plugin.tools.push(tool.name);
+    }
+    plugin.bundles.push(bundle.name);
+  }
+
+  private claim<T>(map: Map<string, Owned<T>>, kind: string, name: string, plugin: string, item: T): void {
+    if (typeof name !== 'string' || name.length === 0) throw new Error(`Plugin ${plugin} registers a ${kind} without a name.`);
+    const prior = map.get(name);
+    if (prior) throw new RegistrationConflict(kind, name, prior.plugin, plugin);
+    map.set(name, { item, plugin });
+  }
+
+  /** The read-only view tools get. */
+  view(): Registries {
+    return {
+      formats: {
+        list: () => [...this.formats.values()].map(({ item }) => ({ name: item.name, extensions: item.extensions })),
+        has: (name) => this.formats.has(name),
+      },
+      queryLanguages: {
+        get: (name) => this.queryLanguages.get(name)?.item,
+        list: () => [...this.queryLanguages.values()].map((o) => o.item),
+      },
+      detect: (probe) => {
+        try {
+          const chosen = selectFormat([...this.formats.values()].map((o) => o.item), probe);
+          return { name: chosen.format.name, detection: chosen.detection };
+        } catch {
+          return null;
+        }
+      },
+    };
+  }
+}
+
+/** Confidences closer than this are a tie, broken by the extension. */
+const TIE = 0.1;
+
+/**
+ * Chooses the format of a file (DESIGN "Format"): an explicit name always wins; otherwise the
+ * content decides (highest `detect` confidence), the extension breaks ties and decides alone
+ * when no content matches (an empty `.jsonl` file is JSON Lines).
+ * @throws McpgwError INVALID_ARGUMENT for an unknown explicit name; UNSUPPORTED_FORMAT when nothing matches.
+ */
+export function selectFormat(formats: readonly Format[], probe: FormatProbe, explicit?: string): { format: Format; detection: Detection } {
+  if (explicit !== undefined && explicit !== 'auto') {
+    const format = formats.find((f) => f.name === explicit);
+    if (!format) {
+      throw new McpgwError('INVALID_ARGUMENT', `Unknown format "${explicit}". Registered formats: ${formats.map((f) => f.name).join(', ')}.`);
+    }
+    return { format, detection: { basis: 'explicit', confidence: 1 } };
+  }
+  const scored = formats
+    .map((format) => {
+      let confidence: number | null = null;
+      try { confidence = format.detect(probe); } catch { confidence = null; }
+      return { format, confidence: confidence ?? 0, byExtension: format.extensions.includes(probe.extension) };
+    })
+    .sort((a, b) => b.confidence - a.confidence);
+  const best = scored[0];
+  if (best && best.confidence > 0) {
+    const tied = scored.filter((s) => best.confidence - s.confidence < TIE && s.confidence > 0);
+    const byExt = tied.find((s) => s.byExtension);
+    if (tied.length > 1 && byExt) return { format: byExt.format, detection: { basis: 'extension', confidence: round(byExt.confidence) } };
+    return { format: best.format, detection: { basis: 'content', confidence: round(best.confidence) } };
+  }
+  const byExt = scored.find((s) => s.byExtension);
+  if (byExt) return { format: byExt.format, detection: { basis: 'extension', confidence: 0.5 } };
+  const names = formats.map((f) => `${f.name} (${f.extensions.join(', ')})`).join('; ');
+  throw new McpgwError('UNSUPPORTED_FORMAT', `${probe.fileName} is in no format this server reads.`, {
+    hint: `Registered formats: ${names}. Pass format explicitly if the content is one of them.`,
+  });
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}

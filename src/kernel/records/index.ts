@@ -1,0 +1,16 @@
+import type { RecordsToolkit } from '../contracts/records';
+import { readChunks } from './chunks';
+import { Float64OffsetIndex } from './offset-index';
+import { IndexedRecordSource } from './source';
+
+/** The toolkit handed to format plugins as `registry.records`. */
+export const recordsToolkit: RecordsToolkit = {
+  chunks: (file, options) => readChunks(file, options),
+  createIndex: () => new Float64OffsetIndex(),
+  createSource: (spec) => new IndexedRecordSource(spec),
+};
+
+export { readChunks, unalignedBuffer, CHUNK_BYTES } from './chunks';
+export { decodeUtf8, parseExact, nestingDepth, firstInvalidUtf8 } from './parse';
+export { IndexedRecordSource } from './source';
+export { Float64OffsetIndex } from './offset-index';

@@ -1,0 +1,264 @@
+import { read, readSync } from 'node:fs';
+import type { RecordBatch, RecordSource, ScanOptions } from '../contracts/format';
+import type { SourceSpec } from '../contracts/records';
+import { McpgwError, type ErrorLocation } from '../errors';
+import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
+import { CHECKPOINT_EVERY } from './offset-index';
+import { decodeUtf8, parseExact } from './parse';
+
+/**
+ * A RecordSource over an offset index, shared by every format: record i spans
+ * `[start(i), start(i+1))` (or to `end`), with the framing's padding bytes trimmed at both ends.
+ * `raw(i)` is one synchronous positional read (4 µs here against 45 µs for an awaited read).
+ */
+export class IndexedRecordSource implements RecordSource {
+  readonly format: string;
+  readonly fileType: string;
+  readonly identity;
+  private closed = false;
+
+  constructor(private readonly spec: SourceSpec) {
+    this.format = spec.format;
+    this.fileType = spec.fileType;
+    this.identity = spec.file.identity;
+  }
+
+  get count(): number {
+    return this.spec.index.count;
+  }
+
+  private check(i: number): void {
+    if (this.closed) throw new McpgwError('NOT_FOUND', 'The file was closed.');
+    if (!Number.isInteger(i) || i < 0 || i >= this.count) {
+      throw new McpgwError('INVALID_ARGUMENT', `Record index ${i} is out of range: the file has ${this.count} records (0..${this.count - 1}).`);
+    }
+  }
+
+  /** Untrimmed byte range of record i. */
+  private extent(i: number): [number, number] {
+    const { index, end } = this.spec;
+    return [index.start(i), i + 1 < index.count ? index.start(i + 1) : end];
+  }
+
+  raw(i: number): Buffer {
+    return this.readRecord(i).bytes;
+  }
+
+  /** Record i's bytes (trimmed) and the file offset of their first byte. */
+  private readRecord(i: number): { bytes: Buffer; offset: number } {
+    this.check(i);
+    const [s, e] = this.extent(i);
+    const { maxRecordBytes } = this.spec.limits;
+    if (e - s > maxRecordBytes) {
+      const length = this.rawLength(i);
+      if (length > maxRecordBytes) {
+        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+          limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
+          location: this.location(i),
+          hint: 'Raise limits.maxRecordBytes in the config to read it.',
+        });
+      }
+    }
+    const buf = this.readRange(s, e);
+    const pad = this.spec.framing.isPadding;
+    let a = 0, b = buf.length;
+    while (a < b && pad(buf[a]!)) a++;
+    while (b > a && pad(buf[b - 1]!)) b--;
+    return { bytes: buf.subarray(a, b), offset: s + a };
+  }
+
+  /** Record i's byte length after trimming, reading only its first and last 64 bytes. */
+  rawLength(i: number): number {
+    this.check(i);
+    const [s, e] = this.extent(i);
+    const pad = this.spec.framing.isPadding;
+    const head = this.readRange(s, Math.min(e, s + 64));
+    const lead = countPadding(head, pad, false);
+    if (lead === e - s) return 0;
+    const tail = this.readRange(Math.max(s, e - 64), e);
+    return e - s - lead - countPadding(tail, pad, true);
+  }
+
+  private readRange(s: number, e: number): Buffer {
+    const buf = Buffer.allocUnsafe(e - s);
+    let done = 0;
+    while (done < buf.length) {
+      let n: number;
+      try {
+        n = readSync(this.spec.file.fd, buf, done, buf.length - done, s + done);
+      } catch (err) {
+        throw new McpgwError('IO_ERROR', `Reading ${this.spec.file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+      }
+      if (n === 0) throw new McpgwError('SOURCE_CHANGED', `${this.spec.file.displayPath} is shorter than when it was opened.`, { hint: 'Open the file again.' });
+      done += n;
+    }
+    return buf;
+  }
+
+  text(i: number): string {
+    const { bytes, offset } = this.readRecord(i);
+    return decodeUtf8(bytes, offset, { record_index: i });
+  }
+
+  value(i: number): unknown {
+    const { bytes, offset } = this.readRecord(i);
+    return this.parseText(i, decodeUtf8(bytes, offset, { record_index: i }));
+  }
+
+  /** Parses record i's text exactly; locates errors lazily. */
+  parseText(i: number, text: string): unknown {
+    return parseExact(text, () => {
+      const loc = this.location(i);
+      return { byteOffset: loc.byte_offset!, line: loc.line!, column: loc.column!, recordIndex: i, maxDepth: this.spec.limits.maxDepth };
+    }, this.spec.limits.maxDepth);
+  }
+
+  location(i: number): ErrorLocation {
+    this.check(i);
+    const [s, e] = this.extent(i);
+    const head = this.readRange(s, Math.min(e, s + 256));
+    // Leading padding may hold newlines (blank lines before the record).
+    let a = 0, line = this.lineAt(i), column = 1;
+    const pad = this.spec.framing.isPadding;
+    while (a < head.length && pad(head[a]!)) {
+      if (head[a] === 0x0a) { line++; column = 1; } else column++;
+      a++;
+    }
+    return { byte_offset: s + a, line, column, record_index: i };
+  }
+
+  /** 1-based line on which record i's extent starts: its checkpoint's line plus the newlines between. */
+  private lineAt(i: number): number {
+    const c = Math.floor(i / CHECKPOINT_EVERY);
+    const first = c * CHECKPOINT_EVERY;
+    let line = this.spec.index.checkpointLine(c);
+    let pos = this.spec.index.start(first);
+    const target = this.spec.index.start(i);
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, target - pos)));
+    while (pos < target) {
+      const n = readSync(this.spec.file.fd, buf, 0, Math.min(buf.length, target - pos), pos);
+      if (n === 0) break;
+      for (let k = buf.indexOf(10, 0); k !== -1 && k < n; k = buf.indexOf(10, k + 1)) line++;
+      pos += n;
+    }
+    return line;
+  }
+
+  /**
+   * Reads record-aligned chunks: each read covers whole records (up to CHUNK_BYTES, or one record
+   * when it is longer), so no bytes are copied between chunks; the next read is in flight while
+   * the caller works on the current batch.
+   */
+  async *scan(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    const from = Math.max(0, options.from ?? 0);
+    const to = Math.min(this.count, options.to ?? this.count);
+    if (from >= to) return;
+    const { index, end, file } = this.spec;
+    const pad = this.spec.framing.isPadding;
+    const boundary = (r: number) => (r < index.count ? index.start(r) : end);
+    const totalBytes = boundary(to) - boundary(from);
+    const buffers = [unalignedBuffer(CHUNK_BYTES), unalignedBuffer(CHUNK_BYTES)];
+    let which = 0;
+    // The plan for the read that starts at record r: records r..last-1.
+    const plan = (r: number): number => {
+      const limit = index.start(r) + CHUNK_BYTES;
+      let lo = r + 1, hi = to;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (boundary(mid) <= limit) lo = mid; else hi = mid - 1;
+      }
+      return lo;
+    };
+    const startRead = (r: number, last: number) => {
+      const s = index.start(r);
+      const length = boundary(last) - s;
+      if (length > this.spec.limits.maxRecordBytes + CHUNK_BYTES) {
+        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${length} bytes, over maxRecordBytes ${this.spec.limits.maxRecordBytes}.`, {
+          limit: { name: 'maxRecordBytes', limit: this.spec.limits.maxRecordBytes, value: length },
+          location: { record_index: r, byte_offset: s },
+        });
+      }
+      let buf = buffers[which]!;
+      if (length > buf.length) buf = unalignedBuffer(length);
+      which ^= 1;
+      return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s }));
+    };
+    let next = from;
+    let last = plan(next);
+    let pending: Promise<{ bytes: Buffer; first: number; last: number; base: number }> | null = startRead(next, last);
+    let done = 0;
+    while (pending) {
+      const got = await pending;
+      throwIfAborted(options.signal);
+      next = got.last;
+      pending = next < to ? startRead(next, (last = plan(next))) : null;
+      done += got.bytes.length;
+      options.onProgress?.(done, totalBytes);
+      yield makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+function countPadding(buf: Buffer, pad: (b: number) => boolean, fromEnd: boolean): number {
+  let n = 0;
+  if (fromEnd) { for (let k = buf.length - 1; k >= 0 && pad(buf[k]!); k--) n++; }
+  else { for (let k = 0; k < buf.length && pad(buf[k]!); k++) n++; }
+  return n;
+}
+
+function makeBatch(
+  bytes: Buffer, base: number, first: number, count: number,
+  index: SourceSpec['index'], end: number, pad: (b: number) => boolean, source: IndexedRecordSource,
+): RecordBatch {
+  const batch: RecordBatch = {
+    first, count, bytes,
+    span(k: number): [number, number] {
+      const i = first + k;
+      let s = index.start(i) - base;
+      let e = (i + 1 < index.count ? index.start(i + 1) : end) - base;
+      if (e > bytes.length) e = bytes.length;
+      while (s < e && pad(bytes[s]!)) s++;
+      while (e > s && pad(bytes[e - 1]!)) e--;
+      return [s, e];
+    },
+    recordAt(offset: number): number {
+      const abs = base + offset;
+      let lo = first, hi = first + count - 1;
+      if (abs < index.start(lo)) return -1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (index.start(mid) <= abs) lo = mid; else hi = mid - 1;
+      }
+      return lo - first;
+    },
+    text(k: number): string {
+      const [s, e] = batch.span(k);
+      return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
+    },
+    value(k: number): unknown {
+      const [s, e] = batch.span(k);
+      const text = decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
+      return source.parseText(first + k, text);
+    },
+  };
+  return batch;
+}
+
+function readFully(fd: number, buf: Buffer, position: number, displayPath: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let done = 0;
+    const step = () => {
+      read(fd, buf, done, buf.length - done, position + done, (err, n) => {
+        if (err) return reject(new McpgwError('IO_ERROR', `Reading ${displayPath} failed: ${err.message}`, { cause: err }));
+        if (n === 0) return reject(new McpgwError('SOURCE_CHANGED', `${displayPath} is shorter than when it was opened.`, { hint: 'Open the file again.' }));
+        done += n;
+        if (done < buf.length) step(); else resolve(buf);
+      });
+    };
+    if (buf.length === 0) resolve(buf); else step();
+  });
+}

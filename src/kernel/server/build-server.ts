@@ -1,0 +1,83 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import type { Limits } from '../contracts/limits';
+import type { Logger } from '../contracts/plugin';
+import type { FileAccess, Registries, ToolContext, ToolDefinition } from '../contracts/tool';
+import { McpgwError } from '../errors';
+import { Session } from '../session/session';
+import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
+import { runTool } from './tool-adapter';
+
+export interface ServerSpec {
+  name: string;
+  version: string;
+  instructions: string;
+  tools: readonly ToolDefinition[];
+  registries: Registries;
+  files: FileAccess;
+  limits: Limits;
+  log: Logger;
+  root: string;
+}
+
+/** Minimum interval between progress notifications of one request, ms. */
+const PROGRESS_EVERY_MS = 100;
+
+/**
+ * The server factory: one McpServer per connection (stdio runs it once per connection in both
+ * protocol eras), with its own Session holding handles and cursors, ended when the connection closes.
+ */
+export function createServerFactory(spec: ServerSpec): () => McpServer {
+  // JSON Schemas are computed once, not per connection.
+  const prepared = spec.tools.map((tool) => ({
+    tool,
+    input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
+    output: advertiseOnly(outputJsonSchema(tool.outputSchema)),
+  }));
+  return () => {
+    const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
+    const session = new Session();
+    for (const { tool, input, output } of prepared) {
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
+        async (args: unknown, sdkCtx: any) => {
+          const ctx = makeContext(spec, session, sdkCtx);
+          return runTool(tool, args, ctx) as any;
+        },
+      );
+    }
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      session.end();
+      previous?.();
+    };
+    return server;
+  };
+}
+
+function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolContext {
+  const signal: AbortSignal = sdkCtx?.mcpReq?.signal ?? new AbortController().signal;
+  const token = sdkCtx?.mcpReq?._meta?.progressToken;
+  let last = 0;
+  const progress = (done: number, total: number, message?: string) => {
+    if (token === undefined || signal.aborted) return;
+    const now = Date.now();
+    if (now - last < PROGRESS_EVERY_MS && done < total) return;
+    last = now;
+    const params: Record<string, unknown> = { progressToken: token, progress: done, total };
+    if (message) params.message = message;
+    void sdkCtx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+  };
+  return {
+    registries: spec.registries,
+    files: spec.files,
+    session,
+    limits: spec.limits,
+    signal,
+    deadline: Date.now() + spec.limits.requestTimeoutMs,
+    progress,
+    log: spec.log,
+    error: (code, message, details) => new McpgwError(code, message, details),
+    root: spec.root,
+  };
+}

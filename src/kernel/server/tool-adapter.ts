@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+import type { ToolContext, ToolDefinition } from '../contracts/tool';
+import { McpgwError, toErrorPayload, type ErrorPayload } from '../errors';
+import { describeIssues } from '../config/config-error';
+
+/** A CallToolResult as the SDK expects it. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** `{ error }` as an MCP error result: structuredContent and the same JSON in the text block. */
+export function errorResult(payload: ErrorPayload): ToolResult {
+  const structuredContent = { error: payload };
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
+}
+
+/**
+ * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
+ * and shapes the answer: structuredContent plus its compact JSON as the text block. Thrown errors
+ * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
+ * bound their own results; this is the last guard).
+ */
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
+  try {
+    const strict = (tool.inputSchema as z.ZodObject).strict();
+    const parsed = strict.safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      throw new McpgwError('INVALID_ARGUMENT', `Invalid arguments for ${tool.name}:\n${describeIssues(parsed.error.issues)}`, {
+        hint: `See the input schema of ${tool.name} in tools/list.`,
+      });
+    }
+    const result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    if (ctx.signal.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    const text = JSON.stringify(result);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > ctx.limits.maxResultBytes) {
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `The result of ${tool.name} is ${bytes} bytes, over maxResultBytes ${ctx.limits.maxResultBytes}.`, {
+        limit: { name: 'maxResultBytes', limit: ctx.limits.maxResultBytes, value: bytes },
+        hint: 'Ask for fewer items (max_results / count) or a smaller part of the record.',
+      });
+    }
+    return { content: [{ type: 'text', text }], structuredContent: result };
+  } catch (err) {
+    const payload = toErrorPayload(err);
+    if (payload.code === 'INTERNAL_ERROR') ctx.log.error(`tool ${tool.name} failed`, { error: err instanceof Error ? err.stack : String(err) });
+    else ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message });
+    return errorResult(payload);
+  }
+}

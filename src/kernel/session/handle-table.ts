@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { HandleTable, HandleTableOptions } from '../contracts/tool';
+import { McpgwError } from '../errors';
+
+interface Entry<T> { value: T; lastUsed: number }
+
+/**
+ * Opaque ids → values with idle expiry and a cap. Expired ids are remembered (up to 4,096) so a
+ * late caller hears HANDLE_EXPIRED rather than NOT_FOUND. Expiry is checked lazily on each access
+ * and by an unref'd sweep timer, so an idle server holds no expired files open.
+ */
+export class IdleHandleTable<T> implements HandleTable<T> {
+  private readonly live = new Map<string, Entry<T>>();
+  private readonly expired = new Set<string>();
+  private counter = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: HandleTableOptions<T>, private readonly now: () => number = Date.now) {}
+
+  add(value: T): string {
+    this.sweep();
+    if (this.live.size >= this.options.max) {
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Too many open ${this.options.noun}s: the limit is ${this.options.max}.`, {
+        limit: { name: this.options.noun.includes('cursor') ? 'maxCursors' : 'maxOpenFiles', limit: this.options.max, value: this.live.size },
+        hint: `Close a ${this.options.noun} you no longer need.`,
+      });
+    }
+    const id = this.options.style === 'counter' ? `${this.options.prefix}${++this.counter}` : `${this.options.prefix}${randomBytes(8).toString('hex')}`;
+    this.live.set(id, { value, lastUsed: this.now() });
+    this.arm();
+    return id;
+  }
+
+  get(id: string): T {
+    this.sweep();
+    const entry = this.live.get(id);
+    if (!entry) {
+      if (this.expired.has(id)) {
+        throw new McpgwError('HANDLE_EXPIRED', `The ${this.options.noun} ${id} expired after ${Math.round(this.options.idleMs / 1000)} s unused.`, { hint: 'Open the file again.' });
+      }
+      throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint: 'Use an id returned by an open call in this session.' });
+    }
+    entry.lastUsed = this.now();
+    return entry.value;
+  }
+
+  delete(id: string): boolean {
+    return this.live.delete(id);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  entries(): IterableIterator<[string, T]> {
+    const it = [...this.live.entries()].map(([k, e]) => [k, e.value] as [string, T]);
+    return it[Symbol.iterator]();
+  }
+
+  /** Evicts every entry (session end). */
+  clear(): void {
+    for (const [id, e] of this.live) this.evict(id, e.value);
+    this.live.clear();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private sweep(): void {
+    const cutoff = this.now() - this.options.idleMs;
+    for (const [id, e] of this.live) {
+      if (e.lastUsed < cutoff) {
+        this.live.delete(id);
+        this.expired.add(id);
+        if (this.expired.size > 4096) this.expired.delete(this.expired.values().next().value!);
+        this.evict(id, e.value);
+      }
+    }
+  }
+
+  private evict(id: string, value: T): void {
+    try { this.options.onEvict?.(value, id); } catch { /* eviction must not throw */ }
+  }
+
+  private arm(): void {
+    if (this.timer) return;
+    const every = Math.max(1000, Math.min(60_000, this.options.idleMs / 2));
+    this.timer = setInterval(() => {
+      this.sweep();
+      if (this.live.size === 0 && this.timer) { clearInterval(this.timer); this.timer = null; }
+    }, every);
+    this.timer.unref();
+  }
+}
