@@ -3,6 +3,8 @@ import type { OpenedSource, ToolContext } from 'mcpgw/plugin-api';
 /** One open file of the explorer: what `open_file` returned a handle for. */
 export interface ExplorerFile {
   opened: OpenedSource;
+  /** Malformed records in the whole file, when known (the open-time validation covered it). */
+  malformedRecords: number | null;
 }
 
 /** The session's explorer handles: `file_1`, `file_2`, … (Thoth's style), idle expiry, capped at maxOpenFiles. */

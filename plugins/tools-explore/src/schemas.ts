@@ -10,3 +10,18 @@ export const detectionSchema = z.object({
   basis: z.enum(['explicit', 'content', 'extension']),
   confidence: z.number(),
 });
+
+/** The bounded validation at open: how much was examined and how many records were malformed. */
+export const validationSchema = z.object({
+  complete: z.boolean().describe('true when every record was examined'),
+  records_examined: z.number().int(),
+  bytes_examined: z.number().int(),
+  malformed_records: z.number().int(),
+});
+
+export const warningSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  record_index: z.number().int().optional(),
+  line: z.number().int().optional(),
+});

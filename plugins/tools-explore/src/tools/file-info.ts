@@ -13,6 +13,7 @@ const output = z.object({
   size_bytes: z.number().int(),
   modified: z.string().describe('Modification time, ISO 8601'),
   detection: detectionSchema,
+  malformed_records: z.number().int().optional().describe('Malformed records in the whole file, when known'),
 });
 
 export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
@@ -23,7 +24,7 @@ export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler(args, ctx) {
-    const { opened } = fileFor(ctx, args.handle);
+    const { opened, malformedRecords } = fileFor(ctx, args.handle);
     const { source } = opened;
     return {
       handle: args.handle,
@@ -34,6 +35,7 @@ export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
       size_bytes: source.identity.size,
       modified: new Date(source.identity.mtimeMs).toISOString(),
       detection: opened.detection,
+      ...(malformedRecords !== null ? { malformed_records: malformedRecords } : {}),
     };
   },
 };

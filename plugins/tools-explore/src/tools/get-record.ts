@@ -55,9 +55,11 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     const end = cutAtCharBoundary(bytes, start, Math.min(args.length ?? max, max));
     const part = bytes.subarray(start, end).toString('utf8');
     const more = end < bytes.length;
+    // The marker goes only on the default call; a caller paging with offset/length gets clean parts.
+    const marked = more && args.offset === undefined && args.length === undefined;
     return {
       index: args.index,
-      record: more ? `${part}\n… [cut: bytes ${start}–${end} of ${bytes.length}; call get_record with offset ${end} for the rest]` : part,
+      record: marked ? `${part}\n… [cut: bytes ${start}–${end} of ${bytes.length}; call get_record with offset ${end} for the rest]` : part,
       truncated: more || start > 0,
       record_bytes: bytes.length,
       offset: start,

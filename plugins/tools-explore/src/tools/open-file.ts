@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileTable } from '../files';
-import { detectionSchema, fileType } from '../schemas';
+import { detectionSchema, fileType, validationSchema, warningSchema } from '../schemas';
+import { probeValidate } from '../validate';
 
 const input = z.object({
   path: z.string().describe('Path of the file, relative to the server root (absolute paths must lie inside it)'),
@@ -15,6 +16,8 @@ const output = z.object({
   format: z.string(),
   size_bytes: z.number().int(),
   detection: detectionSchema,
+  validation: validationSchema,
+  warnings: z.array(warningSchema).optional(),
 });
 
 export const openFile: ToolDefinition<typeof input, typeof output> = {
@@ -22,7 +25,7 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
   title: 'Open a JSON / JSON Lines file',
   description:
     'Open a JSON, NDJSON/JSON Lines or JSON-seq file and index its records; returns a handle for the other tools, the file type and the record count. ' +
-    'Paths are relative to the server root. Large files are indexed in one streaming pass (progress is reported when requested).',
+    'Paths are relative to the server root. Large files are indexed in one streaming pass (progress is reported when requested); the first records are validated and malformed ones reported in warnings with their lines.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -41,13 +44,17 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
       onProgress: (done, total) => ctx.progress(done, total, `indexing ${args.path}`),
     });
     let handle: string;
+    let validation;
     try {
-      handle = table.add({ opened });
+      validation = await probeValidate(opened.source, ctx);
+      handle = table.add({ opened, malformedRecords: validation.complete ? validation.malformed_records : null });
     } catch (err) {
       opened.close();
       throw err;
     }
     const { source } = opened;
+    const warnings = validation.first_malformed.map((m) => ({ code: 'SYNTAX_ERROR', message: m.message, record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}) }));
+    if (warnings.length) ctx.log.warn(`${opened.path}: ${validation.malformed_records} malformed record(s) in the first ${validation.records_examined}`, { first: warnings[0] });
     return {
       handle,
       path: opened.path,
@@ -56,6 +63,8 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
       format: source.format,
       size_bytes: source.identity.size,
       detection: opened.detection,
+      validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records },
+      ...(warnings.length ? { warnings } : {}),
     };
   },
 };

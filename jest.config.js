@@ -1,0 +1,21 @@
+/** Jest 30 with @swc/jest: TypeScript with decorator metadata (tsyringe), compiled to CommonJS. */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/kernel/plugin-api.ts' },
+  testTimeout: 60000,
+  // End-to-end tests spawn servers; two workers suit this 2-core machine.
+  maxWorkers: 2,
+};

@@ -1,0 +1,40 @@
+import type { ErrorLocation, RecordSource, ToolContext } from 'mcpgw/plugin-api';
+
+/** The outcome of the bounded validation pass run at open. */
+export interface ProbeValidation {
+  /** True when every record was examined (the file is within the probe bounds). */
+  complete: boolean;
+  records_examined: number;
+  bytes_examined: number;
+  malformed_records: number;
+  /** The first malformed records (at most 5), with their lines. */
+  first_malformed: { record_index: number; line?: number; message: string }[];
+}
+
+/**
+ * Parses the first `probeRecords` records (within `probeBytes`) so that open reports malformed
+ * records at once; bounded, so opening a huge file stays cheap.
+ */
+export async function probeValidate(source: RecordSource, ctx: ToolContext): Promise<ProbeValidation> {
+  const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [] };
+  const to = Math.min(source.count, ctx.limits.probeRecords);
+  outer: for await (const batch of source.scan({ to, signal: ctx.signal })) {
+    for (let k = 0; k < batch.count; k++) {
+      const [s, e] = batch.span(k);
+      if (result.records_examined > 0 && result.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;
+      result.records_examined++;
+      result.bytes_examined += e - s;
+      try {
+        batch.value(k);
+      } catch (err) {
+        result.malformed_records++;
+        if (result.first_malformed.length < 5) {
+          const loc = (err as { location?: ErrorLocation }).location;
+          result.first_malformed.push({ record_index: batch.first + k, ...(loc?.line !== undefined ? { line: loc.line } : {}), message: (err as Error).message });
+        }
+      }
+    }
+  }
+  result.complete = result.records_examined === source.count;
+  return result;
+}

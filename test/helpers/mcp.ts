@@ -1,0 +1,50 @@
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+export const CLI = path.join(REPO, 'bin', 'mcpgw.js');
+/** The Node running the tests (the pinned Node 22 under npm test). */
+export const NODE = process.execPath;
+
+export interface Connected {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+export type Era = 'legacy' | 'modern';
+
+/**
+ * Spawns the built CLI (`mcpgw serve …args`) and connects a real 2.x MCP client over stdio.
+ * `legacy` speaks 2025-11-25 (initialize); `modern` pins 2026-07-28 (server/discover).
+ */
+export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string> } = {}): Promise<Connected> {
+  const era = opts.era ?? 'legacy';
+  const client = new Client(
+    { name: 'mcpgw-tests', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [CLI, 'serve', ...args],
+    cwd: opts.cwd ?? REPO,
+    env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}) },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  await client.connect(transport);
+  return { client, transport, stderr: () => err, close: () => client.close() };
+}
+
+/** Calls a tool and returns structuredContent (and the raw result). */
+export async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    structuredContent?: any;
+    content: { type: string; text: string }[];
+    isError?: boolean;
+  };
+  return { data: result.structuredContent, text: result.content[0]?.text ?? '', isError: result.isError === true, result };
+}

@@ -1,0 +1,77 @@
+import { reindent } from '../../plugins/tools-explore/src/text/reindent';
+import { pointerAt } from '../../plugins/tools-explore/src/text/locate';
+import { preview } from '../../plugins/tools-explore/src/text/preview';
+import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
+import type { RecordBatch } from '../../src/kernel/contracts';
+
+describe('reindent', () => {
+  test('matches JSON.stringify(v, null, 2) on ordinary values', () => {
+    const v = { id: 4, name: 'Diana', tags: ['a', 'b'], empty: {}, none: [], nested: { x: [1, { y: null }] }, t: true };
+    expect(reindent(JSON.stringify(v))).toBe(JSON.stringify(v, null, 2));
+  });
+  test('keeps number lexemes, escapes and key order as written', () => {
+    const text = '{"b":12345678901234567891,"2":1.50,"a":"\\u00e9\\n\\"q\\"","e":1E+3}';
+    expect(reindent(text)).toBe('{\n  "b": 12345678901234567891,\n  "2": 1.50,\n  "a": "\\u00e9\\n\\"q\\"",\n  "e": 1E+3\n}');
+  });
+  test('strings ending in escaped backslashes', () => {
+    expect(reindent('["a\\\\",{"k\\\\":"v"}]')).toBe('[\n  "a\\\\",\n  {\n    "k\\\\": "v"\n  }\n]');
+  });
+  test('scalars and whitespace-padded input', () => {
+    expect(reindent('  42 ')).toBe('42');
+    expect(reindent('[ ]')).toBe('[]');
+  });
+});
+
+describe('pointerAt', () => {
+  const text = '{"id":4,"name":"Diana","user":{"a/b":["x","Diana~"]}}';
+  const at = (needle: string, nth = 0) => {
+    let i = -1;
+    for (let n = 0; n <= nth; n++) i = text.indexOf(needle, i + 1);
+    return pointerAt(text, i, i + needle.length);
+  };
+  test('a hit inside a string value points at it', () => expect(at('Dia')).toBe('/name'));
+  test('a hit inside a member name points at the member', () => expect(at('name')).toBe('/name'));
+  test('array elements and escaped reference tokens (RFC 6901 ~0 ~1)', () => expect(at('Diana~')).toBe('/user/a~1b/1'));
+  test('a number', () => expect(at('4')).toBe('/id'));
+  test('a hit across values points at their container', () => expect(at('"x","D')).toBe('/user/a~1b'));
+  test('a hit across top-level members is the whole record', () => expect(at('4,"name')).toBe(''));
+  test('malformed text gives null', () => expect(pointerAt('{"a":', 1, 2)).toBeNull());
+});
+
+describe('preview', () => {
+  test('marks the hit and cuts long context with …', () => {
+    const text = 'x'.repeat(100) + 'NEEDLE' + 'y'.repeat(100);
+    expect(preview(text, 100, 106)).toBe('…' + 'x'.repeat(40) + '«NEEDLE»' + 'y'.repeat(40) + '…');
+  });
+  test('short records are shown whole, newlines flattened', () => {
+    expect(preview('{"a":\n"hit"}', 7, 10)).toBe('{"a": "«hit»"}');
+  });
+});
+
+function batchOf(records: string[]): RecordBatch {
+  const bytes = Buffer.from(records.join('\n'));
+  const starts: number[] = [];
+  let p = 0;
+  for (const r of records) { starts.push(p); p += Buffer.byteLength(r) + 1; }
+  return {
+    first: 0, count: records.length, bytes,
+    span: (k) => [starts[k]!, starts[k]! + Buffer.byteLength(records[k]!)],
+    recordAt: (o) => { let k = -1; for (let i = 0; i < starts.length; i++) if (starts[i]! <= o) k = i; return k; },
+    text: (k) => records[k]!,
+    value: (k) => JSON.parse(records[k]!),
+  };
+}
+
+describe('TextMatcher', () => {
+  const records = ['{"n":"Diana"}', '{"n":"DIANA diana"}', '{"n":"Bob"}', '{"n":"Ünïcode ÉCOLE"}', '{"n":"dia"}'];
+  const hits = (q: string, matchCase: boolean) => {
+    const out: [number, number, number][] = [];
+    new TextMatcher(q, matchCase).scan(batchOf(records), (k, s, e) => void out.push([k, s, e]));
+    return out;
+  };
+  test('case-insensitive ASCII: one hit per record, first occurrence', () => expect(hits('diana', false)).toEqual([[0, 6, 11], [1, 6, 11]]));
+  test('case-sensitive', () => expect(hits('diana', true)).toEqual([[1, 12, 17]]));
+  test('case-insensitive non-ASCII folds Unicode', () => expect(hits('école', false)).toEqual([[3, 16, 22]]));
+  test('a needle spanning two records never matches', () => expect(hits('}\n{', true)).toEqual([]));
+  test('regex metacharacters are literal', () => expect(hits('"n":"B', false)).toEqual([[2, 1, 7]]));
+});
