@@ -8,7 +8,8 @@
 // bytes on every run and machine (a seeded sfc32 PRNG; no clock, no Math.random, no locale).
 //   jsonl     one compact JSON object per line
 //   json      one top-level array, pretty-printed with 2-space indentation
-//             (the layout of JSON.stringify(records, null, 2) followed by "\n")
+//             (the layout of JSON.stringify(records, null, 2) + "\n", except that the deliberate
+//             escapes below stay as written and 19-digit integers stay exact)
 //   json-seq  RFC 7464: 0x1E + compact JSON + 0x0A per record
 // --size is the size of the file written (B, KB/MB/GB = 10^n, KiB/MiB/GiB = 2^n); records are
 // added while the whole file stays within it. --records N writes exactly N records.
