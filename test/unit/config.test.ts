@@ -79,10 +79,7 @@ describe('loadConfig: discovery', () => {
     expect(loaded.config.root).toBe('rc');
   });
 
-  // BUG (src/kernel/config/load.ts): the doc comment and `--config`'s help promise discovery "from the
-  // current folder up", but cosmiconfig 9 defaults to searchStrategy "none" (only the start folder)
-  // when no stopDir is given. Turn this into a plain `test` once loadConfig searches upward.
-  test.failing('discovery walks up from a subfolder to the config in a parent folder', async () => {
+  test('discovery walks up from a subfolder to the config in a parent folder', async () => {
     const file = write('.mcpgwrc.json', JSON.stringify({ root: 'data' }));
     fs.mkdirSync(path.join(tmp, 'a', 'b'), { recursive: true });
     const loaded = await loadConfig(undefined, path.join(tmp, 'a', 'b'));

@@ -224,10 +224,7 @@ describe('allowed paths', () => {
     expect(thrown(() => viaLink.resolve('link-out.jsonl')).code).toBe('ACCESS_DENIED');
   });
 
-  // BUG (src/kernel/files/sandbox.ts, resolve): the lexical pre-check compares against the root's
-  // *real* path only, so an absolute path spelled through the root as configured (a symlink, e.g.
-  // macOS /tmp -> /private/tmp) is refused. Turn this into a plain `test` once fixed.
-  test.failing('the root given through a symlink accepts absolute paths spelled through the link', () => {
+  test('the root given through a symlink accepts absolute paths spelled through the link', () => {
     const viaLink = new Sandbox(path.join(tmp, 'rootlink'));
     expect(viaLink.resolve(path.join(tmp, 'rootlink', 'f.jsonl'))).toBe(path.join(root, 'f.jsonl'));
   });
@@ -306,5 +303,22 @@ describe('INVALID_ARGUMENT and NOT_FOUND', () => {
     const err = thrown(() => sandbox.resolve('loop-a'));
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.message).toMatch(/symbolic links/);
+  });
+});
+
+describe('dangling symlinks', () => {
+  test('a dangling symlink pointing outside the root is ACCESS_DENIED, not NOT_FOUND', () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-dangle-'));
+    const r = path.join(base, 'root');
+    fs.mkdirSync(r);
+    fs.symlinkSync(path.join(base, 'missing-outside.jsonl'), path.join(r, 'out.jsonl'));
+    fs.symlinkSync(path.join(r, 'missing-inside.jsonl'), path.join(r, 'in.jsonl'));
+    const sb = new Sandbox(r);
+    let code: string | undefined;
+    try { sb.resolve('out.jsonl'); } catch (e) { code = (e as { code: string }).code; }
+    expect(code).toBe('ACCESS_DENIED');
+    try { sb.resolve('in.jsonl'); } catch (e) { code = (e as { code: string }).code; }
+    expect(code).toBe('NOT_FOUND');
+    fs.rmSync(base, { recursive: true, force: true });
   });
 });

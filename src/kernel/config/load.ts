@@ -27,12 +27,13 @@ export interface LoadedConfig {
 }
 
 /**
- * Loads and validates the config: `explicit` (from --config) or discovery from `cwd` upward
- * (stopping at the user's home folder, cosmiconfig 9's default).
+ * Loads and validates the config: `explicit` (from --config) or discovery from `cwd` upward to the
+ * user's home folder, then the user's config folder (`~/.config/mcpgw/`) — cosmiconfig 9's "global"
+ * search strategy.
  * @throws ConfigError naming the file, the key path and what was expected.
  */
 export async function loadConfig(explicit: string | undefined, cwd: string): Promise<LoadedConfig> {
-  const explorer = cosmiconfig('mcpgw', { searchPlaces: SEARCH_PLACES, cache: false });
+  const explorer = cosmiconfig('mcpgw', { searchPlaces: SEARCH_PLACES, cache: false, searchStrategy: 'global' });
   let result;
   try {
     result = explicit ? await explorer.load(path.resolve(cwd, explicit)) : await explorer.search(cwd);

@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpgwError } from '../errors';
 
@@ -16,6 +16,8 @@ import { McpgwError } from '../errors';
 export class Sandbox {
   /** The root's real path. */
   readonly root: string;
+  /** The root as configured (absolute, symlinks not resolved): absolute paths may be spelled through it. */
+  private readonly given: string;
 
   /** @throws McpgwError NOT_FOUND / INVALID_ARGUMENT when the root is missing or not a folder. */
   constructor(root: string) {
@@ -27,11 +29,12 @@ export class Sandbox {
     }
     if (!statSync(real).isDirectory()) throw new McpgwError('INVALID_ARGUMENT', `The root ${root} is not a folder.`);
     this.root = real;
+    this.given = path.resolve(root);
   }
 
   /** True when `real` is the root or inside it. */
-  contains(real: string): boolean {
-    const rel = path.relative(this.root, real);
+  contains(real: string, root: string = this.root): boolean {
+    const rel = path.relative(root, real);
     return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
   }
 
@@ -42,7 +45,8 @@ export class Sandbox {
     }
     if (input.includes('\0')) throw new McpgwError('INVALID_ARGUMENT', 'The path contains a NUL byte.');
     const lexical = path.resolve(this.root, input);
-    if (!this.contains(lexical)) throw this.denied(input);
+    // Lexically inside the real root or the root as configured; the realpath check below decides.
+    if (!this.contains(lexical) && !this.contains(lexical, this.given)) throw this.denied(input);
     let real: string;
     try {
       real = realpathSync(lexical);
@@ -52,6 +56,9 @@ export class Sandbox {
         // Only say NOT_FOUND when the nearest existing ancestor is itself inside the root.
         const ancestor = this.nearestExisting(lexical);
         if (ancestor !== null && !this.contains(ancestor)) throw this.denied(input);
+        // A dangling symlink whose target lies outside must not reveal whether that target exists.
+        const target = this.danglingTarget(lexical);
+        if (target !== null && !this.contains(target)) throw this.denied(input);
         throw new McpgwError('NOT_FOUND', `No such file: ${input}`, { hint: 'Paths are relative to the root; list_files shows what is there.' });
       }
       if (code === 'ELOOP') throw new McpgwError('INVALID_ARGUMENT', `Too many levels of symbolic links: ${input}`);
@@ -65,6 +72,15 @@ export class Sandbox {
   /** Path of a real path relative to the root, `/`-separated (`""` for the root). */
   relative(real: string): string {
     return path.relative(this.root, real).split(path.sep).join('/');
+  }
+
+  private danglingTarget(p: string): string | null {
+    try {
+      if (!lstatSync(p).isSymbolicLink()) return null;
+      return path.resolve(path.dirname(p), readlinkSync(p));
+    } catch {
+      return null;
+    }
   }
 
   private nearestExisting(p: string): string | null {
