@@ -1,0 +1,933 @@
+#!/usr/bin/env node
+// bench/run.mjs — mcpgw against wc, ripgrep, grep, jq and DuckDB on the same page-cached files.
+//
+//   npm run bench                         1 GiB of JSON Lines (+ JSON-seq, + a ~290 MB pretty array)
+//   npm run bench -- --quick              every scenario on ~50 MB: a smoke check (< 2 minutes)
+//   npm run bench -- --size 200MB --runs 7 --only needle,get-record
+//   npm run bench -- --install-peers      put DuckDB (@duckdb/node-api) in bench/.peers
+//   npm run bench -- --help
+//
+// The gateway is timed through its real MCP interface: an MCP client spawns `mcpgw serve` over
+// stdio and times each tools/call round trip. Each peer is a child process timed from spawn to
+// exit, its peak RSS taken by GNU time (/usr/bin/time -f %M). Every figure is the median of --runs
+// runs after one warm-up run; ratios are gateway ÷ peer computed run by run (the gateway call and
+// its peers run back to back in the same run) and then summarised. See bench/README.md.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parseSize, sfc32, GEN_VERSION, NEEDLE } from './gen.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..');
+const DATA_DIR = path.join(HERE, '.data');
+const PEERS_DIR = process.env.MCPGW_BENCH_PEERS || path.join(HERE, '.peers');
+const RESULTS_DIR = path.join(HERE, 'results');
+const DUCKDB_PKG = '@duckdb/node-api';
+const DUCKDB_VERSION = '1.5.6-r.1';
+const TIME_BIN = '/usr/bin/time';
+const CALL_TIMEOUT_MS = 30 * 60 * 1000;
+const MiB = 1024 * 1024;
+// error codes that mean "this feature has not landed yet" rather than "this is broken"
+const NOT_YET_CODES = new Set(['UNSUPPORTED_FORMAT', 'UNSUPPORTED_QUERY_FEATURE', 'UNSUPPORTED_QUERY_LANGUAGE', 'NOT_IMPLEMENTED']);
+
+const SCENARIOS = [
+  ['cold-start', '8. spawn to the first tools/list answer'],
+  ['open-jsonl', '1. open_file + index JSON Lines, vs wc -l'],
+  ['open-seq', '1b. open_file + index JSON-seq (RFC 7464), vs wc -l (no target)'],
+  ['needle', '2. text search for the needle, case-sensitive and not, vs rg -c/-ci and grep -c/-ci'],
+  ['filter-selective', '3. status == "failed" (~1 in 300): explorer search and reader json_read, vs jq and DuckDB'],
+  ['filter-nonselective', '4. latency_ms > 100 (~43%): explorer search and reader first page, vs jq and DuckDB'],
+  ['open-array', '5. open_file + index the pretty JSON array, vs jq -c .[] and DuckDB read_json_auto'],
+  ['get-record', '6. random get_record calls: p50 / p99 latency'],
+  ['memory', '7. server RSS idle, and its growth with the big file open and scanned'],
+  ['paging', '9. json_read page 100 vs page 1 of a 100,000-match query'],
+];
+const NAMES = SCENARIOS.map((s) => s[0]);
+
+// ---------------------------------------------------------------- arguments
+function usage() {
+  return `usage: npm run bench -- [options]     (or: node bench/run.mjs [options])
+  --quick              every scenario on ~50 MB (smoke check, < 2 min)
+  --size SIZE          JSON Lines size (default 1GiB; 50MB with --quick); the pretty array holds the
+                       records of SIZE*200/1024 of JSON Lines (~280 MB of array for 1 GiB)
+  --runs N             timed runs per figure, after one warm-up (default 5, minimum 1)
+  --only a,b           scenarios to run: ${NAMES.join(', ')}
+  --calls N            get_record calls (default 10000)
+  --seed N             data seed (default 42)
+  --gateway FILE       the CLI to spawn (default bin/mcpgw.js); run as FILE serve --root bench/.data
+  --node FILE          the Node binary for the gateway and DuckDB (default: this Node if >= 22, else
+                       the repository's pinned node_modules/.bin/node)
+  --no-save            do not write bench/results/<date>.json
+  --install-peers      npm-install ${DUCKDB_PKG}@${DUCKDB_VERSION} into bench/.peers and exit
+  --list               list the scenarios and exit`;
+}
+function parseArgs(argv) {
+  const o = { quick: false, size: null, runs: 5, only: null, calls: 10000, seed: 42, save: true,
+    gateway: path.join(REPO, 'bin', 'mcpgw.js'), node: null, installPeers: false };
+  const val = (i) => { if (i + 1 >= argv.length) die(2, `${argv[i]} needs a value`); return argv[i + 1]; };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case '--quick': o.quick = true; break;
+      case '--size': o.size = val(i); i++; break;
+      case '--runs': o.runs = Number(val(i)); i++; break;
+      case '--only': o.only = val(i).split(',').map((s) => s.trim()).filter(Boolean); i++; break;
+      case '--calls': o.calls = Number(val(i)); i++; break;
+      case '--seed': o.seed = Number(val(i)); i++; break;
+      case '--gateway': o.gateway = path.resolve(val(i)); i++; break;
+      case '--node': o.node = path.resolve(val(i)); i++; break;
+      case '--no-save': o.save = false; break;
+      case '--install-peers': o.installPeers = true; break;
+      case '--list': console.log(SCENARIOS.map(([n, d]) => `${n.padEnd(20)} ${d}`).join('\n')); process.exit(0); break;
+      case '-h': case '--help': console.log(usage()); process.exit(0); break;
+      default: die(2, `unknown option ${a}\n${usage()}`);
+    }
+  }
+  if (!Number.isInteger(o.runs) || o.runs < 1) die(2, '--runs must be an integer >= 1');
+  if (!Number.isInteger(o.calls) || o.calls < 1) die(2, '--calls must be an integer >= 1');
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) die(2, '--seed must be an integer 0..2^32-1');
+  for (const n of o.only ?? []) if (!NAMES.includes(n)) die(2, `unknown scenario "${n}" (known: ${NAMES.join(', ')})`);
+  try { o.sizeBytes = parseSize(o.size ?? (o.quick ? '50MB' : '1GiB')); } catch (e) { die(2, e.message); }
+  o.sizeLabel = o.size ?? (o.quick ? '50MB' : '1GiB');
+  return o;
+}
+function die(code, msg) { console.error(`bench: ${msg}`); process.exit(code); }
+const log = (msg) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+// ---------------------------------------------------------------- small helpers
+const sq = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+const sqlStr = (s) => `'${String(s).replace(/'/g, "''")}'`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function quantile(xs, q) {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q, lo = Math.floor(pos), hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+const median = (xs) => quantile(xs, 0.5);
+const stats = (xs) => (xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length } : null);
+function fmtMs(ms) {
+  if (ms == null) return '';
+  if (ms < 1) return `${ms.toFixed(3)} ms`;
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${ms.toFixed(1)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10000 ? 3 : 2)} s`;
+}
+const fmtMiB = (kb) => (kb == null ? '' : `${(kb / 1024).toFixed(kb < 10 * 1024 ? 1 : 0)} MiB`);
+const fmtBytes = (b) => (b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`);
+const fmtRatio = (r) => (r == null ? '' : r >= 10 ? r.toFixed(1) : r >= 0.1 ? r.toFixed(2) : r.toFixed(3));
+const fmtInt = (n) => (n == null ? '' : Number(n).toLocaleString('en-US'));
+
+// ---------------------------------------------------------------- process memory (/proc)
+function childrenMap() {
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
+    let st;
+    try { st = fs.readFileSync(`/proc/${d}/stat`, 'latin1'); } catch { continue; }
+    const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!kids.has(ppid)) kids.set(ppid, []);
+    kids.get(ppid).push(Number(d));
+  }
+  return kids;
+}
+function procTree(pid) {
+  if (!pid) return [];
+  const kids = childrenMap();
+  const out = [], todo = [pid];
+  while (todo.length) { const p = todo.pop(); out.push(p); for (const c of kids.get(p) ?? []) todo.push(c); }
+  return out;
+}
+// RSS and peak RSS (VmHWM) in KiB, summed over the server's process tree
+function memOf(pid) {
+  let rss = 0, hwm = 0, seen = 0;
+  for (const p of procTree(pid)) {
+    try {
+      const s = fs.readFileSync(`/proc/${p}/status`, 'latin1');
+      rss += Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0);
+      hwm += Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? 0);
+      seen++;
+    } catch { /* gone */ }
+  }
+  return seen ? { rss, hwm } : null;
+}
+// resets VmHWM to the current RSS (Linux clear_refs "5"); false where not permitted
+function resetPeak(pid) {
+  let ok = true;
+  for (const p of procTree(pid)) { try { fs.writeFileSync(`/proc/${p}/clear_refs`, '5'); } catch { ok = false; } }
+  return ok;
+}
+
+// ---------------------------------------------------------------- the gateway over MCP
+class NotYet extends Error {}
+class GwError extends Error {}
+const liveGateways = new Set();
+
+class Gateway {
+  static async start(cfg) {
+    const { Client } = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    const g = new Gateway();
+    g.stderrTail = '';
+    g.cache = new Map();
+    const t0 = performance.now();
+    g.transport = new StdioClientTransport({
+      command: cfg.node, args: [cfg.gateway, 'serve', '--root', DATA_DIR], stderr: 'pipe', cwd: REPO,
+      maxBufferSize: 64 * MiB,
+    });
+    g.transport.stderr?.on('data', (b) => { g.stderrTail = (g.stderrTail + b.toString()).slice(-4000); });
+    g.client = new Client({ name: 'mcpgw-bench', version: '1.0.0' });
+    liveGateways.add(g);
+    try {
+      await g.client.connect(g.transport, { timeout: 30000 });
+      g.pid = g.transport.pid;
+      const { tools } = await g.client.listTools(undefined, { timeout: 30000 });
+      g.coldMs = performance.now() - t0;
+      g.tools = new Map(tools.map((t) => [t.name, t]));
+    } catch (e) {
+      await g.close();
+      throw new GwError(`gateway did not start: ${e.message}${g.stderrTail ? ` — stderr: ${g.stderrTail.trim().slice(-500)}` : ''}`);
+    }
+    return g;
+  }
+  mem() { return memOf(this.pid); }
+  // throws NotYet when the tool, or an enum value of one of its inputs, is not offered
+  need(name, enums = {}) {
+    const t = this.tools.get(name);
+    if (!t) throw new NotYet(`tool ${name} is not in tools/list`);
+    for (const [prop, value] of Object.entries(enums)) {
+      const s = t.inputSchema?.properties?.[prop];
+      if (!s) continue;
+      const alts = [s, ...(s.anyOf ?? []), ...(s.oneOf ?? [])];
+      const allowed = alts.flatMap((x) => x.enum ?? (x.const !== undefined ? [x.const] : []));
+      if (allowed.length && !allowed.includes(value)) throw new NotYet(`${name} offers ${prop} ∈ {${allowed.join(', ')}}, not "${value}"`);
+    }
+  }
+  async call(name, args, timeout = CALL_TIMEOUT_MS) {
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await this.client.callTool({ name, arguments: args }, { timeout, resetTimeoutOnProgress: true });
+    } catch (e) {
+      throw new GwError(`${name}: protocol error: ${e.message}${this.stderrTail ? ` — stderr: ${this.stderrTail.trim().slice(-300)}` : ''}`);
+    }
+    const ms = performance.now() - t0;
+    let sc = res.structuredContent;
+    if (!sc) { try { sc = JSON.parse(res.content?.find((c) => c.type === 'text')?.text ?? 'null'); } catch { sc = null; } }
+    if (res.isError) {
+      const err = sc?.error ?? { code: 'UNKNOWN', message: String(res.content?.[0]?.text ?? '').slice(0, 300) };
+      const msg = `${name}: ${err.code}${err.message ? `: ${String(err.message).slice(0, 200)}` : ''}`;
+      if (NOT_YET_CODES.has(err.code)) throw new NotYet(msg);
+      throw new GwError(msg);
+    }
+    return { ms, sc: sc ?? {} };
+  }
+  // open once per server (cached): explorer handle / reader file_id
+  async handle(rel) {
+    const k = `h:${rel}`;
+    if (!this.cache.has(k)) { this.need('open_file'); this.cache.set(k, (await this.call('open_file', { path: rel })).sc.handle); }
+    return this.cache.get(k);
+  }
+  async fileId(rel) {
+    const k = `f:${rel}`;
+    if (!this.cache.has(k)) { this.need('json_open'); this.cache.set(k, (await this.call('json_open', { path: rel })).sc.file_id); }
+    return this.cache.get(k);
+  }
+  async close() {
+    liveGateways.delete(this);
+    const tree = procTree(this.pid);
+    try { await Promise.race([this.client.close(), sleep(3000)]); } catch { /* closing anyway */ }
+    for (let i = 0; i < 30 && tree.some(alive); i++) await sleep(100);
+    for (const p of tree) if (alive(p)) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+  }
+}
+function alive(pid) { try { process.kill(pid, 0); return !fs.readFileSync(`/proc/${pid}/stat`, 'latin1').includes(') Z '); } catch { return false; } }
+
+// json_read continues from a cursor; send whatever else its schema requires
+function continueArgs(gw, cursor, first) {
+  const a = { cursor };
+  for (const k of gw.tools.get('json_read')?.inputSchema?.required ?? []) if (k !== 'cursor' && first[k] !== undefined) a[k] = first[k];
+  return a;
+}
+
+// ---------------------------------------------------------------- peers
+function detectPeers(cfg) {
+  const ver = (cmd, args) => {
+    const r = spawnSync(cmd, args, { encoding: 'utf8' });
+    return r.status === 0 ? ((r.stdout || r.stderr).split('\n')[0].trim() || cmd) : null;
+  };
+  const peers = {
+    wc: { version: ver('wc', ['--version']), install: 'apt-get install -y coreutils' },
+    grep: { version: ver('grep', ['--version']), install: 'apt-get install -y grep' },
+    rg: { version: ver('rg', ['--version']), install: 'apt-get install -y ripgrep' },
+    jq: { version: ver('jq', ['--version']), install: 'apt-get install -y jq' },
+    duckdb: { version: null, install: 'npm run bench -- --install-peers' },
+  };
+  try {
+    const req = createRequire(path.join(PEERS_DIR, 'package.json'));
+    const pj = JSON.parse(fs.readFileSync(req.resolve(`${DUCKDB_PKG}/package.json`), 'utf8'));
+    peers.duckdb.version = `${DUCKDB_PKG} ${pj.version} (via node ${spawnSync(cfg.node, ['--version'], { encoding: 'utf8' }).stdout.trim()})`;
+  } catch { /* missing */ }
+  return peers;
+}
+const HAVE_TIME = fs.existsSync(TIME_BIN) && spawnSync(TIME_BIN, ['-f', '%M', 'true'], { encoding: 'utf8' }).status === 0;
+
+const SHELL = spawnSync('bash', ['-c', 'true']).status === 0 ? 'bash' : 'sh';
+// runs `bash -c cmd` under GNU time; resolves {ms, code, out, err, rssKb}
+function runShell(cmd) {
+  return new Promise((resolve, reject) => {
+    const tf = path.join(os.tmpdir(), `mcpgw-bench-${process.pid}.time`);
+    const sh = [SHELL, '-c', SHELL === 'bash' ? `set -o pipefail; ${cmd}` : cmd]; // a failing jq must not read as "0 lines"
+    const [bin, args] = HAVE_TIME ? [TIME_BIN, ['-f', '%M', '-o', tf, ...sh]] : [sh[0], sh.slice(1)];
+    const t0 = performance.now();
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (b) => { if (out.length < 4096) out += b; });
+    child.stderr.on('data', (b) => { err = (err + b).slice(-2000); });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      let rssKb = null;
+      if (HAVE_TIME) {
+        try {
+          const lines = fs.readFileSync(tf, 'utf8').trim().split('\n');
+          rssKb = Number(lines[lines.length - 1]) || null;
+          fs.unlinkSync(tf);
+        } catch { /* no figure */ }
+      }
+      resolve({ ms, code, out: out.trim(), err: err.trim(), rssKb });
+    });
+  });
+}
+async function runPeer(p) {
+  const r = await runShell(p.cmd);
+  const count = /^\d+$/.test(r.out.split(/\s+/)[0] ?? '') ? Number(r.out.split(/\s+/)[0]) : (r.out === '' && r.code === 1 ? 0 : NaN);
+  // grep/rg exit 1 when nothing matched; anything else non-zero is a failure
+  if (!(r.code === 0 || (r.code === 1 && p.exit1ok)) || Number.isNaN(count)) {
+    throw new Error(`exit ${r.code}: ${(r.err || r.out).slice(-300)}`);
+  }
+  let queryMs = null;
+  if (p.tool === 'duckdb') { try { queryMs = JSON.parse(r.err.split('\n').pop()).query_ms; } catch { /* none */ } }
+  return { ms: r.ms, count, rssKb: r.rssKb, queryMs };
+}
+
+// ---------------------------------------------------------------- data
+function ensureData(cfg, format, spec) {
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const ext = { jsonl: 'jsonl', json: 'json', 'json-seq': 'json-seq' }[format];
+  const key = spec.size != null ? `${spec.size}B` : `r${spec.records}`;
+  const file = path.join(DATA_DIR, `events-s${cfg.seed}-${key}.${ext}`);
+  const metaFile = `${file}.meta.json`;
+  try {
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    if (meta.gen_version === GEN_VERSION && fs.statSync(file).size === meta.bytes) return { file, rel: path.basename(file), meta };
+  } catch { /* (re)generate */ }
+  const tmp = path.join(DATA_DIR, `.tmp-${process.pid}-${path.basename(file)}`);
+  const args = [path.join(HERE, 'gen.mjs'), '--format', format, '--seed', String(cfg.seed), '--out', tmp, '--meta',
+    ...(spec.size != null ? ['--size', String(spec.size)] : ['--records', String(spec.records)])];
+  log(`generating ${path.basename(file)} …`);
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) die(1, `data generation failed (${format})`);
+  fs.renameSync(`${tmp}.meta.json`, metaFile);
+  fs.renameSync(tmp, file);
+  return { file, rel: path.basename(file), meta: JSON.parse(fs.readFileSync(metaFile, 'utf8')) };
+}
+function warmCache(...files) {
+  for (const f of files) spawnSync('sh', ['-c', `cat ${sq(f)} > /dev/null`], { stdio: 'ignore' });
+}
+
+// ---------------------------------------------------------------- the generic paired scenario
+// scenario: { name, server: 'fresh'|'shared', files, groups: [{ title, ops: [op], peers: [peer] }] }
+// op: { id, label, bytes, expect, run(gw) → {ms, count} } ; peer: { id, tool, label, cmd, expect, exit1ok }
+// Per run: every op, then every peer of its group, back to back; ratios are taken per run.
+async function pairedScenario(ctx, sc) {
+  const { cfg } = ctx;
+  warmCache(...sc.files);
+  const rows = [];
+  let shared = null;
+  const sharedIdle = { kb: null };
+  for (const g of sc.groups) {
+    for (const op of g.ops) {
+      op.row = { scenario: sc.name, group: g.title, kind: 'gateway', tool: 'mcpgw', label: op.label, bytes: op.bytes,
+        expect: op.expect, status: 'ok', reason: null, times: [], counts: [], idleKb: [], peakKb: [], extra: {} };
+      if (ctx.gatewayDown) Object.assign(op.row, { status: 'error', reason: ctx.gatewayDown });
+      rows.push(op.row);
+    }
+    for (const p of g.peers) {
+      const pv = ctx.peers[p.tool];
+      p.row = { scenario: sc.name, group: g.title, kind: 'peer', tool: p.tool, label: p.label, cmd: p.cmd, bytes: p.bytes,
+        expect: p.expect, status: pv.version ? 'ok' : 'missing', reason: pv.version ? null : `not installed (${pv.install})`,
+        times: [], counts: [], peakKb: [], queryMs: [] };
+      rows.push(p.row);
+    }
+  }
+  try {
+    if (sc.server === 'shared' && !ctx.gatewayDown) {
+      try {
+        shared = await Gateway.start(cfg);
+        await sleep(200);
+        sharedIdle.kb = shared.mem()?.rss ?? null;
+      } catch (e) { // the peers still run: their figures are the baseline
+        for (const r of rows) if (r.kind === 'gateway' && r.status === 'ok') Object.assign(r, { status: 'error', reason: e.message });
+        log(`${sc.name}: ${e.message}`);
+      }
+    }
+    for (let run = 0; run <= cfg.runs; run++) {
+      const timed = run > 0;
+      for (const g of sc.groups) {
+        for (const op of g.ops) {
+          const row = op.row;
+          if (row.status !== 'ok') continue;
+          let gw = shared;
+          try {
+            if (!gw) { gw = await Gateway.start(cfg); await sleep(100); }
+            const idle = shared ? sharedIdle.kb : gw.mem()?.rss;
+            if (op.prepare) await op.prepare(gw);
+            const canReset = resetPeak(gw.pid);
+            const res = await op.run(gw);
+            const m = gw.mem();
+            if (timed) {
+              row.times.push(res.ms); row.counts.push(res.count);
+              if (idle != null) row.idleKb.push(idle);
+              if (m) row.peakKb.push(m.hwm);
+              row.peakIsPerCall = canReset;
+              if (res.extra) for (const [k, v] of Object.entries(res.extra)) (row.extra[k] ??= []).push(v);
+            }
+          } catch (e) {
+            if (e instanceof NotYet) Object.assign(row, { status: 'not available yet', reason: e.message });
+            else Object.assign(row, { status: 'error', reason: e.message });
+            log(`${sc.name} / ${op.label}: ${row.status}: ${e.message}`);
+          } finally {
+            if (!shared && gw) await gw.close();
+          }
+        }
+        for (const p of g.peers) {
+          const row = p.row;
+          if (row.status !== 'ok') continue;
+          try {
+            const r = await runPeer(p);
+            if (timed) {
+              row.times.push(r.ms); row.counts.push(r.count);
+              if (r.rssKb != null) row.peakKb.push(r.rssKb);
+              if (r.queryMs != null) row.queryMs.push(r.queryMs);
+            }
+          } catch (e) {
+            Object.assign(row, { status: 'error', reason: e.message });
+            log(`${sc.name} / ${p.label}: error: ${e.message}`);
+          }
+        }
+      }
+      if (timed) log(`${sc.name}: run ${run}/${cfg.runs} done`);
+    }
+  } catch (e) {
+    for (const r of rows) if (r.kind === 'gateway' && r.status === 'ok' && !r.times.length) Object.assign(r, { status: 'error', reason: e.message });
+    log(`${sc.name}: ${e.message}`);
+  } finally {
+    if (shared) await shared.close();
+  }
+  // ratios: gateway ÷ peer, run by run, within each group
+  const ratios = [];
+  for (const g of sc.groups) {
+    for (const op of g.ops) {
+      for (const p of g.peers) {
+        const per = [];
+        if (op.row.status === 'ok' && p.row.status === 'ok') {
+          for (let i = 0; i < Math.min(op.row.times.length, p.row.times.length); i++) per.push(op.row.times[i] / p.row.times[i]);
+        }
+        ratios.push({ scenario: sc.name, op: op.id, opLabel: op.label, peer: p.id, peerLabel: p.label,
+          status: op.row.status !== 'ok' ? op.row.status : p.row.status !== 'ok' ? `peer ${p.row.status}` : 'ok',
+          values: per, ...(per.length ? stats(per) : {}) });
+      }
+    }
+  }
+  for (const r of rows) finishRow(r);
+  return { rows, ratios };
+}
+function finishRow(r) {
+  if (r.times?.length) Object.assign(r, stats(r.times));
+  if (r.bytes && r.median) r.mbPerS = r.bytes / 1e6 / (r.median / 1000);
+  if (r.peakKb?.length) r.peak = Math.max(...r.peakKb);
+  if (r.idleKb?.length) r.idle = median(r.idleKb);
+  if (r.expect != null && r.counts?.length) {
+    const bad = r.counts.filter((c) => c !== r.expect);
+    r.check = bad.length ? { ok: false, got: bad[0], expected: r.expect } : { ok: true, got: r.expect, expected: r.expect };
+  }
+  if (r.queryMs?.length) r.queryMedian = median(r.queryMs);
+}
+
+// ---------------------------------------------------------------- scenarios
+function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
+  const F = sq(file);
+  const duck = (sql) => `${sq(ctx.cfg.node)} ${sq(path.join(HERE, 'peers', 'duck.mjs'))} ${sq(sql)}`;
+  const nd = `read_ndjson_auto(${sqlStr(file)})`;
+  const defs = {
+    'wc': { tool: 'wc', label: 'wc -l', cmd: `wc -l < ${F}` },
+    'rg-c': { tool: 'rg', label: 'rg -c', cmd: `rg -c ${sq(NEEDLE)} ${F}`, exit1ok: true },
+    'grep-c': { tool: 'grep', label: 'grep -c', cmd: `grep -c ${sq(NEEDLE)} ${F}`, exit1ok: true },
+    'rg-ci': { tool: 'rg', label: 'rg -ci', cmd: `rg -ci ${sq(NEEDLE)} ${F}`, exit1ok: true },
+    'grep-ci': { tool: 'grep', label: 'grep -ci', cmd: `grep -ci ${sq(NEEDLE)} ${F}`, exit1ok: true },
+    'jq-failed': { tool: 'jq', label: `jq -c 'select(.status=="failed")' | wc -l`, cmd: `jq -c 'select(.status=="failed")' ${F} | wc -l` },
+    'duck-failed': { tool: 'duckdb', label: `DuckDB count(*) read_ndjson_auto WHERE status='failed'`, cmd: duck(`SELECT count(*) FROM ${nd} WHERE status='failed'`) },
+    'jq-slow': { tool: 'jq', label: `jq -c 'select(.latency_ms > 100)' | wc -l`, cmd: `jq -c 'select(.latency_ms > 100)' ${F} | wc -l` },
+    'duck-slow': { tool: 'duckdb', label: 'DuckDB count(*) read_ndjson_auto WHERE latency_ms > 100', cmd: duck(`SELECT count(*) FROM ${nd} WHERE latency_ms > 100`) },
+    'jq-array': { tool: 'jq', label: `jq -c '.[]' | wc -l`, cmd: `jq -c '.[]' ${F} | wc -l` },
+    'duck-array': { tool: 'duckdb', label: 'DuckDB count(*) read_json_auto', cmd: duck(`SELECT count(*) FROM read_json_auto(${sqlStr(file)})`) },
+  };
+  return Object.entries(kinds).map(([id, expect]) => ({ id, ...defs[id], expect, bytes }));
+}
+
+const SELECTIVE = { explorer: '$[?@.status == "failed"]', reader: '$[?@.status=="failed"]' };
+const NONSELECTIVE = { explorer: '$[?@.latency_ms > 100]', reader: '$[?@.latency_ms > 100]' };
+
+function openOp(file, fmtLabel) {
+  return { id: 'open_file', label: `open_file (${fmtLabel})`, bytes: file.meta.bytes, expect: file.meta.records,
+    run: async (gw) => { gw.need('open_file'); const r = await gw.call('open_file', { path: file.rel }); return { ms: r.ms, count: r.sc.record_count }; } };
+}
+function searchOp(file, id, label, args, expect) {
+  return { id, label, bytes: file.meta.bytes, expect,
+    prepare: (gw) => gw.handle(file.rel),
+    run: async (gw) => {
+      gw.need('search', { mode: args.mode });
+      const r = await gw.call('search', { handle: await gw.handle(file.rel), max_results: 50, ...args });
+      return { ms: r.ms, count: r.sc.total_matches, extra: { first_page: r.sc.matches?.length ?? null } };
+    } };
+}
+function readerFirstPageOp(file, id, query, expectItems) {
+  return { id, label: `json_read first page (max_items 50) ${query}`, bytes: null, expect: expectItems,
+    prepare: (gw) => gw.fileId(file.rel),
+    run: async (gw) => {
+      gw.need('json_read', { language: 'jsonpath' });
+      const r = await gw.call('json_read', { file_id: await gw.fileId(file.rel), language: 'jsonpath', query, max_items: 50 });
+      return { ms: r.ms, count: r.sc.items?.length ?? null };
+    } };
+}
+function readerAllPagesOp(file, id, query, expect) {
+  return { id, label: `json_read all pages (count) ${query}`, bytes: file.meta.bytes, expect,
+    prepare: (gw) => gw.fileId(file.rel),
+    run: async (gw) => {
+      gw.need('json_read', { language: 'jsonpath' });
+      const first = { file_id: await gw.fileId(file.rel), language: 'jsonpath', query, max_items: 1000 };
+      const t0 = performance.now();
+      let r = await gw.call('json_read', first);
+      let n = r.sc.items?.length ?? 0, pages = 1;
+      while (!r.sc.complete && r.sc.next_cursor) {
+        r = await gw.call('json_read', continueArgs(gw, r.sc.next_cursor, first));
+        n += r.sc.items?.length ?? 0; pages++;
+      }
+      return { ms: performance.now() - t0, count: n, extra: { pages } };
+    } };
+}
+
+async function scenarioCold(ctx) {
+  const row = { scenario: 'cold-start', kind: 'gateway', tool: 'mcpgw', label: 'spawn → initialize → tools/list answer',
+    status: 'ok', times: [], idleKb: [], peakKb: [] };
+  if (ctx.gatewayDown) Object.assign(row, { status: 'error', reason: ctx.gatewayDown });
+  for (let run = 0; run <= ctx.cfg.runs && row.status === 'ok'; run++) {
+    try {
+      const gw = await Gateway.start(ctx.cfg);
+      const m = gw.mem();
+      if (run > 0) { row.times.push(gw.coldMs); if (m) { row.idleKb.push(m.rss); row.peakKb.push(m.hwm); } }
+      row.tools = [...gw.tools.keys()];
+      await gw.close();
+    } catch (e) { Object.assign(row, { status: 'error', reason: e.message }); }
+  }
+  finishRow(row);
+  return { rows: [row], ratios: [] };
+}
+
+async function scenarioGetRecord(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const n = jsonl.meta.records;
+  const row = { scenario: 'get-record', kind: 'gateway', tool: 'mcpgw', label: `${fmtInt(cfg.calls)} random get_record calls (${cfg.runs} runs of ${fmtInt(Math.ceil(cfg.calls / cfg.runs))})`,
+    status: 'ok', times: [], p50s: [], p99s: [], all: [], idleKb: [], peakKb: [], wrong: 0 };
+  if (ctx.gatewayDown) Object.assign(row, { status: 'error', reason: ctx.gatewayDown });
+  let gw = null;
+  try {
+    if (row.status === 'ok') {
+      gw = await Gateway.start(cfg);
+      await sleep(200);
+      row.idleKb.push(gw.mem()?.rss);
+      gw.need('open_file'); gw.need('get_record');
+      const handle = await gw.handle(jsonl.rel);
+      resetPeak(gw.pid);
+      const rnd = sfc32(cfg.seed ^ 0x5eed);
+      const one = async () => {
+        const index = Math.floor(rnd() * n);
+        const r = await gw.call('get_record', { handle, index }, 60000);
+        const rec = r.sc.record;
+        if (r.sc.index !== index || (rec && typeof rec === 'object' && 'id' in rec && Number(rec.id) !== index)) row.wrong++;
+        return r.ms;
+      };
+      for (let i = 0; i < Math.min(500, cfg.calls); i++) await one(); // warm-up
+      row.wrong = 0;
+      const per = Math.ceil(cfg.calls / cfg.runs);
+      for (let run = 0; run < cfg.runs; run++) {
+        const lat = [];
+        for (let i = 0; i < per && row.all.length < cfg.calls; i++) lat.push(await one());
+        row.all.push(...lat);
+        row.p50s.push(quantile(lat, 0.5)); row.p99s.push(quantile(lat, 0.99));
+        row.times.push(lat.reduce((a, b) => a + b, 0));
+      }
+      row.peakKb.push(gw.mem()?.hwm);
+    }
+  } catch (e) {
+    Object.assign(row, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+  } finally { if (gw) await gw.close(); }
+  if (row.all.length) {
+    Object.assign(row, { p50: stats(row.p50s), p99: stats(row.p99s), overall: { p50: quantile(row.all, 0.5), p90: quantile(row.all, 0.9), p99: quantile(row.all, 0.99), max: Math.max(...row.all), calls: row.all.length } });
+    row.check = row.wrong ? { ok: false, got: `${row.wrong} wrong records`, expected: 'record i has id i' } : { ok: true };
+  }
+  delete row.all;
+  finishRow(row);
+  row.median = row.p50?.median; row.min = row.p50?.min; row.max = row.p50?.max; // the row shows p50 per call
+  return { rows: [row], ratios: [] };
+}
+
+async function scenarioMemory(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const row = { scenario: 'memory', kind: 'gateway', tool: 'mcpgw', status: 'ok', label: `RSS idle; growth after open_file + full scans of ${fmtBytes(jsonl.meta.bytes)}`,
+    idleKb: [], peakKb: [], afterKb: [], growthPeakKb: [], growthKeptKb: [], scans: [] };
+  if (ctx.gatewayDown) Object.assign(row, { status: 'error', reason: ctx.gatewayDown });
+  for (let run = 0; run <= cfg.runs && row.status === 'ok'; run++) {
+    let gw = null;
+    try {
+      gw = await Gateway.start(cfg);
+      await sleep(500);
+      const idle = gw.mem().rss;
+      resetPeak(gw.pid);
+      gw.need('open_file'); gw.need('search');
+      const handle = await gw.handle(jsonl.rel);
+      const scans = ['text/match_case:false'];
+      await gw.call('search', { handle, query: NEEDLE, mode: 'text', match_case: false, max_results: 50 });
+      try { // a parsing scan too, once JSONPath has landed
+        gw.need('search', { mode: 'jsonpath' });
+        await gw.call('search', { handle, query: SELECTIVE.explorer, mode: 'jsonpath', max_results: 50 });
+        scans.push('jsonpath');
+      } catch (e) { if (!(e instanceof NotYet)) throw e; }
+      await sleep(200);
+      const m = gw.mem();
+      if (run > 0) {
+        row.idleKb.push(idle); row.peakKb.push(m.hwm); row.afterKb.push(m.rss);
+        row.growthPeakKb.push(m.hwm - idle); row.growthKeptKb.push(m.rss - idle); row.scans = scans;
+      }
+    } catch (e) {
+      Object.assign(row, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+    } finally { if (gw) await gw.close(); }
+  }
+  if (row.idleKb.length) {
+    row.idle = median(row.idleKb); row.peak = Math.max(...row.peakKb);
+    row.growthPeak = stats(row.growthPeakKb); row.growthKept = stats(row.growthKeptKb);
+    row.limitKb = (32 * MiB + 8 * jsonl.meta.records) / 1024;
+  }
+  return { rows: [row], ratios: [] };
+}
+
+async function scenarioPaging(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const matches = Math.min(100000, jsonl.meta.records);
+  const perPage = 500;
+  const query = `$[?@.id < ${matches}].id`;
+  const row = { scenario: 'paging', kind: 'gateway', tool: 'mcpgw', status: 'ok', label: `json_read ${query}, max_items ${perPage}: page 1 vs page 100`,
+    page1: [], page100: [], ratiosPer: [], pagesSeen: [], itemsSeen: [], idleKb: [], peakKb: [] };
+  if (ctx.gatewayDown) Object.assign(row, { status: 'error', reason: ctx.gatewayDown });
+  let gw = null;
+  try {
+    if (row.status === 'ok') {
+      gw = await Gateway.start(cfg);
+      await sleep(200);
+      row.idleKb.push(gw.mem()?.rss);
+      gw.need('json_open'); gw.need('json_read', { language: 'jsonpath' });
+      const fileId = await gw.fileId(jsonl.rel);
+      resetPeak(gw.pid);
+      for (let run = 0; run <= cfg.runs; run++) {
+        const first = { file_id: fileId, language: 'jsonpath', query, max_items: perPage };
+        let r = await gw.call('json_read', first);
+        const p1 = r.ms;
+        let pages = 1, items = r.sc.items?.length ?? 0, last = r.ms;
+        while (pages < 100 && !r.sc.complete && r.sc.next_cursor) {
+          r = await gw.call('json_read', continueArgs(gw, r.sc.next_cursor, first));
+          pages++; items += r.sc.items?.length ?? 0; last = r.ms;
+        }
+        if (run > 0) { row.page1.push(p1); row.page100.push(last); row.ratiosPer.push(last / p1); row.pagesSeen.push(pages); row.itemsSeen.push(items); }
+      }
+      row.peakKb.push(gw.mem()?.hwm);
+    }
+  } catch (e) {
+    Object.assign(row, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+  } finally { if (gw) await gw.close(); }
+  if (row.page1.length) {
+    Object.assign(row, { p1: stats(row.page1), p100: stats(row.page100), ratio: stats(row.ratiosPer) });
+    const pages = Math.min(...row.pagesSeen);
+    row.check = pages >= 100 ? { ok: true, got: `${pages} pages, ${row.itemsSeen[0]} items`, expected: '100 pages' }
+      : { ok: false, got: `${pages} pages (${row.itemsSeen[0]} items) before complete`, expected: '100 pages' };
+    row.median = row.p100.median; row.min = row.p100.min; row.max = row.p100.max;
+  }
+  finishRow(row);
+  return { rows: [row], ratios: [] };
+}
+
+function buildScenario(ctx, name) {
+  const { jsonl, seq, array } = ctx;
+  const m = jsonl.meta;
+  switch (name) {
+    case 'open-jsonl': return { name, server: 'fresh', files: [jsonl.file],
+      groups: [{ title: 'open JSON Lines', ops: [openOp(jsonl, 'jsonl')], peers: peerDefs(ctx, jsonl.file, m.bytes, { wc: m.records }) }] };
+    case 'open-seq': return { name, server: 'fresh', files: [seq.file],
+      groups: [{ title: 'open JSON-seq', ops: [openOp(seq, 'json-seq')], peers: peerDefs(ctx, seq.file, seq.meta.bytes, { wc: seq.meta.records }) }] };
+    case 'needle': return { name, server: 'shared', files: [jsonl.file], groups: [
+      { title: 'needle, case-sensitive', ops: [searchOp(jsonl, 'search-cs', `search text "${NEEDLE}" match_case:true`, { query: NEEDLE, mode: 'text', match_case: true }, m.needles)],
+        peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-c': m.needles, 'grep-c': m.needles }) },
+      { title: 'needle, case-insensitive', ops: [searchOp(jsonl, 'search-ci', `search text "${NEEDLE}" match_case:false`, { query: NEEDLE, mode: 'text', match_case: false }, m.needles)],
+        peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-ci': m.needles, 'grep-ci': m.needles }) }] };
+    case 'filter-selective': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'status == failed', ops: [
+      searchOp(jsonl, 'explorer', `search jsonpath ${SELECTIVE.explorer} (count + first 50)`, { query: SELECTIVE.explorer, mode: 'jsonpath' }, m.failed),
+      readerFirstPageOp(jsonl, 'reader-first', SELECTIVE.reader, Math.min(50, m.failed)),
+      readerAllPagesOp(jsonl, 'reader-all', SELECTIVE.reader, m.failed)],
+    peers: peerDefs(ctx, jsonl.file, m.bytes, { 'jq-failed': m.failed, 'duck-failed': m.failed }) }] };
+    case 'filter-nonselective': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'latency_ms > 100', ops: [
+      searchOp(jsonl, 'explorer', `search jsonpath ${NONSELECTIVE.explorer} (count + first 50)`, { query: NONSELECTIVE.explorer, mode: 'jsonpath' }, m.slow),
+      readerFirstPageOp(jsonl, 'reader-first', NONSELECTIVE.reader, Math.min(50, m.slow))],
+    peers: peerDefs(ctx, jsonl.file, m.bytes, { 'jq-slow': m.slow, 'duck-slow': m.slow }) }] };
+    case 'open-array': return { name, server: 'fresh', files: [array.file], groups: [{ title: 'open pretty array', ops: [
+      openOp(array, 'pretty JSON array'),
+      { id: 'json_open', label: 'json_open (pretty JSON array)', bytes: array.meta.bytes, expect: null,
+        run: async (gw) => { gw.need('json_open'); const r = await gw.call('json_open', { path: array.rel }); return { ms: r.ms, count: r.sc.record_count ?? null }; } }],
+    peers: peerDefs(ctx, array.file, array.meta.bytes, { 'jq-array': array.meta.records, 'duck-array': array.meta.records }) }] };
+    default: throw new Error(name);
+  }
+}
+
+// ---------------------------------------------------------------- targets
+function targets(ctx, all) {
+  const ratio = (sc, op, peer) => all.ratios.find((r) => r.scenario === sc && r.op === op && r.peer === peer);
+  const row = (sc, pred = () => true) => all.rows.find((r) => r.scenario === sc && pred(r));
+  const out = [];
+  const fromRatio = (name, goal, sc, op, peer, limit, asSpeedup) => {
+    if (!ctx.selected.has(sc)) return;
+    const r = ratio(sc, op, peer);
+    const gwRow = all.rows.find((x) => x.scenario === sc && x.kind === 'gateway' && x.id === op);
+    const peerRow = all.rows.find((x) => x.scenario === sc && x.kind === 'peer' && x.id === peer);
+    let result, measured = '';
+    if (!r || r.status !== 'ok' || r.median == null) {
+      result = gwRow?.status !== 'ok' ? gwRow?.status ?? 'not run' : peerRow?.status === 'missing' ? 'peer missing' : r?.status ?? 'not run';
+    } else {
+      measured = asSpeedup ? `${fmtRatio(1 / r.median)}× faster (${fmtRatio(r.median)}× the time) [${fmtRatio(1 / r.max)}–${fmtRatio(1 / r.min)}× faster]`
+        : `${fmtRatio(r.median)}× [${fmtRatio(r.min)}–${fmtRatio(r.max)}]`;
+      result = r.median <= limit ? 'pass' : 'miss';
+      if (gwRow?.check && !gwRow.check.ok) result = `${result === 'pass' ? 'pass on time, ' : 'miss, '}WRONG ANSWER`;
+    }
+    out.push({ target: name, goal, measured, result });
+  };
+  fromRatio('open + index JSON Lines', '≤ 2× wc -l', 'open-jsonl', 'open_file', 'wc', 2);
+  fromRatio('needle search', '≤ 2× rg -c', 'needle', 'search-cs', 'rg-c', 2);
+  fromRatio('needle search, case-insensitive', '≤ 3× rg -ci', 'needle', 'search-ci', 'rg-ci', 3);
+  fromRatio('selective filter, explorer search', '≤ 1× DuckDB', 'filter-selective', 'explorer', 'duck-failed', 1);
+  fromRatio('selective filter, explorer search', '≥ 18× faster than jq', 'filter-selective', 'explorer', 'jq-failed', 1 / 18, true);
+  fromRatio('selective filter, reader (all pages)', '≤ 1× DuckDB', 'filter-selective', 'reader-all', 'duck-failed', 1);
+  fromRatio('selective filter, reader (all pages)', '≥ 18× faster than jq', 'filter-selective', 'reader-all', 'jq-failed', 1 / 18, true);
+  fromRatio('non-selective filter, explorer search', '≥ 5× faster than jq', 'filter-nonselective', 'explorer', 'jq-slow', 1 / 5, true);
+  if (ctx.selected.has('open-array')) {
+    const r = row('open-array', (x) => x.kind === 'gateway' && x.id === 'open_file');
+    const ok = r?.status === 'ok' && r.mbPerS != null;
+    out.push({ target: 'open pretty JSON array', goal: '≥ 300 MB/s, memory flat',
+      measured: ok ? `${r.mbPerS.toFixed(0)} MB/s; server peak ${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)}) for ${fmtBytes(r.bytes)}` : '',
+      result: !ok ? r?.status ?? 'not run' : (r.mbPerS >= 300 ? 'pass' : 'miss') + (r.check && !r.check.ok ? ', WRONG ANSWER' : '') });
+  }
+  if (ctx.selected.has('get-record')) {
+    const r = row('get-record');
+    const ok = r?.status === 'ok' && r.p99;
+    out.push({ target: 'random get_record', goal: 'p99 < 2 ms',
+      measured: ok ? `p99 ${fmtMs(r.p99.median)} [${fmtMs(r.p99.min)}–${fmtMs(r.p99.max)}], p50 ${fmtMs(r.p50.median)}` : '',
+      result: !ok ? r?.status ?? 'not run' : (r.p99.median < 2 ? 'pass' : 'miss') + (r.check && !r.check.ok ? ', WRONG ANSWER' : '') });
+  }
+  if (ctx.selected.has('memory')) {
+    const r = row('memory');
+    const ok = r?.status === 'ok' && r.growthPeak;
+    out.push({ target: 'server memory growth, big file open + scanned', goal: `≤ 32 MiB + 8 B/record (${fmtMiB(r?.limitKb)})`,
+      measured: ok ? `peak growth ${fmtMiB(r.growthPeak.median)} [${fmtMiB(r.growthPeak.min)}–${fmtMiB(r.growthPeak.max)}], kept ${fmtMiB(r.growthKept.median)}; idle ${fmtMiB(r.idle)}` : '',
+      result: !ok ? r?.status ?? 'not run' : r.growthPeak.median <= r.limitKb ? 'pass' : 'miss' });
+  }
+  if (ctx.selected.has('cold-start')) {
+    const r = row('cold-start');
+    const ok = r?.status === 'ok' && r.median != null;
+    out.push({ target: 'cold start to tools/list', goal: '< 400 ms', measured: ok ? `${fmtMs(r.median)} [${fmtMs(r.min)}–${fmtMs(r.max)}]` : '',
+      result: !ok ? r?.status ?? 'not run' : r.median < 400 ? 'pass' : 'miss' });
+  }
+  if (ctx.selected.has('paging')) {
+    const r = row('paging');
+    const ok = r?.status === 'ok' && r.ratio;
+    out.push({ target: 'json_read page 100 vs page 1', goal: '≤ 1.5×',
+      measured: ok ? `${fmtRatio(r.ratio.median)}× [${fmtRatio(r.ratio.min)}–${fmtRatio(r.ratio.max)}] (page 1 ${fmtMs(r.p1.median)}, page 100 ${fmtMs(r.p100.median)})` : '',
+      result: !ok ? r?.status ?? 'not run' : (r.ratio.median <= 1.5 ? 'pass' : 'miss') + (r.check && !r.check.ok ? ` (${r.check.got})` : '') });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- report
+function answer(r) {
+  if (!r.check) return '';
+  return r.check.ok ? `${typeof r.check.got === 'number' ? fmtInt(r.check.got) : r.check.got ?? ''} ✓`.trim() : `✗ ${typeof r.check.got === 'number' ? fmtInt(r.check.got) : r.check.got} (expected ${typeof r.check.expected === 'number' ? fmtInt(r.check.expected) : r.check.expected})`;
+}
+function markdown(ctx, all, tg) {
+  const L = [];
+  const c = ctx.env;
+  L.push(`## mcpgw bench — ${c.date}`);
+  L.push('');
+  L.push(`${c.cpus} × ${c.cpuModel}, ${c.memGiB} GiB RAM, ${c.kernel}; load average ${c.loadStart} at start, ${c.loadEnd} at end. ` +
+    `Gateway: \`${ctx.cfg.gateway.startsWith(REPO + path.sep) ? path.relative(REPO, ctx.cfg.gateway) : ctx.cfg.gateway}\` on ${c.gatewayNode} (${c.gitRev}). ` +
+    `Data: seed ${ctx.cfg.seed}, ${ctx.files.join('; ')}. Each figure: median of ${ctx.cfg.runs} runs after 1 warm-up, [min–max]. ` +
+    `Peak RSS: GNU time %M for peers${HAVE_TIME ? '' : ' (unavailable here)'}; /proc VmHWM of the server process tree for the gateway (reset per call with clear_refs where allowed).`);
+  L.push('');
+  L.push('### Timings');
+  L.push('');
+  L.push('| scenario | tool | work | median | min–max | MB/s | peak RSS | answer |');
+  L.push('|---|---|---|---:|---:|---:|---:|---|');
+  for (const r of all.rows) {
+    if (r.scenario === 'memory' || r.scenario === 'paging' || r.scenario === 'get-record') continue;
+    const st = r.status === 'ok' ? fmtMs(r.median) : r.status === 'missing' ? 'peer missing' : r.status;
+    const peak = r.kind === 'gateway' ? (r.peak != null ? `${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)})` : '') : fmtMiB(r.peak);
+    const extra = r.queryMedian != null ? ` (query ${fmtMs(r.queryMedian)} in-process)` : '';
+    L.push(`| ${r.scenario} | ${r.tool} | ${r.label.replace(/\|/g, '\\|')}${extra} | ${st} | ${r.status === 'ok' ? `${fmtMs(r.min)}–${fmtMs(r.max)}` : ''} | ${r.status === 'ok' && r.mbPerS ? r.mbPerS.toFixed(0) : ''} | ${r.status === 'ok' ? peak : ''} | ${r.status === 'ok' ? answer(r) : ''} |`);
+  }
+  for (const r of all.rows) {
+    if (r.scenario === 'get-record') {
+      L.push(`| get-record | mcpgw | ${r.label} | ${r.status === 'ok' ? `p50 ${fmtMs(r.p50?.median)} / p99 ${fmtMs(r.p99?.median)}` : r.status} | ${r.status === 'ok' ? `p99 ${fmtMs(r.p99?.min)}–${fmtMs(r.p99?.max)}; max ${fmtMs(r.overall?.max)}` : ''} |  | ${r.status === 'ok' ? `${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)})` : ''} | ${r.status === 'ok' ? answer(r) : ''} |`);
+    }
+    if (r.scenario === 'paging') {
+      L.push(`| paging | mcpgw | ${r.label.replace(/\|/g, '\\|')} | ${r.status === 'ok' ? `p1 ${fmtMs(r.p1.median)} / p100 ${fmtMs(r.p100.median)}` : r.status} | ${r.status === 'ok' ? `p100 ${fmtMs(r.p100.min)}–${fmtMs(r.p100.max)}` : ''} |  | ${r.status === 'ok' ? `${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)})` : ''} | ${r.status === 'ok' ? answer(r) : ''} |`);
+    }
+    if (r.scenario === 'memory') {
+      L.push(`| memory | mcpgw | ${r.label} | ${r.status === 'ok' ? `idle ${fmtMiB(r.idle)}; +${fmtMiB(r.growthPeak?.median)} peak, +${fmtMiB(r.growthKept?.median)} kept` : r.status} | ${r.status === 'ok' ? `peak +${fmtMiB(r.growthPeak.min)}–${fmtMiB(r.growthPeak.max)}` : ''} |  | ${r.status === 'ok' ? fmtMiB(r.peak) : ''} | ${r.status === 'ok' ? `scans: ${r.scans.join(', ')}` : ''} |`);
+    }
+  }
+  L.push('');
+  L.push('### Ratios (gateway time ÷ peer time, per run; median [min–max])');
+  L.push('');
+  L.push('| scenario | gateway | peer | gateway ÷ peer | reading |');
+  L.push('|---|---|---|---:|---|');
+  for (const r of all.ratios) {
+    if (r.status !== 'ok' && !r.status.startsWith('peer')) continue; // listed under "Not measured"
+    const reading = r.status !== 'ok' ? r.status : r.median <= 1 ? `${fmtRatio(1 / r.median)}× faster than the peer` : `${fmtRatio(r.median)}× the peer's time`;
+    L.push(`| ${r.scenario} | ${r.opLabel.replace(/\|/g, '\\|')} | ${r.peerLabel.replace(/\|/g, '\\|')} | ${r.status === 'ok' ? `${fmtRatio(r.median)} [${fmtRatio(r.min)}–${fmtRatio(r.max)}]` : ''} | ${reading} |`);
+  }
+  L.push('');
+  L.push('### Targets');
+  L.push('');
+  L.push('| target | goal | measured | result |');
+  L.push('|---|---|---|---|');
+  for (const t of tg) L.push(`| ${t.target} | ${t.goal} | ${t.measured} | ${t.result} |`);
+  const byReason = new Map(); // one line per distinct reason
+  for (const r of all.rows) {
+    if (r.status === 'ok' || !r.reason) continue;
+    const k = `**${r.status}** — ${String(r.reason).replace(/\s+/g, ' ').slice(0, 300)}`;
+    if (!byReason.has(k)) byReason.set(k, []);
+    const what = `${r.scenario} / ${r.kind === 'peer' ? r.tool : r.label}`;
+    if (!byReason.get(k).includes(what)) byReason.get(k).push(what);
+  }
+  if (byReason.size) {
+    L.push('');
+    L.push('### Not measured');
+    L.push('');
+    for (const [k, whats] of byReason) L.push(`- ${whats.join('; ')}: ${k}`);
+  }
+  return L.join('\n');
+}
+
+// ---------------------------------------------------------------- install peers
+function installPeers() {
+  fs.mkdirSync(PEERS_DIR, { recursive: true });
+  const pj = path.join(PEERS_DIR, 'package.json');
+  if (!fs.existsSync(pj)) fs.writeFileSync(pj, JSON.stringify({ name: 'mcpgw-bench-peers', private: true, description: 'benchmark peers (scratch, gitignored)' }, null, 2) + '\n');
+  log(`npm install --prefix ${path.relative(REPO, PEERS_DIR)} ${DUCKDB_PKG}@${DUCKDB_VERSION}`);
+  const r = spawnSync('npm', ['install', '--prefix', PEERS_DIR, '--no-audit', '--no-fund', '--save-exact', `${DUCKDB_PKG}@${DUCKDB_VERSION}`], { stdio: 'inherit', cwd: PEERS_DIR });
+  if (r.status !== 0) die(1, 'npm install of the DuckDB peer failed');
+  for (const [tool, pkg] of [['rg', 'ripgrep'], ['jq', 'jq']]) {
+    if (spawnSync(tool, ['--version']).status !== 0) log(`${tool} is missing: install it from the OS packages (apt-get install -y ${pkg})`);
+  }
+  log('peers ready; now: npm run bench');
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const cfg = parseArgs(process.argv.slice(2));
+  if (cfg.installPeers) { installPeers(); return 0; }
+  cfg.node ??= Number(process.versions.node.split('.')[0]) >= 22 || !fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'node'))
+    ? process.execPath : path.join(REPO, 'node_modules', '.bin', 'node');
+  const selected = new Set(cfg.only ?? NAMES);
+  const ctx = { cfg, selected, peers: detectPeers(cfg), files: [] };
+  const present = Object.entries(ctx.peers).filter(([, p]) => p.version).map(([k]) => k);
+  const missing = Object.entries(ctx.peers).filter(([, p]) => !p.version).map(([k, p]) => `${k} (${p.install})`);
+  log(`peers: ${present.join(', ') || 'none'}${missing.length ? `; missing: ${missing.join(', ')}` : ''}; peak RSS via ${HAVE_TIME ? TIME_BIN + ' -f %M' : 'nothing (no GNU time)'}`);
+  if (!present.length) die(1, 'none of the peers (wc, grep, rg, jq, DuckDB) is present: nothing to compare with');
+
+  const gwNode = spawnSync(cfg.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const rev = spawnSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  const dirty = spawnSync('git', ['-C', REPO, 'status', '--porcelain', '--', 'src', 'plugins', 'bin'], { encoding: 'utf8' }).stdout.trim();
+  ctx.env = { date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC', cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model?.trim() ?? '?',
+    memGiB: (os.totalmem() / 2 ** 30).toFixed(0), kernel: `${os.type()} ${os.release()}`, loadStart: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    harnessNode: process.version, gatewayNode: `Node ${gwNode}`, gitRev: rev.status === 0 ? `${rev.stdout.trim()}${dirty ? ' + uncommitted changes' : ''}` : 'no commit yet',
+    peers: Object.fromEntries(Object.entries(ctx.peers).map(([k, p]) => [k, p.version])), peakRssMethod: HAVE_TIME ? 'GNU time %M (peers); /proc VmHWM (server)' : '/proc VmHWM (server) only' };
+
+  // data
+  const t0 = performance.now();
+  ctx.jsonl = ensureData(cfg, 'jsonl', { size: cfg.sizeBytes });
+  ctx.files.push(`JSON Lines ${fmtBytes(ctx.jsonl.meta.bytes)} (${fmtInt(ctx.jsonl.meta.records)} records, ${fmtInt(ctx.jsonl.meta.failed)} failed, ${fmtInt(ctx.jsonl.meta.needles)} needles)`);
+  if (selected.has('open-seq')) {
+    ctx.seq = ensureData(cfg, 'json-seq', { records: ctx.jsonl.meta.records });
+    ctx.files.push(`JSON-seq ${fmtBytes(ctx.seq.meta.bytes)}`);
+  }
+  if (selected.has('open-array')) {
+    ctx.array = ensureData(cfg, 'json', { records: Math.max(1, Math.round(ctx.jsonl.meta.records * 200 / 1024)) });
+    ctx.files.push(`pretty array ${fmtBytes(ctx.array.meta.bytes)} (${fmtInt(ctx.array.meta.records)} records)`);
+  }
+
+  // is the gateway there at all?
+  if (!fs.existsSync(cfg.gateway)) ctx.gatewayDown = `gateway not built: ${cfg.gateway} does not exist (cd ${REPO} && npx tsc -b)`;
+  else {
+    try { const gw = await Gateway.start(cfg); ctx.tools = [...gw.tools.keys()]; await gw.close(); log(`gateway tools: ${ctx.tools.join(', ')}`); }
+    catch (e) { ctx.gatewayDown = e.message; }
+  }
+  if (ctx.gatewayDown) log(ctx.gatewayDown);
+
+  const all = { rows: [], ratios: [] };
+  for (const name of NAMES) {
+    if (!selected.has(name)) continue;
+    log(`scenario ${name}`);
+    let res;
+    if (name === 'cold-start') res = await scenarioCold(ctx);
+    else if (name === 'get-record') res = await scenarioGetRecord(ctx);
+    else if (name === 'memory') res = await scenarioMemory(ctx);
+    else if (name === 'paging') res = await scenarioPaging(ctx);
+    else {
+      const sc = buildScenario(ctx, name);
+      res = await pairedScenario(ctx, sc);
+      for (const g of sc.groups) { for (const op of g.ops) op.row.id = op.id; for (const p of g.peers) p.row.id = p.id; }
+    }
+    all.rows.push(...res.rows); all.ratios.push(...res.ratios);
+  }
+  ctx.env.loadEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const tg = targets(ctx, all);
+  console.log(markdown(ctx, all, tg));
+  if (cfg.save) {
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');
+    const file = path.join(RESULTS_DIR, `${stamp}.json`);
+    fs.writeFileSync(file, JSON.stringify({ env: ctx.env, args: { ...cfg }, data: { jsonl: ctx.jsonl?.meta, json_seq: ctx.seq?.meta, array: ctx.array?.meta },
+      gateway_tools: ctx.tools ?? null, gateway_down: ctx.gatewayDown ?? null, rows: all.rows, ratios: all.ratios, targets: tg,
+      wall_s: +((performance.now() - t0) / 1000).toFixed(1) }, null, 2) + '\n');
+    log(`results: ${path.relative(REPO, file)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  return ctx.gatewayDown ? 1 : 0;
+}
+
+const cleanup = () => { for (const g of liveGateways) for (const p of procTree(g.pid)) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } } };
+process.on('SIGINT', () => { cleanup(); process.exit(130); });
+process.on('SIGTERM', () => { cleanup(); process.exit(143); });
+main().then((code) => { cleanup(); process.exit(code); }, (e) => { console.error(e); cleanup(); process.exit(1); });
