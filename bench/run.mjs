@@ -62,6 +62,8 @@ function usage() {
   --node FILE          the Node binary for the gateway and DuckDB (default: this Node if >= 22, else
                        the repository's pinned node_modules/.bin/node)
   --no-save            do not write bench/results/<date>.json
+  --cpu-prof           run the gateway under node --cpu-prof; profiles go to bench/results/profiles/<date>/
+                       (one per server process; open them in Chrome DevTools or speedscope)
   --install-peers      npm-install ${DUCKDB_PKG}@${DUCKDB_VERSION} into bench/.peers and exit
   --list               list the scenarios and exit`;
 }
@@ -81,6 +83,7 @@ function parseArgs(argv) {
       case '--gateway': o.gateway = path.resolve(val(i)); i++; break;
       case '--node': o.node = path.resolve(val(i)); i++; break;
       case '--no-save': o.save = false; break;
+      case '--cpu-prof': o.cpuProf = path.join(RESULTS_DIR, 'profiles', new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '')); break;
       case '--install-peers': o.installPeers = true; break;
       case '--list': console.log(SCENARIOS.map(([n, d]) => `${n.padEnd(20)} ${d}`).join('\n')); process.exit(0); break;
       case '-h': case '--help': console.log(usage()); process.exit(0); break;
@@ -176,7 +179,8 @@ class Gateway {
     g.cache = new Map();
     const t0 = performance.now();
     g.transport = new StdioClientTransport({
-      command: cfg.node, args: [cfg.gateway, 'serve', '--root', DATA_DIR], stderr: 'pipe', cwd: REPO,
+      command: cfg.node, args: [...(cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cfg.cpuProf] : []), cfg.gateway, 'serve', '--root', DATA_DIR],
+      stderr: 'pipe', cwd: REPO,
       maxBufferSize: 64 * MiB,
     });
     g.transport.stderr?.on('data', (b) => { g.stderrTail = (g.stderrTail + b.toString()).slice(-4000); });
@@ -523,20 +527,29 @@ function readerAllPagesOp(file, id, query, expect) {
 }
 
 async function scenarioCold(ctx) {
-  const row = { scenario: 'cold-start', kind: 'gateway', tool: 'mcpgw', label: 'spawn → initialize → tools/list answer',
+  const row = { scenario: 'cold-start', kind: 'gateway', tool: 'mcpgw', id: 'cold', label: 'spawn → initialize → tools/list answer',
     status: 'ok', times: [], idleKb: [], peakKb: [] };
+  // a reference, not a peer: the same Node starting and exiting with nothing to do
+  const ref = { scenario: 'cold-start', kind: 'peer', tool: 'node', id: 'node-empty', label: `node -e 0 (the gateway's Node, empty script; reference)`,
+    status: 'ok', times: [], peakKb: [], counts: [] };
   if (ctx.gatewayDown) Object.assign(row, { status: 'error', reason: ctx.gatewayDown });
-  for (let run = 0; run <= ctx.cfg.runs && row.status === 'ok'; run++) {
-    try {
-      const gw = await Gateway.start(ctx.cfg);
-      const m = gw.mem();
-      if (run > 0) { row.times.push(gw.coldMs); if (m) { row.idleKb.push(m.rss); row.peakKb.push(m.hwm); } }
-      row.tools = [...gw.tools.keys()];
-      await gw.close();
-    } catch (e) { Object.assign(row, { status: 'error', reason: e.message }); }
+  for (let run = 0; run <= ctx.cfg.runs; run++) {
+    if (row.status === 'ok') {
+      try {
+        const gw = await Gateway.start(ctx.cfg);
+        const m = gw.mem();
+        if (run > 0) { row.times.push(gw.coldMs); if (m) { row.idleKb.push(m.rss); row.peakKb.push(m.hwm); } }
+        row.tools = [...gw.tools.keys()];
+        await gw.close();
+      } catch (e) { Object.assign(row, { status: 'error', reason: e.message }); }
+    }
+    const r = await runShell(`${sq(ctx.cfg.node)} -e 0`);
+    if (run > 0) { ref.times.push(r.ms); if (r.rssKb) ref.peakKb.push(r.rssKb); }
   }
-  finishRow(row);
-  return { rows: [row], ratios: [] };
+  finishRow(row); finishRow(ref);
+  const per = row.times.map((t, i) => t / ref.times[i]);
+  const ratios = per.length ? [{ scenario: 'cold-start', op: 'cold', opLabel: row.label, peer: 'node-empty', peerLabel: 'node -e 0 (reference)', status: 'ok', values: per, ...stats(per) }] : [];
+  return { rows: [row, ref], ratios };
 }
 
 async function scenarioGetRecord(ctx) {
@@ -564,6 +577,10 @@ async function scenarioGetRecord(ctx) {
         return r.ms;
       };
       for (let i = 0; i < Math.min(500, cfg.calls); i++) await one(); // warm-up
+      // the transport's floor: MCP ping round trips on the same connection
+      const pings = [];
+      for (let i = 0; i < 1000; i++) { const t = performance.now(); await gw.client.ping(); pings.push(performance.now() - t); }
+      row.ping = { p50: quantile(pings, 0.5), p99: quantile(pings, 0.99) };
       row.wrong = 0;
       const per = Math.ceil(cfg.calls / cfg.runs);
       for (let run = 0; run < cfg.runs; run++) {
@@ -798,6 +815,7 @@ function markdown(ctx, all, tg) {
   }
   for (const r of all.rows) {
     if (r.scenario === 'get-record') {
+      if (r.ping) L.push(`| get-record | (MCP ping) | 1,000 ping round trips on the same connection: the transport's floor | p50 ${fmtMs(r.ping.p50)} / p99 ${fmtMs(r.ping.p99)} |  |  |  |  |`);
       L.push(`| get-record | mcpgw | ${r.label} | ${r.status === 'ok' ? `p50 ${fmtMs(r.p50?.median)} / p99 ${fmtMs(r.p99?.median)}` : r.status} | ${r.status === 'ok' ? `p99 ${fmtMs(r.p99?.min)}–${fmtMs(r.p99?.max)}; max ${fmtMs(r.overall?.max)}` : ''} |  | ${r.status === 'ok' ? `${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)})` : ''} | ${r.status === 'ok' ? answer(r) : ''} |`);
     }
     if (r.scenario === 'paging') {
@@ -924,6 +942,7 @@ async function main() {
       wall_s: +((performance.now() - t0) / 1000).toFixed(1) }, null, 2) + '\n');
     log(`results: ${path.relative(REPO, file)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }
+  if (cfg.cpuProf) log(`CPU profiles of the gateway: ${path.relative(REPO, cfg.cpuProf)}/`);
   return ctx.gatewayDown ? 1 : 0;
 }
 
