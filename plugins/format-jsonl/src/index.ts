@@ -14,6 +14,7 @@ function jsonLinesFormat(registry: PluginRegistry): Format {
         file,
         format: 'jsonl',
         fileType: 'ndjson',
+        rootIsSequence: true,
         index,
         end: file.identity.size,
         framing: { isPadding: isLinePadding },

@@ -106,6 +106,12 @@ export interface RecordSource {
   readonly fileType: string;
   /** Framed records, malformed ones included. */
   readonly count: number;
+  /**
+   * Whole-file addressing (DESIGN "Two addressing modes"): true when the file's root is the sequence of its
+   * records (JSON Lines, JSON-seq, a top-level array: record i is `/i`), false when the file is one document
+   * (a top-level object or scalar: record 0 is the root `""`).
+   */
+  readonly rootIsSequence: boolean;
   readonly identity: FileIdentity;
   /** The exact bytes of record i (framing excluded). @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes. */
   raw(i: number): Buffer;

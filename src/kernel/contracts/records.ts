@@ -42,6 +42,8 @@ export interface SourceSpec {
   file: OpenedFile;
   format: string;
   fileType: string;
+  /** See RecordSource.rootIsSequence. */
+  rootIsSequence: boolean;
   index: OffsetIndex;
   /** End of the last record, bytes (usually the file size). */
   end: number;

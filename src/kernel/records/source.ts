@@ -14,12 +14,14 @@ import { decodeUtf8, parseExact } from './parse';
 export class IndexedRecordSource implements RecordSource {
   readonly format: string;
   readonly fileType: string;
+  readonly rootIsSequence: boolean;
   readonly identity;
   private closed = false;
 
   constructor(private readonly spec: SourceSpec) {
     this.format = spec.format;
     this.fileType = spec.fileType;
+    this.rootIsSequence = spec.rootIsSequence;
     this.identity = spec.file.identity;
   }
 
