@@ -170,13 +170,25 @@ export class IndexedRecordSource implements RecordSource {
     const [s, e] = this.extent(i);
     const head = this.readRange(s, Math.min(e, s + 256));
     // Leading padding may hold newlines (blank lines before the record).
-    let a = 0, line = this.lineAt(i), column = 1;
+    let a = 0, line = this.lineAt(i), column = this.columnAt(s);
     const pad = this.spec.framing.isPadding;
     while (a < head.length && pad(head[a]!)) {
       if (head[a] === 0x0a) { line++; column = 1; } else column++;
       a++;
     }
     return { byte_offset: s + a, line, column, record_index: i };
+  }
+
+  /** 1-based column (in characters) of byte `s`: characters since the previous LF (looked for up to 64 KiB back). */
+  private columnAt(s: number): number {
+    if (s === 0) return 1;
+    const back = Math.min(s, 1 << 16);
+    const buf = this.readRange(s - back, s);
+    const nl = buf.lastIndexOf(10);
+    if (nl === buf.length - 1) return 1;
+    let from = nl === -1 ? 0 : nl + 1;
+    if (from === 0 && s === back && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3; // the BOM is not text
+    return buf.subarray(from).toString('utf8').length + 1;
   }
 
   /** 1-based line on which record i's extent starts: its checkpoint's line plus the newlines between. */
