@@ -251,6 +251,18 @@ describe('validate: probe and full passes', () => {
     close();
   });
 
+  test('a scan goes on past a record over maxRecordBytes: it comes alone, without bytes, and reading it throws', async () => {
+    const { source, close } = await open(write('v4.json', `[1,"${'x'.repeat(3000)}",3]`), { maxRecordBytes: 1024 });
+    const seen: unknown[] = [];
+    for await (const b of source.scan()) {
+      for (let k = 0; k < b.count; k++) {
+        try { seen.push(b.value(k)); } catch (e) { seen.push([(e as McpgwError).code, (e as McpgwError).limit, b.span(k)]); }
+      }
+    }
+    expect(seen).toEqual([1, ['RESOURCE_LIMIT_EXCEEDED', { name: 'maxRecordBytes', limit: 1024, value: 3002 }, [0, 0]], 3]);
+    close();
+  });
+
   test('records over maxRecordBytes are counted as oversized, not malformed', async () => {
     const { source, close } = await open(write('v3.json', `[{"s":"${'x'.repeat(3000)}"},1]`), { maxRecordBytes: 1024 });
     const r = await source.validate!({ mode: 'full' });
