@@ -75,6 +75,18 @@ export class IndexedRecordSource implements RecordSource {
     return { bytes: buf.subarray(a, b), offset: s + a, extent: buf, a, b };
   }
 
+  /** @throws RESOURCE_LIMIT_EXCEEDED when record i's `length` (trimmed bytes) is over maxRecordBytes. */
+  checkSize(i: number, length: number): void {
+    const { maxRecordBytes } = this.spec.limits;
+    if (length > maxRecordBytes) {
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+        limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
+        location: { record_index: i, byte_offset: this.spec.index.start(i) },
+        hint: 'Raise limits.maxRecordBytes in the config to read it.',
+      });
+    }
+  }
+
   /** Applies the framing's own record check. @throws SYNTAX_ERROR */
   checkFraming(i: number, extent: Uint8Array, a: number, b: number): void {
     const check = this.spec.framing.checkRecord;
@@ -320,11 +332,13 @@ function makeBatch(
     },
     text(k: number): string {
       const [s, e] = batch.span(k);
+      source.checkSize(first + k, e - s);
       return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
     },
     value(k: number, warnings?: RecordWarning[]): unknown {
       const [s, e] = batch.span(k);
       const i = first + k;
+      source.checkSize(i, e - s);
       const es = index.start(i) - base;
       const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
       source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
