@@ -105,3 +105,19 @@ describe('format-jsonl crash leftovers', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('offset index', () => {
+  test('offsets and line checkpoints survive block boundaries (65,536 a block) and finish()', () => {
+    const { Float64OffsetIndex } = jest.requireActual('../../src/kernel/records/offset-index') as typeof import('../../src/kernel/records/offset-index');
+    const ix = new Float64OffsetIndex();
+    const N = 200_003;
+    const big = 2 ** 40; // offsets past 2^32 stay exact
+    for (let i = 0; i < N; i++) ix.push(big + i * 7, i % 1024 === 0 ? i + 1 : 0);
+    ix.finish();
+    expect(ix.count).toBe(N);
+    for (const i of [0, 1023, 1024, 65_535, 65_536, 131_071, 131_072, N - 1]) expect(ix.start(i)).toBe(big + i * 7);
+    expect(ix.checkpointLine(0)).toBe(1);
+    expect(ix.checkpointLine(64)).toBe(64 * 1024 + 1);
+    expect(ix.checkpointLine(Math.floor((N - 1) / 1024))).toBe(Math.floor((N - 1) / 1024) * 1024 + 1);
+  });
+});
