@@ -78,6 +78,13 @@ describe('exact parsing', () => {
     }), { numRuns: 500 });
   });
 
+  test('past the runtime\'s own recursion limit (maxDepth raised to 100,000) the answer is RESOURCE_LIMIT_EXCEEDED, not a RangeError', () => {
+    const d = 50_000;
+    const text = '['.repeat(d) + '1.50' + ']'.repeat(d);
+    const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 3, maxDepth: 100_000 });
+    expect(() => parseExact(text, site, 100_000)).toThrow(expect.objectContaining({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxDepth', limit: 100_000 } }));
+  });
+
   test('duplicate member names: counted, located, last wins', () => {
     const text = '{"a":{"x":1,"y":[{"k":1},{"k":2,"k":3}]},"b":"\\"a\\":"}';
     const v = parseExact(text, () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: 10 }), 10);
