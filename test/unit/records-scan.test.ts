@@ -78,6 +78,15 @@ describe('exact parsing', () => {
     }), { numRuns: 500 });
   });
 
+  test('at maxDepth 2000 the exact (reviver) path works and keeps the numeral', () => {
+    const d = 2000;
+    const text = '['.repeat(d) + '1.50' + ']'.repeat(d);
+    const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: d });
+    let v = parseExact(text, site, d) as unknown[];
+    for (let k = 1; k < d; k++) v = v[0] as unknown[];
+    expect(JSON.stringify(v)).toBe('[1.50]');
+  });
+
   test('past the runtime\'s own recursion limit (maxDepth raised to 100,000) the answer is RESOURCE_LIMIT_EXCEEDED, not a RangeError', () => {
     const d = 50_000;
     const text = '['.repeat(d) + '1.50' + ']'.repeat(d);
