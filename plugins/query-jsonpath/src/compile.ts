@@ -11,6 +11,18 @@ const S = jsonpath.selectors;
 /** RFC 9535 strict environment. Recursion is bounded by the kernel's maxDepth on parsed values instead. */
 const env = new JSONPathEnvironment({ strict: true, maxRecursionDepth: 1_000_000 });
 
+/**
+ * json-p3 2.3.1 rejects number literals starting with `0` that RFC 9535 §2.3.5.1 allows (`0.1`, `0e2`: int = "0" /
+ * non-zero digits). This environment's parser (an own instance, json-p3 itself untouched) checks the RFC grammar
+ * `number = (int / "-0") [ frac ] [ exp ]` instead.
+ */
+const RFC_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
+(env as unknown as { parser: { tokenMap: Map<string, (stream: any) => unknown> } }).parser.tokenMap.set(jsonpath.TokenKind.NUMBER, (stream: any) => {
+  const lexeme = String(stream.current.value);
+  if (!RFC_NUMBER.test(lexeme)) throw new jsonpath.JSONPathSyntaxError(`invalid number literal '${lexeme}'`, stream.current);
+  return new X.NumberLiteral(stream.current, Number(lexeme));
+});
+
 /** RFC 6901 pointer of a json-p3 node location (RFC 6901 §3: `~` → `~0`, `/` → `~1`). */
 export function pointerOf(location: readonly (string | number)[]): string {
   let s = '';
@@ -165,10 +177,11 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     makeError('RESOURCE_LIMIT_EXCEEDED', `The value nests deeper than maxDepth ${maxDepth} for this query.`, { limit: { name: 'maxDepth', limit: maxDepth } });
 
   const run = (q: JSONPathQuery, value: unknown): QueryNode[] => {
-    const raw = hasRaw(value);
-    const input = raw ? comparable(value) : value;
+    let raw = false;
     let nodes: JSONPathNode[];
     try {
+      raw = hasRaw(value);
+      const input = raw ? comparable(value) : value;
       nodes = q.query(input as never).nodes;
     } catch (err) {
       if (err instanceof RangeError || (err instanceof Error && err.name === 'JSONPathRecursionLimitError')) throw depthError();
