@@ -104,8 +104,9 @@ export class QueryScanEngine implements ScanEngine {
     let checks = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
       const view = viewOf(batch);
-      const utf8Ok = isUtf8(batch.bytes);
       const list = candidates(view, plan, 0, batch.count);
+      // Valid UTF-8 is checked once per batch when most records are read, else per candidate record.
+      const utf8Ok = list === null || list.length > batch.count / 8 ? isUtf8(batch.bytes) : false;
       const n = list ? list.length : batch.count;
       for (let j = 0; j < n; j++) {
         const k = list ? list[j]! : j;
@@ -169,14 +170,20 @@ export class QueryScanEngine implements ScanEngine {
   }
 }
 
+/** The engine's view of a RecordBatch (no copy). */
 export function viewOf(batch: RecordBatch): BatchView {
+  return { first: batch.first, count: batch.count, bytes: batch.bytes, base: 0, span: (k) => batch.span(k), recordAt: (o) => batch.recordAt(o) };
+}
+
+/** Spans of every record of a batch, `[s0, e0, s1, e1, …]` (sent to worker threads with the bytes). */
+export function spansOf(batch: RecordBatch): Float64Array {
   const spans = new Float64Array(batch.count * 2);
   for (let k = 0; k < batch.count; k++) {
     const [s, e] = batch.span(k);
     spans[2 * k] = s;
     spans[2 * k + 1] = e;
   }
-  return { first: batch.first, count: batch.count, bytes: batch.bytes, spans, base: 0 };
+  return spans;
 }
 
 /** Gathers units into a page, counts the total, remembers skipped records and where to continue. */

@@ -20,7 +20,7 @@ import type { Plugin, PluginRegistry } from '../contracts/plugin';
 import type { CompiledQuery, QueryLanguage } from '../contracts/query';
 import { McpgwError } from '../errors';
 import { recordsToolkit } from '../records';
-import { candidates, evaluateRecord, inRange, NODE_TEXT, type Plan } from './plan';
+import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
   port: MessagePort;
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
   port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; utf8Ok: boolean }) => {
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
-    const view = { first: m.first, count: m.count, bytes, spans: m.spans, base: 0 };
+    const view = spansView(m.first, m.count, bytes, m.spans);
     try {
       const held: unknown[] = [];
       let units = 0;

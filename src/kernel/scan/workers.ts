@@ -9,7 +9,7 @@ import { McpgwError, isErrorCode } from '../errors';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
-import { viewOf } from './engine';
+import { spansOf } from './engine';
 import { lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
@@ -22,7 +22,7 @@ export interface WorkerPool {
 }
 
 /** Files at least this large are scanned on worker threads (queries with match()/search() always are). */
-export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
+export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 /** How long a scan past its deadline waits for the batch in progress before terminating its thread, ms. */
 const GRACE_MS = 200;
 
@@ -76,9 +76,14 @@ type WorkerMessage =
 export class ThreadPool implements WorkerPool {
   constructor(private readonly options: ThreadPoolOptions) {}
 
+  /**
+   * Regular expressions always run on a thread (so they can be stopped); otherwise big files whose query the byte
+   * prefilter cannot narrow (a prefiltered scan is bound by reading and `indexOf`, which the main thread does anyway).
+   */
   wanted(bytes: number, query: CompiledQuery): boolean {
     if (!query.language || !this.options.entryOf(query.language)) return false;
-    return !!query.usesRegex || bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES);
+    if (query.usesRegex) return true;
+    return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(query.requiredLiterals && query.requiredLiterals.length > 0 && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
   }
 
   async run(job: { opts: ScanQueryOptions; plan: Plan; from: number; to: number; site: (i: number) => ParseSite; collector: Collector }): Promise<ScanResult> {
@@ -209,14 +214,14 @@ export class ThreadPool implements WorkerPool {
           const r = await it.next();
           if (r.done) { exhausted = true; break; }
           const batch = r.value;
-          const view = viewOf(batch);
+          const spans = spansOf(batch);
           const bytes = new Uint8Array(batch.bytes.length);
           bytes.set(batch.bytes);
           const slot = slots.reduce((a, b) => (b.queue.length < a.queue.length ? b : a));
           const p: Pending = { seq, first: batch.first, count: batch.count, slot, messages: [], done: false };
           pending.set(seq, p);
           slot.queue.push(seq);
-          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, seq, first: batch.first, count: batch.count, bytes, spans: view.spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, (view.spans as Float64Array).buffer as ArrayBuffer]);
+          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
           seq++;
           dispatched = batch.first + batch.count;
         }
