@@ -91,6 +91,9 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
   let p = s;
   while (p < e && isWs(b[p]!)) p++;
   if (b[p] !== LBRACE) return undefined;
+  let last = e - 1;
+  while (last > p && isWs(b[last]!)) last--;
+  if (b[last] !== RBRACE) return undefined; // a truncated record: let the full parse report it
   const keys = keyBytes(names);
   const out: Record<string, unknown> = {};
   for (let w = 0; w < keys.length; w++) {
