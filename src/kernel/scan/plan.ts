@@ -1,0 +1,183 @@
+/**
+ * What a scan evaluates on each record, shared by the main thread and worker threads: the record range, the
+ * per-record predicate and inner query of a {@link SequenceSplit}, the prefilter literals, and how node paths are
+ * prefixed in each addressing mode.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { CompiledQuery, QueryNode } from '../contracts/query';
+import { McpgwError } from '../errors';
+import { decodeUtf8 } from '../records/parse';
+import type { ParseSite } from '../records/parse';
+import { parseRecord } from './fast-parse';
+import { Occurrences, readMembers } from './members';
+
+export interface Plan {
+  /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
+  kind: 'record' | 'document' | 'split';
+  /** Records to visit: `start, start + step, …` below `end`. */
+  start: number;
+  end: number;
+  step: number;
+  /** The query evaluated on each record (record/document), or the split's inner query (null: the record itself). */
+  query: CompiledQuery | null;
+  test?: (record: unknown) => boolean;
+  /** Top-level members `test` reads (on-demand reading). */
+  testReads?: readonly string[];
+  /** Prefilter: canonical encodings, one of which a candidate record contains. */
+  literals: Buffer[] | null;
+  /** Also keep records containing `\/` (a literal has `/`). */
+  slashEscape: boolean;
+  maxDepth: number;
+  /** Units per record: all nodes, or the first only. */
+  firstOnly: boolean;
+}
+
+/**
+ * Record bytes handed to evaluation: `bytes` hold records `first … first + count - 1`; `span(k)` gives record
+ * `first + k`'s `[start, end)` in `bytes`, `recordAt(offset)` the `k` whose span holds a byte (or -1).
+ */
+export interface BatchView {
+  first: number;
+  count: number;
+  bytes: Buffer;
+  span(k: number): readonly [number, number];
+  recordAt(offset: number): number;
+  /** File offset of `bytes[0]`. */
+  base: number;
+}
+
+export interface RecordOutcome {
+  record: number;
+  nodes?: QueryNode[];
+  /**
+   * The nodes' values are parsed on first access (a record selected by an on-demand filter): reading them may throw
+   * SYNTAX_ERROR when the rest of the record is malformed. The collector reads them for the page it returns.
+   */
+  lazy?: boolean;
+  /** The record could not be read (malformed, invalid UTF-8, too deep). */
+  error?: McpgwError;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+const BACKSLASH_SLASH = Buffer.from('\\/');
+
+/**
+ * The candidate records of a batch, in order (batch-relative `k`), or null when every record in range is one.
+ * A record is a candidate when it contains one of the literals, or a `\u` escape (or `\/` when a literal has `/`),
+ * through which it could spell the literal differently.
+ */
+export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number): number[] | null {
+  if (!plan.literals) return null;
+  if (toK <= fromK) return [];
+  const lo = b.span(fromK)[0], hi = b.span(toK - 1)[1];
+  const marks = new Uint8Array(toK - fromK);
+  const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
+  let any = false;
+  for (const needle of needles) {
+    let pos = b.bytes.indexOf(needle, lo);
+    while (pos !== -1 && pos < hi) {
+      const k = b.recordAt(pos);
+      if (k < fromK || k >= toK) break;
+      const [s, e] = b.span(k);
+      if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
+      pos = b.bytes.indexOf(needle, Math.max(pos + 1, e));
+    }
+  }
+  const out: number[] = [];
+  if (!any) return out;
+  for (let i = 0; i < marks.length; i++) if (marks[i]) out.push(fromK + i);
+  return out;
+}
+
+/** A BatchView over spans held in a Float64Array (`[s0, e0, s1, e1, …]`), as sent to worker threads. */
+export function spansView(first: number, count: number, bytes: Buffer, spans: Float64Array): BatchView {
+  return {
+    first, count, bytes, base: 0,
+    span: (k) => [spans[2 * k]!, spans[2 * k + 1]!],
+    recordAt(offset) {
+      let lo = 0, hi = count - 1;
+      if (count === 0 || offset < spans[0]!) return -1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (spans[2 * mid]! <= offset) lo = mid; else hi = mid - 1;
+      }
+      return lo;
+    },
+  };
+}
+
+const occurrences = new WeakMap<BatchView, Occurrences>();
+
+/** Whether record `i` is one the plan visits. */
+export function inRange(plan: Plan, i: number): boolean {
+  return i >= plan.start && i < plan.end && (plan.step === 1 || (i - plan.start) % plan.step === 0);
+}
+
+/**
+ * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing.
+ * `wantValues` false: the nodes will only be counted (their values may be left out).
+ */
+export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite, wantValues = true): RecordOutcome | null {
+  const i = b.first + k;
+  const [s, e] = b.span(k);
+  try {
+    if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) decodeUtf8(b.bytes.subarray(s, e), b.base + s, { record_index: i });
+    if (plan.kind === 'split' && plan.test && plan.testReads) {
+      // On demand: read only the members the filter reads; parse the record only when it passes.
+      let occ = occurrences.get(b);
+      if (!occ) occurrences.set(b, (occ = new Occurrences()));
+      const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth, occ);
+      if (stub !== undefined) {
+        if (!plan.test(stub)) return null;
+        if (!plan.query) {
+          if (!wantValues) return { record: i, lazy: true, nodes: [{ path: '/' + i, value: undefined }] }; // counted only
+          const text = b.bytes.toString('utf8', s, e);
+          return { record: i, lazy: true, nodes: [lazyNode('/' + i, text, () => parseRecord(text, plan.maxDepth, () => site(i)))] };
+        }
+      }
+    }
+    const text = b.bytes.toString('utf8', s, e);
+    const value = parseRecord(text, plan.maxDepth, () => site(i));
+    let nodes: QueryNode[];
+    if (plan.kind === 'split') {
+      if (plan.test && !plan.test(value)) return null;
+      const prefix = '/' + i;
+      if (!plan.query) nodes = [{ path: prefix, value }];
+      else {
+        nodes = plan.query.evaluate(value);
+        for (const n of nodes) n.path = prefix + n.path;
+      }
+    } else {
+      nodes = plan.query!.evaluate(value);
+    }
+    if (nodes.length === 0) return null;
+    if (plan.firstOnly && nodes.length > 1) nodes = [nodes[0]!];
+    return { record: i, nodes };
+  } catch (err) {
+    if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {
+      return { record: i, error: err };
+    }
+    throw err;
+  }
+}
+
+/** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */
+export const NODE_TEXT = Symbol.for('mcpgw.scan.nodeText');
+
+/** A node whose `value` is `parse()`d on first access; `[NODE_TEXT]` holds its JSON text. */
+export function lazyNode(path: string, text: string, parse: () => unknown): QueryNode {
+  let parsed = false;
+  let value: unknown;
+  const node = { path } as QueryNode;
+  Object.defineProperty(node, 'value', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!parsed) { value = parse(); parsed = true; }
+      return value;
+    },
+    set(v: unknown) { value = v; parsed = true; },
+  });
+  Object.defineProperty(node, NODE_TEXT, { value: text, enumerable: false });
+  return node;
+}
