@@ -33,7 +33,8 @@ export function fileTable(ctx: ToolContext): HandleTable<ReaderFile> {
     noun: 'file handle',
     idleMs: ctx.limits.handleIdleMs,
     max: ctx.limits.maxOpenFiles,
-    onEvict: (file) => release(ctx, file),
+    // Expiry leaves the cursors to answer HANDLE_EXPIRED for their handle (json_close removes them).
+    onEvict: (file) => void release(ctx, file, false),
   });
 }
 
@@ -49,13 +50,15 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
 }
 
 /**
- * Marks `file` closed, invalidates its cursors, and closes its source once any in-flight read has
- * released the lease. Resolves when the source is closed. Idempotent.
+ * Marks `file` closed, invalidates its cursors (unless `dropCursors` is false), and closes its source
+ * once any in-flight read has released the lease. Resolves when the source is closed. Idempotent.
  */
-export async function release(ctx: ToolContext, file: ReaderFile): Promise<void> {
+export async function release(ctx: ToolContext, file: ReaderFile, dropCursors = true): Promise<void> {
   file.closed = true;
-  const cursors = cursorTable(ctx);
-  for (const id of file.cursors) cursors.delete(id);
+  if (dropCursors) {
+    const cursors = cursorTable(ctx);
+    for (const id of file.cursors) cursors.delete(id);
+  }
   file.cursors.clear();
   while (file.lease) await file.lease;
   file.opened.close();

@@ -188,6 +188,8 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
       const spec: PageSpec = { ...cursor, position: cursor.position };
       return withLease(ctx, cursor.fileId, file, async () => {
         const page = await readPage(ctx, file, spec, true);
+        // A cancelled continuation keeps its cursor: consume it only for an answer that will be sent.
+        if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
         if (cursors.delete(shape.cursor)) file.cursors.delete(shape.cursor);
         return finish(ctx, cursor.fileId, file, spec, page);
       });
