@@ -42,7 +42,7 @@ type Shape =
   | { kind: 'path'; path: string; format?: string; language: string; query: string };
 
 /** Exactly one of the three shapes. @throws INVALID_ARGUMENT naming the offending keys */
-function shapeOf(args: Input, ctx: ToolContext): Shape {
+export function shapeOf(args: Input, ctx: ToolContext): Shape {
   const present = (Object.keys(args) as (keyof Input)[]).filter((k) => args[k] !== undefined);
   const hint = 'json_read takes exactly one of: {cursor}; {file_id, language, query, max_items?, max_result_bytes?}; {path, format?, language, query, max_items?, max_result_bytes?}.';
   const leaders = present.filter((k) => k === 'cursor' || k === 'file_id' || k === 'path');
@@ -167,8 +167,8 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
   name: 'json_read',
   title: 'Read JSON values with a pointer or JSONPath',
   description:
-    'Read from a JSON, JSON Lines or JSON-seq file with a JSON Pointer (language "pointer", e.g. "/0/id") or JSONPath (language "jsonpath", e.g. "$[*].id"). ' +
-    'The query addresses the whole file: the root of a JSON Lines or JSON-seq file is the array of its records. ' +
+    'Read values from a JSON, JSON Lines or JSON-seq file with a JSON Pointer or JSONPath query over the whole file, in bounded pages. ' +
+    'Languages: "pointer" (RFC 6901, like "/0/id") and "jsonpath" (RFC 9535, like "$[*].id"); the root of a JSON Lines or JSON-seq file is the array of its records. ' +
     'Exactly one argument shape: {cursor} continues a page; {file_id, language, query, max_items?, max_result_bytes?} reads an open file; ' +
     '{path, format?, language, query, max_items?, max_result_bytes?} opens, reads and closes (it returns file_id when it returns a cursor). ' +
     'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}. ' +
