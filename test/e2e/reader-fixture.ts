@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { REPO } from '../helpers/mcp';
 
 /** The reference product's example: orders with ids 101…105. */
 export const ORDERS = [
@@ -12,8 +11,6 @@ export const ORDERS = [
   '{"id":105,"item":"ink","qty":4}',
 ].join('\n') + '\n';
 
-/** Plugins the reader's tests load besides the built-ins (none once the query languages are built in). */
-export const EXTRA_PLUGINS: string[] = [path.join(REPO, 'test', 'fixtures', 'plugins', 'temp-query.cjs')];
 
 export interface ReaderDir {
   /** The served root. */
@@ -31,6 +28,6 @@ export function makeReaderDir(files: Record<string, string | Buffer>, config: Re
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content);
   const file = path.join(base, '.mcpgwrc.json');
   const profiles = config.profiles ?? { default: { bundles: ['reader'] } };
-  fs.writeFileSync(file, JSON.stringify({ root: './data', plugins: EXTRA_PLUGINS, profile: 'default', ...config, profiles }));
+  fs.writeFileSync(file, JSON.stringify({ root: './data', profile: 'default', ...config, profiles }));
   return { root, config: file, remove: () => fs.rmSync(base, { recursive: true, force: true }) };
 }

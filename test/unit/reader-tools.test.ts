@@ -30,13 +30,13 @@ function fakeContext(total: number, calls: ScanCall[] = [], session = new Sessio
     log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
     root: '/',
-    async scan(req: { resume?: unknown; limit: number }) {
+    scan: { async run(req: { resume?: unknown; limit: number }) {
       calls.push({ resume: req.resume, limit: req.limit });
       const from = (req.resume as { at: number } | undefined)?.at ?? 0;
       const to = Math.min(total, from + req.limit);
       const nodes = Array.from({ length: to - from }, (_, k) => ({ record: from + k, path: `/${from + k}/id`, value: from + k }));
-      return { nodes, next: to < total ? { at: to } : null, complete: to >= total, skipped: 0, firstSkipped: null };
-    },
+      return { nodes, next: to < total ? { at: to } : null, complete: true, skipped: 0, firstSkipped: [] };
+    } },
   };
   return ctx as unknown as ToolContext;
 }

@@ -1,5 +1,4 @@
-import type { CompiledQuery, HandleTable, OpenedSource, ToolContext } from 'mcpgw/plugin-api';
-import type { ScanPosition } from './engine';
+import type { CompiledQuery, HandleTable, OpenedSource, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 
 /** One open file of the reader: what a `jf_…` id denotes. */
 export interface ReaderFile {

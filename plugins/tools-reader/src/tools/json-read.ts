@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { scanPage, type ScanPosition } from '../engine';
+import type { CompiledQuery, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
 import { checkRoom, openSource } from './json-open';
@@ -103,13 +102,23 @@ interface Page {
 async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, showFileId: boolean): Promise<Page> {
   const { source, realPath } = file.opened;
   ctx.files.verify(source, realPath);
-  const outcome = await scanPage(ctx, { source, query: spec.compiled, resume: spec.position, limit: spec.maxItems });
+  const outcome = await ctx.scan.run({
+    source,
+    query: spec.compiled,
+    addressing: 'file',
+    unit: 'nodes',
+    ...(spec.position ? { resume: spec.position } : {}),
+    limit: spec.maxItems,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: (done, total) => ctx.progress(done, total, 'reading'),
+  });
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
 
   const warnings: Warning[] = [];
   if (outcome.skipped > 0) {
-    const first = outcome.firstSkipped ?? undefined;
+    const first = outcome.firstSkipped[0];
     const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
     warnings.push({
       code: 'SYNTAX_ERROR',
