@@ -99,6 +99,8 @@ describe('reader: exactness, pages, limits, errors', () => {
       'bad.jsonl': '{"id":1}\n{"id":2,}\n{"id":3}\n{oops\n{"id":5}\n',
       'notes.txt': 'hello world, this is not JSON\n',
       'change.jsonl': ORDERS,
+      // Over the engine's whole-file materialization bound (16 MiB).
+      'large.jsonl': Array.from({ length: 180_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}"}`).join('\n') + '\n',
     }, { limits: { maxItems: N, maxResultBytes: 8 * 1024 * 1024, maxCursors: 8, maxOpenFiles: 6, probeRecords: 3 } });
     c = await connect(['--config', dir.config]);
   });
@@ -181,6 +183,14 @@ describe('reader: exactness, pages, limits, errors', () => {
     const ids = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*].id' });
     expect(ids.data.items.map((i: any) => i.value)).toEqual([1, 3, 5]);
     expect(ids.data.stats.skipped).toBeGreaterThanOrEqual(1);
+    // Reading the malformed record itself is SYNTAX_ERROR with its location; its neighbours still read.
+    for (const query of ['/1/id', '/1']) {
+      const bad = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query });
+      expect(bad.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 1, line: 2, byte_offset: 17 } });
+    }
+    const bad3 = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[3]' });
+    expect(bad3.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 3, line: 4 } });
+    expect((await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query: '/2/id' })).data.items).toEqual([{ path: '/2/id', value: 3 }]);
     for (const r of [probe, full]) await call(c.client, 'json_close', { file_id: r.data.file_id });
   });
 
@@ -234,6 +244,14 @@ describe('reader: exactness, pages, limits, errors', () => {
     const ok = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/4/item' });
     expect(ok.data.items).toEqual([{ path: '/4/item', value: 'ink' }]);
     await call(c.client, 'json_close', { file_id: fid });
+  });
+
+  test('a query that does not split over the records of a large file: UNSUPPORTED_QUERY_FEATURE; one that does pages', async () => {
+    const r = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[0,1]' });
+    expect(r.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE' });
+    expect(r.data.error.hint).toContain('$[*]');
+    const ok = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[179999].id' });
+    expect(ok.data).toMatchObject({ items: [{ path: '/179999/id', value: 179_999 }], complete: true });
   });
 
   test('bounds: maxOpenFiles and maxCursors are RESOURCE_LIMIT_EXCEEDED naming the limit', async () => {

@@ -116,6 +116,15 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
 
+  if (outcome.nodes.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
+    // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed: reading it is the error
+    // (DESIGN "Records"), not an empty answer with a warning.
+    const first = outcome.firstSkipped[0];
+    throw ctx.error('SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+      ...(first ? { location: warningLocation(first) } : {}),
+      hint: 'The record is malformed in the file; other records can still be read.',
+    });
+  }
   const warnings: Warning[] = [];
   if (outcome.skipped > 0) {
     const first = outcome.firstSkipped[0];
@@ -152,6 +161,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   const exact = byteLength(result);
   if (exact > spec.maxResultBytes) throw overLimit(exact);
   return { result, next };
+}
+
+/** True when a whole-file query can select inside one record at most (its split range holds one index). */
+function addressesOneRecord(compiled: CompiledQuery, count: number): boolean {
+  if (!compiled.split || compiled.split.test) return false;
+  const { start, end, step } = compiled.split.range(count);
+  return end > start && Math.ceil((end - start) / Math.max(1, step)) === 1;
 }
 
 function byteLength(value: unknown): number {
