@@ -72,9 +72,23 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
       throw err;
     }
     const { source } = opened;
-    const warnings: Warning[] = report.first_malformed.map((m) => ({ code: 'SYNTAX_ERROR', message: m.message, location: warningLocation(m.location) }));
+    const warnings: Warning[] = report.first_malformed.map((m) => ({ code: m.code, message: m.message, location: warningLocation(m) }));
     if (report.malformed_records > report.first_malformed.length) {
       warnings.push({ code: 'SYNTAX_ERROR', message: `${report.malformed_records} malformed records in all among the ${report.records_examined} examined.` });
+    }
+    if (report.oversized_records > 0) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `${report.oversized_records} record(s) over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes) were not parsed.` });
+    }
+    if (report.duplicate_keys > 0) {
+      const d = report.first_duplicate_key;
+      warnings.push({
+        code: 'DUPLICATE_KEY',
+        message: `${report.duplicate_keys} record(s) repeat a member name (the last one wins)${d ? `; the first: "${d.key}" at ${d.path || '""'} in record ${d.record_index}` : ''}.`.slice(0, 1000),
+        ...(d ? { location: { record_index: d.record_index } } : {}),
+      });
+    }
+    if (report.lone_surrogates > 0) {
+      warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${report.lone_surrogates} record(s) hold escaped lone surrogates, read as U+FFFD.` });
     }
     return {
       file_id: fileId,
