@@ -55,26 +55,129 @@ function valueEnd(b: Buffer, p: number, e: number, maxDepth: number): number {
  * An object holding the named top-level members of the object record `b[s, e)` that it has (absent names absent),
  * with exact values; `undefined` when the record is not a well-formed object this walk can read.
  */
-export function readMembers(b: Buffer, s: number, e: number, names: readonly string[], maxDepth: number): Record<string, unknown> | undefined {
+export function readMembers(b: Buffer, s: number, e: number, names: readonly string[], maxDepth: number, occ: Occurrences = new Occurrences()): Record<string, unknown> | undefined {
+  const u = occ.next(b, BACKSLASH_U, 0, s);
+  if (u === -1 || u >= e) return findMembers(b, s, e, names, occ);
+  return walkMembers(b, s, e, names, maxDepth);
+}
+
+/**
+ * Next occurrences of needles in one batch's bytes, remembered so that records visited in order search each stretch
+ * once (a per-record `indexOf` would otherwise run on to the batch's end whenever a needle is rare). One instance per
+ * batch: the engine's batch buffers are reused for later batches.
+ */
+export class Occurrences {
+  private readonly from: number[] = [];
+  private readonly at: number[] = [];
+
+  /** First offset ≥ `from` of `needle` (slot `slot`) in `b`, or -1. */
+  next(b: Buffer, needle: Buffer, slot: number, from: number): number {
+    const f = this.from[slot], a = this.at[slot];
+    if (f !== undefined && f <= from && (a === -1 || a! >= from)) return a!;
+    const pos = b.indexOf(needle, from);
+    this.from[slot] = from;
+    this.at[slot] = pos;
+    return pos;
+  }
+}
+
+/**
+ * The members found by searching for each name's key bytes (`"name"`) with `indexOf` and keeping occurrences at
+ * depth 1 (checked by one pass over the bytes before them, strings skipped). Valid when the record has no `\u`
+ * escape (a key could then be spelled differently). A raw `"name"` followed by `:` can only be a key: inside a
+ * string its quotes would be escaped, and after a closing quote JSON allows no letter.
+ */
+function findMembers(b: Buffer, s: number, e: number, names: readonly string[], occ: Occurrences): Record<string, unknown> | undefined {
+  let p = s;
+  while (p < e && isWs(b[p]!)) p++;
+  if (b[p] !== LBRACE) return undefined;
+  const keys = keyBytes(names);
+  const out: Record<string, unknown> = {};
+  for (let w = 0; w < keys.length; w++) {
+    const kb = keys[w]!;
+    let valueAt = -1;
+    for (let k = occ.next(b, kb, w + 1, p); k !== -1 && k < e; k = occ.next(b, kb, w + 1, k + 1)) {
+      let q = k + kb.length;
+      while (q < e && isWs(b[q]!)) q++;
+      if (b[q] !== COLON) continue;
+      let bs = 0;
+      for (let r = k - 1; r >= s && b[r] === BACKSLASH; r--) bs++;
+      if (bs & 1) continue; // an escaped quote: inside a string
+      const depth = depthAt(b, p, k);
+      if (depth === -1) return undefined;
+      if (depth !== 1) continue;
+      q++;
+      while (q < e && isWs(b[q]!)) q++;
+      valueAt = q; // a later duplicate wins, as in JSON.parse
+    }
+    if (valueAt === -1 || valueAt >= e) continue;
+    const c = b[valueAt];
+    if (c === LBRACE || c === LBRACK) return undefined;
+    const ve = c === QUOTE ? stringEnd(b, valueAt, e) : scalarEnd(b, valueAt, e);
+    if (ve === -1) return undefined;
+    const text = b.toString('utf8', valueAt, ve);
+    if (mayNeedExact(text)) return undefined;
+    let v: unknown;
+    try { v = JSON.parse(text); } catch { return undefined; }
+    Object.defineProperty(out, names[w]!, { value: v, writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
+
+function scalarEnd(b: Buffer, p: number, e: number): number {
+  let q = p;
+  while (q < e) {
+    const d = b[q]!;
+    if (d === COMMA || d === RBRACE || d === RBRACK || isWs(d)) break;
+    q++;
+  }
+  return q > p ? q : -1;
+}
+
+/** Nesting depth at offset `k` (outside strings), counting from the record's opening brace at `p`; -1 when unclear. */
+function depthAt(b: Buffer, p: number, k: number): number {
+  let depth = 0;
+  for (let i = p; i < k; i++) {
+    const c = b[i]!;
+    if (c === QUOTE) {
+      i++;
+      while (i < k) {
+        const d = b[i]!;
+        if (d === BACKSLASH) i += 2;
+        else if (d === QUOTE) break;
+        else i++;
+      }
+      if (i >= k) return -1;
+    } else if (c === LBRACE || c === LBRACK) depth++;
+    else if (c === RBRACE || c === RBRACK) depth--;
+  }
+  return depth;
+}
+
+/** The general walker: every top-level member in order (handles escaped key spellings). */
+function walkMembers(b: Buffer, s: number, e: number, names: readonly string[], maxDepth: number): Record<string, unknown> | undefined {
   let p = s;
   while (p < e && isWs(b[p]!)) p++;
   if (b[p] !== LBRACE) return undefined;
   p++;
   const out: Record<string, unknown> = {};
-  const want = new Map<string, string>();
-  for (const n of names) want.set(JSON.stringify(n), n);
+  const keys = keyBytes(names);
+  let found = 0;
   for (;;) {
     while (p < e && isWs(b[p]!)) p++;
     if (b[p] === RBRACE) break;
     if (b[p] !== QUOTE) return undefined;
     const ke = stringEnd(b, p, e);
     if (ke === -1) return undefined;
-    const keyText = b.toString('utf8', p, ke);
-    let name: string | undefined = want.get(keyText);
-    if (name === undefined && keyText.includes('\\')) {
+    let name: string | undefined;
+    for (let w = 0; w < keys.length; w++) {
+      const kb = keys[w]!;
+      if (kb.length === ke - p && b[p + 1] === kb[1] && b.compare(kb, 0, kb.length, p, ke) === 0) { name = names[w]; break; }
+    }
+    if (name === undefined && hasBackslash(b, p, ke)) {
       // an escaped spelling of a wanted name
       let decoded: string;
-      try { decoded = JSON.parse(keyText) as string; } catch { return undefined; }
+      try { decoded = JSON.parse(b.toString('utf8', p, ke)) as string; } catch { return undefined; }
       if (names.includes(decoded)) name = decoded;
     }
     p = ke;
@@ -85,14 +188,17 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
     const ve = valueEnd(b, p, e, maxDepth);
     if (ve === -1) return undefined;
     if (name !== undefined) {
+      if (b[p] === LBRACE || b[p] === LBRACK) return undefined; // structured values: a full parse keeps the rules in one place
       const text = b.toString('utf8', p, ve);
-      if (mayNeedExact(text) || (b[p] === LBRACE || b[p] === LBRACK)) {
-        // structured or non-round-trip values: leave it to a full parse (keeps exactness rules in one place)
-        return undefined;
-      }
+      if (mayNeedExact(text)) return undefined;
       let v: unknown;
       try { v = JSON.parse(text); } catch { return undefined; }
+      if (!Object.prototype.hasOwnProperty.call(out, name)) found++;
       Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
+      if (found === names.length && noneAfter(b, ve, e, keys)) {
+        // Every name found and none can occur again (no later spelling of it): the rest cannot change the members.
+        return out;
+      }
     }
     p = ve;
     while (p < e && isWs(b[p]!)) p++;
@@ -103,4 +209,25 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
   p++;
   while (p < e && isWs(b[p]!)) p++;
   return p === e ? out : undefined;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+
+function hasBackslash(b: Buffer, p: number, e: number): boolean {
+  for (let q = p; q < e; q++) if (b[q] === BACKSLASH) return true;
+  return false;
+}
+
+/** No wanted key and no `\u` escape in `b[from, e)`. */
+function noneAfter(b: Buffer, from: number, e: number, keys: Buffer[]): boolean {
+  const rest = b.subarray(from, e);
+  if (rest.indexOf(BACKSLASH_U) !== -1) return false;
+  for (const kb of keys) if (rest.indexOf(kb) !== -1) return false;
+  return true;
+}
+const keyCache = new WeakMap<readonly string[], Buffer[]>();
+function keyBytes(names: readonly string[]): Buffer[] {
+  let k = keyCache.get(names);
+  if (!k) keyCache.set(names, (k = names.map((n) => Buffer.from(JSON.stringify(n)))));
+  return k;
 }

@@ -9,7 +9,7 @@ import { McpgwError } from '../errors';
 import { decodeUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
-import { readMembers } from './members';
+import { Occurrences, readMembers } from './members';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -32,12 +32,16 @@ export interface Plan {
   firstOnly: boolean;
 }
 
-/** Record bytes handed to evaluation: `bytes` hold records `first … first + count - 1`, `spans[2k], spans[2k+1]` bounds. */
+/**
+ * Record bytes handed to evaluation: `bytes` hold records `first … first + count - 1`; `span(k)` gives record
+ * `first + k`'s `[start, end)` in `bytes`, `recordAt(offset)` the `k` whose span holds a byte (or -1).
+ */
 export interface BatchView {
   first: number;
   count: number;
   bytes: Buffer;
-  spans: ArrayLike<number>;
+  span(k: number): readonly [number, number];
+  recordAt(offset: number): number;
   /** File offset of `bytes[0]`. */
   base: number;
 }
@@ -45,6 +49,11 @@ export interface BatchView {
 export interface RecordOutcome {
   record: number;
   nodes?: QueryNode[];
+  /**
+   * The nodes' values are parsed on first access (a record selected by an on-demand filter): reading them may throw
+   * SYNTAX_ERROR when the rest of the record is malformed. The collector reads them for the page it returns.
+   */
+  lazy?: boolean;
   /** The record could not be read (malformed, invalid UTF-8, too deep). */
   error?: McpgwError;
 }
@@ -59,21 +68,19 @@ const BACKSLASH_SLASH = Buffer.from('\\/');
  */
 export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number): number[] | null {
   if (!plan.literals) return null;
-  const lo = b.spans[2 * fromK]!, hi = toK > fromK ? b.spans[2 * (toK - 1) + 1]! : lo;
+  if (toK <= fromK) return [];
+  const lo = b.span(fromK)[0], hi = b.span(toK - 1)[1];
   const marks = new Uint8Array(toK - fromK);
   const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
   let any = false;
   for (const needle of needles) {
-    let k = fromK;
     let pos = b.bytes.indexOf(needle, lo);
     while (pos !== -1 && pos < hi) {
-      // advance k to the record whose span contains pos
-      while (k < toK && b.spans[2 * k + 1]! <= pos) k++;
-      if (k >= toK) break;
-      if (pos >= b.spans[2 * k]! && pos + needle.length <= b.spans[2 * k + 1]!) { marks[k - fromK] = 1; any = true; }
-      const next = b.spans[2 * k + 1]!;
-      pos = b.bytes.indexOf(needle, Math.max(pos + 1, next));
-      k++;
+      const k = b.recordAt(pos);
+      if (k < fromK || k >= toK) break;
+      const [s, e] = b.span(k);
+      if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
+      pos = b.bytes.indexOf(needle, Math.max(pos + 1, e));
     }
   }
   const out: number[] = [];
@@ -82,6 +89,25 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   return out;
 }
 
+/** A BatchView over spans held in a Float64Array (`[s0, e0, s1, e1, …]`), as sent to worker threads. */
+export function spansView(first: number, count: number, bytes: Buffer, spans: Float64Array): BatchView {
+  return {
+    first, count, bytes, base: 0,
+    span: (k) => [spans[2 * k]!, spans[2 * k + 1]!],
+    recordAt(offset) {
+      let lo = 0, hi = count - 1;
+      if (count === 0 || offset < spans[0]!) return -1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (spans[2 * mid]! <= offset) lo = mid; else hi = mid - 1;
+      }
+      return lo;
+    },
+  };
+}
+
+const occurrences = new WeakMap<BatchView, Occurrences>();
+
 /** Whether record `i` is one the plan visits. */
 export function inRange(plan: Plan, i: number): boolean {
   return i >= plan.start && i < plan.end && (plan.step === 1 || (i - plan.start) % plan.step === 0);
@@ -89,16 +115,26 @@ export function inRange(plan: Plan, i: number): boolean {
 
 /**
  * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing.
+ * `wantValues` false: the nodes will only be counted (their values may be left out).
  */
-export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite): RecordOutcome | null {
+export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite, wantValues = true): RecordOutcome | null {
   const i = b.first + k;
-  const s = b.spans[2 * k]!, e = b.spans[2 * k + 1]!;
+  const [s, e] = b.span(k);
   try {
     if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) decodeUtf8(b.bytes.subarray(s, e), b.base + s, { record_index: i });
     if (plan.kind === 'split' && plan.test && plan.testReads) {
       // On demand: read only the members the filter reads; parse the record only when it passes.
-      const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth);
-      if (stub !== undefined && !plan.test(stub)) return null;
+      let occ = occurrences.get(b);
+      if (!occ) occurrences.set(b, (occ = new Occurrences()));
+      const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth, occ);
+      if (stub !== undefined) {
+        if (!plan.test(stub)) return null;
+        if (!plan.query) {
+          if (!wantValues) return { record: i, lazy: true, nodes: [{ path: '/' + i, value: undefined }] }; // counted only
+          const text = b.bytes.toString('utf8', s, e);
+          return { record: i, lazy: true, nodes: [lazyNode('/' + i, text, () => parseRecord(text, plan.maxDepth, () => site(i)))] };
+        }
+      }
     }
     const text = b.bytes.toString('utf8', s, e);
     const value = parseRecord(text, plan.maxDepth, () => site(i));
@@ -123,4 +159,25 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
     }
     throw err;
   }
+}
+
+/** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */
+export const NODE_TEXT = Symbol.for('mcpgw.scan.nodeText');
+
+/** A node whose `value` is `parse()`d on first access; `[NODE_TEXT]` holds its JSON text. */
+export function lazyNode(path: string, text: string, parse: () => unknown): QueryNode {
+  let parsed = false;
+  let value: unknown;
+  const node = { path } as QueryNode;
+  Object.defineProperty(node, 'value', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!parsed) { value = parse(); parsed = true; }
+      return value;
+    },
+    set(v: unknown) { value = v; parsed = true; },
+  });
+  Object.defineProperty(node, NODE_TEXT, { value: text, enumerable: false });
+  return node;
 }
