@@ -414,7 +414,10 @@ describe('reader: expiry and the request deadline', () => {
 
 test('reader: a read that reaches requestTimeoutMs returns complete: false with a cursor that continues', async () => {
   const N = 50_000;
-  const dir = makeReaderDir({ 'many.jsonl': Array.from({ length: N }, (_, i) => `{"id":${i}}`).join('\n') + '\n' }, { limits: { requestTimeoutMs: 1, maxItems: N, maxResultBytes: 16 * 1024 * 1024 } });
+  const dir = makeReaderDir({
+    'many.jsonl': Array.from({ length: N }, (_, i) => `{"id":${i}}`).join('\n') + '\n',
+    'wide.jsonl': Array.from({ length: 300_000 }, (_, i) => `{"id":${i},"pad":"${'w'.repeat(30)}"}`).join('\n') + '\n',
+  }, { limits: { requestTimeoutMs: 1, maxItems: N, maxResultBytes: 16 * 1024 * 1024 } });
   const c = await connect(['--config', dir.config]);
   try {
     const ids: unknown[] = [];
@@ -431,6 +434,11 @@ test('reader: a read that reaches requestTimeoutMs returns complete: false with 
     }
     expect(pages).toBeGreaterThan(1);
     expect(ids).toEqual(Array.from({ length: N }, (_, i) => i));
+    // Full validation stops at the deadline too, and says that input remains unchecked.
+    const full = await call(c.client, 'json_open', { path: 'wide.jsonl', validation: 'full' });
+    expect(full.data.validation).toMatchObject({ mode: 'full', complete: false, malformed_records: 0 });
+    expect(full.data.validation.records_examined).toBeGreaterThan(0);
+    expect(full.data.validation.records_examined).toBeLessThan(300_000);
   } finally {
     await c.close();
     dir.remove();
