@@ -119,6 +119,11 @@ export interface ValidateOptions {
   probeBytes?: number;
   probeRecords?: number;
   signal?: AbortSignal;
+  /**
+   * ms since the epoch (a tool's `ctx.deadline`): past it, validation stops after the current batch and returns the
+   * report so far with `complete: false` (checked between batches). Default: none.
+   */
+  deadline?: number;
   /** Bytes examined of bytes to examine. */
   onProgress?: ProgressReporter;
 }

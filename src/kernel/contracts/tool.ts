@@ -61,9 +61,14 @@ export interface FileAccess {
   /**
    * Opens `path` (relative to the root, or absolute inside it) as records.
    * @throws ACCESS_DENIED outside the root; INVALID_ARGUMENT for NUL bytes and non-regular files;
-   *   NOT_FOUND; UNSUPPORTED_FORMAT when no format recognises it; RESOURCE_LIMIT_EXCEEDED (maxFileBytes).
+   *   NOT_FOUND; UNSUPPORTED_FORMAT when no format recognises it; RESOURCE_LIMIT_EXCEEDED (maxFileBytes);
+   *   FORMAT_MISMATCH (only with `strictFormat`, see there).
+   * `options.strictFormat` (optional, default false): when `format` names a format explicitly (not `auto`), that
+   *   format's `detect` says the probe cannot be it (`null`) and content detection picks another format, the open
+   *   fails with FORMAT_MISMATCH naming the likely format in its message and hint, before any indexing. The explicit
+   *   format stays authoritative otherwise (a file no format recognises opens with it, and validation reports it).
    */
-  open(path: string, options?: { format?: string; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
+  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
   /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
   verify(source: RecordSource, realPath: string): void;
 }

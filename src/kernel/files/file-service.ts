@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Format, RecordSource } from '../contracts/format';
+import type { Format, FormatProbe, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
@@ -34,6 +34,7 @@ export class FileService implements FileAccess {
         size: file.identity.size,
       };
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
+      if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
       const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
       let closed = false;
       return {
@@ -56,4 +57,21 @@ export class FileService implements FileAccess {
   verify(source: RecordSource, realPath: string): void {
     verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
   }
+}
+
+/**
+ * FileAccess.open's `strictFormat` check: an explicit format whose own detection rules the content out, while
+ * another format recognises it, is FORMAT_MISMATCH naming the likely format.
+ * @throws McpgwError FORMAT_MISMATCH
+ */
+function checkExplicitFormat(formats: readonly Format[], explicit: Format, probe: FormatProbe, displayPath: string): void {
+  let confidence: number | null;
+  try { confidence = explicit.detect(probe); } catch { confidence = null; }
+  if (confidence !== null) return;
+  let likely: ReturnType<typeof selectFormat> | null = null;
+  try { likely = selectFormat(formats, probe); } catch { likely = null; }
+  if (!likely || likely.format.name === explicit.name || (likely.detection.basis === 'extension' && likely.detection.confidence <= 0.5)) return;
+  throw new McpgwError('FORMAT_MISMATCH', `${displayPath} is not ${explicit.name}: its content looks like ${likely.format.name} (confidence ${likely.detection.confidence}).`, {
+    hint: `Open it with format "${likely.format.name}" or "auto".`,
+  });
 }

@@ -74,6 +74,7 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           }
         }
         from = batch.first + batch.count;
+        if (options.deadline !== undefined && Date.now() > options.deadline) stop = true;
         if (stop) break;
       }
       break;
