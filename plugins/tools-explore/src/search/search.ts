@@ -22,7 +22,7 @@ const input = z.object({
 const match = z.object({
   record_index: z.number().int(),
   preview: z.string().describe('The hit with context, marked «…»'),
-  match_path: z.string().nullable().describe('RFC 6901 pointer, inside the record, of the first matching value or key'),
+  match_path: z.string().describe('RFC 6901 pointer, inside the record, of the first matching value or key ("" for the whole record)'),
   record: z.record(z.string(), z.unknown()).optional().describe('With fields: the record projected to them'),
 });
 
