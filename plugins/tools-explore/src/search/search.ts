@@ -181,9 +181,8 @@ function jsonPathLanguage(ctx: ToolContext) {
  * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE
  */
 function compileSearch(ctx: ToolContext, query: string, matchCase: boolean): { filter?: string; test: (batch: RecordBatch, k: number, onMalformed: (i: number) => void) => Match | null } {
-  const language = jsonPathLanguage(ctx);
   if (!isPredicate(query)) {
-    const compiled = language.compile(query);
+    const compiled = jsonPathLanguage(ctx).compile(query);
     return { test: (batch, k, onMalformed) => jsonPathMatch(batch, k, compiled, onMalformed) };
   }
   let predicate;
@@ -192,12 +191,13 @@ function compileSearch(ctx: ToolContext, query: string, matchCase: boolean): { f
   } catch (err) {
     if (err instanceof PredicateError) {
       throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
-        location: { position: err.position } as never,
+        location: { position: err.position },
         hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
       });
     }
     throw err;
   }
+  const language = jsonPathLanguage(ctx);
   let compiled: CompiledQuery;
   try {
     compiled = language.compile(`$[?${predicate.filter}]`);
