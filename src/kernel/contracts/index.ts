@@ -5,3 +5,4 @@ export * from './query';
 export * from './records';
 export * from './tokens';
 export * from './tool';
+export * from './scan';

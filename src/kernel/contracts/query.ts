@@ -5,16 +5,63 @@ export interface QueryNode {
   value: unknown;
 }
 
+/**
+ * How a query over a whole file whose root is the sequence of its records (JSON Lines, JSON-seq, a top-level
+ * array; DESIGN "Two addressing modes") distributes over the records: first "which records" (`select`), then
+ * "what inside each selected record" (`inner`, evaluated with the record as its root). The node list of the
+ * whole query is the concatenation, in file order, of `inner`'s node lists of the selected records, each node's
+ * path prefixed with `/<record index>`. Absent on a CompiledQuery when the query does not distribute that way
+ * (RFC 9535: a union of several selectors at the first segment, a negative slice step, a filter reading `$`).
+ */
+export interface SequenceSplit {
+  /**
+   * The records selected from a sequence of `count` records: indexes `start, start + step, …` below `end`
+   * (`step` ≥ 1, RFC 9535 §2.3.4.2.2 normalized bounds), each further narrowed by `test` when present.
+   */
+  range(count: number): { start: number; end: number; step: number };
+  /** A per-record predicate (an RFC 9535 filter selector with `@` = the record). Absent: every record in range. */
+  test?(record: unknown): boolean;
+  /**
+   * When `test` reads only these top-level members of the record (singular paths `@.a`, `@['b']`): the engine may
+   * call `test` on an object holding just those members, read from the record's bytes (on-demand), and parse the
+   * whole record only when it passes. Absent: `test` needs the whole record.
+   */
+  readonly testReads?: readonly string[];
+  /** What is selected inside each selected record (record as root); `null` selects the record itself (path ""). */
+  inner: CompiledQuery | null;
+}
+
+/** Options of `QueryLanguage.compile`. */
+export interface CompileOptions {
+  /** Deepest nesting evaluation may walk (Limits.maxDepth); deeper is RESOURCE_LIMIT_EXCEEDED. */
+  maxDepth?: number;
+}
+
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {
   readonly text: string;
-  /** The node list this query selects from `value` (`value` is `$`, RFC 9535 §2.2). */
+  /**
+   * The node list this query selects from `value` (`value` is `$`, RFC 9535 §2.2). Numbers in `value` may be
+   * `JSON.rawJSON` objects (exact lexemes); they compare by value and come back unchanged in node values.
+   * @throws McpgwError RESOURCE_LIMIT_EXCEEDED (maxDepth).
+   */
   evaluate(value: unknown): QueryNode[];
   /**
    * Optional prefilter hint: byte strings of which at least one must occur in the raw text of any
-   * record that can match. Scans skip records containing none of them before parsing.
+   * record that can match. Scans skip records containing none of them before parsing. Literals are the
+   * canonical JSON encoding (`JSON.stringify`); a record may spell the same value with `\u` escapes or `\/`,
+   * so a scan also keeps records containing a backslash escape of those kinds (see docs/queries.md).
    */
   readonly requiredLiterals?: readonly string[];
+  /** Whole-file addressing over a sequence of records (see {@link SequenceSplit}). */
+  readonly split?: SequenceSplit;
+  /**
+   * True when evaluation can run a regular expression (RFC 9535 match()/search()); the engine then evaluates it in
+   * a worker thread it can terminate at the deadline, because a regular expression can backtrack for minutes.
+   */
+  readonly usesRegex?: boolean;
+  /** The language's registered name (set by the kernel registry when absent), so a worker thread can recompile it. */
+  readonly language?: string;
 }
 
 /** A query language plugin's contribution (`jsonpath`, `pointer`, or a third party's). */
@@ -22,5 +69,5 @@ export interface QueryLanguage {
   readonly name: string;
   readonly description?: string;
   /** @throws McpgwError QUERY_SYNTAX_ERROR with `location.position` and what was expected. */
-  compile(text: string): CompiledQuery;
+  compile(text: string, options?: CompileOptions): CompiledQuery;
 }

@@ -4,6 +4,7 @@ import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
+import type { ScanEngine } from './scan';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -142,6 +143,11 @@ export interface ToolContext {
   error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
   /** Absolute root folder (real path), for messages only; file access goes through `files`. */
   readonly root: string;
+  /**
+   * The query scan engine (contracts/scan.ts): tools evaluate compiled queries over a RecordSource through it, never
+   * record by record themselves. Shared server-wide (it enforces Limits.maxConcurrentScans).
+   */
+  readonly scan: ScanEngine;
 }
 
 export type { OpenedFile };

@@ -92,6 +92,7 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
     throw new PluginLoadError(label, `register() failed: ${(err as Error).message}`);
   }
   ctx.registry.plugins.push(record);
+  ctx.registry.entries.set(p.name, entry);
   ctx.log.debug('plugin loaded', { plugin: label, from: entry });
 }
 

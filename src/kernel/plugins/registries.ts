@@ -33,6 +33,14 @@ export class Registry {
   readonly bundles = new Map<string, Owned<ToolBundle>>();
   readonly tools = new Map<string, Owned<string>>();
   readonly plugins: PluginRecord[] = [];
+  /** Plugin name → the resolved module file that was imported (worker threads import it again for its query languages). */
+  readonly entries = new Map<string, string>();
+
+  /** The module file of the plugin that registered query language `name`, or undefined. */
+  queryLanguageEntry(name: string): string | undefined {
+    const owner = this.queryLanguages.get(name)?.plugin;
+    return owner === undefined ? undefined : this.entries.get(owner);
+  }
 
   addFormat(plugin: PluginRecord, format: Format): void {
     this.claim(this.formats, 'format', format.name, plugin.name, format);

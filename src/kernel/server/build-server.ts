@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { FileAccess, Registries, ToolContext, ToolDefinition } from '../contracts/tool';
+import type { ScanEngine } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
@@ -17,6 +18,8 @@ export interface ServerSpec {
   limits: Limits;
   log: Logger;
   root: string;
+  /** The server-wide scan engine handed to tools as `ctx.scan`. */
+  scan: ScanEngine;
 }
 
 /** Minimum interval between progress notifications of one request, ms. */
@@ -79,5 +82,6 @@ function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolConte
     log: spec.log,
     error: (code, message, details) => new McpgwError(code, message, details),
     root: spec.root,
+    scan: spec.scan,
   };
 }

@@ -1,0 +1,248 @@
+import { jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, McpgwError, QueryNode, SequenceSplit } from 'mcpgw/plugin-api';
+import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
+
+type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
+
+const { JSONPathEnvironment } = jsonpath;
+const X = jsonpath.expressions;
+const S = jsonpath.selectors;
+
+/** RFC 9535 strict environment. Recursion is bounded by the kernel's maxDepth on parsed values instead. */
+const env = new JSONPathEnvironment({ strict: true, maxRecursionDepth: 1_000_000 });
+
+/** RFC 6901 pointer of a json-p3 node location (RFC 6901 §3: `~` → `~0`, `/` → `~1`). */
+export function pointerOf(location: readonly (string | number)[]): string {
+  let s = '';
+  for (const t of location) s += '/' + (typeof t === 'number' ? String(t) : t.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return s;
+}
+
+/** The node at `location` inside `value` (used to return original, lexeme-exact values). */
+function at(value: unknown, location: readonly (string | number)[]): unknown {
+  let v = value as any;
+  for (const t of location) v = v[t];
+  return v;
+}
+
+interface Walk {
+  usesRegex: boolean;
+  readsRoot: boolean;
+}
+
+/** Walks every filter expression of the query: makes comparisons exact, records regex and `$` use. */
+function prepareSegments(segments: readonly any[], walk: Walk): void {
+  for (const seg of segments) for (const sel of seg.selectors) if (sel instanceof S.FilterSelector) prepareExpr(sel.expression, walk);
+}
+
+function prepareExpr(e: any, walk: Walk): void {
+  if (!e) return;
+  if (e instanceof X.LogicalExpression) return prepareExpr(e.expression, walk);
+  if (e instanceof X.PrefixExpression) return prepareExpr(e.right, walk);
+  if (e instanceof X.InfixExpression) {
+    prepareExpr(e.left, walk);
+    prepareExpr(e.right, walk);
+    if (!e.logical) {
+      const self = e;
+      // Own property on this instance: the comparison with exact numbers (json-p3 itself is untouched).
+      Object.defineProperty(self, 'evaluate', {
+        value(context: any) {
+          let left = self.left.evaluate(context);
+          if (left instanceof jsonpath.JSONPathNodeList && left.nodes.length === 1) left = left.nodes[0]!.value;
+          let right = self.right.evaluate(context);
+          if (right instanceof jsonpath.JSONPathNodeList && right.nodes.length === 1) right = right.nodes[0]!.value;
+          return compareExact(left, self.operator, right);
+        },
+      });
+    }
+    return;
+  }
+  if (e instanceof X.NumberLiteral) {
+    const lexeme = String(e.token.value);
+    const exact = rawToComparable(lexeme);
+    if (typeof exact === 'bigint') Object.defineProperty(e, 'value', { value: exact });
+    return;
+  }
+  if (e instanceof X.RootQuery) {
+    walk.readsRoot = true;
+    prepareSegments(e.path.segments, walk);
+    return;
+  }
+  if (e instanceof X.RelativeQuery) return prepareSegments(e.path.segments, walk);
+  if (e instanceof X.FunctionExtension) {
+    if (e.name === 'match' || e.name === 'search') walk.usesRegex = true;
+    for (const a of e.args) prepareExpr(a, walk);
+  }
+}
+
+/** Byte literals one of which every matching value must contain (see CompiledQuery.requiredLiterals). */
+function literalsOfSegments(segments: readonly any[]): string[] {
+  let best: string[] = [];
+  for (const seg of segments) {
+    if (seg.selectors.length !== 1) continue;
+    const sel = seg.selectors[0];
+    let lits: string[] = [];
+    if (sel instanceof S.NameSelector) lits = [JSON.stringify(sel.name)];
+    else if (sel instanceof S.FilterSelector) lits = literalsOfExpr(sel.expression);
+    if (lits.length && (best.length === 0 || score(lits) > score(best))) best = lits;
+  }
+  return best;
+}
+
+const score = (lits: string[]) => Math.min(...lits.map((l) => l.length)) - lits.length;
+
+function literalsOfExpr(e: any): string[] {
+  if (e instanceof X.LogicalExpression) return literalsOfExpr(e.expression);
+  if (e instanceof X.InfixExpression) {
+    if (e.operator === '&&') {
+      const a = literalsOfExpr(e.left), b = literalsOfExpr(e.right);
+      if (!a.length) return b;
+      if (!b.length) return a;
+      return score(a) >= score(b) ? a : b;
+    }
+    if (e.operator === '||') {
+      const a = literalsOfExpr(e.left), b = literalsOfExpr(e.right);
+      return a.length && b.length ? [...a, ...b] : [];
+    }
+    if (e.operator === '==') {
+      // A relative or root query compared to a string literal: the matched value is that string.
+      const [q, lit] = e.left instanceof X.StringLiteral ? [e.right, e.left] : [e.left, e.right];
+      if (lit instanceof X.StringLiteral && q instanceof X.RelativeQuery) return [JSON.stringify(lit.value)];
+    }
+    return [];
+  }
+  if (e instanceof X.RelativeQuery) {
+    // existence test @.a.b: the names must be present
+    return literalsOfSegments(e.path.segments);
+  }
+  return [];
+}
+
+/** Top-level member names a filter reads when it reads only singular `@.name` paths and literals. */
+function membersRead(e: any, out: Set<string>): boolean {
+  if (e instanceof X.LogicalExpression) return membersRead(e.expression, out);
+  if (e instanceof X.PrefixExpression) return membersRead(e.right, out);
+  if (e instanceof X.InfixExpression) return membersRead(e.left, out) && membersRead(e.right, out);
+  if (e instanceof X.StringLiteral || e instanceof X.NumberLiteral || e instanceof X.BooleanLiteral || e instanceof X.NullLiteral) return true;
+  if (e instanceof X.RelativeQuery) {
+    const segs = e.path.segments;
+    if (segs.length === 0) return false; // @ itself
+    const first = segs[0];
+    if (first.constructor.name !== 'ChildSegment' || first.selectors.length !== 1 || !(first.selectors[0] instanceof S.NameSelector)) return false;
+    out.add(first.selectors[0].name);
+    return true;
+  }
+  if (e instanceof X.FunctionExtension) {
+    return e.args.every((a: any) => membersRead(a, out));
+  }
+  return false;
+}
+
+/**
+ * Compiles an RFC 9535 query. @throws QUERY_SYNTAX_ERROR (with `location.position`, 0-based) for a query that is
+ * not well-formed or not valid (RFC 9535 §2.1: function type errors too).
+ */
+export function compileJsonPath(text: string, options: CompileOptions, makeError: MakeError): CompiledQuery {
+  let path: JSONPathQuery;
+  try {
+    path = env.compile(text);
+  } catch (err) {
+    if (err instanceof JSONPathError) {
+      const position = err.token?.index ?? 0;
+      const message = err.message.replace(/\s*\('.*$/s, '');
+      throw makeError('QUERY_SYNTAX_ERROR', `JSONPath query is not well-formed at character ${position}: ${message}.`, {
+        location: { position },
+        hint: 'RFC 9535 syntax: $ then segments like .name, [\'name\'], [0], [-1], [1:3], [*], ..name, [?@.x == "y"]; functions length, count, match, search, value.',
+      });
+    }
+    throw err;
+  }
+  const walk: Walk = { usesRegex: false, readsRoot: false };
+  prepareSegments(path.segments, walk);
+  const maxDepth = options.maxDepth ?? 2000;
+
+  const depthError = () =>
+    makeError('RESOURCE_LIMIT_EXCEEDED', `The value nests deeper than maxDepth ${maxDepth} for this query.`, { limit: { name: 'maxDepth', limit: maxDepth } });
+
+  const run = (q: JSONPathQuery, value: unknown): QueryNode[] => {
+    const raw = hasRaw(value);
+    const input = raw ? comparable(value) : value;
+    let nodes: JSONPathNode[];
+    try {
+      nodes = q.query(input as never).nodes;
+    } catch (err) {
+      if (err instanceof RangeError || (err instanceof Error && err.name === 'JSONPathRecursionLimitError')) throw depthError();
+      throw err;
+    }
+    return nodes.map((n) => ({ path: pointerOf(n.location), value: raw ? at(value, n.location) : n.value }));
+  };
+
+  const literals = literalsOfSegments(path.segments);
+  const compiled: CompiledQuery & { split?: SequenceSplit } = {
+    text,
+    language: 'jsonpath',
+    evaluate: (value) => run(path, value),
+    ...(literals.length ? { requiredLiterals: literals } : {}),
+    ...(walk.usesRegex ? { usesRegex: true } : {}),
+  };
+  const split = splitOf(path, walk, run, text);
+  if (split) compiled.split = split;
+  return compiled;
+}
+
+/**
+ * The record split of a query over a sequence root (CompiledQuery.split): its first segment picks records, the rest
+ * runs inside each. Distributes when the first segment is a child segment with one index, slice (step ≥ 1), wildcard
+ * or filter selector, or a descendant segment of name selectors; and nothing reads `$`.
+ */
+function splitOf(path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unknown) => QueryNode[], text: string): SequenceSplit | undefined {
+  if (walk.readsRoot) return undefined;
+  const segs = path.segments as any[];
+  const restQuery = (rest: any[]): CompiledQuery | null => {
+    if (rest.length === 0) return null;
+    const q = new JSONPathQuery(env, rest);
+    return { text: '$' + rest.map((s) => s.toString()).join(''), language: 'jsonpath', evaluate: (v) => run(q, v), ...(walk.usesRegex ? { usesRegex: true } : {}) };
+  };
+  if (segs.length === 0) return undefined; // `$` is the whole sequence
+  const first = segs[0];
+  const all = (n: number) => ({ start: 0, end: n, step: 1 });
+  if (first.constructor.name === 'DescendantSegment') {
+    if (!first.selectors.every((s: any) => s instanceof S.NameSelector)) return undefined;
+    // The root (an array) has no names: `$..a…` is, per record in order, the same query with the record as root.
+    return { range: all, inner: { text, language: 'jsonpath', evaluate: (v) => run(path, v), ...(walk.usesRegex ? { usesRegex: true } : {}) } };
+  }
+  if (first.selectors.length !== 1) return undefined;
+  const sel = first.selectors[0];
+  const inner = restQuery(segs.slice(1));
+  if (sel instanceof S.WildcardSelector) return { range: all, inner };
+  if (sel instanceof S.IndexSelector) {
+    const i = sel.index;
+    return { range: (n) => { const k = i < 0 ? n + i : i; return k >= 0 && k < n ? { start: k, end: k + 1, step: 1 } : { start: 0, end: 0, step: 1 }; }, inner };
+  }
+  if (sel instanceof S.SliceSelector) {
+    const step = sel.step ?? 1;
+    if (step < 1) return step === 0 ? { range: () => ({ start: 0, end: 0, step: 1 }), inner } : undefined;
+    // RFC 9535 §2.3.4.2.2 normalized bounds for a positive step.
+    return {
+      range: (n) => {
+        const norm = (x: number) => (x >= 0 ? x : n + x);
+        const lower = Math.min(Math.max(norm(sel.start ?? 0), 0), n);
+        const upper = Math.min(Math.max(norm(sel.stop ?? n), 0), n);
+        return { start: lower, end: Math.max(lower, upper), step };
+      },
+      inner,
+    };
+  }
+  if (sel instanceof S.FilterSelector) {
+    const reads = new Set<string>();
+    const onDemand = membersRead(sel.expression, reads);
+    const test = (record: unknown): boolean => {
+      const input = hasRaw(record) ? comparable(record) : record;
+      const wrapper = [input];
+      return sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0;
+    };
+    return { range: all, test, inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
+  }
+  if (sel instanceof S.NameSelector) return { range: () => ({ start: 0, end: 0, step: 1 }), inner }; // an array has no names
+  return undefined;
+}

@@ -1,0 +1,80 @@
+import type { RecordSource } from './format';
+import type { CompiledQuery } from './query';
+
+/**
+ * How node locations are reported (DESIGN "Two addressing modes").
+ * - `record`: each record is `$`; paths are RFC 6901 pointers inside the record (the explorer).
+ * - `file`: the whole file is `$` (the reader, `mcpgw query`): when `source.rootIsSequence` the root is the sequence
+ *   of records and paths are `/<i>/…`; otherwise record 0 is the root document and paths start at `""`.
+ */
+export type Addressing = 'record' | 'file';
+
+/** Where a scan continues: the first record not finished, and how many of its units were already returned. */
+export interface ScanPosition {
+  record: number;
+  node: number;
+}
+
+export interface ScanQueryOptions {
+  source: RecordSource;
+  query: CompiledQuery;
+  addressing: Addressing;
+  /** `nodes`: every node (default); `records`: at most the first node of each record (explorer search). */
+  unit?: 'nodes' | 'records';
+  /** Opaque, JSON-serializable resume position from a previous result's `next` (the prefix is not rescanned). */
+  resume?: ScanPosition;
+  /** Stop once this many units are collected; `next` is then set when more may follow. Default: no limit. */
+  limit?: number;
+  /** Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). */
+  countAll?: boolean;
+  signal?: AbortSignal;
+  /** ms since the epoch; past it the scan stops with `complete: false` and a `next` that continues. */
+  deadline?: number;
+  /** Records scanned of records to scan. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * One selected node. `record` is the index of the record holding it; `path` is an RFC 6901 pointer in the
+ * requested addressing; `value` keeps numbers exact (`JSON.rawJSON` for lexemes a double cannot hold) and key order.
+ */
+export interface ScanNode {
+  record: number;
+  path: string;
+  value: unknown;
+}
+
+/** A record the scan passed over (malformed JSON, invalid UTF-8, nesting past maxDepth, over maxRecordBytes). */
+export interface SkippedRecord {
+  record_index: number;
+  line?: number;
+  byte_offset?: number;
+  message: string;
+}
+
+export interface ScanResult {
+  /** In node-list order: file order, then document order inside each record. */
+  nodes: ScanNode[];
+  /** Set when `limit` stopped the scan with more possibly following, or when the deadline stopped it. */
+  next: ScanPosition | null;
+  /** false only when the deadline stopped the scan (`next` continues it). */
+  complete: boolean;
+  /** With `countAll`: matching units from the resume position to the end (a lower bound when `complete` is false). */
+  total?: number;
+  /** Records passed over in the part scanned. */
+  skipped: number;
+  /** The first (at most 5) of them. */
+  firstSkipped: SkippedRecord[];
+}
+
+/**
+ * The kernel's query scan engine (`ctx.scan`): evaluates a compiled query over a record source, prefiltering raw
+ * bytes with the query's `requiredLiterals`, reading single members on demand, on worker threads for big scans.
+ * At most `Limits.maxConcurrentScans` scans run at once server-wide; a scan waits for a slot until its deadline.
+ * @throws McpgwError CANCELLED (signal), RESOURCE_LIMIT_EXCEEDED (`maxConcurrentScans` when no slot frees before the
+ *   deadline; `maxDepth` on a single-document file), UNSUPPORTED_QUERY_FEATURE (file addressing of a query that does
+ *   not distribute over records on a large file), SOURCE_CHANGED, IO_ERROR.
+ */
+export interface ScanEngine {
+  run(options: ScanQueryOptions): Promise<ScanResult>;
+}

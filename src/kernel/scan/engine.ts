@@ -1,0 +1,260 @@
+import { isUtf8 } from 'node:buffer';
+import type { RecordBatch, RecordSource } from '../contracts/format';
+import type { Limits } from '../contracts/limits';
+import type { Logger } from '../contracts/plugin';
+import type { CompiledQuery, QueryNode } from '../contracts/query';
+import type { ScanEngine, ScanNode, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
+import { McpgwError } from '../errors';
+import type { ParseSite } from '../records/parse';
+import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
+import { Semaphore } from './semaphore';
+import { parseRecord } from './fast-parse';
+
+/** A file addressed as a whole whose query does not distribute over records is evaluated in memory up to this size. */
+export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
+
+export interface EngineOptions {
+  limits: () => Limits;
+  log?: Logger;
+  /** Runs batches on worker threads (see workers.ts); absent: always on this thread. */
+  workers?: import('./workers').WorkerPool;
+}
+
+/** Bytes of a record source (from its identity), for thresholds. */
+const sizeOf = (source: RecordSource) => source.identity.size;
+
+/**
+ * The scan engine behind `ctx.scan` (contract in contracts/scan.ts). One instance per server: its semaphore bounds
+ * concurrent scans server-wide (Limits.maxConcurrentScans).
+ */
+export class QueryScanEngine implements ScanEngine {
+  private readonly slots: Semaphore;
+
+  constructor(private readonly options: EngineOptions) {
+    this.slots = new Semaphore(() => options.limits().maxConcurrentScans);
+  }
+
+  async run(opts: ScanQueryOptions): Promise<ScanResult> {
+    if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    const release = await this.slots.acquire(opts.deadline, opts.signal);
+    try {
+      return await this.scan(opts);
+    } finally {
+      release();
+    }
+  }
+
+  /** The per-record plan of a scan. @throws UNSUPPORTED_QUERY_FEATURE */
+  plan(opts: ScanQueryOptions): Plan | 'materialize' {
+    const { source, query } = opts;
+    const limits = this.options.limits();
+    const literals = query.requiredLiterals?.length ? query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
+    const base = {
+      literals, slashEscape: !!query.requiredLiterals?.some((l) => l.includes('/')),
+      maxDepth: limits.maxDepth, firstOnly: opts.unit === 'records',
+    };
+    if (opts.addressing === 'record') return { kind: 'record', start: 0, end: source.count, step: 1, query, ...base };
+    if (!source.rootIsSequence) return { kind: 'document', start: 0, end: Math.min(1, source.count), step: 1, query, ...base };
+    const split = query.split;
+    if (!split) {
+      if (sizeOf(source) <= MATERIALIZE_BYTES) return 'materialize';
+      throw new McpgwError('UNSUPPORTED_QUERY_FEATURE',
+        `The query ${JSON.stringify(query.text.slice(0, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
+          hint: 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.',
+        });
+    }
+    const r = split.range(source.count);
+    return {
+      kind: 'split', start: r.start, end: Math.min(r.end, source.count), step: Math.max(1, r.step), query: split.inner,
+      ...(split.test ? { test: split.test.bind(split) } : {}),
+      ...(split.testReads ? { testReads: split.testReads } : {}),
+      ...base,
+    };
+  }
+
+  private async scan(opts: ScanQueryOptions): Promise<ScanResult> {
+    const plan = this.plan(opts);
+    const result = new Collector(opts);
+    if (plan === 'materialize') return this.materialize(opts, result);
+    const { source } = opts;
+    let from = plan.start;
+    if (opts.resume) {
+      if (!Number.isInteger(opts.resume.record) || !Number.isInteger(opts.resume.node) || opts.resume.record < 0 || opts.resume.node < 0) {
+        throw new McpgwError('INVALID_ARGUMENT', 'The resume position is not one this engine returned.');
+      }
+      from = Math.max(from, opts.resume.record);
+      result.skipUnits = opts.resume.record === from ? opts.resume.node : 0;
+      result.skipRecord = from;
+    }
+    if (plan.step > 1 && from > plan.start) from = plan.start + Math.ceil((from - plan.start) / plan.step) * plan.step;
+    const to = plan.end;
+    const total = Math.max(0, to - from);
+    if (from >= to) return result.finish(null, true);
+    const site = (i: number): ParseSite => {
+      const loc = source.location(i);
+      return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth: plan.maxDepth };
+    };
+    const pool = this.options.workers;
+    const useWorkers = !!pool && (pool.wanted(sizeOf(source), opts.query));
+    if (useWorkers) {
+      return pool!.run({ opts, plan, from, to, site, collector: result });
+    }
+    let scanned = 0;
+    let checks = 0;
+    for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+      const view = viewOf(batch);
+      const utf8Ok = isUtf8(batch.bytes);
+      const list = candidates(view, plan, 0, batch.count);
+      const n = list ? list.length : batch.count;
+      for (let j = 0; j < n; j++) {
+        const k = list ? list[j]! : j;
+        const i = batch.first + k;
+        if (!inRange(plan, i)) continue;
+        const out = evaluateRecord(view, k, plan, utf8Ok, site);
+        if (out && !result.take(out, source, plan)) return result.finish(null, true);
+        if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
+          return result.finish({ record: i + 1, node: 0 }, false);
+        }
+      }
+      scanned = batch.first + batch.count - from;
+      opts.onProgress?.(Math.min(scanned, total), total);
+      if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+      const nextRecord = batch.first + batch.count;
+      if (opts.deadline !== undefined && Date.now() > opts.deadline && nextRecord < to) {
+        return result.finish({ record: nextRecord, node: 0 }, false);
+      }
+    }
+    return result.finish(null, true);
+  }
+
+  /** Whole-file evaluation of a small sequence file: the root is the array of its records. */
+  private async materialize(opts: ScanQueryOptions, result: Collector): Promise<ScanResult> {
+    const { source, query } = opts;
+    const limits = this.options.limits();
+    const records: unknown[] = [];
+    for await (const batch of source.scan({ signal: opts.signal })) {
+      for (let k = 0; k < batch.count; k++) {
+        const i = batch.first + k;
+        try {
+          records.push(parseRecord(batch.text(k), limits.maxDepth, () => {
+            const loc = source.location(i);
+            return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth: limits.maxDepth };
+          }));
+        } catch (err) {
+          if (err instanceof McpgwError) {
+            throw new McpgwError(err.code, `${err.message} The query reads the whole file, so every record must be valid.`, { location: err.location, limit: err.limit });
+          }
+          throw err;
+        }
+      }
+    }
+    let nodes: ScanNode[] = query.evaluate(records).map((n) => {
+      const m = /^\/(\d+)/.exec(n.path);
+      return { record: m ? Number(m[1]) : -1, path: n.path, value: n.value };
+    });
+    if (opts.unit === 'records') {
+      const seen = new Set<number>();
+      nodes = nodes.filter((n) => (seen.has(n.record) ? false : (seen.add(n.record), true)));
+    }
+    // Node-list order is the query's here, not file order: the resume position counts nodes from the start.
+    const start = opts.resume?.node ?? 0;
+    const end = Math.min(nodes.length, start + (opts.limit ?? Number.POSITIVE_INFINITY));
+    const r: ScanResult = {
+      nodes: nodes.slice(start, end), next: end < nodes.length ? { record: 0, node: end } : null, complete: true,
+      skipped: result.skipped, firstSkipped: result.firstSkipped,
+    };
+    if (opts.countAll) r.total = Math.max(0, nodes.length - start);
+    return r;
+  }
+}
+
+export function viewOf(batch: RecordBatch): BatchView {
+  const spans = new Float64Array(batch.count * 2);
+  for (let k = 0; k < batch.count; k++) {
+    const [s, e] = batch.span(k);
+    spans[2 * k] = s;
+    spans[2 * k + 1] = e;
+  }
+  return { first: batch.first, count: batch.count, bytes: batch.bytes, spans, base: 0 };
+}
+
+/** Gathers units into a page, counts the total, remembers skipped records and where to continue. */
+export class Collector {
+  readonly nodes: ScanNode[] = [];
+  total = 0;
+  skipped = 0;
+  readonly firstSkipped: SkippedRecord[] = [];
+  /** Resume: units of record `skipRecord` already returned. */
+  skipUnits = 0;
+  skipRecord = -1;
+  /** The page is full; units seen after that only count. */
+  full = false;
+  /** First position not in the page (set when the page fills and more units exist). */
+  private next: { record: number; node: number } | null = null;
+  private readonly limit: number;
+
+  constructor(private readonly opts: ScanQueryOptions) {
+    this.limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Adds one record's outcome. Returns false when the scan can stop. */
+  take(out: RecordOutcome, source: RecordSource, plan: Plan): boolean {
+    if (out.error) {
+      this.skipped++;
+      if (plan.kind === 'document') throw out.error;
+      if (this.firstSkipped.length < 5) {
+        const loc = out.error.location ?? {};
+        let line = loc.line, byte_offset = loc.byte_offset;
+        if (line === undefined) {
+          try { const l = source.location(out.record); line = l.line; byte_offset = l.byte_offset; } catch { /* closed */ }
+        }
+        this.firstSkipped.push({ record_index: out.record, ...(line !== undefined ? { line } : {}), ...(byte_offset !== undefined ? { byte_offset } : {}), message: out.error.message });
+      }
+      return true;
+    }
+    let nodes = out.nodes!;
+    if (out.record === this.skipRecord && this.skipUnits > 0) nodes = nodes.slice(this.skipUnits);
+    const offset = out.record === this.skipRecord ? this.skipUnits : 0;
+    for (let u = 0; u < nodes.length; u++) {
+      if (!this.pushNode(out.record, nodes[u]!, offset + u)) return false;
+    }
+    return true;
+  }
+
+  private pushNode(record: number, n: QueryNode, unitIndex: number): boolean {
+    this.total++;
+    if (this.full) {
+      if (this.next === null) this.next = { record, node: unitIndex };
+      return !!this.opts.countAll;
+    }
+    this.nodes.push({ record, path: n.path, value: n.value });
+    if (this.nodes.length >= this.limit) this.full = true;
+    return true;
+  }
+
+  /** Materialized results: no per-record positions. */
+  push(node: ScanNode): boolean {
+    this.total++;
+    if (this.full) return !!this.opts.countAll;
+    this.nodes.push(node);
+    if (this.nodes.length >= this.limit) this.full = true;
+    return true;
+  }
+
+  nextPosition() {
+    return this.next;
+  }
+
+  /**
+   * The result. `stop` is where a deadline stopped the scan (complete false). `next` is the first unit not in the
+   * page when one was seen, else the stop position.
+   */
+  finish(stop: { record: number; node: number } | null, complete: boolean): ScanResult {
+    const next = this.next ?? (complete ? null : stop);
+    const r: ScanResult = { nodes: this.nodes, next, complete, skipped: this.skipped, firstSkipped: this.firstSkipped };
+    if (this.opts.countAll) r.total = this.total;
+    return r;
+  }
+}
+
+export type { CompiledQuery };

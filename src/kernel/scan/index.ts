@@ -1,0 +1,2 @@
+export { QueryScanEngine, MATERIALIZE_BYTES } from './engine';
+export type { EngineOptions } from './engine';

@@ -1,0 +1,106 @@
+/**
+ * On-demand member reads: the values of a few top-level members of a JSON object record, found by walking its bytes
+ * (strings skipped with `indexOf('"')`) without parsing the rest. Returns `undefined` whenever the bytes are not a
+ * plain object the walk understands (the caller then parses the whole record), so the result is either exactly
+ * what a full parse gives for those members or nothing. Duplicate names keep the last (as JSON.parse does).
+ */
+import { mayNeedExact } from './fast-parse';
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
+
+const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** End (exclusive) of the string starting at `p` (a quote), or -1. */
+function stringEnd(b: Buffer, p: number, e: number): number {
+  let q = p + 1;
+  for (;;) {
+    q = b.indexOf(QUOTE, q);
+    if (q === -1 || q >= e) return -1;
+    let n = 0;
+    for (let r = q - 1; b[r] === BACKSLASH; r--) n++;
+    if ((n & 1) === 0) return q + 1;
+    q++;
+  }
+}
+
+/** End of the value starting at `p`, or -1. */
+function valueEnd(b: Buffer, p: number, e: number, maxDepth: number): number {
+  const c = b[p]!;
+  if (c === QUOTE) return stringEnd(b, p, e);
+  if (c === LBRACE || c === LBRACK) {
+    let depth = 0;
+    for (let q = p; q < e; q++) {
+      const d = b[q]!;
+      if (d === QUOTE) {
+        q = stringEnd(b, q, e) - 1;
+        if (q < 0) return -1;
+      } else if (d === LBRACE || d === LBRACK) {
+        if (++depth > maxDepth) return -1;
+      } else if (d === RBRACE || d === RBRACK) {
+        if (--depth === 0) return q + 1;
+      }
+    }
+    return -1;
+  }
+  let q = p;
+  while (q < e) {
+    const d = b[q]!;
+    if (d === COMMA || d === RBRACE || d === RBRACK || isWs(d)) break;
+    q++;
+  }
+  return q > p ? q : -1;
+}
+
+/**
+ * An object holding the named top-level members of the object record `b[s, e)` that it has (absent names absent),
+ * with exact values; `undefined` when the record is not a well-formed object this walk can read.
+ */
+export function readMembers(b: Buffer, s: number, e: number, names: readonly string[], maxDepth: number): Record<string, unknown> | undefined {
+  let p = s;
+  while (p < e && isWs(b[p]!)) p++;
+  if (b[p] !== LBRACE) return undefined;
+  p++;
+  const out: Record<string, unknown> = {};
+  const want = new Map<string, string>();
+  for (const n of names) want.set(JSON.stringify(n), n);
+  for (;;) {
+    while (p < e && isWs(b[p]!)) p++;
+    if (b[p] === RBRACE) break;
+    if (b[p] !== QUOTE) return undefined;
+    const ke = stringEnd(b, p, e);
+    if (ke === -1) return undefined;
+    const keyText = b.toString('utf8', p, ke);
+    let name: string | undefined = want.get(keyText);
+    if (name === undefined && keyText.includes('\\')) {
+      // an escaped spelling of a wanted name
+      let decoded: string;
+      try { decoded = JSON.parse(keyText) as string; } catch { return undefined; }
+      if (names.includes(decoded)) name = decoded;
+    }
+    p = ke;
+    while (p < e && isWs(b[p]!)) p++;
+    if (b[p] !== COLON) return undefined;
+    p++;
+    while (p < e && isWs(b[p]!)) p++;
+    const ve = valueEnd(b, p, e, maxDepth);
+    if (ve === -1) return undefined;
+    if (name !== undefined) {
+      const text = b.toString('utf8', p, ve);
+      if (mayNeedExact(text) || (b[p] === LBRACE || b[p] === LBRACK)) {
+        // structured or non-round-trip values: leave it to a full parse (keeps exactness rules in one place)
+        return undefined;
+      }
+      let v: unknown;
+      try { v = JSON.parse(text); } catch { return undefined; }
+      Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
+    }
+    p = ve;
+    while (p < e && isWs(b[p]!)) p++;
+    if (b[p] === COMMA) { p++; continue; }
+    if (b[p] === RBRACE) break;
+    return undefined;
+  }
+  p++;
+  while (p < e && isWs(b[p]!)) p++;
+  return p === e ? out : undefined;
+}

@@ -1,0 +1,126 @@
+/**
+ * What a scan evaluates on each record, shared by the main thread and worker threads: the record range, the
+ * per-record predicate and inner query of a {@link SequenceSplit}, the prefilter literals, and how node paths are
+ * prefixed in each addressing mode.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { CompiledQuery, QueryNode } from '../contracts/query';
+import { McpgwError } from '../errors';
+import { decodeUtf8 } from '../records/parse';
+import type { ParseSite } from '../records/parse';
+import { parseRecord } from './fast-parse';
+import { readMembers } from './members';
+
+export interface Plan {
+  /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
+  kind: 'record' | 'document' | 'split';
+  /** Records to visit: `start, start + step, …` below `end`. */
+  start: number;
+  end: number;
+  step: number;
+  /** The query evaluated on each record (record/document), or the split's inner query (null: the record itself). */
+  query: CompiledQuery | null;
+  test?: (record: unknown) => boolean;
+  /** Top-level members `test` reads (on-demand reading). */
+  testReads?: readonly string[];
+  /** Prefilter: canonical encodings, one of which a candidate record contains. */
+  literals: Buffer[] | null;
+  /** Also keep records containing `\/` (a literal has `/`). */
+  slashEscape: boolean;
+  maxDepth: number;
+  /** Units per record: all nodes, or the first only. */
+  firstOnly: boolean;
+}
+
+/** Record bytes handed to evaluation: `bytes` hold records `first … first + count - 1`, `spans[2k], spans[2k+1]` bounds. */
+export interface BatchView {
+  first: number;
+  count: number;
+  bytes: Buffer;
+  spans: ArrayLike<number>;
+  /** File offset of `bytes[0]`. */
+  base: number;
+}
+
+export interface RecordOutcome {
+  record: number;
+  nodes?: QueryNode[];
+  /** The record could not be read (malformed, invalid UTF-8, too deep). */
+  error?: McpgwError;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+const BACKSLASH_SLASH = Buffer.from('\\/');
+
+/**
+ * The candidate records of a batch, in order (batch-relative `k`), or null when every record in range is one.
+ * A record is a candidate when it contains one of the literals, or a `\u` escape (or `\/` when a literal has `/`),
+ * through which it could spell the literal differently.
+ */
+export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number): number[] | null {
+  if (!plan.literals) return null;
+  const lo = b.spans[2 * fromK]!, hi = toK > fromK ? b.spans[2 * (toK - 1) + 1]! : lo;
+  const marks = new Uint8Array(toK - fromK);
+  const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
+  let any = false;
+  for (const needle of needles) {
+    let k = fromK;
+    let pos = b.bytes.indexOf(needle, lo);
+    while (pos !== -1 && pos < hi) {
+      // advance k to the record whose span contains pos
+      while (k < toK && b.spans[2 * k + 1]! <= pos) k++;
+      if (k >= toK) break;
+      if (pos >= b.spans[2 * k]! && pos + needle.length <= b.spans[2 * k + 1]!) { marks[k - fromK] = 1; any = true; }
+      const next = b.spans[2 * k + 1]!;
+      pos = b.bytes.indexOf(needle, Math.max(pos + 1, next));
+      k++;
+    }
+  }
+  const out: number[] = [];
+  if (!any) return out;
+  for (let i = 0; i < marks.length; i++) if (marks[i]) out.push(fromK + i);
+  return out;
+}
+
+/** Whether record `i` is one the plan visits. */
+export function inRange(plan: Plan, i: number): boolean {
+  return i >= plan.start && i < plan.end && (plan.step === 1 || (i - plan.start) % plan.step === 0);
+}
+
+/**
+ * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing.
+ */
+export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite): RecordOutcome | null {
+  const i = b.first + k;
+  const s = b.spans[2 * k]!, e = b.spans[2 * k + 1]!;
+  try {
+    if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) decodeUtf8(b.bytes.subarray(s, e), b.base + s, { record_index: i });
+    if (plan.kind === 'split' && plan.test && plan.testReads) {
+      // On demand: read only the members the filter reads; parse the record only when it passes.
+      const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth);
+      if (stub !== undefined && !plan.test(stub)) return null;
+    }
+    const text = b.bytes.toString('utf8', s, e);
+    const value = parseRecord(text, plan.maxDepth, () => site(i));
+    let nodes: QueryNode[];
+    if (plan.kind === 'split') {
+      if (plan.test && !plan.test(value)) return null;
+      const prefix = '/' + i;
+      if (!plan.query) nodes = [{ path: prefix, value }];
+      else {
+        nodes = plan.query.evaluate(value);
+        for (const n of nodes) n.path = prefix + n.path;
+      }
+    } else {
+      nodes = plan.query!.evaluate(value);
+    }
+    if (nodes.length === 0) return null;
+    if (plan.firstOnly && nodes.length > 1) nodes = [nodes[0]!];
+    return { record: i, nodes };
+  } catch (err) {
+    if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {
+      return { record: i, error: err };
+    }
+    throw err;
+  }
+}
