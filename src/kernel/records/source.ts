@@ -1,10 +1,13 @@
 import { read, readSync } from 'node:fs';
-import type { RecordBatch, RecordSource, ScanOptions } from '../contracts/format';
+import type { LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { SourceSpec } from '../contracts/records';
 import { McpgwError, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
+import type { StructureCache } from './json-index';
+import { parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
+import { validateSource } from './validate';
 
 /**
  * A RecordSource over an offset index, shared by every format: record i spans
@@ -17,8 +20,11 @@ export class IndexedRecordSource implements RecordSource {
   readonly rootIsSequence: boolean;
   readonly identity;
   private closed = false;
+  /** Containers indexed for `node`, by the offset of their opening bracket. */
+  private readonly structure: StructureCache;
 
   constructor(private readonly spec: SourceSpec) {
+    this.structure = spec.structure instanceof Map ? (spec.structure as StructureCache) : new Map();
     this.format = spec.format;
     this.fileType = spec.fileType;
     this.rootIsSequence = spec.rootIsSequence;
@@ -46,8 +52,8 @@ export class IndexedRecordSource implements RecordSource {
     return this.readRecord(i).bytes;
   }
 
-  /** Record i's bytes (trimmed) and the file offset of their first byte. */
-  private readRecord(i: number): { bytes: Buffer; offset: number } {
+  /** Record i's bytes (trimmed), the file offset of their first byte, and the untrimmed extent with the span in it. */
+  private readRecord(i: number): { bytes: Buffer; offset: number; extent: Buffer; a: number; b: number } {
     this.check(i);
     const [s, e] = this.extent(i);
     const { maxRecordBytes } = this.spec.limits;
@@ -66,7 +72,50 @@ export class IndexedRecordSource implements RecordSource {
     let a = 0, b = buf.length;
     while (a < b && pad(buf[a]!)) a++;
     while (b > a && pad(buf[b - 1]!)) b--;
-    return { bytes: buf.subarray(a, b), offset: s + a };
+    return { bytes: buf.subarray(a, b), offset: s + a, extent: buf, a, b };
+  }
+
+  /** Applies the framing's own record check. @throws SYNTAX_ERROR */
+  checkFraming(i: number, extent: Uint8Array, a: number, b: number): void {
+    const check = this.spec.framing.checkRecord;
+    if (!check) return;
+    const reason = check(extent, a, b);
+    if (reason !== undefined) {
+      const loc = this.location(i);
+      throw new McpgwError('SYNTAX_ERROR', `Record ${i} is malformed: ${reason} (line ${loc.line}, byte ${loc.byte_offset}).`, { location: loc });
+    }
+  }
+
+  /** Record i's trimmed byte range `[start, end)` in the file, reading only around its ends. */
+  private trimmedExtent(i: number): [number, number] {
+    let [s, e] = this.extent(i);
+    const pad = this.spec.framing.isPadding;
+    while (s < e) {
+      const head = this.readRange(s, Math.min(e, s + 4096));
+      const lead = countPadding(head, pad, false);
+      s += lead;
+      if (lead < head.length) break;
+    }
+    while (e > s) {
+      const tail = this.readRange(Math.max(s, e - 4096), e);
+      const trail = countPadding(tail, pad, true);
+      e -= trail;
+      if (trail < tail.length) break;
+    }
+    return [s, e];
+  }
+
+  validate(options?: ValidateOptions): Promise<ValidationReport> {
+    return validateSource(this, this.spec.limits, options);
+  }
+
+  node(i: number, pointer: string): LazyNode | undefined {
+    this.check(i);
+    const tokens = parsePointer(pointer);
+    const [s, e] = this.trimmedExtent(i);
+    if (s >= e) return undefined;
+    const { file, limits } = this.spec;
+    return resolvePointer({ fd: file.fd, displayPath: file.displayPath, maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, cache: this.structure, recordIndex: i }, s, e, tokens);
   }
 
   /** Record i's byte length after trimming, reading only its first and last 64 bytes. */
@@ -102,17 +151,18 @@ export class IndexedRecordSource implements RecordSource {
     return decodeUtf8(bytes, offset, { record_index: i });
   }
 
-  value(i: number): unknown {
-    const { bytes, offset } = this.readRecord(i);
-    return this.parseText(i, decodeUtf8(bytes, offset, { record_index: i }));
+  value(i: number, warnings?: RecordWarning[]): unknown {
+    const { bytes, offset, extent, a, b } = this.readRecord(i);
+    this.checkFraming(i, extent, a, b);
+    return this.parseText(i, decodeUtf8(bytes, offset, { record_index: i }), warnings);
   }
 
   /** Parses record i's text exactly; locates errors lazily. */
-  parseText(i: number, text: string): unknown {
+  parseText(i: number, text: string, warnings?: RecordWarning[]): unknown {
     return parseExact(text, () => {
       const loc = this.location(i);
       return { byteOffset: loc.byte_offset!, line: loc.line!, column: loc.column!, recordIndex: i, maxDepth: this.spec.limits.maxDepth };
-    }, this.spec.limits.maxDepth);
+    }, this.spec.limits.maxDepth, warnings);
   }
 
   location(i: number): ErrorLocation {
@@ -120,13 +170,25 @@ export class IndexedRecordSource implements RecordSource {
     const [s, e] = this.extent(i);
     const head = this.readRange(s, Math.min(e, s + 256));
     // Leading padding may hold newlines (blank lines before the record).
-    let a = 0, line = this.lineAt(i), column = 1;
+    let a = 0, line = this.lineAt(i), column = this.columnAt(s);
     const pad = this.spec.framing.isPadding;
     while (a < head.length && pad(head[a]!)) {
       if (head[a] === 0x0a) { line++; column = 1; } else column++;
       a++;
     }
     return { byte_offset: s + a, line, column, record_index: i };
+  }
+
+  /** 1-based column (in characters) of byte `s`: characters since the previous LF (looked for up to 64 KiB back). */
+  private columnAt(s: number): number {
+    if (s === 0) return 1;
+    const back = Math.min(s, 1 << 16);
+    const buf = this.readRange(s - back, s);
+    const nl = buf.lastIndexOf(10);
+    if (nl === buf.length - 1) return 1;
+    let from = nl === -1 ? 0 : nl + 1;
+    if (from === 0 && s === back && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3; // the BOM is not text
+    return buf.subarray(from).toString('utf8').length + 1;
   }
 
   /** 1-based line on which record i's extent starts: its checkpoint's line plus the newlines between. */
@@ -241,10 +303,14 @@ function makeBatch(
       const [s, e] = batch.span(k);
       return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
     },
-    value(k: number): unknown {
+    value(k: number, warnings?: RecordWarning[]): unknown {
       const [s, e] = batch.span(k);
-      const text = decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
-      return source.parseText(first + k, text);
+      const i = first + k;
+      const es = index.start(i) - base;
+      const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
+      source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
+      const text = decodeUtf8(bytes.subarray(s, e), base + s, { record_index: i });
+      return source.parseText(i, text, warnings);
     },
   };
   return batch;
