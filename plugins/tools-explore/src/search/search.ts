@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { CompiledQuery, RecordBatch, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { fileFor } from '../files';
+import type { CompiledQuery, RecordBatch, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor, type ExplorerFile } from '../files';
 import { parseFields, projectValue } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
-import { isPredicate, PredicateError, translatePredicate } from './predicate';
+import { isPredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
 import { TextMatcher } from './text-matcher';
 
@@ -79,6 +79,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
+    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget });
     const from = resume?.nextRecord ?? 0;
     // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
     const countFrom = resume ? resume.countFrom : 0;
@@ -113,24 +114,11 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       return countFrom !== null; // go on only while the total is still being counted
     };
 
-    let filter: string | undefined;
-    let visit: (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => void;
-    if (mode === 'text') {
-      const matcher = new TextMatcher(args.query, args.match_case);
-      visit = (batch, onHit) => matcher.candidates(batch, (k) => {
-        const m = textMatch(batch, k, matcher, onMalformed);
-        return m ? onHit(k, m) : true;
-      });
-    } else {
-      const compiled = compileSearch(ctx, args.query, args.match_case);
-      filter = compiled.filter;
-      visit = (batch, onHit) => {
-        for (let k = 0; k < batch.count; k++) {
-          const m = compiled.test(batch, k, onMalformed);
-          if (m && !onHit(k, m)) return;
-        }
-      };
-    }
+    const matcher = new TextMatcher(args.query, args.match_case);
+    const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
+      const m = textMatch(batch, k, matcher, onMalformed);
+      return m ? onHit(k, m) : true;
+    });
     const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
     for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
       let go = true;
@@ -158,7 +146,6 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       mode,
       complete,
       ...(next_cursor ? { next_cursor } : {}),
-      ...(filter !== undefined ? { filter } : {}),
       ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${nextRecord})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
       ...(warnings.length ? { warnings } : {}),
     };
@@ -175,63 +162,138 @@ function jsonPathLanguage(ctx: ToolContext) {
   return language;
 }
 
+type Args = z.output<typeof input>;
+type Output = z.input<typeof output>;
+
 /**
- * A JSONPath query or a record predicate, compiled once. A predicate is translated to an RFC 9535 filter
- * and evaluated as `$[?<filter>]` on `[record]`; its match_path is the first of its paths present in the record.
- * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE
+ * JSONPath mode through the kernel's scan engine (ctx.scan): prefilters, progress, cancellation, deadline.
+ * - A plain RFC 9535 query runs with record addressing (each record is `$`), one unit per record.
+ * - A record predicate is translated to an RFC 9535 filter (predicate.ts). Over a file whose root is the
+ *   sequence of its records it runs as `$[?<filter>]` with file addressing — exactly "the records for which the
+ *   filter holds", which the engine splits per record (reading only the members the filter needs); over a
+ *   single-document file it is evaluated on `[document]`.
+ * total_matches: the engine counts from the resume position to the end; the matches before it were paged.
  */
-function compileSearch(ctx: ToolContext, query: string, matchCase: boolean): { filter?: string; test: (batch: RecordBatch, k: number, onMalformed: (i: number) => void) => Match | null } {
-  if (!isPredicate(query)) {
-    const compiled = jsonPathLanguage(ctx).compile(query);
-    return { test: (batch, k, onMalformed) => jsonPathMatch(batch, k, compiled, onMalformed) };
-  }
-  let predicate;
-  try {
-    predicate = translatePredicate(query, matchCase);
-  } catch (err) {
-    if (err instanceof PredicateError) {
-      throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
-        location: { position: err.position },
-        hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
-      });
-    }
-    throw err;
-  }
+async function engineSearch(
+  ctx: ToolContext,
+  { args, file, fields, resume, limit, budget }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number },
+): Promise<Output> {
+  const source = file.opened.source;
   const language = jsonPathLanguage(ctx);
-  let compiled: CompiledQuery;
+  let predicate: Predicate | null = null;
+  if (isPredicate(args.query)) {
+    try {
+      predicate = translatePredicate(args.query, args.match_case);
+    } catch (err) {
+      if (err instanceof PredicateError) {
+        throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
+          location: { position: err.position },
+          hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
+        });
+      }
+      throw err;
+    }
+  }
+  let query: CompiledQuery;
+  const text = predicate ? `$[?${predicate.filter}]` : args.query;
   try {
-    compiled = language.compile(`$[?${predicate.filter}]`);
+    query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
   } catch (err) {
+    if (!predicate) throw err;
     const e = err as { code?: string; message: string };
-    throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The record predicate translates to the RFC 9535 filter $[?${predicate.filter}], which is not valid: ${e.message}`, {
+    throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The record predicate translates to the RFC 9535 query ${text}, which is not valid: ${e.message}`, {
       hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
     });
   }
-  const pathQueries = [...new Set(predicate.paths)].flatMap((p) => {
+  const pathQueries = predicate ? [...new Set(predicate.paths)].flatMap((p) => {
     try { return [language.compile(p)]; } catch { return []; }
-  });
-  return {
-    filter: predicate.filter,
-    test: (batch, k, onMalformed) => {
-      const [s, e] = batch.span(k);
-      if (compiled.requiredLiterals && compiled.requiredLiterals.length > 0) {
-        const raw = batch.bytes.subarray(s, e);
-        if (!compiled.requiredLiterals.some((lit) => raw.indexOf(lit) !== -1)) return null;
-      }
-      let value: unknown;
+  }) : [];
+
+  const before = resume?.counted ?? 0;
+  const known = resume?.total;
+  let result: ScanResult;
+  if (predicate && !source.rootIsSequence) {
+    // One document: the predicate over it.
+    const from = resume?.nextRecord ?? 0;
+    let hit = false;
+    let skipped = 0;
+    const firstSkipped: ScanResult['firstSkipped'] = [];
+    if (from < source.count) {
       try {
-        value = batch.value(k);
-      } catch {
-        onMalformed(batch.first + k);
-        return null;
+        hit = query.evaluate([source.value(0)]).length > 0;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
+        skipped = 1;
+        firstSkipped.push({ record_index: 0, message: (err as Error).message });
       }
-      if (compiled.evaluate([value]).length === 0) return null;
+    }
+    result = { nodes: hit ? [{ record: 0, path: '', value: null }] : [], next: null, complete: true, total: hit ? 1 : 0, skipped, firstSkipped };
+  } else {
+    result = await ctx.scan.run({
+      source,
+      query,
+      addressing: predicate ? 'file' : 'record',
+      unit: 'records',
+      limit,
+      countAll: known === undefined,
+      ...(resume ? { resume: { record: resume.nextRecord, node: 0 } } : {}),
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+      onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
+    });
+  }
+
+  const matches: Match[] = [];
+  let pageBytes = 0;
+  let next: number | null = result.next ? result.next.record : null;
+  let cutByBytes = false;
+  for (const node of result.nodes) {
+    let m: Match;
+    if (predicate) {
+      m = { record_index: node.record, preview: '', match_path: '' };
+      let value: unknown;
+      try { value = source.value(node.record); } catch { value = undefined; }
+      m.preview = nodePreview('', value);
       for (const q of pathQueries) {
-        const nodes = q.evaluate(value);
-        if (nodes.length) return { record_index: batch.first + k, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path };
+        const nodes = value === undefined ? [] : q.evaluate(value);
+        if (nodes.length) { m = { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path }; break; }
       }
-      return { record_index: batch.first + k, preview: nodePreview('', value), match_path: '' };
-    },
+    } else {
+      m = { record_index: node.record, preview: nodePreview(node.path, node.value), match_path: node.path };
+    }
+    if (fields) {
+      try { m.record = projectValue(source.value(node.record), fields); } catch { /* malformed: no projection */ }
+    }
+    const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+    if (pageBytes + size > budget && matches.length > 0) {
+      cutByBytes = true;
+      next = node.record;
+      break;
+    }
+    matches.push(m);
+    pageBytes += size;
+  }
+  const total = known ?? before + (result.total ?? 0);
+  const complete = known !== undefined || result.complete;
+  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: 'SYNTAX_ERROR', message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
+  if (result.skipped > result.firstSkipped.length) warnings.push({ code: 'SYNTAX_ERROR', message: `${result.skipped} records were skipped in all.` });
+  let next_cursor: string | undefined;
+  if (next !== null) {
+    next_cursor = cursorTable(ctx).add({
+      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      counted: before + matches.length, countFrom: null, ...(complete ? { total } : {}),
+    });
+  }
+  return {
+    total_matches: total,
+    matches,
+    query: args.query,
+    mode: 'jsonpath',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(predicate ? { filter: predicate.filter } : {}),
+    ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${next})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
@@ -253,23 +315,4 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalfor
   const hit = matcher.match(text);
   if (!hit) return null;
   return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
-}
-
-function jsonPathMatch(batch: RecordBatch, k: number, compiled: CompiledQuery, onMalformed: (i: number) => void): Match | null {
-  const [s, e] = batch.span(k);
-  if (compiled.requiredLiterals && compiled.requiredLiterals.length > 0) {
-    const raw = batch.bytes.subarray(s, e);
-    if (!compiled.requiredLiterals.some((lit) => raw.indexOf(lit) !== -1)) return null;
-  }
-  let value: unknown;
-  try {
-    value = batch.value(k);
-  } catch {
-    onMalformed(batch.first + k);
-    return null;
-  }
-  const nodes = compiled.evaluate(value);
-  if (nodes.length === 0) return null;
-  const first = nodes[0]!;
-  return { record_index: batch.first + k, preview: nodePreview(first.path, first.value), match_path: first.path };
 }
