@@ -1,4 +1,4 @@
-import type { ToolContext } from 'mcpgw/plugin-api';
+import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { checkIndex, type ExplorerFile } from './files';
 import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
@@ -127,3 +127,19 @@ export function jsonBytes(v: unknown): number {
 
 /** Bytes kept free for the envelope of a result around its list of items. */
 export const ENVELOPE_RESERVE = 2048;
+
+/** Records larger than this are read through `RecordSource.node` (when the source has it) instead of whole. */
+export const LAZY_RECORD_BYTES = 1024 * 1024;
+
+/**
+ * The lazy root of record i when the source offers lazy nodes and the record is big (a large single document,
+ * e.g. a GeoJSON FeatureCollection); null otherwise (read the record whole).
+ * @throws INVALID_ARGUMENT (index out of range)
+ */
+export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): LazyNode | null {
+  checkIndex(ctx, file, index);
+  const { source } = file.opened;
+  if (!source.node) return null;
+  const root = source.node(index, '');
+  return root && root.byteLength > LAZY_RECORD_BYTES ? root : null;
+}

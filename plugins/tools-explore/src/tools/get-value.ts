@@ -3,7 +3,9 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, compact, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { pageText, readRecord, resolvePath, toPointer } from '../records';
+import { lazyRoot, pageText, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
+import type { ExplorerFile } from '../files';
+import type { ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg } from '../schemas';
 
 const input = z.object({
@@ -38,6 +40,9 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
+    const lazy = lazyRoot(ctx, file, args.index);
+    const parsedPath = parseUserPath(ctx, args.path);
+    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, args, parsedPath.tokens);
     const { value, text } = readRecord(ctx, file, args.index);
     const tokens = resolvePath(ctx, args.path, value);
     if (tokens === null) {
@@ -74,3 +79,36 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     };
   },
 };
+
+/**
+ * get_value_at_path inside a big record through lazy nodes: only the containers on the path are scanned, and
+ * the value is parsed only when it is at most maxRecordBytes.
+ */
+function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
+  const { source } = file.opened;
+  const pointer = toPointer(tokens);
+  const node = source.node!(args.index, pointer);
+  if (!node) {
+    throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
+      location: { record_index: args.index, path: pointer },
+      hint: 'get_outline shows the members of a record or of a path inside it.',
+    });
+  }
+  if (node.byteLength > ctx.limits.maxRecordBytes) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `The value at ${pointer} is ${node.byteLength} bytes, over maxRecordBytes ${ctx.limits.maxRecordBytes}.`, {
+      limit: { name: 'maxRecordBytes', limit: ctx.limits.maxRecordBytes, value: node.byteLength },
+      hint: 'Read a deeper path (get_outline shows the members), e.g. features[0].',
+    });
+  }
+  const text = JSON.stringify(node.value()) ?? 'null';
+  const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: ctx.limits.maxRecordPreviewBytes, tool: 'get_value_at_path', what: 'value text' });
+  return {
+    value: page.text,
+    path: args.path,
+    value_type: node.type,
+    pointer,
+    ...(node.type === 'number' ? { integer: lexemeIsInteger(text) } : {}),
+    ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
+    ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+  };
+}

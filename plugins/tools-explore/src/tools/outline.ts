@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ToolDefinition } from 'mcpgw/plugin-api';
+import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, spanAt, typeAt, type JsonType } from '../json/scan';
-import { ENVELOPE_RESERVE, jsonBytes, readRecord, resolvePath, toPointer } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 
 /** One node of an outline. `bytes` is the size of the value's text in the file (UTF-8). */
@@ -38,13 +38,7 @@ export function outline(text: string, start: number, end: number, depth: number,
       if (n > members.length) node.more = n - members.length;
     }
   } else {
-    let v = text.slice(start, end);
-    if (type === 'string' && v.length > MAX_STRING) {
-      v = v.slice(0, MAX_STRING - 1);
-      if (/[\uD800-\uDBFF]$/.test(v)) v = v.slice(0, -1);
-      v += '…"';
-    }
-    node.value = v;
+    node.value = shorten(text.slice(start, end), type);
   }
   return node;
 }
@@ -76,6 +70,14 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
+    const lazy = lazyRoot(ctx, file, args.index);
+    const parsedPath = args.path === undefined ? { tokens: [] } : parseUserPath(ctx, args.path);
+    if (lazy && 'tokens' in parsedPath) {
+      const pointer = toPointer(parsedPath.tokens);
+      const node = file.opened.source.node!(args.index, pointer);
+      if (!node) throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, { location: { record_index: args.index, path: pointer } });
+      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max));
+    }
     const { value, text } = readRecord(ctx, file, args.index);
     const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
     const span = tokens === null ? null : spanAt(text, tokens);
@@ -85,22 +87,51 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
         hint: 'get_outline without a path shows the top-level members.',
       });
     }
-    const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
-    let depth = args.depth;
-    let max = Math.min(args.max_members, ctx.limits.maxItems);
-    let tree = outline(text, span.start, span.end, depth, max);
-    let reduced = false;
-    while (jsonBytes(tree) > budget && (depth > 1 || max > 1)) {
-      reduced = true;
-      if (depth > 1) depth--;
-      else max = Math.max(1, Math.floor(max / 2));
-      tree = outline(text, span.start, span.end, depth, max);
-    }
-    return {
-      index: args.index,
-      pointer: toPointer(tokens),
-      outline: tree as unknown as Record<string, unknown>,
-      ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members and page through paths.' } } : {}),
-    };
+    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max));
   },
 };
+
+/** Builds the outline, showing fewer levels, then fewer members, until it fits maxResultBytes; says so when it had to. */
+function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string, build: (depth: number, max: number) => OutlineNode): z.input<typeof output> {
+  const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
+  let depth = args.depth;
+  let max = Math.min(args.max_members, ctx.limits.maxItems);
+  let tree = build(depth, max);
+  let reduced = false;
+  while (jsonBytes(tree) > budget && (depth > 1 || max > 1)) {
+    reduced = true;
+    if (depth > 1) depth--;
+    else max = Math.max(1, Math.floor(max / 2));
+    tree = build(depth, max);
+  }
+  return {
+    index: args.index,
+    pointer,
+    outline: tree as unknown as Record<string, unknown>,
+    ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members and page through paths.' } } : {}),
+  };
+}
+
+/** The outline of a lazy node (RecordSource.node): only the containers shown are scanned. */
+export function lazyOutline(node: LazyNode, depth: number, maxMembers: number): OutlineNode {
+  const out: OutlineNode = { type: node.type, bytes: node.byteLength };
+  if (node.type === 'object' || node.type === 'array') {
+    const n = node.childCount ?? 0;
+    out.children = n;
+    if (depth > 0) {
+      const shown = node.children!(0, Math.min(n, maxMembers));
+      out.members = shown.map((c) => ({ key: c.key ?? c.index!, ...lazyOutline(c.node, depth - 1, maxMembers) }));
+      if (n > shown.length) out.more = n - shown.length;
+    }
+  } else {
+    out.value = shorten(node.byteLength > 64 * 1024 && node.type === 'string' ? '"…"' : JSON.stringify(node.value()) ?? 'null', node.type);
+  }
+  return out;
+}
+
+function shorten(v: string, type: JsonType): string {
+  if (type !== 'string' || v.length <= MAX_STRING) return v;
+  let s = v.slice(0, MAX_STRING - 1);
+  if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
+  return s + '…"';
+}
