@@ -1,9 +1,10 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../kernel/config';
 import { PluginLoadError } from '../kernel/plugins/loader';
 import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand } from './commands';
+import { queryCommand, type QueryOptions } from './query';
 
 /** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
@@ -33,6 +34,18 @@ export function buildProgram(): Command {
     .action((opts: CommonOptions & { json?: boolean }) => pluginsCommand(opts));
   configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
     .action((opts: CommonOptions) => checkCommand(opts));
+  configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
+    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
+    .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
+    .addOption(new Option('-l, --language <name>', 'query language').default('jsonpath'))
+    .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
+    .option('-n, --limit <n>', 'print at most n nodes', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+      return n;
+    })
+    .option('--no-progress', 'no progress bar on stderr')
+    .action((file: string, query: string, opts: QueryOptions) => queryCommand(file, query, opts));
   return program;
 }
 

@@ -9,7 +9,7 @@ import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
 import { createServerFactory } from './server/build-server';
-import { QueryScanEngine } from './scan';
+import { QueryScanEngine, ThreadPool } from './scan';
 import type { Limits } from './contracts/limits';
 
 export interface KernelOptions {
@@ -75,7 +75,11 @@ export class Kernel {
    * every connection). Worker threads load query languages from the plugins' recorded entry paths.
    */
   scanEngine(limits: Limits): QueryScanEngine {
-    this.engine ??= new QueryScanEngine({ limits: () => limits, log: this.options.log });
+    this.engine ??= new QueryScanEngine({
+      limits: () => limits,
+      log: this.options.log,
+      workers: new ThreadPool({ entryOf: (name) => this.registry.queryLanguageEntry(name) }),
+    });
     return this.engine;
   }
 

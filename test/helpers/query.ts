@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
 import { recordsToolkit } from '../../src/kernel/records';
 import { createLogger } from '../../src/kernel/log';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
 import { container } from 'tsyringe';
 
@@ -40,4 +40,14 @@ export async function pointer(): Promise<QueryLanguage> {
 export function engine(limits: Partial<Limits> = {}): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
   return new QueryScanEngine({ limits: () => l });
+}
+
+/** An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from dist/. */
+export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0): QueryScanEngine {
+  const l = { ...DEFAULT_LIMITS, ...limits };
+  const entries: Record<string, string> = {
+    jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
+    pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
+  };
+  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ entryOf: (n) => entries[n], threads, minBytes }) });
 }

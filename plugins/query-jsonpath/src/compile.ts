@@ -11,6 +11,18 @@ const S = jsonpath.selectors;
 /** RFC 9535 strict environment. Recursion is bounded by the kernel's maxDepth on parsed values instead. */
 const env = new JSONPathEnvironment({ strict: true, maxRecursionDepth: 1_000_000 });
 
+/**
+ * json-p3 2.3.1 rejects number literals starting with `0` that RFC 9535 §2.3.5.1 allows (`0.1`, `0e2`: int = "0" /
+ * non-zero digits). This environment's parser (an own instance, json-p3 itself untouched) checks the RFC grammar
+ * `number = (int / "-0") [ frac ] [ exp ]` instead.
+ */
+const RFC_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
+(env as unknown as { parser: { tokenMap: Map<string, (stream: any) => unknown> } }).parser.tokenMap.set(jsonpath.TokenKind.NUMBER, (stream: any) => {
+  const lexeme = String(stream.current.value);
+  if (!RFC_NUMBER.test(lexeme)) throw new jsonpath.JSONPathSyntaxError(`invalid number literal '${lexeme}'`, stream.current);
+  return new X.NumberLiteral(stream.current, Number(lexeme));
+});
+
 /** RFC 6901 pointer of a json-p3 node location (RFC 6901 §3: `~` → `~0`, `/` → `~1`). */
 export function pointerOf(location: readonly (string | number)[]): string {
   let s = '';
@@ -165,10 +177,11 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     makeError('RESOURCE_LIMIT_EXCEEDED', `The value nests deeper than maxDepth ${maxDepth} for this query.`, { limit: { name: 'maxDepth', limit: maxDepth } });
 
   const run = (q: JSONPathQuery, value: unknown): QueryNode[] => {
-    const raw = hasRaw(value);
-    const input = raw ? comparable(value) : value;
+    let raw = false;
     let nodes: JSONPathNode[];
     try {
+      raw = hasRaw(value);
+      const input = raw ? comparable(value) : value;
       nodes = q.query(input as never).nodes;
     } catch (err) {
       if (err instanceof RangeError || (err instanceof Error && err.name === 'JSONPathRecursionLimitError')) throw depthError();
@@ -236,13 +249,92 @@ function splitOf(path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unk
   if (sel instanceof S.FilterSelector) {
     const reads = new Set<string>();
     const onDemand = membersRead(sel.expression, reads);
-    const test = (record: unknown): boolean => {
+    const fast = fastFilter(sel.expression);
+    const test = fast ?? ((record: unknown): boolean => {
       const input = hasRaw(record) ? comparable(record) : record;
       const wrapper = [input];
       return sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0;
-    };
+    });
     return { range: all, test, inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
   }
   if (sel instanceof S.NameSelector) return { range: () => ({ start: 0, end: 0, step: 1 }), inner }; // an array has no names
   return undefined;
+}
+
+const isRawJson: (v: unknown) => boolean = (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON;
+
+/** A singular query's segments as names/indexes, or null (RFC 9535 §2.3.5.1 singular-query). */
+function singularSteps(q: any): (string | number)[] | null {
+  const steps: (string | number)[] = [];
+  for (const seg of q.path.segments) {
+    if (seg.constructor.name !== 'ChildSegment' || seg.selectors.length !== 1) return null;
+    const sel = seg.selectors[0];
+    if (sel instanceof S.NameSelector) steps.push(sel.name);
+    else if (sel instanceof S.IndexSelector) steps.push(sel.index);
+    else return null;
+  }
+  return steps;
+}
+
+const NOTHING = jsonpath.Nothing;
+
+function resolveSingular(v: any, steps: readonly (string | number)[]): unknown {
+  for (const t of steps) {
+    if (typeof t === 'string') {
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || isRawJson(v) || !Object.prototype.hasOwnProperty.call(v, t)) return NOTHING;
+      v = v[t];
+    } else {
+      if (!Array.isArray(v)) return NOTHING;
+      const i = t < 0 ? v.length + t : t;
+      if (i < 0 || i >= v.length) return NOTHING;
+      v = v[i];
+    }
+  }
+  return v !== null && typeof v === 'object' ? comparable(v) : v;
+}
+
+type Fast = (record: unknown) => unknown;
+
+/**
+ * A direct evaluator for the common filter shapes (RFC 9535 §2.3.5): comparisons between singular relative queries
+ * and literals, existence tests of singular queries, `&&`, `||`, `!`. Returns null for anything else (functions,
+ * non-singular queries, `$`), which json-p3 then evaluates. Same results as json-p3 with exact numbers, without its
+ * node-list allocations.
+ */
+export function fastFilter(e: any): ((record: unknown) => boolean) | null {
+  const logical = (x: any): Fast | null => {
+    if (x instanceof X.LogicalExpression) return logical(x.expression);
+    if (x instanceof X.PrefixExpression && x.operator === '!') {
+      const r = logical(x.right);
+      return r && ((v) => !r(v));
+    }
+    if (x instanceof X.InfixExpression) {
+      if (x.operator === '&&' || x.operator === '||') {
+        const a = logical(x.left), b = logical(x.right);
+        if (!a || !b) return null;
+        return x.operator === '&&' ? (v) => !!a(v) && !!b(v) : (v) => !!a(v) || !!b(v);
+      }
+      const l = comparand(x.left), r = comparand(x.right);
+      if (!l || !r) return null;
+      const op = x.operator;
+      return (v) => compareExact(l(v), op, r(v));
+    }
+    if (x instanceof X.RelativeQuery) {
+      const steps = singularSteps(x);
+      return steps && ((v) => resolveSingular(v, steps) !== NOTHING);
+    }
+    if (x instanceof X.BooleanLiteral) { const b = x.value; return () => b; }
+    return null;
+  };
+  const comparand = (x: any): Fast | null => {
+    if (x instanceof X.StringLiteral || x instanceof X.NumberLiteral || x instanceof X.BooleanLiteral) { const c = x.value; return () => c; }
+    if (x instanceof X.NullLiteral) return () => null;
+    if (x instanceof X.RelativeQuery) {
+      const steps = singularSteps(x);
+      return steps && ((v) => resolveSingular(v, steps));
+    }
+    return null;
+  };
+  const f = logical(e);
+  return f && ((v) => !!f(v));
 }

@@ -70,7 +70,7 @@ export function hasRaw(value: unknown): boolean {
     for (const v of value) if (hasRaw(v)) return true;
     return false;
   }
-  for (const v of Object.values(value as object)) if (hasRaw(v)) return true;
+  for (const k in value as object) if (hasRaw((value as Record<string, unknown>)[k])) return true;
   return false;
 }
 

@@ -9,6 +9,7 @@ import type { ParseSite } from '../records/parse';
 import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
+import type { WorkerPool } from './workers';
 
 /** A file addressed as a whole whose query does not distribute over records is evaluated in memory up to this size. */
 export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
@@ -17,7 +18,7 @@ export interface EngineOptions {
   limits: () => Limits;
   log?: Logger;
   /** Runs batches on worker threads (see workers.ts); absent: always on this thread. */
-  workers?: import('./workers').WorkerPool;
+  workers?: WorkerPool;
 }
 
 /** Bytes of a record source (from its identity), for thresholds. */
@@ -110,7 +111,7 @@ export class QueryScanEngine implements ScanEngine {
         const k = list ? list[j]! : j;
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
-        const out = evaluateRecord(view, k, plan, utf8Ok, site);
+        const out = evaluateRecord(view, k, plan, utf8Ok, site, !result.full);
         if (out && !result.take(out, source, plan)) return result.finish(null, true);
         if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
           return result.finish({ record: i + 1, node: 0 }, false);
@@ -213,6 +214,15 @@ export class Collector {
       return true;
     }
     let nodes = out.nodes!;
+    if (out.lazy && !this.full) {
+      // The page returns these values: parse now, so a malformed record is skipped rather than thrown later.
+      try {
+        for (const n of nodes) void n.value;
+      } catch (err) {
+        if (err instanceof McpgwError) return this.take({ record: out.record, error: err }, source, plan);
+        throw err;
+      }
+    }
     if (out.record === this.skipRecord && this.skipUnits > 0) nodes = nodes.slice(this.skipUnits);
     const offset = out.record === this.skipRecord ? this.skipUnits : 0;
     for (let u = 0; u < nodes.length; u++) {
@@ -227,9 +237,22 @@ export class Collector {
       if (this.next === null) this.next = { record, node: unitIndex };
       return !!this.opts.countAll;
     }
-    this.nodes.push({ record, path: n.path, value: n.value });
+    // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
+    const node = n as ScanNode;
+    node.record = record;
+    this.nodes.push(node);
     if (this.nodes.length >= this.limit) this.full = true;
     return true;
+  }
+
+  /** True once only counting remains: the page is full and its next position known (workers then send counts). */
+  get countOnly(): boolean {
+    return this.full && this.next !== null && !!this.opts.countAll;
+  }
+
+  /** Units counted by a worker for a count-only batch. */
+  addCount(units: number): void {
+    this.total += units;
   }
 
   /** Materialized results: no per-record positions. */

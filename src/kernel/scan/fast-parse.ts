@@ -3,14 +3,15 @@
  * A reviver that keeps lexemes costs ~3× a plain JSON.parse; it is only needed when some number lexeme does not
  * survive a round trip through a double (`String(Number(lexeme)) !== lexeme`). That happens only for: more than 15
  * significant digits, a fraction ending in 0 (`1.0`), an exponent, `-0`, or a value below 1e-6 (`0.0000001`).
- * {@link mayNeedExact} finds every such lexeme (and some harmless look-alikes inside strings); records without any
+ * {@link mayNeedExact} finds every such lexeme (a number token: after `:`, `,`, `[` or at the start, ending before
+ * whitespace, `,`, `]`, `}` or the end; plus a few harmless look-alikes inside strings, and every `0`); records without any
  * parse with a plain JSON.parse.
  */
 import { McpgwError } from '../errors';
 import { nestingDepth, parseExact, type ParseSite } from '../records/parse';
 
 /** A number token start (after `:`, `,`, `[` or at the start) followed by a lexeme that may not round-trip. */
-const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0(?![.\d])|-?(?:[\d.]{16,}|\d+\.\d*0(?!\d)|\d[\d.]*[eE]|0\.0{6}))/;
+const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0|-?(?:[\d.]{16,}(?:[eE][-+]?\d+)?|\d+\.\d*0|\d[\d.]*[eE][-+]?\d+|0\.0{6}\d*))(?=[\s,\]}]|$)/;
 
 export function mayNeedExact(text: string): boolean {
   return NEEDS_EXACT.test(text);

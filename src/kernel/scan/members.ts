@@ -61,20 +61,23 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
   if (b[p] !== LBRACE) return undefined;
   p++;
   const out: Record<string, unknown> = {};
-  const want = new Map<string, string>();
-  for (const n of names) want.set(JSON.stringify(n), n);
+  const keys = keyBytes(names);
+  let found = 0;
   for (;;) {
     while (p < e && isWs(b[p]!)) p++;
     if (b[p] === RBRACE) break;
     if (b[p] !== QUOTE) return undefined;
     const ke = stringEnd(b, p, e);
     if (ke === -1) return undefined;
-    const keyText = b.toString('utf8', p, ke);
-    let name: string | undefined = want.get(keyText);
-    if (name === undefined && keyText.includes('\\')) {
+    let name: string | undefined;
+    for (let w = 0; w < keys.length; w++) {
+      const kb = keys[w]!;
+      if (kb.length === ke - p && b[p + 1] === kb[1] && b.compare(kb, 0, kb.length, p, ke) === 0) { name = names[w]; break; }
+    }
+    if (name === undefined && hasBackslash(b, p, ke)) {
       // an escaped spelling of a wanted name
       let decoded: string;
-      try { decoded = JSON.parse(keyText) as string; } catch { return undefined; }
+      try { decoded = JSON.parse(b.toString('utf8', p, ke)) as string; } catch { return undefined; }
       if (names.includes(decoded)) name = decoded;
     }
     p = ke;
@@ -85,14 +88,17 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
     const ve = valueEnd(b, p, e, maxDepth);
     if (ve === -1) return undefined;
     if (name !== undefined) {
+      if (b[p] === LBRACE || b[p] === LBRACK) return undefined; // structured values: a full parse keeps the rules in one place
       const text = b.toString('utf8', p, ve);
-      if (mayNeedExact(text) || (b[p] === LBRACE || b[p] === LBRACK)) {
-        // structured or non-round-trip values: leave it to a full parse (keeps exactness rules in one place)
-        return undefined;
-      }
+      if (mayNeedExact(text)) return undefined;
       let v: unknown;
       try { v = JSON.parse(text); } catch { return undefined; }
+      if (!Object.prototype.hasOwnProperty.call(out, name)) found++;
       Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
+      if (found === names.length && noneAfter(b, ve, e, keys)) {
+        // Every name found and none can occur again (no later spelling of it): the rest cannot change the members.
+        return out;
+      }
     }
     p = ve;
     while (p < e && isWs(b[p]!)) p++;
@@ -103,4 +109,25 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
   p++;
   while (p < e && isWs(b[p]!)) p++;
   return p === e ? out : undefined;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+
+function hasBackslash(b: Buffer, p: number, e: number): boolean {
+  for (let q = p; q < e; q++) if (b[q] === BACKSLASH) return true;
+  return false;
+}
+
+/** No wanted key and no `\u` escape in `b[from, e)`. */
+function noneAfter(b: Buffer, from: number, e: number, keys: Buffer[]): boolean {
+  const rest = b.subarray(from, e);
+  if (rest.indexOf(BACKSLASH_U) !== -1) return false;
+  for (const kb of keys) if (rest.indexOf(kb) !== -1) return false;
+  return true;
+}
+const keyCache = new WeakMap<readonly string[], Buffer[]>();
+function keyBytes(names: readonly string[]): Buffer[] {
+  let k = keyCache.get(names);
+  if (!k) keyCache.set(names, (k = names.map((n) => Buffer.from(JSON.stringify(n)))));
+  return k;
 }

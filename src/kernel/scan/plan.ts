@@ -45,6 +45,11 @@ export interface BatchView {
 export interface RecordOutcome {
   record: number;
   nodes?: QueryNode[];
+  /**
+   * The nodes' values are parsed on first access (a record selected by an on-demand filter): reading them may throw
+   * SYNTAX_ERROR when the rest of the record is malformed. The collector reads them for the page it returns.
+   */
+  lazy?: boolean;
   /** The record could not be read (malformed, invalid UTF-8, too deep). */
   error?: McpgwError;
 }
@@ -89,8 +94,9 @@ export function inRange(plan: Plan, i: number): boolean {
 
 /**
  * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing.
+ * `wantValues` false: the nodes will only be counted (their values may be left out).
  */
-export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite): RecordOutcome | null {
+export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite, wantValues = true): RecordOutcome | null {
   const i = b.first + k;
   const s = b.spans[2 * k]!, e = b.spans[2 * k + 1]!;
   try {
@@ -98,7 +104,14 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
     if (plan.kind === 'split' && plan.test && plan.testReads) {
       // On demand: read only the members the filter reads; parse the record only when it passes.
       const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth);
-      if (stub !== undefined && !plan.test(stub)) return null;
+      if (stub !== undefined) {
+        if (!plan.test(stub)) return null;
+        if (!plan.query) {
+          if (!wantValues) return { record: i, lazy: true, nodes: [{ path: '/' + i, value: undefined }] }; // counted only
+          const text = b.bytes.toString('utf8', s, e);
+          return { record: i, lazy: true, nodes: [lazyNode('/' + i, text, () => parseRecord(text, plan.maxDepth, () => site(i)))] };
+        }
+      }
     }
     const text = b.bytes.toString('utf8', s, e);
     const value = parseRecord(text, plan.maxDepth, () => site(i));
@@ -123,4 +136,25 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
     }
     throw err;
   }
+}
+
+/** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */
+export const NODE_TEXT = Symbol.for('mcpgw.scan.nodeText');
+
+/** A node whose `value` is `parse()`d on first access; `[NODE_TEXT]` holds its JSON text. */
+export function lazyNode(path: string, text: string, parse: () => unknown): QueryNode {
+  let parsed = false;
+  let value: unknown;
+  const node = { path } as QueryNode;
+  Object.defineProperty(node, 'value', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!parsed) { value = parse(); parsed = true; }
+      return value;
+    },
+    set(v: unknown) { value = v; parsed = true; },
+  });
+  Object.defineProperty(node, NODE_TEXT, { value: text, enumerable: false });
+  return node;
 }

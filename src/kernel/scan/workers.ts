@@ -1,12 +1,256 @@
-import type { CompiledQuery } from '../contracts/query';
+import { isUtf8 } from 'node:buffer';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanQueryOptions, ScanResult } from '../contracts/scan';
+import { McpgwError, isErrorCode } from '../errors';
 import type { ParseSite } from '../records/parse';
+import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
-import type { Plan } from './plan';
+import { viewOf } from './engine';
+import { lazyNode, type Plan } from './plan';
+export { NODE_TEXT } from './plan';
+import type { WorkerInit } from './worker';
 
-/** Runs scans over record ranges on worker threads (filled in below the API). */
+/** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
   /** Whether a scan of a `bytes`-byte file with this query should use workers. */
   wanted(bytes: number, query: CompiledQuery): boolean;
   run(job: { opts: ScanQueryOptions; plan: Plan; from: number; to: number; site: (i: number) => ParseSite; collector: Collector }): Promise<ScanResult>;
+}
+
+/** Files at least this large are scanned on worker threads (queries with match()/search() always are). */
+export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
+/** How long a scan past its deadline waits for the batch in progress before terminating its thread, ms. */
+const GRACE_MS = 200;
+
+
+/** The compiled worker script: beside this file, or in dist/ when running from TypeScript sources (tests). */
+function workerScript(): string {
+  const here = path.join(__dirname, 'worker.js');
+  if (fs.existsSync(here)) return here;
+  return path.resolve(__dirname, '..', '..', '..', 'dist', 'kernel', 'scan', 'worker.js');
+}
+
+export interface ThreadPoolOptions {
+  /** The plugin module file that registers query language `name` (PluginRecord entries), or undefined. */
+  entryOf(name: string): string | undefined;
+  /** Worker threads per scan (default: available parallelism, at least 1). */
+  threads?: number;
+  /** Size threshold, bytes (default WORKER_MIN_BYTES). */
+  minBytes?: number;
+}
+
+interface Slot {
+  worker: Worker;
+  port: MessagePort;
+  progress: Int32Array;
+  queue: number[];
+}
+
+interface Pending {
+  seq: number;
+  first: number;
+  count: number;
+  slot: Slot;
+  messages: WorkerMessage[];
+  done: boolean;
+  resolve?: () => void;
+}
+
+type WorkerMessage =
+  | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
+  | { type: 'skip'; seq: number; record: number; code: string; message: string }
+  | { type: 'many'; seq: number; messages: WorkerMessage[] }
+  | { type: 'count'; seq: number; units: number }
+  | { type: 'done'; seq: number }
+  | { type: 'ready' }
+  | { type: 'fatal'; code: string; message: string };
+
+/**
+ * Worker threads started per scan (so a thread stuck in a regular expression is simply terminated) evaluating
+ * record-aligned batches read by the main thread; results are consumed in file order.
+ */
+export class ThreadPool implements WorkerPool {
+  constructor(private readonly options: ThreadPoolOptions) {}
+
+  wanted(bytes: number, query: CompiledQuery): boolean {
+    if (!query.language || !this.options.entryOf(query.language)) return false;
+    return !!query.usesRegex || bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES);
+  }
+
+  async run(job: { opts: ScanQueryOptions; plan: Plan; from: number; to: number; site: (i: number) => ParseSite; collector: Collector }): Promise<ScanResult> {
+    const { opts, plan, from, to, collector } = job;
+    const { source, query } = opts;
+    const entry = this.options.entryOf(query.language!)!;
+    const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    const immediate = !!query.usesRegex;
+    const slots: Slot[] = [];
+    const pending = new Map<number, Pending>();
+    let failure: McpgwError | null = null;
+    let wake: (() => void) | null = null;
+    const poke = () => { const w = wake; wake = null; w?.(); };
+
+    const route = (m: WorkerMessage) => {
+      if (m.type === 'fatal') {
+        failure ??= new McpgwError(isErrorCode(m.code) ? m.code : 'INTERNAL_ERROR', m.message);
+        poke();
+        return;
+      }
+      if (m.type === 'ready') return;
+      const p = pending.get(m.seq);
+      if (!p) return;
+      if (m.type === 'done') {
+        p.done = true;
+        p.slot.queue.shift();
+        p.resolve?.();
+        poke();
+      } else if (m.type === 'many') p.messages.push(...m.messages);
+      else p.messages.push(m);
+    };
+
+    const init: Omit<WorkerInit, 'port' | 'progress'> = {
+      entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate,
+      plan: {
+        kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
+        maxDepth: plan.maxDepth, firstOnly: plan.firstOnly,
+        literals: plan.literals ? plan.literals.map((b) => b.toString('utf8')) : null,
+      },
+    };
+    const ready: Promise<void>[] = [];
+    for (let t = 0; t < threads; t++) {
+      const { port1, port2 } = new MessageChannel();
+      const progress = new Int32Array(new SharedArrayBuffer(4));
+      progress[0] = -1;
+      const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
+      const slot: Slot = { worker, port: port1, progress, queue: [] };
+      slots.push(slot);
+      ready.push(new Promise((resolve) => {
+        const first = (m: WorkerMessage) => { if (m.type === 'ready' || m.type === 'fatal') { port1.off('message', first); route(m); resolve(); } };
+        port1.on('message', first);
+      }));
+      port1.on('message', (m: WorkerMessage) => { if (m.type !== 'ready' && m.type !== 'fatal') route(m); });
+      worker.on('error', (err) => { failure ??= new McpgwError('INTERNAL_ERROR', `A scan worker failed: ${err.message}`); poke(); });
+      worker.unref();
+    }
+    const stopAll = () => { for (const s of slots) void s.worker.terminate(); };
+    const onAbort = () => poke();
+    opts.signal?.addEventListener('abort', onAbort);
+    const timer = opts.deadline !== undefined ? setTimeout(poke, Math.max(0, opts.deadline - Date.now())) : undefined;
+    const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
+
+    try {
+      await Promise.race([Promise.all(ready), new Promise<void>((r) => { wake = r; })]);
+      if (failure) throw failure;
+      let seq = 0;
+      let nextToConsume = 0;
+      const total = to - from;
+      const maxInFlight = threads * 2;
+
+      /** Feeds a finished batch's results to the collector in order. Returns false when the scan can stop. */
+      const consume = (p: Pending, upTo = Number.POSITIVE_INFINITY): boolean => {
+        for (const m of p.messages) {
+          if (m.type === 'nodes') {
+            if (m.record >= upTo) break;
+            if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
+          } else if (m.type === 'count') {
+            collector.addCount(m.units);
+          } else if (m.type === 'skip') {
+            if (m.record >= upTo) break;
+            const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError('SYNTAX_ERROR', m.message);
+            if (!collector.take({ record: m.record, error }, source, plan)) return false;
+          }
+        }
+        return true;
+      };
+
+      /** Waits for the next batch in order (or the deadline / a failure / cancellation). */
+      const waitNext = async (): Promise<'ok' | 'stop'> => {
+        for (;;) {
+          if (failure) throw failure;
+          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+          const p = pending.get(nextToConsume)!;
+          if (p.done) return 'ok';
+          if (expired()) return 'stop';
+          await new Promise<void>((r) => { wake = r; p.resolve = r; });
+        }
+      };
+
+      /** The deadline passed: keep what finished in order, then report where to continue. */
+      const stopAtDeadline = async (): Promise<ScanResult> => {
+        const p = pending.get(nextToConsume);
+        if (!p) return collector.finish({ record: nextRecord(), node: 0 }, false);
+        if (!p.done) await new Promise<void>((r) => { p.resolve = r; setTimeout(r, GRACE_MS); });
+        for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
+        if (p.done) {
+          if (!consume(p)) return collector.finish(null, true);
+          return collector.finish({ record: p.first + p.count, node: 0 }, p.first + p.count >= to);
+        }
+        // The thread is stuck on one record (a regular expression): results before it were posted at once.
+        const stuck = Atomics.load(p.slot.progress, 0);
+        if (immediate && stuck >= p.first && stuck < p.first + p.count && p.slot.queue[0] === p.seq) {
+          if (!consume(p, stuck)) return collector.finish(null, true);
+          collector.take({ record: stuck, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${stuck}: match()/search() did not finish before the request deadline and was stopped; the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: 0 } }) }, source, { ...plan, kind: 'split' });
+          return collector.finish({ record: stuck + 1, node: 0 }, false);
+        }
+        return collector.finish({ record: p.first, node: 0 }, false);
+      };
+      let dispatched = from;
+      const nextRecord = () => { const p = pending.get(nextToConsume); return p ? p.first : dispatched; };
+
+      const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
+      let exhausted = false;
+      while (!exhausted || nextToConsume < seq) {
+        // dispatch while there is room
+        while (!exhausted && seq - nextToConsume < maxInFlight) {
+          if (expired()) break;
+          const r = await it.next();
+          if (r.done) { exhausted = true; break; }
+          const batch = r.value;
+          const view = viewOf(batch);
+          const bytes = new Uint8Array(batch.bytes.length);
+          bytes.set(batch.bytes);
+          const slot = slots.reduce((a, b) => (b.queue.length < a.queue.length ? b : a));
+          const p: Pending = { seq, first: batch.first, count: batch.count, slot, messages: [], done: false };
+          pending.set(seq, p);
+          slot.queue.push(seq);
+          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, seq, first: batch.first, count: batch.count, bytes, spans: view.spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, (view.spans as Float64Array).buffer as ArrayBuffer]);
+          seq++;
+          dispatched = batch.first + batch.count;
+        }
+        if (nextToConsume >= seq) {
+          if (expired() && !exhausted) return collector.finish({ record: dispatched, node: 0 }, false);
+          continue;
+        }
+        if ((await waitNext()) === 'stop') return await stopAtDeadline();
+        const p = pending.get(nextToConsume)!;
+        if (!consume(p)) return collector.finish(null, true);
+        pending.delete(nextToConsume);
+        nextToConsume++;
+        opts.onProgress?.(Math.min(p.first + p.count - from, total), total);
+      }
+      return collector.finish(null, true);
+    } finally {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      stopAll();
+    }
+  }
+
+  /** A skipped record's error with its real location (re-read on this thread for the first few only). */
+  private recreate(source: ScanQueryOptions['source'], m: { record: number; code: string; message: string }): McpgwError {
+    try {
+      source.value(m.record);
+    } catch (err) {
+      if (err instanceof McpgwError) return err;
+    }
+    return new McpgwError(isErrorCode(m.code) ? m.code : 'SYNTAX_ERROR', m.message, { location: { record_index: m.record } });
+  }
+}
+
+/** A node whose value is parsed (exactly) from the worker's JSON text on first access. */
+function workerNode(n: { path: string; text: string }, record: number, site: (i: number) => ParseSite, maxDepth: number): QueryNode {
+  return lazyNode(n.path, n.text, () => parseRecord(n.text, maxDepth, () => site(record)));
 }

@@ -1,0 +1,116 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ScanNode, ScanPosition } from '../kernel/contracts/scan';
+import { McpgwError } from '../kernel/errors';
+import { FileService } from '../kernel/files/file-service';
+import { Sandbox } from '../kernel/files/sandbox';
+import { NODE_TEXT } from '../kernel/scan';
+import { prepare, type CommonOptions } from './setup';
+
+export interface QueryOptions extends CommonOptions {
+  language: string;
+  format?: string;
+  limit?: number;
+  progress?: boolean;
+}
+
+/** Nodes asked of the engine per page (the CLI streams them out page by page). */
+const PAGE = 2000;
+
+/**
+ * `mcpgw query FILE QUERY`: runs the scan engine over the whole file (whole-file addressing, DESIGN "Two addressing
+ * modes") and prints the node list as JSON Lines `{"path": …, "value": …}` with exact numbers. The file's folder is the
+ * sandbox root (the person at the terminal chose the file). Progress bar on stderr when it is a terminal.
+ * @throws McpgwError (exit 1), ConfigError / unknown language (exit 2)
+ */
+export async function queryCommand(file: string, queryText: string, opts: QueryOptions): Promise<void> {
+  const { config, kernel } = await prepare(opts, false);
+  const language = kernel.registry.queryLanguages.get(opts.language)?.item;
+  if (!language) {
+    throw new McpgwError('INVALID_ARGUMENT', `Unknown query language "${opts.language}". Loaded: ${[...kernel.registry.queryLanguages.keys()].join(', ') || '(none)'}.`);
+  }
+  const absolute = path.resolve(file);
+  let real: string;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    throw new McpgwError('NOT_FOUND', `No such file: ${file}`);
+  }
+  const limits = config.limits;
+  const files = new FileService(new Sandbox(path.dirname(real)), () => [...kernel.registry.formats.values()].map((o) => o.item), limits);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  const bar = opts.progress !== false && process.stderr.isTTY ? progressBar() : null;
+  const opened = await files.open(path.basename(real), { ...(opts.format ? { format: opts.format } : {}), signal: controller.signal, ...(bar ? { onProgress: (d, t) => bar.update(d, t, 'indexing') } : {}) });
+  try {
+    const query = language.compile(queryText, { maxDepth: limits.maxDepth });
+    const engine = kernel.scanEngine(limits);
+    let resume: ScanPosition | undefined;
+    let printed = 0;
+    let skipped = 0;
+    const firstSkipped: { record_index: number; line?: number; message: string }[] = [];
+    const max = opts.limit ?? Number.POSITIVE_INFINITY;
+    for (;;) {
+      const want = Math.min(PAGE, max - printed);
+      if (want <= 0) break;
+      const r = await engine.run({
+        source: opened.source, query, addressing: 'file', limit: want, signal: controller.signal,
+        ...(resume ? { resume } : {}),
+        ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t, 'records') } : {}),
+      });
+      skipped += r.skipped;
+      for (const s of r.firstSkipped) if (firstSkipped.length < 5) firstSkipped.push(s);
+      await write(r.nodes.map(line).join(''));
+      printed += r.nodes.length;
+      if (!r.next) break;
+      resume = r.next;
+    }
+    bar?.done();
+    if (skipped > 0) {
+      const first = firstSkipped[0];
+      process.stderr.write(`mcpgw: ${skipped} record(s) could not be read and were skipped${first ? ` (first: record ${first.record_index}${first.line ? `, line ${first.line}` : ''}: ${first.message})` : ''}.\n`);
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    bar?.done();
+    opened.close();
+  }
+}
+
+/** One output line; values computed on worker threads are printed from their JSON text as is. */
+function line(n: ScanNode): string {
+  const text = (n as { [NODE_TEXT]?: string })[NODE_TEXT];
+  return `{"path":${JSON.stringify(n.path)},"value":${text ?? JSON.stringify(n.value)}}\n`;
+}
+
+function write(s: string): Promise<void> {
+  if (s.length === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const ok = process.stdout.write(s, (err) => (err ? reject(err) : undefined));
+    if (ok) resolve();
+    else process.stdout.once('drain', resolve);
+  });
+}
+
+/** A one-line progress bar on stderr, redrawn at most every 100 ms. */
+function progressBar() {
+  let last = 0;
+  let shown = false;
+  return {
+    update(done: number, total: number, what: string) {
+      const now = Date.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      shown = true;
+      const width = 30;
+      const frac = total > 0 ? Math.min(1, done / total) : 1;
+      const fill = Math.round(frac * width);
+      process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${what}  `);
+    },
+    done() {
+      if (shown) process.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}

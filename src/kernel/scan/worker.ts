@@ -1,0 +1,109 @@
+/**
+ * Worker thread entry of the scan engine. It imports the query language's plugin module (the loader's recorded entry
+ * path), calls its `register()` to obtain the language by name, compiles the same query text, and evaluates batches
+ * of record bytes sent by the engine. Protocol (all messages on `workerData.port`):
+ *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, utf8Ok, wantValues, countOnly }
+ *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
+ *   out { type: 'skip', seq, record, code, message }
+ *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
+ *   out { type: 'count', seq, units }   (countOnly batches: matching units, once the page and its next position are known)
+ *   out { type: 'done', seq }
+ *   out { type: 'ready' } | { type: 'fatal', code, message }
+ * `workerData.progress` (Int32Array on a SharedArrayBuffer, [0]) holds the record being evaluated, so the engine
+ * can name the record a stuck regular expression was working on when it terminates this thread at the deadline.
+ */
+import 'reflect-metadata';
+import { pathToFileURL } from 'node:url';
+import { workerData, type MessagePort } from 'node:worker_threads';
+import { container } from 'tsyringe';
+import type { Plugin, PluginRegistry } from '../contracts/plugin';
+import type { CompiledQuery, QueryLanguage } from '../contracts/query';
+import { McpgwError } from '../errors';
+import { recordsToolkit } from '../records';
+import { candidates, evaluateRecord, inRange, NODE_TEXT, type Plan } from './plan';
+
+export interface WorkerInit {
+  port: MessagePort;
+  progress: Int32Array;
+  entry: string;
+  language: string;
+  text: string;
+  maxDepth: number;
+  /** Post each record's nodes at once (regex queries, so a terminated thread loses nothing); else once per batch. */
+  immediate: boolean;
+  /** Plan without functions and buffers: rebuilt here from the compiled query. */
+  plan: Omit<Plan, 'query' | 'test' | 'testReads' | 'literals'> & { literals: string[] | null };
+}
+
+async function languageFrom(entry: string, name: string): Promise<QueryLanguage> {
+  const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
+  let plugin = (mod.default ?? mod) as Plugin & { default?: Plugin };
+  if (typeof plugin.register !== 'function' && plugin.default) plugin = plugin.default;
+  let found: QueryLanguage | undefined;
+  const noop = () => undefined;
+  const registry: PluginRegistry = {
+    apiVersion: '1.0.0', kernelVersion: 'worker',
+    registerFormat: noop, registerToolBundle: noop,
+    registerQueryLanguage: (l) => { if (l.name === name) found = l; },
+    records: recordsToolkit,
+    error: (code, message, details) => new McpgwError(code, message, details),
+    container,
+    log: { error: noop, warn: noop, info: noop, debug: noop },
+  };
+  await plugin.register(registry, {} as never);
+  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${entry} registers no query language "${name}".`);
+  return found;
+}
+
+function planFor(init: WorkerInit, query: CompiledQuery): Plan {
+  const base: Plan = { ...init.plan, literals: init.plan.literals ? init.plan.literals.map((l) => Buffer.from(l)) : null, query };
+  if (base.kind !== 'split') return base;
+  const split = query.split!;
+  return { ...base, query: split.inner, ...(split.test ? { test: split.test.bind(split) } : {}), ...(split.testReads ? { testReads: split.testReads } : {}) };
+}
+
+async function main(): Promise<void> {
+  const init = workerData as WorkerInit;
+  const port = init.port;
+  let plan: Plan;
+  try {
+    const language = await languageFrom(init.entry, init.language);
+    plan = planFor(init, language.compile(init.text, { maxDepth: init.maxDepth }));
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    return;
+  }
+  const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
+  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; utf8Ok: boolean }) => {
+    const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+    const view = { first: m.first, count: m.count, bytes, spans: m.spans, base: 0 };
+    try {
+      const held: unknown[] = [];
+      let units = 0;
+      const send = (msg: unknown) => (init.immediate ? port.postMessage(msg) : held.push(msg));
+      const list = candidates(view, plan, 0, m.count);
+      const n = list ? list.length : m.count;
+      for (let j = 0; j < n; j++) {
+        const k = list ? list[j]! : j;
+        const i = m.first + k;
+        if (!inRange(plan, i)) continue;
+        Atomics.store(init.progress, 0, i);
+        const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues);
+        if (!out) continue;
+        if (m.countOnly && !out.error) { units += out.nodes!.length; continue; }
+        if (out.error) send({ type: 'skip', seq: m.seq, record: i, code: out.error.code, message: out.error.message });
+        else send({ type: 'nodes', seq: m.seq, record: i, ...(out.lazy ? { lazy: true } : {}), nodes: out.nodes!.map((x) => ({ path: x.path, text: (x as { [NODE_TEXT]?: string })[NODE_TEXT] ?? JSON.stringify(x.value) })) });
+      }
+      if (units) held.push({ type: 'count', seq: m.seq, units });
+      if (held.length) port.postMessage({ type: 'many', seq: m.seq, messages: held });
+      port.postMessage({ type: 'done', seq: m.seq });
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+}
+
+void main();

@@ -1,0 +1,70 @@
+/**
+ * `mcpgw query` through the BUILT CLI (bin/mcpgw.js): real processes, real files, stdout checked line by line.
+ * Requires a build: `npm test` runs `tsc -b` before jest.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CLI, NODE } from '../helpers/mcp';
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-qcli-'));
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), [
+    '{"id":1,"status":"ok","latency_ms":12.5}',
+    '{"id":12345678901234567891,"status":"failed","latency_ms":150.0}',
+    '{"id":3,"status":"failed","latency_ms":99}',
+    '{"broken":',
+    '{"id":5,"status":"ok","latency_ms":101}',
+  ].join('\n') + '\n');
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function run(...args: string[]) {
+  const r = spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  return { code: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
+}
+
+describe('mcpgw query', () => {
+  test('prints the node list as JSON Lines with whole-file paths and exact numbers', () => {
+    const r = run('events.jsonl', '$[?@.status=="failed"]');
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([
+      '{"path":"/1","value":{"id":12345678901234567891,"status":"failed","latency_ms":150.0}}',
+      '{"path":"/2","value":{"id":3,"status":"failed","latency_ms":99}}',
+    ]);
+    expect(r.err).toBe('');
+  });
+
+  test('a filter no literal narrows parses every record and reports the malformed one on stderr', () => {
+    const r = run('events.jsonl', '$[?@.latency_ms > 100]');
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([
+      '{"path":"/1","value":{"id":12345678901234567891,"status":"failed","latency_ms":150.0}}',
+      '{"path":"/4","value":{"id":5,"status":"ok","latency_ms":101}}',
+    ]);
+    expect(r.err).toMatch(/1 record\(s\) could not be read and were skipped \(first: record 3, line 4/);
+  });
+
+  test('--limit, --language pointer', () => {
+    expect(run('events.jsonl', '$[*].id', '--limit', '2').lines).toEqual(['{"path":"/0/id","value":1}', '{"path":"/1/id","value":12345678901234567891}']);
+    expect(run('events.jsonl', '/1/id', '--language', 'pointer').lines).toEqual(['{"path":"/1/id","value":12345678901234567891}']);
+    expect(run('events.jsonl', '/9/id', '-l', 'pointer').lines).toEqual([]);
+  });
+
+  test('errors go to stderr: query syntax exit 1 with the position; usage exit 2', () => {
+    const bad = run('events.jsonl', '$[?@.status==');
+    expect(bad.code).toBe(1);
+    expect(bad.out).toBe('');
+    expect(bad.err).toMatch(/JSONPath query is not well-formed at character \d+/);
+    const ptr = run('events.jsonl', 'a/b', '-l', 'pointer');
+    expect(ptr.code).toBe(1);
+    expect(ptr.err).toMatch(/must be "" or start with "\/"/);
+    const usage = run('events.jsonl');
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/missing required argument 'query'/);
+    expect(run('events.jsonl', '$', '-l', 'nope').code).toBe(2);
+    expect(run('missing.jsonl', '$').code).toBe(2);
+  });
+});

@@ -1,0 +1,69 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../plugins/format-jsonl/src/index';
+import type { Format, QueryLanguage } from '../../src/kernel/contracts';
+import { fileService, formatsOf } from '../helpers/formats';
+import { engine, jsonpath, threadedEngine } from '../helpers/query';
+
+let dir: string;
+let formats: Format[];
+let jp: QueryLanguage;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-scanw-'));
+  formats = await formatsOf(jsonl);
+  jp = await jsonpath();
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function open(name: string, content: string) {
+  fs.writeFileSync(path.join(dir, name), content);
+  return fileService(dir, formats).open(name);
+}
+
+/** ~12 MB: several 4 MiB batches, so results from both threads must be put back in file order. */
+function bigFile(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 60000; i++) {
+    const status = i % 300 === 7 ? 'failed' : 'ok';
+    const id = i % 1000 === 3 ? '9007199254740993' : String(i);
+    lines.push(`{"id":${id},"status":"${status}","latency_ms":${(i % 250) + 0.5},"msg":"${'x'.repeat(150)}","user":{"name":"u${i}","tags":["a","b"]}}`);
+    if (i === 31000) lines.push('{"broken": ');
+  }
+  return lines.join('\n') + '\n';
+}
+
+describe('scan engine on worker threads', () => {
+  test('same node list as the single-threaded engine, in file order, exact numbers', async () => {
+    const f = await open('big.jsonl', bigFile());
+    for (const q of ['$[?@.status=="failed"].id', '$[?@.latency_ms > 240].user.name', '$[?@.id == 9007199254740993].id']) {
+      const one = await engine().run({ source: f.source, query: jp.compile(q), addressing: 'file' });
+      const two = await threadedEngine().run({ source: f.source, query: jp.compile(q), addressing: 'file' });
+      expect(two.nodes.map((n) => [n.record, n.path, JSON.stringify(n.value)])).toEqual(one.nodes.map((n) => [n.record, n.path, JSON.stringify(n.value)]));
+      expect(two.nodes.length).toBeGreaterThan(50);
+      expect(two.skipped).toBe(one.skipped);
+    }
+    const t = await threadedEngine().run({ source: f.source, query: jp.compile('$[?@.latency_ms > 0]'), addressing: 'file', limit: 3, countAll: true });
+    expect(t.total).toBe(60000);
+    expect(t.skipped).toBe(1);
+    expect(t.firstSkipped[0]).toMatchObject({ record_index: 31001, line: 31002 });
+    expect(t.nodes.map((n) => n.path)).toEqual(['/0', '/1', '/2']);
+    expect(t.next).toEqual({ record: 3, node: 0 });
+    f.close();
+  });
+
+  test("match(@, '(a+)+$') on 28 a's and '!' stops at the deadline, the server thread stays responsive", async () => {
+    const f = await open('regex.jsonl', `{"s":"ok"}\n{"s":"${'a'.repeat(28)}!"}\n{"s":"later"}\n`);
+    const started = Date.now();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const r = await threadedEngine({}, 2, 1 << 30).run({ source: f.source, query: jp.compile("$[?match(@.s, '(a+)+$')]"), addressing: 'file', deadline: Date.now() + 3000 });
+    clearInterval(ticker);
+    expect(Date.now() - started).toBeLessThan(10000); // json-p3 alone blocked 35 s
+    expect(ticks).toBeGreaterThan(40); // the event loop kept running
+    expect(r.complete).toBe(false);
+    expect(r.firstSkipped[0]).toMatchObject({ record_index: 1 });
+    expect(r.next).toEqual({ record: 2, node: 0 });
+    f.close();
+  });
+});
