@@ -96,6 +96,14 @@ const REJECT_CODES = ['SYNTAX_ERROR', 'RESOURCE_LIMIT_EXCEEDED'];
     else expect(REJECT_CODES).toContain(r.code);
   });
 
+  test('every accepted i_number file gives its numeral back as written', async () => {
+    for (const name of files.filter((f) => f.startsWith('i_number_'))) {
+      const r = await run(name);
+      const lexeme = fs.readFileSync(`${dir}/${name}`, 'utf8').trim().slice(1, -1);
+      expect(JSON.stringify((r as { values: unknown[] }).values[0])).toBe(lexeme);
+    }
+  });
+
   test('numbers beyond a double keep their digits (i_number_too_big_pos_int, i_number_huge_exp)', async () => {
     const big = await run('i_number_too_big_pos_int.json');
     expect(JSON.stringify((big as { values: unknown[] }).values[0])).toBe('100000000000000000000');

@@ -251,6 +251,24 @@ describe('validate: probe and full passes', () => {
     close();
   });
 
+  test('a scan goes on past a record over maxRecordBytes: it comes alone, without bytes, and reading it throws', async () => {
+    const { source, close } = await open(write('v4.json', `[1,"${'x'.repeat(3000)}",3]`), { maxRecordBytes: 1024 });
+    const seen: unknown[] = [];
+    for await (const b of source.scan()) {
+      for (let k = 0; k < b.count; k++) {
+        try { seen.push(b.value(k)); } catch (e) { seen.push([(e as McpgwError).code, (e as McpgwError).limit]); }
+      }
+    }
+    expect(seen).toEqual([1, ['RESOURCE_LIMIT_EXCEEDED', { name: 'maxRecordBytes', limit: 1024, value: 3002 }], 3]);
+    // longer than a scan chunk: alone in its batch, without bytes
+    const big = await open(write('v5.json', `[1,"${'x'.repeat(5 * 1024 * 1024)}",3]`), { maxRecordBytes: 1024 });
+    const batches: [number, number, number][] = [];
+    for await (const b of big.source.scan()) batches.push([b.first, b.count, b.bytes.length]);
+    expect(batches).toEqual([[0, 1, expect.any(Number)], [1, 1, 0], [2, 1, expect.any(Number)]]);
+    big.close();
+    close();
+  });
+
   test('records over maxRecordBytes are counted as oversized, not malformed', async () => {
     const { source, close } = await open(write('v3.json', `[{"s":"${'x'.repeat(3000)}"},1]`), { maxRecordBytes: 1024 });
     const r = await source.validate!({ mode: 'full' });

@@ -67,7 +67,11 @@ export interface Format {
   open(file: OpenedFile, options: OpenOptions): Promise<RecordSource>;
 }
 
-/** Consecutive records delivered by a scan, with the bytes that hold them. Valid until the next batch is requested. */
+/**
+ * Consecutive records delivered by a scan, with the bytes that hold them. Valid until the next batch is requested.
+ * A record longer than maxRecordBytes comes alone in a batch without its bytes (`span` is empty) whose
+ * `text`/`value` throw RESOURCE_LIMIT_EXCEEDED, so a scan goes on past it.
+ */
 export interface RecordBatch {
   /** Index of the first record in this batch. */
   readonly first: number;

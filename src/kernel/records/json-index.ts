@@ -4,7 +4,7 @@ import type { JsonTextIndex, OffsetIndex } from '../contracts/records';
 import { McpgwError } from '../errors';
 import { CHECKPOINT_EVERY, Float64OffsetIndex } from './offset-index';
 import { readChunks } from './chunks';
-import { JsonScanError, JsonStructureScanner } from './json-scan';
+import { JsonScanError, JsonStructureScanner, type ScanHooks } from './json-scan';
 
 /** The children of one container, found by the structural scanner. */
 export interface ContainerIndex {
@@ -64,10 +64,15 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
     counted = offset;
     return line;
   };
-  const scanner = new JsonStructureScanner({
+  const hooks: ScanHooks = {
     captureDepth: 2,
     onOpen(depth, offset, type) {
-      if (depth === 1) { root = { type, open: offset, kids: new Offsets() }; arrayRoot = type === 'array'; }
+      if (depth === 1) {
+        root = { type, open: offset, kids: new Offsets() };
+        arrayRoot = type === 'array';
+        // an array's elements are records: their insides are indexed on demand, not here
+        if (arrayRoot) hooks.captureDepth = 1;
+      }
       else inner = { type, open: offset, kids: new Offsets() };
     },
     onChild(depth, offset) {
@@ -88,7 +93,8 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
         inner = null;
       }
     },
-  });
+  };
+  const scanner = new JsonStructureScanner(hooks);
   let first = true;
   try {
     for await (const { offset, bytes } of readChunks(file, { signal: options.signal, onProgress: options.onProgress })) {

@@ -37,7 +37,7 @@ const EXPECT_NONE = 0, EXPECT_FIRST = 1, EXPECT_NEXT = 2;
 export interface ScanHooks {
   /**
    * Children of containers at depth ≤ `captureDepth` are reported (the root container is depth 1).
-   * 0 reports nothing (validation only).
+   * 0 reports nothing (validation only). A hook may lower it while scanning (read again after each event).
    */
   captureDepth: number;
   /** A child of the container at `depth` starts at `offset` (array: the value's first byte; object: the member name's quote). */
@@ -77,8 +77,8 @@ export class JsonStructureScanner {
   /** Scans `b[0..n)`, which holds text bytes `[base, base + n)`. */
   feed(b: Uint8Array, n: number, base: number): void {
     let i = 0;
-    const capture = this.hooks.captureDepth;
     while (i < n) {
+      const capture = this.hooks.captureDepth;
       if (this.inString) {
         i = this.skipString(b, n, i, base);
         continue;

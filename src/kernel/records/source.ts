@@ -75,6 +75,18 @@ export class IndexedRecordSource implements RecordSource {
     return { bytes: buf.subarray(a, b), offset: s + a, extent: buf, a, b };
   }
 
+  /** @throws RESOURCE_LIMIT_EXCEEDED when record i's `length` (trimmed bytes) is over maxRecordBytes. */
+  checkSize(i: number, length: number): void {
+    const { maxRecordBytes } = this.spec.limits;
+    if (length > maxRecordBytes) {
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+        limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
+        location: { record_index: i, byte_offset: this.spec.index.start(i) },
+        hint: 'Raise limits.maxRecordBytes in the config to read it.',
+      });
+    }
+  }
+
   /** Applies the framing's own record check. @throws SYNTAX_ERROR */
   checkFraming(i: number, extent: Uint8Array, a: number, b: number): void {
     const check = this.spec.framing.checkRecord;
@@ -233,38 +245,57 @@ export class IndexedRecordSource implements RecordSource {
       }
       return lo;
     };
-    const startRead = (r: number, last: number) => {
+    type Got = { bytes: Buffer; first: number; last: number; base: number; length: number; oversized?: McpgwError };
+    const startRead = (r: number, last: number): Promise<Got> => {
       const s = index.start(r);
       const length = boundary(last) - s;
-      if (length > this.spec.limits.maxRecordBytes + CHUNK_BYTES) {
-        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${length} bytes, over maxRecordBytes ${this.spec.limits.maxRecordBytes}.`, {
-          limit: { name: 'maxRecordBytes', limit: this.spec.limits.maxRecordBytes, value: length },
-          location: { record_index: r, byte_offset: s },
-        });
+      const { maxRecordBytes } = this.spec.limits;
+      if (last === r + 1 && length > maxRecordBytes) {
+        const size = this.rawLength(r);
+        if (size > maxRecordBytes) {
+          // Not read: the batch holds the record without its bytes, and reading it throws.
+          const oversized = new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${size} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+            limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: size },
+            location: { record_index: r, byte_offset: s },
+            hint: 'Raise limits.maxRecordBytes in the config to read it.',
+          });
+          return Promise.resolve({ bytes: Buffer.alloc(0), first: r, last, base: s, length, oversized });
+        }
       }
       let buf = buffers[which]!;
       if (length > buf.length) buf = unalignedBuffer(length);
       which ^= 1;
-      return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s }));
+      return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s, length }));
     };
     let next = from;
     let last = plan(next);
-    let pending: Promise<{ bytes: Buffer; first: number; last: number; base: number }> | null = startRead(next, last);
+    let pending: Promise<Got> | null = startRead(next, last);
     let done = 0;
     while (pending) {
-      const got = await pending;
+      const got: Got = await pending;
       throwIfAborted(options.signal);
       next = got.last;
       pending = next < to ? startRead(next, (last = plan(next))) : null;
-      done += got.bytes.length;
+      done += got.length;
       options.onProgress?.(done, totalBytes);
-      yield makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+      yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
     }
   }
 
   close(): void {
     this.closed = true;
   }
+}
+
+/** A batch of one record longer than maxRecordBytes: no bytes (an empty span), and reading it throws `error`. */
+function oversizedBatch(first: number, error: McpgwError): RecordBatch {
+  return {
+    first, count: 1, bytes: Buffer.alloc(0),
+    span: () => [0, 0],
+    recordAt: (offset: number) => (offset === 0 ? 0 : -1),
+    text: () => { throw error; },
+    value: () => { throw error; },
+  };
 }
 
 function countPadding(buf: Buffer, pad: (b: number) => boolean, fromEnd: boolean): number {
@@ -301,11 +332,13 @@ function makeBatch(
     },
     text(k: number): string {
       const [s, e] = batch.span(k);
+      source.checkSize(first + k, e - s);
       return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
     },
     value(k: number, warnings?: RecordWarning[]): unknown {
       const [s, e] = batch.span(k);
       const i = first + k;
+      source.checkSize(i, e - s);
       const es = index.start(i) - base;
       const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
       source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);

@@ -55,7 +55,9 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           try {
             value = batch.value(k, warnings);
           } catch (err) {
-            if ((err as { code?: string }).code === 'CANCELLED') throw err;
+            const e = err as McpgwError;
+            if (e.code === 'CANCELLED') throw err;
+            if (e.code === 'RESOURCE_LIMIT_EXCEEDED' && e.limit?.name === 'maxRecordBytes') { report.oversized_records++; continue; }
             malformed(i, err);
             continue;
           }
