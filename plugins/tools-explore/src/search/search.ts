@@ -91,9 +91,10 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     let nextRecord: number | null = null; // first matching record not in this page
     let stoppedAt: number | null = null; // deadline: first record not scanned
     let cutByBytes = false;
-    const onMalformed = (i: number) => {
+    const onMalformed = (i: number, err: unknown) => {
       malformed++;
-      if (warnings.length < 5) warnings.push({ code: 'SYNTAX_ERROR', message: `Record ${i} is not valid JSON and was skipped.`, record_index: i });
+      const code = (err as { code?: string }).code ?? 'SYNTAX_ERROR';
+      if (warnings.length < 5) warnings.push({ code, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
     };
 
     const take = (record: number, m: Match): boolean => {
@@ -129,7 +130,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
         break;
       }
     }
-    if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} malformed records were skipped in all.` });
+    if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were skipped in all.` });
 
     // The count is complete when it was complete before, or this scan reached the end.
     const newCountFrom = countFrom === null || stoppedAt === null ? null : Math.max(stoppedAt, countFrom);
@@ -303,13 +304,13 @@ function nodePreview(path: string, value: unknown): string {
   return `${path || '$'} = «${shown}»`;
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalformed: (i: number) => void): Match | null {
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
   let text: string;
   try {
     batch.value(k); // validates: the token walk needs well-formed JSON
     text = batch.text(k);
-  } catch {
-    onMalformed(batch.first + k);
+  } catch (err) {
+    onMalformed(batch.first + k, err);
     return null;
   }
   const hit = matcher.match(text);

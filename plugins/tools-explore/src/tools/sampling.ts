@@ -22,14 +22,14 @@ function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[], warni
       value = file.opened.source.value(i);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code !== 'SYNTAX_ERROR') throw err;
-      if (++malformed <= 5) warnings.push({ code: 'SYNTAX_ERROR', message: `Record ${i} is malformed and was left out: ${(err as Error).message}`, record_index: i });
+      if (code !== 'SYNTAX_ERROR' && code !== 'RESOURCE_LIMIT_EXCEEDED') throw err;
+      if (++malformed <= 5) warnings.push({ code: code!, message: `Record ${i} was left out: ${(err as Error).message}`, record_index: i });
       continue;
     }
     if (k % 64 === 63) ctx.progress(k + 1, indexes.length, 'sampling records');
     yield [i, value];
   }
-  if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} malformed records were left out in all.` });
+  if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were left out in all.` });
 }
 
 const sampleSize = (def: number) => z.number().int().min(1).default(def);
