@@ -24,6 +24,7 @@ beforeAll(async () => {
   const wide = Array.from({ length: 40 }, (_, i) => JSON.stringify({ i, blob: 'x'.repeat(3000) + (i % 2 ? ' needle' : '') })).join('\n');
   fs.writeFileSync(path.join(root, 'sub', 'wide.jsonl'), wide + '\n');
   fs.writeFileSync(path.join(root, 'notes.txt'), 'plain text\n');
+  fs.writeFileSync(path.join(root, 'sub', 'broken.jsonl'), '{"k":"alpha","n":1}\n{"k":"alpha",\n{"k":"beta","n":3}\n');
   fs.writeFileSync(path.join(dir, '.mcpgwrc.yaml'), `root: ./root\nlimits:\n  maxResultBytes: 16384\n  maxRecordPreviewBytes: 2048\n`);
   c = await connect(['--config', path.join(dir, '.mcpgwrc.yaml')], { cwd: dir });
   handle = (await call(c.client, 'open_file', { path: 'nested.jsonl' })).data.handle;
@@ -76,6 +77,23 @@ describe('error paths', () => {
     await expectError('search', { handle, query: 'a.*b', regex: true }, 'UNSUPPORTED_QUERY_FEATURE');
   });
 
+  test('malformed records: reading one is SYNTAX_ERROR with its line; scans skip it and say so', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'sub/broken.jsonl' });
+    expect(opened.data).toMatchObject({ record_count: 3, validation: { malformed_records: 1 }, warnings: [{ code: 'SYNTAX_ERROR', record_index: 1, line: 2 }] });
+    const h = opened.data.handle;
+    const e = await expectError('get_record', { handle: h, index: 1 }, 'SYNTAX_ERROR');
+    expect(e.location).toMatchObject({ line: 2, record_index: 1 });
+    const text = await call(c.client, 'search', { handle: h, query: 'alpha' });
+    expect(text.data).toMatchObject({ total_matches: 1, matches: [{ record_index: 0 }], warnings: [{ code: 'SYNTAX_ERROR', record_index: 1 }] });
+    const jp = await call(c.client, 'search', { handle: h, query: '$.n >= 1' });
+    expect(jp.data).toMatchObject({ total_matches: 2, warnings: [{ code: 'SYNTAX_ERROR', record_index: 1, line: 2 }] });
+    const schema = await call(c.client, 'get_schema', { handle: h });
+    expect(schema.data).toMatchObject({ records_sampled: 2, schema: { required: ['k', 'n'] }, warnings: [{ record_index: 1 }] });
+    const sample = await call(c.client, 'sample_records', { handle: h, count: 3 });
+    expect(sample.data.records.map((r: { index: number }) => r.index)).toEqual([0, 2]);
+    expect(sample.data.warnings).toHaveLength(1);
+  });
+
   test('files outside the root', async () => {
     await expectError('open_file', { path: '../secret.jsonl' }, 'ACCESS_DENIED');
     await expectError('open_file', { path: path.join(dir, 'secret.jsonl') }, 'ACCESS_DENIED');
@@ -89,10 +107,10 @@ describe('the tools, beyond the walkthrough', () => {
   test('list_files: recursive, path order, format null for what no format opens', async () => {
     const r = await call(c.client, 'list_files', {});
     expect(r.data.files.map((f: { path: string; format: string | null }) => [f.path, f.format])).toEqual([
-      ['nested.jsonl', 'jsonl'], ['notes.txt', null], ['sub/wide.jsonl', 'jsonl'],
+      ['nested.jsonl', 'jsonl'], ['notes.txt', null], ['sub/broken.jsonl', 'jsonl'], ['sub/wide.jsonl', 'jsonl'],
     ]);
-    expect((await call(c.client, 'list_files', { path: 'sub' })).data.files.map((f: { path: string }) => f.path)).toEqual(['sub/wide.jsonl']);
-    expect((await call(c.client, 'list_files', { glob: 'sub/*.jsonl' })).data.files).toHaveLength(1);
+    expect((await call(c.client, 'list_files', { path: 'sub' })).data.files.map((f: { path: string }) => f.path)).toEqual(['sub/broken.jsonl', 'sub/wide.jsonl']);
+    expect((await call(c.client, 'list_files', { glob: 'sub/w*.jsonl' })).data.files).toHaveLength(1);
   });
 
   test('get_value_at_path: every path form', async () => {
