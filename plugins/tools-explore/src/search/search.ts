@@ -306,14 +306,15 @@ function nodePreview(path: string, value: unknown): string {
 
 function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
   let text: string;
+  let hit: ReturnType<TextMatcher['match']>;
   try {
-    batch.value(k); // validates: the token walk needs well-formed JSON
-    text = batch.text(k);
+    text = batch.text(k); // strict UTF-8
+    hit = matcher.match(text);
+    if (!hit) return null;
+    JSON.parse(text); // a hit counts only in a well-formed record (native parse: the cheap check)
   } catch (err) {
-    onMalformed(batch.first + k, err);
+    onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
-  const hit = matcher.match(text);
-  if (!hit) return null;
   return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
 }
