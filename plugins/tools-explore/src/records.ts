@@ -143,3 +143,11 @@ export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): L
   const root = source.node(index, '');
   return root && root.byteLength > LAZY_RECORD_BYTES ? root : null;
 }
+
+/**
+ * Bytes of record or value text one answer carries: maxRecordPreviewBytes, lowered so that the text, escaped
+ * inside the result's JSON (quotes and newlines double), still fits maxResultBytes.
+ */
+export function previewBytes(ctx: ToolContext): number {
+  return Math.max(256, Math.min(ctx.limits.maxRecordPreviewBytes, Math.floor((ctx.limits.maxResultBytes - ENVELOPE_RESERVE) / 2)));
+}

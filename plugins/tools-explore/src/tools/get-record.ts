@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { pageText, parseFields, projectText, readRecord } from '../records';
+import { pageText, parseFields, previewBytes, projectText, readRecord } from '../records';
 import { fieldsArg, handleArg, indexArg } from '../schemas';
 import { reindent } from '../text/reindent';
 
@@ -37,7 +37,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     const fields = parseFields(ctx, args.fields);
     const { text: raw } = readRecord(ctx, file, args.index);
     const text = reindent(fields ? projectText(raw, fields) : raw);
-    const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: ctx.limits.maxRecordPreviewBytes, tool: 'get_record', what: 'record text' });
+    const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
     return {
       index: args.index,

@@ -3,7 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, compact, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { lazyRoot, pageText, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
+import { lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
 import type { ExplorerFile } from '../files';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg } from '../schemas';
@@ -67,7 +67,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     }
     const lexeme = text.slice(span.start, span.end);
     const type = typeAt(text, span.start);
-    const page = pageText(ctx, compact(lexeme), { offset: args.offset, length: args.length, max: ctx.limits.maxRecordPreviewBytes, tool: 'get_value_at_path', what: 'value text' });
+    const page = pageText(ctx, compact(lexeme), { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
     return {
       value: page.text,
       path: args.path,
@@ -101,7 +101,7 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     });
   }
   const text = JSON.stringify(node.value()) ?? 'null';
-  const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: ctx.limits.maxRecordPreviewBytes, tool: 'get_value_at_path', what: 'value text' });
+  const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
   return {
     value: page.text,
     path: args.path,
