@@ -135,3 +135,20 @@ describe.each(['jsonl', 'json', 'json-seq'])('C12 as .%s: lone surrogates and in
     }
   });
 });
+
+test('other calls are answered while a big JSON array is being indexed (the pass yields between chunks)', async () => {
+  const element = JSON.stringify({ id: 1, msg: 'x'.repeat(200), tags: ['a', 'b'] }, null, 2);
+  const fd = fs.openSync(path.join(root, 'big-array.json'), 'w');
+  fs.writeSync(fd, '[\n');
+  const block = Array.from({ length: 10_000 }, () => element).join(',\n');
+  for (let k = 0; k < 30; k++) fs.writeSync(fd, (k ? ',\n' : '') + block);
+  fs.writeSync(fd, '\n]\n');
+  fs.closeSync(fd);
+  const order: string[] = [];
+  const opening = call(c.client, 'open_file', { path: 'big-array.json' }).then((r) => { order.push('open'); return r; });
+  await new Promise((r) => setTimeout(r, 20));
+  await c.client.ping().then(() => order.push('ping'));
+  const opened = await opening;
+  expect(opened.data).toMatchObject({ format: 'json', file_type: 'json_array', record_count: 300_000 });
+  expect(order).toEqual(['ping', 'open']);
+});

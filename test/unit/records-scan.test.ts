@@ -78,6 +78,22 @@ describe('exact parsing', () => {
     }), { numRuns: 500 });
   });
 
+  test('at maxDepth 2000 the exact (reviver) path works and keeps the numeral', () => {
+    const d = 2000;
+    const text = '['.repeat(d) + '1.50' + ']'.repeat(d);
+    const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: d });
+    let v = parseExact(text, site, d) as unknown[];
+    for (let k = 1; k < d; k++) v = v[0] as unknown[];
+    expect(JSON.stringify(v)).toBe('[1.50]');
+  });
+
+  test('past the runtime\'s own recursion limit (maxDepth raised to 100,000) the answer is RESOURCE_LIMIT_EXCEEDED, not a RangeError', () => {
+    const d = 50_000;
+    const text = '['.repeat(d) + '1.50' + ']'.repeat(d);
+    const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 3, maxDepth: 100_000 });
+    expect(() => parseExact(text, site, 100_000)).toThrow(expect.objectContaining({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxDepth', limit: 100_000 } }));
+  });
+
   test('duplicate member names: counted, located, last wins', () => {
     const text = '{"a":{"x":1,"y":[{"k":1},{"k":2,"k":3}]},"b":"\\"a\\":"}';
     const v = parseExact(text, () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: 10 }), 10);
@@ -103,5 +119,21 @@ describe('format-jsonl crash leftovers', () => {
     expect(report).toMatchObject({ complete: true, malformed_records: 1, first_malformed: [expect.objectContaining({ record_index: 2, line: 3 })] });
     close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('offset index', () => {
+  test('offsets and line checkpoints survive block boundaries (65,536 a block) and finish()', () => {
+    const { Float64OffsetIndex } = jest.requireActual('../../src/kernel/records/offset-index') as typeof import('../../src/kernel/records/offset-index');
+    const ix = new Float64OffsetIndex();
+    const N = 200_003;
+    const big = 2 ** 40; // offsets past 2^32 stay exact
+    for (let i = 0; i < N; i++) ix.push(big + i * 7, i % 1024 === 0 ? i + 1 : 0);
+    ix.finish();
+    expect(ix.count).toBe(N);
+    for (const i of [0, 1023, 1024, 65_535, 65_536, 131_071, 131_072, N - 1]) expect(ix.start(i)).toBe(big + i * 7);
+    expect(ix.checkpointLine(0)).toBe(1);
+    expect(ix.checkpointLine(64)).toBe(64 * 1024 + 1);
+    expect(ix.checkpointLine(Math.floor((N - 1) / 1024))).toBe(Math.floor((N - 1) / 1024) * 1024 + 1);
   });
 });

@@ -1,5 +1,8 @@
 import type { FormatProbe } from 'mcpgw/plugin-api';
 
+/** Bytes of a cut probe examined. */
+const CUT_SCAN = 256 * 1024;
+
 const isWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /**
@@ -28,13 +31,15 @@ export function detectJson(probe: FormatProbe): number | null {
   const stack: number[] = [];
   let end = -1;
   if (c0 === 0x7b || c0 === 0x5b) {
-    for (; i < b.length; i++) {
+    // A probe cut from a larger file is judged on its first 256 KiB: enough to tell one pretty value from lines.
+    const limit = wholeFile ? b.length : Math.min(b.length, start + CUT_SCAN);
+    for (; i < limit; i++) {
       const c = b[i]!;
       if (c === 0x22) {
         let j = i + 1;
         for (;;) {
           const q = b.indexOf(0x22, j);
-          if (q === -1) return wholeFile ? null : cut(b, start);
+          if (q === -1 || q >= limit) return wholeFile ? null : cut(b, start);
           let k = q - 1, bs = 0;
           while (b[k] === 0x5c) { bs++; k--; }
           j = q + 1;

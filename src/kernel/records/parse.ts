@@ -212,6 +212,16 @@ export function parseExact(text: string, where: () => ParseSite, maxDepth: numbe
   try {
     value = needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
   } catch (err) {
+    if (err instanceof RangeError) {
+      // The reviver walk is recursive in V8 (~4,500 levels on Node 22's default stack): a maxDepth
+      // configured above that is refused cleanly instead of crashing the call.
+      const site = where();
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${site.recordIndex} nests too deeply for this runtime's parser (${err.message}).`, {
+        limit: { name: 'maxDepth', limit: maxDepth },
+        location: { byte_offset: site.byteOffset, line: site.line, record_index: site.recordIndex },
+        hint: 'Lower limits.maxDepth (the default 2000 is safe).',
+      });
+    }
     throw syntaxError(err, text, where());
   }
   if (SURROGATE_ESCAPE.test(text)) {
