@@ -38,6 +38,10 @@ describe('record predicates → RFC 9535 filters', () => {
     expect(which('$.name = "élodie"')).toEqual([3]);
     expect(which('$.name = "ÉLODIE"', true)).toEqual([]);
     expect(caseInsensitivePattern('a.b$')).toBe('[aA]\\.[bB][$]');
+    // no cased character: an exact comparison, which the engine can prefilter on bytes
+    expect(translatePredicate('$.zip = "69001"', false).filter).toBe('@.zip == "69001"');
+    expect(translatePredicate('$.s = "Ab"', false).filter).toBe('match(@.s, "[Aa][bB]")');
+    expect(translatePredicate('$.s != "Ab"', false).filter).toBe('!match(@.s, "[Aa][bB]")');
   });
 
   test('regex metacharacters in a value are literal', () => {

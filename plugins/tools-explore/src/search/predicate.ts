@@ -140,6 +140,12 @@ export function caseInsensitivePattern(s: string): string {
   return out;
 }
 
+/** True when some character of `s` has another case form. */
+function hasCase(s: string): boolean {
+  for (const ch of s) if (ch.toLowerCase() !== ch || ch.toUpperCase() !== ch) return true;
+  return false;
+}
+
 const CMP = new Set(['==', '=', '!=', '<', '<=', '>', '>=']);
 
 /**
@@ -202,7 +208,8 @@ export function translatePredicate(query: string, matchCase: boolean): Predicate
       const right = operand();
       if (!matchCase && (op === '==' || op === '!=')) {
         const [other, lit] = left.kind === 'string' ? [right, left] : right.kind === 'string' ? [left, right] : [null, null];
-        if (other && lit && (other.kind === 'path' || other.kind === 'function')) {
+        // A literal with no cased character ("42", "---") compares exactly: plain == (no regex, a byte prefilter applies).
+        if (other && lit && (other.kind === 'path' || other.kind === 'function') && hasCase(lit.str!)) {
           const m = `match(${other.text}, ${JSON.stringify(caseInsensitivePattern(lit.str!))})`;
           return op === '==' ? m : `!${m}`;
         }
