@@ -93,5 +93,10 @@ describe('TextMatcher: byte prefilter, then decoded names and values', () => {
     expect(candidates('bob', false)).toEqual([2, 5]);
     expect(candidates('bob', true)).toEqual([5]);
   });
+  test('a non-ASCII needle is prefiltered on its longest ASCII run', () => {
+    expect(candidates('ÉCOLE', false)).toEqual([3, 5]);
+    expect(candidates('ünï', false)).toEqual([3, 5]); // no ASCII run of 3: each record is decoded and searched (5: a \u escape)
+    expect(found('ünï', false)).toEqual([[3, '/n', '"Ünïcode ÉCOLE"']]);
+  });
   test('k and s fold with their non-ASCII partners (K, ſ)', () => expect(found('KILO', false)).toEqual([[6, '/kilo', '"kilo"']]));
 });

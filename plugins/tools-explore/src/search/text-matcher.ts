@@ -25,6 +25,8 @@ export interface TextHit {
  */
 export class TextMatcher {
   private readonly needle: Buffer;
+  /** Bytes a raw prefilter hit spans (the needle, or the ASCII run of a non-ASCII needle that is searched for). */
+  private readonly hitBytes: number;
   private readonly asciiFold: RegExp | null = null;
   private readonly unicodeFold: RegExp | null = null;
   private readonly decodedRe: RegExp | null;
@@ -33,6 +35,7 @@ export class TextMatcher {
 
   constructor(readonly query: string, readonly matchCase: boolean) {
     this.needle = Buffer.from(query, 'utf8');
+    this.hitBytes = this.needle.length;
     // eslint-disable-next-line no-control-regex
     this.shortEscapes = /["\\/\u0000-\u001f]/.test(query);
     if (matchCase) this.decodedRe = null;
@@ -44,7 +47,16 @@ export class TextMatcher {
         const pattern = [...query].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join('');
         this.asciiFold = new RegExp(pattern, 'g');
       } else {
-        this.unicodeFold = new RegExp(escapeRegExp(query), 'iu');
+        // A non-ASCII needle: its longest ASCII run without k/s (ASCII letters fold only to ASCII letters then)
+        // must appear in the raw bytes of any record that matches without \u escapes; search for that run.
+        // eslint-disable-next-line no-control-regex
+        const run = (query.match(/[\x00-\x7f]+/g) ?? []).flatMap((r) => r.split(/[ks]/i)).sort((a, b) => b.length - a.length)[0] ?? '';
+        if (run.length >= 3) {
+          this.asciiFold = new RegExp([...run].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join(''), 'g');
+          this.hitBytes = run.length;
+        } else {
+          this.unicodeFold = new RegExp(escapeRegExp(query), 'iu');
+        }
       }
     }
   }
@@ -105,7 +117,7 @@ export class TextMatcher {
         const k = batch.recordAt(hit);
         if (k === -1) { pos = hit + 1; continue; }
         const [, e] = batch.span(k);
-        if (hit + this.needle.length > e) { pos = hit + 1; continue; }
+        if (hit + this.hitBytes > e) { pos = hit + 1; continue; }
         nextHitRecord = k;
         pos = e;
         return;
