@@ -150,6 +150,13 @@ describe('the packed packages', () => {
     expect(r.stdout).not.toContain('TS2307'); // 'mcpgw/plugin-api' and 'zod' resolved
   });
 
+  test('older TypeScript resolution (node10, which ignores "exports") finds the typings through typesVersions', () => {
+    const peekSrc = path.join(app, 'peek-src');
+    const r = run(NODE, [TSC, '-p', peekSrc, '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10'], peekSrc);
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(0);
+  });
+
   test('mcpgw plugins (installed bin) lists the built-ins and the three packages with what each registered', () => {
     const r = mcpgw(['plugins', '--json']);
     expect(r.stderr).toBe('');
