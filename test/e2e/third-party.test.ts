@@ -229,11 +229,11 @@ describe('the installed mcpgw serve, through a real MCP client', () => {
     expect(text.data.matches[0].match_path).toBe('/note');
 
     const caps = await call(conn.client, 'peek_capabilities', {});
-    const jp = await call(conn.client, 'search', { handle, query: '$[?@.score > 50]' });
+    const jp = await call(conn.client, 'search', { handle, query: '$[?@ > 50]' });
     if (caps.data.query_languages.includes('jsonpath')) {
       expect(jp.isError).toBe(false);
       expect(jp.data.total_matches).toBe(2);
-      expect(jp.data.matches.map((m: { record_index: number }) => m.record_index)).toEqual([0, 1]);
+      expect(jp.data.matches.map((m: { record_index: number; match_path: string }) => [m.record_index, m.match_path])).toEqual([[0, '/score'], [1, '/score']]);
     } else {
       // Before the query branch is merged, @mcpgw/query-jsonpath registers nothing: the search says so.
       expect(jp.data.error.code).toBe('UNSUPPORTED_QUERY_FEATURE');
@@ -289,6 +289,39 @@ describe('the installed mcpgw serve, through a real MCP client', () => {
     const unknown = await call(conn.client, 'peek_query', { path: 'events.jsonl', language: 'xpath', query: '/a' });
     expect(unknown.data.error).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'Unknown query language "xpath".' });
     expect(unknown.data.error.hint).toContain('jq');
+  });
+
+  test('jq as json_read\'s language: whole-file addressing, the root of JSON Lines is the array of records', async () => {
+    const tools = (await conn.client.listTools()).tools.map((t) => t.name);
+    if (!tools.includes('json_read')) {
+      // Conditional only until the reader branch is merged: the reader bundle is then registered.
+      const bundles = (JSON.parse(mcpgw(['plugins', '--json']).stdout) as { bundles: string[] }[]).flatMap((p) => p.bundles);
+      expect(bundles).not.toContain('reader');
+      return;
+    }
+    const r = await call(conn.client, 'json_read', { path: 'events.jsonl', language: 'jq', query: '.[] | select(.amount > 1) | .user.name' });
+    expect(r.isError).toBe(false);
+    expect(r.data.items).toEqual([
+      { path: '/0/user/name', value: 'Ada' },
+      { path: '/1/user/name', value: 'Grace' },
+    ]);
+    const csv = await call(conn.client, 'json_read', { path: 'people.csv', language: 'jq', query: '.[2].name' });
+    expect(csv.data.items).toEqual([{ path: '/2/name', value: 'Zoë Ødegaard' }]);
+    const bad = await call(conn.client, 'json_read', { path: 'events.jsonl', language: 'jq', query: '.[' });
+    expect(bad.data.error.code).toBe('QUERY_SYNTAX_ERROR');
+  });
+
+  test('jq in `mcpgw query -l jq` (the installed CLI, plugins from the .mcpgwrc)', () => {
+    const help = mcpgw(['--help']);
+    if (!/^\s+query\b/m.test(help.stdout)) {
+      // Conditional only until the query branch (mcpgw query) is merged.
+      expect(help.stdout).not.toContain('query');
+      return;
+    }
+    const r = mcpgw(['query', 'data/events.jsonl', '.[0].amount', '-l', 'jq', '--no-progress']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('{"path":"/0/amount","value":12345678901234567890}\n');
   });
 
   test('stdout stayed protocol-only (the WebAssembly jq writes nothing there) and stderr is quiet', async () => {
