@@ -1,12 +1,43 @@
-import type { Plugin } from 'mcpgw/plugin-api';
+import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
+import { detectJson } from './detect';
 
-/** mcpgw format plugin: one JSON value per file; a top-level array is a sequence of records (.json, .geojson) (scaffold: registers nothing yet). */
+/** The explorer's `file_type` for each root type (DESIGN "Format names"). */
+const FILE_TYPES: Record<string, string> = { array: 'json_array', object: 'json_object' };
+
+function jsonFormat(registry: PluginRegistry): Format {
+  return {
+    name: 'json',
+    extensions: ['.json', '.geojson'],
+    description: 'One JSON value per file (RFC 8259): a top-level array is a sequence of records, an object or scalar is one record whose members are reached lazily.',
+    detect: detectJson,
+    async open(file, options) {
+      const text = await registry.records.indexJson(file, { signal: options.signal, onProgress: options.onProgress });
+      return registry.records.createSource({
+        file,
+        format: 'json',
+        fileType: FILE_TYPES[text.rootType] ?? 'json_value',
+        rootIsSequence: text.rootType === 'array',
+        index: text.index,
+        end: text.end,
+        framing: text.framing,
+        limits: options.limits,
+        structure: text.structure,
+      });
+    },
+  };
+}
+
+/**
+ * mcpgw format plugin: one JSON value per file. A top-level array is indexed by one streaming
+ * structural pass (the kernel's `records.indexJson`) into one record per element; a top-level
+ * object or scalar is one record, and its members are reached lazily through `RecordSource.node`.
+ */
 const plugin: Plugin = {
   name: '@mcpgw/format-json',
   version: '0.1.0',
   apiVersion: '^1.0.0',
-  register() {
-    // filled in by its issue
+  register(registry) {
+    registry.registerFormat(jsonFormat(registry));
   },
 };
 

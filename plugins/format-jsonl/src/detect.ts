@@ -9,6 +9,8 @@ const PROBE_LINES = 32;
  * - ≥ 2 complete lines, all parse: 0.95; most parse (a malformed line among them): 0.7
  * - exactly one line that parses: 0.55 (a one-value file is as much JSON as JSON Lines; the
  *   extension decides the tie)
+ * - no complete line in the probe (a first line longer than the probe) that starts like an object
+ *   or array: 0.45 (JSON says 0.5 for an unfinished one-line value: the extension decides)
  * - nothing parses: null
  */
 export function detectJsonLines(probe: FormatProbe): number | null {
@@ -17,6 +19,11 @@ export function detectJsonLines(probe: FormatProbe): number | null {
   if (bytes[0] === 0x1e) return null; // RFC 7464 record separator: JSON text sequence
   const wholeFile = probe.size <= probe.bytes.length;
   let ok = 0, bad = 0, pos = 0;
+  if (!wholeFile && bytes.indexOf(0x0a) === -1) {
+    let k = 0;
+    while (k < bytes.length && (bytes[k] === 0x20 || bytes[k] === 0x09)) k++;
+    return bytes[k] === 0x7b || bytes[k] === 0x5b ? 0.45 : null;
+  }
   while (pos < bytes.length && ok + bad < PROBE_LINES) {
     let nl = bytes.indexOf(0x0a, pos);
     if (nl === -1) {

@@ -1,12 +1,35 @@
-import type { Plugin } from 'mcpgw/plugin-api';
+import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
+import { checkSequenceRecord, detectSequence, indexSequence, isSequencePadding } from './sequence';
 
-/** mcpgw format plugin: RFC 7464 JSON text sequences (.json-seq) (scaffold: registers nothing yet). */
+function sequenceFormat(registry: PluginRegistry): Format {
+  return {
+    name: 'json-seq',
+    extensions: ['.json-seq'],
+    description: 'RFC 7464 JSON text sequences: each JSON text introduced by RS (0x1E) and ended by LF; a truncated element is one malformed record.',
+    detect: detectSequence,
+    async open(file, options) {
+      const index = await indexSequence(file, registry.records, options);
+      return registry.records.createSource({
+        file,
+        format: 'json-seq',
+        fileType: 'json_seq',
+        rootIsSequence: true,
+        index,
+        end: file.identity.size,
+        framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord },
+        limits: options.limits,
+      });
+    },
+  };
+}
+
+/** mcpgw format plugin: RFC 7464 JSON text sequences (.json-seq). */
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonseq',
   version: '0.1.0',
   apiVersion: '^1.0.0',
-  register() {
-    // filled in by its issue
+  register(registry) {
+    registry.registerFormat(sequenceFormat(registry));
   },
 };
 

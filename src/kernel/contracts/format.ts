@@ -67,7 +67,11 @@ export interface Format {
   open(file: OpenedFile, options: OpenOptions): Promise<RecordSource>;
 }
 
-/** Consecutive records delivered by a scan, with the bytes that hold them. Valid until the next batch is requested. */
+/**
+ * Consecutive records delivered by a scan, with the bytes that hold them. Valid until the next batch is requested.
+ * A record longer than maxRecordBytes comes alone in a batch without its bytes (`span` is empty) whose
+ * `text`/`value` throw RESOURCE_LIMIT_EXCEEDED, so a scan goes on past it.
+ */
 export interface RecordBatch {
   /** Index of the first record in this batch. */
   readonly first: number;
@@ -81,8 +85,97 @@ export interface RecordBatch {
   recordAt(offset: number): number;
   /** Record `first + k` as text, strict UTF-8. @throws SYNTAX_ERROR */
   text(k: number): string;
-  /** Record `first + k` parsed exactly, as `RecordSource.value`. @throws SYNTAX_ERROR, RESOURCE_LIMIT_EXCEEDED */
-  value(k: number): unknown;
+  /**
+   * Record `first + k` parsed exactly, as `RecordSource.value` (warnings, when an array is given, as there).
+   * @throws SYNTAX_ERROR, RESOURCE_LIMIT_EXCEEDED
+   */
+  value(k: number, warnings?: RecordWarning[]): unknown;
+}
+
+/**
+ * A non-fatal note about a record that a tool passes on in its result's `warnings`.
+ * Codes: `LONE_SURROGATE_REPLACED` (an escaped lone UTF-16 surrogate, RFC 8259 §8.2, came back as U+FFFD),
+ * `DUPLICATE_KEY` (RFC 8259 §4: a member name repeated in one object; the last one wins), or a format's own.
+ */
+export interface RecordWarning {
+  code: string;
+  message: string;
+  record_index?: number;
+  /** RFC 6901 pointer inside the record (the first place concerned). */
+  path?: string;
+  /** Where the record starts, bytes. */
+  byte_offset?: number;
+  line?: number;
+}
+
+/** Options of {@link RecordSource.validate}. */
+export interface ValidateOptions {
+  /**
+   * `probe` (default): the first records within `probeRecords` and `probeBytes` (at least one record);
+   * `full`: every record.
+   */
+  mode?: 'probe' | 'full';
+  /** Probe bounds; default the source's limits (`probeBytes`, `probeRecords`). */
+  probeBytes?: number;
+  probeRecords?: number;
+  signal?: AbortSignal;
+  /**
+   * ms since the epoch (a tool's `ctx.deadline`): past it, validation stops after the current batch and returns the
+   * report so far with `complete: false` (checked between batches). Default: none.
+   */
+  deadline?: number;
+  /** Bytes examined of bytes to examine. */
+  onProgress?: ProgressReporter;
+}
+
+/** What a validation pass found. Record indexes are 0-based; lines 1-based; offsets in bytes. */
+export interface ValidationReport {
+  mode: 'probe' | 'full';
+  /** True when every record of the file was examined. */
+  complete: boolean;
+  records_examined: number;
+  bytes_examined: number;
+  /** Records that are not valid JSON (SYNTAX_ERROR when read), deeper than maxDepth, or broken framing. */
+  malformed_records: number;
+  /** The first malformed records (at most 5), in file order. */
+  first_malformed: { record_index: number; code: string; message: string; byte_offset?: number; line?: number; column?: number }[];
+  /** The first error of all (the first of `first_malformed`), as an error payload location. */
+  first_error?: { code: string; message: string; location?: ErrorLocation };
+  /** Records longer than maxRecordBytes: framed but not parsed (not counted as malformed). */
+  oversized_records: number;
+  /** Records holding an object with a repeated member name (the last one wins everywhere). */
+  duplicate_keys: number;
+  first_duplicate_key?: { record_index: number; key: string; path: string };
+  /** Records in which escaped lone surrogates are replaced by U+FFFD when read. */
+  lone_surrogates: number;
+}
+
+/**
+ * One JSON value inside a record, reached without parsing the record (see {@link RecordSource.node}).
+ * Offsets and lengths are bytes of the file; the node's bytes are its exact JSON text.
+ */
+export interface LazyNode {
+  type: 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+  /** File offset of the value's first byte. */
+  byteOffset: number;
+  /** Bytes of the value's text (surrounding whitespace excluded). */
+  byteLength: number;
+  /**
+   * Members of an object or elements of an array (absent for scalars). Computed on first access by
+   * one synchronous scan of the container's bytes, then cached.
+   */
+  readonly childCount?: number;
+  /**
+   * Children `[from, to)` in document order: `key` (member name; duplicates are listed as they appear)
+   * for object members, `index` for array elements. Absent for scalars.
+   * @throws INVALID_ARGUMENT for a bad range.
+   */
+  children?(from: number, to: number): { key?: string; index?: number; node: LazyNode }[];
+  /**
+   * The value parsed exactly (as `RecordSource.value`).
+   * @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes or maxDepth; SYNTAX_ERROR.
+   */
+  value(warnings?: RecordWarning[]): unknown;
 }
 
 export interface ScanOptions {
@@ -119,13 +212,37 @@ export interface RecordSource {
   text(i: number): string;
   /**
    * Record i parsed; numbers that a double cannot hold exactly are `JSON.rawJSON` objects of their
-   * lexeme, so they serialize digit for digit. @throws SYNTAX_ERROR with location, RESOURCE_LIMIT_EXCEEDED (maxDepth).
+   * lexeme, so they serialize digit for digit. Key order is kept; a repeated member name: the last wins.
+   * Escaped lone surrogates (`"\ud800"`, RFC 8259 §8.2) come back as U+FFFD, never as lone surrogates;
+   * when `warnings` is given, a LONE_SURROGATE_REPLACED {@link RecordWarning} naming the record is pushed
+   * onto it (the value stays a pure function of the record; the caller carries warnings to its result).
+   * @throws SYNTAX_ERROR with location, RESOURCE_LIMIT_EXCEEDED (maxDepth, maxRecordBytes).
    */
-  value(i: number): unknown;
+  value(i: number, warnings?: RecordWarning[]): unknown;
   /** Where record i starts: byte offset, line, column 1, record index. */
   location(i: number): ErrorLocation;
   /** Records in file order, in batches; checks the signal between batches. */
   scan(options?: ScanOptions): AsyncIterable<RecordBatch>;
+  /**
+   * Validates records by parsing them (as `value` does), streaming with progress and cancellation:
+   * `probe` mode examines a bounded prefix (the check at open), `full` mode every record (the reader
+   * set's `validation: "full"`). Also counts duplicate member names and lone surrogate escapes.
+   * Kernel sources (`records.createSource`) always implement it.
+   * @throws CANCELLED (signal), IO_ERROR, SOURCE_CHANGED.
+   */
+  validate?(options?: ValidateOptions): Promise<ValidationReport>;
+  /**
+   * Lazy access inside record i without parsing it: the value at RFC 6901 `pointer` (`""` is the
+   * record itself), or `undefined` when the pointer names nothing (a missing member, an index past
+   * the end, a step into a scalar). Containers on the way are indexed by the kernel's byte-level
+   * structural scanner, one container at a time, and cached per container (a top-level object's
+   * members and their arrays are indexed at open), so reading `/features/5` of a 1 GiB GeoJSON
+   * FeatureCollection reads one element. Synchronous: the cost of a first visit is one scan of the
+   * containers on the path that are not yet indexed. A repeated member name resolves to the last one.
+   * @throws INVALID_ARGUMENT (bad pointer syntax, RFC 6901 §3; record index out of range), SYNTAX_ERROR
+   *   (broken structure on the way), IO_ERROR.
+   */
+  node?(i: number, pointer: string): LazyNode | undefined;
   /** Releases the index; the kernel closes the descriptor. */
   close(): void;
 }

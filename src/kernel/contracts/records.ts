@@ -36,6 +36,27 @@ export interface ChunkReadOptions {
 export interface RecordFraming {
   /** True for bytes to trim at either end of a record (whitespace, separators). */
   isPadding(byte: number): boolean;
+  /**
+   * Optional framing check of one record before it is parsed: `extent` holds the record's untrimmed
+   * bytes `[start(i), start(i+1))` and `[start, end)` its trimmed span inside them. Returns a reason
+   * when the framing makes the record malformed (read as SYNTAX_ERROR with the record's location),
+   * e.g. RFC 7464 §2.4 "a top-level number not followed by whitespace may be truncated".
+   */
+  checkRecord?(extent: Uint8Array, start: number, end: number): string | undefined;
+}
+
+/** The outcome of {@link RecordsToolkit.indexJson}: one JSON text seen as records. */
+export interface JsonTextIndex {
+  /** Type of the root value (RFC 8259 §3). */
+  rootType: 'array' | 'object' | 'string' | 'number' | 'boolean' | 'null';
+  /** A top-level array: one record per element; otherwise one record, the whole value. */
+  index: OffsetIndex;
+  /** `SourceSpec.end`: the offset of the array's closing `]`, or the end of the value. */
+  end: number;
+  /** Bytes that `SourceSpec.framing` trims: JSON whitespace, plus `,` between array elements. */
+  framing: RecordFraming;
+  /** Structure already indexed during the pass (pass it on as `SourceSpec.structure` so `node` reuses it). */
+  structure: unknown;
 }
 
 export interface SourceSpec {
@@ -49,6 +70,8 @@ export interface SourceSpec {
   end: number;
   framing: RecordFraming;
   limits: Limits;
+  /** `JsonTextIndex.structure` when the source comes from `indexJson` (lets `node` reuse the containers indexed at open). */
+  structure?: unknown;
 }
 
 /**
@@ -59,6 +82,15 @@ export interface RecordsToolkit {
   /** Reads the file in large chunks (into buffers that are not page-aligned), prefetching the next. Checks the signal per chunk. */
   chunks(file: OpenedFile, options?: ChunkReadOptions): AsyncIterable<FileChunk>;
   createIndex(): OffsetIndex;
-  /** A RecordSource over an offset index: raw/text/value/scan/location implemented once for all formats. */
+  /** A RecordSource over an offset index: raw/text/value/scan/location/validate/node implemented once for all formats. */
   createSource(spec: SourceSpec): RecordSource;
+  /**
+   * Indexes one JSON text (RFC 8259) by one streaming structural pass: strings and escapes followed,
+   * brackets matched, no value parsed, the file never held in memory. A top-level array gets one record
+   * per element; an object (whose members and their arrays are indexed for `node`) or a scalar is one
+   * record. A UTF-8 BOM at byte 0 is skipped (RFC 8259 §8.1). Yields to the event loop per chunk.
+   * @throws McpgwError SYNTAX_ERROR with byte offset, line and column (empty text, unterminated value,
+   *   mismatched bracket, empty or trailing-comma element, data after the value); CANCELLED; IO_ERROR.
+   */
+  indexJson(file: OpenedFile, options?: { signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<JsonTextIndex>;
 }

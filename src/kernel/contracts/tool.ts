@@ -61,11 +61,35 @@ export interface FileAccess {
   /**
    * Opens `path` (relative to the root, or absolute inside it) as records.
    * @throws ACCESS_DENIED outside the root; INVALID_ARGUMENT for NUL bytes and non-regular files;
-   *   NOT_FOUND; UNSUPPORTED_FORMAT when no format recognises it; RESOURCE_LIMIT_EXCEEDED (maxFileBytes).
+   *   NOT_FOUND; UNSUPPORTED_FORMAT when no format recognises it; RESOURCE_LIMIT_EXCEEDED (maxFileBytes);
+   *   FORMAT_MISMATCH (only with `strictFormat`, see there).
+   * `options.strictFormat` (optional, default false): when `format` names a format explicitly (not `auto`), that
+   *   format's `detect` says the probe cannot be it (`null`) and content detection picks another format, the open
+   *   fails with FORMAT_MISMATCH naming the likely format in its message and hint, before any indexing. The explicit
+   *   format stays authoritative otherwise (a file no format recognises opens with it, and validation reports it).
    */
-  open(path: string, options?: { format?: string; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
+  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
   /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
   verify(source: RecordSource, realPath: string): void;
+  /**
+   * Lists the regular files under folder `path` (relative to the root, default the root), recursively,
+   * in path order, with the format each would open as (`null` when no registered format recognises its
+   * first 64 KiB). Symlinks are followed only while they stay inside the root; folders are not listed.
+   * `glob` (`*`, `**`, `?`, `[…]`, `{a,b}`) filters paths relative to `path`; a glob without `/` matches
+   * the base name at any depth. At most `max` files (default 200); `truncated` says more exist.
+   * Optional: kernels before 1.1 lack it.
+   * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
+   */
+  list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal }): Promise<FileListing>;
+}
+
+/** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */
+export interface FileListing {
+  /** The listed folder relative to the root (`""` for the root). */
+  folder: string;
+  files: { path: string; size: number; mtimeMs: number; format: string | null }[];
+  /** True when more files matched than were returned. */
+  truncated: boolean;
 }
 
 /** A session's table of opaque ids → values, with idle expiry and a size cap. */

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
-import type { Format, RecordSource } from '../contracts/format';
+import type { Format, FormatProbe, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
+import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 
@@ -34,6 +35,7 @@ export class FileService implements FileAccess {
         size: file.identity.size,
       };
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
+      if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
       const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
       let closed = false;
       return {
@@ -53,7 +55,28 @@ export class FileService implements FileAccess {
     }
   }
 
+  list(input: string | undefined, options?: Parameters<NonNullable<FileAccess['list']>>[1]) {
+    return listFiles(this.sandbox, this.formats(), input, options);
+  }
+
   verify(source: RecordSource, realPath: string): void {
     verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
   }
+}
+
+/**
+ * FileAccess.open's `strictFormat` check: an explicit format whose own detection rules the content out, while
+ * another format recognises it, is FORMAT_MISMATCH naming the likely format.
+ * @throws McpgwError FORMAT_MISMATCH
+ */
+function checkExplicitFormat(formats: readonly Format[], explicit: Format, probe: FormatProbe, displayPath: string): void {
+  let confidence: number | null;
+  try { confidence = explicit.detect(probe); } catch { confidence = null; }
+  if (confidence !== null) return;
+  let likely: ReturnType<typeof selectFormat> | null = null;
+  try { likely = selectFormat(formats, probe); } catch { likely = null; }
+  if (!likely || likely.format.name === explicit.name || (likely.detection.basis === 'extension' && likely.detection.confidence <= 0.5)) return;
+  throw new McpgwError('FORMAT_MISMATCH', `${displayPath} is not ${explicit.name}: its content looks like ${likely.format.name} (confidence ${likely.detection.confidence}).`, {
+    hint: `Open it with format "${likely.format.name}" or "auto".`,
+  });
 }

@@ -2,15 +2,19 @@ import type { RecordsToolkit } from '../contracts/records';
 import { readChunks } from './chunks';
 import { Float64OffsetIndex } from './offset-index';
 import { IndexedRecordSource } from './source';
+import { indexJson } from './json-index';
 
 /** The toolkit handed to format plugins as `registry.records`. */
 export const recordsToolkit: RecordsToolkit = {
   chunks: (file, options) => readChunks(file, options),
   createIndex: () => new Float64OffsetIndex(),
   createSource: (spec) => new IndexedRecordSource(spec),
+  indexJson: (file, options) => indexJson(file, options),
 };
 
 export { readChunks, unalignedBuffer, CHUNK_BYTES } from './chunks';
-export { decodeUtf8, parseExact, nestingDepth, firstInvalidUtf8 } from './parse';
+export { decodeUtf8, parseExact, nestingDepth, firstInvalidUtf8, needsExactParse, replaceLoneSurrogates } from './parse';
+export { JsonStructureScanner, JsonScanError } from './json-scan';
+export { validateSource } from './validate';
 export { IndexedRecordSource } from './source';
 export { Float64OffsetIndex } from './offset-index';

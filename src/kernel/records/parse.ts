@@ -6,6 +6,12 @@ declare global {
     rawJSON(text: string): unknown;
     isRawJSON(value: unknown): boolean;
   }
+  interface String {
+    /** ES2024 (Node ≥ 20): false when the string holds a lone surrogate. */
+    isWellFormed(): boolean;
+    /** ES2024: the string with every lone surrogate replaced by U+FFFD. */
+    toWellFormed(): string;
+  }
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -94,28 +100,227 @@ export interface ParseSite {
 }
 
 /**
+ * Numerals that may not survive a double: a fraction or exponent, 16+ digits, or `-0`, starting a
+ * token (not after a letter, digit or dot, so `v1.20` and times like `00:01.50` inside strings are
+ * mostly skipped). Matches inside strings only cost a slow parse, never a wrong one.
+ */
+const RISKY_NUMERAL = /(?<![\w.])-?(?:(?:0|[1-9]\d*)\.\d+(?:[eE][+-]?\d+)?|(?:0|[1-9]\d*)[eE][+-]?\d+|[1-9]\d{15,}|0(?![\d.eE]))/g;
+
+/**
+ * True when `text` holds a numeral whose shortest double form differs from its lexeme
+ * (12345678901234567891, 42.00, 1e3, -0), so that only such records pay for the reviver.
+ * Linear; a false positive (a numeral-like run inside a string) only costs the slow parse.
+ */
+export function needsExactParse(text: string): boolean {
+  RISKY_NUMERAL.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = RISKY_NUMERAL.exec(text)) !== null) {
+    const lexeme = m[0];
+    if (String(Number(lexeme)) !== lexeme) return true;
+  }
+  return false;
+}
+
+/** A `\uD800`–`\uDFFF` escape in JSON text (the only way a lone surrogate can enter a parsed value). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** A non-fatal note about a record (see RecordWarning in contracts/format.ts). */
+export interface ParseWarning {
+  code: string;
+  message: string;
+  record_index?: number;
+  path?: string;
+  byte_offset?: number;
+}
+
+/**
+ * Replaces lone surrogates (from `\ud800`-style escapes) in every string and member name of `value`
+ * by U+FFFD, in place where possible; returns the new value and the pointers of the strings changed.
+ * Iterative (no recursion): safe at any depth the parser accepted.
+ */
+export function replaceLoneSurrogates(value: unknown): { value: unknown; paths: string[] } {
+  const paths: string[] = [];
+  const fix = (s: string) => (s.isWellFormed() ? s : s.toWellFormed());
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) { paths.push(''); return { value: value.toWellFormed(), paths }; }
+    return { value, paths };
+  }
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (v === null || typeof v !== 'object' || JSON.isRawJSON(v)) continue;
+    if (Array.isArray(v)) {
+      for (let k = 0; k < v.length; k++) {
+        const e = v[k];
+        if (typeof e === 'string') { if (!e.isWellFormed()) { v[k] = fix(e); paths.push(`${path}/${k}`); } }
+        else if (e !== null && typeof e === 'object') stack.push({ v: e, path: `${path}/${k}` });
+      }
+      continue;
+    }
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.some((k) => !k.isWellFormed())) {
+      // rebuild to keep member order with the repaired names (last wins, as JSON.parse)
+      const entries = keys.map((k) => [k, obj[k]] as const);
+      for (const k of keys) delete obj[k];
+      for (const [k, e] of entries) {
+        const nk = fix(k);
+        if (nk !== k) paths.push(`${path}/${escapeToken(nk)}`);
+        obj[nk] = e;
+      }
+    }
+    for (const k of Object.keys(obj)) {
+      const e = obj[k];
+      if (typeof e === 'string') { if (!e.isWellFormed()) { obj[k] = fix(e); paths.push(`${path}/${escapeToken(k)}`); } }
+      else if (e !== null && typeof e === 'object') stack.push({ v: e, path: `${path}/${escapeToken(k)}` });
+    }
+  }
+  return { value, paths };
+}
+
+/** RFC 6901 §3 reference token escaping. */
+export function escapeToken(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
  * Parses one JSON text keeping every number exact: a number whose shortest double form differs
  * from its lexeme (12345678901234567891, 1.0, 1e3, 0.10000000000000000001) becomes
- * `JSON.rawJSON(lexeme)`, which JSON.stringify writes back digit for digit.
- * `where` is called only on error, to locate it (a record's line costs a read).
+ * `JSON.rawJSON(lexeme)`, which JSON.stringify writes back digit for digit. Only texts that
+ * {@link needsExactParse} flags pay for the reviver; the others take plain `JSON.parse`.
+ * Escaped lone surrogates (RFC 8259 §8.2) come back as U+FFFD, and one LONE_SURROGATE_REPLACED
+ * warning naming the record and the first changed path is pushed to `warnings` when given.
+ * Duplicate member names: the last one wins (as JSON.parse).
+ * `where` is called only on error or warning, to locate it (a record's line costs a read).
  * @throws McpgwError SYNTAX_ERROR with byte offset, line, column and record index;
  *   RESOURCE_LIMIT_EXCEEDED when nesting exceeds `maxDepth`.
  */
-export function parseExact(text: string, where: () => ParseSite, maxDepth: number): unknown {
-  const depth = nestingDepth(text, maxDepth);
-  if (depth > maxDepth) {
-    const site = where();
-    throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${site.recordIndex} nests deeper than maxDepth ${site.maxDepth}.`, {
-      limit: { name: 'maxDepth', limit: site.maxDepth },
-      location: { byte_offset: site.byteOffset, line: site.line, record_index: site.recordIndex },
-      hint: 'Raise limits.maxDepth in the config if such nesting is expected.',
-    });
+export function parseExact(text: string, where: () => ParseSite, maxDepth: number, warnings?: ParseWarning[]): unknown {
+  // Depth d needs at least d bytes: short texts cannot be too deep.
+  if (text.length > maxDepth) {
+    const depth = nestingDepth(text, maxDepth);
+    if (depth > maxDepth) {
+      const site = where();
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${site.recordIndex} nests deeper than maxDepth ${site.maxDepth}.`, {
+        limit: { name: 'maxDepth', limit: site.maxDepth },
+        location: { byte_offset: site.byteOffset, line: site.line, record_index: site.recordIndex },
+        hint: 'Raise limits.maxDepth in the config if such nesting is expected.',
+      });
+    }
   }
+  let value: unknown;
   try {
-    return JSON.parse(text, reviveExact);
+    value = needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
   } catch (err) {
+    if (err instanceof RangeError) {
+      // The reviver walk is recursive in V8 (~4,500 levels on Node 22's default stack): a maxDepth
+      // configured above that is refused cleanly instead of crashing the call.
+      const site = where();
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${site.recordIndex} nests too deeply for this runtime's parser (${err.message}).`, {
+        limit: { name: 'maxDepth', limit: maxDepth },
+        location: { byte_offset: site.byteOffset, line: site.line, record_index: site.recordIndex },
+        hint: 'Lower limits.maxDepth (the default 2000 is safe).',
+      });
+    }
     throw syntaxError(err, text, where());
   }
+  if (SURROGATE_ESCAPE.test(text)) {
+    const fixed = replaceLoneSurrogates(value);
+    if (fixed.paths.length) {
+      value = fixed.value;
+      if (warnings) {
+        const site = where();
+        const more = fixed.paths.length > 1 ? ` (and ${fixed.paths.length - 1} more)` : '';
+        warnings.push({
+          code: 'LONE_SURROGATE_REPLACED',
+          message: `Record ${site.recordIndex}: a lone UTF-16 surrogate escape at "${fixed.paths[0]}"${more} was replaced by U+FFFD (RFC 8259 §8.2).`,
+          record_index: site.recordIndex,
+          path: fixed.paths[0]!,
+          byte_offset: site.byteOffset,
+        });
+      }
+    }
+  }
+  return value;
+}
+
+/**
+ * Member names in JSON text (strings followed by `:`), counted without parsing. Compared with
+ * {@link countMembers} of the parsed value, a difference means duplicate names (RFC 8259 §4).
+ */
+export function countMemberNames(text: string): number {
+  let n = 0;
+  let i = text.indexOf('"');
+  while (i !== -1) {
+    let q = text.indexOf('"', i + 1);
+    while (q !== -1) {
+      let k = q - 1, bs = 0;
+      while (text.charCodeAt(k) === 0x5c) { bs++; k--; }
+      if ((bs & 1) === 0) break;
+      q = text.indexOf('"', q + 1);
+    }
+    if (q === -1) break;
+    let j = q + 1;
+    let c = text.charCodeAt(j);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
+    if (c === 0x3a) n++;
+    i = text.indexOf('"', j);
+  }
+  return n;
+}
+
+/** Members of every object in a parsed value. Iterative. */
+export function countMembers(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || JSON.isRawJSON(v)) continue;
+    if (Array.isArray(v)) { for (const e of v) if (e !== null && typeof e === 'object') stack.push(e); continue; }
+    for (const k in v) {
+      n++;
+      const e = (v as Record<string, unknown>)[k];
+      if (e !== null && typeof e === 'object') stack.push(e);
+    }
+  }
+  return n;
+}
+
+/**
+ * The first duplicate member name in valid JSON text and its RFC 6901 pointer (of the member), or null.
+ * A small iterative tokenizer; used only once a count shows duplicates.
+ */
+export function findDuplicateKey(text: string): { key: string; path: string } | null {
+  interface Frame { obj: boolean; keys: Set<string>; key: string; idx: number }
+  const stack: Frame[] = [];
+  const pointer = () => stack.slice(0, -1).map((f) => (f.obj ? `/${escapeToken(f.key)}` : `/${f.idx}`)).join('');
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let q = text.indexOf('"', i + 1);
+      while (q !== -1) {
+        let k = q - 1, bs = 0;
+        while (text.charCodeAt(k) === 0x5c) { bs++; k--; }
+        if ((bs & 1) === 0) break;
+        q = text.indexOf('"', q + 1);
+      }
+      if (q === -1) return null;
+      const top = stack[stack.length - 1];
+      let j = q + 1;
+      while (/\s/.test(text[j] ?? '')) j++;
+      if (top?.obj && text[j] === ':') {
+        const key = JSON.parse(text.slice(i, q + 1)) as string;
+        if (top.keys.has(key)) return { key, path: `${pointer()}/${escapeToken(key)}` };
+        top.keys.add(key);
+        top.key = key;
+      }
+      i = q;
+    } else if (c === 0x7b) stack.push({ obj: true, keys: new Set(), key: '', idx: 0 });
+    else if (c === 0x5b) stack.push({ obj: false, keys: new Set(), key: '', idx: 0 });
+    else if (c === 0x7d || c === 0x5d) stack.pop();
+    else if (c === 0x2c) { const top = stack[stack.length - 1]; if (top && !top.obj) top.idx++; }
+  }
+  return null;
 }
 
 /** Maps a JSON.parse SyntaxError to SYNTAX_ERROR with the position in the file. */

@@ -1,10 +1,13 @@
 import { read, readSync } from 'node:fs';
-import type { RecordBatch, RecordSource, ScanOptions } from '../contracts/format';
+import type { LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { SourceSpec } from '../contracts/records';
 import { McpgwError, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
+import type { StructureCache } from './json-index';
+import { parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
+import { validateSource } from './validate';
 
 /**
  * A RecordSource over an offset index, shared by every format: record i spans
@@ -17,8 +20,11 @@ export class IndexedRecordSource implements RecordSource {
   readonly rootIsSequence: boolean;
   readonly identity;
   private closed = false;
+  /** Containers indexed for `node`, by the offset of their opening bracket. */
+  private readonly structure: StructureCache;
 
   constructor(private readonly spec: SourceSpec) {
+    this.structure = spec.structure instanceof Map ? (spec.structure as StructureCache) : new Map();
     this.format = spec.format;
     this.fileType = spec.fileType;
     this.rootIsSequence = spec.rootIsSequence;
@@ -46,8 +52,8 @@ export class IndexedRecordSource implements RecordSource {
     return this.readRecord(i).bytes;
   }
 
-  /** Record i's bytes (trimmed) and the file offset of their first byte. */
-  private readRecord(i: number): { bytes: Buffer; offset: number } {
+  /** Record i's bytes (trimmed), the file offset of their first byte, and the untrimmed extent with the span in it. */
+  private readRecord(i: number): { bytes: Buffer; offset: number; extent: Buffer; a: number; b: number } {
     this.check(i);
     const [s, e] = this.extent(i);
     const { maxRecordBytes } = this.spec.limits;
@@ -66,7 +72,62 @@ export class IndexedRecordSource implements RecordSource {
     let a = 0, b = buf.length;
     while (a < b && pad(buf[a]!)) a++;
     while (b > a && pad(buf[b - 1]!)) b--;
-    return { bytes: buf.subarray(a, b), offset: s + a };
+    return { bytes: buf.subarray(a, b), offset: s + a, extent: buf, a, b };
+  }
+
+  /** @throws RESOURCE_LIMIT_EXCEEDED when record i's `length` (trimmed bytes) is over maxRecordBytes. */
+  checkSize(i: number, length: number): void {
+    const { maxRecordBytes } = this.spec.limits;
+    if (length > maxRecordBytes) {
+      throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+        limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
+        location: { record_index: i, byte_offset: this.spec.index.start(i) },
+        hint: 'Raise limits.maxRecordBytes in the config to read it.',
+      });
+    }
+  }
+
+  /** Applies the framing's own record check. @throws SYNTAX_ERROR */
+  checkFraming(i: number, extent: Uint8Array, a: number, b: number): void {
+    const check = this.spec.framing.checkRecord;
+    if (!check) return;
+    const reason = check(extent, a, b);
+    if (reason !== undefined) {
+      const loc = this.location(i);
+      throw new McpgwError('SYNTAX_ERROR', `Record ${i} is malformed: ${reason} (line ${loc.line}, byte ${loc.byte_offset}).`, { location: loc });
+    }
+  }
+
+  /** Record i's trimmed byte range `[start, end)` in the file, reading only around its ends. */
+  private trimmedExtent(i: number): [number, number] {
+    let [s, e] = this.extent(i);
+    const pad = this.spec.framing.isPadding;
+    while (s < e) {
+      const head = this.readRange(s, Math.min(e, s + 4096));
+      const lead = countPadding(head, pad, false);
+      s += lead;
+      if (lead < head.length) break;
+    }
+    while (e > s) {
+      const tail = this.readRange(Math.max(s, e - 4096), e);
+      const trail = countPadding(tail, pad, true);
+      e -= trail;
+      if (trail < tail.length) break;
+    }
+    return [s, e];
+  }
+
+  validate(options?: ValidateOptions): Promise<ValidationReport> {
+    return validateSource(this, this.spec.limits, options);
+  }
+
+  node(i: number, pointer: string): LazyNode | undefined {
+    this.check(i);
+    const tokens = parsePointer(pointer);
+    const [s, e] = this.trimmedExtent(i);
+    if (s >= e) return undefined;
+    const { file, limits } = this.spec;
+    return resolvePointer({ fd: file.fd, displayPath: file.displayPath, maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, cache: this.structure, recordIndex: i }, s, e, tokens);
   }
 
   /** Record i's byte length after trimming, reading only its first and last 64 bytes. */
@@ -99,20 +160,46 @@ export class IndexedRecordSource implements RecordSource {
 
   text(i: number): string {
     const { bytes, offset } = this.readRecord(i);
-    return decodeUtf8(bytes, offset, { record_index: i });
+    return this.decode(i, bytes, offset);
   }
 
-  value(i: number): unknown {
-    const { bytes, offset } = this.readRecord(i);
-    return this.parseText(i, decodeUtf8(bytes, offset, { record_index: i }));
+  value(i: number, warnings?: RecordWarning[]): unknown {
+    const { bytes, offset, extent, a, b } = this.readRecord(i);
+    this.checkFraming(i, extent, a, b);
+    return this.parseText(i, this.decode(i, bytes, offset), warnings);
+  }
+
+  /**
+   * Record i's bytes (file offset `offset`) as strict UTF-8. An invalid byte is SYNTAX_ERROR at its
+   * byte offset, with its line and column (located only on error).
+   */
+  decode(i: number, bytes: Uint8Array, offset: number): string {
+    try {
+      return decodeUtf8(bytes, offset, { record_index: i });
+    } catch (err) {
+      const loc = (err as McpgwError).location;
+      if (loc?.byte_offset === undefined) throw err;
+      const rel = loc.byte_offset - offset;
+      const start = this.location(i);
+      const before = Buffer.from(bytes.buffer, bytes.byteOffset, rel);
+      const nl = before.lastIndexOf(10);
+      let lines = 0;
+      for (let k = before.indexOf(10); k !== -1; k = before.indexOf(10, k + 1)) lines++;
+      const line = start.line! + lines;
+      const column = nl === -1 ? start.column! + before.toString('utf8').length : before.subarray(nl + 1).toString('utf8').length + 1;
+      throw new McpgwError('SYNTAX_ERROR', `Record ${i}: invalid UTF-8 at byte ${loc.byte_offset} (line ${line}, column ${column}).`, {
+        location: { byte_offset: loc.byte_offset, line, column, record_index: i },
+        ...((err as McpgwError).hint ? { hint: (err as McpgwError).hint } : {}),
+      });
+    }
   }
 
   /** Parses record i's text exactly; locates errors lazily. */
-  parseText(i: number, text: string): unknown {
+  parseText(i: number, text: string, warnings?: RecordWarning[]): unknown {
     return parseExact(text, () => {
       const loc = this.location(i);
       return { byteOffset: loc.byte_offset!, line: loc.line!, column: loc.column!, recordIndex: i, maxDepth: this.spec.limits.maxDepth };
-    }, this.spec.limits.maxDepth);
+    }, this.spec.limits.maxDepth, warnings);
   }
 
   location(i: number): ErrorLocation {
@@ -120,13 +207,25 @@ export class IndexedRecordSource implements RecordSource {
     const [s, e] = this.extent(i);
     const head = this.readRange(s, Math.min(e, s + 256));
     // Leading padding may hold newlines (blank lines before the record).
-    let a = 0, line = this.lineAt(i), column = 1;
+    let a = 0, line = this.lineAt(i), column = this.columnAt(s);
     const pad = this.spec.framing.isPadding;
     while (a < head.length && pad(head[a]!)) {
       if (head[a] === 0x0a) { line++; column = 1; } else column++;
       a++;
     }
     return { byte_offset: s + a, line, column, record_index: i };
+  }
+
+  /** 1-based column (in characters) of byte `s`: characters since the previous LF (looked for up to 64 KiB back). */
+  private columnAt(s: number): number {
+    if (s === 0) return 1;
+    const back = Math.min(s, 1 << 16);
+    const buf = this.readRange(s - back, s);
+    const nl = buf.lastIndexOf(10);
+    if (nl === buf.length - 1) return 1;
+    let from = nl === -1 ? 0 : nl + 1;
+    if (from === 0 && s === back && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3; // the BOM is not text
+    return buf.subarray(from).toString('utf8').length + 1;
   }
 
   /** 1-based line on which record i's extent starts: its checkpoint's line plus the newlines between. */
@@ -171,38 +270,57 @@ export class IndexedRecordSource implements RecordSource {
       }
       return lo;
     };
-    const startRead = (r: number, last: number) => {
+    type Got = { bytes: Buffer; first: number; last: number; base: number; length: number; oversized?: McpgwError };
+    const startRead = (r: number, last: number): Promise<Got> => {
       const s = index.start(r);
       const length = boundary(last) - s;
-      if (length > this.spec.limits.maxRecordBytes + CHUNK_BYTES) {
-        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${length} bytes, over maxRecordBytes ${this.spec.limits.maxRecordBytes}.`, {
-          limit: { name: 'maxRecordBytes', limit: this.spec.limits.maxRecordBytes, value: length },
-          location: { record_index: r, byte_offset: s },
-        });
+      const { maxRecordBytes } = this.spec.limits;
+      if (last === r + 1 && length > maxRecordBytes) {
+        const size = this.rawLength(r);
+        if (size > maxRecordBytes) {
+          // Not read: the batch holds the record without its bytes, and reading it throws.
+          const oversized = new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${size} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+            limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: size },
+            location: { record_index: r, byte_offset: s },
+            hint: 'Raise limits.maxRecordBytes in the config to read it.',
+          });
+          return Promise.resolve({ bytes: Buffer.alloc(0), first: r, last, base: s, length, oversized });
+        }
       }
       let buf = buffers[which]!;
       if (length > buf.length) buf = unalignedBuffer(length);
       which ^= 1;
-      return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s }));
+      return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s, length }));
     };
     let next = from;
     let last = plan(next);
-    let pending: Promise<{ bytes: Buffer; first: number; last: number; base: number }> | null = startRead(next, last);
+    let pending: Promise<Got> | null = startRead(next, last);
     let done = 0;
     while (pending) {
-      const got = await pending;
+      const got: Got = await pending;
       throwIfAborted(options.signal);
       next = got.last;
       pending = next < to ? startRead(next, (last = plan(next))) : null;
-      done += got.bytes.length;
+      done += got.length;
       options.onProgress?.(done, totalBytes);
-      yield makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+      yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
     }
   }
 
   close(): void {
     this.closed = true;
   }
+}
+
+/** A batch of one record longer than maxRecordBytes: no bytes (an empty span), and reading it throws `error`. */
+function oversizedBatch(first: number, error: McpgwError): RecordBatch {
+  return {
+    first, count: 1, bytes: Buffer.alloc(0),
+    span: () => [0, 0],
+    recordAt: (offset: number) => (offset === 0 ? 0 : -1),
+    text: () => { throw error; },
+    value: () => { throw error; },
+  };
 }
 
 function countPadding(buf: Buffer, pad: (b: number) => boolean, fromEnd: boolean): number {
@@ -239,12 +357,18 @@ function makeBatch(
     },
     text(k: number): string {
       const [s, e] = batch.span(k);
-      return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
+      source.checkSize(first + k, e - s);
+      return source.decode(first + k, bytes.subarray(s, e), base + s);
     },
-    value(k: number): unknown {
+    value(k: number, warnings?: RecordWarning[]): unknown {
       const [s, e] = batch.span(k);
-      const text = decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
-      return source.parseText(first + k, text);
+      const i = first + k;
+      source.checkSize(i, e - s);
+      const es = index.start(i) - base;
+      const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
+      source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
+      const text = source.decode(i, bytes.subarray(s, e), base + s);
+      return source.parseText(i, text, warnings);
     },
   };
   return batch;

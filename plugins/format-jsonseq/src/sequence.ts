@@ -1,0 +1,80 @@
+import type { FormatProbe, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+
+/** RFC 7464 §2: the record separator that introduces every JSON text. */
+export const RS = 0x1e;
+const LF = 0x0a;
+
+const isWs = (b: number) => b === 0x20 || b === 0x09 || b === LF || b === 0x0d;
+
+/** Bytes around an element that are not part of it: RS and JSON whitespace (LF ends each element). */
+export function isSequencePadding(b: number): boolean {
+  return b === RS || isWs(b);
+}
+
+/**
+ * Content detection: RFC 7464 texts start with RS (0x1E): 1.0; anything else: null (a `.json-seq`
+ * file that does not start with RS is left to content detection of the other formats, then to its
+ * extension).
+ */
+export function detectSequence(probe: FormatProbe): number | null {
+  return probe.bytes[0] === RS ? 1 : null;
+}
+
+/**
+ * RFC 7464 §2.3/§2.4 framing checks of one element, before it is parsed: an element must be
+ * introduced by RS, and a top-level number not followed by whitespace may have been truncated
+ * (a number's end cannot be told from a cut), so it is malformed.
+ */
+export function checkSequenceRecord(extent: Uint8Array, start: number, end: number): string | undefined {
+  if (extent[0] !== RS) return 'it is not introduced by a record separator (RS, 0x1E; RFC 7464 §2.1)';
+  const c = extent[start];
+  if (c !== undefined && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
+    const after = extent[end];
+    if (after === undefined || !isWs(after)) return 'a top-level number not followed by whitespace may be truncated (RFC 7464 §2.4)';
+  }
+  return undefined;
+}
+
+/**
+ * One streaming pass that records where every element starts: at its RS. Consecutive RS bytes (only
+ * whitespace between them) are not empty records (RFC 7464 §2.1); an element runs to the next RS,
+ * so a truncated or unparseable element is one malformed record and the next RS resynchronises
+ * (§2.3). Content before the first RS is one record, malformed for want of its RS. Per element it
+ * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are counted with
+ * `indexOf(LF)` for the index's line checkpoints.
+ */
+export async function indexSequence(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<OffsetIndex> {
+  const index = records.createIndex();
+  let pending = -1; // offset of an RS whose element has not shown content yet
+  let leading = true; // before the first RS
+  let line = 1, counted = 0, chunkBase = 0;
+  let chunk: Buffer = Buffer.alloc(0);
+  const lineAt = (offset: number): number => {
+    for (let k = chunk.indexOf(LF, counted - chunkBase); k !== -1 && k < offset - chunkBase; k = chunk.indexOf(LF, k + 1)) line++;
+    counted = offset;
+    return line;
+  };
+  const push = (offset: number) => index.push(offset, index.count % 1024 === 0 ? lineAt(offset) : 0);
+  for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) {
+    chunk = bytes;
+    chunkBase = offset;
+    const n = bytes.length;
+    let i = 0;
+    while (i < n) {
+      if (pending >= 0 || leading) {
+        while (i < n && isWs(bytes[i]!)) i++;
+        if (i === n) break;
+        if (bytes[i] === RS) { pending = offset + i; leading = false; i++; continue; }
+        if (pending >= 0) { push(pending); pending = -1; }
+        else { push(offset + i); leading = false; }
+      }
+      const next = bytes.indexOf(RS, i);
+      if (next === -1) { i = n; break; }
+      pending = offset + next;
+      i = next + 1;
+    }
+    lineAt(offset + n);
+  }
+  index.finish();
+  return index;
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const pathArg = z.string().min(1).describe('File path relative to the server root (absolute paths must lie inside it)');
+export const formatArg = z.string().min(1).describe('"auto" (default: the content decides) or a registered format name: json, jsonl, json-seq, or a plugin\'s. An explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH');
+export const fileIdArg = z.string().min(1).describe('file_id returned by json_open (jf_…)');
+
+/** A warning carried by a result: a malformed record skipped, with its location. */
+export const warningSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  location: z.object({
+    byte_offset: z.number().int().optional(),
+    line: z.number().int().optional(),
+    column: z.number().int().optional(),
+    record_index: z.number().int().optional(),
+  }).optional(),
+});
+export type Warning = z.infer<typeof warningSchema>;
+
+/** The members of an error location that a warning carries (output schemas are closed for 1.x clients). */
+export function warningLocation(loc: { byte_offset?: number; line?: number; column?: number; record_index?: number } | undefined): Warning['location'] {
+  if (!loc) return undefined;
+  const out: NonNullable<Warning['location']> = {};
+  for (const k of ['byte_offset', 'line', 'column', 'record_index'] as const) if (typeof loc[k] === 'number') out[k] = loc[k];
+  return out;
+}

@@ -1,0 +1,86 @@
+import type { CompiledQuery, HandleTable, OpenedSource, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
+
+/** One open file of the reader: what a `jf_…` id denotes. */
+export interface ReaderFile {
+  opened: OpenedSource;
+  /** Opened by an implicit read (`{path, …}`): closes itself when its last page is read. */
+  implicit: boolean;
+  /** The read holding the source lease, if any; resolves when it ends (success or failure). */
+  lease: Promise<void> | null;
+  /** Set by json_close or expiry: no new read or cursor may start. */
+  closed: boolean;
+  /** Cursor ids issued on this handle (invalidated when it closes). */
+  cursors: Set<string>;
+}
+
+/** Where a read continues: the compiled query and the engine's position (page N costs what page 1 costs). */
+export interface ReaderCursor {
+  fileId: string;
+  language: string;
+  query: string;
+  compiled: CompiledQuery;
+  position: ScanPosition;
+  maxItems: number;
+  maxResultBytes: number;
+}
+
+/** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */
+export function fileTable(ctx: ToolContext): HandleTable<ReaderFile> {
+  return ctx.session.handles<ReaderFile>('reader.files', {
+    style: 'random',
+    prefix: 'jf_',
+    noun: 'file handle',
+    idleMs: ctx.limits.handleIdleMs,
+    max: ctx.limits.maxOpenFiles,
+    // Expiry leaves the cursors to answer HANDLE_EXPIRED for their handle (json_close removes them).
+    onEvict: (file) => void release(ctx, file, false),
+  });
+}
+
+/** The session's cursors: opaque `jc_` + 16 random hex digits, idle expiry (cursorIdleMs), capped at maxCursors. */
+export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
+  return ctx.session.handles<ReaderCursor>('reader.cursors', {
+    style: 'random',
+    prefix: 'jc_',
+    noun: 'cursor',
+    idleMs: ctx.limits.cursorIdleMs,
+    max: ctx.limits.maxCursors,
+  });
+}
+
+/**
+ * Marks `file` closed, invalidates its cursors (unless `dropCursors` is false), and closes its source
+ * once any in-flight read has released the lease. Resolves when the source is closed. Idempotent.
+ */
+export async function release(ctx: ToolContext, file: ReaderFile, dropCursors = true): Promise<void> {
+  file.closed = true;
+  if (dropCursors) {
+    const cursors = cursorTable(ctx);
+    for (const id of file.cursors) cursors.delete(id);
+  }
+  file.cursors.clear();
+  while (file.lease) await file.lease;
+  file.opened.close();
+}
+
+/**
+ * Runs `work` holding `file`'s source lease. A second read on a busy handle does not wait: it is
+ * RESOURCE_LIMIT_EXCEEDED with `limit.name: "source_busy"` at once (the reference's rule), so the
+ * server never blocks and two scans never interleave on one handle.
+ */
+export async function withLease<T>(ctx: ToolContext, fileId: string, file: ReaderFile, work: () => Promise<T>): Promise<T> {
+  if (file.lease) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `File handle ${fileId} is busy with another read.`, {
+      limit: { name: 'source_busy', limit: 1, value: 1 },
+      hint: 'Retry when the other read has finished, or open the file again for an independent handle. A cursor stays valid.',
+    });
+  }
+  let done!: () => void;
+  file.lease = new Promise<void>((resolve) => (done = resolve));
+  try {
+    return await work();
+  } finally {
+    file.lease = null;
+    done();
+  }
+}

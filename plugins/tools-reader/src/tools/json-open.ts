@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { OpenedSource, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
+import { fileTable } from '../state';
+import { validate } from '../validate';
+
+const input = z.object({
+  path: pathArg,
+  format: formatArg.optional(),
+  validation: z.enum(['probe', 'full']).optional().describe('"probe" (default): a bounded prefix (probeBytes, probeRecords); "full": every record'),
+});
+
+const output = z.object({
+  file_id: z.string().describe('Opaque handle (jf_…) for json_read and json_close'),
+  requested_format: z.string(),
+  detected_format: z.string().describe('The format the handle reads with (fixed for the handle)'),
+  detection: z.object({ basis: z.enum(['explicit', 'content', 'extension']), confidence: z.number() }),
+  validation: z.object({
+    mode: z.enum(['probe', 'full']),
+    complete: z.boolean().describe('false: some input remains unchecked'),
+    bytes_examined: z.number().int(),
+    records_examined: z.number().int(),
+    malformed_records: z.number().int(),
+  }),
+  source: z.object({ size: z.number().int().describe('bytes'), modified_time: z.string().describe('ISO 8601, UTC') }),
+  warnings: z.array(warningSchema).optional(),
+});
+
+/** Refuses a new handle before any indexing when the table is full. @throws RESOURCE_LIMIT_EXCEEDED (maxOpenFiles) */
+export function checkRoom(ctx: ToolContext): void {
+  const table = fileTable(ctx);
+  if (table.size >= ctx.limits.maxOpenFiles) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Too many open files: the limit is ${ctx.limits.maxOpenFiles}.`, {
+      limit: { name: 'maxOpenFiles', limit: ctx.limits.maxOpenFiles, value: table.size },
+      hint: 'Close a file you no longer need with json_close.',
+    });
+  }
+}
+
+/** Opens through the sandbox with the explicit format authoritative (FORMAT_MISMATCH when the content plainly disagrees). */
+export function openSource(ctx: ToolContext, path: string, format: string | undefined): Promise<OpenedSource> {
+  return ctx.files.open(path, {
+    format: format ?? 'auto',
+    strictFormat: true,
+    signal: ctx.signal,
+    onProgress: (done, total) => ctx.progress(done, total, `indexing ${path}`),
+  });
+}
+
+export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
+  name: 'json_open',
+  title: 'Open a JSON / JSON Lines / JSON-seq file',
+  description:
+    'Open a JSON, JSON Lines or JSON-seq file under the server root and validate it; returns a file_id (jf_…) for json_read and json_close, ' +
+    'the requested and detected format, validation coverage (probe: a bounded prefix; full: every record, complete: false if input remains unchecked) and the source size and modification time. ' +
+    'The file is addressed as a whole: the root of a JSON Lines or JSON-seq file is the array of its records. An explicit format is authoritative.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    checkRoom(ctx);
+    const opened = await openSource(ctx, args.path, args.format);
+    const mode = args.validation ?? 'probe';
+    let fileId: string;
+    let report;
+    try {
+      report = await validate(opened.source, mode, ctx);
+      if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+      fileId = fileTable(ctx).add({ opened, implicit: false, lease: null, closed: false, cursors: new Set() });
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    const { source } = opened;
+    const warnings: Warning[] = report.first_malformed.map((m) => ({ code: m.code, message: m.message, location: warningLocation(m) }));
+    if (report.malformed_records > report.first_malformed.length) {
+      warnings.push({ code: 'SYNTAX_ERROR', message: `${report.malformed_records} malformed records in all among the ${report.records_examined} examined.` });
+    }
+    if (report.oversized_records > 0) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `${report.oversized_records} record(s) over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes) were not parsed.` });
+    }
+    if (report.duplicate_keys > 0) {
+      const d = report.first_duplicate_key;
+      warnings.push({
+        code: 'DUPLICATE_KEY',
+        message: `${report.duplicate_keys} record(s) repeat a member name (the last one wins)${d ? `; the first: "${d.key}" at ${d.path || '""'} in record ${d.record_index}` : ''}.`.slice(0, 1000),
+        ...(d ? { location: { record_index: d.record_index } } : {}),
+      });
+    }
+    if (report.lone_surrogates > 0) {
+      warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${report.lone_surrogates} record(s) hold escaped lone surrogates, read as U+FFFD.` });
+    }
+    return {
+      file_id: fileId,
+      requested_format: args.format ?? 'auto',
+      detected_format: source.format,
+      detection: opened.detection,
+      validation: { mode, complete: report.complete, bytes_examined: report.bytes_examined, records_examined: report.records_examined, malformed_records: report.malformed_records },
+      source: { size: source.identity.size, modified_time: new Date(source.identity.mtimeMs).toISOString() },
+      ...(warnings.length ? { warnings } : {}),
+    };
+  },
+};

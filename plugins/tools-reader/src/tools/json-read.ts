@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import type { CompiledQuery, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
+import { cursorTable, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
+import { checkRoom, openSource } from './json-open';
+
+/**
+ * One flat, closed object advertised in tools/list: a top-level oneOf/anyOf is refused by several
+ * model APIs' tool schemas, so the three shapes are checked by the handler (exactly one, no mixing).
+ */
+const input = z.object({
+  cursor: z.string().min(1).optional().describe('Shape 1: next_cursor of a previous page, alone'),
+  file_id: fileIdArg.optional().describe('Shape 2: file_id from json_open, with language and query'),
+  path: pathArg.optional().describe('Shape 3: a file path (implicit open, closed when the read completes), with language and query'),
+  format: formatArg.optional().describe('Shape 3 only: "auto" (default) or a format name; explicit is authoritative'),
+  language: z.string().min(1).optional().describe('"pointer" (RFC 6901), "jsonpath" (RFC 9535) or another registered query language'),
+  query: z.string().optional().describe('The query, e.g. "/0/id" or "$[*].id"; evaluated on the whole file (JSON Lines / JSON-seq root = array of records)'),
+  max_items: z.number().int().min(1).optional().describe('Page size; default and cap: the server maxItems'),
+  max_result_bytes: z.number().int().min(1).optional().describe('Cap on this result\'s JSON bytes; default and cap: the server maxResultBytes'),
+});
+type Input = z.output<typeof input>;
+
+const output = z.object({
+  file_id: z.string().optional().describe('The handle read (for an implicit read: only when a cursor is returned, to close it early)'),
+  language: z.string(),
+  query: z.string(),
+  items: z.array(z.object({ path: z.string().describe('RFC 6901 pointer from the file root'), value: z.unknown() })),
+  complete: z.boolean().describe('false: more matches remain (next_cursor continues), or the read reached the request deadline'),
+  next_cursor: z.string().optional().describe('Opaque, single use: pass as {cursor} for the next page'),
+  stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
+  warnings: z.array(warningSchema).optional(),
+});
+type Output = z.input<typeof output>;
+
+/** Placeholder ids of the exact length of real ones (prefix + 16 hex digits), for sizing a page before ids exist. */
+const ID_PLACEHOLDER = { file: 'jf_0000000000000000', cursor: 'jc_0000000000000000' };
+
+type Shape =
+  | { kind: 'cursor'; cursor: string }
+  | { kind: 'file'; fileId: string; language: string; query: string }
+  | { kind: 'path'; path: string; format?: string; language: string; query: string };
+
+/** Exactly one of the three shapes. @throws INVALID_ARGUMENT naming the offending keys */
+export function shapeOf(args: Input, ctx: ToolContext): Shape {
+  const present = (Object.keys(args) as (keyof Input)[]).filter((k) => args[k] !== undefined);
+  const hint = 'json_read takes exactly one of: {cursor}; {file_id, language, query, max_items?, max_result_bytes?}; {path, format?, language, query, max_items?, max_result_bytes?}.';
+  const leaders = present.filter((k) => k === 'cursor' || k === 'file_id' || k === 'path');
+  if (leaders.length !== 1) {
+    throw ctx.error('INVALID_ARGUMENT', leaders.length === 0 ? 'json_read needs a cursor, a file_id or a path.' : `json_read got ${leaders.join(' and ')} together: they belong to different argument shapes.`, { hint });
+  }
+  const allowed: Record<string, readonly string[]> = {
+    cursor: ['cursor'],
+    file_id: ['file_id', 'language', 'query', 'max_items', 'max_result_bytes'],
+    path: ['path', 'format', 'language', 'query', 'max_items', 'max_result_bytes'],
+  };
+  const leader = leaders[0]!;
+  const extra = present.filter((k) => !allowed[leader]!.includes(k));
+  if (extra.length) throw ctx.error('INVALID_ARGUMENT', `json_read with ${leader} does not take ${extra.join(', ')}.`, { hint });
+  if (leader === 'cursor') return { kind: 'cursor', cursor: args.cursor! };
+  const missing = (['language', 'query'] as const).filter((k) => args[k] === undefined);
+  if (missing.length) throw ctx.error('INVALID_ARGUMENT', `json_read with ${leader} needs ${missing.join(' and ')}.`, { hint });
+  if (leader === 'file_id') return { kind: 'file', fileId: args.file_id!, language: args.language!, query: args.query! };
+  return { kind: 'path', path: args.path!, ...(args.format !== undefined ? { format: args.format } : {}), language: args.language!, query: args.query! };
+}
+
+/** The registered language's compiled query. @throws INVALID_ARGUMENT (unknown language), QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE */
+function compile(ctx: ToolContext, language: string, query: string): CompiledQuery {
+  const lang = ctx.registries.queryLanguages.get(language);
+  if (!lang) {
+    const names = ctx.registries.queryLanguages.list().map((l) => l.name);
+    throw ctx.error('INVALID_ARGUMENT', `Unknown query language "${language}". Registered: ${names.join(', ') || '(none)'}.`, { hint: 'Use "pointer" or "jsonpath".' });
+  }
+  try {
+    return lang.compile(query);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string') throw err;
+    throw ctx.error('QUERY_SYNTAX_ERROR', `Invalid ${language} query: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+interface PageSpec {
+  language: string;
+  query: string;
+  compiled: CompiledQuery;
+  position: ScanPosition | undefined;
+  maxItems: number;
+  maxResultBytes: number;
+}
+
+interface Page {
+  result: Output;
+  next: ScanPosition | null;
+}
+
+/**
+ * Reads one page on `file` (lease already held): identity check, engine scan from `position`,
+ * identity check again, then the page built item by item against the byte cap.
+ * `result.file_id` / `next_cursor` hold placeholders of the real ids' length; the caller fills them.
+ * @throws SOURCE_CHANGED, CANCELLED, RESOURCE_LIMIT_EXCEEDED (max_result_bytes; no partial page)
+ */
+async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, showFileId: boolean): Promise<Page> {
+  const { source, realPath } = file.opened;
+  ctx.files.verify(source, realPath);
+  const outcome = await ctx.scan.run({
+    source,
+    query: spec.compiled,
+    addressing: 'file',
+    unit: 'nodes',
+    ...(spec.position ? { resume: spec.position } : {}),
+    limit: spec.maxItems,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: (done, total) => ctx.progress(done, total, 'reading'),
+  });
+  if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+  ctx.files.verify(source, realPath);
+
+  if (outcome.nodes.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
+    // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed: reading it is the error
+    // (DESIGN "Records"), not an empty answer with a warning.
+    const first = outcome.firstSkipped[0];
+    throw ctx.error('SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+      ...(first ? { location: warningLocation(first) } : {}),
+      hint: 'The record is malformed in the file; other records can still be read.',
+    });
+  }
+  const warnings: Warning[] = [];
+  if (outcome.skipped > 0) {
+    const first = outcome.firstSkipped[0];
+    const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
+    warnings.push({
+      code: 'SYNTAX_ERROR',
+      message: `${outcome.skipped} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`.slice(0, 1000),
+      ...(first ? { location: warningLocation(first) } : {}),
+    });
+  }
+  const next = outcome.next ?? null;
+  const result: Output = {
+    ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
+    language: spec.language,
+    query: spec.query,
+    items: [],
+    complete: next === null,
+    ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
+    stats: { returned: outcome.nodes.length, skipped: outcome.skipped },
+    ...(warnings.length ? { warnings } : {}),
+  };
+  // The envelope is exact (ids are placeholders of their final length); items add their bytes plus a comma each.
+  let bytes = byteLength(result);
+  const overLimit = (value: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): at least ${value} bytes; no partial page is returned.`, {
+    limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value },
+    hint: 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.',
+  });
+  for (const node of outcome.nodes) {
+    const item = { path: node.path, value: node.value };
+    bytes += byteLength(item) + (result.items.length > 0 ? 1 : 0);
+    if (bytes > spec.maxResultBytes) throw overLimit(bytes);
+    result.items.push(item);
+  }
+  const exact = byteLength(result);
+  if (exact > spec.maxResultBytes) throw overLimit(exact);
+  return { result, next };
+}
+
+/** True when a whole-file query can select inside one record at most (its split range holds one index). */
+function addressesOneRecord(compiled: CompiledQuery, count: number): boolean {
+  if (!compiled.split || compiled.split.test) return false;
+  const { start, end, step } = compiled.split.range(count);
+  return end > start && Math.ceil((end - start) / Math.max(1, step)) === 1;
+}
+
+function byteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? 'null');
+}
+
+/** Issues the cursor for `next` on `fileId`. @throws RESOURCE_LIMIT_EXCEEDED (maxCursors) */
+function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition): string {
+  const cursor: ReaderCursor = { fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes };
+  const id = cursorTable(ctx).add(cursor);
+  file.cursors.add(id);
+  return id;
+}
+
+/** Closes an implicit handle once its read is complete. */
+function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void {
+  fileTable(ctx).delete(fileId);
+  void release(ctx, file);
+}
+
+export const jsonRead: ToolDefinition<typeof input, typeof output> = {
+  name: 'json_read',
+  title: 'Read JSON values with a pointer or JSONPath',
+  description:
+    'Read values from a JSON, JSON Lines or JSON-seq file with a JSON Pointer or JSONPath query over the whole file, in bounded pages. ' +
+    'Languages: "pointer" (RFC 6901, like "/0/id") and "jsonpath" (RFC 9535, like "$[*].id"); the root of a JSON Lines or JSON-seq file is the array of its records. ' +
+    'Exactly one argument shape: {cursor} continues a page; {file_id, language, query, max_items?, max_result_bytes?} reads an open file; ' +
+    '{path, format?, language, query, max_items?, max_result_bytes?} opens, reads and closes (it returns file_id when it returns a cursor). ' +
+    'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}. ' +
+    'A page over max_result_bytes is RESOURCE_LIMIT_EXCEEDED with no partial page: ask for fewer items.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const shape = shapeOf(args, ctx);
+    const files = fileTable(ctx);
+    const cap = (asked: number | undefined, limit: number) => Math.min(asked ?? limit, limit);
+
+    if (shape.kind === 'cursor') {
+      const cursors = cursorTable(ctx);
+      const cursor = cursors.get(shape.cursor);
+      const file = files.get(cursor.fileId);
+      const spec: PageSpec = { ...cursor, position: cursor.position };
+      return withLease(ctx, cursor.fileId, file, async () => {
+        const page = await readPage(ctx, file, spec, true);
+        // A cancelled continuation keeps its cursor: consume it only for an answer that will be sent.
+        if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+        if (cursors.delete(shape.cursor)) file.cursors.delete(shape.cursor);
+        return finish(ctx, cursor.fileId, file, spec, page);
+      });
+    }
+
+    const maxItems = cap(args.max_items, ctx.limits.maxItems);
+    const maxResultBytes = cap(args.max_result_bytes, ctx.limits.maxResultBytes);
+
+    if (shape.kind === 'file') {
+      const file = files.get(shape.fileId);
+      const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes };
+      return withLease(ctx, shape.fileId, file, async () => finish(ctx, shape.fileId, file, spec, await readPage(ctx, file, spec, true)));
+    }
+
+    // Implicit open: compile first (cheap errors before any indexing), then open, read, and close unless a cursor remains.
+    const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes };
+    checkRoom(ctx);
+    const opened = await openSource(ctx, shape.path, shape.format);
+    const file: ReaderFile = { opened, implicit: true, lease: null, closed: false, cursors: new Set() };
+    let page: Page;
+    try {
+      page = await withLease(ctx, '', file, () => readPage(ctx, file, spec, false));
+      if (page.next === null) {
+        opened.close();
+        return page.result;
+      }
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    let fileId: string;
+    try {
+      fileId = files.add(file);
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    return finish(ctx, fileId, file, spec, page);
+  },
+};
+
+/** Fills in the real ids: a new cursor when the page is not the last, else closes an implicit handle. */
+function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, page: Page): Output {
+  const { result } = page;
+  if (result.file_id !== undefined) result.file_id = fileId;
+  if (page.next === null) {
+    if (file.implicit) closeImplicit(ctx, fileId, file);
+    return result;
+  }
+  if (file.closed) {
+    // json_close ran while this page was read: the handle's cursors are void, so none is issued.
+    delete result.next_cursor;
+    (result.warnings ??= []).push({ code: 'NOT_FOUND', message: `File handle ${fileId} was closed during this read; no cursor was issued.` });
+    return result;
+  }
+  try {
+    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next);
+  } catch (err) {
+    if (file.implicit) closeImplicit(ctx, fileId, file);
+    throw err;
+  }
+  return result;
+}

@@ -1,0 +1,53 @@
+import type { ErrorLocation, RecordSource, ToolContext, ValidationReport } from 'mcpgw/plugin-api';
+
+export type ValidationMode = 'probe' | 'full';
+
+/**
+ * Validates records in file order by parsing each one exactly (strict UTF-8, grammar, maxDepth), through
+ * `RecordSource.validate` (every kernel source has it; it also counts duplicate member names, lone surrogate
+ * escapes and oversized records), or, for a third-party source without it, by parsing scanned batches.
+ * `probe`: the first `probeRecords` records within `probeBytes` (at least one record).
+ * `full`: every record, with progress, until the request deadline (then `complete: false`).
+ * @throws CANCELLED through the signal; IO_ERROR, SOURCE_CHANGED from the source.
+ */
+export async function validate(source: RecordSource, mode: ValidationMode, ctx: ToolContext): Promise<ValidationReport> {
+  const onProgress = mode === 'full' ? (done: number, total: number) => ctx.progress(done, total, 'validating') : undefined;
+  if (source.validate) {
+    return source.validate({ mode, probeBytes: ctx.limits.probeBytes, probeRecords: ctx.limits.probeRecords, signal: ctx.signal, deadline: ctx.deadline, onProgress });
+  }
+  return validateByScan(source, mode, ctx, onProgress);
+}
+
+async function validateByScan(source: RecordSource, mode: ValidationMode, ctx: ToolContext, onProgress?: (done: number, total: number) => void): Promise<ValidationReport> {
+  const report: ValidationReport = { mode, complete: false, bytes_examined: 0, records_examined: 0, malformed_records: 0, first_malformed: [], oversized_records: 0, duplicate_keys: 0, lone_surrogates: 0 };
+  const to = mode === 'probe' ? Math.min(source.count, Math.max(1, ctx.limits.probeRecords)) : source.count;
+  outer: for await (const batch of source.scan({ to, signal: ctx.signal, onProgress })) {
+    for (let k = 0; k < batch.count; k++) {
+      const [s, e] = batch.span(k);
+      if (mode === 'probe' && report.records_examined > 0 && report.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;
+      report.records_examined++;
+      report.bytes_examined += e - s;
+      try {
+        batch.value(k);
+      } catch (err) {
+        report.malformed_records++;
+        if (report.first_malformed.length < 5) {
+          const e = err as { code?: string; message: string; location?: ErrorLocation };
+          const loc = e.location ?? source.location(batch.first + k);
+          report.first_malformed.push({ record_index: batch.first + k, code: e.code ?? 'SYNTAX_ERROR', message: e.message, ...pick(loc) });
+        }
+      }
+    }
+    if (Date.now() > ctx.deadline) break;
+  }
+  report.complete = report.records_examined === source.count;
+  return report;
+}
+
+function pick(loc: ErrorLocation): { byte_offset?: number; line?: number; column?: number } {
+  return {
+    ...(loc.byte_offset !== undefined ? { byte_offset: loc.byte_offset } : {}),
+    ...(loc.line !== undefined ? { line: loc.line } : {}),
+    ...(loc.column !== undefined ? { column: loc.column } : {}),
+  };
+}

@@ -1,0 +1,493 @@
+/**
+ * The reader tool set (json_open / json_read / json_close) end to end: the built CLI over stdio,
+ * a real MCP client, the contract of ../shared/seeds/mcp-json-reader.md as issue 6 states it.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { call, CLI, connect, NODE, REPO, type Connected, type Era } from '../helpers/mcp';
+import { makeReaderDir, ORDERS, type ReaderDir } from './reader-fixture';
+
+const READER_TOOLS = ['json_open', 'json_read', 'json_close'];
+
+describe.each<Era>(['legacy', 'modern'])('reader tools over stdio, %s era', (era) => {
+  let dir: ReaderDir;
+  let c: Connected;
+  beforeAll(async () => {
+    dir = makeReaderDir({ 'orders.jsonl': ORDERS });
+    c = await connect(['--config', dir.config], { era });
+  });
+  afterAll(async () => {
+    await c.close();
+    dir.remove();
+  });
+
+  test('tools/list: the three tools, flat closed input schemas, annotations, short descriptions', async () => {
+    const { tools } = await c.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READER_TOOLS].sort());
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.json_open!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.json_read!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.json_close!.annotations).toMatchObject({ idempotentHint: true, destructiveHint: false });
+    const read = byName.json_read!.inputSchema as Record<string, any>;
+    // One flat object (no top-level oneOf/anyOf, which several model APIs refuse); the handler enforces the shapes.
+    expect(read.type).toBe('object');
+    expect(read.oneOf ?? read.anyOf).toBeUndefined();
+    expect(Object.keys(read.properties).sort()).toEqual(['cursor', 'file_id', 'format', 'language', 'max_items', 'max_result_bytes', 'path', 'query']);
+    expect(byName.json_open!.inputSchema).toMatchObject({ type: 'object', required: ['path'] });
+    for (const t of tools) expect(t.description!.length).toBeLessThan(2000);
+  });
+
+  test('the reference example: $[*].id on orders.jsonl, two per page, then the cursor; pointer /0/id on a file_id', async () => {
+    const first = await call(c.client, 'json_read', { path: 'orders.jsonl', format: 'jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(first.isError).toBe(false);
+    expect(first.data).toMatchObject({ language: 'jsonpath', query: '$[*].id', complete: false, stats: { returned: 2, skipped: 0 } });
+    expect(first.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
+    expect(first.data.next_cursor).toMatch(/^jc_[0-9a-f]{16}$/);
+    expect(first.data.file_id).toMatch(/^jf_[0-9a-f]{16}$/);
+    expect(JSON.parse(first.text)).toEqual(first.data);
+
+    // The cursor keeps the page size: /2, /3 then /4.
+    const second = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(second.data).toMatchObject({ file_id: first.data.file_id, complete: false, stats: { returned: 2, skipped: 0 } });
+    expect(second.data.items).toEqual([{ path: '/2/id', value: 103 }, { path: '/3/id', value: 104 }]);
+    const rest = await call(c.client, 'json_read', { cursor: second.data.next_cursor });
+    expect(rest.data).toMatchObject({ complete: true, stats: { returned: 1, skipped: 0 } });
+    expect(rest.data.items).toEqual([{ path: '/4/id', value: 105 }]);
+    expect(rest.data.next_cursor).toBeUndefined();
+    // Single use after a successful continuation; the implicit handle closed itself when the read completed.
+    const again = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(again.data.error.code).toBe('NOT_FOUND');
+    expect((await call(c.client, 'json_close', { file_id: first.data.file_id })).data).toEqual({ file_id: first.data.file_id, closed: false });
+
+    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const one = await call(c.client, 'json_read', { file_id: opened.data.file_id, language: 'pointer', query: '/0/id' });
+    expect(one.data).toEqual({ file_id: opened.data.file_id, language: 'pointer', query: '/0/id', items: [{ path: '/0/id', value: 101 }], complete: true, stats: { returned: 1, skipped: 0 } });
+    expect((await call(c.client, 'json_close', { file_id: opened.data.file_id })).data).toEqual({ file_id: opened.data.file_id, closed: true });
+  });
+
+  test('json_open: opaque ids, formats, validation coverage, source size and time', async () => {
+    const a = await call(c.client, 'json_open', { path: 'orders.jsonl', format: 'jsonl', validation: 'full' });
+    const b = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const st = fs.statSync(path.join(dir.root, 'orders.jsonl'));
+    expect(a.data).toEqual({
+      file_id: expect.stringMatching(/^jf_[0-9a-f]{16}$/),
+      requested_format: 'jsonl',
+      detected_format: 'jsonl',
+      detection: { basis: 'explicit', confidence: 1 },
+      validation: { mode: 'full', complete: true, bytes_examined: ORDERS.trim().split('\n').join('').length, records_examined: 5, malformed_records: 0 },
+      source: { size: st.size, modified_time: new Date(st.mtimeMs).toISOString() },
+    });
+    expect(b.data).toMatchObject({ requested_format: 'auto', detected_format: 'jsonl', validation: { mode: 'probe', complete: true, records_examined: 5 } });
+    expect(b.data.detection.basis).not.toBe('explicit');
+    expect(a.data.file_id).not.toBe(b.data.file_id);
+    for (const r of [a, b]) await call(c.client, 'json_close', { file_id: r.data.file_id });
+  });
+});
+
+describe('reader: exactness, pages, limits, errors', () => {
+  let dir: ReaderDir;
+  let c: Connected;
+  const N = 100_000;
+  beforeAll(async () => {
+    const many = Array.from({ length: N }, (_, i) => `{"id":${i},"v":"${'x'.repeat(i % 7)}"}`).join('\n') + '\n';
+    dir = makeReaderDir({
+      'orders.jsonl': ORDERS,
+      'many.jsonl': many,
+      'big.jsonl': '{"id":1234567890123456789,"d":3.14159265358979323846264338327950288,"small":1.5}\n{"id":2}\n',
+      'bad.jsonl': '{"id":1}\n{"id":2,}\n{"id":3}\n{oops\n{"id":5}\n',
+      'notes.txt': 'hello world, this is not JSON\n',
+      'change.jsonl': ORDERS,
+      'pretty.json': JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3, b: [1, 2] }], null, 2),
+      'orders.json-seq': ORDERS.trim().split('\n').map((l) => `\x1e${l}\n`).join(''),
+      'line.json': '[1,2,3]\n',
+      'broken.json': '{"a": [1, 2,\n  3}\n',
+      // Over the engine's whole-file materialization bound (16 MiB).
+      'large.jsonl': Array.from({ length: 180_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}"}`).join('\n') + '\n',
+    }, { limits: { maxItems: N, maxResultBytes: 8 * 1024 * 1024, maxCursors: 8, maxOpenFiles: 6, probeRecords: 3 } });
+    c = await connect(['--config', dir.config]);
+  });
+  afterAll(async () => {
+    await c.close();
+    dir.remove();
+  });
+
+  test('numbers beyond a double arrive digit for digit in the raw text of the result', async () => {
+    const r = await call(c.client, 'json_read', { path: 'big.jsonl', language: 'pointer', query: '/0' });
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('"value":{"id":1234567890123456789,"d":3.14159265358979323846264338327950288,"small":1.5}');
+    const id = await call(c.client, 'json_read', { path: 'big.jsonl', language: 'jsonpath', query: '$[*].id' });
+    expect(id.text).toContain('"items":[{"path":"/0/id","value":1234567890123456789},{"path":"/1/id","value":2}]');
+  });
+
+  test('a 100,000-match query walked by cursors equals the unpaged answer', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'many.jsonl' });
+    const fileId = opened.data.file_id;
+    const whole = await call(c.client, 'json_read', { file_id: fileId, language: 'jsonpath', query: '$[*].id' });
+    expect(whole.data.complete).toBe(true);
+    expect(whole.data.items).toHaveLength(N);
+    const paged: unknown[] = [];
+    let page = await call(c.client, 'json_read', { file_id: fileId, language: 'jsonpath', query: '$[*].id', max_items: 1000 });
+    let pages = 1;
+    paged.push(...page.data.items);
+    while (page.data.next_cursor) {
+      expect(page.data.items).toHaveLength(1000);
+      page = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
+      expect(page.isError).toBe(false);
+      paged.push(...page.data.items);
+      pages++;
+    }
+    expect(page.data.complete).toBe(true);
+    expect(pages).toBeGreaterThanOrEqual(100);
+    expect(pages).toBeLessThanOrEqual(101);
+    expect(paged).toEqual(whole.data.items);
+    expect(paged[99_999]).toEqual({ path: '/99999/id', value: 99_999 });
+    await call(c.client, 'json_close', { file_id: fileId });
+  }, 120_000);
+
+  test('max_result_bytes: over the cap is RESOURCE_LIMIT_EXCEEDED with no partial page; a smaller page then succeeds', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const args = { file_id: opened.data.file_id, language: 'jsonpath', query: '$[*]', max_result_bytes: 300 };
+    const over = await call(c.client, 'json_read', args);
+    expect(over.isError).toBe(true);
+    expect(over.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'max_result_bytes', limit: 300 } });
+    expect(over.data.items).toBeUndefined();
+    const ok = await call(c.client, 'json_read', { ...args, max_items: 1 });
+    expect(ok.isError).toBe(false);
+    expect(Buffer.byteLength(ok.text)).toBeLessThanOrEqual(300);
+    expect(ok.data.items).toEqual([{ path: '/0', value: { id: 101, item: 'pen', qty: 2 } }]);
+    // The cap is exact: a cap of the result's own size passes, one byte less fails.
+    const size = Buffer.byteLength(ok.text);
+    const exact = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size });
+    expect(exact.isError).toBe(false);
+    // (the cursor id differs, the length does not)
+    expect(Buffer.byteLength(exact.text)).toBe(size);
+    const under = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size - 1 });
+    expect(under.data.error.limit).toEqual({ name: 'max_result_bytes', limit: size - 1, value: size });
+    await call(c.client, 'json_close', { file_id: opened.data.file_id });
+  });
+
+  test('max_items above the configured maxItems is lowered to it, never raised', async () => {
+    const r = await call(c.client, 'json_read', { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: N * 10 });
+    expect(r.data).toMatchObject({ complete: true, stats: { returned: 5 } });
+  });
+
+  test('malformed records: full validation counts them with locations; a read skips and reports them', async () => {
+    const probe = await call(c.client, 'json_open', { path: 'bad.jsonl' });
+    expect(probe.data.validation).toEqual({ mode: 'probe', complete: false, bytes_examined: 25, records_examined: 3, malformed_records: 1 });
+    const full = await call(c.client, 'json_open', { path: 'bad.jsonl', validation: 'full' });
+    expect(full.data.validation).toMatchObject({ mode: 'full', complete: true, records_examined: 5, malformed_records: 2 });
+    expect(full.data.warnings.map((w: any) => [w.code, w.location.record_index, w.location.line])).toEqual([['SYNTAX_ERROR', 1, 2], ['SYNTAX_ERROR', 3, 4]]);
+    const read = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*]' });
+    expect(read.data.items.map((i: any) => i.path)).toEqual(['/0', '/2', '/4']);
+    expect(read.data.stats).toEqual({ returned: 3, skipped: 2 });
+    expect(read.data.warnings).toEqual([{ code: 'SYNTAX_ERROR', message: expect.stringContaining('2 malformed record(s) skipped; the first is record 1 (line 2)'), location: expect.objectContaining({ record_index: 1, line: 2, byte_offset: 17 }) }]);
+    // A query whose byte prefilter rules a malformed record out never parses it: only the one containing "id" counts.
+    const ids = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*].id' });
+    expect(ids.data.items.map((i: any) => i.value)).toEqual([1, 3, 5]);
+    expect(ids.data.stats.skipped).toBeGreaterThanOrEqual(1);
+    // Reading the malformed record itself is SYNTAX_ERROR with its location; its neighbours still read.
+    for (const query of ['/1/id', '/1']) {
+      const bad = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query });
+      expect(bad.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 1, line: 2, byte_offset: 17 } });
+    }
+    const bad3 = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[3]' });
+    expect(bad3.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 3, line: 4 } });
+    expect((await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query: '/2/id' })).data.items).toEqual([{ path: '/2/id', value: 3 }]);
+    for (const r of [probe, full]) await call(c.client, 'json_close', { file_id: r.data.file_id });
+  });
+
+  test('a file modified between pages: SOURCE_CHANGED, never mixed data', async () => {
+    const file = path.join(dir.root, 'change.jsonl');
+    const first = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(first.data.complete).toBe(false);
+    fs.appendFileSync(file, '{"id":106,"item":"cap","qty":1}\n');
+    const next = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(next.data.error).toMatchObject({ code: 'SOURCE_CHANGED' });
+    expect(next.data.error.message).toContain('change.jsonl');
+    await call(c.client, 'json_close', { file_id: first.data.file_id });
+  });
+
+  test('every error code reachable from outside, with its code and location', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const fid = opened.data.file_id;
+    const page = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '', max_items: 1 });
+    expect(page.data.items).toEqual([{ path: '', value: JSON.parse(`[${ORDERS.trim().split('\n').join(',')}]`) }]);
+    const cases: [string, Record<string, unknown>, string, Record<string, unknown>?][] = [
+      ['json_read', {}, 'INVALID_ARGUMENT'],
+      ['json_read', { cursor: 'jc_0', file_id: fid }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, path: 'orders.jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_read', { cursor: 'jc_0', max_items: 3 }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, format: 'jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer' }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer', query: '/0', extra: true }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer', query: '/0', max_items: 0 }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'xpath', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', validation: 'deep' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', format: 'csv' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', mode: 'x' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: '.' }, 'INVALID_ARGUMENT'],
+      ['json_close', { file_id: fid, force: true }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'missing.jsonl' }, 'NOT_FOUND'],
+      ['json_read', { file_id: 'jf_0123456789abcdef', language: 'pointer', query: '/0' }, 'NOT_FOUND'],
+      ['json_read', { cursor: 'jc_0123456789abcdef' }, 'NOT_FOUND'],
+      ['json_open', { path: '../outside.jsonl' }, 'ACCESS_DENIED'],
+      ['json_read', { path: '/etc/passwd', language: 'pointer', query: '' }, 'ACCESS_DENIED'],
+      ['json_open', { path: 'notes.txt' }, 'UNSUPPORTED_FORMAT'],
+      ['json_open', { path: 'broken.json', format: 'json' }, 'SYNTAX_ERROR', { byte_offset: 16, line: 2, column: 4 }],
+      ['json_read', { file_id: fid, language: 'pointer', query: 'id' }, 'QUERY_SYNTAX_ERROR', { position: 0 }],
+      ['json_read', { file_id: fid, language: 'jsonpath', query: '$.a b' }, 'QUERY_SYNTAX_ERROR'],
+    ];
+    for (const [tool, args, code, location] of cases) {
+      const r = await call(c.client, tool, args);
+      expect({ tool, args, isError: r.isError, code: r.data?.error?.code }).toEqual({ tool, args, isError: true, code });
+      expect(JSON.parse(r.text)).toEqual(r.data);
+      if (location) expect(r.data.error.location).toMatchObject(location);
+    }
+    // Still serving, and the handle still works.
+    const ok = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/4/item' });
+    expect(ok.data.items).toEqual([{ path: '/4/item', value: 'ink' }]);
+    await call(c.client, 'json_close', { file_id: fid });
+  });
+
+  test('an explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH naming it', async () => {
+    const mismatch: [string, string, string][] = [
+      ['pretty.json', 'jsonl', 'json'],
+      ['orders.jsonl', 'json', 'jsonl'],
+      ['orders.json-seq', 'jsonl', 'json-seq'],
+      ['orders.jsonl', 'json-seq', 'jsonl'],
+    ];
+    for (const [file, format, likely] of mismatch) {
+      const r = await call(c.client, 'json_open', { path: file, format });
+      expect({ file, format, code: r.data.error?.code }).toEqual({ file, format, code: 'FORMAT_MISMATCH' });
+      expect(r.data.error.message).toContain(`looks like ${likely}`);
+      expect(r.data.error.hint).toContain(`"${likely}"`);
+      const read = await call(c.client, 'json_read', { path: file, format, language: 'pointer', query: '/0' });
+      expect(read.data.error.code).toBe('FORMAT_MISMATCH');
+    }
+    // Agreeing formats open, and auto detects each; a one-line array is as valid JSON Lines (one record) as JSON.
+    for (const [file, format, records] of [['pretty.json', 'json', 3], ['orders.json-seq', 'json-seq', 5], ['line.json', 'jsonl', 1], ['line.json', 'json', 3]] as const) {
+      const r = await call(c.client, 'json_open', { path: file, format, validation: 'full' });
+      expect({ file, format, ok: r.isError, detected: r.data.detected_format, records: r.data.validation?.records_examined }).toEqual({ file, format, ok: false, detected: format, records });
+      await call(c.client, 'json_close', { file_id: r.data.file_id });
+    }
+    const seq = await call(c.client, 'json_read', { path: 'orders.json-seq', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(seq.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
+    expect((await call(c.client, 'json_close', { file_id: seq.data.file_id })).data.closed).toBe(true);
+    const pretty = await call(c.client, 'json_read', { path: 'pretty.json', language: 'pointer', query: '/2/b' });
+    expect(pretty.data.items).toEqual([{ path: '/2/b', value: [1, 2] }]);
+  });
+
+  test('a query that does not split over the records of a large file: UNSUPPORTED_QUERY_FEATURE; one that does pages', async () => {
+    const r = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[0,1]' });
+    expect(r.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE' });
+    expect(r.data.error.hint).toContain('$[*]');
+    const ok = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[179999].id' });
+    expect(ok.data).toMatchObject({ items: [{ path: '/179999/id', value: 179_999 }], complete: true });
+  });
+
+  test('bounds: maxOpenFiles and maxCursors are RESOURCE_LIMIT_EXCEEDED naming the limit', async () => {
+    const ids: string[] = [];
+    let refused: any;
+    for (let i = 0; i < 8 && !refused; i++) {
+      const r = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+      if (r.isError) refused = r.data.error;
+      else ids.push(r.data.file_id);
+    }
+    expect(refused).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxOpenFiles', limit: 6 } });
+    const cursors: string[] = [];
+    let noCursor: any;
+    for (let i = 0; i < 10 && !noCursor; i++) {
+      const r = await call(c.client, 'json_read', { file_id: ids[0], language: 'jsonpath', query: '$[*].id', max_items: 1 });
+      if (r.isError) noCursor = r.data.error;
+      else cursors.push(r.data.next_cursor);
+    }
+    expect(noCursor).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxCursors', limit: 8 } });
+    expect(cursors).toHaveLength(8);
+    // Closing the handle invalidates its cursors.
+    for (const id of ids) expect((await call(c.client, 'json_close', { file_id: id })).data.closed).toBe(true);
+    expect((await call(c.client, 'json_read', { cursor: cursors[0] })).data.error.code).toBe('NOT_FOUND');
+  });
+
+  test('two concurrent reads on one handle: each is whole and correct, or source_busy at once; the handle stays usable', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'many.jsonl' });
+    const fid = opened.data.file_id;
+    const slow = { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: N };
+    const quick = { file_id: fid, language: 'pointer', query: '/99999/id' };
+    const [a, b] = await Promise.all([call(c.client, 'json_read', slow), call(c.client, 'json_read', quick)]);
+    expect(a.isError).toBe(false);
+    expect(a.data.items).toHaveLength(N);
+    if (b.isError) expect(b.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'source_busy' } });
+    else expect(b.data.items).toEqual([{ path: '/99999/id', value: 99_999 }]);
+    const after = await call(c.client, 'json_read', quick);
+    expect(after.data.items).toEqual([{ path: '/99999/id', value: 99_999 }]);
+    await call(c.client, 'json_close', { file_id: fid });
+  }, 60_000);
+
+  test('json_close waits for an in-flight read, which still answers; then the handle is gone', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'many.jsonl' });
+    const fid = opened.data.file_id;
+    const reading = call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: N });
+    await new Promise((r) => setTimeout(r, 20));
+    const [read, closed] = await Promise.all([reading, call(c.client, 'json_close', { file_id: fid })]);
+    expect(closed.data).toEqual({ file_id: fid, closed: true });
+    expect(read.isError).toBe(false);
+    expect(read.data.items).toHaveLength(N);
+    expect((await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/0' })).data.error.code).toBe('NOT_FOUND');
+  }, 60_000);
+
+});
+
+describe('reader: cancellation', () => {
+  let dir: ReaderDir;
+  let c: Connected;
+  beforeAll(async () => {
+    const records = Array.from({ length: 20_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}"}`);
+    dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 3000 } });
+    c = await connect(['--config', dir.config]);
+  });
+  afterAll(async () => {
+    await c.close();
+    dir.remove();
+  });
+
+  test('cancellation mid-scan: the server keeps serving, the cursor and the handle stay valid', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'slow.jsonl' });
+    const fid = opened.data.file_id;
+    // A backtracking regular expression (~10^5 steps a record) that never matches: after record 3 the scan runs into
+    // the 3 s deadline, so the cancellation lands mid-scan.
+    const query = '$[?@.id == 3 || match(@.pad, "(p|pp){1,16}[^p]")]';
+    const first = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query, max_items: 1 });
+    expect(first.data.items.map((i: any) => i.path)).toEqual(['/3']);
+    expect(first.data.next_cursor).toMatch(/^jc_/);
+    const ctl = new AbortController();
+    const started = Date.now();
+    const pending = c.client.callTool({ name: 'json_read', arguments: { cursor: first.data.next_cursor } }, { signal: ctl.signal });
+    const settled = pending.then(() => 'answered', (e) => `rejected: ${e}`);
+    // Cancel once the scan is seen running (its handle answers source_busy at once: never blocked).
+    let busy = false;
+    while (!busy && Date.now() - started < 2000) {
+      const probe = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/5/id' });
+      busy = probe.isError && probe.data.error.limit?.name === 'source_busy';
+    }
+    expect(busy).toBe(true);
+    ctl.abort();
+    expect(await settled).toMatch(/^rejected: .*abort/i);
+    // The lease is released once the scan stops; the handle serves again.
+    let still = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/5/id' });
+    while (still.isError && still.data.error.limit?.name === 'source_busy' && Date.now() - started < 10_000) {
+      await new Promise((r) => setTimeout(r, 20));
+      still = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/5/id' });
+    }
+    expect(still.data.items).toEqual([{ path: '/5/id', value: 5 }]);
+    // The cancelled continuation kept its cursor: it continues (to the deadline, with a further cursor).
+    const retry = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(retry.data.error).toBeUndefined();
+    expect(retry.data).toMatchObject({ complete: false, items: [], next_cursor: expect.stringMatching(/^jc_/) });
+    await call(c.client, 'json_close', { file_id: fid });
+  }, 60_000);
+});
+
+describe('reader: expiry and the request deadline', () => {
+  let dir: ReaderDir;
+  let c: Connected;
+  beforeAll(async () => {
+    dir = makeReaderDir({ 'orders.jsonl': ORDERS }, { limits: { handleIdleMs: 400, cursorIdleMs: 400 } });
+    c = await connect(['--config', dir.config]);
+  });
+  afterAll(async () => {
+    await c.close();
+    dir.remove();
+  });
+
+  test('an idle handle and an idle cursor expire: HANDLE_EXPIRED', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const page = await call(c.client, 'json_read', { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 1 });
+    await new Promise((r) => setTimeout(r, 900));
+    const h = await call(c.client, 'json_read', { file_id: opened.data.file_id, language: 'pointer', query: '/0' });
+    expect(h.data.error.code).toBe('HANDLE_EXPIRED');
+    const cur = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
+    expect(cur.data.error.code).toBe('HANDLE_EXPIRED');
+  });
+});
+
+test('reader: a read that reaches requestTimeoutMs returns complete: false with a cursor that continues', async () => {
+  const N = 50_000;
+  const dir = makeReaderDir({
+    'many.jsonl': Array.from({ length: N }, (_, i) => `{"id":${i}}`).join('\n') + '\n',
+    'wide.jsonl': Array.from({ length: 300_000 }, (_, i) => `{"id":${i},"pad":"${'w'.repeat(30)}"}`).join('\n') + '\n',
+  }, { limits: { requestTimeoutMs: 1, maxItems: N, maxResultBytes: 16 * 1024 * 1024 } });
+  const c = await connect(['--config', dir.config]);
+  try {
+    const ids: unknown[] = [];
+    let page = await call(c.client, 'json_read', { path: 'many.jsonl', language: 'jsonpath', query: '$[*].id' });
+    expect(page.data.complete).toBe(false);
+    expect(page.data.next_cursor).toMatch(/^jc_/);
+    ids.push(...page.data.items.map((i: any) => i.value));
+    let pages = 1;
+    while (page.data.next_cursor && pages < 10_000) {
+      page = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
+      expect(page.isError).toBe(false);
+      ids.push(...page.data.items.map((i: any) => i.value));
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(ids).toEqual(Array.from({ length: N }, (_, i) => i));
+    // Full validation stops at the deadline too, and says that input remains unchecked.
+    const full = await call(c.client, 'json_open', { path: 'wide.jsonl', validation: 'full' });
+    expect(full.data.validation).toMatchObject({ mode: 'full', complete: false, malformed_records: 0 });
+    expect(full.data.validation.records_examined).toBeGreaterThan(0);
+    expect(full.data.validation.records_examined).toBeLessThan(300_000);
+  } finally {
+    await c.close();
+    dir.remove();
+  }
+}, 120_000);
+
+test('reader: one server offering both bundles, explorer and reader tools side by side on one file', async () => {
+  const dir = makeReaderDir({ 'orders.jsonl': ORDERS }, { profiles: { both: { bundles: ['explore', 'reader'] } }, profile: 'both' });
+  const c = await connect(['--config', dir.config]);
+  try {
+    const { tools } = await c.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['open_file', 'search', 'get_record', ...READER_TOOLS]));
+    const explorer = await call(c.client, 'open_file', { path: 'orders.jsonl' });
+    const reader = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    expect(explorer.data.handle).toMatch(/^file_\d+$/);
+    expect(reader.data.file_id).toMatch(/^jf_/);
+    const rec = await call(c.client, 'get_record', { handle: explorer.data.handle, index: 2 });
+    const val = await call(c.client, 'json_read', { file_id: reader.data.file_id, language: 'pointer', query: '/2' });
+    expect(val.data.items[0].value).toEqual(JSON.parse(rec.data.record));
+    // Explorer search addresses records; the reader addresses the file: the same value, two paths.
+    const found = await call(c.client, 'search', { handle: explorer.data.handle, query: '$.item' });
+    expect(found.data.matches[0]).toMatchObject({ record_index: 0, match_path: '/item' });
+    const items = await call(c.client, 'json_read', { file_id: reader.data.file_id, language: 'jsonpath', query: '$[*].item', max_items: 1 });
+    expect(items.data.items).toEqual([{ path: '/0/item', value: 'pen' }]);
+    // Handles do not cross: each set refuses the other's ids.
+    expect((await call(c.client, 'json_read', { file_id: explorer.data.handle, language: 'pointer', query: '/0' })).data.error.code).toBe('NOT_FOUND');
+    expect((await call(c.client, 'get_record', { handle: reader.data.file_id, index: 0 })).data.error.code).toBe('NOT_FOUND');
+  } finally {
+    await c.close();
+    dir.remove();
+  }
+});
+
+test('reader: a 1.32 SDK client (v1) accepts results and error results', async () => {
+  const dir = makeReaderDir({ 'orders.jsonl': ORDERS });
+  const client = new V1Client({ name: 'v1-test', version: '1.0.0' });
+  const transport = new V1Transport({ command: NODE, args: [CLI, 'serve', '--config', dir.config], cwd: REPO, stderr: 'pipe' });
+  await client.connect(transport);
+  try {
+    const ok = (await client.callTool({ name: 'json_read', arguments: { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 } })) as any;
+    expect(ok.structuredContent.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
+    const bad = (await client.callTool({ name: 'json_read', arguments: { cursor: 'jc_nope', file_id: 'jf_x' } })) as any;
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error.code).toBe('INVALID_ARGUMENT');
+    const opened = (await client.callTool({ name: 'json_open', arguments: { path: 'orders.jsonl', validation: 'full' } })) as any;
+    expect(opened.structuredContent.validation.complete).toBe(true);
+  } finally {
+    await client.close();
+    dir.remove();
+  }
+});
+
