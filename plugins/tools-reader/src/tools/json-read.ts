@@ -150,7 +150,9 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   let bytes = byteLength(result);
   const overLimit = (value: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): at least ${value} bytes; no partial page is returned.`, {
     limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value },
-    hint: 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.',
+    hint: spec.position === undefined
+      ? 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.'
+      : 'A cursor keeps the page size of the read that made it: read again with a smaller max_items (or a narrower query).',
   });
   for (const node of outcome.nodes) {
     const item = { path: node.path, value: node.value };
@@ -265,9 +267,9 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
     return result;
   }
   if (file.closed) {
-    // json_close ran while this page was read: the handle's cursors are void, so none is issued.
+    // json_close ran while this page was read: the handle's cursors are void, so none is issued
+    // (complete stays false: more matches remain in the file).
     delete result.next_cursor;
-    (result.warnings ??= []).push({ code: 'NOT_FOUND', message: `File handle ${fileId} was closed during this read; no cursor was issued.` });
     return result;
   }
   try {
