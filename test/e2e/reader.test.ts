@@ -387,6 +387,32 @@ describe('reader: cancellation', () => {
     expect(retry.data).toMatchObject({ complete: false, items: [], next_cursor: expect.stringMatching(/^jc_/) });
     await call(c.client, 'json_close', { file_id: fid });
   }, 60_000);
+
+  test('json_close during a long read: cursors die at once, the read finishes and answers without a cursor, then the close', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'slow.jsonl' });
+    const fid = opened.data.file_id;
+    const query = '$[?@.id == 3 || match(@.pad, "(p|pp){1,16}[^p]")]';
+    const first = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query, max_items: 1 });
+    const spare = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: 1 });
+    const order: string[] = [];
+    const reading = call(c.client, 'json_read', { cursor: first.data.next_cursor }).then((r) => (order.push('read'), r));
+    let busy = false;
+    for (const started = Date.now(); !busy && Date.now() - started < 2000;) {
+      const probe = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/0/id' });
+      busy = probe.isError && probe.data.error.limit?.name === 'source_busy';
+    }
+    expect(busy).toBe(true);
+    const closing = call(c.client, 'json_close', { file_id: fid }).then((r) => (order.push('close'), r));
+    await new Promise((r) => setTimeout(r, 100));
+    // The handle's other cursor is void already, while the read still runs.
+    expect((await call(c.client, 'json_read', { cursor: spare.data.next_cursor })).data.error.code).toBe('NOT_FOUND');
+    const [read, closed] = await Promise.all([reading, closing]);
+    expect(order).toEqual(['read', 'close']);
+    expect(closed.data).toEqual({ file_id: fid, closed: true });
+    expect(read.isError).toBe(false);
+    expect(read.data).toMatchObject({ file_id: fid, complete: false, items: [] });
+    expect(read.data.next_cursor).toBeUndefined();
+  }, 60_000);
 });
 
 describe('reader: expiry and the request deadline', () => {
