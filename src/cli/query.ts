@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ScanNode, ScanPosition } from '../kernel/contracts/scan';
+import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
 import { FileService } from '../kernel/files/file-service';
 import { Sandbox } from '../kernel/files/sandbox';
@@ -13,9 +13,6 @@ export interface QueryOptions extends CommonOptions {
   limit?: number;
   progress?: boolean;
 }
-
-/** Nodes asked of the engine per page (the CLI streams them out page by page). */
-const PAGE = 2000;
 
 /**
  * `mcpgw query FILE QUERY`: runs the scan engine over the whole file (whole-file addressing, DESIGN "Two addressing
@@ -46,26 +43,14 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   try {
     const query = language.compile(queryText, { maxDepth: limits.maxDepth });
     const engine = kernel.scanEngine(limits);
-    let resume: ScanPosition | undefined;
-    let printed = 0;
-    let skipped = 0;
-    const firstSkipped: { record_index: number; line?: number; message: string }[] = [];
-    const max = opts.limit ?? Number.POSITIVE_INFINITY;
-    for (;;) {
-      const want = Math.min(PAGE, max - printed);
-      if (want <= 0) break;
-      const r = await engine.run({
-        source: opened.source, query, addressing: 'file', limit: want, signal: controller.signal,
-        ...(resume ? { resume } : {}),
-        ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t, 'records') } : {}),
-      });
-      skipped += r.skipped;
-      for (const s of r.firstSkipped) if (firstSkipped.length < 5) firstSkipped.push(s);
-      await write(r.nodes.map(line).join(''));
-      printed += r.nodes.length;
-      if (!r.next) break;
-      resume = r.next;
-    }
+    const r = await engine.run({
+      source: opened.source, query, addressing: 'file', signal: controller.signal,
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      sink: (nodes) => write(nodes.map(line).join('')),
+      ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t, 'records') } : {}),
+    });
+    const skipped = r.skipped;
+    const firstSkipped = r.firstSkipped;
     bar?.done();
     if (skipped > 0) {
       const first = firstSkipped[0];

@@ -101,3 +101,60 @@ describe('scan engine: whole-file addressing over JSON Lines', () => {
     f.close();
   });
 });
+
+describe('scan engine: bounds', () => {
+  const many = Array.from({ length: 3000 }, (_v, i) => `{"i":${i},"s":"${i % 2 ? 'odd' : 'even'}"}`).join('\n') + '\n';
+
+  test('a deadline in the past stops the scan with complete false and a next that continues to the same nodes', async () => {
+    const f = await open('dl.jsonl', many);
+    const q = jp.compile('$[?@.s == "odd"].i');
+    const full = await engine().run({ source: f.source, query: q, addressing: 'file' });
+    const cut = await engine().run({ source: f.source, query: q, addressing: 'file', deadline: Date.now() - 1 });
+    expect(cut.complete).toBe(false);
+    expect(cut.next).not.toBeNull();
+    const rest = await engine().run({ source: f.source, query: q, addressing: 'file', resume: cut.next! });
+    expect([...cut.nodes, ...rest.nodes].map((n) => n.path)).toEqual(full.nodes.map((n) => n.path));
+    expect(full.nodes).toHaveLength(1500);
+    f.close();
+  });
+
+  test('a fired signal is CANCELLED', async () => {
+    const f = await open('ab.jsonl', many);
+    const c = new AbortController();
+    c.abort();
+    await expect(engine().run({ source: f.source, query: jp.compile('$[*]'), addressing: 'file', signal: c.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
+    f.close();
+  });
+
+  test('maxConcurrentScans: a scan that finds no free slot before its deadline is RESOURCE_LIMIT_EXCEEDED; freed slots go to waiters', async () => {
+    const { Semaphore } = await import('../../src/kernel/scan/semaphore');
+    const slots = new Semaphore(() => 1);
+    const release = await slots.acquire(undefined, undefined);
+    await expect(slots.acquire(Date.now() + 30, undefined)).rejects.toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxConcurrentScans', limit: 1 } });
+    const waiting = slots.acquire(Date.now() + 5000, undefined);
+    release();
+    const second = await waiting;
+    expect(slots.inUse).toBe(1);
+    second();
+    expect(slots.inUse).toBe(0);
+  });
+
+  test('progress reports records scanned of records to scan', async () => {
+    const f = await open('pr.jsonl', many);
+    const seen: [number, number][] = [];
+    await engine().run({ source: f.source, query: jp.compile('$[*].i'), addressing: 'file', onProgress: (d, t) => seen.push([d, t]) });
+    expect(seen.at(-1)).toEqual([3000, 3000]);
+    f.close();
+  });
+
+  test('whole-file queries that do not distribute: evaluated in memory on small files', async () => {
+    const f = await open('mat.jsonl', LINES.split('\n').filter((l) => l.startsWith('{')).join('\n') + '\n');
+    const r = await engine().run({ source: f.source, query: jp.compile('$[-1,0].id'), addressing: 'file' });
+    expect(r.nodes.map((n) => [n.record, n.path])).toEqual([[4, '/4/id'], [0, '/0/id']]);
+    const whole = await engine().run({ source: f.source, query: ptr.compile(''), addressing: 'file' });
+    expect(whole.nodes).toHaveLength(1);
+    expect(whole.nodes[0]).toMatchObject({ record: -1, path: '' });
+    expect((whole.nodes[0]!.value as unknown[]).length).toBe(5);
+    f.close();
+  });
+});

@@ -32,6 +32,12 @@ export interface ScanQueryOptions {
   deadline?: number;
   /** Records scanned of records to scan. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Streaming: the page's nodes are handed to `sink` in order, a batch at a time (awaited: backpressure), instead of
+   * being returned in `ScanResult.nodes` (then empty). `limit`, `next`, `total` work as without it. For `mcpgw query`,
+   * which prints a whole file's node list without holding it.
+   */
+  sink?: (nodes: ScanNode[]) => void | Promise<void>;
 }
 
 /**
@@ -53,7 +59,7 @@ export interface SkippedRecord {
 }
 
 export interface ScanResult {
-  /** In node-list order: file order, then document order inside each record. */
+  /** In node-list order: file order, then document order inside each record. Empty with `sink`. */
   nodes: ScanNode[];
   /** Set when `limit` stopped the scan with more possibly following, or when the deadline stopped it. */
   next: ScanPosition | null;

@@ -113,11 +113,13 @@ export class QueryScanEngine implements ScanEngine {
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
         const out = evaluateRecord(view, k, plan, utf8Ok, site, !result.full);
-        if (out && !result.take(out, source, plan)) return result.finish(null, true);
+        if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
         if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
+          await result.flush();
           return result.finish({ record: i + 1, node: 0 }, false);
         }
       }
+      await result.flush();
       scanned = batch.first + batch.count - from;
       opts.onProgress?.(Math.min(scanned, total), total);
       if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
@@ -126,6 +128,7 @@ export class QueryScanEngine implements ScanEngine {
         return result.finish({ record: nextRecord, node: 0 }, false);
       }
     }
+    await result.flush();
     return result.finish(null, true);
   }
 
@@ -166,6 +169,10 @@ export class QueryScanEngine implements ScanEngine {
       skipped: result.skipped, firstSkipped: result.firstSkipped,
     };
     if (opts.countAll) r.total = Math.max(0, nodes.length - start);
+    if (opts.sink) {
+      await opts.sink(r.nodes);
+      r.nodes = [];
+    }
     return r;
   }
 }
@@ -203,6 +210,7 @@ export class Collector {
 
   constructor(private readonly opts: ScanQueryOptions) {
     this.limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    this.full = this.limit <= 0;
   }
 
   /** Adds one record's outcome. Returns false when the scan can stop. */
@@ -248,8 +256,18 @@ export class Collector {
     const node = n as ScanNode;
     node.record = record;
     this.nodes.push(node);
-    if (this.nodes.length >= this.limit) this.full = true;
+    if (++this.collected >= this.limit) this.full = true;
     return true;
+  }
+
+  /** Units collected into the page (handed to the sink or kept in `nodes`). */
+  private collected = 0;
+
+  /** With `sink`: hands the nodes collected since the last flush to it, in order. */
+  async flush(): Promise<void> {
+    if (!this.opts.sink || this.nodes.length === 0) return;
+    const batch = this.nodes.splice(0, this.nodes.length);
+    await this.opts.sink(batch);
   }
 
   /** True once only counting remains: the page is full and its next position known (workers then send counts). */
@@ -267,7 +285,7 @@ export class Collector {
     this.total++;
     if (this.full) return !!this.opts.countAll;
     this.nodes.push(node);
-    if (this.nodes.length >= this.limit) this.full = true;
+    if (++this.collected >= this.limit) this.full = true;
     return true;
   }
 

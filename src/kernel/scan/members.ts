@@ -91,8 +91,12 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
   let p = s;
   while (p < e && isWs(b[p]!)) p++;
   if (b[p] !== LBRACE) return undefined;
+  let last = e - 1;
+  while (last > p && isWs(b[last]!)) last--;
+  if (b[last] !== RBRACE) return undefined; // a truncated record: let the full parse report it
   const keys = keyBytes(names);
-  const out: Record<string, unknown> = {};
+  // No prototype: `__proto__` and `constructor` are ordinary members here, and plain assignment stays fast.
+  const out = Object.create(null) as Record<string, unknown>;
   for (let w = 0; w < keys.length; w++) {
     const kb = keys[w]!;
     let valueAt = -1;
@@ -119,7 +123,7 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
     if (mayNeedExact(text)) return undefined;
     let v: unknown;
     try { v = JSON.parse(text); } catch { return undefined; }
-    Object.defineProperty(out, names[w]!, { value: v, writable: true, enumerable: true, configurable: true });
+    out[names[w]!] = v;
   }
   return out;
 }

@@ -92,6 +92,16 @@ async function main(): Promise<void> {
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues);
         if (!out) continue;
         if (m.countOnly && !out.error) { units += out.nodes!.length; continue; }
+        if (out.lazy && m.wantValues && !out.error) {
+          // Validate the selected record here (the main thread then prints its text without parsing it).
+          try {
+            for (const x of out.nodes!) void x.value;
+            out.lazy = false;
+          } catch (err) {
+            if (!(err instanceof McpgwError)) throw err;
+            out.error = err;
+          }
+        }
         if (out.error) send({ type: 'skip', seq: m.seq, record: i, code: out.error.code, message: out.error.message });
         else send({ type: 'nodes', seq: m.seq, record: i, ...(out.lazy ? { lazy: true } : {}), nodes: out.nodes!.map((x) => ({ path: x.path, text: (x as { [NODE_TEXT]?: string })[NODE_TEXT] ?? JSON.stringify(x.value) })) });
       }

@@ -229,9 +229,15 @@ export class ThreadPool implements WorkerPool {
           if (expired() && !exhausted) return collector.finish({ record: dispatched, node: 0 }, false);
           continue;
         }
-        if ((await waitNext()) === 'stop') return await stopAtDeadline();
+        if ((await waitNext()) === 'stop') {
+          const r = await stopAtDeadline();
+          await collector.flush();
+          return r;
+        }
         const p = pending.get(nextToConsume)!;
-        if (!consume(p)) return collector.finish(null, true);
+        const go = consume(p);
+        await collector.flush();
+        if (!go) return collector.finish(null, true);
         pending.delete(nextToConsume);
         nextToConsume++;
         opts.onProgress?.(Math.min(p.first + p.count - from, total), total);
