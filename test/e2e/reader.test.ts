@@ -165,6 +165,11 @@ describe('reader: exactness, pages, limits, errors', () => {
     expect(Buffer.byteLength(exact.text)).toBe(size);
     const under = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size - 1 });
     expect(under.data.error.limit).toEqual({ name: 'max_result_bytes', limit: size - 1, value: size });
+    // Checked while the page is built: a 100,000-item page against a 2,000-byte cap stops at the item that crosses it.
+    const big = await call(c.client, 'json_read', { path: 'many.jsonl', language: 'jsonpath', query: '$[*].id', max_result_bytes: 2000 });
+    expect(big.data.error.limit).toMatchObject({ name: 'max_result_bytes', limit: 2000 });
+    expect(big.data.error.limit.value).toBeGreaterThan(2000);
+    expect(big.data.error.limit.value).toBeLessThan(2040);
     await call(c.client, 'json_close', { file_id: opened.data.file_id });
   });
 
