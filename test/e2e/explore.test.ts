@@ -6,7 +6,7 @@ import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/c
 import { call, CLI, connect, NODE, REPO, type Connected, type Era } from '../helpers/mcp';
 
 const EXAMPLES = path.join(REPO, 'examples');
-const EXPLORER_TOOLS = ['open_file', 'close_file', 'get_file_info', 'get_record', 'get_record_count', 'search'];
+const EXPLORER_TOOLS = ['list_files', 'open_file', 'close_file', 'get_file_info', 'get_record', 'get_record_count', 'search', 'get_value_at_path', 'extract_keys', 'sample_records', 'get_schema', 'get_outline'];
 
 describe.each<Era>(['legacy', 'modern'])('explorer tools over stdio, %s era', (era) => {
   let c: Connected;
@@ -18,6 +18,7 @@ describe.each<Era>(['legacy', 'modern'])('explorer tools over stdio, %s era', (e
   test('tools/list offers the explorer tools with schemas and read-only annotations', async () => {
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(EXPLORER_TOOLS));
+    for (const name of EXPLORER_TOOLS) expect(tools.find((t) => t.name === name)!.annotations).toMatchObject({ readOnlyHint: true });
     const open = tools.find((t) => t.name === 'open_file')!;
     expect(open.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
     expect(open.outputSchema).toMatchObject({ type: 'object' });

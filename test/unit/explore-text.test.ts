@@ -62,16 +62,41 @@ function batchOf(records: string[]): RecordBatch {
   };
 }
 
-describe('TextMatcher', () => {
-  const records = ['{"n":"Diana"}', '{"n":"DIANA diana"}', '{"n":"Bob"}', '{"n":"Ünïcode ÉCOLE"}', '{"n":"dia"}'];
-  const hits = (q: string, matchCase: boolean) => {
-    const out: [number, number, number][] = [];
-    new TextMatcher(q, matchCase).scan(batchOf(records), (k, s, e) => void out.push([k, s, e]));
+describe('TextMatcher: byte prefilter, then decoded names and values', () => {
+  const records = ['{"n":"Diana"}', '{"n":"DIANA diana"}', '{"n":"Bob"}', '{"n":"Ünïcode ÉCOLE"}', '{"n":"dia"}', '{"n":"\\u00c9cole \\"q\\""}', '{"kilo":"x"}'];
+  const found = (q: string, matchCase: boolean) => {
+    const out: [number, string, string][] = [];
+    const m = new TextMatcher(q, matchCase);
+    const batch = batchOf(records);
+    m.candidates(batch, (k) => {
+      const text = batch.text(k);
+      const hit = m.match(text);
+      if (hit) out.push([k, hit.token.pointer, text.slice(hit.token.start, hit.token.end)]);
+    });
     return out;
   };
-  test('case-insensitive ASCII: one hit per record, first occurrence', () => expect(hits('diana', false)).toEqual([[0, 6, 11], [1, 6, 11]]));
-  test('case-sensitive', () => expect(hits('diana', true)).toEqual([[1, 12, 17]]));
-  test('case-insensitive non-ASCII folds Unicode', () => expect(hits('école', false)).toEqual([[3, 16, 22]]));
-  test('a needle spanning two records never matches', () => expect(hits('}\n{', true)).toEqual([]));
-  test('regex metacharacters are literal', () => expect(hits('"n":"B', false)).toEqual([[2, 1, 7]]));
+  const candidates = (q: string, matchCase: boolean) => {
+    const out: number[] = [];
+    new TextMatcher(q, matchCase).candidates(batchOf(records), (k) => void out.push(k));
+    return out;
+  };
+  test('case-insensitive ASCII: one hit per record', () => expect(found('diana', false)).toEqual([[0, '/n', '"Diana"'], [1, '/n', '"DIANA diana"']]));
+  test('case-sensitive', () => expect(found('diana', true)).toEqual([[1, '/n', '"DIANA diana"']]));
+  test('case-insensitive non-ASCII folds Unicode, through \\u escapes too', () =>
+    expect(found('école', false)).toEqual([[3, '/n', '"Ünïcode ÉCOLE"'], [5, '/n', '"\\u00c9cole \\"q\\""']]));
+  test('an escaped quote matches its decoded character', () => expect(found('"q"', true)).toEqual([[5, '/n', '"\\u00c9cole \\"q\\""']]));
+  test('a needle spanning two records or JSON structure never matches', () => {
+    expect(found('}\n{', true)).toEqual([]);
+    expect(found('"n":"B', false)).toEqual([]);
+  });
+  test('the byte prefilter skips records that cannot match (only \\u escapes force a look)', () => {
+    expect(candidates('bob', false)).toEqual([2, 5]);
+    expect(candidates('bob', true)).toEqual([5]);
+  });
+  test('a non-ASCII needle is prefiltered on its longest ASCII run', () => {
+    expect(candidates('ÉCOLE', false)).toEqual([3, 5]);
+    expect(candidates('ünï', false)).toEqual([3, 5]); // no ASCII run of 3: each record is decoded and searched (5: a \u escape)
+    expect(found('ünï', false)).toEqual([[3, '/n', '"Ünïcode ÉCOLE"']]);
+  });
+  test('k and s fold with their non-ASCII partners (K, ſ)', () => expect(found('KILO', false)).toEqual([[6, '/kilo', '"kilo"']]));
 });

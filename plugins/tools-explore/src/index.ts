@@ -3,14 +3,18 @@ import { search } from './search/search';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
 import { getRecord } from './tools/get-record';
+import { getValueAtPath } from './tools/get-value';
+import { listFiles } from './tools/list-files';
 import { openFile } from './tools/open-file';
+import { getOutline } from './tools/outline';
+import { extractKeys, getSchema, sampleRecords } from './tools/sampling';
 
-/** Bundle `explore`: the Thoth explorer tool set, record by record (DESIGN "Two addressing modes"). */
+/** Bundle `explore`: the Thoth explorer tool set plus list_files and get_outline, record by record (DESIGN "Two addressing modes"). */
 export const exploreBundle: ToolBundle = {
   name: 'explore',
   description:
-    'Explorer tools (Thoth-compatible): open_file returns a handle (file_1, …); then get_record, search, get_file_info, get_record_count; close_file when done. Record indexes are zero-based.',
-  tools: [openFile, closeFile, getFileInfo, getRecord, getRecordCount, search],
+    'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, get_file_info, get_record_count; close_file when done. Record indexes are zero-based.',
+  tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline],
 };
 
 const plugin: Plugin = {

@@ -25,3 +25,17 @@ export const warningSchema = z.object({
   record_index: z.number().int().optional(),
   line: z.number().int().optional(),
 });
+
+export const fieldsArg = z
+  .array(z.string())
+  .min(1)
+  .max(100)
+  .optional()
+  .describe('Return only these members of each record: dot paths (user.name, items[0].id) or JSON Pointers (/user/name); missing members are left out');
+
+/** Where and why a result was cut, and how to get the rest (DESIGN "Context budget"). */
+export const cutSchema = z.object({
+  limit: z.string().describe('The limit that cut the result, e.g. maxResultBytes'),
+  at: z.string().describe('Where the result was cut'),
+  rest: z.string().describe('How to get the rest'),
+});

@@ -12,10 +12,22 @@ export interface ProbeValidation {
 }
 
 /**
- * Parses the first `probeRecords` records (within `probeBytes`) so that open reports malformed
- * records at once; bounded, so opening a huge file stays cheap.
+ * Validates the first `probeRecords` records (within `probeBytes`) so that open reports malformed
+ * records at once; bounded, so opening a huge file stays cheap. Uses the source's own
+ * `validate({mode: 'probe'})` when it has one (kernel sources do), else parses the records itself.
+ * @throws CANCELLED, IO_ERROR
  */
 export async function probeValidate(source: RecordSource, ctx: ToolContext): Promise<ProbeValidation> {
+  if (source.validate) {
+    const r = await source.validate({ mode: 'probe', signal: ctx.signal, probeBytes: ctx.limits.probeBytes, probeRecords: ctx.limits.probeRecords });
+    return {
+      complete: r.complete,
+      records_examined: r.records_examined,
+      bytes_examined: r.bytes_examined,
+      malformed_records: r.malformed_records,
+      first_malformed: r.first_malformed.map((m) => ({ record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
+    };
+  }
   const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [] };
   const to = Math.min(source.count, ctx.limits.probeRecords);
   outer: for await (const batch of source.scan({ to, signal: ctx.signal })) {

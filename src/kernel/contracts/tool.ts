@@ -71,6 +71,25 @@ export interface FileAccess {
   open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
   /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
   verify(source: RecordSource, realPath: string): void;
+  /**
+   * Lists the regular files under folder `path` (relative to the root, default the root), recursively,
+   * in path order, with the format each would open as (`null` when no registered format recognises its
+   * first 64 KiB). Symlinks are followed only while they stay inside the root; folders are not listed.
+   * `glob` (`*`, `**`, `?`, `[…]`, `{a,b}`) filters paths relative to `path`; a glob without `/` matches
+   * the base name at any depth. At most `max` files (default 200); `truncated` says more exist.
+   * Optional: kernels before 1.1 lack it.
+   * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
+   */
+  list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal }): Promise<FileListing>;
+}
+
+/** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */
+export interface FileListing {
+  /** The listed folder relative to the root (`""` for the root). */
+  folder: string;
+  files: { path: string; size: number; mtimeMs: number; format: string | null }[];
+  /** True when more files matched than were returned. */
+  truncated: boolean;
 }
 
 /** A session's table of opaque ids → values, with idle expiry and a size cap. */

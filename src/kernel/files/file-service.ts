@@ -4,6 +4,7 @@ import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
+import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 
@@ -52,6 +53,10 @@ export class FileService implements FileAccess {
       closeQuietly(file.fd);
       throw err;
     }
+  }
+
+  list(input: string | undefined, options?: Parameters<NonNullable<FileAccess['list']>>[1]) {
+    return listFiles(this.sandbox, this.formats(), input, options);
   }
 
   verify(source: RecordSource, realPath: string): void {

@@ -160,13 +160,38 @@ export class IndexedRecordSource implements RecordSource {
 
   text(i: number): string {
     const { bytes, offset } = this.readRecord(i);
-    return decodeUtf8(bytes, offset, { record_index: i });
+    return this.decode(i, bytes, offset);
   }
 
   value(i: number, warnings?: RecordWarning[]): unknown {
     const { bytes, offset, extent, a, b } = this.readRecord(i);
     this.checkFraming(i, extent, a, b);
-    return this.parseText(i, decodeUtf8(bytes, offset, { record_index: i }), warnings);
+    return this.parseText(i, this.decode(i, bytes, offset), warnings);
+  }
+
+  /**
+   * Record i's bytes (file offset `offset`) as strict UTF-8. An invalid byte is SYNTAX_ERROR at its
+   * byte offset, with its line and column (located only on error).
+   */
+  decode(i: number, bytes: Uint8Array, offset: number): string {
+    try {
+      return decodeUtf8(bytes, offset, { record_index: i });
+    } catch (err) {
+      const loc = (err as McpgwError).location;
+      if (loc?.byte_offset === undefined) throw err;
+      const rel = loc.byte_offset - offset;
+      const start = this.location(i);
+      const before = Buffer.from(bytes.buffer, bytes.byteOffset, rel);
+      const nl = before.lastIndexOf(10);
+      let lines = 0;
+      for (let k = before.indexOf(10); k !== -1; k = before.indexOf(10, k + 1)) lines++;
+      const line = start.line! + lines;
+      const column = nl === -1 ? start.column! + before.toString('utf8').length : before.subarray(nl + 1).toString('utf8').length + 1;
+      throw new McpgwError('SYNTAX_ERROR', `Record ${i}: invalid UTF-8 at byte ${loc.byte_offset} (line ${line}, column ${column}).`, {
+        location: { byte_offset: loc.byte_offset, line, column, record_index: i },
+        ...((err as McpgwError).hint ? { hint: (err as McpgwError).hint } : {}),
+      });
+    }
   }
 
   /** Parses record i's text exactly; locates errors lazily. */
@@ -333,7 +358,7 @@ function makeBatch(
     text(k: number): string {
       const [s, e] = batch.span(k);
       source.checkSize(first + k, e - s);
-      return decodeUtf8(bytes.subarray(s, e), base + s, { record_index: first + k });
+      return source.decode(first + k, bytes.subarray(s, e), base + s);
     },
     value(k: number, warnings?: RecordWarning[]): unknown {
       const [s, e] = batch.span(k);
@@ -342,7 +367,7 @@ function makeBatch(
       const es = index.start(i) - base;
       const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
       source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
-      const text = decodeUtf8(bytes.subarray(s, e), base + s, { record_index: i });
+      const text = source.decode(i, bytes.subarray(s, e), base + s);
       return source.parseText(i, text, warnings);
     },
   };

@@ -8,10 +8,12 @@ export interface SearchCursor {
   matchCase: boolean;
   /** First record index the next page starts at. */
   nextRecord: number;
-  /** Matching records counted so far (the whole file's when `countFrom` is null). */
+  /** Text mode: matching records counted so far (the whole file's when `countFrom` is null). JSONPath mode: matches before `nextRecord`. */
   counted: number;
-  /** First record not yet counted (a scan stopped at the deadline), or null when the count is complete. */
+  /** Text mode: first record not yet counted (a scan stopped at the deadline), or null when the count is complete. */
   countFrom: number | null;
+  /** JSONPath mode: the whole file's match count once a scan has counted to the end. */
+  total?: number;
 }
 
 /** The session's search cursors: opaque `sc_…` ids, single use, idle expiry (cursorIdleMs). */

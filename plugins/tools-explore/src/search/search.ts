@@ -1,25 +1,29 @@
 import { z } from 'zod';
-import type { CompiledQuery, RecordBatch, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { fileFor } from '../files';
-import { handleArg } from '../schemas';
-import { pointerAt } from '../text/locate';
-import { preview } from '../text/preview';
+import type { CompiledQuery, RecordBatch, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor, type ExplorerFile } from '../files';
+import { parseFields, projectValue } from '../records';
+import { cutSchema, fieldsArg, handleArg } from '../schemas';
+import { tokenPreview } from '../text/preview';
+import { isPredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
 import { TextMatcher } from './text-matcher';
 
 const input = z.object({
   handle: handleArg,
-  query: z.string().min(1).describe('Text to find, or a JSONPath query starting with $ (e.g. $.user.name)'),
+  query: z.string().min(1).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
   mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $, else text'),
-  match_case: z.boolean().default(false).describe('Case-sensitive text matching (default false)'),
+  match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
   max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
+  regex: z.boolean().default(false).describe('Text mode: the query is a regular expression'),
+  fields: fieldsArg,
   cursor: z.string().optional().describe('next_cursor of a previous call with the same handle and query'),
 });
 
 const match = z.object({
   record_index: z.number().int(),
   preview: z.string().describe('The hit with context, marked «…»'),
-  match_path: z.string().nullable().describe('RFC 6901 pointer, inside the record, of the value that matched; null only for a malformed record'),
+  match_path: z.string().describe('RFC 6901 pointer, inside the record, of the first matching value or key ("" for the whole record)'),
+  record: z.record(z.string(), z.unknown()).optional().describe('With fields: the record projected to them'),
 });
 
 const output = z.object({
@@ -29,6 +33,8 @@ const output = z.object({
   mode: z.enum(['text', 'jsonpath']),
   complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
   next_cursor: z.string().optional(),
+  filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
+  cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
 
@@ -42,9 +48,13 @@ export const search: ToolDefinition<typeof input, typeof output> = {
   name: 'search',
   title: 'Search records',
   description:
-    'Search all records of an open file by text (substring, case-insensitive unless match_case) or JSONPath (query starts with $; a record matches when the query selects something in it). ' +
-    'Returns total_matches over the whole file and a page of matches with record_index, a preview marking the hit «…» and match_path, the JSON Pointer of the matching value inside the record. ' +
-    'Pass next_cursor as cursor for the next page.',
+    'Search every record of an open file; returns {total_matches, matches: [{record_index, preview, match_path}], query, mode} for the whole file, one page at a time. ' +
+    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é). ' +
+    'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
+    'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
+    'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
+    'fields (dot paths or pointers) adds each match\'s record projected to those members. max_results (default 50) bounds a page; pass next_cursor as cursor with the same query for the next. ' +
+    'complete: false means the scan hit the time limit: total_matches is then a lower bound and next_cursor continues.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -52,6 +62,12 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     const file = fileFor(ctx, args.handle);
     const source = file.opened.source;
     const mode = args.mode ?? (args.query.trimStart().startsWith('$') ? 'jsonpath' : 'text');
+    const fields = parseFields(ctx, args.fields);
+    if (args.regex && mode === 'text') {
+      throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'Regular-expression search is not available yet: it needs the scan engine\'s linear-time regex, which this server does not offer.', {
+        hint: 'Search for a literal substring (regex: false), or use a JSONPath filter with match()/search().',
+      });
+    }
     const cursors = cursorTable(ctx);
     let resume: SearchCursor | null = null;
     if (args.cursor !== undefined) {
@@ -62,7 +78,8 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       cursors.delete(args.cursor);
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
-    const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 2;
+    const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
+    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget });
     const from = resume?.nextRecord ?? 0;
     // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
     const countFrom = resume ? resume.countFrom : 0;
@@ -73,45 +90,47 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     let counted = resume?.counted ?? 0;
     let nextRecord: number | null = null; // first matching record not in this page
     let stoppedAt: number | null = null; // deadline: first record not scanned
+    let cutByBytes = false;
+    const onMalformed = (i: number, err: unknown) => {
+      malformed++;
+      const code = (err as { code?: string }).code ?? 'SYNTAX_ERROR';
+      if (warnings.length < 5) warnings.push({ code, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
+    };
 
-    const take = (record: number, make: () => Match): boolean => {
+    const take = (record: number, m: Match): boolean => {
       if (countFrom !== null && record >= countFrom) counted++;
       if (nextRecord === null && matches.length < limit) {
-        const m = make();
+        if (fields) {
+          try { m.record = projectValue(source.value(record), fields); } catch { /* malformed: no projection */ }
+        }
         const size = Buffer.byteLength(JSON.stringify(m)) + 1;
         if (pageBytes + size <= budget || matches.length === 0) {
           matches.push(m);
           pageBytes += size;
           return true;
         }
+        cutByBytes = true;
       }
       if (nextRecord === null) nextRecord = record;
       return countFrom !== null; // go on only while the total is still being counted
     };
 
-    const compiled = mode === 'jsonpath' ? compileJsonPath(ctx, args.query) : null;
-    const matcher = mode === 'text' ? new TextMatcher(args.query, args.match_case) : null;
+    const matcher = new TextMatcher(args.query, args.match_case);
+    const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
+      const m = textMatch(batch, k, matcher, onMalformed);
+      return m ? onHit(k, m) : true;
+    });
     const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
     for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
       let go = true;
-      if (matcher) {
-        matcher.scan(batch, (k, s, e) => (go = take(batch.first + k, () => textMatch(batch, k, s, e))));
-      } else {
-        for (let k = 0; k < batch.count && go; k++) {
-          const hit = jsonPathMatch(batch, k, compiled!, () => {
-            malformed++;
-            if (warnings.length < 5) warnings.push({ code: 'SYNTAX_ERROR', message: `Record ${batch.first + k} is not valid JSON and was skipped.`, record_index: batch.first + k });
-          });
-          if (hit) go = take(batch.first + k, () => hit);
-        }
-      }
+      visit(batch, (k, m) => (go = take(batch.first + k, m)));
       if (!go) break;
       if (Date.now() > ctx.deadline && batch.first + batch.count < source.count) {
         stoppedAt = batch.first + batch.count;
         break;
       }
     }
-    if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} malformed records were skipped in all.` });
+    if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were skipped in all.` });
 
     // The count is complete when it was complete before, or this scan reached the end.
     const newCountFrom = countFrom === null || stoppedAt === null ? null : Math.max(stoppedAt, countFrom);
@@ -121,55 +140,181 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     if (continueAt !== null) {
       next_cursor = cursors.add({ handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: continueAt, counted, countFrom: newCountFrom });
     }
-    const total = counted;
     return {
-      total_matches: total,
+      total_matches: counted,
       matches,
       query: args.query,
       mode,
       complete,
       ...(next_cursor ? { next_cursor } : {}),
+      ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${nextRecord})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
       ...(warnings.length ? { warnings } : {}),
     };
   },
 };
 
-function compileJsonPath(ctx: ToolContext, query: string): CompiledQuery {
+function jsonPathLanguage(ctx: ToolContext) {
   const language = ctx.registries.queryLanguages.get('jsonpath');
   if (!language) {
     throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'JSONPath search is not available on this server: no loaded plugin registers the "jsonpath" query language.', {
       hint: 'Use mode "text", or enable the query-jsonpath plugin.',
     });
   }
-  return language.compile(query);
+  return language;
 }
 
-function textMatch(batch: RecordBatch, k: number, s: number, e: number): Match {
-  const [rs, re] = batch.span(k);
-  const raw = batch.bytes.subarray(rs, re);
-  const text = raw.toString('utf8');
-  const cs = raw.subarray(0, s).toString('utf8').length;
-  const ce = cs + raw.subarray(s, e).toString('utf8').length;
-  return { record_index: batch.first + k, preview: preview(text, cs, ce), match_path: pointerAt(text, cs, ce) };
-}
+type Args = z.output<typeof input>;
+type Output = z.input<typeof output>;
 
-function jsonPathMatch(batch: RecordBatch, k: number, compiled: CompiledQuery, onMalformed: () => void): Match | null {
-  const [s, e] = batch.span(k);
-  if (compiled.requiredLiterals && compiled.requiredLiterals.length > 0) {
-    const raw = batch.bytes.subarray(s, e);
-    if (!compiled.requiredLiterals.some((lit) => raw.indexOf(lit) !== -1)) return null;
+/**
+ * JSONPath mode through the kernel's scan engine (ctx.scan): prefilters, progress, cancellation, deadline.
+ * - A plain RFC 9535 query runs with record addressing (each record is `$`), one unit per record.
+ * - A record predicate is translated to an RFC 9535 filter (predicate.ts). Over a file whose root is the
+ *   sequence of its records it runs as `$[?<filter>]` with file addressing — exactly "the records for which the
+ *   filter holds", which the engine splits per record (reading only the members the filter needs); over a
+ *   single-document file it is evaluated on `[document]`.
+ * total_matches: the engine counts from the resume position to the end; the matches before it were paged.
+ */
+async function engineSearch(
+  ctx: ToolContext,
+  { args, file, fields, resume, limit, budget }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number },
+): Promise<Output> {
+  const source = file.opened.source;
+  const language = jsonPathLanguage(ctx);
+  let predicate: Predicate | null = null;
+  if (isPredicate(args.query)) {
+    try {
+      predicate = translatePredicate(args.query, args.match_case);
+    } catch (err) {
+      if (err instanceof PredicateError) {
+        throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
+          location: { position: err.position },
+          hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
+        });
+      }
+      throw err;
+    }
   }
-  let value: unknown;
+  let query: CompiledQuery;
+  const text = predicate ? `$[?${predicate.filter}]` : args.query;
   try {
-    value = batch.value(k);
-  } catch {
-    onMalformed();
+    query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
+  } catch (err) {
+    if (!predicate) throw err;
+    const e = err as { code?: string; message: string };
+    throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The record predicate translates to the RFC 9535 query ${text}, which is not valid: ${e.message}`, {
+      hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
+    });
+  }
+  const pathQueries = predicate ? [...new Set(predicate.paths)].flatMap((p) => {
+    try { return [language.compile(p)]; } catch { return []; }
+  }) : [];
+
+  const before = resume?.counted ?? 0;
+  const known = resume?.total;
+  let result: ScanResult;
+  if (predicate && !source.rootIsSequence) {
+    // One document: the predicate over it.
+    const from = resume?.nextRecord ?? 0;
+    let hit = false;
+    let skipped = 0;
+    const firstSkipped: ScanResult['firstSkipped'] = [];
+    if (from < source.count) {
+      try {
+        hit = query.evaluate([source.value(0)]).length > 0;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
+        skipped = 1;
+        firstSkipped.push({ record_index: 0, message: (err as Error).message });
+      }
+    }
+    result = { nodes: hit ? [{ record: 0, path: '', value: null }] : [], next: null, complete: true, total: hit ? 1 : 0, skipped, firstSkipped };
+  } else {
+    result = await ctx.scan.run({
+      source,
+      query,
+      addressing: predicate ? 'file' : 'record',
+      unit: 'records',
+      limit,
+      countAll: known === undefined,
+      ...(resume ? { resume: { record: resume.nextRecord, node: 0 } } : {}),
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+      onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
+    });
+  }
+
+  const matches: Match[] = [];
+  let pageBytes = 0;
+  let next: number | null = result.next ? result.next.record : null;
+  let cutByBytes = false;
+  for (const node of result.nodes) {
+    let m: Match;
+    if (predicate) {
+      m = { record_index: node.record, preview: '', match_path: '' };
+      let value: unknown;
+      try { value = source.value(node.record); } catch { value = undefined; }
+      m.preview = nodePreview('', value);
+      for (const q of pathQueries) {
+        const nodes = value === undefined ? [] : q.evaluate(value);
+        if (nodes.length) { m = { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path }; break; }
+      }
+    } else {
+      m = { record_index: node.record, preview: nodePreview(node.path, node.value), match_path: node.path };
+    }
+    if (fields) {
+      try { m.record = projectValue(source.value(node.record), fields); } catch { /* malformed: no projection */ }
+    }
+    const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+    if (pageBytes + size > budget && matches.length > 0) {
+      cutByBytes = true;
+      next = node.record;
+      break;
+    }
+    matches.push(m);
+    pageBytes += size;
+  }
+  const total = known ?? before + (result.total ?? 0);
+  const complete = known !== undefined || result.complete;
+  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: 'SYNTAX_ERROR', message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
+  if (result.skipped > result.firstSkipped.length) warnings.push({ code: 'SYNTAX_ERROR', message: `${result.skipped} records were skipped in all.` });
+  let next_cursor: string | undefined;
+  if (next !== null) {
+    next_cursor = cursorTable(ctx).add({
+      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      counted: before + matches.length, countFrom: null, ...(complete ? { total } : {}),
+    });
+  }
+  return {
+    total_matches: total,
+    matches,
+    query: args.query,
+    mode: 'jsonpath',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(predicate ? { filter: predicate.filter } : {}),
+    ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${next})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+
+function nodePreview(path: string, value: unknown): string {
+  let shown = JSON.stringify(value) ?? 'null';
+  if (shown.length > 120) shown = shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '') + '…';
+  return `${path || '$'} = «${shown}»`;
+}
+
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
+  let text: string;
+  let hit: ReturnType<TextMatcher['match']>;
+  try {
+    text = batch.text(k); // strict UTF-8
+    hit = matcher.match(text);
+    if (!hit) return null;
+    JSON.parse(text); // a hit counts only in a well-formed record (native parse: the cheap check)
+  } catch (err) {
+    onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
-  const nodes = compiled.evaluate(value);
-  if (nodes.length === 0) return null;
-  const first = nodes[0]!;
-  let shown = JSON.stringify(first.value) ?? 'null';
-  if (shown.length > 120) shown = shown.slice(0, 119) + '…';
-  return { record_index: batch.first + k, preview: `${first.path || '$'} = «${shown}»`, match_path: first.path };
+  return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
 }

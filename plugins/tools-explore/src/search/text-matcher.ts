@@ -1,74 +1,150 @@
 import type { RecordBatch } from 'mcpgw/plugin-api';
+import { forEachToken, type Token } from '../json/scan';
 
+/** The first hit of a text search inside a record. */
+export interface TextHit {
+  token: Token;
+  /** The token's decoded text (a string's or key's value; a number's or literal's lexeme). */
+  decoded: string;
+  /** The hit inside `decoded`, in UTF-16 units. */
+  start: number;
+  end: number;
+}
 
 /**
- * Finds the records of a batch whose raw text contains the needle, calling `onRecord(k, hitByte)`
- * once per matching record with the byte offset of its first hit inside the record.
- * - Case-sensitive: `Buffer.indexOf` over the whole batch (memchr-based), never per record.
- * - Case-insensitive, ASCII needle: a regular expression over the batch as latin1 (one byte one
- *   character) in which only ASCII letters fold (`[aA]`), so bytes of other characters never
- *   match by accident.
- * - Case-insensitive, non-ASCII needle: each record decoded and searched with a Unicode
- *   case-insensitive expression (`iu`).
- * Searching is over the record's text as written in the file (escapes included).
+ * Text search, record by record, over DECODED member names and values: a string's value after its
+ * escapes are decoded (a file storing `\u00e9` matches "é"), member names the same way, numbers and
+ * `true` / `false` / `null` by their lexeme. Structure (quotes, colons, commas) never matches.
+ * Case-insensitive unless `matchCase`, by Unicode simple case folding (the `iu` flags: É matches é).
+ *
+ * Work is done on bytes first: a record is decoded and walked only when its raw bytes can hold a match —
+ * they contain the needle (memchr `Buffer.indexOf` when case-sensitive, an ASCII-folding expression over
+ * the batch as latin1 for ASCII needles, a Unicode `iu` expression per record otherwise) or they hold
+ * escapes that could decode into it (`\u` always; other escapes when the needle contains
+ * `"`, `\`, `/` or a control character).
  */
 export class TextMatcher {
   private readonly needle: Buffer;
+  /** Bytes a raw prefilter hit spans (the needle, or the ASCII run of a non-ASCII needle that is searched for). */
+  private readonly hitBytes: number;
   private readonly asciiFold: RegExp | null = null;
   private readonly unicodeFold: RegExp | null = null;
+  private readonly decodedRe: RegExp | null;
+  /** Needle characters that a short escape (`\n`, `\"`, …) produces. */
+  private readonly shortEscapes: boolean;
 
   constructor(readonly query: string, readonly matchCase: boolean) {
     this.needle = Buffer.from(query, 'utf8');
-    if (!matchCase) {
+    this.hitBytes = this.needle.length;
+    // eslint-disable-next-line no-control-regex
+    this.shortEscapes = /["\\/\u0000-\u001f]/.test(query);
+    if (matchCase) this.decodedRe = null;
+    else {
+      this.decodedRe = new RegExp(escapeRegExp(query), 'iu');
+      // ASCII needles fold by ASCII rules on raw bytes, unless a letter has a non-ASCII fold partner (k: K, s: ſ).
       // eslint-disable-next-line no-control-regex
-      if (/^[\x00-\x7f]*$/.test(query)) {
+      if (/^[\x00-\x7f]*$/.test(query) && !/[ks]/i.test(query)) {
         const pattern = [...query].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join('');
         this.asciiFold = new RegExp(pattern, 'g');
       } else {
-        this.unicodeFold = new RegExp(escapeRegExp(query), 'giu');
+        // A non-ASCII needle: its longest ASCII run without k/s (ASCII letters fold only to ASCII letters then)
+        // must appear in the raw bytes of any record that matches without \u escapes; search for that run.
+        // eslint-disable-next-line no-control-regex
+        const run = (query.match(/[\x00-\x7f]+/g) ?? []).flatMap((r) => r.split(/[ks]/i)).sort((a, b) => b.length - a.length)[0] ?? '';
+        if (run.length >= 3) {
+          this.asciiFold = new RegExp([...run].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join(''), 'g');
+          this.hitBytes = run.length;
+        } else {
+          this.unicodeFold = new RegExp(escapeRegExp(query), 'iu');
+        }
       }
     }
   }
 
-  /** Calls `onRecord(k, start, end)` for each matching record; start/end are byte offsets of the first hit within the record's span. Stops when it returns false. */
-  scan(batch: RecordBatch, onRecord: (k: number, start: number, end: number) => boolean | void): void {
-    if (this.unicodeFold) return this.scanDecoded(batch, onRecord);
+  /** The first matching token of a record's text, in document order (a name before its value), or null. */
+  match(text: string): TextHit | null {
+    let hit: TextHit | null = null;
+    forEachToken(text, (token) => {
+      const lexeme = text.slice(token.start, token.end);
+      const quoted = token.kind === 'key' || token.kind === 'string';
+      const decoded = quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme;
+      let start = -1;
+      let len = 0;
+      if (this.decodedRe) {
+        const m = this.decodedRe.exec(decoded);
+        if (m) { start = m.index; len = m[0].length; }
+      } else {
+        start = decoded.indexOf(this.query);
+        len = this.query.length;
+      }
+      if (start === -1) return false;
+      hit = { token, decoded, start, end: start + len };
+      return true;
+    });
+    return hit;
+  }
+
+  /**
+   * Calls `onCandidate(k)` for each record of the batch, in order, whose bytes can hold a match.
+   * Stops when it returns false.
+   */
+  candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void {
     const bytes = batch.bytes;
-    const latin1 = this.asciiFold ? bytes.toString('latin1') : null;
-    let pos = 0;
-    const len = this.needle.length;
-    while (pos <= bytes.length - len) {
-      let hit: number;
-      if (latin1) {
-        this.asciiFold!.lastIndex = pos;
-        const m = this.asciiFold!.exec(latin1);
-        hit = m ? m.index : -1;
-      } else hit = bytes.indexOf(this.needle, pos);
-      if (hit === -1) return;
-      const k = batch.recordAt(hit);
-      if (k === -1) { pos = hit + 1; continue; }
-      const [s, e] = batch.span(k);
-      if (hit < s || hit + len > e) {
-        // in padding, or across the end of the record: look again after it
-        pos = hit < s ? hit + 1 : Math.max(hit + 1, e);
-        continue;
+    if (this.unicodeFold) {
+      for (let k = 0; k < batch.count; k++) {
+        const [s, e] = batch.span(k);
+        if (this.escapesMayMatch(bytes, s, e) || this.unicodeFold.test(bytes.toString('utf8', s, e))) {
+          if (onCandidate(k) === false) return;
+        }
       }
-      if (onRecord(k, hit - s, hit - s + len) === false) return;
-      pos = e; // one hit per record is enough
+      return;
+    }
+    // Records holding a raw hit, found over the whole batch at once.
+    const latin1 = this.asciiFold ? bytes.toString('latin1') : null;
+    let nextHitRecord = -2; // k of the next record with a raw hit, -1 when there are no more
+    let pos = 0;
+    const findNext = (fromK: number) => {
+      if (fromK >= batch.count) { nextHitRecord = -1; return; }
+      pos = Math.max(pos, batch.span(fromK)[0]);
+      for (;;) {
+        let hit: number;
+        if (latin1) {
+          this.asciiFold!.lastIndex = pos;
+          const m = this.asciiFold!.exec(latin1);
+          hit = m ? m.index : -1;
+        } else hit = bytes.indexOf(this.needle, pos);
+        if (hit === -1) { nextHitRecord = -1; return; }
+        const k = batch.recordAt(hit);
+        if (k === -1) { pos = hit + 1; continue; }
+        const [, e] = batch.span(k);
+        if (hit + this.hitBytes > e) { pos = hit + 1; continue; }
+        nextHitRecord = k;
+        pos = e;
+        return;
+      }
+    };
+    findNext(0);
+    for (let k = 0; k < batch.count; k++) {
+      let candidate = false;
+      if (k === nextHitRecord) {
+        candidate = true;
+        findNext(k + 1);
+      } else {
+        const [s, e] = batch.span(k);
+        candidate = this.escapesMayMatch(bytes, s, e);
+      }
+      if (candidate && onCandidate(k) === false) return;
     }
   }
 
-  private scanDecoded(batch: RecordBatch, onRecord: (k: number, start: number, end: number) => boolean | void): void {
-    const re = this.unicodeFold!;
-    for (let k = 0; k < batch.count; k++) {
-      const [s, e] = batch.span(k);
-      const text = batch.bytes.toString('utf8', s, e);
-      re.lastIndex = 0;
-      const m = re.exec(text);
-      if (!m) continue;
-      const start = Buffer.byteLength(text.slice(0, m.index));
-      if (onRecord(k, start, start + Buffer.byteLength(m[0])) === false) return;
+  /** True when the record holds escapes that could decode into part of the needle. */
+  private escapesMayMatch(bytes: Buffer, s: number, e: number): boolean {
+    let i = bytes.indexOf(0x5c, s);
+    while (i !== -1 && i < e) {
+      if (this.shortEscapes || bytes[i + 1] === 0x75 /* u */) return true;
+      i = bytes.indexOf(0x5c, i + 2);
     }
+    return false;
   }
 }
 

@@ -21,3 +21,20 @@ function safeIndex(s: string, i: number): number {
   const c = s.charCodeAt(i);
   return c >= 0xdc00 && c <= 0xdfff ? i + 1 : i;
 }
+
+/**
+ * A one-line preview of a hit inside one token of a record's text: the token shown decoded-and-re-escaped
+ * (so a hit inside `\u00e9` shows as é), up to 40 characters of the record either side, the hit marked `«…»`.
+ * `decoded` is the token's value, the hit `[hs, he)` inside it.
+ */
+export function tokenPreview(text: string, token: { kind: string; start: number; end: number }, decoded: string, hs: number, he: number): string {
+  const quoted = token.kind === 'key' || token.kind === 'string';
+  const esc = (s: string) => (quoted ? JSON.stringify(s).slice(1, -1) : s);
+  const beforeStart = Math.max(0, token.start - PREVIEW_CONTEXT - 1);
+  const left = text.slice(beforeStart, token.start) + (quoted ? '"' : '') + esc(decoded.slice(0, hs));
+  const hit = esc(decoded.slice(hs, he));
+  const right = esc(decoded.slice(he)) + (quoted ? '"' : '') + text.slice(token.end, token.end + PREVIEW_CONTEXT + 1);
+  const composed = left + hit + right;
+  const p = preview(composed, left.length, left.length + hit.length);
+  return (beforeStart > 0 && !p.startsWith('…') ? '…' : '') + p + (token.end + PREVIEW_CONTEXT + 1 < text.length && !p.endsWith('…') ? '…' : '');
+}

@@ -1,0 +1,104 @@
+/**
+ * The paths the explorer accepts, turned into RFC 6901 reference tokens (strings for member names,
+ * numbers for array indexes, negative from the end):
+ * - dot form (Thoth): `user.address.city`, `items[2].name`, `['a.b']` / `["a.b"]` for names with dots or
+ *   brackets, `items[-1]` for the last element;
+ * - JSON Pointer (RFC 6901): `/user/address/city`, `~1` and `~0` escapes; `""` is the root;
+ * - JSONPath (RFC 9535) singular queries: `$.user['address'].city`, `$.items[2]`; `$` is the root.
+ * A `$` path that is not singular (wildcards, filters, descendants) is not handled here: `parsePath`
+ * returns `{ jsonpath }` and the caller evaluates it with the jsonpath query language.
+ */
+export type Tokens = (string | number)[];
+
+export class PathError extends Error {
+  constructor(message: string, readonly position: number) {
+    super(message);
+  }
+}
+
+export function parsePath(path: string): { tokens: Tokens } | { jsonpath: string } {
+  if (path.startsWith('/')) return { tokens: parsePointer(path) }; // "/" is the member named "" (RFC 6901 §5)
+  const p = path.trim();
+  if (p === '' || p === '$') return { tokens: [] };
+  if (p.startsWith('$')) {
+    try {
+      return { tokens: parseDotted(p.slice(1), 1, true) };
+    } catch {
+      return { jsonpath: p };
+    }
+  }
+  return { tokens: parseDotted(p, 0, false) };
+}
+
+/** RFC 6901 §3–4: `/a~1b/~0c` → ["a/b", "~c"]. Array indexes stay strings; navigation decides. */
+export function parsePointer(p: string): Tokens {
+  if (p === '') return [];
+  if (!p.startsWith('/')) throw new PathError('A JSON Pointer starts with "/".', 0);
+  return p.slice(1).split('/').map((t, k) => {
+    if (/~[^01]|~$/.test(t)) throw new PathError(`Bad escape in reference token ${k + 1}: "~" must be followed by 0 or 1.`, 0);
+    return t.replace(/~1/g, '/').replace(/~0/g, '~');
+  });
+}
+
+/** Dot form, or the segments after `$` of a singular JSONPath (`strict`: names must follow a dot or sit in brackets). */
+function parseDotted(s: string, base: number, strict: boolean): Tokens {
+  const tokens: Tokens = [];
+  let i = 0;
+  const fail = (msg: string): never => { throw new PathError(msg, base + i); };
+  let first = true;
+  while (i < s.length) {
+    const c = s[i]!;
+    if (c === '[') {
+      i++;
+      while (s[i] === ' ') i++;
+      const q = s[i];
+      if (q === "'" || q === '"') {
+        let name = '';
+        i++;
+        for (;;) {
+          if (i >= s.length) fail('Unterminated quoted name.');
+          const d = s[i]!;
+          if (d === q) { i++; break; }
+          if (d === '\\') {
+            const e = s[i + 1];
+            if (e === 'u') { name += String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)); i += 6; continue; }
+            const map: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '/': '/', '\\': '\\', "'": "'", '"': '"' };
+            if (e === undefined || !(e in map)) fail('Bad escape in quoted name.');
+            name += map[e!];
+            i += 2;
+            continue;
+          }
+          name += d;
+          i++;
+        }
+        tokens.push(name);
+      } else {
+        const m = /^-?\d+/.exec(s.slice(i));
+        if (!m) fail('Expected an index or a quoted name inside [ ].');
+        tokens.push(Number(m![0]));
+        i += m![0].length;
+      }
+      while (s[i] === ' ') i++;
+      if (s[i] !== ']') fail('Expected "]".');
+      i++;
+    } else if (c === '.') {
+      i++;
+      const m = /^[^.[\]]+/.exec(s.slice(i));
+      if (!m) fail('Expected a member name after ".".');
+      if (strict && !/^[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*$/.test(m![0])) fail('Not a member-name shorthand.');
+      tokens.push(m![0]);
+      i += m![0].length;
+    } else if (first && !strict) {
+      const m = /^[^.[\]]+/.exec(s.slice(i))!;
+      tokens.push(m[0]);
+      i += m[0].length;
+    } else fail(`Unexpected "${c}".`);
+    first = false;
+  }
+  return tokens;
+}
+
+/** Tokens back to an RFC 6901 pointer. */
+export function toPointer(tokens: readonly (string | number)[]): string {
+  return tokens.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}

@@ -1,0 +1,212 @@
+import { appendToken } from '../text/pointer';
+
+/**
+ * Small scanners over JSON text already known to be valid (RFC 8259). They work on the record's
+ * text so that spans, lexemes, escapes and key order stay exactly as in the file. Linear, and
+ * iterative where input depth is unbounded (a `maxDepth` limit guards the recursive ones).
+ */
+
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+export function skipWs(text: string, i: number): number {
+  while (i < text.length && WS.has(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** End (exclusive) of the string literal starting at `i` (the opening quote). */
+export function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', j);
+    if (q === -1) return text.length;
+    let bs = 0;
+    for (let k = q - 1; k > i && text.charCodeAt(k) === 0x5c; k--) bs++;
+    if (bs % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/** End (exclusive) of the JSON value starting at `i` (no leading whitespace). Iterative. */
+export function valueEnd(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x22) return stringEnd(text, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    let j = i + 1;
+    while (j < text.length && !isDelimiter(text.charCodeAt(j))) j++;
+    return j;
+  }
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === 0x22) j = stringEnd(text, j) - 1;
+    else if (d === 0x7b || d === 0x5b) depth++;
+    else if (d === 0x7d || d === 0x5d) {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return text.length;
+}
+
+function isDelimiter(c: number): boolean {
+  return WS.has(c) || c === 0x2c || c === 0x7d || c === 0x5d || c === 0x3a;
+}
+
+export type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+
+/** The JSON type of the value whose text starts at `i`. */
+export function typeAt(text: string, i: number): JsonType {
+  const c = text[i];
+  return c === '{' ? 'object' : c === '[' ? 'array' : c === '"' ? 'string' : c === 't' || c === 'f' ? 'boolean' : c === 'n' ? 'null' : 'number';
+}
+
+/** One member of an object or element of an array: `key` (string) or `index`, and its value span. */
+export interface Child {
+  key: string | number;
+  /** Span of the member name literal (objects only). */
+  keySpan?: [number, number];
+  start: number;
+  end: number;
+}
+
+/** The members / elements of the container whose text starts at `i`, in order (`[]` for scalars). */
+export function* children(text: string, i: number): Generator<Child> {
+  const c = text.charCodeAt(i);
+  if (c !== 0x7b && c !== 0x5b) return;
+  const close = c === 0x7b ? 0x7d : 0x5d;
+  let j = skipWs(text, i + 1);
+  if (text.charCodeAt(j) === close) return;
+  for (let k = 0; ; k++) {
+    j = skipWs(text, j);
+    let key: string | number = k;
+    let keySpan: [number, number] | undefined;
+    if (c === 0x7b) {
+      const ke = stringEnd(text, j);
+      keySpan = [j, ke];
+      key = JSON.parse(text.slice(j, ke)) as string;
+      j = skipWs(text, ke) + 1; // the colon
+      j = skipWs(text, j);
+    }
+    const end = valueEnd(text, j);
+    yield { key, keySpan, start: j, end };
+    j = skipWs(text, end);
+    if (text.charCodeAt(j) !== 0x2c) return;
+    j++;
+  }
+}
+
+/**
+ * The span of the value at `tokens` (RFC 6901 reference tokens, already unescaped) inside the JSON
+ * value whose text starts at `start`; array tokens are indexes (negative counts from the end, as RFC
+ * 9535 §2.3.3). With duplicate member names the last one wins (as JSON.parse). `null` when absent,
+ * with `depth` = how many tokens resolved.
+ */
+export function spanAt(text: string, tokens: readonly (string | number)[], start = skipWs(text, 0)): { start: number; end: number } | { missing: number } {
+  let s = start;
+  for (let d = 0; d < tokens.length; d++) {
+    const t = tokens[d]!;
+    const c = text[s];
+    let found: Child | undefined;
+    if (c === '{') {
+      const name = String(t);
+      for (const ch of children(text, s)) if (ch.key === name) found = ch;
+    } else if (c === '[') {
+      const idx = typeof t === 'number' ? t : /^-?\d+$/.test(t) ? Number(t) : NaN;
+      if (Number.isInteger(idx)) {
+        const all = idx < 0 ? [...children(text, s)] : null;
+        const want = all ? all.length + idx : idx;
+        if (all) found = all[want];
+        else {
+          let k = 0;
+          for (const ch of children(text, s)) { if (k++ === want) { found = ch; break; } }
+        }
+      }
+    }
+    if (!found) return { missing: d };
+    s = found.start;
+  }
+  return { start: s, end: valueEnd(text, s) };
+}
+
+/** JSON text without insignificant whitespace; strings and number lexemes copied verbatim. */
+export function compact(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i) - 1;
+    else if (WS.has(c)) {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** A token hit by `forEachToken`. */
+export interface Token {
+  kind: 'key' | 'string' | 'number' | 'literal';
+  /** RFC 6901 pointer of the value (for a key: of its member's value). */
+  pointer: string;
+  /** Span of the lexeme in the text (strings and keys include their quotes). */
+  start: number;
+  end: number;
+}
+
+/**
+ * Visits every member name and scalar of a JSON text in document order (a member's name before its
+ * value); stops when `visit` returns true. Iterative (explicit stack), so any depth is safe.
+ */
+export function forEachToken(text: string, visit: (t: Token) => boolean | void): boolean {
+  type Frame = { pointer: string; obj: boolean; k: number };
+  const stack: Frame[] = [];
+  let i = skipWs(text, 0);
+  let pointer = '';
+  for (;;) {
+    // at a value
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      const obj = c === 0x7b;
+      stack.push({ pointer, obj, k: 0 });
+      i = skipWs(text, i + 1);
+      if (text.charCodeAt(i) === (obj ? 0x7d : 0x5d)) {
+        stack.pop();
+        i++;
+      } else {
+        const f = stack[stack.length - 1]!;
+        if (obj) {
+          const ke = stringEnd(text, i);
+          const name = JSON.parse(text.slice(i, ke)) as string;
+          pointer = appendToken(f.pointer, name);
+          if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
+          i = skipWs(text, skipWs(text, ke) + 1);
+        } else pointer = appendToken(f.pointer, 0);
+        continue;
+      }
+    } else {
+      const end = valueEnd(text, i);
+      const kind = c === 0x22 ? 'string' : c === 0x74 || c === 0x66 || c === 0x6e ? 'literal' : 'number';
+      if (visit({ kind, pointer, start: i, end })) return true;
+      i = end;
+    }
+    // after a value: next sibling or close containers
+    for (;;) {
+      const f = stack[stack.length - 1];
+      if (!f) return false;
+      i = skipWs(text, i);
+      if (text.charCodeAt(i) === 0x2c) {
+        i = skipWs(text, i + 1);
+        f.k++;
+        if (f.obj) {
+          const ke = stringEnd(text, i);
+          const name = JSON.parse(text.slice(i, ke)) as string;
+          pointer = appendToken(f.pointer, name);
+          if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
+          i = skipWs(text, skipWs(text, ke) + 1);
+        } else pointer = appendToken(f.pointer, f.k);
+        break;
+      }
+      i++; // the closing bracket
+      stack.pop();
+    }
+  }
+}

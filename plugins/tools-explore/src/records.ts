@@ -1,0 +1,153 @@
+import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
+import { checkIndex, type ExplorerFile } from './files';
+import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
+import { compact, spanAt } from './json/scan';
+import { valuesAt } from './json/values';
+
+/**
+ * Record i of an open file: its parsed value (exact numbers) and its text.
+ * @throws INVALID_ARGUMENT (index out of range), SYNTAX_ERROR (malformed record, with its location), RESOURCE_LIMIT_EXCEEDED
+ */
+export function readRecord(ctx: ToolContext, file: ExplorerFile, index: number): { value: unknown; text: string } {
+  checkIndex(ctx, file, index);
+  const { source } = file.opened;
+  const value = source.value(index);
+  return { value, text: source.text(index) };
+}
+
+/**
+ * Resolves a user path (dot form, JSON Pointer, `$`-JSONPath; see json/paths.ts) against one record
+ * to reference tokens. A non-singular JSONPath is evaluated with the `jsonpath` query language and its
+ * first node is taken.
+ * @throws INVALID_ARGUMENT (unparsable path), QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE (no jsonpath language)
+ */
+export function resolvePath(ctx: ToolContext, path: string, value: unknown): Tokens | null {
+  const parsed = parseUserPath(ctx, path);
+  if ('tokens' in parsed) return parsed.tokens;
+  const language = ctx.registries.queryLanguages.get('jsonpath');
+  if (!language) {
+    throw ctx.error('UNSUPPORTED_QUERY_FEATURE', `The path ${JSON.stringify(path)} needs the jsonpath query language, which no loaded plugin registers.`, {
+      hint: 'Use a dot path (user.address.city) or a JSON Pointer (/user/address/city).',
+    });
+  }
+  const nodes = language.compile(parsed.jsonpath).evaluate(value);
+  return nodes.length ? parsePointer(nodes[0]!.path) : null;
+}
+
+/** parsePath with errors as INVALID_ARGUMENT naming the position. */
+export function parseUserPath(ctx: ToolContext, path: string): ReturnType<typeof parsePath> {
+  try {
+    return parsePath(path);
+  } catch (err) {
+    if (err instanceof PathError) {
+      throw ctx.error('INVALID_ARGUMENT', `Bad path ${JSON.stringify(path)} at character ${err.position}: ${err.message}`, {
+        hint: 'Paths: user.address.city, items[2].name, [\'a.b\'] for names with dots, /user/address/city (JSON Pointer) or $.user.name (JSONPath).',
+      });
+    }
+    throw err;
+  }
+}
+
+/** Parses `fields` once: each a singular path. @throws INVALID_ARGUMENT */
+export function parseFields(ctx: ToolContext, fields: readonly string[] | undefined): { name: string; tokens: Tokens }[] | null {
+  if (!fields) return null;
+  return fields.map((name) => {
+    const p = parseUserPath(ctx, name);
+    if (!('tokens' in p)) throw ctx.error('INVALID_ARGUMENT', `fields must be singular paths; ${JSON.stringify(name)} may select several values.`, { hint: 'Use user.name, /user/name or $.user.name.' });
+    return { name, tokens: p.tokens };
+  });
+}
+
+/**
+ * The record projected to `fields`: an object whose keys are the fields as given and whose values are
+ * the members found (exact values); missing members are absent.
+ */
+export function projectValue(value: unknown, fields: { name: string; tokens: Tokens }[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const found = valuesAt(value, f.tokens, false);
+    if (found.length) out[f.name] = found[0];
+  }
+  return out;
+}
+
+/** As projectValue, on the record's text: JSON text with every lexeme and escape as in the file. */
+export function projectText(text: string, fields: { name: string; tokens: Tokens }[]): string {
+  const parts: string[] = [];
+  for (const f of fields) {
+    const span = spanAt(text, f.tokens);
+    if ('start' in span) parts.push(`${JSON.stringify(f.name)}:${compact(text.slice(span.start, span.end))}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+export { toPointer };
+
+/** Byte length of the longest prefix of `buf` from `start`, at most `max` bytes, ending on a UTF-8 character boundary. */
+function cutAtCharBoundary(buf: Buffer, start: number, max: number): number {
+  let end = Math.min(buf.length, start + max);
+  while (end > start && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
+  return end;
+}
+
+/**
+ * One part of a long text: the whole text when it fits `max` bytes and no offset/length was asked;
+ * otherwise bytes [offset, offset+min(length, max)) on character boundaries, with the paging fields.
+ * The default call (no offset/length) on a long text gets a `[cut: …]` marker naming `tool` and how to read on.
+ * @throws INVALID_ARGUMENT (offset past the end)
+ */
+export function pageText(
+  ctx: ToolContext,
+  text: string,
+  opts: { offset?: number; length?: number; max: number; tool: string; what: string },
+): { text: string; truncated?: boolean; total_bytes?: number; offset?: number; next_offset?: number } {
+  const bytes = Buffer.from(text, 'utf8');
+  if (opts.offset === undefined && opts.length === undefined && bytes.length <= opts.max) return { text };
+  const offset = opts.offset ?? 0;
+  if (offset > bytes.length) throw ctx.error('INVALID_ARGUMENT', `offset ${offset} is past the end of the ${opts.what} (${bytes.length} bytes).`);
+  let start = offset;
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
+  const end = cutAtCharBoundary(bytes, start, Math.min(opts.length ?? opts.max, opts.max));
+  const part = bytes.subarray(start, end).toString('utf8');
+  const more = end < bytes.length;
+  const marked = more && opts.offset === undefined && opts.length === undefined;
+  return {
+    text: marked ? `${part}\n… [cut: bytes ${start}–${end} of ${bytes.length}; call ${opts.tool} with offset ${end} for the rest]` : part,
+    truncated: more || start > 0,
+    total_bytes: bytes.length,
+    offset: start,
+    ...(more ? { next_offset: end } : {}),
+  };
+}
+
+/** Bytes of `v` as compact JSON (what the result's text block spends on it). */
+export function jsonBytes(v: unknown): number {
+  return Buffer.byteLength(JSON.stringify(v) ?? 'null');
+}
+
+/** Bytes kept free for the envelope of a result around its list of items. */
+export const ENVELOPE_RESERVE = 2048;
+
+/** Records larger than this are read through `RecordSource.node` (when the source has it) instead of whole. */
+export const LAZY_RECORD_BYTES = 1024 * 1024;
+
+/**
+ * The lazy root of record i when the source offers lazy nodes and the record is big (a large single document,
+ * e.g. a GeoJSON FeatureCollection); null otherwise (read the record whole).
+ * @throws INVALID_ARGUMENT (index out of range)
+ */
+export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): LazyNode | null {
+  checkIndex(ctx, file, index);
+  const { source } = file.opened;
+  if (!source.node) return null;
+  const root = source.node(index, '');
+  return root && root.byteLength > LAZY_RECORD_BYTES ? root : null;
+}
+
+/**
+ * Bytes of record or value text one answer carries: maxRecordPreviewBytes, lowered so that the text, escaped
+ * inside the result's JSON (quotes and newlines double), still fits maxResultBytes.
+ */
+export function previewBytes(ctx: ToolContext): number {
+  return Math.max(256, Math.min(ctx.limits.maxRecordPreviewBytes, Math.floor((ctx.limits.maxResultBytes - ENVELOPE_RESERVE) / 2)));
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor } from '../files';
+import { children, compact, spanAt, typeAt } from '../json/scan';
+import { lexemeIsInteger } from '../json/values';
+import { lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
+import type { ExplorerFile } from '../files';
+import type { ToolContext } from 'mcpgw/plugin-api';
+import { handleArg, indexArg } from '../schemas';
+
+const input = z.object({
+  handle: handleArg,
+  index: indexArg,
+  path: z.string().describe('user.address.city, items[2].name, [\'a.b\'] for names with dots, /user/address/city (JSON Pointer) or $.user.name (JSONPath; first node)'),
+  offset: z.number().int().min(0).optional().describe('Byte offset in the value text to read from (long values)'),
+  length: z.number().int().min(1).optional().describe('Bytes of value text to return from offset'),
+});
+const output = z.object({
+  value: z.string().describe('The value as compact JSON text, numbers and strings exactly as in the file'),
+  path: z.string(),
+  value_type: z.enum(['object', 'array', 'string', 'number', 'boolean', 'null']),
+  pointer: z.string().describe('RFC 6901 pointer of the value inside the record'),
+  integer: z.boolean().optional().describe('For numbers: true when the number has no fractional part'),
+  truncated: z.boolean().optional(),
+  value_bytes: z.number().int().optional(),
+  offset: z.number().int().optional(),
+  next_offset: z.number().int().optional(),
+});
+
+export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
+  name: 'get_value_at_path',
+  title: 'Read a nested value',
+  description:
+    'Extract one nested value from a record: {value, path, value_type}. value is JSON text (a string "\\"Frank\\"" is quoted), numbers exact. ' +
+    'path forms: dot notation user.address.city, items[2].name, items[-1] for the last element, [\'a.b\'] for names containing dots or brackets; ' +
+    'a JSON Pointer /user/address/city; or JSONPath $.user.name (a query selecting several nodes gives the first). "" or $ is the whole record. ' +
+    'A missing member is NOT_FOUND, naming the part of the path that exists and the keys available there. Long values come back cut with next_offset; pass offset to read on.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler(args, ctx) {
+    const file = fileFor(ctx, args.handle);
+    const lazy = lazyRoot(ctx, file, args.index);
+    const parsedPath = parseUserPath(ctx, args.path);
+    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, args, parsedPath.tokens);
+    const { value, text } = readRecord(ctx, file, args.index);
+    const tokens = resolvePath(ctx, args.path, value);
+    if (tokens === null) {
+      throw ctx.error('NOT_FOUND', `The JSONPath ${args.path} selects nothing in record ${args.index}.`, { location: { record_index: args.index } });
+    }
+    const span = spanAt(text, tokens);
+    if ('missing' in span) {
+      const okTokens = tokens.slice(0, span.missing);
+      const at = spanAt(text, okTokens) as { start: number; end: number };
+      const kind = typeAt(text, at.start);
+      const keys = kind === 'object' ? [...children(text, at.start)].map((c) => c.key as string) : [];
+      const where = okTokens.length ? `at ${toPointer(okTokens)}` : 'at the record root';
+      const detail = kind === 'object'
+        ? `the object ${where} has no member ${JSON.stringify(String(tokens[span.missing]))}; its keys: ${keys.slice(0, 30).map((k) => JSON.stringify(k)).join(', ')}${keys.length > 30 ? ', …' : ''}`
+        : kind === 'array'
+          ? `the array ${where} has ${[...children(text, at.start)].length} elements; ${JSON.stringify(String(tokens[span.missing]))} is not one of its indexes`
+          : `the value ${where} is a ${kind}, which has no members`;
+      throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}: ${detail}.`, {
+        location: { record_index: args.index, path: toPointer(tokens.slice(0, span.missing + 1)) },
+        hint: 'extract_keys or get_outline show the keys of a record.',
+      });
+    }
+    const lexeme = text.slice(span.start, span.end);
+    const type = typeAt(text, span.start);
+    const page = pageText(ctx, compact(lexeme), { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+    return {
+      value: page.text,
+      path: args.path,
+      value_type: type,
+      pointer: toPointer(tokens),
+      ...(type === 'number' ? { integer: lexemeIsInteger(lexeme) } : {}),
+      ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
+      ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+    };
+  },
+};
+
+/**
+ * get_value_at_path inside a big record through lazy nodes: only the containers on the path are scanned, and
+ * the value is parsed only when it is at most maxRecordBytes.
+ */
+function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
+  const { source } = file.opened;
+  const pointer = toPointer(tokens);
+  const node = source.node!(args.index, pointer);
+  if (!node) {
+    throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
+      location: { record_index: args.index, path: pointer },
+      hint: 'get_outline shows the members of a record or of a path inside it.',
+    });
+  }
+  if (node.byteLength > ctx.limits.maxRecordBytes) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `The value at ${pointer} is ${node.byteLength} bytes, over maxRecordBytes ${ctx.limits.maxRecordBytes}.`, {
+      limit: { name: 'maxRecordBytes', limit: ctx.limits.maxRecordBytes, value: node.byteLength },
+      hint: 'Read a deeper path (get_outline shows the members), e.g. features[0].',
+    });
+  }
+  const text = JSON.stringify(node.value()) ?? 'null';
+  const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+  return {
+    value: page.text,
+    path: args.path,
+    value_type: node.type,
+    pointer,
+    ...(node.type === 'number' ? { integer: lexemeIsInteger(text) } : {}),
+    ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
+    ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+  };
+}

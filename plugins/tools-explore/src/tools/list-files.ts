@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { ENVELOPE_RESERVE, jsonBytes } from '../records';
+import { cutSchema } from '../schemas';
+
+
+const input = z.object({
+  path: z.string().optional().describe('Folder under the root to list (default the root)'),
+  glob: z.string().optional().describe('Filter, e.g. "*.jsonl", "**/*.json", "logs/2024-*.ndjson"; without "/" it matches file names at any depth'),
+  max_results: z.number().int().min(1).default(200).describe('Files returned at most (default 200)'),
+});
+const output = z.object({
+  files: z.array(z.object({
+    path: z.string().describe('Relative to the root: pass it to open_file'),
+    size_bytes: z.number().int(),
+    modified: z.string().describe('ISO 8601'),
+    format: z.string().nullable().describe('Format open_file would use (jsonl, json, json-seq, …), null when none recognises the file'),
+  })),
+  truncated: z.boolean(),
+  cut: cutSchema.optional(),
+});
+
+export const listFiles: ToolDefinition<typeof input, typeof output> = {
+  name: 'list_files',
+  title: 'List files',
+  description:
+    'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated}. ' +
+    'path picks a folder under the root; glob filters ("*.jsonl", "**/*.json", "logs/*.ndjson" — a pattern without "/" matches file names at any depth). ' +
+    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open. truncated: true means more files matched than max_results (default 200): narrow path or glob.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    if (!ctx.files.list) throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'This server kernel cannot list files.', { hint: 'Open files by path with open_file.' });
+    const max = Math.min(args.max_results, ctx.limits.maxItems);
+    const listing = await ctx.files.list(args.path, { glob: args.glob, max, signal: ctx.signal });
+    const files: z.input<typeof output>['files'] = [];
+    const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
+    let used = 0;
+    let cut: z.infer<typeof cutSchema> | undefined;
+    for (const f of listing.files) {
+      const item = { path: f.path, size_bytes: f.size, modified: new Date(f.mtimeMs).toISOString(), format: f.format };
+      used += jsonBytes(item) + 1;
+      if (used > budget) {
+        cut = { limit: 'maxResultBytes', at: `after ${files.length} files (next: ${f.path})`, rest: 'Narrow the listing with path or glob.' };
+        break;
+      }
+      files.push(item);
+    }
+    return { files, truncated: listing.truncated || cut !== undefined, ...(cut ? { cut } : {}) };
+  },
+};

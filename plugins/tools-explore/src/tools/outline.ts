@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor } from '../files';
+import { children, spanAt, typeAt, type JsonType } from '../json/scan';
+import { ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
+import { cutSchema, handleArg } from '../schemas';
+
+/** One node of an outline. `bytes` is the size of the value's text in the file (UTF-8). */
+export interface OutlineNode {
+  key?: string | number;
+  type: JsonType;
+  bytes: number;
+  /** Members of an object / elements of an array. */
+  children?: number;
+  /** Scalars: the value's JSON text, strings longer than 80 characters shortened with "…". */
+  value?: string;
+  members?: OutlineNode[];
+  /** Members not listed (past max_members). */
+  more?: number;
+}
+
+const MAX_STRING = 80;
+
+/** The outline of the value whose text is `text[start, end)`, `depth` levels of members deep. */
+export function outline(text: string, start: number, end: number, depth: number, maxMembers: number): OutlineNode {
+  const type = typeAt(text, start);
+  const node: OutlineNode = { type, bytes: Buffer.byteLength(text.slice(start, end)) };
+  if (type === 'object' || type === 'array') {
+    let n = 0;
+    const members: OutlineNode[] = [];
+    for (const ch of children(text, start)) {
+      if (depth > 0 && members.length < maxMembers) members.push({ key: ch.key, ...outline(text, ch.start, ch.end, depth - 1, maxMembers) });
+      n++;
+    }
+    node.children = n;
+    if (depth > 0) {
+      node.members = members;
+      if (n > members.length) node.more = n - members.length;
+    }
+  } else {
+    node.value = shorten(text.slice(start, end), type);
+  }
+  return node;
+}
+
+const input = z.object({
+  handle: handleArg,
+  index: z.number().int().min(0).default(0).describe('Zero-based record index (default 0; a single-document file has one record)'),
+  path: z.string().optional().describe('Where to start inside the record: dot path, JSON Pointer or $-path; default the record root'),
+  depth: z.number().int().min(0).max(8).default(2).describe('Levels of members to show (default 2)'),
+  max_members: z.number().int().min(1).default(50).describe('Members listed per object or array (default 50); the rest are counted in more'),
+});
+const output = z.object({
+  index: z.number().int(),
+  pointer: z.string().describe('RFC 6901 pointer of the outlined value inside the record'),
+  outline: z.record(z.string(), z.unknown()).describe('{type, bytes, children, members: [{key, type, bytes, children?, value?, members?}], more?}'),
+  truncated: z.boolean().optional(),
+  cut: cutSchema.optional(),
+});
+
+export const getOutline: ToolDefinition<typeof input, typeof output> = {
+  name: 'get_outline',
+  title: 'Outline a record',
+  description:
+    'Show the shape of one record (or of a large single-document file such as a GeoJSON) without reading it all: a depth-limited tree of its members, each with key, type, children (member or element count) and bytes (size of its JSON text), scalars with their value (long strings shortened). ' +
+    'index (default 0) picks the record, path (dot path, JSON Pointer or $-path) a place inside it, depth (default 2) the levels shown, max_members (default 50) the members listed per container (more counts the rest). ' +
+    'Use it before get_value_at_path to find where the data is; then outline a deeper path.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler(args, ctx) {
+    const file = fileFor(ctx, args.handle);
+    const lazy = lazyRoot(ctx, file, args.index);
+    const parsedPath = args.path === undefined ? { tokens: [] } : parseUserPath(ctx, args.path);
+    if (lazy && 'tokens' in parsedPath) {
+      const pointer = toPointer(parsedPath.tokens);
+      const node = file.opened.source.node!(args.index, pointer);
+      if (!node) throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, { location: { record_index: args.index, path: pointer } });
+      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max));
+    }
+    const { value, text } = readRecord(ctx, file, args.index);
+    const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
+    const span = tokens === null ? null : spanAt(text, tokens);
+    if (tokens === null || span === null || 'missing' in span) {
+      throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
+        location: { record_index: args.index },
+        hint: 'get_outline without a path shows the top-level members.',
+      });
+    }
+    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max));
+  },
+};
+
+/** Builds the outline, showing fewer levels, then fewer members, until it fits maxResultBytes; says so when it had to. */
+function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string, build: (depth: number, max: number) => OutlineNode): z.input<typeof output> {
+  const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
+  let depth = args.depth;
+  let max = Math.min(args.max_members, ctx.limits.maxItems);
+  let tree = build(depth, max);
+  let reduced = false;
+  while (jsonBytes(tree) > budget && (depth > 1 || max > 1)) {
+    reduced = true;
+    if (depth > 1) depth--;
+    else max = Math.max(1, Math.floor(max / 2));
+    tree = build(depth, max);
+  }
+  return {
+    index: args.index,
+    pointer,
+    outline: tree as unknown as Record<string, unknown>,
+    ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members and page through paths.' } } : {}),
+  };
+}
+
+/** The outline of a lazy node (RecordSource.node): only the containers shown are scanned. */
+export function lazyOutline(node: LazyNode, depth: number, maxMembers: number): OutlineNode {
+  const out: OutlineNode = { type: node.type, bytes: node.byteLength };
+  if (node.type === 'object' || node.type === 'array') {
+    const n = node.childCount ?? 0;
+    out.children = n;
+    if (depth > 0) {
+      const shown = node.children!(0, Math.min(n, maxMembers));
+      out.members = shown.map((c) => ({ key: c.key ?? c.index!, ...lazyOutline(c.node, depth - 1, maxMembers) }));
+      if (n > shown.length) out.more = n - shown.length;
+    }
+  } else {
+    out.value = shorten(node.byteLength > 64 * 1024 && node.type === 'string' ? '"…"' : JSON.stringify(node.value()) ?? 'null', node.type);
+  }
+  return out;
+}
+
+function shorten(v: string, type: JsonType): string {
+  if (type !== 'string' || v.length <= MAX_STRING) return v;
+  let s = v.slice(0, MAX_STRING - 1);
+  if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
+  return s + '…"';
+}

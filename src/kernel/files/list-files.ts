@@ -1,0 +1,126 @@
+import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync, constants } from 'node:fs';
+import * as path from 'node:path';
+import type { Format } from '../contracts/format';
+import type { FileListing } from '../contracts/tool';
+import { McpgwError } from '../errors';
+import { selectFormat } from '../plugins/registries';
+import type { Sandbox } from './sandbox';
+
+/** Bytes read from each listed file to detect its format. */
+const LIST_PROBE_BYTES = 64 * 1024;
+/** Directory entries visited at most in one listing (a bound on work, not on results). */
+const MAX_VISITED = 100_000;
+
+/**
+ * Translates a glob to a regular expression over `/`-separated paths: `**` any number of segments,
+ * `*` any characters but `/`, `?` one character but `/`, `[…]`/`[!…]` a class, `{a,b}` alternatives.
+ * @throws McpgwError INVALID_ARGUMENT for an unbalanced `[` or `{`.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*') {
+      if (glob[i + 1] === '*') {
+        i++;
+        if (glob[i + 1] === '/') { i++; re += '(?:.*/)?'; } else re += '.*';
+      } else re += '[^/]*';
+    } else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close === -1) throw new McpgwError('INVALID_ARGUMENT', `Unclosed "[" in glob ${JSON.stringify(glob)}.`);
+      let body = glob.slice(i + 1, close);
+      if (body.startsWith('!')) body = '^' + body.slice(1);
+      re += '[' + body.replace(/\\/g, '\\\\') + ']';
+      i = close;
+    } else if (c === '{') { braces++; re += '(?:'; }
+    else if (c === '}' && braces > 0) { braces--; re += ')'; }
+    else if (c === ',' && braces > 0) re += '|';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  if (braces !== 0) throw new McpgwError('INVALID_ARGUMENT', `Unclosed "{" in glob ${JSON.stringify(glob)}.`);
+  return new RegExp(`^${re}$`);
+}
+
+function head(real: string, size: number): Buffer {
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(size, LIST_PROBE_BYTES));
+    let done = 0;
+    while (done < buf.length) {
+      const got = readSync(fd, buf, done, buf.length - done, done);
+      if (got === 0) break;
+      done += got;
+    }
+    return buf.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** See `FileAccess.list`. */
+export async function listFiles(
+  sandbox: Sandbox,
+  formats: readonly Format[],
+  input: string | undefined,
+  options: { glob?: string; max?: number; signal?: AbortSignal } = {},
+): Promise<FileListing> {
+  const folder = sandbox.resolve(input === undefined || input === '' ? '.' : input);
+  if (!statSync(folder).isDirectory()) {
+    throw new McpgwError('INVALID_ARGUMENT', `${input} is a file, not a folder.`, { hint: 'Give a folder; open_file opens a file.' });
+  }
+  const max = options.max ?? 200;
+  const glob = options.glob ? globToRegExp(options.glob) : null;
+  const onBase = options.glob !== undefined && !options.glob.includes('/');
+  const files: FileListing['files'] = [];
+  const seen = new Set<string>([folder]);
+  let visited = 0;
+  let truncated = false;
+  let lastYield = Date.now();
+
+  const walk = async (dir: string): Promise<boolean> => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return true; // unreadable folder: skipped
+    }
+    for (const name of names) {
+      if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The listing was cancelled.');
+      if (++visited > MAX_VISITED) { truncated = true; return false; }
+      if (Date.now() - lastYield > 50) { await new Promise((r) => setImmediate(r)); lastYield = Date.now(); }
+      const lexical = path.join(dir, name);
+      let real: string;
+      let st;
+      try {
+        real = realpathSync(lexical);
+        st = statSync(real);
+      } catch {
+        continue; // dangling link or vanished entry
+      }
+      if (!sandbox.contains(real)) continue; // a link out of the root is not listed
+      if (st.isDirectory()) {
+        if (seen.has(real)) continue; // link cycles
+        seen.add(real);
+        if (!(await walk(lexical))) return false;
+        continue;
+      }
+      if (!st.isFile()) continue;
+      const rel = path.relative(folder, lexical).split(path.sep).join('/');
+      if (glob && !glob.test(onBase ? name : rel)) continue;
+      if (files.length >= max) { truncated = true; return false; }
+      let format: string | null = null;
+      try {
+        const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(real, st.size), size: st.size };
+        format = selectFormat(formats, probe).format.name;
+      } catch {
+        format = null;
+      }
+      files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format });
+    }
+    return true;
+  };
+  await walk(folder);
+  return { folder: sandbox.relative(folder), files, truncated };
+}
