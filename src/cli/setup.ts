@@ -34,10 +34,10 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   const loaded = await loadConfig(opts.config, cwd);
   let config: EffectiveConfig;
   try {
-    config = resolveConfig(loaded, opts, process.env, cwd);
+    config = resolveConfig(loaded, opts, process.env, cwd, { ownDir: OWN_DIR });
   } catch (err) {
     if (!needRoot && err instanceof ConfigError && err.message.startsWith('No root folder')) {
-      config = resolveConfig(loaded, { ...opts, root: cwd }, process.env, cwd);
+      config = resolveConfig(loaded, { ...opts, root: cwd }, process.env, cwd, { ownDir: OWN_DIR });
     } else throw err;
   }
   const log = createLogger(config.logLevel);

@@ -38,8 +38,11 @@ export class Kernel {
   }
 
   /**
-   * The tools a profile offers: its bundles (all when it names none), narrowed by `allow`, minus `deny`.
-   * @throws ConfigError for a bundle or allowed tool that no plugin registered.
+   * The tools a profile offers: its bundles (all when it names none), narrowed by `allow`, minus `deny`
+   * (deny wins over allow). `mcpgw serve` offers exactly these and `mcpgw list-tools` prints them.
+   * @throws ConfigError (exit 2) for a bundle no plugin registered, an `allow` name its bundles do not
+   *   have, or a `deny` name no loaded plugin registered (deny lists are joined through `extends`, so a
+   *   denied tool may belong to a bundle this profile does not offer; a name nobody registers is a typo).
    */
   selectTools(config: Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'>): ToolDefinition[] {
     const names = config.bundles ?? [...this.registry.bundles.keys()];
@@ -55,6 +58,11 @@ export class Kernel {
     if (config.allow) {
       for (const t of config.allow) {
         if (!tools.some((tool) => tool.name === t)) throw new ConfigError(`${where} allows tool "${t}", which its bundles do not have.`);
+      }
+    }
+    for (const t of config.deny) {
+      if (!this.registry.tools.has(t)) {
+        throw new ConfigError(`${where} denies tool "${t}", which no loaded plugin registers. Tools: ${[...this.registry.tools.keys()].join(', ') || '(none)'}.`);
       }
     }
     return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));

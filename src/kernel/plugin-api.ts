@@ -1,10 +1,37 @@
 /**
- * The public plugin API: everything a plugin author (and every built-in plugin) uses.
- * Plugins import only types from here; runtime services arrive through `PluginRegistry`
- * and `ToolContext`, so one kernel instance serves every plugin.
+ * The public plugin API: everything a plugin author (and every built-in plugin) uses, published as
+ * `mcpgw/plugin-api` (package.json `exports`, with typings). Plugins import types from here; runtime
+ * services arrive through `PluginRegistry` and `ToolContext`, so one kernel instance serves every plugin.
+ * The only runtime members are plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`) and the
+ * identity helper `definePlugin`, none of which holds state.
+ *
+ * Versioning: `PLUGIN_API_VERSION` follows semver. A plugin's `apiVersion` is a semver range over it,
+ * checked at load time (a mismatch names both versions). Additive changes (new optional members)
+ * raise the minor version; anything that can break a plugin raises the major version.
  */
+import type { Plugin } from './contracts/plugin';
+
 export * from './contracts';
 export type { ErrorCode, ErrorDetails, ErrorLocation, ErrorLimit, ErrorPayload, McpgwError } from './errors';
 export { ERROR_CODES } from './errors';
 /** The plugin-API version plugins declare compatibility with (`Plugin.apiVersion` is a semver range over it). */
 export const PLUGIN_API_VERSION = '1.0.0';
+
+/**
+ * Returns `plugin` unchanged; exists only so that TypeScript checks a plugin object against the
+ * contract and infers the options type from its `options` schema (a zod schema fits):
+ *
+ * ```ts
+ * export default definePlugin({
+ *   name: '@acme/mcpgw-greet', version: '1.0.0', apiVersion: '^1.0.0',
+ *   options: z.strictObject({ greeting: z.string().default('hello') }),
+ *   register(registry, options) { options.greeting; // string },
+ * });
+ * ```
+ *
+ * A type-only alternative with the same checking: `export default { … } satisfies Plugin<Options>`.
+ * No decorators; authors who prefer dependency injection use `registry.container` and `Tokens`.
+ */
+export function definePlugin<Options = Record<string, unknown>>(plugin: Plugin<Options>): Plugin<Options> {
+  return plugin;
+}

@@ -19,8 +19,9 @@ export type Era = 'legacy' | 'modern';
 /**
  * Spawns the built CLI (`mcpgw serve …args`) and connects a real 2.x MCP client over stdio.
  * `legacy` speaks 2025-11-25 (initialize); `modern` pins 2026-07-28 (server/discover).
+ * `cli`: another mcpgw bin to run (e.g. the one installed from the packed tarball in a temp project).
  */
-export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string> } = {}): Promise<Connected> {
+export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string>; cli?: string } = {}): Promise<Connected> {
   const era = opts.era ?? 'legacy';
   const client = new Client(
     { name: 'mcpgw-tests', version: '1.0.0' },
@@ -28,7 +29,7 @@ export async function connect(args: string[], opts: { era?: Era; cwd?: string; e
   );
   const transport = new StdioClientTransport({
     command: NODE,
-    args: [CLI, 'serve', ...args],
+    args: [opts.cli ?? CLI, 'serve', ...args],
     cwd: opts.cwd ?? REPO,
     env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}) },
     stderr: 'pipe',

@@ -113,9 +113,17 @@ describe('format-json: a top-level array is a sequence of records', () => {
   test('indexing across chunk boundaries: strings and escapes split by 4 MiB reads', async () => {
     const items: unknown[] = [];
     for (let i = 0; i < 60_000; i++) items.push({ i, s: 'x\\"'.repeat(i % 50) + '\\', t: '"]}'.repeat(i % 7) });
-    const { source, close } = await open(write('big.json', JSON.stringify(items, null, 1)));
+    const text = JSON.stringify(items, null, 1);
+    const { source, close } = await open(write('big.json', text));
     expect(source.count).toBe(60_000);
     for (const i of [0, 1, 4095, 30_000, 59_999]) expect(source.value(i)).toEqual(items[i]);
+    // lines are counted on first need, in any order of requests, and agree with the text (ASCII: bytes = characters)
+    for (const i of [59_999, 0, 30_000, 4095, 1024, 31_000]) {
+      const loc = source.location(i);
+      expect(text[loc.byte_offset!]).toBe('{');
+      expect(loc.line).toBe(text.slice(0, loc.byte_offset).split('\n').length);
+      expect(loc.column).toBe(2);
+    }
     let n = 0;
     for await (const b of source.scan()) for (let k = 0; k < b.count; k++) { expect((b.value(k) as { i: number }).i).toBe(n); n++; }
     expect(n).toBe(60_000);

@@ -40,24 +40,16 @@ export function checkSequenceRecord(extent: Uint8Array, start: number, end: numb
  * whitespace between them) are not empty records (RFC 7464 §2.1); an element runs to the next RS,
  * so a truncated or unparseable element is one malformed record and the next RS resynchronises
  * (§2.3). Content before the first RS is one record, malformed for want of its RS. Per element it
- * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are counted with
- * `indexOf(LF)` for the index's line checkpoints.
+ * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are left to the source
+ * (counted on first need).
  */
 export async function indexSequence(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<OffsetIndex> {
   const index = records.createIndex();
   let pending = -1; // offset of an RS whose element has not shown content yet
   let leading = true; // before the first RS
-  let line = 1, counted = 0, chunkBase = 0;
-  let chunk: Buffer = Buffer.alloc(0);
-  const lineAt = (offset: number): number => {
-    for (let k = chunk.indexOf(LF, counted - chunkBase); k !== -1 && k < offset - chunkBase; k = chunk.indexOf(LF, k + 1)) line++;
-    counted = offset;
-    return line;
-  };
-  const push = (offset: number) => index.push(offset, index.count % 1024 === 0 ? lineAt(offset) : 0);
+  // Lines are not tracked here: the kernel's source counts them on first need (OffsetIndex.push with NaN).
+  const push = (offset: number) => index.push(offset, NaN);
   for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) {
-    chunk = bytes;
-    chunkBase = offset;
     const n = bytes.length;
     let i = 0;
     while (i < n) {
@@ -73,7 +65,6 @@ export async function indexSequence(file: OpenedFile, records: RecordsToolkit, o
       pending = offset + next;
       i = next + 1;
     }
-    lineAt(offset + n);
   }
   index.finish();
   return index;

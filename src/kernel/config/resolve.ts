@@ -1,4 +1,8 @@
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { resolvePluginModule } from '../plugins/resolve-module';
+import { describeIssues } from './config-error';
+import { profileSchema } from './schema';
 import type { Limits } from '../contracts/limits';
 import { DEFAULT_LIMITS } from './defaults';
 import { ConfigError } from './config-error';
@@ -27,12 +31,23 @@ export interface EffectiveConfig {
   logLevel: LogLevel;
 }
 
+/** Where shareable profiles are looked up after the config file's folder. */
+export interface ResolveOptions {
+  /** mcpgw's own package folder. */
+  ownDir?: string;
+}
+
 /**
- * Applies DESIGN's precedence and profile composition. `extends` names another profile; the
- * child's `bundles`, `allow`, `root` replace the parent's, `deny` lists are joined, `limits` merge
- * key by key with the child first. A cycle or an unknown profile is a ConfigError.
+ * Applies DESIGN's precedence and profile composition. `extends` names another profile of the same
+ * config, or else a shareable profile: an npm package (or a path, relative to the config file) whose
+ * default export is a profile object, looked up from the config file's folder, then from mcpgw's own
+ * folder (`options.ownDir`). A shareable profile's own `extends` names another package, looked up from
+ * its folder. The child's `bundles`, `allow`, `root` replace the parent's, `deny` lists are joined,
+ * `limits` merge key by key with the child first; a `root` (wherever it was written) is relative to
+ * the config file. A cycle, an unknown profile, a missing package or one whose export is not a valid
+ * profile is a ConfigError naming it.
  */
-export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJS.ProcessEnv, cwd: string): EffectiveConfig {
+export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJS.ProcessEnv, cwd: string, options: ResolveOptions = {}): EffectiveConfig {
   const { config, dir } = loaded;
   const logRaw = flags.logLevel ?? env.MCPGW_LOG ?? config.logLevel ?? 'warn';
   const log = logLevelSchema.safeParse(logRaw);
@@ -45,7 +60,7 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
       const known = Object.keys(config.profiles ?? {});
       throw new ConfigError(`Profile "${profileName}" is not defined.${known.length ? ` Profiles: ${known.join(', ')}.` : ' The config has no profiles.'}`);
     }
-    profile = flattenProfile(profileName, config.profiles);
+    profile = flattenProfile(profileName, { profiles: config.profiles, dir, ownDir: options.ownDir });
   }
 
   // root: flag (relative to cwd) > env (relative to cwd) > profile root > config root (relative to the config file)
@@ -73,20 +88,61 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
   };
 }
 
-function flattenProfile(name: string, profiles: Record<string, ProfileConfig>, seen: string[] = []): ProfileConfig {
+interface ProfileLookup {
+  profiles: Record<string, ProfileConfig>;
+  /** The config file's folder. */
+  dir: string;
+  ownDir?: string;
+}
+
+/**
+ * The profile `name` with its `extends` chain merged in. `fromPackage` is the folder of the shareable
+ * profile that named `name` (its parents are packages too, looked up from there).
+ */
+function flattenProfile(name: string, lookup: ProfileLookup, seen: string[] = [], fromPackage?: string): ProfileConfig {
   if (seen.includes(name)) throw new ConfigError(`Profiles extend each other in a cycle: ${[...seen, name].join(' → ')}.`);
-  const own = profiles[name];
-  if (!own) throw new ConfigError(`Profile "${seen[seen.length - 1]}" extends "${name}", which is not defined.`);
+  let own: ProfileConfig;
+  let packageDir: string | undefined;
+  if (fromPackage === undefined && Object.hasOwn(lookup.profiles, name)) own = lookup.profiles[name]!;
+  else ({ profile: own, dir: packageDir } = loadShareableProfile(name, fromPackage ?? lookup.dir, lookup, seen[seen.length - 1]!));
   if (!own.extends) return own;
-  const parent = flattenProfile(own.extends, profiles, [...seen, name]);
+  const parent = flattenProfile(own.extends, lookup, [...seen, name], packageDir);
   const merged: ProfileConfig = {
     bundles: own.bundles ?? parent.bundles,
     allow: own.allow ?? parent.allow,
     root: own.root ?? parent.root,
-    deny: [...(parent.deny ?? []), ...(own.deny ?? [])],
+    deny: [...new Set([...(parent.deny ?? []), ...(own.deny ?? [])])],
     limits: { ...stripUndefined(parent.limits), ...stripUndefined(own.limits) },
   };
   return merged;
+}
+
+const requireProfile = createRequire(__filename);
+
+/** Loads and validates a shareable profile (`extends: "@acme/mcpgw-profile-strict"`). @throws ConfigError */
+function loadShareableProfile(spec: string, fromDir: string, lookup: ProfileLookup, child: string): { profile: ProfileConfig; dir: string } {
+  const searchDirs = lookup.ownDir ? [fromDir, lookup.ownDir] : [fromDir];
+  const entry = resolvePluginModule(spec, fromDir, searchDirs);
+  if (!entry) {
+    const known = Object.keys(lookup.profiles);
+    throw new ConfigError(
+      `Profile "${child}" extends "${spec}", which is neither a profile of this config (${known.join(', ') || 'none'}) nor an installed package exporting a profile ` +
+        `(looked up from ${fromDir}${lookup.ownDir ? ` and mcpgw's folder ${lookup.ownDir}` : ''}).`,
+    );
+  }
+  let mod: unknown;
+  try {
+    mod = requireProfile(entry);
+  } catch (err) {
+    throw new ConfigError(`Profile "${child}" extends "${spec}", which cannot be loaded from ${entry}: ${(err as Error).message}`);
+  }
+  let exported = (mod as { default?: unknown } | null)?.default ?? mod;
+  if (exported && typeof exported === 'object' && 'default' in exported && !('bundles' in exported)) exported = (exported as { default: unknown }).default;
+  const parsed = profileSchema.safeParse(exported);
+  if (!parsed.success) {
+    throw new ConfigError(`Profile "${child}" extends "${spec}", whose default export (${entry}) is not a valid profile:\n${describeIssues(parsed.error.issues, spec)}`);
+  }
+  return { profile: parsed.data, dir: path.dirname(entry) };
 }
 
 function stripUndefined(o: LimitsConfig | undefined): LimitsConfig {

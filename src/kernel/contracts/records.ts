@@ -6,7 +6,11 @@ import type { Limits } from './limits';
  * 2^32 stay exact) plus a line-number checkpoint every 1,024 records.
  */
 export interface OffsetIndex {
-  /** Appends record start `offset` (bytes) found on 1-based `line`. */
+  /**
+   * Appends record start `offset` (bytes) found on 1-based `line`. The line is kept only for every
+   * 1,024th record (a checkpoint); an indexer that does not track lines passes `NaN`, and the kernel's
+   * source counts the newlines on first need (one pass from the nearest known checkpoint, then stored).
+   */
   push(offset: number, line: number): void;
   readonly count: number;
   /** Start offset of record i, bytes. */
@@ -15,6 +19,8 @@ export interface OffsetIndex {
   checkpointLine(c: number): number;
   /** Called once when indexing is done: releases spare capacity. */
   finish(): void;
+  /** Stores the line of checkpoint `c` once it is known (kernel indexes implement it; see `push`). */
+  setCheckpointLine?(c: number, line: number): void;
 }
 
 /** A chunk of the file: `bytes` hold file bytes `[offset, offset + bytes.length)`. */

@@ -37,6 +37,8 @@ export interface LoaderContext {
   ownDir: string;
   container: DependencyContainer;
   log: Logger;
+  /** Loads a resolved entry file; default `import()` of its file URL (ESM and CommonJS alike). Tests inject their own. */
+  importModule?: (entry: string) => Promise<unknown>;
 }
 
 /**
@@ -55,9 +57,9 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
   }
   let mod: unknown;
   try {
-    mod = await import(pathToFileURL(entry).href);
+    mod = await (ctx.importModule ?? importEntry)(entry);
   } catch (err) {
-    throw new PluginLoadError(spec.id, `failed to load ${entry}: ${(err as Error).message}`);
+    throw new PluginLoadError(spec.id, `failed to load ${entry}: ${messageOf(err)}`);
   }
   const plugin = pickPlugin(mod);
   const problem = contractProblem(plugin);
@@ -74,7 +76,7 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
   if (p.options) {
     const parsed = p.options.safeParse(spec.options);
     if (!parsed.success) {
-      const keys = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(options)'}: ${i.message}`).join('; ');
+      const keys = parsed.error.issues.flatMap(describeOptionIssue).join('; ');
       throw new PluginLoadError(label, `invalid options: ${keys}`);
     }
     options = parsed.data;
@@ -89,11 +91,26 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
   } catch (err) {
     if (err instanceof PluginLoadError) throw err;
     if (err instanceof RegistrationConflict) throw new PluginLoadError(label, err.message);
-    throw new PluginLoadError(label, `register() failed: ${(err as Error).message}`);
+    throw new PluginLoadError(label, `register() failed: ${messageOf(err)}`);
   }
   ctx.registry.plugins.push(record);
   ctx.registry.entries.set(p.name, entry);
   ctx.log.debug('plugin loaded', { plugin: label, from: entry });
+}
+
+/** `key.path: message`; an unknown key (zod's `unrecognized_keys`) is named by its own path. */
+function describeOptionIssue(issue: { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }): string[] {
+  const at = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) return issue.keys.map((k) => `${[...at, k].join('.')}: unknown option`);
+  return [`${at.join('.') || '(options)'}: ${issue.message}`];
+}
+
+function importEntry(entry: string): Promise<unknown> {
+  return import(pathToFileURL(entry).href);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function pickPlugin(mod: unknown): unknown {
@@ -132,7 +149,10 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
     },
     registerToolBundle(bundle: ToolBundle) {
       need(!!bundle && typeof bundle.name === 'string' && Array.isArray(bundle.tools), 'registerToolBundle() needs { name, tools: [] }.');
+      const names = new Set<string>();
       for (const t of bundle.tools) {
+        need(!names.has(t.name), `tool bundle ${bundle.name} has two tools named ${JSON.stringify(t.name)}.`);
+        names.add(t.name);
         need(typeof t.name === 'string' && /^[a-zA-Z0-9_.-]{1,64}$/.test(t.name), `tool name ${JSON.stringify(t.name)} is not a valid MCP tool name.`);
         need(typeof t.handler === 'function' && !!t.inputSchema && !!t.outputSchema, `tool ${t.name} needs inputSchema, outputSchema and handler.`);
         need(typeof t.description === 'string' && t.description.length < 2000, `tool ${t.name}'s description must be under 2,000 characters.`);

@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import type { OpenedFile, ProgressReporter } from '../contracts/format';
 import type { JsonTextIndex, OffsetIndex } from '../contracts/records';
 import { McpgwError } from '../errors';
-import { CHECKPOINT_EVERY, Float64OffsetIndex } from './offset-index';
+import { Float64OffsetIndex } from './offset-index';
 import { readChunks } from './chunks';
 import { JsonScanError, JsonStructureScanner, type ScanHooks } from './json-scan';
 
@@ -55,15 +55,6 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
   let inner: { type: 'object' | 'array'; open: number; kids: Offsets } | null = null;
   let arrayRoot = false;
   let closeOffset = -1;
-  // line numbers for the index's checkpoints: newlines counted up to `counted`
-  let line = 1, counted = 0, chunkBase = 0;
-  let chunk: Buffer = Buffer.alloc(0);
-  const lineAt = (offset: number): number => {
-    const to = offset - chunkBase;
-    for (let k = chunk.indexOf(10, counted - chunkBase); k !== -1 && k < to; k = chunk.indexOf(10, k + 1)) line++;
-    counted = offset;
-    return line;
-  };
   const hooks: ScanHooks = {
     captureDepth: 2,
     onOpen(depth, offset, type) {
@@ -77,7 +68,7 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
     },
     onChild(depth, offset) {
       if (depth === 1) {
-        if (arrayRoot) index.push(offset, index.count % CHECKPOINT_EVERY === 0 ? lineAt(offset) : 0);
+        if (arrayRoot) index.push(offset, NaN); // lines are counted on first need (IndexedRecordSource.lineAt)
         else root!.kids.push(offset);
       } else inner!.kids.push(offset);
     },
@@ -98,15 +89,12 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
   let first = true;
   try {
     for await (const { offset, bytes } of readChunks(file, { signal: options.signal, onProgress: options.onProgress })) {
-      chunk = bytes;
-      chunkBase = offset;
       let from = 0;
       if (first) {
         first = false;
         if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) from = 3; // RFC 8259 §8.1: MAY ignore a BOM
       }
       scanner.feed(from ? bytes.subarray(from) : bytes, bytes.length - from, offset + from);
-      lineAt(offset + bytes.length);
     }
     scanner.finish(file.identity.size);
   } catch (err) {

@@ -59,6 +59,10 @@ export class Float64OffsetIndex implements OffsetIndex {
     return this.checkpoints[c]!;
   }
 
+  setCheckpointLine(c: number, line: number): void {
+    this.checkpoints[c] = line;
+  }
+
   /** Gives back the unused tail of the last block and of the checkpoints once indexing is done. */
   finish(): void {
     const used = this.n & BLOCK_MASK;

@@ -232,17 +232,43 @@ export class IndexedRecordSource implements RecordSource {
   private lineAt(i: number): number {
     const c = Math.floor(i / CHECKPOINT_EVERY);
     const first = c * CHECKPOINT_EVERY;
-    let line = this.spec.index.checkpointLine(c);
-    let pos = this.spec.index.start(first);
-    const target = this.spec.index.start(i);
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, target - pos)));
-    while (pos < target) {
-      const n = readSync(this.spec.file.fd, buf, 0, Math.min(buf.length, target - pos), pos);
-      if (n === 0) break;
-      for (let k = buf.indexOf(10, 0); k !== -1 && k < n; k = buf.indexOf(10, k + 1)) line++;
-      pos += n;
+    const { index } = this.spec;
+    let line = index.checkpointLine(c);
+    if (Number.isNaN(line)) line = this.fillCheckpoints(c);
+    return line + this.countNewlines(index.start(first), index.start(i));
+  }
+
+  /**
+   * Lines of checkpoints that the indexer left unknown (NaN, see OffsetIndex.push): counted from the
+   * nearest known checkpoint before `c` (or the file start) and stored, so each byte is counted once.
+   */
+  private fillCheckpoints(c: number): number {
+    const { index } = this.spec;
+    let k = c;
+    while (k > 0 && Number.isNaN(index.checkpointLine(k - 1))) k--;
+    let line = k === 0 ? 1 : index.checkpointLine(k - 1);
+    let pos = k === 0 ? 0 : index.start((k - 1) * CHECKPOINT_EVERY);
+    for (; k <= c; k++) {
+      const at = index.start(k * CHECKPOINT_EVERY);
+      line += this.countNewlines(pos, at);
+      pos = at;
+      index.setCheckpointLine?.(k, line);
     }
     return line;
+  }
+
+  /** LF bytes in `[from, to)` of the file. */
+  private countNewlines(from: number, to: number): number {
+    let n = 0, pos = from;
+    if (pos >= to) return 0;
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, to - pos));
+    while (pos < to) {
+      const got = readSync(this.spec.file.fd, buf, 0, Math.min(buf.length, to - pos), pos);
+      if (got === 0) break;
+      for (let k = buf.indexOf(10, 0); k !== -1 && k < got; k = buf.indexOf(10, k + 1)) n++;
+      pos += got;
+    }
+    return n;
   }
 
   /**
