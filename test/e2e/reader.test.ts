@@ -165,6 +165,11 @@ describe('reader: exactness, pages, limits, errors', () => {
     expect(Buffer.byteLength(exact.text)).toBe(size);
     const under = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size - 1 });
     expect(under.data.error.limit).toEqual({ name: 'max_result_bytes', limit: size - 1, value: size });
+    // Checked while the page is built: a 100,000-item page against a 2,000-byte cap stops at the item that crosses it.
+    const big = await call(c.client, 'json_read', { path: 'many.jsonl', language: 'jsonpath', query: '$[*].id', max_result_bytes: 2000 });
+    expect(big.data.error.limit).toMatchObject({ name: 'max_result_bytes', limit: 2000 });
+    expect(big.data.error.limit.value).toBeGreaterThan(2000);
+    expect(big.data.error.limit.value).toBeLessThan(2040);
     await call(c.client, 'json_close', { file_id: opened.data.file_id });
   });
 
@@ -343,7 +348,8 @@ describe('reader: cancellation', () => {
   let dir: ReaderDir;
   let c: Connected;
   beforeAll(async () => {
-    const records = Array.from({ length: 20_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}"}`);
+    // 12,000 records of ~1 KB: a scan batch (4 MiB) holds ~4,000 records, so a page stops after a batch or two.
+    const records = Array.from({ length: 12_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}","big":"${'x'.repeat(900)}"}`);
     dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 3000 } });
     c = await connect(['--config', dir.config]);
   });
@@ -355,11 +361,11 @@ describe('reader: cancellation', () => {
   test('cancellation mid-scan: the server keeps serving, the cursor and the handle stay valid', async () => {
     const opened = await call(c.client, 'json_open', { path: 'slow.jsonl' });
     const fid = opened.data.file_id;
-    // A backtracking regular expression (~10^5 steps a record) that never matches: after record 3 the scan runs into
-    // the 3 s deadline, so the cancellation lands mid-scan.
-    const query = '$[?@.id == 3 || match(@.pad, "(p|pp){1,16}[^p]")]';
+    // A backtracking regular expression (~10^5 steps a record) that never matches: after record 3 the continuation
+    // spends seconds on the remaining batches, so the cancellation lands mid-scan.
+    const query = '$[?@.id == 3 || match(@.pad, "(p|pp){1,16}[^p]")].id';
     const first = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query, max_items: 1 });
-    expect(first.data.items.map((i: any) => i.path)).toEqual(['/3']);
+    expect(first.data.items).toEqual([{ path: '/3/id', value: 3 }]);
     expect(first.data.next_cursor).toMatch(/^jc_/);
     const ctl = new AbortController();
     const started = Date.now();
@@ -384,8 +390,38 @@ describe('reader: cancellation', () => {
     // The cancelled continuation kept its cursor: it continues (to the deadline, with a further cursor).
     const retry = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
     expect(retry.data.error).toBeUndefined();
-    expect(retry.data).toMatchObject({ complete: false, items: [], next_cursor: expect.stringMatching(/^jc_/) });
+    expect(retry.data.items).toEqual([]);
+    if (retry.data.complete) expect(retry.data.next_cursor).toBeUndefined();
+    else expect(retry.data.next_cursor).toMatch(/^jc_/);
     await call(c.client, 'json_close', { file_id: fid });
+  }, 60_000);
+
+  test('json_close during a long read: cursors die at once, the read finishes and answers without a cursor, then the close', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'slow.jsonl' });
+    const fid = opened.data.file_id;
+    const query = '$[?@.id == 3 || match(@.pad, "(p|pp){1,16}[^p]")].id';
+    const first = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query, max_items: 1 });
+    expect(first.data.next_cursor).toMatch(/^jc_/);
+    const spare = await call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: 1 });
+    const order: string[] = [];
+    const reading = call(c.client, 'json_read', { cursor: first.data.next_cursor }).then((r) => (order.push('read'), r));
+    let busy = false;
+    for (const started = Date.now(); !busy && Date.now() - started < 2000;) {
+      const probe = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/0/id' });
+      busy = probe.isError && probe.data.error.limit?.name === 'source_busy';
+    }
+    expect(busy).toBe(true);
+    const closing = call(c.client, 'json_close', { file_id: fid }).then((r) => (order.push('close'), r));
+    await new Promise((r) => setTimeout(r, 100));
+    // The handle's other cursor is void already, while the read still runs.
+    expect((await call(c.client, 'json_read', { cursor: spare.data.next_cursor })).data.error.code).toBe('NOT_FOUND');
+    const [read, closed] = await Promise.all([reading, closing]);
+    expect(order).toEqual(['read', 'close']);
+    expect(closed.data).toEqual({ file_id: fid, closed: true });
+    expect(read.isError).toBe(false);
+    // Whether it reached the deadline (complete: false) or the end, it carries no cursor.
+    expect(read.data).toMatchObject({ file_id: fid, items: [] });
+    expect(read.data.next_cursor).toBeUndefined();
   }, 60_000);
 });
 

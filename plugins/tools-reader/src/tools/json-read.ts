@@ -94,13 +94,32 @@ interface Page {
 }
 
 /**
- * Reads one page on `file` (lease already held): identity check, engine scan from `position`,
- * identity check again, then the page built item by item against the byte cap.
+ * Reads one page on `file` (lease already held): identity check, engine scan from `position` with the page
+ * built item by item against the byte cap as the engine streams it, identity check again.
  * `result.file_id` / `next_cursor` hold placeholders of the real ids' length; the caller fills them.
  * @throws SOURCE_CHANGED, CANCELLED, RESOURCE_LIMIT_EXCEEDED (max_result_bytes; no partial page)
  */
 async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, showFileId: boolean): Promise<Page> {
   const { source, realPath } = file.opened;
+  const overLimit = (value: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): at least ${value} bytes; no partial page is returned.`, {
+    limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value },
+    hint: spec.position === undefined
+      ? 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.'
+      : 'A cursor keeps the page size of the read that made it: read again with a smaller max_items (or a narrower query).',
+  });
+  // The page is built as the engine streams it (sink), measured item by item against a lower bound of the
+  // envelope (no cursor, no warnings, one-digit stats): a page certainly over the cap stops the scan at once.
+  const items: Output['items'] = [];
+  let bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
+  const sink = (nodes: readonly { path: string; value: unknown }[]) => {
+    for (const node of nodes) {
+      const item = { path: node.path, value: node.value };
+      bytes += byteLength(item) + (items.length > 0 ? 1 : 0);
+      if (bytes > spec.maxResultBytes) throw overLimit(bytes);
+      items.push(item);
+    }
+  };
+
   ctx.files.verify(source, realPath);
   const outcome = await ctx.scan.run({
     source,
@@ -112,11 +131,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     signal: ctx.signal,
     deadline: ctx.deadline,
     onProgress: (done, total) => ctx.progress(done, total, 'reading'),
+    sink,
   });
+  if (outcome.nodes.length > 0) sink(outcome.nodes); // an engine that ignores `sink` returns the nodes
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
 
-  if (outcome.nodes.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
+  if (items.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
     // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed: reading it is the error
     // (DESIGN "Records"), not an empty answer with a warning.
     const first = outcome.firstSkipped[0];
@@ -140,24 +161,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
     query: spec.query,
-    items: [],
+    items,
     complete: next === null,
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
-    stats: { returned: outcome.nodes.length, skipped: outcome.skipped },
+    stats: { returned: items.length, skipped: outcome.skipped },
     ...(warnings.length ? { warnings } : {}),
   };
-  // The envelope is exact (ids are placeholders of their final length); items add their bytes plus a comma each.
-  let bytes = byteLength(result);
-  const overLimit = (value: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): at least ${value} bytes; no partial page is returned.`, {
-    limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value },
-    hint: 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.',
-  });
-  for (const node of outcome.nodes) {
-    const item = { path: node.path, value: node.value };
-    bytes += byteLength(item) + (result.items.length > 0 ? 1 : 0);
-    if (bytes > spec.maxResultBytes) throw overLimit(bytes);
-    result.items.push(item);
-  }
+  // Exact: ids are placeholders of their final length.
   const exact = byteLength(result);
   if (exact > spec.maxResultBytes) throw overLimit(exact);
   return { result, next };
@@ -265,9 +275,9 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
     return result;
   }
   if (file.closed) {
-    // json_close ran while this page was read: the handle's cursors are void, so none is issued.
+    // json_close ran while this page was read: the handle's cursors are void, so none is issued
+    // (complete stays false: more matches remain in the file).
     delete result.next_cursor;
-    (result.warnings ??= []).push({ code: 'NOT_FOUND', message: `File handle ${fileId} was closed during this read; no cursor was issued.` });
     return result;
   }
   try {
