@@ -514,7 +514,7 @@ function readerAllPagesOp(file, id, query, expect) {
     prepare: (gw) => gw.fileId(file.rel),
     run: async (gw) => {
       gw.need('json_read', { language: 'jsonpath' });
-      const first = { file_id: await gw.fileId(file.rel), language: 'jsonpath', query, max_items: 1000 };
+      const first = { file_id: await gw.fileId(file.rel), language: 'jsonpath', query, max_items: 100 };
       const t0 = performance.now();
       let r = await gw.call('json_read', first);
       let n = r.sc.items?.length ?? 0, pages = 1;
