@@ -484,8 +484,11 @@ function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
   return Object.entries(kinds).map(([id, expect]) => ({ id, ...defs[id], expect, bytes }));
 }
 
-const SELECTIVE = { explorer: '$[?@.status == "failed"]', reader: '$[?@.status=="failed"]' };
-const NONSELECTIVE = { explorer: '$[?@.latency_ms > 100]', reader: '$[?@.latency_ms > 100]' };
+// The explorer evaluates each record as `$` (DESIGN "Two addressing modes"): its record predicate form
+// `$.status == "failed"` selects records; an RFC 9535 filter `$[?…]` there would filter each record's members.
+// match_case: true compares strings exactly, as jq and DuckDB do.
+const SELECTIVE = { explorer: '$.status == "failed"', reader: '$[?@.status=="failed"]' };
+const NONSELECTIVE = { explorer: '$.latency_ms > 100', reader: '$[?@.latency_ms > 100]' };
 
 function openOp(file, fmtLabel) {
   return { id: 'open_file', label: `open_file (${fmtLabel})`, bytes: file.meta.bytes, expect: file.meta.records,
@@ -625,7 +628,7 @@ async function scenarioMemory(ctx) {
       await gw.call('search', { handle, query: NEEDLE, mode: 'text', match_case: false, max_results: 50 });
       try { // a parsing scan too, once JSONPath has landed
         gw.need('search', { mode: 'jsonpath' });
-        await gw.call('search', { handle, query: SELECTIVE.explorer, mode: 'jsonpath', max_results: 50 });
+        await gw.call('search', { handle, query: SELECTIVE.explorer, mode: 'jsonpath', match_case: true, max_results: 50 });
         scans.push('jsonpath');
       } catch (e) { if (!(e instanceof NotYet)) throw e; }
       await sleep(200);
@@ -705,12 +708,12 @@ function buildScenario(ctx, name) {
       { title: 'needle, case-insensitive', ops: [searchOp(jsonl, 'search-ci', `search text "${NEEDLE}" match_case:false`, { query: NEEDLE, mode: 'text', match_case: false }, m.needles)],
         peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-ci': m.needles, 'grep-ci': m.needles }) }] };
     case 'filter-selective': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'status == failed', ops: [
-      searchOp(jsonl, 'explorer', `search jsonpath ${SELECTIVE.explorer} (count + first 50)`, { query: SELECTIVE.explorer, mode: 'jsonpath' }, m.failed),
+      searchOp(jsonl, 'explorer', `search jsonpath ${SELECTIVE.explorer} (count + first 50)`, { query: SELECTIVE.explorer, mode: 'jsonpath', match_case: true }, m.failed),
       readerFirstPageOp(jsonl, 'reader-first', SELECTIVE.reader, Math.min(50, m.failed)),
       readerAllPagesOp(jsonl, 'reader-all', SELECTIVE.reader, m.failed)],
     peers: peerDefs(ctx, jsonl.file, m.bytes, { 'jq-failed': m.failed, 'duck-failed': m.failed }) }] };
     case 'filter-nonselective': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'latency_ms > 100', ops: [
-      searchOp(jsonl, 'explorer', `search jsonpath ${NONSELECTIVE.explorer} (count + first 50)`, { query: NONSELECTIVE.explorer, mode: 'jsonpath' }, m.slow),
+      searchOp(jsonl, 'explorer', `search jsonpath ${NONSELECTIVE.explorer} (count + first 50)`, { query: NONSELECTIVE.explorer, mode: 'jsonpath', match_case: true }, m.slow),
       readerFirstPageOp(jsonl, 'reader-first', NONSELECTIVE.reader, Math.min(50, m.slow))],
     peers: peerDefs(ctx, jsonl.file, m.bytes, { 'jq-slow': m.slow, 'duck-slow': m.slow }) }] };
     case 'open-array': return { name, server: 'fresh', files: [array.file], groups: [{ title: 'open pretty array', ops: [
