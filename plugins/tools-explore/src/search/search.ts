@@ -6,6 +6,7 @@ import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
 import { isPredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
+import { regexQuery } from './regex';
 import { TextMatcher } from './text-matcher';
 
 const input = z.object({
@@ -14,7 +15,7 @@ const input = z.object({
   mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $, else text'),
   match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
   max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
-  regex: z.boolean().default(false).describe('Text mode: the query is a regular expression'),
+  regex: z.boolean().default(false).describe('Text mode: the query is a regular expression (I-Regexp, RFC 9485) found in string values; run with a deadline, so it cannot stall the server'),
   fields: fieldsArg,
   cursor: z.string().optional().describe('next_cursor of a previous call with the same handle and query'),
 });
@@ -63,10 +64,15 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     const source = file.opened.source;
     const mode = args.mode ?? (args.query.trimStart().startsWith('$') ? 'jsonpath' : 'text');
     const fields = parseFields(ctx, args.fields);
+    let regexText: string | undefined;
     if (args.regex && mode === 'text') {
-      throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'Regular-expression search is not available yet: it needs the scan engine\'s linear-time regex, which this server does not offer.', {
-        hint: 'Search for a literal substring (regex: false), or use a JSONPath filter with match()/search().',
-      });
+      try {
+        regexText = regexQuery(args.query, args.match_case);
+      } catch (err) {
+        throw ctx.error('QUERY_SYNTAX_ERROR', `Not a valid regular expression: ${(err as Error).message}`, {
+          hint: 'regex: true takes an I-Regexp (RFC 9485) pattern, e.g. "^err(or)?"; or search for a literal substring with regex: false.',
+        });
+      }
     }
     const cursors = cursorTable(ctx);
     let resume: SearchCursor | null = null;
@@ -79,7 +85,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
-    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget });
+    if (mode === 'jsonpath' || regexText !== undefined) return engineSearch(ctx, { args, file, fields, resume, limit, budget, regexText });
     const from = resume?.nextRecord ?? 0;
     // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
     const countFrom = resume ? resume.countFrom : 0;
@@ -177,12 +183,13 @@ type Output = z.input<typeof output>;
  */
 async function engineSearch(
   ctx: ToolContext,
-  { args, file, fields, resume, limit, budget }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number },
+  { args, file, fields, resume, limit, budget, regexText }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number; regexText?: string },
 ): Promise<Output> {
   const source = file.opened.source;
   const language = jsonPathLanguage(ctx);
   let predicate: Predicate | null = null;
-  if (isPredicate(args.query)) {
+  const mode = regexText !== undefined ? 'text' : 'jsonpath';
+  if (regexText === undefined && isPredicate(args.query)) {
     try {
       predicate = translatePredicate(args.query, args.match_case);
     } catch (err) {
@@ -196,7 +203,7 @@ async function engineSearch(
     }
   }
   let query: CompiledQuery;
-  const text = predicate ? `$[?${predicate.filter}]` : args.query;
+  const text = regexText ?? (predicate ? `$[?${predicate.filter}]` : args.query);
   try {
     query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
   } catch (err) {
@@ -281,7 +288,7 @@ async function engineSearch(
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
-      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: next,
       counted: before + matches.length, countFrom: null, ...(complete ? { total } : {}),
     });
   }
@@ -289,7 +296,7 @@ async function engineSearch(
     total_matches: total,
     matches,
     query: args.query,
-    mode: 'jsonpath',
+    mode,
     complete,
     ...(next_cursor ? { next_cursor } : {}),
     ...(predicate ? { filter: predicate.filter } : {}),
