@@ -50,7 +50,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
   title: 'Search records',
   description:
     'Search every record of an open file; returns {total_matches, matches: [{record_index, preview, match_path}], query, mode} for the whole file, one page at a time. ' +
-    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é). ' +
+    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an I-Regexp pattern matched in string values. ' +
     'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
     'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
     'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
