@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Format, Plugin, PluginRegistry } from '../../src/kernel/contracts';
+import type { Format, Plugin, PluginRegistry, QueryLanguage, ToolBundle } from '../../src/kernel/contracts';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { Limits } from '../../src/kernel/contracts/limits';
 import { McpgwError } from '../../src/kernel/errors';
@@ -9,22 +9,34 @@ import { recordsToolkit } from '../../src/kernel/records';
 import { createLogger } from '../../src/kernel/log';
 import { container } from 'tsyringe';
 
-/** Runs a plugin's register() against a capturing registry and returns the formats it registered. */
-export async function formatsOf(plugin: Plugin): Promise<Format[]> {
-  const formats: Format[] = [];
+/** What a plugin's register() contributed, captured by a registry that records instead of registering. */
+export interface Contributions {
+  formats: Format[];
+  queryLanguages: QueryLanguage[];
+  bundles: ToolBundle[];
+}
+
+/** Runs a plugin's register() against a capturing registry (the kernel's real records toolkit and errors). */
+export async function contributionsOf(plugin: Plugin, options: unknown = {}): Promise<Contributions> {
+  const out: Contributions = { formats: [], queryLanguages: [], bundles: [] };
   const registry: PluginRegistry = {
     apiVersion: '1.0.0',
     kernelVersion: 'test',
-    registerFormat: (f) => void formats.push(f),
-    registerQueryLanguage: () => undefined,
-    registerToolBundle: () => undefined,
+    registerFormat: (f) => void out.formats.push(f),
+    registerQueryLanguage: (l) => void out.queryLanguages.push(l),
+    registerToolBundle: (b) => void out.bundles.push(b),
     records: recordsToolkit,
     error: (code, message, details) => new McpgwError(code, message, details),
     container,
     log: createLogger('error'),
   };
-  await plugin.register(registry, {});
-  return formats;
+  await plugin.register(registry, options);
+  return out;
+}
+
+/** The formats a plugin registers. */
+export async function formatsOf(plugin: Plugin): Promise<Format[]> {
+  return (await contributionsOf(plugin)).formats;
 }
 
 /** A FileService over `root` with the given formats, as tools see it. */

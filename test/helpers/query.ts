@@ -1,31 +1,15 @@
 import 'reflect-metadata';
 import jsonpathPlugin from '../../plugins/query-jsonpath/src/index';
 import pointerPlugin from '../../plugins/query-pointer/src/index';
-import type { Plugin, PluginRegistry, QueryLanguage } from '../../src/kernel/contracts';
+import type { Plugin, QueryLanguage } from '../../src/kernel/contracts';
+import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { McpgwError } from '../../src/kernel/errors';
-import { recordsToolkit } from '../../src/kernel/records';
-import { createLogger } from '../../src/kernel/log';
 import { QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
-import { container } from 'tsyringe';
 
 /** Runs a plugin's register() and returns the query languages it registered. */
 export async function languagesOf(plugin: Plugin): Promise<QueryLanguage[]> {
-  const out: QueryLanguage[] = [];
-  const registry: PluginRegistry = {
-    apiVersion: '1.0.0',
-    kernelVersion: 'test',
-    registerFormat: () => undefined,
-    registerQueryLanguage: (l) => void out.push(l),
-    registerToolBundle: () => undefined,
-    records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
-    container,
-    log: createLogger('error'),
-  };
-  await plugin.register(registry, {});
-  return out;
+  return (await contributionsOf(plugin)).queryLanguages;
 }
 
 export async function jsonpath(): Promise<QueryLanguage> {
