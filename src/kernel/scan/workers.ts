@@ -145,9 +145,22 @@ export class ThreadPool implements WorkerPool {
     opts.signal?.addEventListener('abort', onAbort);
     const timer = opts.deadline !== undefined ? setTimeout(poke, Math.max(0, opts.deadline - Date.now())) : undefined;
     const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
+    /**
+     * Resolves when woken (a batch finished, a failure, cancellation) or once the deadline has passed. A timer can
+     * fire a millisecond before Date.now() passes the deadline (timers run on the monotonic clock); one wake-up
+     * from the single deadline timer was then spent while expired() was still false and a scan with a stuck
+     * thread waited forever. Every wait therefore carries its own timer to just past the deadline.
+     */
+    const sleep = (p?: Pending) => new Promise<void>((r) => {
+      let t: NodeJS.Timeout | undefined;
+      const done = () => { if (t) clearTimeout(t); r(); };
+      wake = done;
+      if (p) p.resolve = done;
+      if (opts.deadline !== undefined) { t = setTimeout(done, Math.max(0, opts.deadline - Date.now()) + 2); t.unref(); }
+    });
 
     try {
-      await Promise.race([Promise.all(ready), new Promise<void>((r) => { wake = r; })]);
+      await Promise.race([Promise.all(ready), sleep()]);
       if (failure) throw failure;
       let seq = 0;
       let nextToConsume = 0;
@@ -179,7 +192,7 @@ export class ThreadPool implements WorkerPool {
           const p = pending.get(nextToConsume)!;
           if (p.done) return 'ok';
           if (expired()) return 'stop';
-          await new Promise<void>((r) => { wake = r; p.resolve = r; });
+          await sleep(p);
         }
       };
 
