@@ -9,8 +9,9 @@
  *   out { type: 'count', seq, units }   (countOnly batches: matching units, once the page and its next position are known)
  *   out { type: 'done', seq }
  *   out { type: 'ready' } | { type: 'fatal', code, message }
- * `workerData.progress` (Int32Array on a SharedArrayBuffer, [0]) holds the record being evaluated, so the engine
- * can name the record a stuck regular expression was working on when it terminates this thread at the deadline.
+ * `workerData.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
+ * evaluation started in [1] (ms since `epoch`), so at the deadline the engine can tell a record still in evaluation
+ * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +32,8 @@ export interface WorkerInit {
   maxDepth: number;
   /** Post each record's nodes at once (regex queries, so a terminated thread loses nothing); else once per batch. */
   immediate: boolean;
+  /** ms since the epoch from which record start times in progress[1] count. */
+  epoch: number;
   /** Plan without functions and buffers: rebuilt here from the compiled query. */
   plan: Omit<Plan, 'query' | 'test' | 'testReads' | 'literals'> & { literals: string[] | null };
 }
@@ -88,6 +91,8 @@ async function main(): Promise<void> {
         const k = list ? list[j]! : j;
         const i = m.first + k;
         if (!inRange(plan, i)) continue;
+        // The time first: a reader that sees record i then reads its start time or a later one (never an earlier one).
+        Atomics.store(init.progress, 1, Date.now() - init.epoch);
         Atomics.store(init.progress, 0, i);
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues);
         if (!out) continue;
