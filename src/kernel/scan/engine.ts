@@ -291,9 +291,22 @@ export class Collector {
     return this.full && this.next !== null && !!this.opts.countAll;
   }
 
-  /** Units counted by a worker for a count-only batch. */
-  addCount(units: number): void {
+  /** Units (and malformed records) counted by a worker for a count-only batch or past a batch's `room`. */
+  addCount(units: number, skips = 0): void {
     this.total += units;
+    this.skipped += skips;
+  }
+
+  /**
+   * How many units records `first … end - 1` may hand over as nodes: what the page still takes, one more (the next
+   * position), and the units of the resume record that are dropped; -1 without a limit. A batch evaluated elsewhere
+   * (a worker thread) sends at most this many and only counts the rest, so no batch collects more than the page.
+   */
+  room(first: number, end: number): number {
+    if (this.limit === Number.POSITIVE_INFINITY) return -1;
+    if (this.next !== null) return 0;
+    const dropped = this.skipRecord >= first && this.skipRecord < end ? this.skipUnits : 0;
+    return Math.max(0, this.limit - this.collected) + 1 + dropped;
   }
 
   /** Materialized results: no per-record positions. */

@@ -64,7 +64,7 @@ type WorkerMessage =
   | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
   | { type: 'skip'; seq: number; record: number; code: string; message: string }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
-  | { type: 'count'; seq: number; units: number }
+  | { type: 'count'; seq: number; units: number; skips?: number }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
@@ -112,8 +112,10 @@ export class ThreadPool implements WorkerPool {
         p.slot.queue.shift();
         p.resolve?.();
         poke();
-      } else if (m.type === 'many') p.messages.push(...m.messages);
-      else p.messages.push(m);
+      } else if (m.type === 'many') {
+        // One by one: a batch may hold many messages, too many for the arguments of one push (a stack overflow).
+        for (const x of m.messages) p.messages.push(x);
+      } else p.messages.push(m);
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
@@ -174,7 +176,7 @@ export class ThreadPool implements WorkerPool {
             if (m.record >= upTo) break;
             if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
           } else if (m.type === 'count') {
-            collector.addCount(m.units);
+            collector.addCount(m.units, m.skips ?? 0);
           } else if (m.type === 'skip') {
             if (m.record >= upTo) break;
             const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError('SYNTAX_ERROR', m.message);
@@ -242,7 +244,8 @@ export class ThreadPool implements WorkerPool {
           const p: Pending = { seq, first: batch.first, count: batch.count, slot, messages: [], done: false };
           pending.set(seq, p);
           slot.queue.push(seq);
-          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
+          const cap = collector.room(batch.first, batch.first + batch.count);
+          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
           seq++;
           dispatched = batch.first + batch.count;
         }
