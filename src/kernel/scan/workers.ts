@@ -9,8 +9,8 @@ import { McpgwError, isErrorCode } from '../errors';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
-import { spansOf } from './engine';
-import { lazyNode, type Plan } from './plan';
+import { oversizedOutcome, spansOf } from './engine';
+import { inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 
@@ -64,7 +64,7 @@ type WorkerMessage =
   | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
   | { type: 'skip'; seq: number; record: number; code: string; message: string }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
-  | { type: 'count'; seq: number; units: number }
+  | { type: 'count'; seq: number; units: number; skips?: number }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
@@ -112,8 +112,10 @@ export class ThreadPool implements WorkerPool {
         p.slot.queue.shift();
         p.resolve?.();
         poke();
-      } else if (m.type === 'many') p.messages.push(...m.messages);
-      else p.messages.push(m);
+      } else if (m.type === 'many') {
+        // One by one: a batch may hold many messages, too many for the arguments of one push (a stack overflow).
+        for (const x of m.messages) p.messages.push(x);
+      } else p.messages.push(m);
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
@@ -174,7 +176,7 @@ export class ThreadPool implements WorkerPool {
             if (m.record >= upTo) break;
             if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
           } else if (m.type === 'count') {
-            collector.addCount(m.units);
+            collector.addCount(m.units, m.skips ?? 0);
           } else if (m.type === 'skip') {
             if (m.record >= upTo) break;
             const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError('SYNTAX_ERROR', m.message);
@@ -227,6 +229,14 @@ export class ThreadPool implements WorkerPool {
           const r = await it.next();
           if (r.done) { exhausted = true; break; }
           const batch = r.value;
+          if (batch.oversized) {
+            // Not for a thread: the record has no bytes here. Its outcome is consumed in order like any batch's.
+            const out = oversizedOutcome(batch);
+            const p: Pending = { seq, first: batch.first, count: 1, slot: slots[0]!, messages: inRange(plan, batch.first) ? [{ type: 'skip', seq, record: batch.first, code: out.error!.code, message: out.error!.message }] : [], done: true };
+            pending.set(seq++, p);
+            dispatched = batch.first + 1;
+            continue;
+          }
           const spans = spansOf(batch);
           const bytes = new Uint8Array(batch.bytes.length);
           bytes.set(batch.bytes);
@@ -234,7 +244,8 @@ export class ThreadPool implements WorkerPool {
           const p: Pending = { seq, first: batch.first, count: batch.count, slot, messages: [], done: false };
           pending.set(seq, p);
           slot.queue.push(seq);
-          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
+          const cap = collector.room(batch.first, batch.first + batch.count);
+          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
           seq++;
           dispatched = batch.first + batch.count;
         }
