@@ -103,6 +103,10 @@ export class QueryScanEngine implements ScanEngine {
     let scanned = 0;
     let checks = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+      if (batch.oversized) {
+        if (inRange(plan, batch.first) && !result.take(oversizedOutcome(batch), source, plan)) return (await result.flush(), result.finish(null, true));
+        continue;
+      }
       const view = viewOf(batch);
       const list = candidates(view, plan, 0, batch.count);
       // Valid UTF-8 is checked once per batch when most records are read, else per candidate record.
@@ -177,6 +181,17 @@ export class QueryScanEngine implements ScanEngine {
   }
 }
 
+/** A record over maxRecordBytes that is not evaluated: the error its reading gives, reported (never passed over). */
+export function oversizedOutcome(batch: RecordBatch): RecordOutcome {
+  try {
+    batch.text(0);
+  } catch (err) {
+    if (err instanceof McpgwError) return { record: batch.first, error: err };
+    throw err;
+  }
+  return { record: batch.first, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${batch.first} is over maxRecordBytes.`, { limit: { name: 'maxRecordBytes', limit: 0 } }) };
+}
+
 /** The engine's view of a RecordBatch (no copy). */
 export function viewOf(batch: RecordBatch): BatchView {
   return { first: batch.first, count: batch.count, bytes: batch.bytes, base: 0, span: (k) => batch.span(k), recordAt: (o) => batch.recordAt(o) };
@@ -217,7 +232,8 @@ export class Collector {
   take(out: RecordOutcome, source: RecordSource, plan: Plan): boolean {
     if (out.error) {
       this.skipped++;
-      if (plan.kind === 'document') throw out.error;
+      // One document, or the one record of a single-document file too long to read: the answer is the error.
+      if (plan.kind === 'document' || (!source.rootIsSequence && out.error.limit?.name === 'maxRecordBytes')) throw out.error;
       if (this.firstSkipped.length < 5) {
         const loc = out.error.location ?? {};
         let line = loc.line, byte_offset = loc.byte_offset;

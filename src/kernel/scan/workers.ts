@@ -9,8 +9,8 @@ import { McpgwError, isErrorCode } from '../errors';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
-import { spansOf } from './engine';
-import { lazyNode, type Plan } from './plan';
+import { oversizedOutcome, spansOf } from './engine';
+import { inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 
@@ -229,6 +229,14 @@ export class ThreadPool implements WorkerPool {
           const r = await it.next();
           if (r.done) { exhausted = true; break; }
           const batch = r.value;
+          if (batch.oversized) {
+            // Not for a thread: the record has no bytes here. Its outcome is consumed in order like any batch's.
+            const out = oversizedOutcome(batch);
+            const p: Pending = { seq, first: batch.first, count: 1, slot: slots[0]!, messages: inRange(plan, batch.first) ? [{ type: 'skip', seq, record: batch.first, code: out.error!.code, message: out.error!.message }] : [], done: true };
+            pending.set(seq++, p);
+            dispatched = batch.first + 1;
+            continue;
+          }
           const spans = spansOf(batch);
           const bytes = new Uint8Array(batch.bytes.length);
           bytes.set(batch.bytes);

@@ -128,6 +128,14 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     });
     const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
     for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
+      if (batch.oversized) {
+        // A record too long to read whole is reported, never passed over silently (the whole file: the error itself).
+        try { batch.text(0); } catch (err) {
+          if (!source.rootIsSequence) throw err;
+          onMalformed(batch.first, err);
+        }
+        continue;
+      }
       let go = true;
       visit(batch, (k, m) => (go = take(batch.first + k, m)));
       if (!go) break;
