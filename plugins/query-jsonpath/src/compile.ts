@@ -101,7 +101,12 @@ function literalsOfSegments(segments: readonly any[]): string[] {
   return best;
 }
 
-const score = (lits: string[]) => Math.min(...lits.map((l) => l.length)) - lits.length;
+/** Shortest literal's length minus their count (a loop: a query may hold more literals than a call takes arguments). */
+const score = (lits: string[]) => {
+  let min = Number.POSITIVE_INFINITY;
+  for (const l of lits) if (l.length < min) min = l.length;
+  return min - lits.length;
+};
 
 function literalsOfExpr(e: any): string[] {
   if (e instanceof X.LogicalExpression) return literalsOfExpr(e.expression);

@@ -83,10 +83,18 @@ export function projectText(text: string, fields: { name: string; tokens: Tokens
 
 export { toPointer };
 
-/** Byte length of the longest prefix of `buf` from `start`, at most `max` bytes, ending on a UTF-8 character boundary. */
-function cutAtCharBoundary(buf: Buffer, start: number, max: number): number {
+/**
+ * End (exclusive) of the part of `buf` from `start` (a character start): at most `max` bytes ending on a UTF-8
+ * character boundary, but never empty while bytes remain — when the first character alone is longer than `max`
+ * (up to 4 bytes, RFC 3629), the part is that whole character, so a reader following the offsets always advances.
+ */
+export function cutAtCharBoundary(buf: Uint8Array, start: number, max: number): number {
   let end = Math.min(buf.length, start + max);
   while (end > start && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
+  if (end === start && start < buf.length) {
+    end = start + 1;
+    while (end < buf.length && (buf[end]! & 0xc0) === 0x80) end++;
+  }
   return end;
 }
 

@@ -73,6 +73,12 @@ export interface Format {
  * `text`/`value` throw RESOURCE_LIMIT_EXCEEDED, so a scan goes on past it.
  */
 export interface RecordBatch {
+  /**
+   * True for the batch of one record longer than maxRecordBytes: it has no bytes (its span is empty) and its
+   * `text`/`value` throw RESOURCE_LIMIT_EXCEEDED. A consumer that can read the record in parts (RecordSource.node)
+   * does so; any other reports it — never passes over it silently.
+   */
+  readonly oversized?: boolean;
   /** Index of the first record in this batch. */
   readonly first: number;
   /** Number of records in this batch. */
@@ -141,7 +147,7 @@ export interface ValidationReport {
   first_malformed: { record_index: number; code: string; message: string; byte_offset?: number; line?: number; column?: number }[];
   /** The first error of all (the first of `first_malformed`), as an error payload location. */
   first_error?: { code: string; message: string; location?: ErrorLocation };
-  /** Records longer than maxRecordBytes: framed but not parsed (not counted as malformed). */
+  /** Records longer than maxRecordBytes: not parsed whole; examined in parts through lazy nodes when the source has `node`. */
   oversized_records: number;
   /** Records holding an object with a repeated member name (the last one wins everywhere). */
   duplicate_keys: number;
@@ -176,6 +182,16 @@ export interface LazyNode {
    * @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes or maxDepth; SYNTAX_ERROR.
    */
   value(warnings?: RecordWarning[]): unknown;
+  /**
+   * The value's exact JSON text from the file, strict UTF-8 (nothing parsed).
+   * @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes; SYNTAX_ERROR (invalid UTF-8, at its byte offset).
+   */
+  text?(): string;
+  /**
+   * Bytes `[from, to)` of the value's text (default all of it), e.g. to read a value larger than any answer in parts.
+   * @throws INVALID_ARGUMENT (a range outside the value), RESOURCE_LIMIT_EXCEEDED (more than maxRecordBytes at once).
+   */
+  bytes?(from?: number, to?: number): Buffer;
 }
 
 export interface ScanOptions {

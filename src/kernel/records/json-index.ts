@@ -20,6 +20,8 @@ export interface ContainerIndex {
   keys?: string[];
   /** Indexed at open: kept when the on-demand cache is cleared. */
   pinned?: boolean;
+  /** Objects: the index of the last member of each name (the one that wins), built on first lookup. */
+  lastIndex?: Map<string, number>;
 }
 
 /** Containers already indexed, by the offset of their opening bracket (unique in a file). */
@@ -147,10 +149,10 @@ export function lineColumn(fd: number, offset: number): { line: number; column: 
 
 /**
  * Indexes the direct children of the container whose opening bracket is at `open` by a synchronous
- * structural scan of its bytes (1 MiB reads), stopping at its closing bracket.
+ * structural scan of its bytes (1 MiB reads, or `held` when it covers them), stopping at its closing bracket.
  * @throws JsonScanError (broken structure), McpgwError IO_ERROR.
  */
-export function indexContainerSync(fd: number, open: number, limit: number): ContainerIndex {
+export function indexContainerSync(fd: number, open: number, limit: number, held?: { buf: Buffer; base: number }): ContainerIndex {
   const kids = new Offsets();
   let type: 'object' | 'array' = 'array';
   let close = -1;
@@ -161,8 +163,13 @@ export function indexContainerSync(fd: number, open: number, limit: number): Con
     onChild: (_d, o) => kids.push(o),
     onClose: (_d, o) => { close = o; },
   });
-  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(64, limit - open)));
   let pos = open;
+  if (held) {
+    // the bytes are in memory already (`held` covers [open, limit))
+    scanner.feed(held.buf.subarray(open - held.base, limit - held.base), limit - open, open);
+    pos = limit;
+  }
+  const buf = held ? Buffer.alloc(0) : Buffer.allocUnsafe(Math.min(1 << 20, Math.max(64, limit - open)));
   while (!scanner.done && pos < limit) {
     let n: number;
     try { n = readSync(fd, buf, 0, Math.min(buf.length, limit - pos), pos); }

@@ -341,7 +341,7 @@ export class IndexedRecordSource implements RecordSource {
 /** A batch of one record longer than maxRecordBytes: no bytes (an empty span), and reading it throws `error`. */
 function oversizedBatch(first: number, error: McpgwError): RecordBatch {
   return {
-    first, count: 1, bytes: Buffer.alloc(0),
+    oversized: true, first, count: 1, bytes: Buffer.alloc(0),
     span: () => [0, 0],
     recordAt: (offset: number) => (offset === 0 ? 0 : -1),
     text: () => { throw error; },

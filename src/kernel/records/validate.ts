@@ -1,7 +1,7 @@
-import type { RecordSource, RecordWarning, ValidateOptions, ValidationReport } from '../contracts/format';
+import type { LazyNode, RecordSource, RecordWarning, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import { McpgwError, type ErrorLocation } from '../errors';
-import { countMemberNames, countMembers, decodeUtf8, findDuplicateKey } from './parse';
+import { countMemberNames, countMembers, decodeUtf8, escapeToken, findDuplicateKey, parseExact } from './parse';
 
 /** Malformed records listed in a report. */
 const LIST = 5;
@@ -26,6 +26,7 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
   const to = Math.min(source.count, maxRecords);
   let from = 0;
   let stop = false;
+  let partial = false;
   const malformed = (index: number, err: unknown) => {
     report.malformed_records++;
     if (report.first_malformed.length < LIST) {
@@ -47,6 +48,25 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           const [s, e] = batch.span(k);
           if (report.records_examined > 0 && report.bytes_examined + (e - s) > maxBytes) { stop = true; break; }
           const i = batch.first + k;
+          if (batch.oversized && source.node) {
+            // Too long to parse whole: examined piece by piece through lazy nodes, within the probe's bytes.
+            const root = source.node(i, '');
+            report.oversized_records++;
+            if (!root) continue;
+            const r = await validateInParts(root, i, maxBytes - report.bytes_examined, limits, options);
+            report.records_examined++;
+            report.bytes_examined += r.bytes;
+            if (r.error) malformed(i, r.error);
+            else {
+              if (r.loneSurrogates) report.lone_surrogates++;
+              if (r.duplicate) {
+                report.duplicate_keys++;
+                if (!report.first_duplicate_key) report.first_duplicate_key = { record_index: i, ...r.duplicate };
+              }
+            }
+            if (!r.complete) { partial = true; stop = true; break; }
+            continue;
+          }
           report.records_examined++;
           report.bytes_examined += e - s;
           if (e - s > limits.maxRecordBytes) { report.oversized_records++; continue; }
@@ -90,6 +110,82 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
       throw err;
     }
   }
-  report.complete = report.records_examined === source.count;
+  report.complete = !partial && report.records_examined === source.count;
   return report;
+}
+
+/** Values parsed whole when a record over maxRecordBytes is examined in parts. */
+export const PIECE_BYTES = 1 << 20;
+
+/**
+ * Examines the value of `root` (a record too long to parse whole) in parts: every value of at most PIECE_BYTES
+ * (and every longer scalar up to maxRecordBytes) is parsed exactly as `value` parses, containers above them are
+ * walked through lazy nodes (member names decoded, repeated names found), in document order, until `budget`
+ * bytes have been parsed. Yields to the event loop between parts; checks the signal and deadline there.
+ * `complete` is false when the budget, the deadline or a scalar over maxRecordBytes stopped it.
+ */
+export async function validateInParts(root: LazyNode, recordIndex: number, budget: number, limits: Limits, options: ValidateOptions = {}): Promise<{
+  bytes: number; complete: boolean; error?: McpgwError; duplicate?: { key: string; path: string }; loneSurrogates: boolean;
+}> {
+  const out: { bytes: number; complete: boolean; error?: McpgwError; duplicate?: { key: string; path: string }; loneSurrogates: boolean } = { bytes: 0, complete: true, loneSurrogates: false };
+  interface Frame { node: LazyNode; pointer: string; next: number; count: number; names?: Set<string>; kids: { key?: string; index?: number; node: LazyNode }[]; at: number }
+  const stack: Frame[] = [];
+  let sinceYield = 0;
+  const piece = Math.min(PIECE_BYTES, limits.maxRecordBytes);
+  const visit = (node: LazyNode, pointer: string): boolean => {
+    if (node.byteLength <= piece || (node.type !== 'object' && node.type !== 'array')) {
+      if (node.byteLength > limits.maxRecordBytes) { out.complete = false; return false; }
+      if (out.bytes > 0 && out.bytes + node.byteLength > budget) { out.complete = false; return false; }
+      const warnings: RecordWarning[] = [];
+      let text: string, value: unknown;
+      if (node.text) {
+        text = node.text();
+        value = parseExact(text, () => ({ byteOffset: node.byteOffset, line: 0, column: 0, recordIndex, maxDepth: limits.maxDepth }), limits.maxDepth, warnings);
+      } else {
+        value = node.value(warnings);
+        text = JSON.stringify(value);
+      }
+      if (warnings.length) out.loneSurrogates = true;
+      if (!out.duplicate && value !== null && typeof value === 'object' && countMemberNames(text) !== countMembers(value)) {
+        const dup = findDuplicateKey(text);
+        if (dup) out.duplicate = { key: dup.key, path: pointer + dup.path };
+      }
+      out.bytes += node.byteLength;
+      sinceYield += node.byteLength;
+      return true;
+    }
+    stack.push({ node, pointer, next: 0, count: node.childCount ?? 0, ...(node.type === 'object' ? { names: new Set<string>() } : {}), kids: [], at: 0 });
+    return true;
+  };
+  try {
+    if (!visit(root, '')) return out;
+    while (stack.length) {
+      const f = stack[stack.length - 1]!;
+      if (f.at === f.kids.length) {
+        if (f.next >= f.count) { stack.pop(); continue; }
+        f.kids = f.node.children!(f.next, Math.min(f.count, f.next + 1024));
+        f.next += f.kids.length;
+        f.at = 0;
+      }
+      const kid = f.kids[f.at++]!;
+      let pointer: string;
+      if (f.names) {
+        const key = kid.key!;
+        if (f.names.has(key) && !out.duplicate) out.duplicate = { key, path: `${f.pointer}/${escapeToken(key)}` };
+        f.names.add(key);
+        pointer = `${f.pointer}/${escapeToken(key)}`;
+      } else pointer = `${f.pointer}/${kid.index}`;
+      if (!visit(kid.node, pointer)) return out;
+      if (sinceYield >= piece) {
+        sinceYield = 0;
+        await new Promise<void>((r) => setImmediate(r));
+        if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+        if (options.deadline !== undefined && Date.now() > options.deadline) { out.complete = false; return out; }
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof McpgwError) || err.code === 'CANCELLED' || err.code === 'IO_ERROR' || err.code === 'SOURCE_CHANGED') throw err;
+    out.error = err;
+  }
+  return out;
 }

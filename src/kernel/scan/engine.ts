@@ -103,6 +103,10 @@ export class QueryScanEngine implements ScanEngine {
     let scanned = 0;
     let checks = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+      if (batch.oversized) {
+        if (inRange(plan, batch.first) && !result.take(oversizedOutcome(batch), source, plan)) return (await result.flush(), result.finish(null, true));
+        continue;
+      }
       const view = viewOf(batch);
       const list = candidates(view, plan, 0, batch.count);
       // Valid UTF-8 is checked once per batch when most records are read, else per candidate record.
@@ -177,6 +181,17 @@ export class QueryScanEngine implements ScanEngine {
   }
 }
 
+/** A record over maxRecordBytes that is not evaluated: the error its reading gives, reported (never passed over). */
+export function oversizedOutcome(batch: RecordBatch): RecordOutcome {
+  try {
+    batch.text(0);
+  } catch (err) {
+    if (err instanceof McpgwError) return { record: batch.first, error: err };
+    throw err;
+  }
+  return { record: batch.first, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${batch.first} is over maxRecordBytes.`, { limit: { name: 'maxRecordBytes', limit: 0 } }) };
+}
+
 /** The engine's view of a RecordBatch (no copy). */
 export function viewOf(batch: RecordBatch): BatchView {
   return { first: batch.first, count: batch.count, bytes: batch.bytes, base: 0, span: (k) => batch.span(k), recordAt: (o) => batch.recordAt(o) };
@@ -217,14 +232,15 @@ export class Collector {
   take(out: RecordOutcome, source: RecordSource, plan: Plan): boolean {
     if (out.error) {
       this.skipped++;
-      if (plan.kind === 'document') throw out.error;
+      // One document, or the one record of a single-document file too long to read: the answer is the error.
+      if (plan.kind === 'document' || (!source.rootIsSequence && out.error.limit?.name === 'maxRecordBytes')) throw out.error;
       if (this.firstSkipped.length < 5) {
         const loc = out.error.location ?? {};
         let line = loc.line, byte_offset = loc.byte_offset;
         if (line === undefined) {
           try { const l = source.location(out.record); line = l.line; byte_offset = l.byte_offset; } catch { /* closed */ }
         }
-        this.firstSkipped.push({ record_index: out.record, ...(line !== undefined ? { line } : {}), ...(byte_offset !== undefined ? { byte_offset } : {}), message: out.error.message });
+        this.firstSkipped.push({ record_index: out.record, code: out.error.code, ...(line !== undefined ? { line } : {}), ...(byte_offset !== undefined ? { byte_offset } : {}), message: out.error.message });
       }
       return true;
     }
@@ -275,9 +291,22 @@ export class Collector {
     return this.full && this.next !== null && !!this.opts.countAll;
   }
 
-  /** Units counted by a worker for a count-only batch. */
-  addCount(units: number): void {
+  /** Units (and malformed records) counted by a worker for a count-only batch or past a batch's `room`. */
+  addCount(units: number, skips = 0): void {
     this.total += units;
+    this.skipped += skips;
+  }
+
+  /**
+   * How many units records `first … end - 1` may hand over as nodes: what the page still takes, one more (the next
+   * position), and the units of the resume record that are dropped; -1 without a limit. A batch evaluated elsewhere
+   * (a worker thread) sends at most this many and only counts the rest, so no batch collects more than the page.
+   */
+  room(first: number, end: number): number {
+    if (this.limit === Number.POSITIVE_INFINITY) return -1;
+    if (this.next !== null) return 0;
+    const dropped = this.skipRecord >= first && this.skipRecord < end ? this.skipUnits : 0;
+    return Math.max(0, this.limit - this.collected) + 1 + dropped;
   }
 
   /** Materialized results: no per-record positions. */

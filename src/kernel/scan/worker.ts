@@ -6,11 +6,15 @@
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
  *   out { type: 'skip', seq, record, code, message }
  *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
- *   out { type: 'count', seq, units }   (countOnly batches: matching units, once the page and its next position are known)
+ *   out { type: 'count', seq, units, skips? }   (units past `cap`, or every unit of a countOnly batch; skips: malformed
+ *                                        records past the first few of the batch, counted only)
+ * `cap` (-1: none) is how many units the batch may send as nodes: past it, units are only counted (countAll) or the
+ * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
  *   out { type: 'ready' } | { type: 'fatal', code, message }
- * `workerData.progress` (Int32Array on a SharedArrayBuffer, [0]) holds the record being evaluated, so the engine
- * can name the record a stuck regular expression was working on when it terminates this thread at the deadline.
+ * `workerData.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
+ * evaluation started in [1] (ms since `epoch`), so at the deadline the engine can tell a record still in evaluation
+ * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
@@ -31,9 +35,14 @@ export interface WorkerInit {
   maxDepth: number;
   /** Post each record's nodes at once (regex queries, so a terminated thread loses nothing); else once per batch. */
   immediate: boolean;
+  /** ms since the epoch from which record start times in progress[1] count. */
+  epoch: number;
   /** Plan without functions and buffers: rebuilt here from the compiled query. */
   plan: Omit<Plan, 'query' | 'test' | 'testReads' | 'literals'> & { literals: string[] | null };
 }
+
+/** Malformed records of a batch sent with their message (the engine reports the first few); the rest are counted. */
+const SKIPS_SENT = 8;
 
 async function languageFrom(entry: string, name: string): Promise<QueryLanguage> {
   const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
@@ -75,12 +84,15 @@ async function main(): Promise<void> {
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
-  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; utf8Ok: boolean }) => {
+  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; utf8Ok: boolean }) => {
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
     const view = spansView(m.first, m.count, bytes, m.spans);
     try {
       const held: unknown[] = [];
       let units = 0;
+      let skips = 0;
+      let skipsSent = 0;
+      let room = m.countOnly ? 0 : m.cap < 0 ? Number.POSITIVE_INFINITY : m.cap;
       const send = (msg: unknown) => (init.immediate ? port.postMessage(msg) : held.push(msg));
       const list = candidates(view, plan, 0, m.count);
       const n = list ? list.length : m.count;
@@ -88,10 +100,18 @@ async function main(): Promise<void> {
         const k = list ? list[j]! : j;
         const i = m.first + k;
         if (!inRange(plan, i)) continue;
+        if (room <= 0 && !m.countAll) break; // the page is full and nothing is counted: the engine stops here
+        // The time first: a reader that sees record i then reads its start time or a later one (never an earlier one).
+        Atomics.store(init.progress, 1, Date.now() - init.epoch);
         Atomics.store(init.progress, 0, i);
-        const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues);
+        const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;
-        if (m.countOnly && !out.error) { units += out.nodes!.length; continue; }
+        if (out.error && skipsSent >= SKIPS_SENT) { skips++; continue; }
+        if (!out.error && room <= 0) { units += out.nodes!.length; continue; }
+        if (!out.error && out.nodes!.length > room) {
+          units += out.nodes!.length - room;
+          out.nodes = out.nodes!.slice(0, room);
+        }
         if (out.lazy && m.wantValues && !out.error) {
           // Validate the selected record here (the main thread then prints its text without parsing it).
           try {
@@ -102,10 +122,16 @@ async function main(): Promise<void> {
             out.error = err;
           }
         }
-        if (out.error) send({ type: 'skip', seq: m.seq, record: i, code: out.error.code, message: out.error.message });
-        else send({ type: 'nodes', seq: m.seq, record: i, ...(out.lazy ? { lazy: true } : {}), nodes: out.nodes!.map((x) => ({ path: x.path, text: (x as { [NODE_TEXT]?: string })[NODE_TEXT] ?? JSON.stringify(x.value) })) });
+        if (skips) { send({ type: 'count', seq: m.seq, units: 0, skips }); skips = 0; } // in file order
+        if (out.error) {
+          skipsSent++;
+          send({ type: 'skip', seq: m.seq, record: i, code: out.error.code, message: out.error.message });
+        } else {
+          room -= out.nodes!.length;
+          send({ type: 'nodes', seq: m.seq, record: i, ...(out.lazy ? { lazy: true } : {}), nodes: out.nodes!.map((x) => ({ path: x.path, text: (x as { [NODE_TEXT]?: string })[NODE_TEXT] ?? JSON.stringify(x.value) })) });
+        }
       }
-      if (units) held.push({ type: 'count', seq: m.seq, units });
+      if (units || skips) held.push({ type: 'count', seq: m.seq, units, ...(skips ? { skips } : {}) });
       if (held.length) port.postMessage({ type: 'many', seq: m.seq, messages: held });
       port.postMessage({ type: 'done', seq: m.seq });
     } catch (err) {

@@ -1,0 +1,9 @@
+/** The slow attack cases (files of tens to hundreds of MB built in the test): `npm run test:stress`, also run by CI. */
+const base = require('./jest.config');
+
+module.exports = {
+  ...base,
+  testMatch: ['**/*.stress.ts'],
+  testTimeout: 600000,
+  maxWorkers: 1,
+};
