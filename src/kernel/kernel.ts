@@ -8,7 +8,7 @@ import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
-import { createServerFactory } from './server/build-server';
+import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
 import { QueryScanEngine, ThreadPool } from './scan';
 import type { Limits } from './contracts/limits';
 
@@ -115,12 +115,23 @@ export class Kernel {
 
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
+    return createServerFactory(this.serverSpec(config));
+  }
+
+  /**
+   * Builds servers over a caller-owned Session (HTTP: the principal's store). @throws McpgwError when the root is missing.
+   */
+  serverBuilder(config: EffectiveConfig) {
+    return createServerBuilder(this.serverSpec(config));
+  }
+
+  private serverSpec(config: EffectiveConfig): ServerSpec {
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     if (config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
     const sandbox = config.root === null ? null : new Sandbox(config.root);
     const files = sandbox ? new FileService(sandbox, formats, config.limits) : new RootlessFiles(formats, config.limits);
     this.container.register(Tokens.Limits, { useValue: config.limits });
-    return createServerFactory({
+    return {
       name: 'mcpgw',
       version: this.options.version,
       instructions: this.instructions(config),
@@ -131,6 +142,6 @@ export class Kernel {
       log: this.options.log,
       root: sandbox?.root ?? '',
       scan: this.scanEngine(config.limits),
-    });
+    };
   }
 }
