@@ -10,6 +10,7 @@ import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
 import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
 import { QueryScanEngine, ThreadPool } from './scan';
+import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 
 /** What tool selection reads of a config. */
@@ -113,6 +114,9 @@ export class Kernel {
 
   private engine: QueryScanEngine | undefined;
 
+  /** The server-wide regex service (`ctx.regex`): stateless, one per kernel. */
+  readonly regex = new Re2RegexService();
+
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
     return createServerFactory(this.serverSpec(config));
@@ -142,6 +146,7 @@ export class Kernel {
       log: this.options.log,
       root: sandbox?.root ?? '',
       scan: this.scanEngine(config.limits),
+      regex: this.regex,
     };
   }
 }

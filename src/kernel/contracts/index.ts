@@ -7,3 +7,4 @@ export * from './tokens';
 export * from './tool';
 export * from './scan';
 export * from './sessions';
+export * from './regex';
