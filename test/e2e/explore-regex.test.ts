@@ -119,4 +119,28 @@ describe('search with regex: true (RE2 syntax), end to end', () => {
     const wrong = await call(c.client, 'search', { handle: people, query: 'e', max_results: 2, cursor: second.data.next_cursor });
     expect(wrong.data.error.code).toBe('INVALID_ARGUMENT');
   });
+
+  test('JSONPath search() stays I-Regexp: \\d finds nothing and says why; [0-9] works', async () => {
+    const bad = await call(c.client, 'search', { handle: emoji, query: "$.annotations[?search(@, '\\\\d{3}')]" });
+    expect(bad.isError).toBe(false);
+    expect(bad.data).toMatchObject({ total_matches: 0, mode: 'jsonpath', complete: true });
+    expect(bad.data.warnings).toHaveLength(1);
+    expect(bad.data.warnings[0].code).toBe('NOT_I_REGEXP');
+    expect(bad.data.warnings[0].message).toContain('\\d → [0-9]');
+    const good = await call(c.client, 'search', { handle: emoji, query: "$.annotations[?search(@, '[0-9]{3}')]" });
+    expect(good.data.total_matches).toBe(1);
+    expect(paths(good)).toEqual(['7/annotations/0']);
+    expect(good.data.warnings).toBeUndefined();
+  });
+
+  test('the reader\'s json_read carries the same warning, with the position of the pattern', async () => {
+    const query = "$[?search(@.name, '\\\\bcat\\\\b')].emoji";
+    const r = await call(c.client, 'json_read', { path: 'emoji.jsonl', language: 'jsonpath', query });
+    expect(r.isError).toBe(false);
+    expect(r.data.items).toEqual([]);
+    expect(r.data.warnings).toEqual([{ code: 'NOT_I_REGEXP', message: expect.stringContaining('\\b has no I-Regexp spelling'), location: { position: query.indexOf('\\\\b') } }]);
+    const plain = await call(c.client, 'json_read', { path: 'emoji.jsonl', language: 'jsonpath', query: "$[?search(@.name, 'cat')].emoji" });
+    expect(plain.data.items.map((i: { value: string }) => i.value)).toEqual(['🐱', '😺']);
+    expect(plain.data.warnings).toBeUndefined();
+  });
 });

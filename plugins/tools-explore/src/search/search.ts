@@ -284,7 +284,8 @@ async function engineSearch(
   // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
-  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
+  const warnings: Warning[] = (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+  warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
   let next_cursor: string | undefined;
   if (next !== null) {
