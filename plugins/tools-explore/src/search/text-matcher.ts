@@ -89,11 +89,6 @@ export class TextMatcher {
     return hit;
   }
 
-  /** True when the parsed record holds the hit's token (see {@link match}). */
-  holds(hit: TextHit, parsed: unknown): boolean {
-    return holds(parsed, hit.token, hit.decoded);
-  }
-
   /**
    * Calls `onCandidate(k)` for each record of the batch, in order, whose bytes can hold a match.
    * Stops when it returns false.
@@ -172,7 +167,7 @@ export function parseKeepingLexemes(text: string): unknown {
  * True when the parsed record (from {@link parseKeepingLexemes}) holds the token at its pointer: a name whose member exists, a string or scalar equal to
  * the value there. False for a token inside a member that a later member of the same name replaced.
  */
-function holds(parsed: unknown, token: Token, decoded: string): boolean {
+export function holds(parsed: unknown, token: Token, decoded: string): boolean {
   let v: unknown = parsed;
   if (token.pointer !== '') {
     for (const raw of token.pointer.slice(1).split('/')) {
