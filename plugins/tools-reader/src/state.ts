@@ -22,6 +22,8 @@ export interface ReaderCursor {
   position: ScanPosition;
   maxItems: number;
   maxResultBytes: number;
+  /** A count (`count: true`) the deadline stopped: the nodes counted before `position`. */
+  counted?: number;
 }
 
 /** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */

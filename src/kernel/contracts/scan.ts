@@ -25,7 +25,11 @@ export interface ScanQueryOptions {
   resume?: ScanPosition;
   /** Stop once this many units are collected; `next` is then set when more may follow. Default: no limit. */
   limit?: number;
-  /** Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). */
+  /**
+   * Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). With `limit: 0` the
+   * scan only counts (search `max_results: 0`, json_read `count: true`): no nodes, values never parsed beyond the
+   * check that a counted record is well-formed, and `next` is set only where a deadline stopped the count.
+   */
   countAll?: boolean;
   signal?: AbortSignal;
   /**

@@ -169,7 +169,7 @@ export class QueryScanEngine implements ScanEngine {
     const start = opts.resume?.node ?? 0;
     const end = Math.min(nodes.length, start + (opts.limit ?? Number.POSITIVE_INFINITY));
     const r: ScanResult = {
-      nodes: nodes.slice(start, end), next: end < nodes.length ? { record: 0, node: end } : null, complete: true,
+      nodes: nodes.slice(start, end), next: end < nodes.length && !result.countsOnly ? { record: 0, node: end } : null, complete: true,
       skipped: result.skipped, firstSkipped: result.firstSkipped,
     };
     if (opts.countAll) r.total = Math.max(0, nodes.length - start);
@@ -265,7 +265,8 @@ export class Collector {
   private pushNode(record: number, n: QueryNode, unitIndex: number): boolean {
     this.total++;
     if (this.full) {
-      if (this.next === null) this.next = { record, node: unitIndex };
+      // Count only: there is no page to continue, so no `next` (a deadline stop still sets one in finish()).
+      if (this.next === null && !this.countsOnly) this.next = { record, node: unitIndex };
       return !!this.opts.countAll;
     }
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
@@ -286,9 +287,14 @@ export class Collector {
     await this.opts.sink(batch);
   }
 
+  /** `limit: 0` with `countAll`: the scan only counts. */
+  get countsOnly(): boolean {
+    return this.limit === 0 && !!this.opts.countAll;
+  }
+
   /** True once only counting remains: the page is full and its next position known (workers then send counts). */
   get countOnly(): boolean {
-    return this.full && this.next !== null && !!this.opts.countAll;
+    return this.full && (this.next !== null || this.countsOnly) && !!this.opts.countAll;
   }
 
   /** Units (and malformed records) counted by a worker for a count-only batch or past a batch's `room`. */
@@ -304,7 +310,7 @@ export class Collector {
    */
   room(first: number, end: number): number {
     if (this.limit === Number.POSITIVE_INFINITY) return -1;
-    if (this.next !== null) return 0;
+    if (this.next !== null || this.countsOnly) return 0;
     const dropped = this.skipRecord >= first && this.skipRecord < end ? this.skipUnits : 0;
     return Math.max(0, this.limit - this.collected) + 1 + dropped;
   }

@@ -6,8 +6,9 @@
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
  *   out { type: 'skip', seq, record, code, message }
  *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
- *   out { type: 'count', seq, units, skips? }   (units past `cap`, or every unit of a countOnly batch; skips: malformed
- *                                        records past the first few of the batch, counted only)
+ *   out { type: 'count', seq, units, skips?, record? }   (units past `cap`, or every unit of a countOnly batch; skips:
+ *                                        malformed records past the first few of the batch, counted only; `record`: the
+ *                                        one record whose units these are, posted at once in `immediate` mode)
  * `cap` (-1: none) is how many units the batch may send as nodes: past it, units are only counted (countAll) or the
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
@@ -107,7 +108,12 @@ async function main(): Promise<void> {
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;
         if (out.error && skipsSent >= SKIPS_SENT) { skips++; continue; }
-        if (!out.error && room <= 0) { units += out.nodes!.length; continue; }
+        if (!out.error && room <= 0) {
+          // Posted at once (regex queries): a count the deadline stops inside this batch keeps the records before it.
+          if (init.immediate) send({ type: 'count', seq: m.seq, units: out.nodes!.length, record: i });
+          else units += out.nodes!.length;
+          continue;
+        }
         if (!out.error && out.nodes!.length > room) {
           units += out.nodes!.length - room;
           out.nodes = out.nodes!.slice(0, room);
