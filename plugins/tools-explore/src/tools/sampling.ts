@@ -210,26 +210,32 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     // One pass feeds a schema of every depth it may fall back to (halving), so records are read once.
     const depths = [args.depth];
     while (depths[depths.length - 1]! > 1) depths.push(Math.max(1, Math.floor(depths[depths.length - 1]! / 2)));
-    const builders = depths.map((d) => schemaBuilder(d));
-    const builder = builders[0]!;
-    for await (const [, value] of sampled(ctx, file, indexes, warnings)) for (const b of builders) b.add(value);
-    let level = 0;
-    let schema = builder.schema() as unknown as Record<string, unknown>;
+    // A member costs at least 16 bytes of the answer (`"k":{"type":"x"}`): a place with more cannot fit.
+    const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
+    const builders = depths.map((d) => schemaBuilder(d, Math.ceil(room / 16)));
+    let seen = 0;
+    for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
+      seen++;
+      for (const b of builders) if (!b.overflow) b.add(value);
+    }
     // Bound the answer: describe fewer levels until it fits.
-    while (jsonBytes(schema) > ctx.limits.maxResultBytes - ENVELOPE_RESERVE && level < depths.length - 1) {
-      level++;
-      schema = builders[level]!.schema() as unknown as Record<string, unknown>;
+    let level = 0;
+    let schema: Record<string, unknown> | null = null;
+    for (; level < depths.length && schema === null; level++) {
+      if (builders[level]!.overflow) continue;
+      const candidate = builders[level]!.schema() as unknown as Record<string, unknown>;
+      if (jsonBytes(candidate) <= room) schema = candidate;
     }
-    const depth = depths[level]!;
-    if (depth < args.depth) {
-      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `The schema is described to depth ${depth} (not ${args.depth}) to stay under maxResultBytes; deeper levels are given by type only. Use extract_keys or get_outline on a nested path for more.` });
-    }
-    if (jsonBytes(schema) > ctx.limits.maxResultBytes - ENVELOPE_RESERVE) {
+    if (schema === null) {
       throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Even the top level of the schema passes maxResultBytes (${ctx.limits.maxResultBytes} bytes): the records have too many distinct keys.`, {
         limit: { name: 'maxResultBytes', limit: ctx.limits.maxResultBytes },
         hint: 'Use extract_keys (it pages the key list) or get_outline of one record.',
       });
     }
-    return { schema, records_sampled: builder.seen, ...(warnings.length ? { warnings } : {}) };
+    const depth = depths[level - 1]!;
+    if (depth < args.depth) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `The schema is described to depth ${depth} (not ${args.depth}) to stay under maxResultBytes; deeper levels are given by type only. Use extract_keys or get_outline on a nested path for more.` });
+    }
+    return { schema, records_sampled: seen, ...(warnings.length ? { warnings } : {}) };
   },
 };
