@@ -79,3 +79,59 @@ describe('a repeated member name: the last value wins, at the first position, in
     expect(r.data.items).toEqual([{ path: '/0', value: { a: 3, b: { k: 'new' } } }]);
   });
 });
+
+describe('every string the server emits is well-formed Unicode', () => {
+  /** Every string and member name in a result (and its text block) holds no half surrogate pair. */
+  function expectWellFormed(r: { data: unknown; text: string }) {
+    const walk = (v: unknown, at: string) => {
+      if (typeof v === 'string') expect({ at, ok: v.isWellFormed() }).toEqual({ at, ok: true });
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`));
+      else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) { walk(k, `${at}/${k}(name)`); walk(x, `${at}/${k}`); }
+    };
+    walk(r.data, '');
+    walk(JSON.parse(r.text), 'text');
+  }
+
+  beforeAll(() => {
+    // Characters beyond U+FFFF (two UTF-16 units) at every alignment around the places text is cut: 40 characters of
+    // preview context, 80 in outlines, 120 in value previews, 200 in quoted paths, and V8's parse messages.
+    const lines: string[] = [];
+    for (let shift = 0; shift < 4; shift++) {
+      const pad = 'x'.repeat(shift);
+      lines.push(JSON.stringify({ pre: pad + '😀'.repeat(45), k: `needle${'𝄞'.repeat(70)}`, long: pad + '👍'.repeat(90) }));
+    }
+    lines.push('{"a":😀}');
+    lines.push('{"b":"x"}😀');
+    write('astral.jsonl', lines.join('\n') + '\n');
+  });
+
+  test('previews, outlines, parse errors, warnings and quoted paths', async () => {
+    const open = await call(c.client, 'open_file', { path: 'astral.jsonl' });
+    expectWellFormed(open);
+    expect(open.data.warnings.map((w: any) => w.message)).toEqual([
+      expect.stringContaining("Unexpected token '😀'"),
+      expect.stringContaining('Unexpected non-whitespace character after JSON'),
+    ]);
+    const handle = open.data.handle;
+    const results = [
+      await call(c.client, 'search', { handle, query: 'needle' }),
+      await call(c.client, 'search', { handle, query: '𝄞𝄞' }),
+      await call(c.client, 'search', { handle, query: '$.long' }),
+      await call(c.client, 'search', { handle, query: '$.k = "x"' }),
+      await call(c.client, 'get_outline', { handle, index: 1 }),
+      await call(c.client, 'get_record', { handle, index: 4 }),
+      await call(c.client, 'get_record', { handle, index: 2, length: 7, offset: 5 }),
+      await call(c.client, 'json_read', { path: 'astral.jsonl', language: 'jsonpath', query: '$[*].pre' }),
+      await call(c.client, 'json_read', { path: 'astral.jsonl', language: 'pointer', query: '/4' }),
+      await call(c.client, 'open_file', { path: `${'😀'.repeat(99)}x${'😀'.repeat(20)}.jsonl` }),
+      await call(c.client, 'open_file', { path: `${'😀'.repeat(100)}x${'😀'.repeat(20)}.jsonl` }),
+      await call(c.client, 'sample_records', { handle, count: 6 }),
+    ];
+    for (const r of results) expectWellFormed(r);
+    expect(results[0]!.data.matches).toHaveLength(4);
+    expect(results[0]!.data.matches[0].preview).toContain('«needle»');
+    expect(results[5]!.data.error).toMatchObject({ code: 'SYNTAX_ERROR' });
+    expect(results[5]!.data.error.message).toContain("Unexpected token '😀'");
+    expect(results[8]!.data.error.message).toContain("Unexpected token '😀'");
+  });
+});
