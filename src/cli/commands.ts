@@ -1,11 +1,24 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Sandbox } from '../kernel/files/sandbox';
+import { ConfigError, resolveHttpConfig } from '../kernel/config';
 import { prepare, type CommonOptions } from './setup';
+import { serveHttp } from './serve-http';
 
 const out = (s: string) => process.stdout.write(s);
 
-/** `mcpgw serve`: MCP over stdio, both protocol eras (2025-11-25 initialize, 2026-07-28 server/discover). */
-export async function serveCommand(opts: CommonOptions): Promise<void> {
+export interface ServeOptions extends CommonOptions {
+  http?: boolean;
+  host?: string;
+  port?: number;
+}
+
+/**
+ * `mcpgw serve`: MCP over stdio, both protocol eras (2025-11-25 initialize, 2026-07-28 server/discover);
+ * with `--http`, over Streamable HTTP (see serveHttp).
+ */
+export async function serveCommand(opts: ServeOptions): Promise<void> {
+  if (!opts.http && (opts.host !== undefined || opts.port !== undefined)) throw new ConfigError('--host and --port apply only with --http.');
+  if (opts.http) return serveHttp(opts);
   const { config, kernel } = await prepare(opts, true);
   const factory = kernel.serverFactory(config);
   const log = kernel.options.log;
@@ -52,6 +65,10 @@ export async function checkCommand(opts: CommonOptions): Promise<void> {
   out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
   out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
   out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);
+  if (loaded.config.http) {
+    const http = resolveHttpConfig(loaded, {}, process.env);
+    out(`http: ${http.host}:${http.port}${http.path}, token ${http.tokenSource ?? 'none (loopback only)'}\n`);
+  }
   out('ok\n');
 }
 

@@ -1,9 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError } from '../kernel/config';
+import { ConfigError, HTTP_DEFAULTS } from '../kernel/config';
 import { PluginLoadError } from '../kernel/plugins/loader';
 import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
-import { checkCommand, listToolsCommand, pluginsCommand, serveCommand } from './commands';
+import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
 import { queryCommand, type QueryOptions } from './query';
 
 /** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
@@ -24,8 +24,15 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run mcpgw --help for usage)')
     .exitOverride();
   const configure = (cmd: Command) => withCommonOptions(cmd).exitOverride().showHelpAfterError();
-  configure(program.command('serve').description('serve MCP over stdio (stdout carries only protocol messages; logs go to stderr)'))
-    .action((opts: CommonOptions) => serveCommand(opts));
+  configure(program.command('serve').description('serve MCP over stdio, or over HTTP with --http (stdout carries only protocol messages; logs go to stderr)'))
+    .option('--http', 'serve MCP over Streamable HTTP (both protocol eras on one endpoint) instead of stdio; prints the URL on stderr')
+    .option('--host <address>', `address to listen on with --http (default ${HTTP_DEFAULTS.host}; a non-loopback address needs a token: env MCPGW_HTTP_TOKEN)`)
+    .option('--port <n>', `port to listen on with --http (default ${HTTP_DEFAULTS.port}; 0 picks a free one)`, (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+      return n;
+    })
+    .action((opts: ServeOptions) => serveCommand(opts));
   configure(program.command('list-tools').description('list the tools the profile offers, with one-line descriptions'))
     .option('--json', 'print JSON')
     .action((opts: CommonOptions & { json?: boolean }) => listToolsCommand(opts));

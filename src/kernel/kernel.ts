@@ -8,8 +8,9 @@ import { FileService } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
-import { createServerFactory } from './server/build-server';
+import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
 import { QueryScanEngine, ThreadPool } from './scan';
+import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 
 export interface KernelOptions {
@@ -93,13 +94,27 @@ export class Kernel {
 
   private engine: QueryScanEngine | undefined;
 
+  /** The server-wide regex service (`ctx.regex`): stateless, one per kernel. */
+  readonly regex = new Re2RegexService();
+
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
+    return createServerFactory(this.serverSpec(config));
+  }
+
+  /**
+   * Builds servers over a caller-owned Session (HTTP: the principal's store). @throws McpgwError when the root is missing.
+   */
+  serverBuilder(config: EffectiveConfig) {
+    return createServerBuilder(this.serverSpec(config));
+  }
+
+  private serverSpec(config: EffectiveConfig): ServerSpec {
     const sandbox = new Sandbox(config.root);
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     const files = new FileService(sandbox, formats, config.limits);
     this.container.register(Tokens.Limits, { useValue: config.limits });
-    return createServerFactory({
+    return {
       name: 'mcpgw',
       version: this.options.version,
       instructions: this.instructions(config),
@@ -110,6 +125,7 @@ export class Kernel {
       log: this.options.log,
       root: sandbox.root,
       scan: this.scanEngine(config.limits),
-    });
+      regex: this.regex,
+    };
   }
 }

@@ -3,3 +3,4 @@ export { resolveConfig, type EffectiveConfig, type Flags } from './resolve';
 export { ConfigError, describeIssues } from './config-error';
 export { DEFAULT_LIMITS } from './defaults';
 export { configSchema, type ConfigFile, type PluginEntry, type LogLevel } from './schema';
+export { resolveHttpConfig, isLoopbackHost, HTTP_DEFAULTS, LOOPBACK_HOSTNAMES, MIN_TOKEN_CHARS, type HttpSettings, type HttpFlags } from './http';

@@ -37,6 +37,25 @@ export const pluginEntrySchema = z.union([name, z.tuple([name, z.record(z.string
 
 export const logLevelSchema = z.enum(['error', 'warn', 'info', 'debug']);
 
+/**
+ * `mcpgw serve --http` (docs/http.md): where to listen and who may call. Every key optional; defaults in
+ * config/http.ts. `path` is the MCP endpoint's URL path; `allowedHosts` are `Host` header names without
+ * port (IPv6 in brackets); `allowedOrigins` are browser origins (`https://app.example.com`, with a port
+ * when not the scheme's default); `maxBodyBytes` bounds one POST body; `token` or `tokenFile` (relative to
+ * the config file) is the Bearer token every request must carry; `maxSessions` bounds open 2025-era sessions.
+ */
+export const httpSchema = z.strictObject({
+  host: name.optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  path: z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%\/-]*$/, 'expected a URL path starting with "/"').optional(),
+  allowedOrigins: z.array(name).optional(),
+  allowedHosts: z.array(name).optional(),
+  maxBodyBytes: positiveInt.min(1024).optional(),
+  token: z.string().optional(),
+  tokenFile: name.optional(),
+  maxSessions: positiveInt.optional(),
+});
+
 /** The whole `.mcpgwrc`. Unknown keys are refused, so a typo never passes silently. */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -47,10 +66,12 @@ export const configSchema = z.strictObject({
   profile: name.optional(),
   limits: limitsSchema.optional(),
   logLevel: logLevelSchema.optional(),
+  http: httpSchema.optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
 export type ProfileConfig = z.infer<typeof profileSchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type LogLevel = z.infer<typeof logLevelSchema>;
+export type HttpConfigFile = z.infer<typeof httpSchema>;
 export type PluginEntry = z.infer<typeof pluginEntrySchema>;

@@ -6,3 +6,4 @@ export * from './records';
 export * from './tokens';
 export * from './tool';
 export * from './scan';
+export * from './regex';

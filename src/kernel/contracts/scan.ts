@@ -30,7 +30,12 @@ export interface ScanQueryOptions {
   /** Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). */
   countAll?: boolean;
   signal?: AbortSignal;
-  /** ms since the epoch; past it the scan stops with `complete: false` and a `next` that continues. */
+  /**
+   * ms since the epoch; past it the scan stops with `complete: false` and a `next` that continues exactly at the
+   * first record not finished (a record in evaluation is evaluated again by the next page, not skipped). A page
+   * always finishes at least one record, so a walk of pages ends; a record whose evaluation alone runs for half a
+   * page's time (and at least 200 ms) is skipped with RESOURCE_LIMIT_EXCEEDED (`limit.name: "requestTimeoutMs"`).
+   */
   deadline?: number;
   /** Records scanned of records to scan. */
   onProgress?: (done: number, total: number) => void;
@@ -62,9 +67,14 @@ export interface ScanNode {
   node?: LazyNode;
 }
 
-/** A record the scan passed over (malformed JSON, invalid UTF-8, nesting past maxDepth, over maxRecordBytes). */
+/**
+ * A record the scan passed over: malformed JSON, invalid UTF-8 (`SYNTAX_ERROR`), nesting past maxDepth, or a
+ * record whose evaluation alone outlasted the time a page may take (`RESOURCE_LIMIT_EXCEEDED`).
+ */
 export interface SkippedRecord {
   record_index: number;
+  /** The catalogue code saying why: `SYNTAX_ERROR` or `RESOURCE_LIMIT_EXCEEDED`. */
+  code: string;
   line?: number;
   byte_offset?: number;
   message: string;

@@ -4,6 +4,7 @@ import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
+import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
@@ -153,6 +154,12 @@ export interface ToolContext {
    * record by record themselves. Shared server-wide (it enforces Limits.maxConcurrentScans).
    */
   readonly scan: ScanEngine;
+  /**
+   * Regular expressions in RE2 syntax on a linear-time engine (contracts/regex.ts): compile once (QUERY_SYNTAX_ERROR
+   * with the position of a bad construct), match decoded strings in linear time, and prefilter raw JSON records by
+   * the literals every match requires. Shared server-wide; compiled patterns hold no per-request state.
+   */
+  readonly regex: RegexService;
 }
 
 export type { OpenedFile };

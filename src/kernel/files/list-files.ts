@@ -1,9 +1,10 @@
-import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync, constants } from 'node:fs';
+import { closeSync, readSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Format } from '../contracts/format';
 import type { FileListing } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
+import { namesIn, openInside } from './descriptor';
 import type { Sandbox } from './sandbox';
 
 /** Bytes read from each listed file to detect its format. */
@@ -43,20 +44,16 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-function head(real: string, size: number): Buffer {
-  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  try {
-    const buf = Buffer.allocUnsafe(Math.min(size, LIST_PROBE_BYTES));
-    let done = 0;
-    while (done < buf.length) {
-      const got = readSync(fd, buf, done, buf.length - done, done);
-      if (got === 0) break;
-      done += got;
-    }
-    return buf.subarray(0, done);
-  } finally {
-    closeSync(fd);
+/** The first bytes of an open file, read through its descriptor. */
+function head(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.min(size, LIST_PROBE_BYTES));
+  let done = 0;
+  while (done < buf.length) {
+    const got = readSync(fd, buf, done, buf.length - done, done);
+    if (got === 0) break;
+    done += got;
   }
+  return buf.subarray(0, done);
 }
 
 /** See `FileAccess.list`. */
@@ -67,22 +64,25 @@ export async function listFiles(
   options: { glob?: string; max?: number; signal?: AbortSignal } = {},
 ): Promise<FileListing> {
   const folder = sandbox.resolve(input === undefined || input === '' ? '.' : input);
-  if (!statSync(folder).isDirectory()) {
-    throw new McpgwError('INVALID_ARGUMENT', `${input} is a file, not a folder.`, { hint: 'Give a folder; open_file opens a file.' });
-  }
+  const top = openInside(sandbox, folder, input ?? '.');
   const max = options.max ?? 200;
   const glob = options.glob ? globToRegExp(options.glob) : null;
   const onBase = options.glob !== undefined && !options.glob.includes('/');
   const files: FileListing['files'] = [];
-  const seen = new Set<string>([folder]);
+  const seen = new Set<string>([top.realPath]);
   let visited = 0;
   let truncated = false;
   let lastYield = Date.now();
 
-  const walk = async (dir: string): Promise<boolean> => {
+  /**
+   * Lists folder `fd` (opened inside the root, shown as `dir`): names through the descriptor; each entry resolved
+   * inside the root, opened, checked and read through its own descriptor (descriptor.ts), so a link swapped in
+   * meanwhile lists nothing from outside.
+   */
+  const walk = async (dir: string, fd: number, real: string): Promise<boolean> => {
     let names: string[];
     try {
-      names = readdirSync(dir).sort();
+      names = namesIn(fd, real).sort();
     } catch {
       return true; // unreadable folder: skipped
     }
@@ -91,36 +91,49 @@ export async function listFiles(
       if (++visited > MAX_VISITED) { truncated = true; return false; }
       if (Date.now() - lastYield > 50) { await new Promise((r) => setImmediate(r)); lastYield = Date.now(); }
       const lexical = path.join(dir, name);
-      let real: string;
-      let st;
+      let entry;
       try {
-        real = realpathSync(lexical);
-        st = statSync(real);
+        const target = realpathSync.native(path.join(real, name));
+        if (!sandbox.contains(target)) continue; // a link out of the root is not listed
+        const kind = statSync(target);
+        if (!kind.isFile() && !kind.isDirectory()) continue; // FIFOs, sockets and devices are neither listed nor opened
+        entry = openInside(sandbox, target, name);
       } catch {
-        continue; // dangling link or vanished entry
+        continue; // dangling link, vanished entry, unreadable, or a link swapped in to leave the root
       }
-      if (!sandbox.contains(real)) continue; // a link out of the root is not listed
-      if (st.isDirectory()) {
-        if (seen.has(real)) continue; // link cycles
-        seen.add(real);
-        if (!(await walk(lexical))) return false;
-        continue;
-      }
-      if (!st.isFile()) continue;
-      const rel = path.relative(folder, lexical).split(path.sep).join('/');
-      if (glob && !glob.test(onBase ? name : rel)) continue;
-      if (files.length >= max) { truncated = true; return false; }
-      let format: string | null = null;
       try {
-        const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(real, st.size), size: st.size };
-        format = selectFormat(formats, probe).format.name;
-      } catch {
-        format = null;
+        const st = entry.stats;
+        if (st.isDirectory()) {
+          if (seen.has(entry.realPath)) continue; // link cycles
+          seen.add(entry.realPath);
+          if (!(await walk(lexical, entry.fd, entry.realPath))) return false;
+          continue;
+        }
+        if (!st.isFile()) continue;
+        const rel = path.relative(folder, lexical).split(path.sep).join('/');
+        if (glob && !glob.test(onBase ? name : rel)) continue;
+        if (files.length >= max) { truncated = true; return false; }
+        let format: string | null = null;
+        try {
+          const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
+          format = selectFormat(formats, probe).format.name;
+        } catch {
+          format = null;
+        }
+        files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format });
+      } finally {
+        closeSync(entry.fd);
       }
-      files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format });
     }
     return true;
   };
-  await walk(folder);
+  try {
+    if (!top.stats.isDirectory()) {
+      throw new McpgwError('INVALID_ARGUMENT', `${input} is a file, not a folder.`, { hint: 'Give a folder; open_file opens a file.' });
+    }
+    await walk(folder, top.fd, top.realPath);
+  } finally {
+    closeSync(top.fd);
+  }
   return { folder: sandbox.relative(folder), files, truncated };
 }

@@ -1,25 +1,18 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import type { FileIdentity, OpenedFile } from '../contracts/format';
 import { McpgwError } from '../errors';
+import { openInside } from './descriptor';
 import type { Sandbox } from './sandbox';
 
 /**
- * Opens a path inside the sandbox read-only. O_NONBLOCK makes opening a FIFO return at once
- * (it would otherwise wait for a writer); fstat then refuses anything that is not a regular file.
+ * Opens a path inside the sandbox read-only: resolved inside the root, opened, and what was opened checked to lie
+ * inside the root (descriptor.ts: a link swapped in between is caught); every read then goes through the descriptor.
+ * O_NONBLOCK makes opening a FIFO return at once (it would otherwise wait for a writer); fstat then refuses
+ * anything that is not a regular file.
  * @throws McpgwError INVALID_ARGUMENT (folder, FIFO, device, socket), and the sandbox's errors.
  */
 export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
-  const realPath = sandbox.resolve(input);
-  let fd: number;
-  try {
-    fd = openSync(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
-    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${input} is not a regular file.`);
-    throw new McpgwError('IO_ERROR', `Cannot open ${input}: ${(err as Error).message}`);
-  }
-  const st = fstatSync(fd);
+  const { fd, realPath, stats: st } = openInside(sandbox, sandbox.resolve(input), input);
   if (!st.isFile()) {
     closeSync(fd);
     const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';

@@ -49,7 +49,7 @@ export class Sandbox {
     if (!this.contains(lexical) && !this.contains(lexical, this.given)) throw this.denied(input);
     let real: string;
     try {
-      real = realpathSync(lexical);
+      real = realpathSync.native(lexical);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -87,7 +87,7 @@ export class Sandbox {
     let cur = path.dirname(p);
     for (;;) {
       try {
-        return realpathSync(cur);
+        return realpathSync.native(cur);
       } catch {
         const up = path.dirname(cur);
         if (up === cur) return null;

@@ -12,8 +12,9 @@
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
  *   out { type: 'ready' } | { type: 'fatal', code, message }
- * `workerData.progress` (Int32Array on a SharedArrayBuffer, [0]) holds the record being evaluated, so the engine
- * can name the record a stuck regular expression was working on when it terminates this thread at the deadline.
+ * `workerData.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
+ * evaluation started in [1] (ms since `epoch`), so at the deadline the engine can tell a record still in evaluation
+ * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +35,8 @@ export interface WorkerInit {
   maxDepth: number;
   /** Post each record's nodes at once (regex queries, so a terminated thread loses nothing); else once per batch. */
   immediate: boolean;
+  /** ms since the epoch from which record start times in progress[1] count. */
+  epoch: number;
   /** Plan without functions and buffers: rebuilt here from the compiled query. */
   plan: Omit<Plan, 'query' | 'test' | 'testReads' | 'literals'> & { literals: string[] | null };
 }
@@ -98,6 +101,8 @@ async function main(): Promise<void> {
         const i = m.first + k;
         if (!inRange(plan, i)) continue;
         if (room <= 0 && !m.countAll) break; // the page is full and nothing is counted: the engine stops here
+        // The time first: a reader that sees record i then reads its start time or a later one (never an earlier one).
+        Atomics.store(init.progress, 1, Date.now() - init.epoch);
         Atomics.store(init.progress, 0, i);
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;

@@ -107,6 +107,8 @@ export class ThreadPool implements WorkerPool {
     const entry = this.options.entryOf(query.language!)!;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
     const immediate = !!query.usesRegex;
+    /** Threads time each record from this instant (ms): progress[1] is when the record in progress[0] started. */
+    const epoch = Date.now();
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
     let failure: McpgwError | null = null;
@@ -134,7 +136,7 @@ export class ThreadPool implements WorkerPool {
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
-      entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate,
+      entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
       plan: {
         kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
         maxDepth: plan.maxDepth, firstOnly: plan.firstOnly,
@@ -144,7 +146,7 @@ export class ThreadPool implements WorkerPool {
     const ready: Promise<void>[] = [];
     for (let t = 0; t < threads; t++) {
       const { port1, port2 } = new MessageChannel();
-      const progress = new Int32Array(new SharedArrayBuffer(4));
+      const progress = new Int32Array(new SharedArrayBuffer(8));
       progress[0] = -1;
       const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
       const slot: Slot = { worker, port: port1, progress, queue: [] };
@@ -162,6 +164,16 @@ export class ThreadPool implements WorkerPool {
     opts.signal?.addEventListener('abort', onAbort);
     const timer = opts.deadline !== undefined ? setTimeout(poke, Math.max(0, opts.deadline - Date.now())) : undefined;
     const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
+    /** The page's time, ms, and how long one record may run before it counts as one that cannot be evaluated. */
+    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - epoch) : 0;
+    const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
+    /** Resolves when p finishes, on another wake-up, or after `ms`. */
+    const pause = (p: Pending, ms: number) => new Promise<void>((r) => {
+      const t = setTimeout(done, Math.max(1, ms));
+      function done() { clearTimeout(t); r(); }
+      wake = done;
+      p.resolve = done;
+    });
     /**
      * Resolves when woken (a batch finished, a failure, cancellation) or once the deadline has passed. A timer can
      * fire a millisecond before Date.now() passes the deadline (timers run on the monotonic clock); one wake-up
@@ -194,7 +206,7 @@ export class ThreadPool implements WorkerPool {
             collector.addCount(m.units, m.skips ?? 0);
           } else if (m.type === 'skip') {
             if (m.record >= upTo) break;
-            const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError('SYNTAX_ERROR', m.message);
+            const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError(isErrorCode(m.code) ? m.code : 'SYNTAX_ERROR', m.message);
             if (!collector.take({ record: m.record, error }, source, plan)) return false;
           }
         }
@@ -213,24 +225,50 @@ export class ThreadPool implements WorkerPool {
         }
       };
 
-      /** The deadline passed: keep what finished in order, then report where to continue. */
+      /**
+       * The deadline passed: keep what finished in order, then report exactly where to continue. A record still in
+       * evaluation is not lost: the next page starts with it. Two rules keep a walk of pages finite: a page finishes
+       * at least one record before it stops (evaluation without regular expressions always ends), and a record whose
+       * evaluation alone has run for `stuckAfter` ms is skipped as RESOURCE_LIMIT_EXCEEDED (the next page would give
+       * it no more time than this one did).
+       */
       const stopAtDeadline = async (): Promise<ScanResult> => {
-        const p = pending.get(nextToConsume);
-        if (!p) return collector.finish({ record: nextRecord(), node: 0 }, false);
-        if (!p.done) await new Promise<void>((r) => { p.resolve = r; setTimeout(r, GRACE_MS); });
-        for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
-        if (p.done) {
-          if (!consume(p)) return collector.finish(null, true);
-          return collector.finish({ record: p.first + p.count, node: 0 }, p.first + p.count >= to);
+        const graceEnd = Date.now() + GRACE_MS;
+        for (;;) {
+          if (failure) throw failure;
+          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+          const p = pending.get(nextToConsume);
+          if (!p) return collector.finish({ record: nextRecord(), node: 0 }, false);
+          for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
+          if (p.done) {
+            if (!consume(p)) return collector.finish(null, true);
+            return collector.finish({ record: p.first + p.count, node: 0 }, p.first + p.count >= to);
+          }
+          const now = Date.now();
+          // Batches before p were consumed: this page has finished records.
+          const progressed = p.first > from;
+          if (immediate && p.slot.queue[0] === p.seq) {
+            // The thread is on record `current` of p; the results of p's records before it were posted at once.
+            const current = Atomics.load(p.slot.progress, 0);
+            if (current >= p.first && current < p.first + p.count) {
+              const ran = now - epoch - Atomics.load(p.slot.progress, 1);
+              if (ran >= stuckAfter) {
+                if (!consume(p, current)) return collector.finish(null, true);
+                collector.take({ record: current, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: budget, value: ran }, location: { record_index: current } }) }, source, { ...plan, kind: 'split' });
+                return collector.finish({ record: current + 1, node: 0 }, false);
+              }
+              if (now >= graceEnd && (progressed || current > from)) {
+                // Retried by the next page, from this very record.
+                if (!consume(p, current)) return collector.finish(null, true);
+                return collector.finish({ record: current, node: 0 }, false);
+              }
+              await pause(p, Math.min(stuckAfter - ran, now < graceEnd ? graceEnd - now : Number.POSITIVE_INFINITY));
+              continue;
+            }
+          }
+          if (now >= graceEnd && progressed) return collector.finish({ record: p.first, node: 0 }, false);
+          await pause(p, now < graceEnd ? graceEnd - now : 50);
         }
-        // The thread is stuck on one record (a regular expression): results before it were posted at once.
-        const stuck = Atomics.load(p.slot.progress, 0);
-        if (immediate && stuck >= p.first && stuck < p.first + p.count && p.slot.queue[0] === p.seq) {
-          if (!consume(p, stuck)) return collector.finish(null, true);
-          collector.take({ record: stuck, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${stuck}: match()/search() did not finish before the request deadline and was stopped; the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: 0 } }) }, source, { ...plan, kind: 'split' });
-          return collector.finish({ record: stuck + 1, node: 0 }, false);
-        }
-        return collector.finish({ record: p.first, node: 0 }, false);
       };
       let dispatched = from;
       const nextRecord = () => { const p = pending.get(nextToConsume); return p ? p.first : dispatched; };
@@ -255,7 +293,7 @@ export class ThreadPool implements WorkerPool {
         }
         // dispatch while there is room
         while (!exhausted && !barrier && seq - nextToConsume < maxInFlight) {
-          if (expired()) break;
+          if (expired() && seq > 0) break; // the first batch goes out in any case: a page finishes a record
           const r = await it.next();
           if (r.done) { exhausted = true; break; }
           const batch = r.value;

@@ -3,6 +3,7 @@ import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { FileAccess, Registries, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
+import type { RegexService } from '../contracts/regex';
 import { McpgwError } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
@@ -20,6 +21,8 @@ export interface ServerSpec {
   root: string;
   /** The server-wide scan engine handed to tools as `ctx.scan`. */
   scan: ScanEngine;
+  /** The server-wide regex service handed to tools as `ctx.regex`. */
+  regex: RegexService;
 }
 
 /** Minimum interval between progress notifications of one request, ms. */
@@ -30,15 +33,24 @@ const PROGRESS_EVERY_MS = 100;
  * protocol eras), with its own Session holding handles and cursors, ended when the connection closes.
  */
 export function createServerFactory(spec: ServerSpec): () => McpServer {
+  const build = createServerBuilder(spec);
+  return () => build(new Session(), true);
+}
+
+/**
+ * Builds McpServer instances over a given Session. `ownsSession`: the session ends when this server
+ * closes (a stdio connection, a 2025-era HTTP session); false when the session outlives the instance
+ * (an HTTP request of the 2026-07-28 era, served by a fresh instance over its principal's store).
+ */
+export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSession: boolean) => McpServer {
   // JSON Schemas are computed once, not per connection.
   const prepared = spec.tools.map((tool) => ({
     tool,
     input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
     output: advertiseOnly(outputJsonSchema(tool.outputSchema)),
   }));
-  return () => {
+  return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
-    const session = new Session();
     for (const { tool, input, output } of prepared) {
       server.registerTool(
         tool.name,
@@ -49,11 +61,13 @@ export function createServerFactory(spec: ServerSpec): () => McpServer {
         },
       );
     }
-    const previous = server.server.onclose;
-    server.server.onclose = () => {
-      session.end();
-      previous?.();
-    };
+    if (ownsSession) {
+      const previous = server.server.onclose;
+      server.server.onclose = () => {
+        session.end();
+        previous?.();
+      };
+    }
     return server;
   };
 }
@@ -83,5 +97,6 @@ function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolConte
     error: (code, message, details) => new McpgwError(code, message, details),
     root: spec.root,
     scan: spec.scan,
+    regex: spec.regex,
   };
 }

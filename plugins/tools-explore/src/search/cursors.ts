@@ -14,6 +14,8 @@ export interface SearchCursor {
   countFrom: number | null;
   /** JSONPath mode: the whole file's match count once a scan has counted to the end. */
   total?: number;
+  /** JSONPath mode, before that: the largest lower bound of the count reported so far (total_matches never shrinks). */
+  atLeast?: number;
 }
 
 /** The session's search cursors: opaque `sc_…` ids, single use, idle expiry (cursorIdleMs). */

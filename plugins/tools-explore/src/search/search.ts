@@ -240,7 +240,7 @@ async function engineSearch(
       } catch (err) {
         if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
         skipped = 1;
-        firstSkipped.push({ record_index: 0, message: (err as Error).message });
+        firstSkipped.push({ record_index: 0, code: 'SYNTAX_ERROR', message: (err as Error).message });
       }
     }
     result = { nodes: hit ? [{ record: 0, path: '', value: null }] : [], next: null, complete: true, total: hit ? 1 : 0, skipped, firstSkipped };
@@ -289,15 +289,16 @@ async function engineSearch(
     matches.push(m);
     pageBytes += size;
   }
-  const total = known ?? before + (result.total ?? 0);
+  // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
+  const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
-  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: 'SYNTAX_ERROR', message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
-  if (result.skipped > result.firstSkipped.length) warnings.push({ code: 'SYNTAX_ERROR', message: `${result.skipped} records were skipped in all.` });
+  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
+  if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: next,
-      counted: before + matches.length, countFrom: null, ...(complete ? { total } : {}),
+      counted: before + matches.length, countFrom: null, ...(complete ? { total } : { atLeast: total }),
     });
   }
   return {

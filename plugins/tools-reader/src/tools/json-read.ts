@@ -202,21 +202,27 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   ctx.files.verify(source, realPath);
 
   if (items.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
-    // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed: reading it is the error
-    // (DESIGN "Records"), not an empty answer with a warning.
+    // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed (or could not be
+    // evaluated): reading it is the error (DESIGN "Records"), not an empty answer with a warning.
     const first = outcome.firstSkipped[0];
-    throw ctx.error('SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+    const timedOut = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
+    throw ctx.error(timedOut ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
       ...(first ? { location: warningLocation(first) } : {}),
-      hint: 'The record is malformed in the file; other records can still be read.',
+      ...(timedOut ? { limit: { name: 'requestTimeoutMs', limit: ctx.limits.requestTimeoutMs } } : {}),
+      hint: timedOut ? 'The query\'s regular expression takes too long on this record; simplify the pattern.' : 'The record is malformed in the file; other records can still be read.',
     });
   }
   const warnings: Warning[] = [];
-  if (outcome.skipped > 0) {
-    const first = outcome.firstSkipped[0];
+  // Records that could not be evaluated in time (at most one a page: the page stops there), each with its reason.
+  const unevaluated = outcome.firstSkipped.filter((s) => s.code !== 'SYNTAX_ERROR');
+  for (const s of unevaluated) warnings.push({ code: s.code, message: clip(s.message, 1000), location: warningLocation(s) });
+  const malformed = outcome.skipped - unevaluated.length;
+  if (malformed > 0) {
+    const first = outcome.firstSkipped.find((s) => s.code === 'SYNTAX_ERROR');
     const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
     warnings.push({
       code: 'SYNTAX_ERROR',
-      message: `${outcome.skipped} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`.slice(0, 1000),
+      message: clip(`${malformed} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`, 1000),
       ...(first ? { location: warningLocation(first) } : {}),
     });
   }
@@ -265,6 +271,12 @@ function addressesOneRecord(compiled: CompiledQuery, count: number): boolean {
   return end > start && Math.ceil((end - start) / Math.max(1, step)) === 1;
 }
 
+/** `text` cut to at most `max` UTF-16 units without splitting a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
+  return text.slice(0, cut);
+}
 
 /** Issues the cursor for `next` on `fileId`. @throws RESOURCE_LIMIT_EXCEEDED (maxCursors) */
 function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part?: ItemPart): string {

@@ -1,0 +1,91 @@
+import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { McpgwError } from '../errors';
+import type { Sandbox } from './sandbox';
+
+/** A descriptor opened inside the root: where it really is, and what it is. */
+export interface InsideDescriptor {
+  fd: number;
+  /** The real path of what was opened (the kernel's name for the descriptor where it has one). */
+  realPath: string;
+  stats: Stats;
+}
+
+/** Whether `/proc/self/fd/N` names descriptors here (Linux): unknown until first used. */
+let procFd: boolean | null = null;
+
+/**
+ * The path the kernel gives open descriptor `fd` (Linux: the target of `/proc/self/fd/N`, which is the opened file
+ * itself, whatever happened to the path it was opened by), or null where there is no such name.
+ */
+export function descriptorPath(fd: number): string | null {
+  if (procFd === false) return null;
+  try {
+    const p = readlinkSync(`/proc/self/fd/${fd}`);
+    procFd = true;
+    return p;
+  } catch {
+    if (procFd === null) procFd = false;
+    return null;
+  }
+}
+
+/** A path that reaches open folder descriptor `fd` itself (no lookup by name), or null where there is none. */
+export function descriptorFolder(fd: number): string | null {
+  return descriptorPath(fd) === null ? null : `/proc/self/fd/${fd}`;
+}
+
+/**
+ * Opens `real` (a path the sandbox resolved inside the root), then checks what was opened: a writer inside the root
+ * can swap a folder on that path for a symlink between the check and the open. On Linux the opened descriptor's own
+ * path must lie inside the root; elsewhere its device and inode must be those of `real` resolved again (symlink-free)
+ * after the open. Content is then read only through the descriptor.
+ * `flags` are added to O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW.
+ * @throws McpgwError ACCESS_DENIED (what was opened lies outside the root, or permission), NOT_FOUND (it vanished),
+ *   INVALID_ARGUMENT (a socket), IO_ERROR.
+ */
+export function openInside(sandbox: Sandbox, real: string, input: string, flags = 0): InsideDescriptor {
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${input}`, { hint: 'It was removed or moved while it was opened.' });
+    // The resolved path ends in no symlink: one there now was put there after the check.
+    if (code === 'ELOOP') throw changed(input);
+    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${input} is not a regular file.`);
+    throw new McpgwError('IO_ERROR', `Cannot open ${input}: ${(err as Error).message}`);
+  }
+  try {
+    const stats = fstatSync(fd);
+    const named = descriptorPath(fd);
+    if (named !== null) {
+      if (!sandbox.contains(named)) throw changed(input);
+      return { fd, realPath: named, stats };
+    }
+    let again: string;
+    let st: Stats;
+    try {
+      again = realpathSync.native(real);
+      st = statSync(again);
+    } catch {
+      throw changed(input);
+    }
+    if (again !== real || st.ino !== stats.ino || st.dev !== stats.dev) throw changed(input);
+    return { fd, realPath: real, stats };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** The names in open folder descriptor `fd` (through the descriptor where the system allows; else by `real`). */
+export function namesIn(fd: number, real: string): string[] {
+  return readdirSync(descriptorFolder(fd) ?? real);
+}
+
+function changed(input: string): McpgwError {
+  return new McpgwError('ACCESS_DENIED', `${input} led outside the root folder when it was opened (a link on its path changed).`, {
+    hint: 'Only files under the configured root can be opened; a folder on the path was replaced by a link while it was opened.',
+  });
+}

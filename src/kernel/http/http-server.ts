@@ -1,0 +1,158 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpServer, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { HttpSettings } from '../config/http';
+import type { Limits } from '../contracts/limits';
+import type { Logger } from '../contracts/plugin';
+import type { Session } from '../session/session';
+import { checkBody, checkHost, checkOrigin, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
+import { LegacySessions } from './legacy-sessions';
+import { PrincipalStores } from './principal-stores';
+import { principalOf, sharedTokenVerifier } from './token';
+
+export interface McpHttpServerOptions {
+  settings: HttpSettings;
+  /** Builds a server over a Session; `ownsSession` ends the Session when the server closes. */
+  build: (session: Session, ownsSession: boolean) => McpServer;
+  limits: Pick<Limits, 'handleIdleMs' | 'cursorIdleMs' | 'requestTimeoutMs'>;
+  log: Logger;
+}
+
+/**
+ * MCP over HTTP on the SDK's own entry points, both protocol eras on one endpoint:
+ *
+ * - every request passes, in order: path → `Host` allow-list (403) → `Origin` allow-list (403) → CORS
+ *   preflight → Bearer token (401 + `WWW-Authenticate`) → declared body size (413) and media type (415);
+ * - the SDK's Node adapter (`toNodeHandler`) turns it into a web `Request` (a body growing past
+ *   `maxBodyBytes` is 413) and the SDK's `isLegacyRequest` routes it: 2025-11-25 traffic to sessionful
+ *   Streamable HTTP transports ({@link LegacySessions}), 2026-07-28 traffic to `createMcpHandler`, whose
+ *   per-request instances use the caller's principal store ({@link PrincipalStores}).
+ *
+ * Progress notifications go out on SSE responses in both eras; cancellation is `notifications/cancelled`
+ * (2025) or the client closing its request (2026).
+ */
+export class McpHttpServer {
+  private readonly server: http.Server;
+  private readonly verifier: OAuthTokenVerifier | null;
+  private readonly legacy: LegacySessions;
+  private readonly stores = new PrincipalStores();
+  private readonly modern;
+  private readonly node;
+  private stopping = false;
+  /** Requests other than GET (SSE listen streams) being served: shutdown waits for them. */
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
+
+  constructor(private readonly options: McpHttpServerOptions) {
+    const { settings, build, log } = options;
+    this.verifier = settings.token !== null ? sharedTokenVerifier(settings.token) : null;
+    const onerror = (e: Error) => log.debug('http: request error', { error: e.message });
+    this.legacy = new LegacySessions({
+      build: (session) => build(session, true),
+      maxSessions: settings.maxSessions,
+      idleMs: Math.max(options.limits.handleIdleMs, options.limits.cursorIdleMs),
+      maxBodyBytes: settings.maxBodyBytes,
+      log,
+    });
+    this.modern = createMcpHandler((ctx) => build(this.stores.of(principalOf(ctx.authInfo)), false), {
+      legacy: 'reject',
+      maxRequestBodySize: settings.maxBodyBytes,
+      onerror,
+    });
+    const route = async (request: Request, extra?: { authInfo?: AuthInfo }): Promise<Response> => {
+      const authInfo = extra?.authInfo;
+      if (await isLegacyRequest(request, undefined, { maxRequestBodySize: settings.maxBodyBytes })) return this.legacy.handle(request, authInfo);
+      return this.modern.fetch(request, authInfo ? { authInfo } : {});
+    };
+    this.node = toNodeHandler({ fetch: route }, { maxRequestBodySize: settings.maxBodyBytes, onerror });
+    this.server = http.createServer((req, res) => void this.serve(req, res));
+  }
+
+  /** Binds and resolves to the endpoint's URL (with the port the system chose for port 0). */
+  listen(): Promise<URL> {
+    const { host, port, path } = this.options.settings;
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        const a = this.server.address() as AddressInfo;
+        const shown = a.family === 'IPv6' || a.address.includes(':') ? `[${a.address}]` : a.address;
+        resolve(new URL(`http://${shown}:${a.port}${path}`));
+      });
+    });
+  }
+
+  /** 2025-era sessions open now. */
+  get sessions(): number {
+    return this.legacy.size;
+  }
+
+  /**
+   * Graceful stop: refuses new connections and requests (503), waits for requests in flight (at most
+   * `graceMs`), then closes every session (files close with them) and every connection.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const closed = new Promise<void>((r) => this.server.close(() => r()));
+    this.server.closeIdleConnections();
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, graceMs);
+        t.unref();
+        this.drained = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+    await this.legacy.closeAll();
+    await this.modern.close();
+    this.stores.endAll();
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method !== 'GET') {
+      this.inFlight++;
+      res.once('close', () => {
+        if (--this.inFlight === 0) this.drained?.();
+      });
+    }
+    try {
+      const rejected = await this.gate(method, req);
+      if (rejected) return send(res, rejected);
+      for (const [k, v] of Object.entries(corsHeaders(req.headers, this.options.settings))) res.setHeader(k, v);
+      await this.node(req as Parameters<typeof this.node>[0], res);
+    } catch (err) {
+      this.options.log.error('http: request failed', { error: (err as Error)?.stack ?? String(err) });
+      if (!res.headersSent) send(res, jsonRpcRejection(500, 'Internal server error', {}, -32603));
+      else res.end();
+    }
+  }
+
+  /** The checks before MCP sees the request; sets `req.auth` for the SDK adapter. */
+  private async gate(method: string, req: http.IncomingMessage & { auth?: AuthInfo }): Promise<Rejection | null> {
+    const settings = this.options.settings;
+    if (this.stopping) return jsonRpcRejection(503, 'Service Unavailable: the server is shutting down.', { connection: 'close' });
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (pathname !== settings.path) return jsonRpcRejection(404, `Not Found: the MCP endpoint is ${settings.path}.`);
+    const rejected = checkHost(req.headers, settings) ?? checkOrigin(req.headers, settings);
+    if (rejected) return rejected;
+    if (method === 'OPTIONS') return preflight(req.headers, settings);
+    if (this.verifier) {
+      const auth = await checkToken(req.headers, this.verifier);
+      if (isRejection(auth)) return { ...auth, headers: { ...auth.headers, ...corsHeaders(req.headers, settings) } };
+      req.auth = auth;
+    }
+    return checkBody(method, req.headers, settings);
+  }
+}
+
+function send(res: http.ServerResponse, r: Rejection): void {
+  res.writeHead(r.status, r.headers);
+  res.end(r.body);
+}

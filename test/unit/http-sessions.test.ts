@@ -1,0 +1,138 @@
+import { McpServer, type AuthInfo } from '@modelcontextprotocol/server';
+import { LegacySessions } from '../../src/kernel/http/legacy-sessions';
+import { PrincipalStores } from '../../src/kernel/http/principal-stores';
+import { ANONYMOUS, principalOf, sharedTokenVerifier } from '../../src/kernel/http/token';
+import type { Session } from '../../src/kernel/session/session';
+
+/**
+ * The 2025-era session table and the 2026-era principal stores, driven through web Requests (no
+ * sockets) with a fake clock: sessions belong to their principal, expire when idle, and ending one
+ * ends its Session (whose handle tables close their files).
+ */
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const IDLE = 60_000;
+
+function initialize(headers: Record<string, string> = {}): Request {
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+}
+
+function ping(sid: string): Request {
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+  });
+}
+
+function setup(maxSessions = 8) {
+  let now = 1_000_000;
+  const evicted: string[] = [];
+  const sessions: Session[] = [];
+  const table = new LegacySessions({
+    build: (session) => {
+      sessions.push(session);
+      // A file handle held by the session: evicted (closed) when the session ends.
+      session.handles<string>('files', { style: 'counter', prefix: 'f', noun: 'file handle', idleMs: 10 * IDLE, max: 4, onEvict: (v) => evicted.push(v) }).add(`file of session ${sessions.length}`);
+      const server = new McpServer({ name: 't', version: '1' }, { capabilities: {} });
+      server.server.onclose = () => session.end();
+      return server;
+    },
+    maxSessions,
+    idleMs: IDLE,
+    maxBodyBytes: 1 << 20,
+    log: quiet,
+    now: () => now,
+  });
+  return { table, evicted, advance: (ms: number) => (now += ms) };
+}
+
+const alice: AuthInfo = { token: 'a', clientId: 'token:alice', scopes: [] };
+const bob: AuthInfo = { token: 'b', clientId: 'token:bob', scopes: [] };
+
+test('initialize opens a session; its id serves later requests; another principal gets 404 for it', async () => {
+  const { table } = setup();
+  const res = await table.handle(initialize(), alice);
+  expect(res.status).toBe(200);
+  const sid = res.headers.get('mcp-session-id')!;
+  expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+  expect(table.size).toBe(1);
+  expect((await table.handle(ping(sid), alice)).status).toBe(200);
+  expect((await table.handle(ping(sid), bob)).status).toBe(404);
+  expect((await table.handle(ping(sid), undefined)).status).toBe(404);
+  expect((await table.handle(ping('00000000-0000-0000-0000-000000000000'), alice)).status).toBe(404);
+  await table.closeAll();
+});
+
+test('without a session id, only initialize is accepted (400 otherwise)', async () => {
+  const { table } = setup();
+  const bare = new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  expect((await table.handle(bare, undefined)).status).toBe(400);
+  expect((await table.handle(new Request('http://127.0.0.1/mcp', { method: 'GET' }), undefined)).status).toBe(400);
+  const junk = new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":' });
+  expect((await table.handle(junk, undefined)).status).toBe(400);
+  expect(table.size).toBe(0);
+});
+
+test('a session idle past idleMs is closed with its files; one in use is kept', async () => {
+  const { table, evicted, advance } = setup();
+  const a = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+  const b = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+  advance(IDLE - 1000);
+  expect((await table.handle(ping(b), alice)).status).toBe(200);
+  advance(2000);
+  table.sweep();
+  await new Promise((r) => setImmediate(r));
+  expect(evicted).toEqual(['file of session 1']);
+  expect(table.size).toBe(1);
+  expect((await table.handle(ping(a), alice)).status).toBe(404);
+  expect((await table.handle(ping(b), alice)).status).toBe(200);
+  await table.closeAll();
+  expect(evicted).toEqual(['file of session 1', 'file of session 2']);
+});
+
+test('DELETE ends the session and closes its files', async () => {
+  const { table, evicted } = setup();
+  const sid = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+  const del = new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' } });
+  expect((await table.handle(del, alice)).status).toBe(200);
+  expect(evicted).toEqual(['file of session 1']);
+  expect(table.size).toBe(0);
+});
+
+test('past maxSessions a new session is 503 with Retry-After; expired ones make room first', async () => {
+  const { table, advance } = setup(2);
+  await table.handle(initialize(), alice);
+  await table.handle(initialize(), alice);
+  const full = await table.handle(initialize(), alice);
+  expect(full.status).toBe(503);
+  expect(full.headers.get('retry-after')).toBe('5');
+  expect((await full.json()).error.message).toContain('http.maxSessions');
+  advance(IDLE + 1);
+  expect((await table.handle(initialize(), alice)).status).toBe(200);
+  expect(table.size).toBe(1);
+  await table.closeAll();
+});
+
+test('principal stores: one Session per principal, the same across requests', () => {
+  const stores = new PrincipalStores();
+  expect(stores.of('token:x')).toBe(stores.of('token:x'));
+  expect(stores.of('token:x')).not.toBe(stores.of(ANONYMOUS));
+  expect(principalOf(undefined)).toBe(ANONYMOUS);
+  expect(principalOf(alice)).toBe('token:alice');
+});
+
+test('the shared-token verifier: the right token only; the principal is derived from, but is not, the token', async () => {
+  const v = sharedTokenVerifier('the-shared-secret-123');
+  const info = await v.verifyAccessToken('the-shared-secret-123');
+  expect(info.clientId).toMatch(/^token:[0-9a-f]{12}$/);
+  expect(info.clientId).not.toContain('secret');
+  expect(info.expiresAt! * 1000).toBeGreaterThan(Date.now());
+  for (const wrong of ['the-shared-secret-12', 'the-shared-secret-1234', 'THE-SHARED-SECRET-123', '']) {
+    await expect(v.verifyAccessToken(wrong)).rejects.toMatchObject({ code: 'invalid_token' });
+  }
+  expect((await sharedTokenVerifier('another-secret-4567890').verifyAccessToken('another-secret-4567890')).clientId).not.toBe(info.clientId);
+});
