@@ -6,12 +6,15 @@ import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import type { ParseSite } from '../records/parse';
-import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
+import { candidates, evaluateOptions, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
 import { ElementSource, IndexedRecordSource } from '../records/source';
 import { RecordWalk, testInParts, walkedUnit, type WalkHost } from './walk';
+
+/** The main-thread scan lets the event loop run at least this often, ms (between records). */
+const YIELD_MS = 20;
 
 /** A file addressed as a whole whose query does not distribute over records is evaluated in memory up to this size. */
 export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
@@ -58,7 +61,8 @@ export class QueryScanEngine implements ScanEngine {
     const literals = query.requiredLiterals?.length ? query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
     const base = {
       literals, slashEscape: !!query.requiredLiterals?.some((l) => l.includes('/')),
-      maxDepth: limits.maxDepth, firstOnly: opts.unit === 'records',
+      maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, firstOnly: opts.unit === 'records',
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     };
     if (opts.addressing === 'record') return { kind: 'record', start: 0, end: source.count, step: 1, query, ...base };
     if (!source.rootIsSequence) return { kind: 'document', start: 0, end: Math.min(1, source.count), step: 1, query, ...base };
@@ -113,6 +117,9 @@ export class QueryScanEngine implements ScanEngine {
     }
     let scanned = 0;
     let checks = 0;
+    const epoch = Date.now();
+    let lastYield = epoch;
+    let finished = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
       if (batch.oversized) {
         if (!inRange(plan, batch.first)) continue;
@@ -129,7 +136,27 @@ export class QueryScanEngine implements ScanEngine {
         const k = list ? list[j]! : j;
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
+        const started = Date.now();
+        if (started - lastYield > YIELD_MS) {
+          // One evaluation is bounded (maxNodes, the deadline), and between records the event loop runs (pings,
+          // cancellations, other requests) — the batch stays valid until the next one is asked for.
+          await new Promise((r) => setImmediate(r));
+          lastYield = Date.now();
+        }
         const out = evaluateRecord(view, k, plan, utf8Ok, site, !result.full);
+        if (out?.error?.limit?.name === 'requestTimeoutMs') {
+          // The deadline passed inside this record's evaluation: the next page retries it, unless it alone ran for
+          // half the page's time (it would get no more then) or it is the page's first (a page finishes a record).
+          const ran = Date.now() - started;
+          if (finished > 0 && ran < (opts.deadline! - epoch) / 2) {
+            await result.flush();
+            return result.finish({ record: i, node: 0 }, false);
+          }
+          if (!result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
+          await result.flush();
+          return result.finish({ record: i + 1, node: 0 }, false);
+        }
+        finished++;
         if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
         if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
           await result.flush();
@@ -152,7 +179,7 @@ export class QueryScanEngine implements ScanEngine {
   /** What record walks need from this engine. */
   private walkHost(): WalkHost {
     const limits = this.options.limits();
-    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, ...this.options.walk };
+    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, ...this.options.walk };
   }
 
   /** Record i's root as a lazy node of a kernel source, or null (another implementation: no walking). */
@@ -200,7 +227,7 @@ export class QueryScanEngine implements ScanEngine {
     }
     const resume = opts.resume?.record === i ? opts.resume : undefined;
     try {
-      if (plan.kind === 'split' && plan.test && !testInParts(plan.test, plan.testReads, lazy.root, this.walkHost())) return null;
+      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost())) return null;
       if (!query) {
         // the record itself is the node (a split without an inner query)
         if (resume && resume.node > 0) return null;
@@ -213,7 +240,8 @@ export class QueryScanEngine implements ScanEngine {
       if (end === 'scan') return result.finish(null, true);
       return null;
     } catch (err) {
-      if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && (err.limit?.name === 'maxDepth' || err.limit?.name === 'maxRecordBytes')))) return fail(err);
+      const limit = err instanceof McpgwError ? err.limit?.name : undefined;
+      if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && (limit === 'maxDepth' || limit === 'maxRecordBytes' || limit === 'maxNodes' || limit === 'requestTimeoutMs')))) return fail(err);
       throw err;
     }
   }
@@ -239,7 +267,8 @@ export class QueryScanEngine implements ScanEngine {
         }
       }
     }
-    let nodes: ScanNode[] = query.evaluate(records).map((n) => {
+    const bounds = opts.deadline !== undefined ? { maxNodes: limits.maxNodes, deadline: opts.deadline } : { maxNodes: limits.maxNodes };
+    let nodes: ScanNode[] = query.evaluate(records, bounds).map((n) => {
       const m = /^\/(\d+)/.exec(n.path);
       return { record: m ? Number(m[1]) : -1, path: n.path, value: n.value };
     });

@@ -16,7 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { LazyNode } from '../contracts/format';
-import type { CompiledQuery, QueryNode, QuerySegment, SegmentSelector } from '../contracts/query';
+import type { CompiledQuery, EvaluateOptions, QueryNode, QuerySegment, SegmentSelector } from '../contracts/query';
 import type { ScanNode, ScanPosition, ScanQueryOptions, ScanResult } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { internalsOf, lastMember, memberName } from '../records/lazy';
@@ -40,6 +40,8 @@ export interface WalkHost {
   subScan(opts: ScanQueryOptions): Promise<ScanResult>;
   maxRecordBytes: number;
   maxDepth: number;
+  /** Limits.maxNodes: each evaluation the walk runs (a piece in memory, a filter test) is bounded by it. */
+  maxNodes?: number;
   /** Values at most this long are parsed and evaluated in memory (default PIECE_BYTES; never above maxRecordBytes). */
   pieceBytes?: number;
   /** Arrays with at least this many elements are streamed as a nested scan (default STREAM_MIN). */
@@ -156,7 +158,7 @@ export class RecordWalk {
 
   /** A value small enough to parse: segments `k…` evaluated on it in memory (`rest(k)`). */
   private async inMemory(k: number, n: LazyNode, path: string, resume: number[] | null): Promise<boolean> {
-    const nodes = this.query.rest!(k).evaluate(n.value());
+    const nodes = this.query.rest!(k).evaluate(n.value(), this.bounds());
     for (let j = resume ? resume[0]! : 0; j < nodes.length; j++) {
       this.cur.push(j);
       const x = nodes[j]!;
@@ -273,7 +275,13 @@ export class RecordWalk {
 
   /** `@` = the child for a filter selector (see testInParts). */
   private test(sel: Extract<SegmentSelector, { kind: 'filter' }>, c: LazyNode): boolean {
-    return testInParts(sel.test, sel.testReads, c, this.host, this.piece, this.record);
+    const bounds = this.bounds();
+    return testInParts((v) => sel.test(v, bounds), sel.testReads, c, this.host, this.piece, this.record);
+  }
+
+  /** The bounds of one evaluation: Limits.maxNodes and the request deadline. */
+  private bounds(): EvaluateOptions {
+    return { ...(this.host.maxNodes !== undefined ? { maxNodes: this.host.maxNodes } : {}), ...(this.opts.deadline !== undefined ? { deadline: this.opts.deadline } : {}) };
   }
 
   /**
