@@ -24,6 +24,8 @@ export interface ReaderCursor {
   maxResultBytes: number;
   /** A count (`count: true`) the deadline stopped: the nodes counted before `position`. */
   counted?: number;
+  /** The page ended inside the item at `position`: the next page continues its text from here. */
+  part?: { path: string; offset: number };
 }
 
 /** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */
