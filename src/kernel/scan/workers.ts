@@ -251,6 +251,10 @@ export class ThreadPool implements WorkerPool {
           if (immediate && p.slot.queue[0] === p.seq) {
             // The thread is on record `current` of p; the results of p's records before it were posted at once.
             const current = Atomics.load(p.slot.progress, 0);
+            // Drained again after reading `current`: the thread posts a record's results before it moves on, so every
+            // result of a record before `current` is now here (drained before the read, one could still be in flight).
+            for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
+            if (p.done) continue;
             if (current >= p.first && current < p.first + p.count) {
               const ran = now - epoch - Atomics.load(p.slot.progress, 1);
               if (ran >= stuckAfter) {
