@@ -102,6 +102,12 @@ describe('search {max_results: 0}', () => {
     const open = await call(fast.client, 'open_file', { path: 'doc.json' });
     expect((await call(fast.client, 'search', { handle: open.data.handle, query: '$.meta.a == 4', max_results: 0 })).data).toMatchObject({ total_matches: 1, matches: [], complete: true });
     expect((await call(fast.client, 'search', { handle: open.data.handle, query: '$.meta.a == 5', max_results: 0 })).data).toMatchObject({ total_matches: 0, matches: [], complete: true });
+    // Text search counts nodes in a single document: the count equals a paged search's total.
+    const paged = await call(fast.client, 'search', { handle: open.data.handle, query: 'a', max_results: 1 });
+    expect(paged.data.total_matches).toBeGreaterThan(1);
+    const counted = await call(fast.client, 'search', { handle: open.data.handle, query: 'a', max_results: 0 });
+    expect(counted.data).toMatchObject({ total_matches: paged.data.total_matches, matches: [], complete: true });
+    expect(counted.data.next_cursor).toBeUndefined();
   });
 });
 
