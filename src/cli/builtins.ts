@@ -7,4 +7,5 @@ export const BUILTIN_PLUGINS: readonly string[] = [
   '@mcpgw/query-pointer',
   '@mcpgw/tools-explore',
   '@mcpgw/tools-reader',
+  '@mcpgw/tools-sessions',
 ];

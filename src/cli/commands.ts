@@ -52,6 +52,7 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.formats.length) out(`  formats: ${p.formats.join(', ')}\n`);
     if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
     if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
+    if (p.sessionSources?.length) out(`  session sources: ${p.sessionSources.join(', ')}\n`);
   }
 }
 
@@ -59,9 +60,9 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
 export async function checkCommand(opts: CommonOptions): Promise<void> {
   const { loaded, config, kernel } = await prepare(opts, true);
   const tools = kernel.selectTools(config);
-  const sandbox = new Sandbox(config.root);
+  const sandbox = config.root === null ? null : new Sandbox(config.root);
   out(`config: ${loaded.filepath ?? '(none found; defaults)'}\n`);
-  out(`root: ${sandbox.root}\n`);
+  out(`root: ${sandbox ? sandbox.root : '(none: the offered bundles read no root)'}\n`);
   out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
   out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
   out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);

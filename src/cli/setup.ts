@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ConfigError, loadConfig, resolveConfig, type EffectiveConfig, type LoadedConfig } from '../kernel/config';
+import { ConfigError, loadConfig, NO_ROOT_MESSAGE, resolveConfig, type EffectiveConfig, type LoadedConfig } from '../kernel/config';
 import { createLogger } from '../kernel/log';
 import { Kernel } from '../kernel/kernel';
 import type { PluginSpec } from '../kernel/plugins/loader';
@@ -26,27 +26,26 @@ export interface Prepared {
 
 /**
  * Loads the config, applies flags and environment, loads every plugin.
- * `needRoot: false` lets commands that read no files (list-tools, plugins) run without a root.
+ * `needRoot: false` lets commands that read no files (list-tools, plugins) run without a root. With `needRoot`, a
+ * missing root is refused unless every offered bundle reads no file under a root (`root` is then null).
  * @throws ConfigError, PluginLoadError (the CLI exits 2 on both)
  */
 export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<Prepared> {
   const cwd = process.cwd();
   const loaded = await loadConfig(opts.config, cwd);
-  let config: EffectiveConfig;
-  try {
-    config = resolveConfig(loaded, opts, process.env, cwd, { ownDir: OWN_DIR });
-  } catch (err) {
-    if (!needRoot && err instanceof ConfigError && err.message.startsWith('No root folder')) {
-      config = resolveConfig(loaded, { ...opts, root: cwd }, process.env, cwd, { ownDir: OWN_DIR });
-    } else throw err;
-  }
+  let config: EffectiveConfig = resolveConfig(loaded, opts, process.env, cwd, { ownDir: OWN_DIR, rootOptional: true });
+  if (config.root === null && !needRoot) config = { ...config, root: cwd };
   const log = createLogger(config.logLevel);
   const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
-  await kernel.load(pluginSpecs(loaded));
+  await kernel.load(pluginSpecs(loaded, config));
+  if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
   return { loaded, config, kernel };
 }
 
-function pluginSpecs(loaded: LoadedConfig): PluginSpec[] {
+/** The built-in plugin that takes the config's `sessions` section as its options. */
+const SESSIONS_PLUGIN = '@mcpgw/tools-sessions';
+
+function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[] {
   const { builtins = true, plugins = [] } = loaded.config;
   let names: readonly string[] = [];
   if (builtins === true) names = BUILTIN_PLUGINS;
@@ -57,7 +56,12 @@ function pluginSpecs(loaded: LoadedConfig): PluginSpec[] {
       return full;
     });
   }
-  const specs: PluginSpec[] = names.map((id) => ({ id, options: {}, fromDir: OWN_DIR, origin: 'builtin' }));
+  const specs: PluginSpec[] = names.map((id) => ({
+    id,
+    options: id === SESSIONS_PLUGIN ? { ...config.sessions } as Record<string, unknown> : {},
+    fromDir: OWN_DIR,
+    origin: 'builtin',
+  }));
   for (const entry of plugins) {
     const [id, options] = typeof entry === 'string' ? [entry, {}] : entry;
     specs.push({ id, options, fromDir: loaded.dir, origin: 'config' });

@@ -3,14 +3,18 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Logger } from './contracts/plugin';
 import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
-import { ConfigError, type EffectiveConfig } from './config';
-import { FileService } from './files/file-service';
+import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
+import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
 import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
 import { QueryScanEngine, ThreadPool } from './scan';
+import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
+
+/** What tool selection reads of a config. */
+export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
 
 export interface KernelOptions {
   version: string;
@@ -44,8 +48,8 @@ export class Kernel {
    *   have, or a `deny` name no loaded plugin registered (deny lists are joined through `extends`, so a
    *   denied tool may belong to a bundle this profile does not offer; a name nobody registers is a typo).
    */
-  selectTools(config: Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'>): ToolDefinition[] {
-    const names = config.bundles ?? [...this.registry.bundles.keys()];
+  selectTools(config: ToolSelection): ToolDefinition[] {
+    const names = this.bundleNames(config);
     const where = config.profile ? `Profile "${config.profile}"` : 'The config';
     const tools: ToolDefinition[] = [];
     for (const name of names) {
@@ -68,9 +72,26 @@ export class Kernel {
     return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));
   }
 
+  /**
+   * The bundles a profile offers: the ones it names, or else the default set — every registered bundle except those
+   * that are not offered by default (`ToolBundle.offeredByDefault: false`) unless the config enables them
+   * (`sessions.enabled` for the `sessions` bundle).
+   */
+  bundleNames(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string[] {
+    if (config.bundles) return config.bundles;
+    const enabled = new Set(config.sessions?.enabled ? ['sessions'] : []);
+    return [...this.registry.bundles.values()].filter(({ item }) => item.offeredByDefault !== false || enabled.has(item.name)).map(({ item }) => item.name);
+  }
+
+  /** True when some offered tool's bundle reads files under the root (`ToolBundle.needsRoot`, default true). */
+  needsRoot(config: ToolSelection): boolean {
+    const tools = this.selectTools(config);
+    return tools.some((t) => this.registry.bundles.get(this.registry.tools.get(t.name)?.item ?? '')?.item.needsRoot !== false);
+  }
+
   /** Server instructions: what the server is, plus each offered bundle's own line. Under 2,000 characters. */
-  instructions(config: Pick<EffectiveConfig, 'bundles'>): string {
-    const names = config.bundles ?? [...this.registry.bundles.keys()];
+  instructions(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string {
+    const names = this.bundleNames(config);
     const lines = [
       'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
       ...names.map((n) => this.registry.bundles.get(n)?.item.description).filter((d): d is string => !!d),
@@ -93,6 +114,9 @@ export class Kernel {
 
   private engine: QueryScanEngine | undefined;
 
+  /** The server-wide regex service (`ctx.regex`): stateless, one per kernel. */
+  readonly regex = new Re2RegexService();
+
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
     return createServerFactory(this.serverSpec(config));
@@ -106,9 +130,10 @@ export class Kernel {
   }
 
   private serverSpec(config: EffectiveConfig): ServerSpec {
-    const sandbox = new Sandbox(config.root);
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
-    const files = new FileService(sandbox, formats, config.limits);
+    if (config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
+    const sandbox = config.root === null ? null : new Sandbox(config.root);
+    const files = sandbox ? new FileService(sandbox, formats, config.limits) : new RootlessFiles(formats, config.limits);
     this.container.register(Tokens.Limits, { useValue: config.limits });
     return {
       name: 'mcpgw',
@@ -119,8 +144,9 @@ export class Kernel {
       files,
       limits: config.limits,
       log: this.options.log,
-      root: sandbox.root,
+      root: sandbox?.root ?? '',
       scan: this.scanEngine(config.limits),
+      regex: this.regex,
     };
   }
 }

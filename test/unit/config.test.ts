@@ -259,7 +259,20 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, logLevel: 'warn' });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, logLevel: 'warn', sessions: { enabled: false, sources: {} } });
+  });
+
+  test('sessions: homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {
+    const eff = resolve({ root: 'r', sessions: { enabled: true, cacheDir: 'cache', sources: { claude: { home: '~/alt-claude' }, codex: { home: '/abs/codex', enabled: false }, kimi: { enabled: true } } } });
+    expect(eff.sessions).toEqual({
+      enabled: true,
+      cacheDir: '/cfg/cache',
+      sources: { claude: { home: path.join(os.homedir(), 'alt-claude') }, codex: { home: '/abs/codex', enabled: false }, kimi: { enabled: true } },
+    });
+  });
+
+  test('rootOptional: a missing root is null instead of an error', () => {
+    expect(resolveConfig({ config: {}, dir: '/cfg' }, {}, {}, '/cwd', { rootOptional: true }).root).toBeNull();
   });
 
   test('DEFAULT_LIMITS are the values of the DESIGN table', () => {

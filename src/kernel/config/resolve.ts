@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolvePluginModule } from '../plugins/resolve-module';
 import { describeIssues } from './config-error';
@@ -7,6 +8,22 @@ import type { Limits } from '../contracts/limits';
 import { DEFAULT_LIMITS } from './defaults';
 import { ConfigError } from './config-error';
 import { logLevelSchema, type LoadedConfigLike, type LimitsConfig, type LogLevel, type ProfileConfig } from './types';
+import type { SessionsConfigFile } from './schema';
+
+/** What a missing root says (a ConfigError, exit 2). */
+export const NO_ROOT_MESSAGE =
+  'No root folder is set. mcpgw serves files from one root folder and has no default (clients often start servers in / or your home folder).\n' +
+  'Set it with --root DIR, the MCPGW_ROOT environment variable, or "root" in .mcpgwrc.';
+
+/**
+ * The session-history settings in force: paths absolute (a config file's relative to its folder, `~/` to the user's
+ * home folder). They are the built-in `tools-sessions` plugin's options.
+ */
+export interface SessionsConfig {
+  enabled: boolean;
+  cacheDir?: string;
+  sources: Record<string, { home?: string; enabled?: boolean }>;
+}
 
 /** Command-line flags that override the environment and the config. */
 export interface Flags {
@@ -17,8 +34,8 @@ export interface Flags {
 
 /** The configuration in force: every precedence rule applied (flag > environment > config > default). */
 export interface EffectiveConfig {
-  /** Absolute root folder. */
-  root: string;
+  /** Absolute root folder; null only when `ResolveOptions.rootOptional` allowed its absence. */
+  root: string | null;
   /** The profile's name, or null when the config has no profiles (every bundle is offered). */
   profile: string | null;
   /** Bundle names to offer, or null for every registered bundle. */
@@ -29,12 +46,18 @@ export interface EffectiveConfig {
   deny: string[];
   limits: Limits;
   logLevel: LogLevel;
+  sessions: SessionsConfig;
 }
 
 /** Where shareable profiles are looked up after the config file's folder. */
 export interface ResolveOptions {
   /** mcpgw's own package folder. */
   ownDir?: string;
+  /**
+   * true: a missing root gives `root: null` instead of a ConfigError (the caller decides once it knows whether the
+   * offered bundles read files under a root).
+   */
+  rootOptional?: boolean;
 }
 
 /**
@@ -69,23 +92,29 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
   else if (env.MCPGW_ROOT) root = path.resolve(cwd, env.MCPGW_ROOT);
   else if (profile?.root) root = path.resolve(dir, profile.root);
   else if (config.root) root = path.resolve(dir, config.root);
-  if (!root) {
-    throw new ConfigError(
-      'No root folder is set. mcpgw serves files from one root folder and has no default (clients often start servers in / or your home folder).\n' +
-        'Set it with --root DIR, the MCPGW_ROOT environment variable, or "root" in .mcpgwrc.',
-    );
-  }
+  if (!root && !options.rootOptional) throw new ConfigError(NO_ROOT_MESSAGE);
 
   const limits: Limits = { ...DEFAULT_LIMITS, ...stripUndefined(config.limits), ...stripUndefined(profile?.limits) };
   return {
-    root,
+    root: root ?? null,
     profile: profileName ?? null,
     bundles: profile?.bundles ?? null,
     allow: profile?.allow ?? null,
     deny: profile?.deny ?? [],
     limits,
     logLevel: log.data,
+    sessions: resolveSessions(config.sessions, dir),
   };
+}
+
+/** `sessions` with its paths made absolute: relative to the config file's folder, `~/…` to the user's home folder. */
+function resolveSessions(raw: SessionsConfigFile | undefined, dir: string): SessionsConfig {
+  const abs = (p: string) => (p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : path.resolve(dir, p));
+  const sources: SessionsConfig['sources'] = {};
+  for (const [name, s] of Object.entries(raw?.sources ?? {})) {
+    sources[name] = { ...(s.home !== undefined ? { home: abs(s.home) } : {}), ...(s.enabled !== undefined ? { enabled: s.enabled } : {}) };
+  }
+  return { enabled: raw?.enabled ?? false, ...(raw?.cacheDir !== undefined ? { cacheDir: abs(raw.cacheDir) } : {}), sources };
 }
 
 interface ProfileLookup {

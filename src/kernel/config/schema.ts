@@ -37,6 +37,24 @@ export const pluginEntrySchema = z.union([name, z.tuple([name, z.record(z.string
 
 export const logLevelSchema = z.enum(['error', 'warn', 'info', 'debug']);
 
+/** One session source's settings (`sessions.sources.<name>`). */
+export const sessionSourceConfigSchema = z.strictObject({
+  /** The assistant's folder (default: its own folder under the user's home). */
+  home: name.optional(),
+  /** false: the source is invisible. Default true. */
+  enabled: z.boolean().optional(),
+});
+
+/** The session-history bundle's settings (`sessions`). */
+export const sessionsConfigSchema = z.strictObject({
+  /** true: the `sessions` bundle joins the default set of bundles (it is left out otherwise: it reads private history). */
+  enabled: z.boolean().optional(),
+  /** Where the search indexes are kept (default `$XDG_CACHE_HOME/mcpgw`, else `~/.cache/mcpgw`). */
+  cacheDir: name.optional(),
+  /** Per source: `claude`, `codex`, `copilot`, `gemini`, `qwen`, `kimi`, or a plugin's. */
+  sources: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'a source name: lower-case letters, digits, "-"'), sessionSourceConfigSchema).optional(),
+});
+
 /**
  * `mcpgw serve --http` (docs/http.md): where to listen and who may call. Every key optional; defaults in
  * config/http.ts. `path` is the MCP endpoint's URL path; `allowedHosts` are `Host` header names without
@@ -66,6 +84,7 @@ export const configSchema = z.strictObject({
   profile: name.optional(),
   limits: limitsSchema.optional(),
   logLevel: logLevelSchema.optional(),
+  sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),
 });
 
@@ -75,3 +94,4 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type LogLevel = z.infer<typeof logLevelSchema>;
 export type HttpConfigFile = z.infer<typeof httpSchema>;
 export type PluginEntry = z.infer<typeof pluginEntrySchema>;
+export type SessionsConfigFile = z.infer<typeof sessionsConfigSchema>;

@@ -6,3 +6,5 @@ export * from './records';
 export * from './tokens';
 export * from './tool';
 export * from './scan';
+export * from './sessions';
+export * from './regex';

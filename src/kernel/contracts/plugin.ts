@@ -3,6 +3,7 @@ import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { Format } from './format';
 import type { QueryLanguage } from './query';
 import type { RecordsToolkit } from './records';
+import type { SessionSource } from './sessions';
 import type { ToolBundle } from './tool';
 
 /** Logs go to stderr (never stdout, which is the protocol). */
@@ -25,6 +26,11 @@ export interface PluginRegistry {
   registerFormat(format: Format): void;
   registerQueryLanguage(language: QueryLanguage): void;
   registerToolBundle(bundle: ToolBundle): void;
+  /**
+   * A session source for the session-history bundle (contracts/sessions.ts); its name must be unique.
+   * Optional: kernels before 1.1 lack it.
+   */
+  registerSessionSource?(source: SessionSource): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
   /** A catalogue error (see DESIGN "Error results"). */

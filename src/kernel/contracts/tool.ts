@@ -4,7 +4,9 @@ import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
+import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
+import type { SessionSource } from './sessions';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -35,6 +37,17 @@ export interface ToolBundle {
   readonly name: string;
   readonly description?: string;
   readonly tools: readonly ToolDefinition<any, any>[];
+  /**
+   * false: the bundle is left out of the default set (a config without profiles, or a profile naming no bundles)
+   * unless the config enables it; a profile still offers it by naming it in `bundles`. For bundles that read
+   * private data (`sessions`). Default true.
+   */
+  readonly offeredByDefault?: boolean;
+  /**
+   * false: the bundle reads no file under the root (`ctx.files`), so a profile offering only such bundles needs no
+   * root folder. Default true.
+   */
+  readonly needsRoot?: boolean;
 }
 
 /** How a format was chosen at open (`detection` in open results). */
@@ -81,6 +94,14 @@ export interface FileAccess {
    * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
    */
   list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal }): Promise<FileListing>;
+  /**
+   * A FileAccess over `folders` (absolute paths) instead of the root, each folder a wall as the root is (real-path
+   * containment; a symlink that leaves it is refused). `open`, `verify` and `list` take absolute paths inside one of
+   * them; `OpenedSource.path` and listed paths are absolute. Folders that do not exist are left out; a path inside
+   * none of them is ACCESS_DENIED (without saying whether it exists). The session-history bundle reads the
+   * assistants' folders through it. Optional: kernels before 1.1 lack it.
+   */
+  within?(folders: readonly string[]): FileAccess;
 }
 
 /** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */
@@ -130,6 +151,8 @@ export interface Registries {
   queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
   /** Detects a format for a probe (used by tools that list files). */
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
+  /** Registered session sources, in registration order (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
+  sessionSources?: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */
@@ -146,13 +169,20 @@ export interface ToolContext {
   progress: ProgressReporter;
   readonly log: Logger;
   error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
-  /** Absolute root folder (real path), for messages only; file access goes through `files`. */
+  /** Absolute root folder (real path), for messages only; file access goes through `files`. `""` when the profile
+   *  offers only bundles that need no root and none was given (then `files.open` is ACCESS_DENIED). */
   readonly root: string;
   /**
    * The query scan engine (contracts/scan.ts): tools evaluate compiled queries over a RecordSource through it, never
    * record by record themselves. Shared server-wide (it enforces Limits.maxConcurrentScans).
    */
   readonly scan: ScanEngine;
+  /**
+   * Regular expressions in RE2 syntax on a linear-time engine (contracts/regex.ts): compile once (QUERY_SYNTAX_ERROR
+   * with the position of a bad construct), match decoded strings in linear time, and prefilter raw JSON records by
+   * the literals every match requires. Shared server-wide; compiled patterns hold no per-request state.
+   */
+  readonly regex: RegexService;
 }
 
 export type { OpenedFile };

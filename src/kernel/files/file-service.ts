@@ -7,6 +7,7 @@ import { selectFormat } from '../plugins/registries';
 import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
+import { ScopedFiles } from './scoped-files';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
@@ -61,6 +62,43 @@ export class FileService implements FileAccess {
 
   verify(source: RecordSource, realPath: string): void {
     verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
+  }
+
+  within(folders: readonly string[]): FileAccess {
+    return new ScopedFiles(folders, this.formats, this.limits);
+  }
+}
+
+/**
+ * The FileAccess of a profile that offers only bundles needing no root and was given none: every path is
+ * ACCESS_DENIED; `within` still reaches the folders a bundle is allowed (the session homes).
+ */
+export class RootlessFiles implements FileAccess {
+  constructor(
+    private readonly formats: () => readonly Format[],
+    private readonly limits: Limits,
+  ) {}
+
+  private denied(): McpgwError {
+    return new McpgwError('ACCESS_DENIED', 'No root folder is configured, so no file can be opened by path.', {
+      hint: 'Start mcpgw with --root DIR (or MCPGW_ROOT) to serve files from a folder.',
+    });
+  }
+
+  open(): Promise<OpenedSource> {
+    return Promise.reject(this.denied());
+  }
+
+  verify(): void {
+    throw this.denied();
+  }
+
+  list(): Promise<never> {
+    return Promise.reject(this.denied());
+  }
+
+  within(folders: readonly string[]): FileAccess {
+    return new ScopedFiles(folders, this.formats, this.limits);
   }
 }
 

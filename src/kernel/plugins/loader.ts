@@ -4,6 +4,7 @@ import type { Plugin, PluginRegistry } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
+import type { SessionSource } from '../contracts/sessions';
 import { McpgwError } from '../errors';
 import { PLUGIN_API_VERSION } from '../plugin-api';
 import { recordsToolkit } from '../records';
@@ -158,6 +159,13 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
         need(typeof t.description === 'string' && t.description.length < 2000, `tool ${t.name}'s description must be under 2,000 characters.`);
       }
       ctx.registry.addBundle(record, bundle);
+    },
+    registerSessionSource(source: SessionSource) {
+      need(!!source && typeof source.name === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(source.name),
+        'registerSessionSource() needs a lower-case name (letters, digits, "-"; it names config keys and MCPGW_<NAME>_HOME).');
+      need(typeof source.discover === 'function' && typeof source.normalize === 'function' && typeof source.defaultHome === 'function' && typeof source.sessionsRoot === 'function' && !!source.layout,
+        `session source ${source.name} needs defaultHome(), sessionsRoot(), layout, discover() and normalize().`);
+      ctx.registry.addSessionSource(record, source);
     },
     records: recordsToolkit,
     error: (code, message, details) => new McpgwError(code, message, details),

@@ -1,5 +1,6 @@
 import type { Format, FormatProbe } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
+import type { SessionSource } from '../contracts/sessions';
 import type { Detection, Registries, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
 
@@ -24,6 +25,8 @@ export interface PluginRecord {
   queryLanguages: string[];
   bundles: string[];
   tools: string[];
+  /** Session sources it registered (absent when none, so older listings keep their shape). */
+  sessionSources?: string[];
 }
 
 /** Every registered format, query language and tool bundle, with the plugin that owns each. */
@@ -32,6 +35,7 @@ export class Registry {
   readonly queryLanguages = new Map<string, Owned<QueryLanguage>>();
   readonly bundles = new Map<string, Owned<ToolBundle>>();
   readonly tools = new Map<string, Owned<string>>();
+  readonly sessionSources = new Map<string, Owned<SessionSource>>();
   readonly plugins: PluginRecord[] = [];
   /** Plugin name → the resolved module file that was imported (worker threads import it again for its query languages). */
   readonly entries = new Map<string, string>();
@@ -50,6 +54,11 @@ export class Registry {
   addQueryLanguage(plugin: PluginRecord, language: QueryLanguage): void {
     this.claim(this.queryLanguages, 'query language', language.name, plugin.name, language);
     plugin.queryLanguages.push(language.name);
+  }
+
+  addSessionSource(plugin: PluginRecord, source: SessionSource): void {
+    this.claim(this.sessionSources, 'session source', source.name, plugin.name, source);
+    (plugin.sessionSources ??= []).push(source.name);
   }
 
   addBundle(plugin: PluginRecord, bundle: ToolBundle): void {
@@ -82,6 +91,10 @@ export class Registry {
       queryLanguages: {
         get: (name) => this.queryLanguages.get(name)?.item,
         list: () => [...this.queryLanguages.values()].map((o) => o.item),
+      },
+      sessionSources: {
+        list: () => [...this.sessionSources.values()].map((o) => o.item),
+        get: (name) => this.sessionSources.get(name)?.item,
       },
       detect: (probe) => {
         try {

@@ -3,6 +3,7 @@ import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { FileAccess, Registries, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
+import type { RegexService } from '../contracts/regex';
 import { McpgwError } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
@@ -20,6 +21,8 @@ export interface ServerSpec {
   root: string;
   /** The server-wide scan engine handed to tools as `ctx.scan`. */
   scan: ScanEngine;
+  /** The server-wide regex service handed to tools as `ctx.regex`. */
+  regex: RegexService;
 }
 
 /** Minimum interval between progress notifications of one request, ms. */
@@ -94,5 +97,6 @@ function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolConte
     error: (code, message, details) => new McpgwError(code, message, details),
     root: spec.root,
     scan: spec.scan,
+    regex: spec.regex,
   };
 }

@@ -1,0 +1,128 @@
+import { lstatSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Logger, SessionProject, SessionSource } from 'mcpgw/plugin-api';
+import type { SourceHome } from './homes';
+
+/** One session as listed: its files, their total size and newest modification. */
+export interface CatalogSession {
+  source: string;
+  projectId: string;
+  projectName: string;
+  projectPath: string | null;
+  id: string;
+  /** The session's (first) file, absolute. */
+  path: string;
+  /** Every file of the session in reading order. */
+  files: string[];
+  /** Bytes of all its files. */
+  size: number;
+  /** Newest modification of its files, ms since the epoch. */
+  mtimeMs: number;
+  /** Creation (birth) time of its first file when the platform records it, else its modification time; ms. */
+  birthMs: number;
+}
+
+export interface CatalogProject {
+  source: string;
+  id: string;
+  name: string;
+  path: string | null;
+  /** Whether the project folder still exists (null when the source does not record it). */
+  pathExists: boolean | null;
+  sessions: CatalogSession[];
+}
+
+export interface Catalog {
+  projects: CatalogProject[];
+  /** Sources whose discovery failed, with the reason (the others are listed). */
+  failures: { source: string; message: string }[];
+}
+
+/** What the sources' discovery found, before the files are looked at (kept for a moment: listing is the slow part). */
+export interface Discovery {
+  found: { home: SourceHome; projects: SessionProject[] }[];
+  failures: Catalog['failures'];
+}
+
+/** Runs every available source's discovery (optionally one source's). A source that fails is reported, not fatal. */
+export async function discover(homes: readonly SourceHome[], options: { source?: string; signal?: AbortSignal; log?: Logger } = {}): Promise<Discovery> {
+  const found: Discovery['found'] = [];
+  const failures: Catalog['failures'] = [];
+  for (const h of homes) {
+    if (!h.available || !h.realHome) continue;
+    if (options.source !== undefined && h.source.name !== options.source) continue;
+    try {
+      found.push({ home: h, projects: await h.source.discover(h.home, { signal: options.signal }) });
+    } catch (err) {
+      failures.push({ source: h.source.name, message: (err as Error)?.message ?? String(err) });
+      options.log?.warn('session source discovery failed', { source: h.source.name, error: String(err) });
+    }
+  }
+  return { found, failures };
+}
+
+/**
+ * The catalog of a discovery with every session file looked at now (size, modification time): sessions newest
+ * first. Session files that are not regular files lying inside their source's home are left out.
+ */
+export function catalogOf(d: Discovery): Catalog {
+  const projects: CatalogProject[] = [];
+  for (const { home: h, projects: found } of d.found) {
+    for (const p of found) {
+      const sessions: CatalogSession[] = [];
+      for (const s of p.sessions) {
+        const files = s.files?.length ? s.files : [s.path];
+        const stats = files.map((f) => statInside(f, h));
+        if (stats.some((st) => st === null)) continue;
+        sessions.push({
+          source: h.source.name,
+          projectId: p.id,
+          projectName: p.name,
+          projectPath: p.path,
+          id: s.id,
+          path: files[0]!,
+          files,
+          size: stats.reduce((a, st) => a + st!.size, 0),
+          mtimeMs: Math.max(...stats.map((st) => st!.mtimeMs)),
+          birthMs: stats[0]!.birthtimeMs > 0 ? stats[0]!.birthtimeMs : stats[0]!.mtimeMs,
+        });
+      }
+      if (sessions.length === 0) continue;
+      sessions.sort(newestFirst);
+      projects.push({ source: h.source.name, id: p.id, name: p.name, path: p.path, pathExists: p.path === null ? null : isFolder(p.path), sessions });
+    }
+  }
+  return { projects, failures: d.failures };
+}
+
+/** Newest modification first; ties by path, so the order is deterministic. */
+export function newestFirst(a: CatalogSession, b: CatalogSession): number {
+  return b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/** The file's stat when it is a regular file (not a link) whose path lies lexically inside the home. */
+function statInside(file: string, h: SourceHome) {
+  const rel = path.relative(h.home, file);
+  const relReal = h.realHome ? path.relative(h.realHome, file) : '..';
+  const inside = (r: string) => r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
+  if (!inside(rel) && !inside(relReal)) return null;
+  try {
+    const st = lstatSync(file);
+    return st.isFile() ? st : null;
+  } catch {
+    return null;
+  }
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The source named `name` among the homes, or undefined. */
+export function sourceOf(homes: readonly SourceHome[], name: string): SessionSource | undefined {
+  return homes.find((h) => h.source.name === name)?.source;
+}

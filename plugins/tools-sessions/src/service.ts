@@ -1,0 +1,180 @@
+import { realpathSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
+import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
+import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
+import { SessionFiles } from './session/files';
+import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
+
+/** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
+const CATALOG_TTL_MS = 2000;
+/** Entries kept in summaries across sessions (about 250 bytes each). */
+const SUMMARY_BUDGET = 400_000;
+
+/** A session located from a `path` argument. */
+export interface Located {
+  session: CatalogSession;
+  home: SourceHome;
+  source: SessionSource;
+}
+
+/**
+ * The bundle's state shared by its tools (server-wide: the history is the user's, not the connection's): the homes,
+ * a short-lived discovery cache, and per-session summaries keyed by the files' identities (a changed file is read again).
+ */
+export class SessionsService {
+  private discovery: { key: string; at: number; found: Promise<Discovery> } | null = null;
+  private readonly summaries = new Map<string, { key: string; summary: SessionSummary }>();
+  private summaryWeight = 0;
+
+  constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /** The enabled sources with their homes. */
+  homes(ctx: Pick<ToolContext, 'registries'>): SourceHome[] {
+    return sourceHomes(registeredSources(ctx), this.options, this.env);
+  }
+
+  /** File access confined to the available homes. @throws INTERNAL_ERROR on a kernel without `FileAccess.within`. */
+  files(ctx: Pick<ToolContext, 'files' | 'error'>, homes: readonly SourceHome[]): FileAccess {
+    if (!ctx.files.within) throw ctx.error('INTERNAL_ERROR', 'This mcpgw kernel cannot read folders outside the root (FileAccess.within is missing).');
+    return ctx.files.within(homes.filter((h) => h.available).map((h) => h.realHome!));
+  }
+
+  /** Every project and session, the files looked at now (the sources' folder listing is reused for a moment). */
+  async catalog(ctx: Pick<ToolContext, 'registries' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
+    const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
+    const now = Date.now();
+    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS) {
+      const found = discover(homes, { signal: ctx.signal, log: ctx.log });
+      this.discovery = { key, at: now, found };
+      found.catch(() => { if (this.discovery?.found === found) this.discovery = null; });
+    }
+    return catalogOf(await this.discovery.found);
+  }
+
+  /** Forgets the folder listing (after a session file was not found where the listing put it). */
+  forgetCatalog(): void {
+    this.discovery = null;
+  }
+
+  /**
+   * The session a `path` argument names: the file must lie inside an available home (ACCESS_DENIED otherwise, without
+   * saying whether it exists). A file of a listed session (any of its files) names that session; another file inside a
+   * home is read as a one-file session of that home's source.
+   * @throws McpgwError ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT
+   */
+  async locate(ctx: ToolContext, input: string): Promise<Located> {
+    const homes = this.homes(ctx).filter((h) => h.available);
+    const real = resolveInHomes(ctx, homes, input);
+    const home = homes.find((h) => inside(real, h.realHome!))!;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const catalog = await this.catalog(ctx);
+      for (const p of catalog.projects) {
+        if (p.source !== home.source.name) continue;
+        for (const s of p.sessions) {
+          if (s.files.some((f) => f === input || f === real || realOf(f) === real)) return { session: s, home, source: home.source };
+        }
+      }
+      if (attempt === 0) this.forgetCatalog();
+    }
+    const st = statSync(real);
+    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${input} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
+    return {
+      home,
+      source: home.source,
+      session: {
+        source: home.source.name, projectId: '', projectName: '', projectPath: null, id: path.basename(real).replace(/\.[^.]*$/, ''),
+        path: real, files: [real], size: st.size, mtimeMs: st.mtimeMs, birthMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
+      },
+    };
+  }
+
+  /** Opens a session's files through the kernel. */
+  open(ctx: ToolContext, located: Located): Promise<SessionFiles> {
+    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal);
+  }
+
+  /**
+   * The session's summary, read once and kept while its files are unchanged; a build stopped by the deadline is kept
+   * and continued by the next call (`complete: false` until then).
+   */
+  async summary(ctx: ToolContext, located: Located, deadline = ctx.deadline): Promise<SessionSummary> {
+    const key = identityKey(located.session);
+    const id = `${located.source.name}\n${located.session.path}`;
+    const cached = this.summaries.get(id);
+    if (cached && cached.key === key && cached.summary.complete) {
+      this.summaries.delete(id);
+      this.summaries.set(id, cached); // most recently used last
+      return cached.summary;
+    }
+    const summary = cached && cached.key === key ? cached.summary : emptySummary();
+    if (cached) { this.summaries.delete(id); this.summaryWeight -= cached.summary.weight; }
+    const files = await this.open(ctx, located);
+    try {
+      await extendSummary(summary, files, located.source, deadline, ctx.signal);
+    } finally {
+      files.close();
+    }
+    this.summaries.set(id, { key, summary });
+    this.summaryWeight += summary.weight;
+    while (this.summaryWeight > SUMMARY_BUDGET && this.summaries.size > 1) {
+      const [oldest, entry] = this.summaries.entries().next().value!;
+      this.summaries.delete(oldest);
+      this.summaryWeight -= entry.summary.weight;
+    }
+    return summary;
+  }
+
+  /** A summary already in memory for this session as it is now, or undefined (never reads). */
+  cachedSummary(located: Pick<Located, 'session' | 'source'>): SessionSummary | undefined {
+    const cached = this.summaries.get(`${located.source.name}\n${located.session.path}`);
+    return cached && cached.key === identityKey(located.session) ? cached.summary : undefined;
+  }
+}
+
+/** A session's files' identity as listed: path, size and modification time of each. */
+export function identityKey(s: CatalogSession): string {
+  return `${s.files.join('\n')}|${s.size}|${s.mtimeMs}`;
+}
+
+function inside(p: string, folder: string): boolean {
+  const rel = path.relative(folder, p);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+function realOf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The real path of `input` when it lies inside an available home, decided as the kernel's sandbox decides (files are
+ * then opened through the kernel, which checks again): lexically inside a home, and its real path inside that home's
+ * real path. Outside: ACCESS_DENIED without saying whether the path exists.
+ * @throws McpgwError ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT
+ */
+export function resolveInHomes(ctx: Pick<ToolContext, 'error'>, homes: readonly SourceHome[], input: string): string {
+  if (input.includes('\0')) throw ctx.error('INVALID_ARGUMENT', 'The path contains a NUL byte.');
+  if (!path.isAbsolute(input)) throw ctx.error('INVALID_ARGUMENT', `${cut(input)} is not an absolute path.`, { hint: 'Give the full session path, as list_sessions returns it.' });
+  const denied = () => ctx.error('ACCESS_DENIED', `${cut(input)} is outside the session folders.`, {
+    hint: homes.length ? `Session paths lie under: ${homes.map((h) => h.realHome).join(', ')}.` : 'No session source is available.',
+  });
+  const lexical = path.resolve(input);
+  const home = homes.find((h) => inside(lexical, h.home) || inside(lexical, h.realHome!));
+  if (!home) throw denied();
+  let real: string;
+  try {
+    real = realpathSync(lexical);
+  } catch {
+    throw ctx.error('NOT_FOUND', `No such session file: ${cut(input)}`, { hint: 'list_sessions gives the session paths.' });
+  }
+  if (!homes.some((h) => inside(real, h.realHome!))) throw denied();
+  return real;
+}
+
+function cut(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 200)}… (${s.length} characters)` : s;
+}

@@ -1,0 +1,146 @@
+import type { FileAccess, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
+
+/** One record of a session: its position across the session's files, and its value or why it could not be read. */
+export interface RecordItem {
+  pos: number;
+  value?: unknown;
+  /** Set when the record is malformed (a line being written, broken JSON): the record is skipped and counted. */
+  error?: string;
+}
+
+interface Part {
+  opened: OpenedSource;
+  /** Position of this file's first record. */
+  base: number;
+  /** Records in this file. */
+  count: number;
+  /** Document layout: the entries array. */
+  entries?: LazyNode;
+}
+
+/** Records fetched per step from a document's entries array. */
+const DOC_STEP = 256;
+
+/**
+ * A session opened through the kernel (sandboxed to the source homes, indexed by the format's streaming pass, never
+ * held in memory): its files' records seen as one sequence of positions. JSON Lines files: one record per line;
+ * a document session: the elements of its entries array, read one by one through the kernel's lazy node access.
+ */
+export class SessionFiles {
+  private constructor(readonly layout: SessionLayout, private readonly parts: Part[]) {}
+
+  /**
+   * Opens every file of a session. @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR
+   * (a document session that is not one JSON document), IO_ERROR, CANCELLED.
+   */
+  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal): Promise<SessionFiles> {
+    const parts: Part[] = [];
+    let base = 0;
+    try {
+      for (const p of paths) {
+        const opened = await files.open(p, { format: layout.kind === 'lines' ? 'jsonl' : 'json', signal });
+        const part: Part = { opened, base, count: 0 };
+        parts.push(part);
+        if (layout.kind === 'lines') part.count = opened.source.count;
+        else {
+          const node = opened.source.count > 0 ? opened.source.node?.(0, layout.entriesPointer) : undefined;
+          if (node?.type === 'array') {
+            part.entries = node;
+            part.count = node.childCount ?? 0;
+          }
+        }
+        base += part.count;
+      }
+    } catch (err) {
+      for (const part of parts) part.opened.close();
+      throw err;
+    }
+    return new SessionFiles(layout, parts);
+  }
+
+  /** Records across all files. */
+  get count(): number {
+    return this.parts.reduce((n, p) => n + p.count, 0);
+  }
+
+  /** The first file's real path (the session's path). */
+  get realPath(): string {
+    return this.parts[0]!.opened.realPath;
+  }
+
+  /** Real paths of the files in order. */
+  get realPaths(): string[] {
+    return this.parts.map((p) => p.opened.realPath);
+  }
+
+  /** What a document session says about itself at its hint pointers (JSON Lines sessions: nothing). */
+  documentHints(): SessionHints {
+    if (this.layout.kind !== 'document' || !this.layout.hints) return {};
+    const out: SessionHints = {};
+    const source = this.parts[0]?.opened.source;
+    for (const [key, pointer] of Object.entries(this.layout.hints)) {
+      try {
+        const v = source?.node?.(0, pointer!)?.value();
+        if (typeof v === 'string' && v) out[key as keyof SessionHints] = v;
+      } catch { /* absent or malformed */ }
+    }
+    return out;
+  }
+
+  private partOf(pos: number): Part {
+    for (const p of this.parts) if (pos < p.base + p.count) return p;
+    throw new RangeError(`record position ${pos} is past the session's ${this.count} records`);
+  }
+
+  /** Where record `pos` is: file (real path), record index in it, and its 1-based line for JSON Lines files. */
+  locate(pos: number): { file: string; record: number; line: number | null } {
+    const part = this.partOf(pos);
+    const record = pos - part.base;
+    let line: number | null = null;
+    if (this.layout.kind === 'lines') {
+      try { line = part.opened.source.location(record).line ?? null; } catch { line = null; }
+    }
+    return { file: part.opened.realPath, record, line };
+  }
+
+  /** Record `pos` parsed. @throws McpgwError SYNTAX_ERROR (malformed), RESOURCE_LIMIT_EXCEEDED, IO_ERROR */
+  value(pos: number): unknown {
+    const part = this.partOf(pos);
+    const local = pos - part.base;
+    if (part.entries) return part.entries.children!(local, local + 1)[0]!.node.value();
+    return part.opened.source.value(local);
+  }
+
+  /** Records from position `from` in order; malformed ones come with `error`. Checks the signal between reads. */
+  async *records(from = 0, signal?: AbortSignal): AsyncGenerator<RecordItem> {
+    for (const part of this.parts) {
+      const end = part.base + part.count;
+      if (from >= end) continue;
+      const local = Math.max(0, from - part.base);
+      if (part.entries) {
+        for (let i = local; i < part.count; i += DOC_STEP) {
+          if (signal?.aborted) return;
+          const kids = part.entries.children!(i, Math.min(part.count, i + DOC_STEP));
+          for (const { node, index } of kids) {
+            const pos = part.base + (index ?? 0);
+            try { yield { pos, value: node.value() }; } catch (err) { yield { pos, error: (err as Error).message }; }
+          }
+          await new Promise((r) => setImmediate(r));
+        }
+      } else {
+        for await (const batch of part.opened.source.scan({ from: local, signal })) {
+          for (let k = 0; k < batch.count; k++) {
+            const pos = part.base + batch.first + k;
+            let item: RecordItem;
+            try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
+            yield item;
+          }
+        }
+      }
+    }
+  }
+
+  close(): void {
+    for (const p of this.parts) p.opened.close();
+  }
+}

@@ -1,0 +1,136 @@
+import type { NormalizedRecord, SessionEntryDraft, SessionHints, SessionRole, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
+import { charLength, previewOf } from '../text';
+import type { SessionFiles } from './files';
+
+/** Characters in an entry summary's preview. */
+export const PREVIEW_CHARS = 120;
+
+/** What is kept of one entry to list, filter and page a session without reading it again. */
+export interface EntrySummary {
+  /** Record position across the session's files. */
+  pos: number;
+  uuid: string | null;
+  role: SessionRole;
+  timestamp: string | null;
+  /** Characters of the entry's text. */
+  content_length: number;
+  has_thinking: boolean;
+  has_tool_use: boolean;
+  has_tool_result: boolean;
+  preview: string;
+}
+
+/** A session read once, kept small: one EntrySummary per entry plus totals. Built resumably (see `complete`). */
+export interface SessionSummary {
+  entries: EntrySummary[];
+  /** Record positions read so far. */
+  records: number;
+  /** Malformed records skipped (a partial last line, broken JSON). */
+  skipped: number;
+  firstSkipped: { pos: number; message: string }[];
+  hints: SessionHints;
+  /** The first user entry's text (first 500 characters), the session's description. */
+  description: string | null;
+  roleCounts: Partial<Record<SessionRole, number>>;
+  /** UTF-8 bytes of every entry's text. */
+  contentBytes: number;
+  usage: SessionUsageRecord[];
+  toolUses: { id: string; name: string }[];
+  firstTimestamp: string | null;
+  lastTimestamp: string | null;
+  /** False while the session has records not read yet (a build stopped at the deadline). */
+  complete: boolean;
+  /** Summary and usage held, in entries (for the cache's bound). */
+  weight: number;
+}
+
+export function emptySummary(): SessionSummary {
+  return {
+    entries: [], records: 0, skipped: 0, firstSkipped: [], hints: {}, description: null, roleCounts: {}, contentBytes: 0,
+    usage: [], toolUses: [], firstTimestamp: null, lastTimestamp: null, complete: false, weight: 0,
+  };
+}
+
+/** Characters of the description. */
+const DESCRIPTION_CHARS = 500;
+
+/** The summary line of an entry. */
+export function summarize(pos: number, e: SessionEntryDraft): EntrySummary {
+  let preview = previewOf(e.text, PREVIEW_CHARS);
+  if (!preview && e.tool_uses.length) preview = previewOf(e.tool_uses.map((t) => `[${t.name}] ${JSON.stringify(t.input)}`).join(' '), PREVIEW_CHARS);
+  if (!preview && e.tool_results.length) preview = previewOf(e.tool_results.map((r) => r.result).join(' '), PREVIEW_CHARS);
+  if (!preview && e.thinking) preview = previewOf(e.thinking, PREVIEW_CHARS);
+  return {
+    pos,
+    uuid: e.uuid,
+    role: e.role,
+    timestamp: e.timestamp,
+    content_length: charLength(e.text),
+    has_thinking: !!e.thinking,
+    has_tool_use: e.tool_uses.length > 0,
+    has_tool_result: e.tool_results.length > 0,
+    preview,
+  };
+}
+
+/** Adds one normalized record to a summary. */
+export function addRecord(s: SessionSummary, pos: number, n: NormalizedRecord | null): void {
+  if (!n) return;
+  if (n.hints) mergeHints(s.hints, n.hints);
+  if (n.usage) { s.usage.push(n.usage); s.weight++; }
+  const e = n.entry;
+  if (!e) return;
+  s.entries.push(summarize(pos, e));
+  s.weight++;
+  s.roleCounts[e.role] = (s.roleCounts[e.role] ?? 0) + 1;
+  s.contentBytes += Buffer.byteLength(e.text);
+  for (const t of e.tool_uses) s.toolUses.push({ id: t.id, name: t.name });
+  if (s.description === null && e.role === 'user' && e.text.trim()) s.description = previewOf(e.text, DESCRIPTION_CHARS);
+  if (e.timestamp) {
+    if (s.firstTimestamp === null || e.timestamp < s.firstTimestamp) s.firstTimestamp = e.timestamp;
+    if (s.lastTimestamp === null || e.timestamp > s.lastTimestamp) s.lastTimestamp = e.timestamp;
+  }
+}
+
+/** First value wins, except the model: the latest one names what the session ran on last. */
+export function mergeHints(into: SessionHints, from: SessionHints): void {
+  for (const [k, v] of Object.entries(from) as [keyof SessionHints, string | undefined][]) {
+    if (v === undefined || v === '') continue;
+    if (k === 'model' || into[k] === undefined) into[k] = v;
+  }
+}
+
+/** `source.normalize` that never throws (a source bug costs one record, counted as skipped, not the session). */
+export function safeNormalize(source: SessionSource, record: unknown): NormalizedRecord | null | Error {
+  try {
+    return source.normalize(record);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/**
+ * Reads the session's records from `s.records` on, adding them to `s`, until the end (then `complete`) or until
+ * `deadline` (ms since the epoch) passes between records.
+ */
+export async function extendSummary(s: SessionSummary, files: SessionFiles, source: SessionSource, deadline: number, signal?: AbortSignal): Promise<void> {
+  if (s.records === 0) mergeHints(s.hints, files.documentHints());
+  let n = 0;
+  for await (const item of files.records(s.records, signal)) {
+    if (item.error !== undefined) skip(s, item.pos, item.error);
+    else {
+      const normalized = safeNormalize(source, item.value);
+      if (normalized instanceof Error) skip(s, item.pos, `the ${source.name} source could not read it: ${normalized.message}`);
+      else addRecord(s, item.pos, normalized);
+    }
+    s.records = item.pos + 1;
+    if ((++n & 63) === 0 && Date.now() > deadline) return;
+  }
+  s.records = files.count;
+  s.complete = true;
+}
+
+function skip(s: SessionSummary, pos: number, message: string): void {
+  s.skipped++;
+  if (s.firstSkipped.length < 5) s.firstSkipped.push({ pos, message });
+}

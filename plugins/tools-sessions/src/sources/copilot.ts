@@ -1,0 +1,88 @@
+import * as path from 'node:path';
+import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
+import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
+
+/**
+ * GitHub Copilot CLI: `<home>/session-state/<uuid>/events.jsonl`, events `{type, data, id, timestamp, parentId}`.
+ * `session.start` names the working folder (the project).
+ */
+export const copilotSource: SessionSource = {
+  name: 'copilot',
+  title: 'GitHub Copilot CLI',
+  defaultHome: (userHome) => path.join(userHome, '.copilot'),
+  sessionsRoot: (home) => path.join(home, 'session-state'),
+  layout: { kind: 'lines' },
+  processNames: ['copilot'],
+  async discover(home) {
+    const byCwd = new Map<string, SessionProject>();
+    for (const dir of subdirs(path.join(home, 'session-state'))) {
+      const file = filesIn(dir, (n) => n === 'events.jsonl')[0];
+      if (!file) continue;
+      const start = headRecords(headText(file), 8).find((r) => r.type === 'session.start');
+      const data = obj(start?.data);
+      const cwd = str(obj(data?.context)?.cwd) ?? str(data?.cwd) ?? null;
+      const key = cwd ?? '(unknown)';
+      let project = byCwd.get(key);
+      if (!project) byCwd.set(key, (project = { id: key, name: projectName(cwd, 'unknown'), path: cwd, sessions: [] }));
+      project.sessions.push({ id: str(data?.sessionId) ?? path.basename(dir), path: file });
+    }
+    return [...byCwd.values()];
+  },
+  normalize: normalizeCopilot,
+};
+
+export function normalizeCopilot(record: unknown): NormalizedRecord | null {
+  const r = obj(record);
+  if (!r) return null;
+  const type = str(r.type);
+  const timestamp = str(r.timestamp) ?? null;
+  const data = obj(r.data) ?? {};
+  const base = { uuid: str(r.id) ?? null, timestamp };
+  switch (type) {
+    case 'session.start': {
+      const context = obj(data.context);
+      return {
+        hints: {
+          ...(str(data.sessionId) ? { session_id: str(data.sessionId) } : {}),
+          ...(str(context?.cwd) ?? str(data.cwd) ? { cwd: str(context?.cwd) ?? str(data.cwd) } : {}),
+          ...(str(context?.branch) ? { git_branch: str(context?.branch) } : {}),
+          ...(str(data.selectedModel) ?? str(data.model) ? { model: str(data.selectedModel) ?? str(data.model) } : {}),
+          ...(timestamp ? { timestamp } : {}),
+        },
+      };
+    }
+    case 'user.message':
+      return { entry: entry('user', { ...base, text: resultText(data.content) }) };
+    case 'assistant.message': {
+      const uses = arr(data.toolRequests).map((t) => {
+        const o = obj(t) ?? {};
+        return { id: str(o.toolCallId) ?? str(o.id) ?? '', name: str(o.name) ?? str(o.toolName) ?? '', input: toolInput(o.arguments) };
+      });
+      return { entry: entry('assistant', { ...base, text: resultText(data.content), thinking: str(data.reasoningText) ?? null, tool_uses: uses, model: str(data.model) ?? null }) };
+    }
+    case 'assistant.reasoning':
+      return { entry: entry('assistant', { ...base, thinking: str(data.content) ?? null }) };
+    case 'tool.execution_start':
+      // The call as executed; the same id as the assistant message's tool request, so counts stay per call id.
+      return { entry: entry('assistant', { ...base, tool_uses: [{ id: str(data.toolCallId) ?? '', name: str(data.toolName) ?? '', input: toolInput(data.arguments) }] }) };
+    case 'tool.execution_complete': {
+      const result = obj(data.result);
+      const text = resultText(result?.content ?? data.result ?? data.error);
+      return { entry: entry('tool', { ...base, tool_results: [{ tool_use_id: str(data.toolCallId) ?? '', result: text, is_error: data.success === false }] }) };
+    }
+    case 'assistant.usage': {
+      const model = str(data.model);
+      return {
+        usage: {
+          ...(str(data.requestId) ?? str(r.id) ? { key: str(data.requestId) ?? str(r.id) } : {}),
+          ...(model ? { model } : {}),
+          tokens: tokens(count(data.inputTokens), count(data.outputTokens), count(data.cacheReadTokens), count(data.cacheWriteTokens)),
+          ...(timestamp ? { timestamp } : {}),
+        },
+        ...(model ? { hints: { model } } : {}),
+      };
+    }
+    default:
+      return { entry: { ...unknownEntry(type, data, timestamp ?? undefined), uuid: base.uuid } };
+  }
+}

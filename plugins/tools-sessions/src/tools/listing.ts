@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { CatalogSession } from '../catalog';
+import type { SessionsService } from '../service';
+import { cutSchema, fitting, iso, itemBudget, limitArg, offsetArg, pageLimit, sourceArg, warningSchema, type Cut, type Warning } from './shared';
+
+const pageFields = {
+  total: z.number().int().describe('Items in the whole list'),
+  has_more: z.boolean(),
+  next_offset: z.number().int().optional().describe('Pass as offset for the next page'),
+  cut: cutSchema.optional(),
+  warnings: z.array(warningSchema).optional(),
+};
+
+/** Pages `all` from `offset`: at most `limit` items and the byte budget; the rest is announced. */
+function page<T>(ctx: ToolContext, all: readonly T[], offset: number, limit: number, noun: string) {
+  const n = pageLimit(ctx, limit);
+  return finishPage(ctx, all.slice(offset, offset + n), offset, all.length, noun);
+}
+
+/** A page already cut to its item count (`slice` starts at `offset` of `total` items), cut again to the byte budget. */
+function finishPage<T>(ctx: ToolContext, slice: T[], offset: number, total: number, noun: string): { items: T[]; total: number; has_more: boolean; next_offset?: number; cut?: Cut } {
+  let items = slice;
+  let cut: Cut | undefined;
+  const keep = fitting(items, itemBudget(ctx));
+  if (keep < items.length) {
+    items = items.slice(0, Math.max(keep, 0));
+    cut = { limit: 'maxResultBytes', at: `after ${items.length} ${noun}`, rest: `Call again with offset ${offset + items.length}.` };
+  }
+  const next = offset + items.length;
+  const has_more = next < total;
+  return { items, total, has_more, ...(has_more ? { next_offset: next } : {}), ...(cut ? { cut } : {}) };
+}
+
+// ---- list_sources ----
+
+const sourcesInput = z.object({ limit: limitArg(100, 'Sources'), offset: offsetArg });
+const sourcesOutput = z.object({
+  sources: z.array(z.object({
+    name: z.string(),
+    title: z.string().optional(),
+    available: z.boolean().describe('false when the home folder does not exist: the source is then invisible to the other tools'),
+    base_path: z.string().describe('The folder holding its sessions'),
+    home: z.string(),
+    home_from: z.enum(['environment', 'config', 'default']),
+  })),
+  ...pageFields,
+});
+
+export function listSources(service: SessionsService): ToolDefinition<typeof sourcesInput, typeof sourcesOutput> {
+  return {
+    name: 'list_sources',
+    title: 'List session sources',
+    description:
+      'List the AI coding assistants whose session history this server reads: {sources: [{name, available, base_path}]}. ' +
+      'Sources: claude (Claude Code), codex (Codex CLI), copilot (Copilot CLI), gemini (Gemini CLI), qwen (Qwen Code), kimi (Kimi CLI), and any a plugin adds. ' +
+      'available: false means the home folder does not exist (the other tools then ignore the source); sources disabled in the config are not listed.',
+    inputSchema: sourcesInput,
+    outputSchema: sourcesOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler(args, ctx) {
+      const all = service.homes(ctx).map((h) => ({
+        name: h.source.name,
+        ...(h.source.title ? { title: h.source.title } : {}),
+        available: h.available,
+        base_path: h.basePath,
+        home: h.home,
+        home_from: h.basis,
+      }));
+      const { items, ...rest } = page(ctx, all, args.offset, args.limit, 'sources');
+      return { sources: items, ...rest };
+    },
+  };
+}
+
+// ---- list_projects ----
+
+const projectsInput = z.object({
+  source: sourceArg,
+  include_deleted: z.boolean().default(false).describe('Also list projects whose folder no longer exists (path_exists false)'),
+  limit: limitArg(100, 'Projects'),
+  offset: offsetArg,
+});
+const projectsOutput = z.object({
+  projects: z.array(z.object({
+    id: z.string().describe('Pass as project_id to list_sessions (with source)'),
+    name: z.string(),
+    path: z.string().nullable().describe('The project folder, null when the source does not record it'),
+    session_count: z.number().int(),
+    source: z.string(),
+    path_exists: z.boolean().nullable(),
+    last_modified: z.string().describe('ISO 8601: the newest session'),
+  })),
+  ...pageFields,
+});
+
+export function listProjects(service: SessionsService): ToolDefinition<typeof projectsInput, typeof projectsOutput> {
+  return {
+    name: 'list_projects',
+    title: 'List projects',
+    description:
+      'List the projects (folders an assistant worked in) across all sources, most recently active first: {projects: [{id, name, path, session_count, source, path_exists}], total, has_more, next_offset}. ' +
+      'source narrows to one assistant. Projects whose folder no longer exists are hidden unless include_deleted. Pass id and source to list_sessions.',
+    inputSchema: projectsInput,
+    outputSchema: projectsOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const catalog = await service.catalog(ctx);
+      const all = catalog.projects
+        .filter((p) => (args.source === undefined || p.source === args.source) && (args.include_deleted || p.pathExists !== false))
+        .map((p) => ({
+          id: p.id,
+          name: p.name,
+          path: p.path,
+          session_count: p.sessions.length,
+          source: p.source,
+          path_exists: p.pathExists,
+          last_modified: iso(p.sessions[0]!.mtimeMs),
+        }))
+        .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : a.source.localeCompare(b.source) || a.id.localeCompare(b.id)));
+      const { items, ...rest } = page(ctx, all, args.offset, args.limit, 'projects');
+      const warnings: Warning[] = catalog.failures.map((f) => ({ code: 'IO_ERROR', message: `Source ${f.source} could not be listed: ${f.message}` }));
+      return { projects: items, ...rest, ...(warnings.length ? { warnings } : {}) };
+    },
+  };
+}
+
+// ---- list_sessions ----
+
+const sessionsInput = z.object({
+  project_id: z.string().min(1).describe('A project id from list_projects'),
+  source: z.string().min(1).describe('The project\'s source (claude, codex, copilot, gemini, qwen, kimi)'),
+  limit: limitArg(50, 'Sessions'),
+  offset: offsetArg,
+});
+const sessionsOutput = z.object({
+  sessions: z.array(z.object({
+    id: z.string(),
+    path: z.string().describe('Pass to get_session_metadata / get_session_entries'),
+    created_at: z.string().describe('ISO 8601: the first entry\'s time, else the file\'s'),
+    modified_at: z.string(),
+    entry_count: z.number().int().nullable().describe('null when the session was not read before the time limit (complete: false)'),
+    file_size: z.number().int().describe('Bytes, all of the session\'s files'),
+    source: z.string(),
+    first_prompt: z.string().nullable().optional(),
+  })),
+  complete: z.boolean().describe('false when some entry counts were not computed before the time limit: call again'),
+  ...pageFields,
+});
+
+export function listSessions(service: SessionsService): ToolDefinition<typeof sessionsInput, typeof sessionsOutput> {
+  return {
+    name: 'list_sessions',
+    title: 'List sessions',
+    description:
+      'List the sessions of one project, newest first: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, first_prompt}], total, has_more, next_offset}. ' +
+      'project_id and source come from list_projects. Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false, and a second call finishes it.',
+    inputSchema: sessionsInput,
+    outputSchema: sessionsOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const homes = service.homes(ctx);
+      const home = homes.find((h) => h.source.name === args.source && h.available);
+      if (!home) {
+        throw ctx.error('NOT_FOUND', `No available session source named ${JSON.stringify(args.source)}.`, {
+          hint: `Available sources: ${homes.filter((h) => h.available).map((h) => h.source.name).join(', ') || '(none)'}.`,
+        });
+      }
+      const catalog = await service.catalog(ctx, homes);
+      const project = catalog.projects.find((p) => p.source === args.source && p.id === args.project_id);
+      if (!project) {
+        throw ctx.error('NOT_FOUND', `Source ${args.source} has no project with id ${JSON.stringify(args.project_id)}.`, { hint: 'list_projects gives the project ids of each source.' });
+      }
+      const n = pageLimit(ctx, args.limit);
+      const slice = project.sessions.slice(args.offset, args.offset + n);
+      // Entry counts come from summaries: read what is missing, leaving a margin before the deadline.
+      const deadline = Math.min(ctx.deadline - 1000, Date.now() + Math.max(1000, (ctx.deadline - Date.now()) / 2));
+      let complete = true;
+      const rows = [];
+      for (const s of slice) {
+        let summary = service.cachedSummary({ session: s, source: home.source });
+        if ((!summary || !summary.complete) && Date.now() < deadline) {
+          try {
+            summary = await service.summary(ctx, { session: s, home, source: home.source }, deadline);
+          } catch (err) {
+            ctx.log.debug('session summary failed', { path: s.path, error: String(err) });
+          }
+        }
+        if (!summary?.complete) complete = false;
+        rows.push(sessionRow(s, summary?.complete ? summary : undefined));
+      }
+      const { items, ...rest } = finishPage(ctx, rows, args.offset, project.sessions.length, 'sessions');
+      return { sessions: items, complete, ...rest };
+    },
+  };
+}
+
+function sessionRow(s: CatalogSession, summary?: { entries: unknown[]; firstTimestamp: string | null; description: string | null }) {
+  const created = summary?.firstTimestamp && !Number.isNaN(Date.parse(summary.firstTimestamp)) ? new Date(summary.firstTimestamp).toISOString() : iso(Math.min(s.birthMs, s.mtimeMs));
+  return {
+    id: s.id,
+    path: s.path,
+    created_at: created,
+    modified_at: iso(s.mtimeMs),
+    entry_count: summary ? summary.entries.length : null,
+    file_size: s.size,
+    source: s.source,
+    first_prompt: summary ? summary.description : null,
+  };
+}

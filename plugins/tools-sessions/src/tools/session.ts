@@ -1,0 +1,294 @@
+import { z } from 'zod';
+import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
+import type { SessionsService } from '../service';
+import { safeNormalize, type EntrySummary, type SessionSummary } from '../session/summary';
+import { cutText } from '../text';
+import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
+
+const pathArg = z.string().min(1).describe('Full path of the session file, as list_sessions returns it');
+
+const summaryItem = z.object({
+  index: z.number().int(),
+  role: roleSchema,
+  timestamp: z.string().nullable(),
+  content_length: z.number().int().describe('Characters of the entry\'s text'),
+  has_thinking: z.boolean(),
+  has_tool_use: z.boolean(),
+  has_tool_result: z.boolean(),
+  preview: z.string(),
+});
+
+const readFields = {
+  skipped_records: z.number().int().describe('Malformed records passed over (a line still being written, broken JSON)'),
+  complete: z.boolean().describe('false when the session was not read to its end before the time limit: counts are lower bounds; call again'),
+  cut: cutSchema.optional(),
+  warnings: z.array(warningSchema).optional(),
+};
+
+function skippedWarnings(s: SessionSummary): Warning[] {
+  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${k.message.slice(0, 300)}` }));
+}
+
+function toIso(t: string | null | undefined, fallback: number): string {
+  if (t && !Number.isNaN(Date.parse(t))) return new Date(t).toISOString();
+  return iso(fallback);
+}
+
+// ---- get_session_metadata ----
+
+const metaInput = z.object({
+  path: pathArg,
+  summary_only: z.boolean().default(false).describe('Only user-message previews in entry_summary (default limit 5)'),
+  limit: z.number().int().min(1).optional().describe('entry_summary items at most (default 50, or 5 with summary_only)'),
+  offset: z.number().int().min(0).default(0).describe('entry_summary items to skip'),
+});
+const metaOutput = z.object({
+  meta: z.object({
+    id: z.string(),
+    path: z.string(),
+    created_at: z.string(),
+    modified_at: z.string(),
+    model: z.string().nullable(),
+    git_branch: z.string().nullable(),
+    source: z.string(),
+    project_path: z.string().nullable(),
+    file_size: z.number().int(),
+  }),
+  description: z.string().nullable().describe('The first user prompt'),
+  role_counts: z.record(z.string(), z.number().int()),
+  entry_summary: z.array(summaryItem),
+  total_entries: z.number().int(),
+  total_content_bytes: z.number().int(),
+  has_more: z.boolean(),
+  next_offset: z.number().int().optional(),
+  ...readFields,
+});
+
+export function getSessionMetadata(service: SessionsService): ToolDefinition<typeof metaInput, typeof metaOutput> {
+  return {
+    name: 'get_session_metadata',
+    title: 'Session metadata',
+    description:
+      'What a session is about without loading its content — use it first: {meta: {id, path, created_at, modified_at, model, git_branch, source, project_path}, description (first user prompt), role_counts, entry_summary: [{index, role, timestamp, content_length, has_thinking, has_tool_use, has_tool_result, preview}], total_entries, total_content_bytes}. ' +
+      'summary_only: true lists only user-message previews (default 5). limit/offset page entry_summary (default 50); fetch content with get_session_entries by index. ' +
+      'Malformed lines (a session being written) are skipped and counted in skipped_records. path must lie inside a session source\'s folder.',
+    inputSchema: metaInput,
+    outputSchema: metaOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const located = await service.locate(ctx, args.path);
+      const s = await service.summary(ctx, located);
+      const session = located.session;
+      const pool = args.summary_only ? s.entries.map((e, i) => [e, i] as const).filter(([e]) => e.role === 'user') : s.entries.map((e, i) => [e, i] as const);
+      const n = pageLimit(ctx, args.limit ?? (args.summary_only ? 5 : 50));
+      let items = pool.slice(args.offset, args.offset + n).map(([e, i]) => summaryOf(e, i));
+      let cut: Cut | undefined;
+      const keep = fitting(items, itemBudget(ctx, jsonBytes(s.description) + jsonBytes(session.path) * 2 + 1024));
+      if (keep < items.length) {
+        items = items.slice(0, keep);
+        cut = { limit: 'maxResultBytes', at: `after ${keep} summaries`, rest: `Call again with offset ${args.offset + keep}.` };
+      }
+      const next = args.offset + items.length;
+      const warnings = skippedWarnings(s);
+      return {
+        meta: {
+          id: s.hints.session_id ?? session.id,
+          path: session.path,
+          created_at: toIso(s.firstTimestamp ?? s.hints.timestamp, Math.min(session.birthMs, session.mtimeMs)),
+          modified_at: iso(session.mtimeMs),
+          model: s.hints.model ?? null,
+          git_branch: s.hints.git_branch ?? null,
+          source: located.source.name,
+          project_path: s.hints.cwd ?? session.projectPath,
+          file_size: session.size,
+        },
+        description: s.description,
+        role_counts: s.roleCounts as Record<string, number>,
+        entry_summary: items,
+        total_entries: s.entries.length,
+        total_content_bytes: s.contentBytes,
+        has_more: next < pool.length,
+        ...(next < pool.length ? { next_offset: next } : {}),
+        skipped_records: s.skipped,
+        complete: s.complete,
+        ...(cut ? { cut } : {}),
+        ...(warnings.length ? { warnings } : {}),
+      };
+    },
+  };
+}
+
+function summaryOf(e: EntrySummary, index: number): z.infer<typeof summaryItem> {
+  return {
+    index,
+    role: e.role,
+    timestamp: e.timestamp,
+    content_length: e.content_length,
+    has_thinking: e.has_thinking,
+    has_tool_use: e.has_tool_use,
+    has_tool_result: e.has_tool_result,
+    preview: e.preview,
+  };
+}
+
+// ---- get_session_entries ----
+
+const tokensSchema = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), cache_read_tokens: z.number().int(), cache_write_tokens: z.number().int() });
+
+export const entrySchema = z.object({
+  index: z.number().int(),
+  uuid: z.string().nullable(),
+  role: roleSchema,
+  timestamp: z.string().nullable(),
+  text: z.string(),
+  text_truncated: z.boolean(),
+  thinking: z.string().nullable().optional().describe('With include_thinking'),
+  tool_uses: z.array(z.object({ id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()).describe('The call\'s arguments as a JSON object') })),
+  tool_results: z.array(z.object({ tool_use_id: z.string(), result: z.string(), is_error: z.boolean(), result_truncated: z.boolean().optional() })),
+  model: z.string().nullable(),
+  usage: tokensSchema.nullable(),
+});
+export type Entry = z.infer<typeof entrySchema>;
+
+const entriesInput = z.object({
+  path: pathArg,
+  limit: z.number().int().min(1).default(5).describe('Entries at most (default 5)'),
+  offset: z.number().int().min(0).default(0).describe('Entries to skip (after the roles filter)'),
+  entry_indices: z.array(z.number().int().min(0)).min(1).max(1000).optional().describe('These entry indexes (from get_session_metadata) instead of limit/offset'),
+  roles: z.array(roleSchema).min(1).optional().describe('Only these roles, e.g. ["user", "assistant"]'),
+  max_content_length: z.number().int().min(0).default(500).describe('Characters of text (and thinking, and each tool result) at most; 0 = no limit'),
+  include_thinking: z.boolean().default(false).describe('Include the assistant\'s thinking'),
+});
+const entriesOutput = z.object({
+  entries: z.array(entrySchema),
+  has_more: z.boolean(),
+  total: z.number().int().describe('Entries matching roles in the session'),
+  returned: z.number().int(),
+  next_offset: z.number().int().optional(),
+  ...readFields,
+});
+
+export function getSessionEntries(service: SessionsService): ToolDefinition<typeof entriesInput, typeof entriesOutput> {
+  return {
+    name: 'get_session_entries',
+    title: 'Session entries',
+    description:
+      'Read a session\'s entries, one page at a time: {entries: [{index, uuid, role, timestamp, text, text_truncated, thinking, tool_uses: [{id, name, input}], tool_results: [{tool_use_id, result, is_error}], model, usage}], has_more, total, returned, next_offset}. ' +
+      'Roles: user, assistant, tool (tool output), system, summary, checkpoint. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
+      'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true; thinking only with include_thinking. ' +
+      'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut.',
+    inputSchema: entriesInput,
+    outputSchema: entriesOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const located = await service.locate(ctx, args.path);
+      const s = await service.summary(ctx, located);
+      const warnings = skippedWarnings(s);
+      const roles = args.roles ? new Set<string>(args.roles) : null;
+      const matching = s.entries.map((e, i) => [e, i] as const).filter(([e]) => !roles || roles.has(e.role));
+      let chosen: (readonly [EntrySummary, number])[];
+      if (args.entry_indices) {
+        chosen = [];
+        for (const i of args.entry_indices) {
+          const e = s.entries[i];
+          if (!e) { warnings.push({ code: 'INVALID_ARGUMENT', message: `Entry index ${i} is out of range: the session has ${s.entries.length} entries.` }); continue; }
+          if (!roles || roles.has(e.role)) chosen.push([e, i]);
+        }
+        chosen = chosen.slice(0, ctx.limits.maxItems);
+      } else {
+        chosen = matching.slice(args.offset, args.offset + pageLimit(ctx, args.limit));
+      }
+      const budget = itemBudget(ctx, jsonBytes(warnings) + 512);
+      const entries: Entry[] = [];
+      let used = 2;
+      let cut: Cut | undefined;
+      if (chosen.length) {
+        const files = await service.open(ctx, located);
+        try {
+          for (const [e, index] of chosen) {
+            let draft: SessionEntryDraft | undefined;
+            try {
+              const n = safeNormalize(located.source, files.value(e.pos));
+              draft = n instanceof Error ? undefined : n?.entry;
+            } catch (err) {
+              warnings.push({ code: (err as { code?: string }).code ?? 'IO_ERROR', message: `Entry ${index} could not be read: ${(err as Error).message}` });
+            }
+            if (!draft) continue;
+            let entry = shape(index, draft, args.max_content_length, args.include_thinking);
+            let size = jsonBytes(entry) + 1;
+            if (used + size > budget) {
+              if (entries.length > 0) {
+                cut = { limit: 'maxResultBytes', at: `after ${entries.length} entries (next: index ${index})`, rest: args.entry_indices ? 'Ask for fewer entry_indices.' : `Call again with offset ${args.offset + entries.length}, or a smaller max_content_length.` };
+                break;
+              }
+              entry = shrink(index, draft, args.include_thinking, budget - used);
+              size = jsonBytes(entry) + 1;
+              cut = { limit: 'maxResultBytes', at: `entry ${index} was cut to fit`, rest: 'Its text and tool data are shortened; the page holds this one entry.' };
+            }
+            entries.push(entry);
+            used += size;
+            if (cut) break;
+          }
+        } finally {
+          files.close();
+        }
+      }
+      const consumed = args.entry_indices ? chosen.length : entries.length;
+      const next = args.offset + consumed;
+      const has_more = !args.entry_indices && (next < matching.length || (cut !== undefined && entries.length < chosen.length));
+      return {
+        entries,
+        has_more,
+        total: matching.length,
+        returned: entries.length,
+        ...(has_more ? { next_offset: next } : {}),
+        skipped_records: s.skipped,
+        complete: s.complete,
+        ...(cut ? { cut } : {}),
+        ...(warnings.length ? { warnings: warnings.slice(0, 20) } : {}),
+      };
+    },
+  };
+}
+
+/** An entry as returned: text (and thinking and tool results) cut to `max` characters. */
+export function shape(index: number, d: SessionEntryDraft, max: number, includeThinking: boolean): Entry {
+  const text = cutText(d.text, max);
+  return {
+    index,
+    uuid: d.uuid,
+    role: d.role,
+    timestamp: d.timestamp,
+    text: text.text,
+    text_truncated: text.truncated,
+    ...(includeThinking ? { thinking: d.thinking === null ? null : cutText(d.thinking, max).text } : {}),
+    tool_uses: d.tool_uses,
+    tool_results: d.tool_results.map((r) => {
+      const c = cutText(r.result, max);
+      return { tool_use_id: r.tool_use_id, result: c.text, is_error: r.is_error, ...(c.truncated ? { result_truncated: true } : {}) };
+    }),
+    model: d.model,
+    usage: d.usage,
+  };
+}
+
+/** An entry too big for the budget alone, its strings (tool inputs included) cut shorter until it fits. */
+function shrink(index: number, d: SessionEntryDraft, includeThinking: boolean, budget: number): Entry {
+  for (let max = 4096; ; max = Math.floor(max / 2)) {
+    const cutInputs = d.tool_uses.map((t) => ({ ...t, input: cutStrings(t.input, max) as Record<string, unknown> }));
+    const e = shape(index, { ...d, tool_uses: cutInputs }, Math.max(max, 1), includeThinking);
+    if (max <= 8) {
+      e.tool_uses = e.tool_uses.map((t) => ({ ...t, input: {} }));
+      return { ...e, text_truncated: e.text_truncated || d.text.length > 0 };
+    }
+    if (jsonBytes(e) + 1 <= budget) return e;
+  }
+}
+
+function cutStrings(v: unknown, max: number, depth = 0): unknown {
+  if (typeof v === 'string') return cutText(v, max).text;
+  if (depth > 32 || v === null || typeof v !== 'object' || (JSON as unknown as { isRawJSON(x: unknown): boolean }).isRawJSON(v)) return v;
+  if (Array.isArray(v)) return v.slice(0, 50).map((x) => cutStrings(x, max, depth + 1));
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).slice(0, 50).map(([k, x]) => [k, cutStrings(x, max, depth + 1)]));
+}
+

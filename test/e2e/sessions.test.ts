@@ -1,0 +1,344 @@
+/**
+ * The session-history bundle end to end through a real MCP client against the built CLI, over fixtures of our own
+ * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+import { materializeSessions, writeSessionsConfig, type SessionHomes } from '../helpers/sessions';
+
+const S1 = 'claude/projects/-ROOT-webapp/5f0c1a2e-1111-4a4a-9b9b-000000000001.jsonl';
+const S2 = 'claude/projects/-ROOT-webapp/5f0c1a2e-2222-4a4a-9b9b-000000000002.jsonl';
+const S3 = 'claude/projects/-ROOT-old-api/5f0c1a2e-3333-4a4a-9b9b-000000000003.jsonl';
+const CODEX = 'codex/sessions/2025/04/02/rollout-2025-04-02T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl';
+const COPILOT = 'copilot/session-state/8d3f1e0a-5c4b-4f7e-9a55-2b6c7d8e9f01/events.jsonl';
+const GEMINI = 'gemini/tmp/9f2c4e1d7a8b6c3e5f0a1b2c3d4e5f60718293a4b5c6d7e8f901a2b3c4d5e6f7/chats/session-2025-06-01T11-00-a6b2c7d1.json';
+const QWEN = 'qwen/projects/-ROOT-dates/chats/3c1d2e4f-6a7b-4c8d-9e0f-112233445566.jsonl';
+const KIMI = 'kimi/sessions/@MD5(configsvc)@/f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9/context.jsonl';
+
+let fx: SessionHomes;
+let server: Connected;
+
+beforeAll(async () => {
+  fx = materializeSessions();
+  server = await connect(['--config', writeSessionsConfig(fx.dir)], { env: fx.env });
+});
+
+afterAll(async () => {
+  await server?.close();
+  fx?.remove();
+});
+
+const tool = async (name: string, args: Record<string, unknown> = {}) => {
+  const r = await call(server.client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
+  return r.data;
+};
+
+describe('listing', () => {
+  test('list_sources: the six sources, each available with its sessions folder', async () => {
+    const data = await tool('list_sources');
+    expect(data.sources.map((s: any) => [s.name, s.available, s.base_path, s.home_from])).toEqual([
+      ['claude', true, path.join(fx.homes.claude, 'projects'), 'environment'],
+      ['codex', true, path.join(fx.homes.codex, 'sessions'), 'environment'],
+      ['copilot', true, path.join(fx.homes.copilot, 'session-state'), 'environment'],
+      ['gemini', true, path.join(fx.homes.gemini, 'tmp'), 'environment'],
+      ['qwen', true, path.join(fx.homes.qwen, 'projects'), 'environment'],
+      ['kimi', true, path.join(fx.homes.kimi, 'sessions'), 'environment'],
+    ]);
+    expect(data.total).toBe(6);
+  });
+
+  test('list_projects: every source\'s projects with their real folders; a deleted folder is hidden unless include_deleted', async () => {
+    const data = await tool('list_projects');
+    const rows = data.projects.map((p: any) => [p.source, p.name, p.path, p.session_count, p.path_exists]).sort();
+    expect(rows).toEqual([
+      ['claude', 'webapp', path.join(fx.projects, 'webapp'), 2, true],
+      ['codex', 'cli-tool', path.join(fx.projects, 'cli-tool'), 1, true],
+      ['copilot', 'payments', path.join(fx.projects, 'payments'), 1, true],
+      ['gemini', 'imgsvc', path.join(fx.projects, 'imgsvc'), 1, true],
+      ['kimi', 'configsvc', path.join(fx.projects, 'configsvc'), 1, true],
+      ['qwen', 'dates', path.join(fx.projects, 'dates'), 1, true],
+    ]);
+    const all = await tool('list_projects', { include_deleted: true, source: 'claude' });
+    expect(all.projects.map((p: any) => [p.name, p.path_exists]).sort()).toEqual([['old-api', false], ['webapp', true]]);
+  });
+
+  test('list_projects pages with limit/offset', async () => {
+    const first = await tool('list_projects', { limit: 4 });
+    expect(first.projects).toHaveLength(4);
+    expect(first.has_more).toBe(true);
+    expect(first.next_offset).toBe(4);
+    const rest = await tool('list_projects', { limit: 4, offset: 4 });
+    expect(rest.projects).toHaveLength(2);
+    expect(rest.has_more).toBe(false);
+    expect(new Set([...first.projects, ...rest.projects].map((p: any) => p.id)).size).toBe(6);
+  });
+
+  test('list_sessions: newest first, entry counts, the subagent log is not a session', async () => {
+    const projects = await tool('list_projects', { source: 'claude' });
+    const data = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude' });
+    fs.utimesSync(fx.file(S2), new Date('2025-01-02T00:00:00Z'), new Date('2025-01-02T00:00:00Z'));
+    const again = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude' });
+    expect(data.sessions.map((s: any) => s.path).sort()).toEqual([fx.file(S1), fx.file(S2)].sort());
+    expect(again.sessions.map((s: any) => [s.id, s.entry_count, s.created_at, s.file_size])).toEqual([
+      ['5f0c1a2e-2222-4a4a-9b9b-000000000002', 3, '2025-03-12T14:00:00.000Z', fs.statSync(fx.file(S2)).size],
+      ['5f0c1a2e-1111-4a4a-9b9b-000000000001', 14, '2025-03-10T09:00:00.500Z', fs.statSync(fx.file(S1)).size],
+    ]);
+    expect(again.sessions[0].modified_at).toBe('2025-01-02T00:00:00.000Z');
+    expect(again.sessions[1].first_prompt).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
+    expect(again.complete).toBe(true);
+  });
+
+  test('list_sessions: an unknown project or source is NOT_FOUND with a hint', async () => {
+    const r = await call(server.client, 'list_sessions', { project_id: 'nope', source: 'claude' });
+    expect(r.isError).toBe(true);
+    expect(r.data.error.code).toBe('NOT_FOUND');
+    const s = await call(server.client, 'list_sessions', { project_id: 'x', source: 'nosuch' });
+    expect(s.data.error.code).toBe('NOT_FOUND');
+    expect(s.data.error.hint).toContain('claude');
+  });
+});
+
+describe('metadata', () => {
+  test('a Claude session: meta, description, role counts, previews', async () => {
+    const data = await tool('get_session_metadata', { path: fx.file(S1) });
+    expect(data.meta).toEqual({
+      id: '5f0c1a2e-1111-4a4a-9b9b-000000000001',
+      path: fx.file(S1),
+      created_at: '2025-03-10T09:00:00.500Z',
+      modified_at: '2025-01-01T00:00:00.000Z',
+      model: 'claude-sonnet-4-5-20250929',
+      git_branch: 'fix/ws-timeout',
+      source: 'claude',
+      project_path: path.join(fx.projects, 'webapp'),
+      file_size: fs.statSync(fx.file(S1)).size,
+    });
+    expect(data.description).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
+    expect(data.role_counts).toEqual({ summary: 1, checkpoint: 1, user: 2, assistant: 7, tool: 2, system: 1 });
+    expect(data.total_entries).toBe(14);
+    expect(data.entry_summary.map((e: any) => e.role)).toEqual(['summary', 'checkpoint', 'user', 'assistant', 'assistant', 'assistant', 'assistant', 'tool', 'assistant', 'assistant', 'tool', 'user', 'assistant', 'system']);
+    expect(data.entry_summary[3]).toMatchObject({ index: 3, has_thinking: true, has_tool_use: false, content_length: 0 });
+    expect(data.entry_summary[5]).toMatchObject({ index: 5, has_tool_use: true, preview: '[Grep] {"pattern":"idleTimeout","path":"src"}' });
+    expect(data.skipped_records).toBe(0);
+    expect(data.complete).toBe(true);
+  });
+
+  test('summary_only: user-message previews, 5 by default; limit/offset page them', async () => {
+    const data = await tool('get_session_metadata', { path: fx.file(S1), summary_only: true });
+    expect(data.entry_summary.map((e: any) => [e.index, e.role])).toEqual([[2, 'user'], [11, 'user']]);
+    const paged = await tool('get_session_metadata', { path: fx.file(S1), limit: 4, offset: 10 });
+    expect(paged.entry_summary.map((e: any) => e.index)).toEqual([10, 11, 12, 13]);
+    expect(paged.has_more).toBe(false);
+  });
+
+  test('a session being written: the partial last line is skipped and counted', async () => {
+    const data = await tool('get_session_metadata', { path: fx.file(S2) });
+    expect(data.total_entries).toBe(3);
+    expect(data.skipped_records).toBe(1);
+    expect(data.warnings[0].code).toBe('SYNTAX_ERROR');
+  });
+
+  test('a malformed line in the middle is skipped, the lines after it are read', async () => {
+    const data = await tool('get_session_metadata', { path: fx.file(S3) });
+    expect(data.role_counts).toEqual({ user: 1, assistant: 2, tool: 1 });
+    expect(data.skipped_records).toBe(1);
+  });
+
+  test.each([
+    [CODEX, 'codex', { user: 2, assistant: 3, tool: 1, system: 1 }, 'gpt-5-codex', 'main'],
+    [COPILOT, 'copilot', { user: 1, assistant: 3, tool: 1, system: 1 }, 'gpt-5', 'main'],
+    [GEMINI, 'gemini', { user: 1, assistant: 1, system: 1 }, 'gemini-2.5-pro', null],
+    [QWEN, 'qwen', { user: 1, assistant: 2, tool: 1 }, 'qwen3-coder-plus', 'main'],
+    [KIMI, 'kimi', { checkpoint: 1, user: 2, assistant: 2, tool: 2 }, null, null],
+  ])('%s: role counts, model and branch', async (rel, source, roles, model, branch) => {
+    const data = await tool('get_session_metadata', { path: fx.file(rel) });
+    expect(data.meta.source).toBe(source);
+    expect(data.role_counts).toEqual(roles);
+    expect(data.meta.model).toBe(model);
+    expect(data.meta.git_branch).toBe(branch);
+    expect(data.skipped_records).toBe(0);
+  });
+});
+
+describe('entries', () => {
+  test('defaults: 5 entries from the start, total and paging', async () => {
+    const data = await tool('get_session_entries', { path: fx.file(S1) });
+    expect(data.entries.map((e: any) => e.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(data).toMatchObject({ total: 14, returned: 5, has_more: true, next_offset: 5 });
+    expect(data.entries[0]).toEqual({
+      index: 0, uuid: 'c1-0012', role: 'summary', timestamp: null, text: 'Fixing the websocket idle timeout', text_truncated: false,
+      tool_uses: [], tool_results: [], model: null, usage: null,
+    });
+  });
+
+  test('tool uses carry their input as an object; usage repeats on each line of a response', async () => {
+    const data = await tool('get_session_entries', { path: fx.file(S1), entry_indices: [5, 7] });
+    expect(data.entries[0].tool_uses).toEqual([{ id: 'toolu_01', name: 'Grep', input: { pattern: 'idleTimeout', path: 'src' } }]);
+    expect(data.entries[0].usage).toEqual({ input_tokens: 12, output_tokens: 340, cache_read_tokens: 1500, cache_write_tokens: 800 });
+    expect(data.entries[1]).toMatchObject({ role: 'tool', tool_results: [
+      { tool_use_id: 'toolu_01', result: 'src/server.ts:42:  idleTimeout: 60,', is_error: false },
+      { tool_use_id: 'toolu_02', result: 'export const server = createServer({ idleTimeout: 60 });', is_error: false },
+    ] });
+  });
+
+  test('roles filter, thinking only when asked, images summarized', async () => {
+    const users = await tool('get_session_entries', { path: fx.file(S1), roles: ['user'], limit: 10 });
+    expect(users.total).toBe(2);
+    expect(users.entries[1].text).toBe('Here is the network tab after the change — café ☕ works now.\n\n[image: image/png, 96 bytes of base64]');
+    const plain = await tool('get_session_entries', { path: fx.file(S1), entry_indices: [3] });
+    expect(plain.entries[0]).not.toHaveProperty('thinking');
+    const thinking = await tool('get_session_entries', { path: fx.file(S1), entry_indices: [3], include_thinking: true });
+    expect(thinking.entries[0].thinking).toBe('The drop after exactly 60 s suggests an idle timeout on the server.');
+  });
+
+  test('max_content_length cuts text at a character boundary; 0 means no limit', async () => {
+    const cut = await tool('get_session_entries', { path: fx.file(S1), entry_indices: [11], max_content_length: 49 });
+    expect(cut.entries[0].text).toBe('Here is the network tab after the change — café ☕');
+    expect(cut.entries[0].text_truncated).toBe(true);
+    const whole = await tool('get_session_entries', { path: fx.file(S1), entry_indices: [11], max_content_length: 0 });
+    expect(whole.entries[0].text_truncated).toBe(false);
+  });
+
+  test('codex: a function call\'s JSON arguments become an object; echoed event messages are not entries', async () => {
+    const data = await tool('get_session_entries', { path: fx.file(CODEX), limit: 20 });
+    expect(data.total).toBe(7);
+    const call = data.entries.find((e: any) => e.tool_uses.length);
+    expect(call.tool_uses[0]).toEqual({ id: 'call_A1', name: 'shell', input: { command: ['rg', '-n', '--', '--verbose'], workdir: path.join(fx.projects, 'cli-tool') } });
+    const out = data.entries.find((e: any) => e.role === 'tool');
+    expect(out.tool_results[0]).toEqual({ tool_use_id: 'call_A1', result: 'src/cli.rs:12:    #[arg(long)] verbose: bool,\n', is_error: false });
+  });
+
+  test('kimi: a session continued in context_sub_1 is read as one sequence', async () => {
+    const data = await tool('get_session_entries', { path: fx.file(KIMI), limit: 20 });
+    expect(data.entries.map((e: any) => e.role)).toEqual(['checkpoint', 'user', 'assistant', 'tool', 'assistant', 'tool', 'user']);
+    expect(data.entries[6].text).toBe('Thanks!');
+    expect(data.entries[2].tool_uses[0]).toEqual({ id: 'ReadFile:0', name: 'ReadFile', input: { path: 'config.py' } });
+  });
+
+  test('gemini: one JSON document, its messages are the entries', async () => {
+    const data = await tool('get_session_entries', { path: fx.file(GEMINI), entry_indices: [1], include_thinking: true });
+    expect(data.entries[0]).toMatchObject({
+      role: 'assistant', model: 'gemini-2.5-pro', thinking: 'Reading the cache: I should open the LRU class.',
+      tool_uses: [{ id: 'read_file-1', name: 'read_file', input: { absolute_path: path.join(fx.projects, 'imgsvc', 'src', 'lru.ts') } }],
+      tool_results: [{ tool_use_id: 'read_file-1', result: 'export class LruCache { max = 512; }', is_error: false }],
+      usage: { input_tokens: 500, output_tokens: 180, cache_read_tokens: 200, cache_write_tokens: 0 },
+    });
+  });
+});
+
+describe('the sandbox', () => {
+  test('a path outside the homes is ACCESS_DENIED, whether or not it exists', async () => {
+    for (const p of [path.join(fx.projects, 'webapp'), '/etc/passwd', '/no/such/file.jsonl', path.join(fx.homes.claude, '..', 'elsewhere.jsonl')]) {
+      const r = await call(server.client, 'get_session_entries', { path: p });
+      expect({ p, code: r.data.error.code }).toEqual({ p, code: 'ACCESS_DENIED' });
+    }
+  });
+
+  test('a link inside a home that leads out of it is ACCESS_DENIED', async () => {
+    const outside = path.join(fx.dir, 'secret.jsonl');
+    fs.writeFileSync(outside, '{"type":"user","message":{"role":"user","content":"secret"}}\n');
+    const link = path.join(fx.homes.claude, 'projects', 'link.jsonl');
+    fs.symlinkSync(outside, link);
+    try {
+      const r = await call(server.client, 'get_session_metadata', { path: link });
+      expect(r.data.error.code).toBe('ACCESS_DENIED');
+      expect(r.text).not.toContain('secret"');
+    } finally {
+      fs.unlinkSync(link);
+    }
+  });
+
+  test('a relative path is INVALID_ARGUMENT', async () => {
+    const r = await call(server.client, 'get_session_metadata', { path: 'projects/x.jsonl' });
+    expect(r.data.error.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('big lines and the result cap', () => {
+  test('a 5 MB line (a pasted image) is read, its payload summarized, the answer small', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'big-image-session.jsonl');
+    const data = 'A'.repeat(5 * 1024 * 1024);
+    const lines = [
+      { type: 'user', uuid: 'b-1', timestamp: '2025-03-20T10:00:00.000Z', sessionId: 'big', cwd: path.join(fx.projects, 'webapp'), message: { role: 'user', content: [{ type: 'text', text: 'What is wrong in this screenshot?' }, { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data } }] } },
+      { type: 'assistant', uuid: 'b-2', timestamp: '2025-03-20T10:00:05.000Z', sessionId: 'big', message: { id: 'm', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'The button overlaps the footer.' }] } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const r = await call(server.client, 'get_session_entries', { path: file, max_content_length: 0 });
+      expect(r.isError).toBe(false);
+      expect(r.data.entries.map((e: any) => e.text)).toEqual(['What is wrong in this screenshot?\n\n[image: image/jpeg, 5,242,880 bytes of base64]', 'The button overlaps the footer.']);
+      expect(Buffer.byteLength(r.text)).toBeLessThan(4096);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+});
+
+describe('list_active_sessions', () => {
+  test('a session modified in the last 5 minutes is active (file_modified); older ones are not', async () => {
+    const now = new Date();
+    fs.utimesSync(fx.file(CODEX), now, now);
+    try {
+      const data = await tool('list_active_sessions');
+      const files = data.sessions.filter((s: any) => s.method.includes('file_modified')).map((s: any) => [s.source, s.session_path, s.session_id]);
+      expect(files).toEqual([['codex', fx.file(CODEX), '0199a213-81c0-7800-8aa1-bbab2a035a53']]);
+      expect(data.processes_checked).toBe(process.platform === 'linux');
+    } finally {
+      fs.utimesSync(fx.file(CODEX), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+  });
+});
+
+describe('configuration', () => {
+  const listTools = (config: Record<string, unknown> | null, extraArgs: string[] = []) => {
+    const args = ['list-tools', '--json', ...extraArgs];
+    if (config) {
+      const file = path.join(fx.dir, `cfg-${Math.random().toString(36).slice(2)}.json`);
+      fs.writeFileSync(file, JSON.stringify(config));
+      args.push('--config', file);
+    }
+    const r = spawnSync(NODE, [CLI, ...args], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    return { status: r.status, stderr: r.stderr, tools: r.status === 0 ? (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name) : [] };
+  };
+
+  test('the bundle is not offered by default; sessions.enabled adds it; a profile names it', () => {
+    expect(listTools(null).tools).not.toContain('list_sessions');
+    expect(listTools({ sessions: { enabled: true } }).tools).toEqual(expect.arrayContaining(['open_file', 'json_read', 'list_sessions', 'get_session_entries']));
+    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions']);
+  });
+
+  test('a sessions-only profile serves without a root; a profile with the explorer still needs one', () => {
+    const cfg = path.join(fx.dir, 'only-sessions.json');
+    fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } } }));
+    const ok = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain('root: (none');
+    fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions', 'explore'] } } }));
+    const bad = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/No root folder/);
+  });
+
+  test('a misspelt sessions key is a config error naming it', () => {
+    const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('sessions.sources.claude');
+  });
+
+  test('a source disabled in the config is invisible; one whose home is absent is listed as unavailable and ignored', async () => {
+    const cfg = writeSessionsConfig(fx.dir, { sessions: { sources: { qwen: { enabled: false } } } });
+    const other = await connect(['--config', cfg], { env: { ...fx.env, MCPGW_KIMI_HOME: path.join(fx.dir, 'no-such-kimi') } });
+    try {
+      const sources = (await call(other.client, 'list_sources', {})).data.sources;
+      expect(sources.map((s: any) => [s.name, s.available])).toEqual([['claude', true], ['codex', true], ['copilot', true], ['gemini', true], ['kimi', false]]);
+      const projects = (await call(other.client, 'list_projects', {})).data.projects;
+      expect(projects.map((p: any) => p.source).sort()).toEqual(['claude', 'codex', 'copilot', 'gemini']);
+      const denied = await call(other.client, 'get_session_metadata', { path: fx.file(QWEN) });
+      expect(denied.data.error.code).toBe('ACCESS_DENIED');
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+/** Session sources: homes (environment > config > default), and normalizers that never throw on any record. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { BUILTIN_SOURCES } from '../../plugins/tools-sessions/src/index';
+import { envName, optionsSchema, sourceHomes } from '../../plugins/tools-sessions/src/homes';
+
+describe('sourceHomes', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-homes-')));
+    for (const d of ['user/.claude', 'user/.codex', 'configured-codex', 'env-codex']) fs.mkdirSync(path.join(tmp, d), { recursive: true });
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  test('environment beats config beats the default folder under the user\'s home; disabled sources are left out', () => {
+    const options = optionsSchema.parse({ sources: { codex: { home: path.join(tmp, 'configured-codex') }, qwen: { enabled: false } } });
+    const user = path.join(tmp, 'user');
+    const none = sourceHomes(BUILTIN_SOURCES, options, {}, user);
+    expect(none.map((h) => [h.source.name, h.basis, h.available])).toEqual([
+      ['claude', 'default', true], ['codex', 'config', true], ['copilot', 'default', false], ['gemini', 'default', false], ['kimi', 'default', false],
+    ]);
+    expect(none[0]!.home).toBe(path.join(user, '.claude'));
+    expect(none[0]!.basePath).toBe(path.join(user, '.claude', 'projects'));
+    const env = sourceHomes(BUILTIN_SOURCES, options, { MCPGW_CODEX_HOME: path.join(tmp, 'env-codex') }, user);
+    expect(env.find((h) => h.source.name === 'codex')).toMatchObject({ basis: 'environment', home: path.join(tmp, 'env-codex'), realHome: path.join(tmp, 'env-codex') });
+  });
+
+  test('envName: MCPGW_<NAME>_HOME, "-" as "_"', () => {
+    expect(envName('claude')).toBe('MCPGW_CLAUDE_HOME');
+    expect(envName('my-tool')).toBe('MCPGW_MY_TOOL_HOME');
+  });
+});
+
+describe('normalizers never throw (format drift is never fatal)', () => {
+  test.each(BUILTIN_SOURCES.map((s) => [s.name, s] as const))('%s', (_name, source) => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => {
+      const n = source.normalize(v);
+      if (n?.entry) {
+        expect(typeof n.entry.text).toBe('string');
+        expect(['user', 'assistant', 'tool', 'system', 'summary', 'checkpoint']).toContain(n.entry.role);
+        for (const t of n.entry.tool_uses) expect(typeof t.input === 'object' && t.input !== null && !Array.isArray(t.input)).toBe(true);
+      }
+    }), { numRuns: 300 });
+    // Records shaped like each source's, with wrong member types.
+    for (const v of [{ type: 'assistant', message: { content: 'x', usage: 'y' } }, { type: 'response_item', payload: { type: 'function_call', arguments: '{bad' } },
+      { type: 'assistant.message', data: { toolRequests: [null, 3] } }, { type: 'gemini', toolCalls: [1], tokens: [] }, { type: 'assistant', message: { parts: 'x' } },
+      { role: 'assistant', tool_calls: [{ function: 3 }] }]) {
+      expect(() => source.normalize(v)).not.toThrow();
+    }
+  });
+});
+
+test('an unknown record type is kept as a system entry naming it', () => {
+  const claude = BUILTIN_SOURCES.find((s) => s.name === 'claude')!;
+  expect(claude.normalize({ type: 'queue-operation', operation: 'enqueue' })?.entry).toMatchObject({ role: 'system', text: '[queue-operation]' });
+});
