@@ -5,6 +5,7 @@ import type { Logger } from '../contracts/plugin';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanEngine, ScanNode, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
+import { clipText } from '../unicode';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { Semaphore } from './semaphore';
@@ -64,7 +65,7 @@ export class QueryScanEngine implements ScanEngine {
     if (!split) {
       if (sizeOf(source) <= MATERIALIZE_BYTES) return 'materialize';
       throw new McpgwError('UNSUPPORTED_QUERY_FEATURE',
-        `The query ${JSON.stringify(query.text.slice(0, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
+        `The query ${JSON.stringify(clipText(query.text, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
           hint: 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.',
         });
     }
