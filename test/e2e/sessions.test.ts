@@ -17,6 +17,9 @@ const GEMINI = 'gemini/tmp/9f2c4e1d7a8b6c3e5f0a1b2c3d4e5f60718293a4b5c6d7e8f901a
 const QWEN = 'qwen/projects/-ROOT-dates/chats/3c1d2e4f-6a7b-4c8d-9e0f-112233445566.jsonl';
 const KIMI = 'kimi/sessions/@MD5(configsvc)@/f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9/context.jsonl';
 
+/** The bundle's tools, in the order it registers them. */
+const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions'];
+
 let fx: SessionHomes;
 let server: Connected;
 
@@ -228,6 +231,84 @@ describe('entries', () => {
   });
 });
 
+describe('search_sessions', () => {
+  test('text: case-insensitive by default, grouped by session, the documented 2-per-session default applied', async () => {
+    const data = await tool('search_sessions', { query: 'WEBSOCKET' });
+    expect(data.sessions.map((s: any) => [s.source, s.path, s.session_id, s.project_name])).toEqual([
+      ['claude', fx.file(S1), '5f0c1a2e-1111-4a4a-9b9b-000000000001', 'webapp'],
+    ]);
+    expect(data.sessions[0].matches).toEqual([
+      { line_num: 1, preview: 'Fixing the «websocket» idle timeout', role: 'summary', entry_index: 0, uuid: 'c1-0012', timestamp: null, field: 'text' },
+      { line_num: 3, preview: 'The «websocket» connection drops after 60 seconds without traffic. Can you find where the timeo…', role: 'user', entry_index: 2, uuid: 'c1-0001', timestamp: '2025-03-10T09:00:01.000Z', field: 'text' },
+    ]);
+    expect(data).toMatchObject({ total_matches: 2, complete: true, skipped_records: expect.any(Number) });
+    expect(data).not.toHaveProperty('next_cursor');
+  });
+
+  test('case_sensitive, and metadata (cwd, branch, ids) is never matched', async () => {
+    expect((await tool('search_sessions', { query: 'WebSocket', case_sensitive: true })).total_matches).toBe(0);
+    expect((await tool('search_sessions', { query: 'fix/ws-timeout' })).total_matches).toBe(0);
+    expect((await tool('search_sessions', { query: '5f0c1a2e-1111' })).total_matches).toBe(0);
+  });
+
+  test('tool inputs and tool results are searched; limit_per_session 0 means no limit', async () => {
+    const data = await tool('search_sessions', { query: 'idleTimeout', limit_per_session: 0 });
+    expect(data.sessions[0].matches.map((m: any) => [m.entry_index, m.role, m.field, m.line_num])).toEqual([
+      [5, 'assistant', 'tool_input', 6], [7, 'tool', 'tool_result', 8], [8, 'assistant', 'text', 9], [9, 'assistant', 'tool_input', 10],
+    ]);
+  });
+
+  test('regex: RE2 syntax with \\d, \\s, \\b; a bad pattern is QUERY_SYNTAX_ERROR with its position', async () => {
+    const data = await tool('search_sessions', { query: 'idleTimeout:\\s*\\d+,\\s*sendPings', regex: true });
+    expect(data.sessions[0].matches.map((m: any) => m.entry_index)).toEqual([9]);
+    const words = await tool('search_sessions', { query: '\\bflag\\b', regex: true, source: 'codex' });
+    expect(words.sessions.map((s: any) => s.source)).toEqual(['codex']);
+    expect(words.sessions[0].matches[0].preview).toContain('«flag»');
+    const bad = await call(server.client, 'search_sessions', { query: 'a(b', regex: true });
+    expect(bad.data.error.code).toBe('QUERY_SYNTAX_ERROR');
+    expect(bad.data.error.location.position).toEqual(expect.any(Number));
+  });
+
+  test('source and project narrow the search; sessions come newest first', async () => {
+    fs.utimesSync(fx.file(QWEN), new Date('2025-01-05T00:00:00Z'), new Date('2025-01-05T00:00:00Z'));
+    try {
+      const data = await tool('search_sessions', { query: 'test' });
+      expect(data.sessions[0].source).toBe('qwen');
+      const mods = data.sessions.map((s: any) => s.modified_at);
+      expect([...mods].sort().reverse()).toEqual(mods);
+      expect((await tool('search_sessions', { query: 'test', source: 'copilot' })).sessions.map((s: any) => s.source)).toEqual(['copilot']);
+      expect((await tool('search_sessions', { query: 'test', project: 'payments' })).sessions.map((s: any) => s.project_name)).toEqual(['payments']);
+    } finally {
+      fs.utimesSync(fx.file(QWEN), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+  });
+
+  test('a gemini document and a kimi continuation file are searched; matches say where', async () => {
+    const gem = await tool('search_sessions', { query: 'least-recently-used' });
+    expect(gem.sessions[0]).toMatchObject({ source: 'gemini', matches: [{ role: 'assistant', entry_index: 1, line_num: 13 }] });
+    const kimi = await tool('search_sessions', { query: 'tomllib' });
+    const m = kimi.sessions[0].matches;
+    expect(m.map((x: any) => [x.entry_index, x.field, x.line_num, path.basename(x.file)])).toEqual([[2, 'thinking', 3, 'context.jsonl'], [4, 'text', 1, 'context_sub_1.jsonl']]);
+  });
+
+  test('paging with next_cursor returns every match once', async () => {
+    const whole = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 1000 });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 200; page++) {
+      const data: any = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 3, ...(cursor ? { cursor } : {}) });
+      for (const s of data.sessions) for (const m of s.matches) seen.push(`${s.path}#${m.entry_index}`);
+      cursor = data.next_cursor;
+      if (!cursor) break;
+    }
+    const expected = whole.sessions.flatMap((s: any) => s.matches.map((m: any) => `${s.path}#${m.entry_index}`));
+    expect(expected.length).toBeGreaterThan(10);
+    expect(seen).toEqual(expected);
+    const other = await call(server.client, 'search_sessions', { query: 'other', cursor: whole.next_cursor ?? Buffer.from(JSON.stringify({ k: 'x', s: '/', m: 0, p: 0 })).toString('base64url') });
+    expect(other.data.error.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
 describe('the sandbox', () => {
   test('a path outside the homes is ACCESS_DENIED, whether or not it exists', async () => {
     for (const p of [path.join(fx.projects, 'webapp'), '/etc/passwd', '/no/such/file.jsonl', path.join(fx.homes.claude, '..', 'elsewhere.jsonl')]) {
@@ -306,7 +387,7 @@ describe('configuration', () => {
   test('the bundle is not offered by default; sessions.enabled adds it; a profile names it', () => {
     expect(listTools(null).tools).not.toContain('list_sessions');
     expect(listTools({ sessions: { enabled: true } }).tools).toEqual(expect.arrayContaining(['open_file', 'json_read', 'list_sessions', 'get_session_entries']));
-    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions']);
+    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(TOOLS);
   });
 
   test('a sessions-only profile serves without a root; a profile with the explorer still needs one', () => {

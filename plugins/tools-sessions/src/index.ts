@@ -9,6 +9,7 @@ import { kimiSource } from './sources/kimi';
 import { qwenSource } from './sources/qwen';
 import { listActiveSessions } from './tools/active';
 import { listProjects, listSessions, listSources } from './tools/listing';
+import { searchSessions } from './tools/search';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
 
 /** The six built-in session sources, in the order they are listed. */
@@ -23,7 +24,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
   return {
     name: 'sessions',
     description:
-      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries and list_active_sessions read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
+      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions and search_sessions read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
     offeredByDefault: false,
     needsRoot: false,
     tools: [
@@ -33,6 +34,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
       getSessionMetadata(service),
       getSessionEntries(service),
       listActiveSessions(service),
+      searchSessions(service),
     ],
   };
 }

@@ -1,4 +1,4 @@
-import type { FileAccess, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
+import type { CompiledRegex, FileAccess, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
 
 /** One record of a session: its position across the session's files, and its value or why it could not be read. */
 export interface RecordItem {
@@ -138,6 +138,59 @@ export class SessionFiles {
         }
       }
     }
+  }
+
+  /**
+   * The records from position `from` on that can hold a match of `re` (the regex service's byte prefilter over each
+   * batch of raw records: no parsing of the others), parsed. A document session's entries are all candidates.
+   */
+  async *candidates(re: CompiledRegex, from = 0, signal?: AbortSignal): AsyncGenerator<RecordItem> {
+    for (const part of this.parts) {
+      if (from >= part.base + part.count) continue;
+      if (part.entries) {
+        for await (const item of this.records(Math.max(from, part.base), signal)) {
+          if (item.pos >= part.base + part.count) break;
+          yield item;
+        }
+        continue;
+      }
+      const local = Math.max(0, from - part.base);
+      for await (const batch of part.opened.source.scan({ from: local, signal })) {
+        const hits: number[] = [];
+        re.candidates(batch, (k) => void hits.push(k));
+        for (const k of hits) {
+          const pos = part.base + batch.first + k;
+          let item: RecordItem;
+          try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
+          yield item;
+        }
+      }
+    }
+  }
+
+  /** The 1-based line of record `pos` in its file (for a document session: the line its entry starts on). */
+  lineOf(pos: number): number | null {
+    const part = this.partOf(pos);
+    const local = pos - part.base;
+    if (!part.entries) {
+      try { return part.opened.source.location(local).line ?? null; } catch { return null; }
+    }
+    try {
+      const node = part.entries.children!(local, local + 1)[0]!.node;
+      const head = part.opened.source.raw(0);
+      const start = part.opened.source.location(0).byte_offset ?? 0;
+      const upto = Math.max(0, Math.min(head.length, node.byteOffset - start));
+      let line = part.opened.source.location(0).line ?? 1;
+      for (let i = head.indexOf(10); i !== -1 && i < upto; i = head.indexOf(10, i + 1)) line++;
+      return line;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The real path of the file holding record `pos`. */
+  fileOf(pos: number): string {
+    return this.partOf(pos).opened.realPath;
   }
 
   close(): void {
