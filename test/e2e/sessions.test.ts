@@ -18,7 +18,7 @@ const QWEN = 'qwen/projects/-ROOT-dates/chats/3c1d2e4f-6a7b-4c8d-9e0f-1122334455
 const KIMI = 'kimi/sessions/@MD5(configsvc)@/f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9/context.jsonl';
 
 /** The bundle's tools, in the order it registers them. */
-const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions'];
+const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions', 'get_usage_stats'];
 
 let fx: SessionHomes;
 let server: Connected;
@@ -306,6 +306,58 @@ describe('search_sessions', () => {
     expect(seen).toEqual(expected);
     const other = await call(server.client, 'search_sessions', { query: 'other', cursor: whole.next_cursor ?? Buffer.from(JSON.stringify({ k: 'x', s: '/', m: 0, p: 0 })).toString('base64url') });
     expect(other.data.error.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('get_usage_stats', () => {
+  // Hand-computed from the fixtures (each response once; Claude's split responses repeat their usage on every line).
+  const claude = { input_tokens: 12 + 20 + 5 + 8 + 30 + 40, output_tokens: 340 + 150 + 60 + 90 + 210 + 25, cache_read_tokens: 1500 + 2300 + 2600, cache_write_tokens: 800 + 100 + 1200, responses: 6 };
+  const codex = { input_tokens: (900 - 600) + (1000 - 900), output_tokens: 120 + 80, cache_read_tokens: 600 + 900, cache_write_tokens: 0, responses: 2 };
+  const copilot = { input_tokens: 400 + 600, output_tokens: 50 + 30, cache_read_tokens: 100 + 350, cache_write_tokens: 20, responses: 2 };
+  const gemini = { input_tokens: 700 - 200, output_tokens: 150 + 30, cache_read_tokens: 200, cache_write_tokens: 0, responses: 1 };
+  const qwen = { input_tokens: (1200 - 1000) + (1600 - 1500), output_tokens: 300 + 40 + 20, cache_read_tokens: 1000 + 1500, cache_write_tokens: 0, responses: 2 };
+  const withTotal = (t: typeof claude) => ({ ...t, total_tokens: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens });
+  const sum = (k: keyof typeof claude) => [claude, codex, copilot, gemini, qwen].reduce((n, t) => n + t[k], 0);
+
+  test('tokens counted once per response, kept apart, per model and per source; every tool call counted once', async () => {
+    const data = await tool('get_usage_stats');
+    expect(data).toMatchObject({
+      total_projects: 7, total_sessions: 8, total_entries: 21 + 7 + 6 + 3 + 4 + 7,
+      input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cache_read_tokens: sum('cache_read_tokens'), cache_write_tokens: sum('cache_write_tokens'),
+      total_tokens: sum('input_tokens') + sum('output_tokens') + sum('cache_read_tokens') + sum('cache_write_tokens'),
+      responses: 13, complete: true, sessions_pending: 0,
+    });
+    expect(data.tool_usage).toEqual({ Bash: 1, Edit: 1, Glob: 1, Grep: 1, Read: 1, ReadFile: 1, WriteFile: 1, bash: 1, read_file: 1, shell: 1, write_file: 1 });
+    expect(Object.keys(data.tool_usage)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'ReadFile', 'WriteFile', 'bash', 'read_file', 'shell', 'write_file']);
+    expect(data.tool_calls).toBe(11);
+    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21, tool_calls: 5 });
+    expect(data.by_source.codex).toEqual({ ...withTotal(codex), sessions: 1, entries: 7, tool_calls: 1 });
+    expect(data.by_source.copilot).toEqual({ ...withTotal(copilot), sessions: 1, entries: 6, tool_calls: 1 });
+    expect(data.by_source.kimi).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, responses: 0, sessions: 1, entries: 7, tool_calls: 2 });
+    expect(data.by_model['claude-sonnet-4-5-20250929']).toEqual(withTotal({ input_tokens: 12 + 20 + 5 + 8, output_tokens: 340 + 150 + 60 + 90, cache_read_tokens: 1500 + 2300 + 2600, cache_write_tokens: 800 + 100 + 1200, responses: 4 }));
+    expect(data.by_model['claude-opus-4-1-20250805']).toEqual(withTotal({ input_tokens: 70, output_tokens: 235, cache_read_tokens: 0, cache_write_tokens: 0, responses: 2 }));
+    expect(data.by_model['gpt-5-codex']).toEqual(withTotal(codex));
+    expect(data.by_model['gemini-2.5-pro']).toEqual(withTotal(gemini));
+    expect(data.by_model['qwen3-coder-plus']).toEqual(withTotal(qwen));
+  });
+
+  test('since/until bound usage and tool calls by their time; source narrows', async () => {
+    const march = await tool('get_usage_stats', { since: '2025-03-01', until: '2025-04-01' });
+    expect(march).toMatchObject({ total_sessions: 2, input_tokens: 12 + 20 + 5 + 8, responses: 4, tool_calls: 4 });
+    expect(march.tool_usage).toEqual({ Edit: 1, Glob: 1, Grep: 1, Read: 1 });
+    const copilotOnly = await tool('get_usage_stats', { source: 'copilot' });
+    expect(copilotOnly).toMatchObject({ total_sessions: 1, input_tokens: 1000, output_tokens: 80, cache_read_tokens: 450, cache_write_tokens: 20, tool_usage: { bash: 1 } });
+  });
+
+  test('a response and a tool call repeated in a resumed session file are counted once', async () => {
+    const copy = path.join(path.dirname(fx.file(S1)), 'resumed-copy.jsonl');
+    fs.copyFileSync(fx.file(S1), copy);
+    try {
+      const data = await tool('get_usage_stats', { source: 'claude' });
+      expect(data).toMatchObject({ total_sessions: 4, input_tokens: claude.input_tokens, responses: 6, tool_calls: 5 });
+    } finally {
+      fs.unlinkSync(copy);
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { qwenSource } from './sources/qwen';
 import { listActiveSessions } from './tools/active';
 import { listProjects, listSessions, listSources } from './tools/listing';
 import { searchSessions } from './tools/search';
+import { getUsageStats } from './tools/usage';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
 
 /** The six built-in session sources, in the order they are listed. */
@@ -24,7 +25,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
   return {
     name: 'sessions',
     description:
-      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions and search_sessions read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
+      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions, search_sessions and get_usage_stats read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
     offeredByDefault: false,
     needsRoot: false,
     tools: [
@@ -35,6 +36,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
       getSessionEntries(service),
       listActiveSessions(service),
       searchSessions(service),
+      getUsageStats(service),
     ],
   };
 }

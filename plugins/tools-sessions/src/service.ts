@@ -5,6 +5,7 @@ import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery 
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
 import { SessionFiles } from './session/files';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
+import { statsOf, type SessionStats } from './usage';
 
 /** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
 const CATALOG_TTL_MS = 2000;
@@ -23,9 +24,11 @@ export interface Located {
  * a short-lived discovery cache, and per-session summaries keyed by the files' identities (a changed file is read again).
  */
 export class SessionsService {
-  private discovery: { key: string; at: number; found: Promise<Discovery> } | null = null;
+  private discovery: { key: string; at: number; found: Promise<Discovery>; folders: Map<string, number> | null } | null = null;
   private readonly summaries = new Map<string, { key: string; summary: SessionSummary }>();
   private summaryWeight = 0;
+  /** Usage per session (small: one item per response and tool call), kept while the files are unchanged. */
+  private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -44,12 +47,21 @@ export class SessionsService {
   async catalog(ctx: Pick<ToolContext, 'registries' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
     const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
     const now = Date.now();
-    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS) {
+    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS || !(await this.unchanged(this.discovery))) {
       const found = discover(homes, { signal: ctx.signal, log: ctx.log });
-      this.discovery = { key, at: now, found };
-      found.catch(() => { if (this.discovery?.found === found) this.discovery = null; });
+      const entry = { key, at: now, found, folders: null as Map<string, number> | null };
+      this.discovery = entry;
+      found.then((d) => { entry.folders = folderTimes(d); }, () => { if (this.discovery === entry) this.discovery = null; });
     }
     return catalogOf(await this.discovery.found);
+  }
+
+  /** Whether the folders holding the listed sessions (and the sessions roots) are as they were when listed. */
+  private async unchanged(d: { found: Promise<Discovery>; folders: Map<string, number> | null }): Promise<boolean> {
+    await d.found.catch(() => undefined);
+    if (!d.folders) return false;
+    for (const [folder, mtime] of d.folders) if (mtimeOf(folder) !== mtime) return false;
+    return true;
   }
 
   /** Forgets the folder listing (after a session file was not found where the listing put it). */
@@ -125,10 +137,47 @@ export class SessionsService {
     return summary;
   }
 
+  /**
+   * The session's usage statistics: from the kept stats, else from its summary (read now, until `deadline`);
+   * undefined when the summary is not complete by then (the next call continues it).
+   */
+  async sessionStats(ctx: ToolContext, located: Located, deadline: number): Promise<SessionStats | undefined> {
+    const key = identityKey(located.session);
+    const id = `${located.source.name}\n${located.session.path}`;
+    const kept = this.stats.get(id);
+    if (kept && kept.key === key) return kept.stats;
+    const summary = await this.summary(ctx, located, deadline);
+    if (!summary.complete) return undefined;
+    const stats = statsOf(summary);
+    this.stats.set(id, { key, stats });
+    return stats;
+  }
+
   /** A summary already in memory for this session as it is now, or undefined (never reads). */
   cachedSummary(located: Pick<Located, 'session' | 'source'>): SessionSummary | undefined {
     const cached = this.summaries.get(`${located.source.name}\n${located.session.path}`);
     return cached && cached.key === identityKey(located.session) ? cached.summary : undefined;
+  }
+}
+
+/** Modification times of the folders a discovery looked into: each session file's folder and each sessions root. */
+function folderTimes(d: Discovery): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { home, projects } of d.found) {
+    out.set(home.basePath, mtimeOf(home.basePath));
+    for (const p of projects) for (const s of p.sessions) for (const f of s.files ?? [s.path]) {
+      const dir = path.dirname(f);
+      if (!out.has(dir)) out.set(dir, mtimeOf(dir));
+    }
+  }
+  return out;
+}
+
+function mtimeOf(p: string): number {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return -1;
   }
 }
 
