@@ -42,6 +42,7 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   const opened = await files.open(path.basename(real), { ...(opts.format ? { format: opts.format } : {}), signal: controller.signal, ...(bar ? { onProgress: (d, t) => bar.update(d, t, 'indexing') } : {}) });
   try {
     const query = language.compile(queryText, { maxDepth: limits.maxDepth });
+    for (const w of query.warnings ?? []) process.stderr.write(`mcpgw: warning (${w.code}): ${w.message}\n`);
     const engine = kernel.scanEngine(limits);
     const r = await engine.run({
       source: opened.source, query, addressing: 'file', signal: controller.signal,

@@ -67,4 +67,15 @@ describe('mcpgw query', () => {
     expect(run('events.jsonl', '$', '-l', 'nope').code).toBe(2);
     expect(run('missing.jsonl', '$').code).toBe(2);
   });
+
+  test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', () => {
+    const r = run('events.jsonl', "$[?search(@.status, '\\\\w+ed')].id");
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([]);
+    expect(r.err).toContain('mcpgw: warning (NOT_I_REGEXP): The search() pattern');
+    expect(r.err).toContain('\\w → [0-9A-Za-z_]');
+    const ok = run('events.jsonl', "$[?search(@.status, '[a-z]+ed')].id");
+    expect(ok.lines).toEqual(['{"path":"/1/id","value":12345678901234567891}', '{"path":"/2/id","value":3}']);
+    expect(ok.err).not.toContain('warning');
+  });
 });

@@ -1,5 +1,6 @@
 import { jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, McpgwError, QueryNode, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, McpgwError, QueryNode, QueryWarning, SequenceSplit } from 'mcpgw/plugin-api';
+import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
@@ -40,6 +41,8 @@ function at(value: unknown, location: readonly (string | number)[]): unknown {
 interface Walk {
   usesRegex: boolean;
   readsRoot: boolean;
+  /** String literals given as the pattern of match()/search(), with the literal's character index in the query. */
+  patterns: { fn: string; pattern: string; position: number }[];
 }
 
 /** Walks every filter expression of the query: makes comparisons exact, records regex and `$` use. */
@@ -82,9 +85,50 @@ function prepareExpr(e: any, walk: Walk): void {
   }
   if (e instanceof X.RelativeQuery) return prepareSegments(e.path.segments, walk);
   if (e instanceof X.FunctionExtension) {
-    if (e.name === 'match' || e.name === 'search') walk.usesRegex = true;
+    if (e.name === 'match' || e.name === 'search') {
+      walk.usesRegex = true;
+      const p = e.args[1];
+      if (p instanceof X.StringLiteral) walk.patterns.push({ fn: e.name, pattern: String(p.value), position: p.token.index });
+    }
     for (const a of e.args) prepareExpr(a, walk);
   }
+}
+
+/** json-p3's own match() with errors on: its I-Regexp check is the judge of which patterns RFC 9535 accepts. */
+const strictMatch = new (env.functionRegister.get('match')!.constructor as new (o: object) => { call(s: string, p: string): boolean })({ throwErrors: true, cacheSize: 0 });
+
+function isIRegexp(pattern: string): boolean {
+  try {
+    strictMatch.call('', pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** NOT_I_REGEXP warnings for the pattern literals that RFC 9535 makes match nothing. */
+function patternWarnings(patterns: Walk['patterns']): QueryWarning[] {
+  const out: QueryWarning[] = [];
+  for (const { fn, pattern, position } of patterns) {
+    if (isIRegexp(pattern)) {
+      if (pattern.includes('\b')) {
+        out.push({
+          code: 'NOT_I_REGEXP',
+          message: `The ${fn}() pattern at character ${position} contains a backspace (U+0008): in a JSONPath string \\b is a backspace, not a word boundary, and I-Regexp (RFC 9485) has no word boundary; ${fn === 'match' ? 'match() compares the whole string' : 'spell the neighbours out, e.g. search(@, \'(^|[^0-9A-Za-z_])cat([^0-9A-Za-z_]|$)\')'}.`,
+          position,
+        });
+      }
+      continue;
+    }
+    const found = nonIRegexpConstructs(pattern);
+    const why = found.length ? `: ${describeConstructs(found)}` : '';
+    out.push({
+      code: 'NOT_I_REGEXP',
+      message: `The ${fn}() pattern ${JSON.stringify(pattern)} at character ${position} is not an I-Regexp (RFC 9485), so it matches nothing (RFC 9535 §2.4.${fn === 'match' ? 6 : 7})${why}.`,
+      position,
+    });
+  }
+  return out;
 }
 
 /** Byte literals one of which every matching value must contain (see CompiledQuery.requiredLiterals). */
@@ -174,8 +218,9 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     }
     throw err;
   }
-  const walk: Walk = { usesRegex: false, readsRoot: false };
+  const walk: Walk = { usesRegex: false, readsRoot: false, patterns: [] };
   prepareSegments(path.segments, walk);
+  const warnings = patternWarnings(walk.patterns);
   const maxDepth = options.maxDepth ?? 2000;
 
   const depthError = () =>
@@ -202,6 +247,7 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     evaluate: (value) => run(path, value),
     ...(literals.length ? { requiredLiterals: literals } : {}),
     ...(walk.usesRegex ? { usesRegex: true } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
   const split = splitOf(path, walk, run, text);
   if (split) compiled.split = split;

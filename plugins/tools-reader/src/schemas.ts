@@ -4,7 +4,7 @@ export const pathArg = z.string().min(1).describe('File path relative to the ser
 export const formatArg = z.string().min(1).describe('"auto" (default: the content decides) or a registered format name: json, jsonl, json-seq, or a plugin\'s. An explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH');
 export const fileIdArg = z.string().min(1).describe('file_id returned by json_open (jf_…)');
 
-/** A warning carried by a result: a malformed record skipped, with its location. */
+/** A warning carried by a result: a malformed record skipped, with its location; or a note about the query (`position` in it). */
 export const warningSchema = z.object({
   code: z.string(),
   message: z.string(),
@@ -13,6 +13,7 @@ export const warningSchema = z.object({
     line: z.number().int().optional(),
     column: z.number().int().optional(),
     record_index: z.number().int().optional(),
+    position: z.number().int().optional().describe('0-based character index in the query'),
   }).optional(),
 });
 export type Warning = z.infer<typeof warningSchema>;

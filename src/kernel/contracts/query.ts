@@ -37,6 +37,18 @@ export interface CompileOptions {
   maxDepth?: number;
 }
 
+/**
+ * A note about a valid query that is probably not what was meant, for tools to pass on in their results' warnings
+ * (and `mcpgw query` on stderr). Code `NOT_I_REGEXP`: a match()/search() pattern literal that is not I-Regexp
+ * (RFC 9485), which RFC 9535 makes match nothing; the message names each construct and its I-Regexp spelling.
+ */
+export interface QueryWarning {
+  code: string;
+  message: string;
+  /** 0-based character index in the query text of the part concerned. */
+  position?: number;
+}
+
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {
   readonly text: string;
@@ -60,6 +72,8 @@ export interface CompiledQuery {
    * a worker thread it can terminate at the deadline, because a regular expression can backtrack for minutes.
    */
   readonly usesRegex?: boolean;
+  /** Notes about the query itself, found at compile time (see {@link QueryWarning}); absent when there are none. */
+  readonly warnings?: readonly QueryWarning[];
   /** The language's registered name (set by the kernel registry when absent), so a worker thread can recompile it. */
   readonly language?: string;
 }

@@ -6,6 +6,8 @@ export interface SearchCursor {
   query: string;
   mode: 'text' | 'jsonpath';
   matchCase: boolean;
+  /** Text mode with `regex: true` (absent: false). */
+  regex?: boolean;
   /** First record index the next page starts at. */
   nextRecord: number;
   /** Text mode: matching records counted so far (the whole file's when `countFrom` is null). JSONPath mode: matches before `nextRecord`. */

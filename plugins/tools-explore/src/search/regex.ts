@@ -1,60 +1,39 @@
+import type { CompiledRegex, RecordBatch, ToolContext } from 'mcpgw/plugin-api';
+import { forEachToken } from '../json/scan';
+import type { TextHit } from './text-matcher';
+
 /**
- * Text search with `regex: true`, run by the scan engine as an RFC 9535 query so that the engine's
- * bounded regular-expression evaluation applies (worker threads terminated at the request deadline):
- * `$..[?search(@, '<pattern>')]` over each record selects the string values the pattern is found in
- * (RFC 9535 §2.4.7 search(), I-Regexp RFC 9485). Member names are not searched in this mode.
+ * Text search with `regex: true`: an RE2-syntax pattern (the kernel's `ctx.regex`, linear time) found in the DECODED
+ * member names and string values of each record — escapes decoded first, so `\bcat\b` finds `"c\u0061t"`; numbers,
+ * `true`/`false`/`null` and structure are not searched. `^` and `$` are the start and end of one string.
+ * Case-insensitive (Unicode simple case folding) unless `matchCase`. Records are chosen on bytes first: only those
+ * holding a literal every match requires (or an escape) are decoded and walked (`CompiledRegex.candidates`).
  */
+export class RegexMatcher {
+  private readonly re: CompiledRegex;
 
-/** Folds ASCII letters for a case-insensitive pattern: `a` → `[aA]`, and both cases inside character classes. */
-export function foldAsciiCase(pattern: string): string {
-  let out = '';
-  const other = (c: string) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase());
-  const isLetter = (c: string | undefined) => c !== undefined && /^[a-zA-Z]$/.test(c);
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\') {
-      if ((pattern[i + 1] === 'p' || pattern[i + 1] === 'P') && pattern[i + 2] === '{') {
-        const j = pattern.indexOf('}', i);
-        const end = j === -1 ? pattern.length - 1 : j;
-        out += pattern.slice(i, end + 1);
-        i = end;
-      } else {
-        out += pattern.slice(i, i + 2);
-        i++;
-      }
-      continue;
-    }
-    if (c === '[') {
-      let j = i + 1;
-      let body = '';
-      let extra = '';
-      if (pattern[j] === '^') { body += '^'; j++; }
-      while (j < pattern.length && pattern[j] !== ']') {
-        if (pattern[j] === '\\') { body += pattern.slice(j, j + 2); j += 2; continue; }
-        const lo = pattern[j]!;
-        const hi = pattern[j + 2];
-        if (pattern[j + 1] === '-' && hi !== undefined && hi !== ']') {
-          body += `${lo}-${hi}`;
-          if (isLetter(lo) && isLetter(hi) && (lo === lo.toLowerCase()) === (hi === hi.toLowerCase())) extra += `${other(lo)}-${other(hi)}`;
-          j += 3;
-          continue;
-        }
-        body += lo;
-        if (isLetter(lo)) extra += other(lo);
-        j++;
-      }
-      out += `[${body}${extra}]`;
-      i = j;
-      continue;
-    }
-    out += isLetter(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
+  /** @throws QUERY_SYNTAX_ERROR (with `location.position`), RESOURCE_LIMIT_EXCEEDED for a huge program. */
+  constructor(ctx: ToolContext, readonly pattern: string, matchCase: boolean) {
+    this.re = ctx.regex.compile(pattern, { caseInsensitive: !matchCase });
   }
-  return out;
-}
 
-/** The JSONPath query for a regex text search; `matchCase` false folds ASCII letters. @throws SyntaxError for an invalid pattern. */
-export function regexQuery(pattern: string, matchCase: boolean): string {
-  new RegExp(pattern, 'u'); // syntax check only (never run here)
-  const re = matchCase ? pattern : foldAsciiCase(pattern);
-  return `$..[?search(@, '${re.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}')]`;
+  /** The first member name or string value, in document order, that the pattern is found in, or null. */
+  match(text: string): TextHit | null {
+    let hit: TextHit | null = null;
+    forEachToken(text, (token) => {
+      if (token.kind !== 'key' && token.kind !== 'string') return false;
+      const lexeme = text.slice(token.start, token.end);
+      const decoded = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
+      const m = this.re.exec(decoded);
+      if (!m) return false;
+      hit = { token, decoded, start: m.start, end: m.end };
+      return true;
+    });
+    return hit;
+  }
+
+  /** Records of the batch whose bytes can hold a match (see CompiledRegex.candidates). */
+  candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void {
+    this.re.candidates(batch, onCandidate);
+  }
 }

@@ -6,7 +6,7 @@ import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
 import { isPredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
-import { regexQuery } from './regex';
+import { RegexMatcher } from './regex';
 import { TextMatcher } from './text-matcher';
 
 const input = z.object({
@@ -15,7 +15,7 @@ const input = z.object({
   mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $, else text'),
   match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
   max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
-  regex: z.boolean().default(false).describe('Text mode: the query is a regular expression (I-Regexp, RFC 9485) found in string values; run with a deadline, so it cannot stall the server'),
+  regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
   fields: fieldsArg,
   cursor: z.string().optional().describe('next_cursor of a previous call with the same handle and query'),
 });
@@ -50,7 +50,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
   title: 'Search records',
   description:
     'Search every record of an open file; returns {total_matches, matches: [{record_index, preview, match_path}], query, mode} for the whole file, one page at a time. ' +
-    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an I-Regexp pattern matched in string values. ' +
+    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an RE2 pattern (\\d \\w \\s \\b, classes, alternation, (?i); ^ and $ bound one string) found in decoded member names and string values, not numbers; a bad pattern is QUERY_SYNTAX_ERROR with its position. ' +
     'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
     'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
     'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
@@ -64,28 +64,20 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     const source = file.opened.source;
     const mode = args.mode ?? (args.query.trimStart().startsWith('$') ? 'jsonpath' : 'text');
     const fields = parseFields(ctx, args.fields);
-    let regexText: string | undefined;
-    if (args.regex && mode === 'text') {
-      try {
-        regexText = regexQuery(args.query, args.match_case);
-      } catch (err) {
-        throw ctx.error('QUERY_SYNTAX_ERROR', `Not a valid regular expression: ${(err as Error).message}`, {
-          hint: 'regex: true takes an I-Regexp (RFC 9485) pattern, e.g. "^err(or)?"; or search for a literal substring with regex: false.',
-        });
-      }
-    }
+    // Regex: compiled first, so that a bad pattern is an error before anything else (linear time: no deadline needed).
+    const regexMatcher = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
     const cursors = cursorTable(ctx);
     let resume: SearchCursor | null = null;
     if (args.cursor !== undefined) {
       resume = cursors.get(args.cursor);
-      if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case) {
-        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode and match_case as the call that returned it.');
+      if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || (resume.regex ?? false) !== (regexMatcher !== null)) {
+        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode, match_case and regex as the call that returned it.');
       }
       cursors.delete(args.cursor);
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
-    if (mode === 'jsonpath' || regexText !== undefined) return engineSearch(ctx, { args, file, fields, resume, limit, budget, regexText });
+    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget });
     const from = resume?.nextRecord ?? 0;
     // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
     const countFrom = resume ? resume.countFrom : 0;
@@ -121,7 +113,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       return countFrom !== null; // go on only while the total is still being counted
     };
 
-    const matcher = new TextMatcher(args.query, args.match_case);
+    const matcher: TextMatcher | RegexMatcher = regexMatcher ?? new TextMatcher(args.query, args.match_case);
     const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
       const m = textMatch(batch, k, matcher, onMalformed);
       return m ? onHit(k, m) : true;
@@ -152,7 +144,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     const continueAt = nextRecord ?? stoppedAt;
     let next_cursor: string | undefined;
     if (continueAt !== null) {
-      next_cursor = cursors.add({ handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: continueAt, counted, countFrom: newCountFrom });
+      next_cursor = cursors.add({ handle: args.handle, query: args.query, mode, matchCase: args.match_case, ...(regexMatcher ? { regex: true } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
     }
     return {
       total_matches: counted,
@@ -191,13 +183,13 @@ type Output = z.input<typeof output>;
  */
 async function engineSearch(
   ctx: ToolContext,
-  { args, file, fields, resume, limit, budget, regexText }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number; regexText?: string },
+  { args, file, fields, resume, limit, budget }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number },
 ): Promise<Output> {
   const source = file.opened.source;
   const language = jsonPathLanguage(ctx);
   let predicate: Predicate | null = null;
-  const mode = regexText !== undefined ? 'text' : 'jsonpath';
-  if (regexText === undefined && isPredicate(args.query)) {
+  const mode = 'jsonpath';
+  if (isPredicate(args.query)) {
     try {
       predicate = translatePredicate(args.query, args.match_case);
     } catch (err) {
@@ -211,7 +203,7 @@ async function engineSearch(
     }
   }
   let query: CompiledQuery;
-  const text = regexText ?? (predicate ? `$[?${predicate.filter}]` : args.query);
+  const text = predicate ? `$[?${predicate.filter}]` : args.query;
   try {
     query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
   } catch (err) {
@@ -292,7 +284,8 @@ async function engineSearch(
   // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
-  const warnings: Warning[] = result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) }));
+  const warnings: Warning[] = (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+  warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
   let next_cursor: string | undefined;
   if (next !== null) {
@@ -320,7 +313,7 @@ function nodePreview(path: string, value: unknown): string {
   return `${path || '$'} = «${shown}»`;
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {

@@ -148,7 +148,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       hint: timedOut ? 'The query\'s regular expression takes too long on this record; simplify the pattern.' : 'The record is malformed in the file; other records can still be read.',
     });
   }
-  const warnings: Warning[] = [];
+  // Notes about the query itself (a match()/search() pattern that is not I-Regexp), then about records.
+  const warnings: Warning[] = (spec.compiled.warnings ?? []).map((w) => ({ code: w.code, message: clip(w.message, 1000), ...(w.position !== undefined ? { location: { position: w.position } } : {}) }));
   // Records that could not be evaluated in time (at most one a page: the page stops there), each with its reason.
   const unevaluated = outcome.firstSkipped.filter((s) => s.code !== 'SYNTAX_ERROR');
   for (const s of unevaluated) warnings.push({ code: s.code, message: clip(s.message, 1000), location: warningLocation(s) });
