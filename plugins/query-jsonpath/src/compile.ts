@@ -1,4 +1,4 @@
-import { jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
+import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, McpgwError, QueryNode, QueryWarning, SequenceSplit } from 'mcpgw/plugin-api';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
@@ -23,6 +23,35 @@ const RFC_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
   if (!RFC_NUMBER.test(lexeme)) throw new jsonpath.JSONPathSyntaxError(`invalid number literal '${lexeme}'`, stream.current);
   return new X.NumberLiteral(stream.current, Number(lexeme));
 });
+
+/**
+ * RFC 9535 §2.4.4 length(): the length of a string is its number of Unicode scalar values (json-p3 2.3.1 counts
+ * UTF-16 code units, so "😀" would have length 2); of an array its elements, of an object its members; else Nothing.
+ */
+class ScalarLength {
+  readonly argTypes = [FunctionExpressionType.ValueType];
+  readonly returnType = FunctionExpressionType.ValueType;
+  call(value: unknown): number | typeof jsonpath.Nothing {
+    if (typeof value === 'string') return scalarCount(value);
+    if (Array.isArray(value)) return value.length;
+    if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) return Object.keys(value).length;
+    return jsonpath.Nothing;
+  }
+}
+
+/** Code points of a string: its UTF-16 units less one per surrogate pair. */
+export function scalarCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
+    }
+  }
+  return n;
+}
+env.functionRegister.set('length', new ScalarLength());
 
 /** RFC 6901 pointer of a json-p3 node location (RFC 6901 §3: `~` → `~0`, `/` → `~1`). */
 export function pointerOf(location: readonly (string | number)[]): string {

@@ -13,14 +13,33 @@ import { JSONPathNodeList, Nothing } from 'json-p3';
 
 const isRaw: (v: unknown) => boolean = (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON;
 const INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const NUMERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** The number a raw lexeme denotes for comparisons: bigint for integers, else the nearest double. */
+/** Integers spelled with an exponent and more digits than this compare as their double (±Infinity), not as a bigint. */
+const MAX_EXACT_DIGITS = 1000;
+
+/**
+ * The number a numeral denotes for comparisons: its exact value as a `bigint` when it is an integer (whatever its
+ * spelling: `12345678901234567891`, `1E400`, `2.50e1`, `100e-2`) that a double cannot hold, else a double (exact for
+ * integers up to 2^53; decimals compare as their nearest double).
+ */
 export function rawToComparable(lexeme: string): number | bigint {
-  if (INTEGER.test(lexeme) && lexeme !== '-0') {
-    const n = Number(lexeme);
-    return Number.isSafeInteger(n) ? n : BigInt(lexeme);
-  }
-  return Number(lexeme);
+  const n = Number(lexeme);
+  if (INTEGER.test(lexeme)) return Number.isSafeInteger(n) ? n : BigInt(lexeme);
+  const m = NUMERAL.exec(lexeme);
+  if (!m || Number.isSafeInteger(n)) return n;
+  const digits = m[2]! + (m[3] ?? '');
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++;
+  let last = digits.length - 1;
+  while (last >= first && digits.charCodeAt(last) === 0x30) last--;
+  if (last < first) return n; // zero
+  const exp = Number(m[4] ?? 0);
+  const lastPower = m[2]!.length - 1 - last + exp; // power of ten of the last non-zero digit
+  const firstPower = m[2]!.length - 1 - first + exp;
+  if (lastPower < 0 || firstPower >= MAX_EXACT_DIGITS) return n; // not an integer, or too long to spell out
+  const value = BigInt(digits.slice(first, last + 1) + '0'.repeat(lastPower));
+  return m[1] ? -value : value;
 }
 
 /**
@@ -112,8 +131,26 @@ function eq(left: unknown, right: unknown): boolean {
   return deepEqualsExact(left, right);
 }
 
+/**
+ * `a < b` by Unicode code point (RFC 9535 §2.3.5.2.2: strings compare by their Unicode scalar values). JavaScript's
+ * `<` compares UTF-16 units, which orders U+FF61 after U+1F600 (0xFF61 > 0xD83D); UTF-16 order differs from code point
+ * order only where a unit in U+E000–U+FFFF meets a surrogate.
+ */
+export function codePointLess(a: string, b: string): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (U+D800–U+DFFF) stand for code points above U+FFFF: rank them above U+E000–U+FFFF.
+    const rx = x >= 0xd800 && x <= 0xdfff ? x + 0x2000 : x >= 0xe000 ? x - 0x800 : x;
+    const ry = y >= 0xd800 && y <= 0xdfff ? y + 0x2000 : y >= 0xe000 ? y - 0x800 : y;
+    return rx < ry;
+  }
+  return a.length < b.length;
+}
+
 function lt(left: unknown, right: unknown): boolean {
-  if (typeof left === 'string' && typeof right === 'string') return left < right;
+  if (typeof left === 'string' && typeof right === 'string') return codePointLess(left, right);
   if (isNum(left) && isNum(right)) return left < right;
   return false;
 }

@@ -57,8 +57,17 @@ function valueEnd(b: Buffer, p: number, e: number, maxDepth: number): number {
  */
 export function readMembers(b: Buffer, s: number, e: number, names: readonly string[], maxDepth: number, occ: Occurrences = new Occurrences()): Record<string, unknown> | undefined {
   const u = occ.next(b, BACKSLASH_U, 0, s);
-  if (u === -1 || u >= e) return findMembers(b, s, e, names, occ);
+  // Without escapes a key can only be spelled as JSON.stringify spells it, except that `/` may be written `\/`.
+  const slash = hasSlash(names) ? occ.next(b, BACKSLASH_SLASH, 1 + names.length, s) : -1;
+  if ((u === -1 || u >= e) && (slash === -1 || slash >= e)) return findMembers(b, s, e, names, occ);
   return walkMembers(b, s, e, names, maxDepth);
+}
+
+const slashNames = new WeakMap<readonly string[], boolean>();
+function hasSlash(names: readonly string[]): boolean {
+  let v = slashNames.get(names);
+  if (v === undefined) slashNames.set(names, (v = names.some((n) => n.includes('/'))));
+  return v;
 }
 
 /**
@@ -199,7 +208,7 @@ function walkMembers(b: Buffer, s: number, e: number, names: readonly string[], 
       try { v = JSON.parse(text); } catch { return undefined; }
       if (!Object.prototype.hasOwnProperty.call(out, name)) found++;
       Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
-      if (found === names.length && noneAfter(b, ve, e, keys)) {
+      if (found === names.length && noneAfter(b, ve, e, keys, names)) {
         // Every name found and none can occur again (no later spelling of it): the rest cannot change the members.
         return out;
       }
@@ -216,16 +225,18 @@ function walkMembers(b: Buffer, s: number, e: number, names: readonly string[], 
 }
 
 const BACKSLASH_U = Buffer.from('\\u');
+const BACKSLASH_SLASH = Buffer.from('\\/');
 
 function hasBackslash(b: Buffer, p: number, e: number): boolean {
   for (let q = p; q < e; q++) if (b[q] === BACKSLASH) return true;
   return false;
 }
 
-/** No wanted key and no `\u` escape in `b[from, e)`. */
-function noneAfter(b: Buffer, from: number, e: number, keys: Buffer[]): boolean {
+/** No wanted key and no escape that could spell one (`\u`, or `\/` when a name has `/`) in `b[from, e)`. */
+function noneAfter(b: Buffer, from: number, e: number, keys: Buffer[], names: readonly string[]): boolean {
   const rest = b.subarray(from, e);
   if (rest.indexOf(BACKSLASH_U) !== -1) return false;
+  if (hasSlash(names) && rest.indexOf(BACKSLASH_SLASH) !== -1) return false;
   for (const kb of keys) if (rest.indexOf(kb) !== -1) return false;
   return true;
 }

@@ -130,8 +130,13 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
       if (stub !== undefined) {
         if (!plan.test(stub)) return null;
         if (!plan.query) {
-          if (!wantValues) return { record: i, lazy: true, nodes: [{ path: '/' + i, value: undefined }] }; // counted only
           const text = b.bytes.toString('utf8', s, e);
+          if (!wantValues) {
+            // Counted only: still a match only if the whole record is one well-formed value (the member walk reads
+            // a few members; `{"id":1} {"id":2}` has a phantom `id` 2 that the full parse rejects).
+            parseRecord(text, plan.maxDepth, () => site(i));
+            return { record: i, nodes: [{ path: '/' + i, value: undefined }] };
+          }
           return { record: i, lazy: true, nodes: [lazyNode('/' + i, text, () => parseRecord(text, plan.maxDepth, () => site(i)))] };
         }
       }

@@ -19,15 +19,19 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * True when the number lexeme has a zero fractional part (JSON Schema 2020-12 Validation §6.1.1:
- * "integer" matches any number with a zero fractional part), decided on the digits, not on a double.
+ * "integer" matches any number with a zero fractional part), decided on the digits, not on a double:
+ * the last non-zero significant digit must sit at a power of ten ≥ 0 once the exponent is applied
+ * (`1E2`, `2.50e1`, `100e-2`, `-0`, `1E400` are integers; `1e-5`, `150e-2`, `12E-1`, `0.5` are not).
  */
 export function lexemeIsInteger(lexeme: string): boolean {
   const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(lexeme);
   if (!m) return false;
-  const frac = (m[2] ?? '').replace(/0+$/, '');
-  const exp = Number(m[3] ?? 0);
-  if (frac === '') return true;
-  return exp >= frac.length;
+  const digits = m[1]! + (m[2] ?? '');
+  let last = digits.length - 1;
+  while (last >= 0 && digits.charCodeAt(last) === 0x30) last--;
+  if (last < 0) return true; // zero
+  // Power of ten of digit j: (integer digits - 1 - j) + exponent.
+  return m[1]!.length - 1 - last + Number(m[3] ?? 0) >= 0;
 }
 
 /** The JSON Schema type name of a parsed value, `integer` told from `number` on the number's lexeme. */

@@ -127,12 +127,95 @@ export function isPredicate(query: string): boolean {
   return !(toks.length === 1 && toks[0]!.t === 'path');
 }
 
-/** I-Regexp (RFC 9485) pattern matching `s` with simple case folding of each character. */
+/**
+ * True when a search query given without `mode` is a record predicate: it parses as one (by the grammar above, not by
+ * its first character), reads at least one path of the record, and is not a single path (`!($.tags)`,
+ * `length($.tags) > 2`, `$.age > 40`). Plain text such as `error`, `a = b` or `50% off` is not.
+ */
+export function looksLikePredicate(query: string): boolean {
+  let toks: Tok[];
+  try {
+    toks = tokenize(query);
+  } catch {
+    return false;
+  }
+  if (!toks.some((t) => t.t === 'path') || (toks.length === 1 && toks[0]!.t === 'path')) return false;
+  try {
+    translatePredicate(query, true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The simple case folding classes (Unicode CaseFolding.txt, status C and S) of the code points that have one: for
+ * each, every code point with the same fold, sorted. Built once from the case mappings, each pair confirmed by the
+ * ECMAScript `iu` matcher, whose Canonicalize is exactly simple case folding (the rule text search uses), so
+ * Σ/σ/ς, K/k/U+212A, ẞ/ß are classes and ı (which has no C or S folding) is alone.
+ */
+let foldClasses: Map<number, number[]> | null = null;
+
+function buildFoldClasses(): Map<number, number[]> {
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let r = x;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(x, r);
+    return r;
+  };
+  const union = (a: number, b: number) => {
+    const ra = find(a), rb = find(b);
+    if (ra !== rb) parent.set(ra, rb);
+  };
+  // Every cased script lies below U+20000.
+  for (let cp = 0; cp < 0x20000; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    for (const other of [ch.toLowerCase(), ch.toUpperCase()]) {
+      if (other === ch) continue;
+      const o = other.codePointAt(0)!;
+      if (other.length !== (o > 0xffff ? 2 : 1)) continue; // a multi-character mapping (ß → SS) is not a simple folding
+      if (!new RegExp(`^${escapeClassChar(ch)}$`, 'iu').test(other)) continue;
+      union(cp, o);
+    }
+  }
+  const groups = new Map<number, number[]>();
+  for (const cp of parent.keys()) {
+    const r = find(cp);
+    let g = groups.get(r);
+    if (!g) groups.set(r, (g = []));
+    g.push(cp);
+  }
+  const out = new Map<number, number[]>();
+  for (const g of groups.values()) {
+    if (g.length < 2) continue;
+    g.sort((a, b) => a - b);
+    for (const cp of g) out.set(cp, g);
+  }
+  return out;
+}
+
+/** The code points with the same simple case folding as `cp` (itself included). */
+export function foldClass(cp: number): readonly number[] {
+  foldClasses ??= buildFoldClasses();
+  return foldClasses.get(cp) ?? [cp];
+}
+
+/** A character as an I-Regexp (RFC 9485) atom or class member: metacharacters escaped. */
+function escapeClassChar(ch: string): string {
+  return /[()*+\-.?[\\\]^{|}$]/.test(ch) ? (ch === '$' ? '\\$' : '\\' + ch) : ch;
+}
+
+/**
+ * I-Regexp (RFC 9485) pattern matching exactly the strings equal to `s` under Unicode simple case folding: each
+ * character with other case forms becomes the class of its folding equivalents (`Σ` → `[Σσς]`).
+ */
 export function caseInsensitivePattern(s: string): string {
   let out = '';
   for (const ch of s) {
-    const variants = [...new Set([ch, ch.toLowerCase(), ch.toUpperCase(), ch.toUpperCase().toLowerCase()])].filter((v) => [...v].length === 1);
-    if (variants.length > 1) out += '[' + variants.map((v) => (/[\\\]\[\-^]/.test(v) ? '\\' + v : v)).join('') + ']';
+    const cls = foldClass(ch.codePointAt(0)!);
+    if (cls.length > 1) out += '[' + cls.map((cp) => escapeClassChar(String.fromCodePoint(cp))).join('') + ']';
     else if (/[()*+\-.?[\\\]^{|}]/.test(ch)) out += '\\' + ch;
     else if (ch === '$') out += '[$]';
     else out += ch;
@@ -140,9 +223,9 @@ export function caseInsensitivePattern(s: string): string {
   return out;
 }
 
-/** True when some character of `s` has another case form. */
+/** True when some character of `s` has another case form under simple case folding. */
 function hasCase(s: string): boolean {
-  for (const ch of s) if (ch.toLowerCase() !== ch || ch.toUpperCase() !== ch) return true;
+  for (const ch of s) if (foldClass(ch.codePointAt(0)!).length > 1) return true;
   return false;
 }
 

@@ -1,6 +1,6 @@
 import type { CompiledRegex, RecordBatch, ToolContext } from 'mcpgw/plugin-api';
 import { forEachToken } from '../json/scan';
-import type { TextHit } from './text-matcher';
+import { holds, type TextHit } from './text-matcher';
 
 /**
  * Text search with `regex: true`: an RE2-syntax pattern (the kernel's `ctx.regex`, linear time) found in the DECODED
@@ -17,8 +17,11 @@ export class RegexMatcher {
     this.re = ctx.regex.compile(pattern, { caseInsensitive: !matchCase });
   }
 
-  /** The first member name or string value, in document order, that the pattern is found in, or null. */
-  match(text: string): TextHit | null {
+  /**
+   * The first member name or string value, in document order, that the pattern is found in, or null. With `parsed`,
+   * only what the parsed record holds (see TextMatcher.match: a repeated member name keeps its last value).
+   */
+  match(text: string, parsed?: unknown): TextHit | null {
     let hit: TextHit | null = null;
     forEachToken(text, (token) => {
       if (token.kind !== 'key' && token.kind !== 'string') return false;
@@ -26,6 +29,7 @@ export class RegexMatcher {
       const decoded = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
       const m = this.re.exec(decoded);
       if (!m) return false;
+      if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
       hit = { token, decoded, start: m.start, end: m.end };
       return true;
     });

@@ -4,15 +4,15 @@ import { fileFor, type ExplorerFile } from '../files';
 import { parseFields, projectValue } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
-import { isPredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
+import { isPredicate, looksLikePredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
 import { RegexMatcher } from './regex';
-import { TextMatcher } from './text-matcher';
+import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
 const input = z.object({
   handle: handleArg,
   query: z.string().min(1).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
-  mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $, else text'),
+  mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $ or parses as a record predicate (!($.tags), length($.tags) > 2), else text'),
   match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
   max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
   regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
@@ -31,7 +31,7 @@ const output = z.object({
   total_matches: z.number().int().describe('Matching records in the whole file (a lower bound when complete is false)'),
   matches: z.array(match),
   query: z.string(),
-  mode: z.enum(['text', 'jsonpath']),
+  mode: z.enum(['text', 'jsonpath']).describe('The mode that ran: text, or jsonpath for a JSONPath query or a record predicate (then filter is set)'),
   complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
   next_cursor: z.string().optional(),
   filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
@@ -50,7 +50,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
   title: 'Search records',
   description:
     'Search every record of an open file; returns {total_matches, matches: [{record_index, preview, match_path}], query, mode} for the whole file, one page at a time. ' +
-    'Text mode (default unless the query starts with $): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an RE2 pattern (\\d \\w \\s \\b, classes, alternation, (?i); ^ and $ bound one string) found in decoded member names and string values, not numbers; a bad pattern is QUERY_SYNTAX_ERROR with its position. ' +
+    'Text mode (the default unless the query starts with $ or parses as a record predicate; the result\'s mode says which ran): substring of any decoded string value, member name, number or literal, case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an RE2 pattern (\\d \\w \\s \\b, classes, alternation, (?i); ^ and $ bound one string) found in decoded member names and string values, not numbers; a bad pattern is QUERY_SYNTAX_ERROR with its position. ' +
     'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
     'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
     'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
@@ -62,7 +62,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
   async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const source = file.opened.source;
-    const mode = args.mode ?? (args.query.trimStart().startsWith('$') ? 'jsonpath' : 'text');
+    const mode = args.mode ?? defaultMode(args.query, args.regex);
     const fields = parseFields(ctx, args.fields);
     // Regex: compiled first, so that a bad pattern is an error before anything else (linear time: no deadline needed).
     const regexMatcher = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
@@ -158,6 +158,13 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     };
   },
 };
+
+/** Without `mode`: JSONPath for a query starting with `$` or parsing as a record predicate; text otherwise (and for regex). */
+export function defaultMode(query: string, regex: boolean): 'text' | 'jsonpath' {
+  if (regex) return 'text';
+  if (query.trimStart().startsWith('$')) return 'jsonpath';
+  return looksLikePredicate(query) ? 'jsonpath' : 'text';
+}
 
 function jsonPathLanguage(ctx: ToolContext) {
   const language = ctx.registries.queryLanguages.get('jsonpath');
@@ -320,7 +327,11 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     text = batch.text(k); // strict UTF-8
     hit = matcher.match(text);
     if (!hit) return null;
-    JSON.parse(text); // a hit counts only in a well-formed record (native parse: the cheap check)
+    // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds
+    // once parsed (a repeated member name: the last value wins).
+    const value = parseKeepingLexemes(text);
+    if (!holds(value, hit.token, hit.decoded)) hit = matcher.match(text, value);
+    if (!hit) return null;
   } catch (err) {
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;

@@ -61,8 +61,12 @@ export class TextMatcher {
     }
   }
 
-  /** The first matching token of a record's text, in document order (a name before its value), or null. */
-  match(text: string): TextHit | null {
+  /**
+   * The first matching token of a record's text, in document order (a name before its value), or null. With
+   * `parsed` (the record's value from {@link parseKeepingLexemes}), a token counts only if the record as parsed holds it: a member whose name repeats
+   * later in its object is replaced by the later one (the last value wins), so text inside it is not in the record.
+   */
+  match(text: string, parsed?: unknown): TextHit | null {
     let hit: TextHit | null = null;
     forEachToken(text, (token) => {
       const lexeme = text.slice(token.start, token.end);
@@ -78,6 +82,7 @@ export class TextMatcher {
         len = this.query.length;
       }
       if (start === -1) return false;
+      if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
       hit = { token, decoded, start, end: start + len };
       return true;
     });
@@ -145,6 +150,41 @@ export class TextMatcher {
       i = bytes.indexOf(0x5c, i + 2);
     }
     return false;
+  }
+}
+
+const isRawJson = (v: unknown): boolean => (JSON as unknown as { isRawJSON(x: unknown): boolean }).isRawJSON(v);
+
+/**
+ * Parses a record keeping the lexeme of every number a double would spell differently (`1.0`, `1e3`), as
+ * `JSON.rawJSON`, so that {@link TextMatcher.match} can tell which spelling a repeated member kept.
+ */
+export function parseKeepingLexemes(text: string): unknown {
+  return JSON.parse(text, (_k, v: unknown, ctx?: { source?: string }) => (typeof v === 'number' && ctx?.source !== undefined && String(v) !== ctx.source ? (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(ctx.source) : v));
+}
+
+/**
+ * True when the parsed record (from {@link parseKeepingLexemes}) holds the token at its pointer: a name whose member exists, a string or scalar equal to
+ * the value there. False for a token inside a member that a later member of the same name replaced.
+ */
+export function holds(parsed: unknown, token: Token, decoded: string): boolean {
+  let v: unknown = parsed;
+  if (token.pointer !== '') {
+    for (const raw of token.pointer.slice(1).split('/')) {
+      const t = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      if (Array.isArray(v)) {
+        if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= v.length) return false;
+        v = v[Number(t)];
+      }
+      else if (v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, t)) v = (v as Record<string, unknown>)[t];
+      else return false;
+    }
+  }
+  switch (token.kind) {
+    case 'key': return true;
+    case 'string': return v === decoded;
+    case 'number': return isRawJson(v) ? (v as { rawJSON: string }).rawJSON === decoded : typeof v === 'number' && String(v) === decoded;
+    default: return (v === null || typeof v === 'boolean') && String(v) === decoded;
   }
 }
 
