@@ -18,14 +18,14 @@ const QWEN = 'qwen/projects/-ROOT-dates/chats/3c1d2e4f-6a7b-4c8d-9e0f-1122334455
 const KIMI = 'kimi/sessions/@MD5(configsvc)@/f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9/context.jsonl';
 
 /** The bundle's tools, in the order it registers them. */
-const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions', 'get_usage_stats'];
+const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions', 'semantic_search', 'get_usage_stats'];
 
 let fx: SessionHomes;
 let server: Connected;
 
 beforeAll(async () => {
   fx = materializeSessions();
-  server = await connect(['--config', writeSessionsConfig(fx.dir)], { env: fx.env });
+  server = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: path.join(fx.dir, 'cache') } });
 });
 
 afterAll(async () => {
@@ -358,6 +358,54 @@ describe('get_usage_stats', () => {
     } finally {
       fs.unlinkSync(copy);
     }
+  });
+});
+
+describe('semantic_search', () => {
+  test('finds entries by meaning, with the documented result keys, and builds its index in the cache folder', async () => {
+    const data = await tool('semantic_search', { query: 'socket closed because the link was idle' });
+    expect(data.complete).toBe(true);
+    expect(data.embedder).toBe('glove-sif-100d');
+    expect(data.sessions_indexed).toBe(8);
+    const top = data.results[0];
+    expect(top).toMatchObject({ session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', source: 'claude', project_name: 'webapp', session_path: fx.file(S1),
+      first_prompt: 'The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?' });
+    expect(top.distance).toBeGreaterThanOrEqual(0);
+    expect(top.distance).toBeLessThanOrEqual(2);
+    const entry = await tool('get_session_entries', { path: top.session_path, entry_indices: [top.entry_index] });
+    expect(entry.entries[0].uuid).toBe(top.entry_uuid);
+    expect(fs.existsSync(path.join(fx.dir, 'cache', 'mcpgw', 'sessions-index.sqlite'))).toBe(true);
+    expect(data.results.length).toBeLessThanOrEqual(20);
+  });
+
+  test('source and project narrow; diversity gives one result per session first; max_distance bounds distance', async () => {
+    const only = await tool('semantic_search', { query: 'tests failing', source: 'copilot' });
+    expect(new Set(only.results.map((r: any) => r.source))).toEqual(new Set(['copilot']));
+    const proj = await tool('semantic_search', { query: 'tests failing', project: 'dates' });
+    expect(new Set(proj.results.map((r: any) => r.project_name))).toEqual(new Set(['dates']));
+    const plain = await tool('semantic_search', { query: 'fix the bug', limit: 5 });
+    const diverse = await tool('semantic_search', { query: 'fix the bug', diversity: true, limit: 5 });
+    const sessionsOf = (d: any) => d.results.map((r: any) => r.session_path);
+    expect(new Set(sessionsOf(plain)).size).toBeLessThan(5);
+    expect(new Set(sessionsOf(diverse)).size).toBe(5); // 8 sessions have hits: five results, five sessions
+    const near = await tool('semantic_search', { query: 'fix the bug', max_distance: 0.6, limit: 50 });
+    for (const r of near.results) expect(r.distance).toBeLessThanOrEqual(0.6);
+  });
+
+  test('a session that grew is read from where the index stopped; the new entry is found', async () => {
+    const file = fx.file(QWEN);
+    const before = fs.readFileSync(file, 'utf8');
+    const line = { uuid: 'q-5', parentUuid: 'q-4', sessionId: '3c1d2e4f-6a7b-4c8d-9e0f-112233445566', timestamp: '2025-07-07T07:01:00.000Z', type: 'user', cwd: path.join(fx.projects, 'dates'), message: { role: 'user', parts: [{ text: 'Also handle the Julian calendar switchover of October 1582.' }] } };
+    fs.appendFileSync(file, JSON.stringify(line) + '\n');
+    try {
+      const data = await tool('semantic_search', { query: 'julian calendar switchover', limit: 3 });
+      expect(data.results[0]).toMatchObject({ source: 'qwen', entry_uuid: 'q-5', entry_index: 4 });
+    } finally {
+      fs.writeFileSync(file, before);
+      fs.utimesSync(file, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+    const after = await tool('semantic_search', { query: 'julian calendar switchover', limit: 3 });
+    expect(after.results.map((r: any) => r.entry_uuid)).not.toContain('q-5');
   });
 });
 

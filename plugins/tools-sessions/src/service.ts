@@ -6,6 +6,7 @@ import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome }
 import { SessionFiles } from './session/files';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
+import { semanticIndexFor, type SemanticIndex } from './semantic/service';
 
 /** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
 const CATALOG_TTL_MS = 2000;
@@ -30,7 +31,14 @@ export class SessionsService {
   /** Usage per session (small: one item per response and tool call), kept while the files are unchanged. */
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
+  private readonly indexes = new Map<string, SemanticIndex>();
+
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /** The semantic index of the configured embedder (opened in the cache folder on first use). */
+  semantic(ctx: Pick<ToolContext, 'registries' | 'error'>): SemanticIndex {
+    return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
+  }
 
   /** The enabled sources with their homes. */
   homes(ctx: Pick<ToolContext, 'registries'>): SourceHome[] {

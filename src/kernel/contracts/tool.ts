@@ -6,7 +6,7 @@ import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
-import type { SessionSource } from './sessions';
+import type { Embedder, SessionSource } from './sessions';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -153,6 +153,8 @@ export interface Registries {
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
   /** Registered session sources, in registration order (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
   sessionSources?: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
+  /** Registered embedders (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
+  embedders?: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */

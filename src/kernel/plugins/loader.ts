@@ -4,7 +4,7 @@ import type { Plugin, PluginRegistry } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
-import type { SessionSource } from '../contracts/sessions';
+import type { Embedder, SessionSource } from '../contracts/sessions';
 import { McpgwError } from '../errors';
 import { PLUGIN_API_VERSION } from '../plugin-api';
 import { recordsToolkit } from '../records';
@@ -166,6 +166,11 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
       need(typeof source.discover === 'function' && typeof source.normalize === 'function' && typeof source.defaultHome === 'function' && typeof source.sessionsRoot === 'function' && !!source.layout,
         `session source ${source.name} needs defaultHome(), sessionsRoot(), layout, discover() and normalize().`);
       ctx.registry.addSessionSource(record, source);
+    },
+    registerEmbedder(embedder: Embedder) {
+      need(!!embedder && typeof embedder.name === 'string' && embedder.name.length > 0 && typeof embedder.embed === 'function'
+        && Number.isInteger(embedder.dimensions) && embedder.dimensions > 0, 'registerEmbedder() needs { name, dimensions, embed() }.');
+      ctx.registry.addEmbedder(record, embedder);
     },
     records: recordsToolkit,
     error: (code, message, details) => new McpgwError(code, message, details),

@@ -1,4 +1,4 @@
-import type { CompiledRegex, FileAccess, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
+import type { CompiledRegex, FileAccess, FileIdentity, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
 
 /** One record of a session: its position across the session's files, and its value or why it could not be read. */
 export interface RecordItem {
@@ -186,6 +186,18 @@ export class SessionFiles {
     } catch {
       return null;
     }
+  }
+
+  /** Each file's identity as opened, the position of its first record and its record count. */
+  identities(): { realPath: string; identity: FileIdentity; base: number; count: number }[] {
+    return this.parts.map((p) => ({ realPath: p.opened.realPath, identity: p.opened.source.identity, base: p.base, count: p.count }));
+  }
+
+  /** The byte offset in its file where record `pos` starts (0 for a document session's entries). */
+  byteOffset(pos: number): number {
+    const part = this.partOf(pos);
+    if (part.entries) return 0;
+    return part.opened.source.location(pos - part.base).byte_offset ?? 0;
   }
 
   /** The real path of the file holding record `pos`. */
