@@ -502,6 +502,27 @@ describe('configuration', () => {
     expect(bad.stderr).toMatch(/No root folder/);
   });
 
+  test('mcpgw sessions index builds the index the server then uses; an unknown plugin command is exit 2', async () => {
+    const cache = path.join(fx.dir, 'cli-cache');
+    const env = { PATH: process.env.PATH ?? '', ...fx.env, XDG_CACHE_HOME: cache };
+    const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^indexed 8 sessions \\(8 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
+    expect(r.stderr).toBe('');
+    const again = spawnSync(NODE, [CLI, 'sessions', 'index', '--source', 'kimi'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(again.stdout).toMatch(/^indexed 1 sessions \(0 read now, 0 unreadable\)/);
+    const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: cache } });
+    try {
+      const data = (await call(other.client, 'semantic_search', { query: 'julian dates leap year test' })).data;
+      expect(data).toMatchObject({ complete: true, sessions_indexed: 8 });
+    } finally {
+      await other.close();
+    }
+    const unknown = spawnSync(NODE, [CLI, 'sessions', 'rebuild'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('Plugin commands: sessions index');
+  });
+
   test('a misspelt sessions key is a config error naming it', () => {
     const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
     expect(r.status).toBe(2);

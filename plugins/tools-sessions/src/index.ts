@@ -13,6 +13,7 @@ import { searchSessions } from './tools/search';
 import { getUsageStats } from './tools/usage';
 import { semanticSearch } from './tools/semantic';
 import { gloveSifEmbedder } from './semantic/glove';
+import { indexCommand } from './command';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
 
 /** The six built-in session sources, in the order they are listed. */
@@ -52,7 +53,9 @@ const plugin: Plugin<SessionsOptions> = {
   register(registry, options) {
     if (registry.registerSessionSource) for (const source of BUILTIN_SOURCES) registry.registerSessionSource(source);
     registry.registerEmbedder?.(gloveSifEmbedder);
-    registry.registerToolBundle(sessionsBundle(new SessionsService(options)));
+    const service = new SessionsService(options);
+    registry.registerToolBundle(sessionsBundle(service));
+    registry.registerCommand?.(indexCommand(service));
   },
 };
 

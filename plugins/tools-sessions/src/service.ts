@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
-import { SessionFiles } from './session/files';
+import { SessionFiles, type StartAt } from './session/files';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
 import { semanticIndexFor, type SemanticIndex } from './semantic/service';
@@ -109,9 +109,9 @@ export class SessionsService {
     };
   }
 
-  /** Opens a session's files through the kernel. */
-  open(ctx: ToolContext, located: Located): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal);
+  /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
+  open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
+    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt);
   }
 
   /**

@@ -80,9 +80,16 @@ export interface FileAccess {
    *   format's `detect` says the probe cannot be it (`null`) and content detection picks another format, the open
    *   fails with FORMAT_MISMATCH naming the likely format in its message and hint, before any indexing. The explicit
    *   format stays authoritative otherwise (a file no format recognises opens with it, and validation reports it).
+   * `options.from` (optional): index from this byte offset on, a record start (see `OpenOptions.from`); only formats
+   *   framed by separators honour it (check `source.offset(0)`).
    */
-  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
-  /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
+  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter; from?: number }): Promise<OpenedSource>;
+  /**
+   * Checks that the file behind `source` is unchanged — or only grew: a file that was appended to (same device and
+   * inode, larger, its indexed prefix unchanged) has its index extended over the new bytes (`source.grow`), so record
+   * counts grow and positions and cursors stay valid. @throws SOURCE_CHANGED when it was rewritten, truncated, replaced
+   * or removed, or grew in a format that cannot extend its index.
+   */
   verify(source: RecordSource, realPath: string): void;
   /**
    * Lists the regular files under folder `path` (relative to the root, default the root), recursively,

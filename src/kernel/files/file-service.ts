@@ -37,7 +37,8 @@ export class FileService implements FileAccess {
       };
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
       if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
-      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
+      const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
+      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) });
       let closed = false;
       return {
         source,
@@ -61,7 +62,7 @@ export class FileService implements FileAccess {
   }
 
   verify(source: RecordSource, realPath: string): void {
-    verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
+    verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity, source.grow?.bind(source));
   }
 
   within(folders: readonly string[]): FileAccess {

@@ -1,6 +1,7 @@
 import type { Format, FormatProbe } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { Embedder, SessionSource } from '../contracts/sessions';
+import type { CommandDefinition } from '../contracts/command';
 import type { Detection, Registries, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
 
@@ -29,6 +30,8 @@ export interface PluginRecord {
   sessionSources?: string[];
   /** Embedders it registered (absent when none). */
   embedders?: string[];
+  /** CLI commands it registered (absent when none). */
+  commands?: string[];
 }
 
 /** Every registered format, query language and tool bundle, with the plugin that owns each. */
@@ -39,6 +42,7 @@ export class Registry {
   readonly tools = new Map<string, Owned<string>>();
   readonly sessionSources = new Map<string, Owned<SessionSource>>();
   readonly embedders = new Map<string, Owned<Embedder>>();
+  readonly commands = new Map<string, Owned<CommandDefinition>>();
   readonly plugins: PluginRecord[] = [];
   /** Plugin name → the resolved module file that was imported (worker threads import it again for its query languages). */
   readonly entries = new Map<string, string>();
@@ -62,6 +66,11 @@ export class Registry {
   addSessionSource(plugin: PluginRecord, source: SessionSource): void {
     this.claim(this.sessionSources, 'session source', source.name, plugin.name, source);
     (plugin.sessionSources ??= []).push(source.name);
+  }
+
+  addCommand(plugin: PluginRecord, command: CommandDefinition): void {
+    this.claim(this.commands, 'command', command.name, plugin.name, command);
+    (plugin.commands ??= []).push(command.name);
   }
 
   addEmbedder(plugin: PluginRecord, embedder: Embedder): void {

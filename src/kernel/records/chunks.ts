@@ -63,3 +63,26 @@ export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = 
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * `[from, to)` of the file in {@link CHUNK_BYTES} chunks, read synchronously into one reused buffer (a chunk's bytes
+ * are valid until the next one is requested). For extending an index over appended bytes inside a synchronous check.
+ * @throws McpgwError IO_ERROR (read failure, or the file shrank).
+ */
+export function* readChunksSync(file: OpenedFile, options: { from?: number; to?: number } = {}): Generator<FileChunk> {
+  const from = options.from ?? 0;
+  const to = options.to ?? file.identity.size;
+  const buf = unalignedBuffer(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
+  let position = from;
+  while (position < to) {
+    let got: number;
+    try {
+      got = readSync(file.fd, buf, 0, Math.min(buf.length, to - position), position);
+    } catch (err) {
+      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+    }
+    if (got === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+    yield { offset: position, bytes: buf.subarray(0, got) };
+    position += got;
+  }
+}

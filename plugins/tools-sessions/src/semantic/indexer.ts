@@ -128,7 +128,7 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
   const resumeAt = trailingBad ?? records;
   store.saveSession({
     id, source: s.source.name, path: s.path, sessionId: s.sessionId, projectName: s.projectName, projectPath: s.projectPath,
-    firstPrompt, files: fileStates(files, s.files, resumeAt), records: resumeAt, entries, modifiedMs: s.modifiedMs, complete,
+    firstPrompt, files: fileStates(files, s.files, resumeAt, stored && from > 0 ? stored.files : []), records: resumeAt, entries, modifiedMs: s.modifiedMs, complete,
   });
   return complete;
 }
@@ -166,13 +166,26 @@ export async function addEntries(store: IndexStore, session: number, drafts: rea
 }
 
 /** Each file's identity and, for the one holding record `resumeAt`, where reading resumes and the checksum before it. */
-function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: number): IndexedFile[] {
-  return files.identities().map((f, i, all) => {
+function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: number, before: readonly IndexedFile[]): IndexedFile[] {
+  const opened = files.identities();
+  const first = opened[0]?.file ?? 0;
+  // Files before the first one opened (a resumed read) are as they were.
+  return [...before.slice(0, first), ...opened.map((f, i, all) => {
     const { identity, base, count } = f;
-    const path = paths[i] ?? f.realPath;
+    const path = paths[f.file] ?? f.realPath;
     const holds = resumeAt >= base && (resumeAt < base + count || i === all.length - 1);
     const resumeOffset = holds ? (resumeAt < base + count ? files.byteOffset(resumeAt) : identity.size) : identity.size;
     return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset) };
-  });
+  })];
+}
+
+/**
+ * Where to resume reading a stored session: the file holding its resume position (the first whose resume offset is
+ * short of its size, else the last stored file), at that offset, position `records`.
+ */
+export function startOf(stored: IndexedSession): { file: number; byte: number; pos: number } {
+  let file = stored.files.findIndex((f) => f.resumeOffset < f.size);
+  if (file === -1) file = stored.files.length - 1;
+  return { file: Math.max(0, file), byte: stored.files[file]?.resumeOffset ?? 0, pos: stored.records };
 }
 

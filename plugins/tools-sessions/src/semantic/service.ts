@@ -4,7 +4,7 @@ import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import { SemanticEngine } from './engine';
 import { gloveSifEmbedder } from './glove';
-import { changeOf, indexSession } from './indexer';
+import { changeOf, indexSession, startOf } from './indexer';
 import { cacheFolder, IndexStore, type IndexedSession } from './store';
 
 /** The default embedder's name. */
@@ -41,15 +41,16 @@ export class SemanticIndex {
    * Indexes what changed among `sessions` (newest first) until `deadline`, reporting progress (sessions done of
    * sessions to check); sessions no longer listed are removed. Concurrent calls share one update.
    */
-  update(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number): Promise<UpdateReport> {
-    this.updating ??= this.run(ctx, service, homes, sessions, deadline).finally(() => { this.updating = null; });
+  update(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number, prune = true): Promise<UpdateReport> {
+    this.updating ??= this.run(ctx, service, homes, sessions, deadline, prune).finally(() => { this.updating = null; });
     return this.updating;
   }
 
-  private async run(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number): Promise<UpdateReport> {
+  /** `prune`: `sessions` is the whole history, so stored sessions not in it are dropped. */
+  private async run(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number, prune: boolean): Promise<UpdateReport> {
     const stored = new Map(this.store.sessions().map((s) => [s.path, s]));
     const listed = new Set(sessions.map((s) => s.path));
-    for (const [p, s] of stored) if (!listed.has(p)) { this.store.dropSession(s.id); stored.delete(p); }
+    if (prune) for (const [p, s] of stored) if (!listed.has(p)) { this.store.dropSession(s.id); stored.delete(p); }
     const report: UpdateReport = { indexed: 0, updated: 0, pending: 0, failed: [] };
     let done = 0;
     for (const s of sessions) {
@@ -64,7 +65,7 @@ export class SemanticIndex {
       let from = change.kind === 'grown' || (change.kind === 'same' && old) ? old!.records : 0;
       if (change.kind === 'new' && old) { this.store.dropSession(old.id); from = 0; }
       try {
-        const files = await service.open(ctx, located);
+        const files = await service.open(ctx, located, from > 0 && old ? startOf(old) : undefined);
         try {
           const finished = await indexSession(this.store, {
             source: home.source, path: s.path, files: s.files, sessionId: s.id, projectName: s.projectName, projectPath: s.projectPath, modifiedMs: s.mtimeMs,

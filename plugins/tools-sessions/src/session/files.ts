@@ -9,6 +9,8 @@ export interface RecordItem {
 }
 
 interface Part {
+  /** Index of the file among the session's files. */
+  file: number;
   opened: OpenedSource;
   /** Position of this file's first record. */
   base: number;
@@ -16,6 +18,16 @@ interface Part {
   count: number;
   /** Document layout: the entries array. */
   entries?: LazyNode;
+}
+
+/**
+ * Where to start reading a session that was read before: file `file` of its files, from byte `byte` (a record start)
+ * of it, whose record there is position `pos`. Earlier files are not opened and earlier bytes not read.
+ */
+export interface StartAt {
+  file: number;
+  byte: number;
+  pos: number;
 }
 
 /** Records fetched per step from a document's entries array. */
@@ -27,19 +39,27 @@ const DOC_STEP = 256;
  * a document session: the elements of its entries array, read one by one through the kernel's lazy node access.
  */
 export class SessionFiles {
-  private constructor(readonly layout: SessionLayout, private readonly parts: Part[]) {}
+  /** `first`: the position of the first record held (records before it were not opened, see `StartAt`). */
+  private constructor(readonly layout: SessionLayout, private readonly parts: Part[], readonly first = 0) {}
 
   /**
    * Opens every file of a session. @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR
    * (a document session that is not one JSON document), IO_ERROR, CANCELLED.
    */
-  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal): Promise<SessionFiles> {
+  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt): Promise<SessionFiles> {
     const parts: Part[] = [];
-    let base = 0;
+    let base = startAt?.pos ?? 0;
     try {
-      for (const p of paths) {
-        const opened = await files.open(p, { format: layout.kind === 'lines' ? 'jsonl' : 'json', signal });
-        const part: Part = { opened, base, count: 0 };
+      for (let f = startAt?.file ?? 0; f < paths.length; f++) {
+        const from = startAt && f === startAt.file && startAt.byte > 0 && layout.kind === 'lines' ? startAt.byte : undefined;
+        const opened = await files.open(paths[f]!, { format: layout.kind === 'lines' ? 'jsonl' : 'json', signal, ...(from !== undefined ? { from } : {}) });
+        if (from !== undefined && opened.source.count > 0 && opened.source.offset?.(0) !== from) {
+          // The file was indexed from its start after all: read the whole session instead.
+          opened.close();
+          for (const part of parts) part.opened.close();
+          return SessionFiles.open(files, paths, layout, signal);
+        }
+        const part: Part = { file: f, opened, base, count: 0 };
         parts.push(part);
         if (layout.kind === 'lines') part.count = opened.source.count;
         else {
@@ -55,12 +75,12 @@ export class SessionFiles {
       for (const part of parts) part.opened.close();
       throw err;
     }
-    return new SessionFiles(layout, parts);
+    return new SessionFiles(layout, parts, startAt?.pos ?? 0);
   }
 
-  /** Records across all files. */
+  /** Record positions across all files (those before `first` included, though not opened). */
   get count(): number {
-    return this.parts.reduce((n, p) => n + p.count, 0);
+    return this.first + this.parts.reduce((n, p) => n + p.count, 0);
   }
 
   /** The first file's real path (the session's path). */
@@ -188,16 +208,17 @@ export class SessionFiles {
     }
   }
 
-  /** Each file's identity as opened, the position of its first record and its record count. */
-  identities(): { realPath: string; identity: FileIdentity; base: number; count: number }[] {
-    return this.parts.map((p) => ({ realPath: p.opened.realPath, identity: p.opened.source.identity, base: p.base, count: p.count }));
+  /** Each opened file's index among the session's files, identity as opened, first record position and record count. */
+  identities(): { file: number; realPath: string; identity: FileIdentity; base: number; count: number }[] {
+    return this.parts.map((p) => ({ file: p.file, realPath: p.opened.realPath, identity: p.opened.source.identity, base: p.base, count: p.count }));
   }
 
-  /** The byte offset in its file where record `pos` starts (0 for a document session's entries). */
+  /** The byte offset in its file where record `pos`'s extent starts, from the index (0 for a document's entries). */
   byteOffset(pos: number): number {
     const part = this.partOf(pos);
     if (part.entries) return 0;
-    return part.opened.source.location(pos - part.base).byte_offset ?? 0;
+    const local = pos - part.base;
+    return part.opened.source.offset?.(local) ?? part.opened.source.location(local).byte_offset ?? 0;
   }
 
   /** The real path of the file holding record `pos`. */
