@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { clipText } from './unicode';
 import type { Logger } from './contracts/plugin';
 import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
@@ -99,7 +100,7 @@ export class Kernel {
       'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
       ...names.map((n) => this.registry.bundles.get(n)?.item.description).filter((d): d is string => !!d),
     ];
-    return lines.join('\n').slice(0, 1990);
+    return clipText(lines.join('\n'), 1990);
   }
 
   /**

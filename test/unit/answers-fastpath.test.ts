@@ -15,6 +15,7 @@ import { JsonScanError, JsonStructureScanner } from '../../src/kernel/records/js
 import { parseExact } from '../../src/kernel/records/parse';
 import { readMembers } from '../../src/kernel/scan/members';
 import { parseKeepingLexemes, TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
+import { mergeRepeatedNames, objectsRepeatingNames } from '../../plugins/tools-explore/src/json/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { engine, jsonpath, threadedEngine } from '../helpers/query';
 
@@ -201,6 +202,21 @@ describe('the text matcher agrees with a search of the fully parsed record', () 
       const re = new RegExp(q.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), matchCase ? 'u' : 'iu');
       const expected = lines.map((l, k) => (full(l) && tokens(l).some((t) => re.test(t)) ? k : -1)).filter((k) => k >= 0);
       expect([lines, q, matchCase, found]).toEqual([lines, q, matchCase, expected]);
+    }), { numRuns: 3000 });
+  });
+});
+
+describe('record text shows what the parsed record holds', () => {
+  test('mergeRepeatedNames: the full parse of the text, names once at their first position, lexemes kept', () => {
+    const nested = fc.tuple(object, object, key).map(([a, b, k]) => `{${k}:${a},"z":[${b},${a}],${k}:${b}}`);
+    fc.assert(fc.property(fc.oneof(object, nested), (text) => {
+      const merged = mergeRepeatedNames(text);
+      const p = parseExact(text, site, 2000);
+      const q = parseExact(merged, site, 2000);
+      // Same value, same key order (JSON.stringify keeps both), and no name repeated any more.
+      expect([text, JSON.stringify(q)]).toEqual([text, JSON.stringify(p)]);
+      expect(objectsRepeatingNames(merged)).toEqual([]);
+      if (objectsRepeatingNames(text).length === 0) expect(merged).toBe(text);
     }), { numRuns: 3000 });
   });
 });

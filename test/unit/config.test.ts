@@ -280,6 +280,7 @@ describe('resolveConfig: no profiles', () => {
       maxFileBytes: null,
       maxRecordBytes: 64 * 1024 * 1024,
       maxDepth: 2000,
+      maxNodes: 200000,
       maxResultBytes: 65536,
       maxItems: 1000,
       maxRecordPreviewBytes: 16384,

@@ -1,5 +1,6 @@
 import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, McpgwError, QueryNode, QueryWarning, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QueryWarning, SequenceSplit } from 'mcpgw/plugin-api';
+import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
 
@@ -53,23 +54,10 @@ export function scalarCount(s: string): number {
 }
 env.functionRegister.set('length', new ScalarLength());
 
-/** RFC 6901 pointer of a json-p3 node location (RFC 6901 §3: `~` → `~0`, `/` → `~1`). */
-export function pointerOf(location: readonly (string | number)[]): string {
-  let s = '';
-  for (const t of location) s += '/' + (typeof t === 'number' ? String(t) : t.replace(/~/g, '~0').replace(/\//g, '~1'));
-  return s;
-}
-
-/** The node at `location` inside `value` (used to return original, lexeme-exact values). */
-function at(value: unknown, location: readonly (string | number)[]): unknown {
-  let v = value as any;
-  for (const t of location) v = v[t];
-  return v;
-}
-
 interface Walk {
   usesRegex: boolean;
   readsRoot: boolean;
+  makeError: MakeError;
   /** String literals given as the pattern of match()/search(), with the literal's character index in the query. */
   patterns: { fn: string; pattern: string; position: number }[];
 }
@@ -107,12 +95,20 @@ function prepareExpr(e: any, walk: Walk): void {
     if (typeof exact === 'bigint') Object.defineProperty(e, 'value', { value: exact });
     return;
   }
-  if (e instanceof X.RootQuery) {
-    walk.readsRoot = true;
+  if (e instanceof X.RootQuery || e instanceof X.RelativeQuery) {
+    const root = e instanceof X.RootQuery;
+    if (root) walk.readsRoot = true;
     prepareSegments(e.path.segments, walk);
+    // Own property on this instance: the node list evaluated lazily under the evaluation's node budget (json-p3's
+    // eager query would build every intermediate list uncounted).
+    const segments = e.path.segments;
+    const singular = e.path.singularQuery();
+    const { makeError } = walk;
+    Object.defineProperty(e, 'evaluate', {
+      value: (context: any) => filterNodeList(segments, singular, root ? context.rootValue : context.currentValue, makeError),
+    });
     return;
   }
-  if (e instanceof X.RelativeQuery) return prepareSegments(e.path.segments, walk);
   if (e instanceof X.FunctionExtension) {
     if (e.name === 'match' || e.name === 'search') {
       walk.usesRegex = true;
@@ -247,7 +243,7 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     }
     throw err;
   }
-  const walk: Walk = { usesRegex: false, readsRoot: false, patterns: [] };
+  const walk: Walk = { usesRegex: false, readsRoot: false, makeError, patterns: [] };
   prepareSegments(path.segments, walk);
   const warnings = patternWarnings(walk.patterns);
   const maxDepth = options.maxDepth ?? 2000;
@@ -255,30 +251,33 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
   const depthError = () =>
     makeError('RESOURCE_LIMIT_EXCEEDED', `The value nests deeper than maxDepth ${maxDepth} for this query.`, { limit: { name: 'maxDepth', limit: maxDepth } });
 
-  const run = (q: JSONPathQuery, value: unknown): QueryNode[] => {
-    let raw = false;
-    let nodes: JSONPathNode[];
+  const budgetOf = (options: EvaluateOptions | undefined) => new Budget(options?.maxNodes ?? DEFAULT_MAX_NODES, options?.deadline, makeError);
+  /** The node list of `q` on `value`, counted against the budget (evaluate.ts); values keep their lexemes. */
+  const run = (q: JSONPathQuery, value: unknown, options?: EvaluateOptions): QueryNode[] => {
+    const budget = budgetOf(options);
     try {
-      raw = hasRaw(value);
-      const input = raw ? comparable(value) : value;
-      nodes = q.query(input as never).nodes;
+      return withBudget(budget, () => {
+        const input = hasRaw(value) ? comparable(value) : value;
+        const out: QueryNode[] = [];
+        for (const n of evaluateSegments(q.segments, input, value, budget)) out.push({ path: pointerOfFound(n), value: n.original });
+        return out;
+      });
     } catch (err) {
-      if (err instanceof RangeError || (err instanceof Error && err.name === 'JSONPathRecursionLimitError')) throw depthError();
+      if (isStackOverflow(err) || (err instanceof Error && err.name === 'JSONPathRecursionLimitError')) throw depthError();
       throw err;
     }
-    return nodes.map((n) => ({ path: pointerOf(n.location), value: raw ? at(value, n.location) : n.value }));
   };
 
   const literals = literalsOfSegments(path.segments);
   const compiled: CompiledQuery & { split?: SequenceSplit } = {
     text,
     language: 'jsonpath',
-    evaluate: (value) => run(path, value),
+    evaluate: (value, options) => run(path, value, options),
     ...(literals.length ? { requiredLiterals: literals } : {}),
     ...(walk.usesRegex ? { usesRegex: true } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
-  const split = splitOf(path, walk, run, text);
+  const split = splitOf(path, walk, run, text, budgetOf);
   if (split) compiled.split = split;
   return compiled;
 }
@@ -288,13 +287,15 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
  * runs inside each. Distributes when the first segment is a child segment with one index, slice (step ≥ 1), wildcard
  * or filter selector, or a descendant segment of name selectors; and nothing reads `$`.
  */
-function splitOf(path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unknown) => QueryNode[], text: string): SequenceSplit | undefined {
+function splitOf(
+  path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unknown, o?: EvaluateOptions) => QueryNode[], text: string, budgetOf: (o?: EvaluateOptions) => Budget,
+): SequenceSplit | undefined {
   if (walk.readsRoot) return undefined;
   const segs = path.segments as any[];
   const restQuery = (rest: any[]): CompiledQuery | null => {
     if (rest.length === 0) return null;
     const q = new JSONPathQuery(env, rest);
-    return { text: '$' + rest.map((s) => s.toString()).join(''), language: 'jsonpath', evaluate: (v) => run(q, v), ...(walk.usesRegex ? { usesRegex: true } : {}) };
+    return { text: '$' + rest.map((s) => s.toString()).join(''), language: 'jsonpath', evaluate: (v, o) => run(q, v, o), ...(walk.usesRegex ? { usesRegex: true } : {}) };
   };
   if (segs.length === 0) return undefined; // `$` is the whole sequence
   const first = segs[0];
@@ -302,7 +303,7 @@ function splitOf(path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unk
   if (first.constructor.name === 'DescendantSegment') {
     if (!first.selectors.every((s: any) => s instanceof S.NameSelector)) return undefined;
     // The root (an array) has no names: `$..a…` is, per record in order, the same query with the record as root.
-    return { range: all, inner: { text, language: 'jsonpath', evaluate: (v) => run(path, v), ...(walk.usesRegex ? { usesRegex: true } : {}) } };
+    return { range: all, inner: { text, language: 'jsonpath', evaluate: (v, o) => run(path, v, o), ...(walk.usesRegex ? { usesRegex: true } : {}) } };
   }
   if (first.selectors.length !== 1) return undefined;
   const sel = first.selectors[0];
@@ -330,15 +331,20 @@ function splitOf(path: JSONPathQuery, walk: Walk, run: (q: JSONPathQuery, v: unk
     const reads = new Set<string>();
     const onDemand = membersRead(sel.expression, reads);
     const fast = fastFilter(sel.expression);
-    const test = fast ?? ((record: unknown): boolean => {
+    const test = fast ?? ((record: unknown, options?: EvaluateOptions): boolean => {
       const input = hasRaw(record) ? comparable(record) : record;
       const wrapper = [input];
-      return sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0;
+      return withBudget(budgetOf(options), () => sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0);
     });
     return { range: all, test, inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
   }
   if (sel instanceof S.NameSelector) return { range: () => ({ start: 0, end: 0, step: 1 }), inner }; // an array has no names
   return undefined;
+}
+
+/** A RangeError from exhausting the stack (not an invalid length: those are not about depth). */
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
 }
 
 const isRawJson: (v: unknown) => boolean = (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON;

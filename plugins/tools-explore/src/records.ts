@@ -30,7 +30,7 @@ export function resolvePath(ctx: ToolContext, path: string, value: unknown): Tok
       hint: 'Use a dot path (user.address.city) or a JSON Pointer (/user/address/city).',
     });
   }
-  const nodes = language.compile(parsed.jsonpath).evaluate(value);
+  const nodes = language.compile(parsed.jsonpath).evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
   return nodes.length ? parsePointer(nodes[0]!.path) : null;
 }
 

@@ -24,6 +24,7 @@ export const warningSchema = z.object({
   message: z.string(),
   record_index: z.number().int().optional(),
   line: z.number().int().optional(),
+  path: z.string().optional().describe('RFC 6901 pointer inside the record'),
 });
 
 export const fieldsArg = z

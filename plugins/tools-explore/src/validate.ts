@@ -9,6 +9,9 @@ export interface ProbeValidation {
   malformed_records: number;
   /** The first malformed records (at most 5), with their lines. */
   first_malformed: { record_index: number; line?: number; message: string }[];
+  /** Records examined whose objects repeat a member name (RFC 8259 §4), and the first such name. */
+  duplicate_keys: number;
+  first_duplicate_key?: { record_index: number; key: string; path: string };
 }
 
 /**
@@ -26,9 +29,11 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
       bytes_examined: r.bytes_examined,
       malformed_records: r.malformed_records,
       first_malformed: r.first_malformed.map((m) => ({ record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
+      duplicate_keys: r.duplicate_keys,
+      ...(r.first_duplicate_key ? { first_duplicate_key: r.first_duplicate_key } : {}),
     };
   }
-  const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [] };
+  const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0 };
   const to = Math.min(source.count, ctx.limits.probeRecords);
   outer: for await (const batch of source.scan({ to, signal: ctx.signal })) {
     for (let k = 0; k < batch.count; k++) {

@@ -5,6 +5,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxFileBytes: null,
   maxRecordBytes: 64 * 1024 * 1024,
   maxDepth: 2000,
+  maxNodes: 200_000,
   maxResultBytes: 64 * 1024,
   maxItems: 1000,
   maxRecordPreviewBytes: 16 * 1024,

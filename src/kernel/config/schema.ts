@@ -7,6 +7,7 @@ export const limitsSchema = z.strictObject({
   maxFileBytes: positiveInt.nullable(),
   maxRecordBytes: positiveInt,
   maxDepth: positiveInt.max(100_000),
+  maxNodes: positiveInt,
   maxResultBytes: positiveInt.min(1024),
   maxItems: positiveInt,
   maxRecordPreviewBytes: positiveInt.min(256),

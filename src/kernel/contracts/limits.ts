@@ -10,6 +10,12 @@ export interface Limits {
   maxRecordBytes: number;
   /** Nesting depth; deeper input is RESOURCE_LIMIT_EXCEEDED, never a stack overflow. */
   maxDepth: number;
+  /**
+   * Nodes one query evaluation on one value (a record, or a whole document) may produce or walk beyond one pass
+   * over the value (EvaluateOptions.maxNodes); past it RESOURCE_LIMIT_EXCEEDED. Bounds `$..*..*`-style queries,
+   * whose node lists grow as depth², and the time one evaluation holds the event loop.
+   */
+  maxNodes: number;
   /** One tool result, bytes of its JSON text. */
   maxResultBytes: number;
   /** Items in one page. */

@@ -19,8 +19,11 @@ export interface SequenceSplit {
    * (`step` ≥ 1, RFC 9535 §2.3.4.2.2 normalized bounds), each further narrowed by `test` when present.
    */
   range(count: number): { start: number; end: number; step: number };
-  /** A per-record predicate (an RFC 9535 filter selector with `@` = the record). Absent: every record in range. */
-  test?(record: unknown): boolean;
+  /**
+   * A per-record predicate (an RFC 9535 filter selector with `@` = the record). Absent: every record in range.
+   * `options` bound the queries inside the filter as for `evaluate`.
+   */
+  test?(record: unknown, options?: EvaluateOptions): boolean;
   /**
    * When `test` reads only these top-level members of the record (singular paths `@.a`, `@['b']`): the engine may
    * call `test` on an object holding just those members, read from the record's bytes (on-demand), and parse the
@@ -35,6 +38,19 @@ export interface SequenceSplit {
 export interface CompileOptions {
   /** Deepest nesting evaluation may walk (Limits.maxDepth); deeper is RESOURCE_LIMIT_EXCEEDED. */
   maxDepth?: number;
+}
+
+/** Bounds of one evaluation (the kernel passes Limits.maxNodes and the request deadline). */
+export interface EvaluateOptions {
+  /**
+   * Nodes one evaluation may produce or walk beyond what is linear in the value (the built-in JSONPath counts
+   * every node a segment yields or a descendant segment walks once nodes can nest or repeat, and the nodes of
+   * non-singular queries inside filters; docs/queries.md); past it RESOURCE_LIMIT_EXCEEDED with `limit.name`
+   * "maxNodes". Absent: the language's default (the built-in languages use Limits' default, 200,000).
+   */
+  maxNodes?: number;
+  /** ms since the epoch: an evaluation still running past it stops with RESOURCE_LIMIT_EXCEEDED ("requestTimeoutMs"). */
+  deadline?: number;
 }
 
 /**
@@ -55,9 +71,9 @@ export interface CompiledQuery {
   /**
    * The node list this query selects from `value` (`value` is `$`, RFC 9535 §2.2). Numbers in `value` may be
    * `JSON.rawJSON` objects (exact lexemes); they compare by value and come back unchanged in node values.
-   * @throws McpgwError RESOURCE_LIMIT_EXCEEDED (maxDepth).
+   * @throws McpgwError RESOURCE_LIMIT_EXCEEDED (maxDepth; maxNodes or the deadline of `options`).
    */
-  evaluate(value: unknown): QueryNode[];
+  evaluate(value: unknown, options?: EvaluateOptions): QueryNode[];
   /**
    * Optional prefilter hint: byte strings of which at least one must occur in the raw text of any
    * record that can match. Scans skip records containing none of them before parsing. Literals are the

@@ -1,3 +1,4 @@
+import { clipText } from '../unicode';
 import * as path from 'node:path';
 import type { Format, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
@@ -97,5 +98,5 @@ export class ScopedFiles implements FileAccess {
 
 /** A path quoted for a message, cut past 200 characters with its length stated. */
 function quote(p: string): string {
-  return p.length > 200 ? `${JSON.stringify(p.slice(0, 200))}… (${p.length} characters)` : JSON.stringify(p);
+  return p.length > 200 ? `${JSON.stringify(clipText(p, 200))}… (${p.length} characters)` : JSON.stringify(p);
 }

@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import type { LazyNode, RecordWarning } from '../contracts/format';
 import { McpgwError } from '../errors';
+import { clipText } from '../unicode';
 import { indexContainerSync, scanFault, type ContainerIndex, type StructureCache } from './json-index';
 import { JsonScanError } from './json-scan';
 import { decodeUtf8, parseExact } from './parse';
@@ -63,9 +64,9 @@ const covers = (held: HeldBytes | undefined, s: number, e: number) => !!held && 
  */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (pointer[0] !== '/') throw new McpgwError('INVALID_ARGUMENT', `"${pointer.slice(0, 100)}" is not a JSON Pointer: it must be empty or start with "/" (RFC 6901 §3).`);
+  if (pointer[0] !== '/') throw new McpgwError('INVALID_ARGUMENT', `"${clipText(pointer, 100)}" is not a JSON Pointer: it must be empty or start with "/" (RFC 6901 §3).`);
   return pointer.slice(1).split('/').map((t) => {
-    if (/~(?![01])/.test(t)) throw new McpgwError('INVALID_ARGUMENT', `JSON Pointer token "${t.slice(0, 100)}" has a "~" not followed by 0 or 1 (RFC 6901 §3).`);
+    if (/~(?![01])/.test(t)) throw new McpgwError('INVALID_ARGUMENT', `JSON Pointer token "${clipText(t, 100)}" has a "~" not followed by 0 or 1 (RFC 6901 §3).`);
     return t.replace(/~1/g, '/').replace(/~0/g, '~');
   });
 }

@@ -5,11 +5,15 @@ import type { Logger } from '../contracts/plugin';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanEngine, ScanNode, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
+import { clipText } from '../unicode';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
+
+/** The main-thread scan lets the event loop run at least this often, ms (between records). */
+const YIELD_MS = 20;
 
 /** A file addressed as a whole whose query does not distribute over records is evaluated in memory up to this size. */
 export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
@@ -52,7 +56,8 @@ export class QueryScanEngine implements ScanEngine {
     const literals = query.requiredLiterals?.length ? query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
     const base = {
       literals, slashEscape: !!query.requiredLiterals?.some((l) => l.includes('/')),
-      maxDepth: limits.maxDepth, firstOnly: opts.unit === 'records',
+      maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, firstOnly: opts.unit === 'records',
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     };
     if (opts.addressing === 'record') return { kind: 'record', start: 0, end: source.count, step: 1, query, ...base };
     if (!source.rootIsSequence) return { kind: 'document', start: 0, end: Math.min(1, source.count), step: 1, query, ...base };
@@ -60,7 +65,7 @@ export class QueryScanEngine implements ScanEngine {
     if (!split) {
       if (sizeOf(source) <= MATERIALIZE_BYTES) return 'materialize';
       throw new McpgwError('UNSUPPORTED_QUERY_FEATURE',
-        `The query ${JSON.stringify(query.text.slice(0, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
+        `The query ${JSON.stringify(clipText(query.text, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
           hint: 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.',
         });
     }
@@ -102,6 +107,9 @@ export class QueryScanEngine implements ScanEngine {
     }
     let scanned = 0;
     let checks = 0;
+    const epoch = Date.now();
+    let lastYield = epoch;
+    let finished = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
       if (batch.oversized) {
         if (inRange(plan, batch.first) && !result.take(oversizedOutcome(batch), source, plan)) return (await result.flush(), result.finish(null, true));
@@ -116,7 +124,27 @@ export class QueryScanEngine implements ScanEngine {
         const k = list ? list[j]! : j;
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
+        const started = Date.now();
+        if (started - lastYield > YIELD_MS) {
+          // One evaluation is bounded (maxNodes, the deadline), and between records the event loop runs (pings,
+          // cancellations, other requests) — the batch stays valid until the next one is asked for.
+          await new Promise((r) => setImmediate(r));
+          lastYield = Date.now();
+        }
         const out = evaluateRecord(view, k, plan, utf8Ok, site, !result.full);
+        if (out?.error?.limit?.name === 'requestTimeoutMs') {
+          // The deadline passed inside this record's evaluation: the next page retries it, unless it alone ran for
+          // half the page's time (it would get no more then) or it is the page's first (a page finishes a record).
+          const ran = Date.now() - started;
+          if (finished > 0 && ran < (opts.deadline! - epoch) / 2) {
+            await result.flush();
+            return result.finish({ record: i, node: 0 }, false);
+          }
+          if (!result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
+          await result.flush();
+          return result.finish({ record: i + 1, node: 0 }, false);
+        }
+        finished++;
         if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
         if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
           await result.flush();
@@ -157,7 +185,8 @@ export class QueryScanEngine implements ScanEngine {
         }
       }
     }
-    let nodes: ScanNode[] = query.evaluate(records).map((n) => {
+    const bounds = opts.deadline !== undefined ? { maxNodes: limits.maxNodes, deadline: opts.deadline } : { maxNodes: limits.maxNodes };
+    let nodes: ScanNode[] = query.evaluate(records, bounds).map((n) => {
       const m = /^\/(\d+)/.exec(n.path);
       return { record: m ? Number(m[1]) : -1, path: n.path, value: n.value };
     });

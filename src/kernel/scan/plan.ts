@@ -4,7 +4,7 @@
  * prefixed in each addressing mode.
  */
 import { isUtf8 } from 'node:buffer';
-import type { CompiledQuery, QueryNode } from '../contracts/query';
+import type { CompiledQuery, EvaluateOptions, QueryNode } from '../contracts/query';
 import { McpgwError } from '../errors';
 import { decodeUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
@@ -20,7 +20,7 @@ export interface Plan {
   step: number;
   /** The query evaluated on each record (record/document), or the split's inner query (null: the record itself). */
   query: CompiledQuery | null;
-  test?: (record: unknown) => boolean;
+  test?: (record: unknown, options?: EvaluateOptions) => boolean;
   /** Top-level members `test` reads (on-demand reading). */
   testReads?: readonly string[];
   /** Prefilter: canonical encodings, one of which a candidate record contains. */
@@ -28,6 +28,10 @@ export interface Plan {
   /** Also keep records containing `\/` (a literal has `/`). */
   slashEscape: boolean;
   maxDepth: number;
+  /** Nodes one evaluation may produce or walk (Limits.maxNodes). */
+  maxNodes: number;
+  /** ms since the epoch: an evaluation running past it stops (absent on worker threads, which are stopped instead). */
+  deadline?: number;
   /** Units per record: all nodes, or the first only. */
   firstOnly: boolean;
 }
@@ -120,6 +124,7 @@ export function inRange(plan: Plan, i: number): boolean {
 export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite, wantValues = true): RecordOutcome | null {
   const i = b.first + k;
   const [s, e] = b.span(k);
+  const bounds = evaluateOptions(plan);
   try {
     if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) decodeUtf8(b.bytes.subarray(s, e), b.base + s, { record_index: i });
     if (plan.kind === 'split' && plan.test && plan.testReads) {
@@ -128,7 +133,7 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
       if (!occ) occurrences.set(b, (occ = new Occurrences()));
       const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth, occ);
       if (stub !== undefined) {
-        if (!plan.test(stub)) return null;
+        if (!plan.test(stub, bounds)) return null;
         if (!plan.query) {
           const text = b.bytes.toString('utf8', s, e);
           if (!wantValues) {
@@ -145,25 +150,33 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
     const value = parseRecord(text, plan.maxDepth, () => site(i));
     let nodes: QueryNode[];
     if (plan.kind === 'split') {
-      if (plan.test && !plan.test(value)) return null;
+      if (plan.test && !plan.test(value, bounds)) return null;
       const prefix = '/' + i;
       if (!plan.query) nodes = [{ path: prefix, value }];
       else {
-        nodes = plan.query.evaluate(value);
+        nodes = plan.query.evaluate(value, bounds);
         for (const n of nodes) n.path = prefix + n.path;
       }
     } else {
-      nodes = plan.query!.evaluate(value);
+      nodes = plan.query!.evaluate(value, bounds);
     }
     if (nodes.length === 0) return null;
     if (plan.firstOnly && nodes.length > 1) nodes = [nodes[0]!];
     return { record: i, nodes };
   } catch (err) {
-    if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {
+    if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && isRecordLimit(err.limit?.name)))) {
       return { record: i, error: err };
     }
     throw err;
   }
+}
+
+/** Limits that stop one record's evaluation (the record is reported, the scan goes on or stops at the deadline). */
+const isRecordLimit = (name: string | undefined) => name === 'maxDepth' || name === 'maxNodes' || name === 'requestTimeoutMs';
+
+/** The bounds of one evaluation under `plan`. */
+export function evaluateOptions(plan: Plan): EvaluateOptions {
+  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline } : { maxNodes: plan.maxNodes };
 }
 
 /** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */

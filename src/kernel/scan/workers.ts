@@ -124,7 +124,7 @@ export class ThreadPool implements WorkerPool {
       entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
       plan: {
         kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
-        maxDepth: plan.maxDepth, firstOnly: plan.firstOnly,
+        maxDepth: plan.maxDepth, maxNodes: plan.maxNodes, firstOnly: plan.firstOnly,
         literals: plan.literals ? plan.literals.map((b) => b.toString('utf8')) : null,
       },
     };

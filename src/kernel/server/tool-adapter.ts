@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { McpgwError, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
+import { wellFormed } from '../unicode';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -13,7 +14,7 @@ export interface ToolResult {
 
 /** `{ error }` as an MCP error result: structuredContent and the same JSON in the text block. */
 export function errorResult(payload: ErrorPayload): ToolResult {
-  const structuredContent = { error: payload };
+  const structuredContent = { error: wellFormed(payload) };
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
 }
 
@@ -32,7 +33,8 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: `See the input schema of ${tool.name} in tools/list.`,
       });
     }
-    const result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries).
+    const result = wellFormed((await tool.handler(parsed.data, ctx)) as Record<string, unknown>);
     if (ctx.signal.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     const text = JSON.stringify(result);
     const bytes = Buffer.byteLength(text);

@@ -210,3 +210,86 @@ export function forEachToken(text: string, visit: (t: Token) => boolean | void):
     }
   }
 }
+
+/**
+ * The members of the object whose text starts at `i`, one per name as the parsed value has them (RFC 8259 §4 leaves
+ * repeated names to the parser; JSON.parse and every tool here take the last value, at the name's first position):
+ * each name's first key span with its last value span. Elements of an array as they are.
+ */
+export function members(text: string, i: number): Child[] {
+  const all = [...children(text, i)];
+  if (text.charCodeAt(i) !== 0x7b) return all;
+  const at = new Map<string, number>();
+  const out: Child[] = [];
+  for (const ch of all) {
+    const k = at.get(ch.key as string);
+    if (k === undefined) { at.set(ch.key as string, out.length); out.push(ch); }
+    else out[k] = { ...out[k]!, start: ch.start, end: ch.end };
+  }
+  return out;
+}
+
+/**
+ * Start offsets, in text order, of the objects of valid JSON text that repeat a member name. One iterative pass
+ * (strings skipped with indexOf), a set of names for each open object.
+ */
+export function objectsRepeatingNames(text: string): number[] {
+  interface Frame { start: number; names: Set<string> | null; repeats: boolean }
+  const stack: Frame[] = [];
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const e = stringEnd(text, i);
+      const top = stack[stack.length - 1];
+      if (top?.names) {
+        const j = skipWs(text, e);
+        if (text.charCodeAt(j) === 0x3a) {
+          const lexeme = text.slice(i, e);
+          const name = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
+          if (top.names.has(name)) top.repeats = true;
+          else top.names.add(name);
+        }
+      }
+      i = e - 1;
+    } else if (c === 0x7b) stack.push({ start: i, names: new Set(), repeats: false });
+    else if (c === 0x5b) stack.push({ start: i, names: null, repeats: false });
+    else if (c === 0x7d || c === 0x5d) {
+      const f = stack.pop();
+      if (f?.repeats) out.push(f.start);
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * Valid JSON text with every object that repeats a member name rewritten as the parsed value has it: each name once,
+ * at its first position, with its last value (compact inside rewritten objects); everything else, lexemes and
+ * escapes included, as in the text. The text itself when no name repeats.
+ */
+export function mergeRepeatedNames(text: string): string {
+  const starts = objectsRepeatingNames(text);
+  if (starts.length === 0) return text;
+  const emit = (from: number, to: number): string => {
+    let out = '';
+    let pos = from;
+    for (let k = lowerBound(starts, from); k < starts.length && starts[k]! < to; k = lowerBound(starts, pos)) {
+      const s = starts[k]!;
+      out += text.slice(pos, s) + rewrite(s);
+      pos = valueEnd(text, s);
+    }
+    return out + text.slice(pos, to);
+  };
+  const rewrite = (s: number): string =>
+    '{' + members(text, s).map((m) => `${text.slice(m.keySpan![0], m.keySpan![1])}:${emit(m.start, m.end)}`).join(',') + '}';
+  return emit(0, text.length);
+}
+
+function lowerBound(a: number[], x: number): number {
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}

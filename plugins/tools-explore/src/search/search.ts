@@ -235,7 +235,7 @@ async function engineSearch(
     const firstSkipped: ScanResult['firstSkipped'] = [];
     if (from < source.count) {
       try {
-        hit = query.evaluate([source.value(0)]).length > 0;
+        hit = query.evaluate([source.value(0)], { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline }).length > 0;
       } catch (err) {
         if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
         skipped = 1;
@@ -270,7 +270,7 @@ async function engineSearch(
       try { value = source.value(node.record); } catch { value = undefined; }
       m.preview = nodePreview('', value);
       for (const q of pathQueries) {
-        const nodes = value === undefined ? [] : q.evaluate(value);
+        const nodes = value === undefined ? [] : q.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
         if (nodes.length) { m = { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path }; break; }
       }
     } else {

@@ -30,11 +30,13 @@ function safeIndex(s: string, i: number): number {
 export function tokenPreview(text: string, token: { kind: string; start: number; end: number }, decoded: string, hs: number, he: number): string {
   const quoted = token.kind === 'key' || token.kind === 'string';
   const esc = (s: string) => (quoted ? JSON.stringify(s).slice(1, -1) : s);
-  const beforeStart = Math.max(0, token.start - PREVIEW_CONTEXT - 1);
+  // Context from the record text, cut on character boundaries (never half a surrogate pair).
+  const beforeStart = safeIndex(text, Math.max(0, token.start - PREVIEW_CONTEXT - 1));
+  const afterEnd = safeIndex(text, Math.min(text.length, token.end + PREVIEW_CONTEXT + 1));
   const left = text.slice(beforeStart, token.start) + (quoted ? '"' : '') + esc(decoded.slice(0, hs));
   const hit = esc(decoded.slice(hs, he));
-  const right = esc(decoded.slice(he)) + (quoted ? '"' : '') + text.slice(token.end, token.end + PREVIEW_CONTEXT + 1);
+  const right = esc(decoded.slice(he)) + (quoted ? '"' : '') + text.slice(token.end, afterEnd);
   const composed = left + hit + right;
   const p = preview(composed, left.length, left.length + hit.length);
-  return (beforeStart > 0 && !p.startsWith('…') ? '…' : '') + p + (token.end + PREVIEW_CONTEXT + 1 < text.length && !p.endsWith('…') ? '…' : '');
+  return (beforeStart > 0 && !p.startsWith('…') ? '…' : '') + p + (afterEnd < text.length && !p.endsWith('…') ? '…' : '');
 }

@@ -3,6 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { pageText, parseFields, previewBytes, projectText, readRecord } from '../records';
 import { fieldsArg, handleArg, indexArg } from '../schemas';
+import { mergeRepeatedNames } from '../json/scan';
 import { reindent } from '../text/reindent';
 
 const input = z.object({
@@ -25,7 +26,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   name: 'get_record',
   title: 'Read one record',
   description:
-    'Retrieve one record by zero-based index as re-indented JSON text (a string), every number, string and key order exactly as in the file. ' +
+    'Retrieve one record by zero-based index as re-indented JSON text (a string), every number, string and key order exactly as in the file (a member name repeated in an object shows once, with its last value). ' +
     'Pass fields (e.g. ["name", "user.address.city", "/tags/0"]) to get only those members: the record becomes an object keyed by the fields as written, missing ones absent — much smaller for big records. ' +
     'A record longer than the preview size (16 KiB by default) comes back cut, ending in a [cut: …] marker, with truncated: true, record_bytes and next_offset; call again with offset (and length) to read the rest in clean parts. ' +
     'A malformed record is a SYNTAX_ERROR with its line and column.',
@@ -36,7 +37,8 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     const file = fileFor(ctx, args.handle);
     const fields = parseFields(ctx, args.fields);
     const { text: raw } = readRecord(ctx, file, args.index);
-    const text = reindent(fields ? projectText(raw, fields) : raw);
+    // A repeated member name shows once, with the value every other tool sees (the last), at its first position.
+    const text = reindent(mergeRepeatedNames(fields ? projectText(raw, fields) : raw));
     const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
     return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { children, compact, spanAt, typeAt } from '../json/scan';
+import { children, compact, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
 import { lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
 import type { ExplorerFile } from '../files';
@@ -53,7 +53,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
       const okTokens = tokens.slice(0, span.missing);
       const at = spanAt(text, okTokens) as { start: number; end: number };
       const kind = typeAt(text, at.start);
-      const keys = kind === 'object' ? [...children(text, at.start)].map((c) => c.key as string) : [];
+      const keys = kind === 'object' ? members(text, at.start).map((c) => c.key as string) : [];
       const where = okTokens.length ? `at ${toPointer(okTokens)}` : 'at the record root';
       const detail = kind === 'object'
         ? `the object ${where} has no member ${JSON.stringify(String(tokens[span.missing]))}; its keys: ${keys.slice(0, 30).map((k) => JSON.stringify(k)).join(', ')}${keys.length > 30 ? ', …' : ''}`
@@ -67,7 +67,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     }
     const lexeme = text.slice(span.start, span.end);
     const type = typeAt(text, span.start);
-    const page = pageText(ctx, compact(lexeme), { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+    const page = pageText(ctx, compact(mergeRepeatedNames(lexeme)), { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
     return {
       value: page.text,
       path: args.path,

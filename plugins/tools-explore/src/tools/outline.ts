@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { children, spanAt, typeAt, type JsonType } from '../json/scan';
+import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
 import { ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 
@@ -28,7 +28,7 @@ export function outline(text: string, start: number, end: number, depth: number,
   if (type === 'object' || type === 'array') {
     let n = 0;
     const members: OutlineNode[] = [];
-    for (const ch of children(text, start)) {
+    for (const ch of membersOf(text, start)) { // a repeated name once, with its last value
       if (depth > 0 && members.length < maxMembers) members.push({ key: ch.key, ...outline(text, ch.start, ch.end, depth - 1, maxMembers) });
       n++;
     }

@@ -81,10 +81,14 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
     }
     if (report.duplicate_keys > 0) {
       const d = report.first_duplicate_key;
+      let line: number | undefined;
+      if (d) try { line = source.location(d.record_index).line; } catch { /* no location */ }
+      let message = `${report.duplicate_keys} record(s) repeat a member name (the last one wins)${d ? `; the first: ${JSON.stringify(d.key)} at ${JSON.stringify(d.path)} in record ${d.record_index}${line !== undefined ? ` (line ${line})` : ''}` : ''}.`;
+      if (message.length > 1000) message = message.slice(0, /[\uD800-\uDBFF]/.test(message[999]!) ? 999 : 1000);
       warnings.push({
         code: 'DUPLICATE_KEY',
-        message: `${report.duplicate_keys} record(s) repeat a member name (the last one wins)${d ? `; the first: "${d.key}" at ${d.path || '""'} in record ${d.record_index}` : ''}.`.slice(0, 1000),
-        ...(d ? { location: { record_index: d.record_index } } : {}),
+        message,
+        ...(d ? { location: { record_index: d.record_index, ...(line !== undefined ? { line } : {}) } } : {}),
       });
     }
     if (report.lone_surrogates > 0) {

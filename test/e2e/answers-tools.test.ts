@@ -1,0 +1,137 @@
+/**
+ * Answers an assistant can trust, end to end through a real MCP client: one duplicate-member policy in every tool,
+ * well-formed Unicode in every string, resources that do not leak, hints instead of silent zeros, encodings.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { call, connect, type Connected } from '../helpers/mcp';
+
+let base: string;
+let root: string;
+let c: Connected;
+const write = (name: string, content: string | Buffer) => fs.writeFileSync(path.join(root, name), content);
+
+const DUPS = [
+  '{"a":1,"b":{"k":"old","k":"new"},"a":3}',
+  '{"x":"plain"}',
+  '{"n":"first","m":0,"n":"second"}',
+];
+
+beforeAll(async () => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-answers-'));
+  root = path.join(base, 'data');
+  fs.mkdirSync(root);
+  write('dups.jsonl', DUPS.join('\n') + '\n');
+  c = await connect(['--root', root]);
+});
+afterAll(async () => {
+  await c.close();
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+describe('a repeated member name: the last value wins, at the first position, in every tool', () => {
+  let handle: string;
+  beforeAll(async () => {
+    handle = (await call(c.client, 'open_file', { path: 'dups.jsonl' })).data.handle;
+  });
+
+  test('open_file reports it, with the record, line and path of the first', async () => {
+    const r = await call(c.client, 'open_file', { path: 'dups.jsonl' });
+    const w = r.data.warnings.find((x: any) => x.code === 'DUPLICATE_KEY');
+    expect(w).toMatchObject({ code: 'DUPLICATE_KEY', record_index: 0, line: 1, path: '/b/k' });
+    expect(w.message).toContain('2 of the 3 records examined repeat a member name');
+    const reader = await call(c.client, 'json_open', { path: 'dups.jsonl' });
+    const rw = reader.data.warnings.find((x: any) => x.code === 'DUPLICATE_KEY');
+    expect(rw).toMatchObject({ location: { record_index: 0, line: 1 } });
+    expect(rw.message).toContain('"k" at "/b/k" in record 0 (line 1)');
+  });
+
+  test('get_record and sample_records show what queries see', async () => {
+    for (let i = 0; i < DUPS.length; i++) {
+      const r = await call(c.client, 'get_record', { handle, index: i });
+      expect(r.data.record).toBe(JSON.stringify(JSON.parse(DUPS[i]!), null, 2));
+    }
+    const s = await call(c.client, 'sample_records', { handle, count: 3 });
+    expect(s.data.records.map((x: any) => x.record)).toEqual(DUPS.map((l) => JSON.parse(l)));
+    expect(Object.keys(s.data.records[2].record)).toEqual(['n', 'm']);
+    const projected = await call(c.client, 'get_record', { handle, index: 0, fields: ['b', 'a'] });
+    expect(JSON.parse(projected.data.record)).toEqual({ b: { k: 'new' }, a: 3 });
+  });
+
+  test('get_value_at_path, get_outline, extract_keys, predicates, text search and json_read agree', async () => {
+    expect((await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'b' })).data.value).toBe('{"k":"new"}');
+    expect((await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'a' })).data.value).toBe('3');
+    const outline = (await call(c.client, 'get_outline', { handle, index: 2 })).data.outline;
+    expect(outline.children).toBe(2);
+    expect(outline.members.map((m: any) => [m.key, m.value])).toEqual([['n', '"second"'], ['m', '0']]);
+    expect((await call(c.client, 'extract_keys', { handle })).data.key_counts).toEqual({ a: 1, b: 1, m: 1, n: 1, x: 1 });
+    const miss = await call(c.client, 'get_value_at_path', { handle, index: 2, path: 'zz' });
+    expect(miss.data.error.message).toContain('its keys: "n", "m"');
+    const ids = async (args: Record<string, unknown>) => (await call(c.client, 'search', { handle, ...args })).data.matches.map((m: any) => m.record_index);
+    expect(await ids({ query: '$.a = 3' })).toEqual([0]);
+    expect(await ids({ query: '$.a = 1' })).toEqual([]);
+    expect(await ids({ query: 'old' })).toEqual([]);
+    expect(await ids({ query: 'new' })).toEqual([0]);
+    expect(await ids({ query: 'first' })).toEqual([]);
+    expect(await ids({ query: 'second' })).toEqual([2]);
+    const r = await call(c.client, 'json_read', { path: 'dups.jsonl', language: 'jsonpath', query: '$[0]' });
+    expect(r.data.items).toEqual([{ path: '/0', value: { a: 3, b: { k: 'new' } } }]);
+  });
+});
+
+describe('every string the server emits is well-formed Unicode', () => {
+  /** Every string and member name in a result (and its text block) holds no half surrogate pair. */
+  function expectWellFormed(r: { data: unknown; text: string }) {
+    const walk = (v: unknown, at: string) => {
+      if (typeof v === 'string') expect({ at, ok: v.isWellFormed() }).toEqual({ at, ok: true });
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`));
+      else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) { walk(k, `${at}/${k}(name)`); walk(x, `${at}/${k}`); }
+    };
+    walk(r.data, '');
+    walk(JSON.parse(r.text), 'text');
+  }
+
+  beforeAll(() => {
+    // Characters beyond U+FFFF (two UTF-16 units) at every alignment around the places text is cut: 40 characters of
+    // preview context, 80 in outlines, 120 in value previews, 200 in quoted paths, and V8's parse messages.
+    const lines: string[] = [];
+    for (let shift = 0; shift < 4; shift++) {
+      const pad = 'x'.repeat(shift);
+      lines.push(JSON.stringify({ pre: pad + '😀'.repeat(45), k: `needle${'𝄞'.repeat(70)}`, long: pad + '👍'.repeat(90) }));
+    }
+    lines.push('{"a":😀}');
+    lines.push('{"b":"x"}😀');
+    write('astral.jsonl', lines.join('\n') + '\n');
+  });
+
+  test('previews, outlines, parse errors, warnings and quoted paths', async () => {
+    const open = await call(c.client, 'open_file', { path: 'astral.jsonl' });
+    expectWellFormed(open);
+    expect(open.data.warnings.map((w: any) => w.message)).toEqual([
+      expect.stringContaining("Unexpected token '😀'"),
+      expect.stringContaining('Unexpected non-whitespace character after JSON'),
+    ]);
+    const handle = open.data.handle;
+    const results = [
+      await call(c.client, 'search', { handle, query: 'needle' }),
+      await call(c.client, 'search', { handle, query: '𝄞𝄞' }),
+      await call(c.client, 'search', { handle, query: '$.long' }),
+      await call(c.client, 'search', { handle, query: '$.k = "x"' }),
+      await call(c.client, 'get_outline', { handle, index: 1 }),
+      await call(c.client, 'get_record', { handle, index: 4 }),
+      await call(c.client, 'get_record', { handle, index: 2, length: 7, offset: 5 }),
+      await call(c.client, 'json_read', { path: 'astral.jsonl', language: 'jsonpath', query: '$[*].pre' }),
+      await call(c.client, 'json_read', { path: 'astral.jsonl', language: 'pointer', query: '/4' }),
+      await call(c.client, 'open_file', { path: `${'😀'.repeat(99)}x${'😀'.repeat(20)}.jsonl` }),
+      await call(c.client, 'open_file', { path: `${'😀'.repeat(100)}x${'😀'.repeat(20)}.jsonl` }),
+      await call(c.client, 'sample_records', { handle, count: 6 }),
+    ];
+    for (const r of results) expectWellFormed(r);
+    expect(results[0]!.data.matches).toHaveLength(4);
+    expect(results[0]!.data.matches[0].preview).toContain('«needle»');
+    expect(results[5]!.data.error).toMatchObject({ code: 'SYNTAX_ERROR' });
+    expect(results[5]!.data.error.message).toContain("Unexpected token '😀'");
+    expect(results[8]!.data.error.message).toContain("Unexpected token '😀'");
+  });
+});
