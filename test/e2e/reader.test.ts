@@ -203,15 +203,31 @@ describe('reader: exactness, pages, limits, errors', () => {
     for (const r of [probe, full]) await call(c.client, 'json_close', { file_id: r.data.file_id });
   });
 
-  test('a file modified between pages: SOURCE_CHANGED, never mixed data', async () => {
+  test('a file modified between pages: SOURCE_CHANGED, never mixed data; a file that only grew goes on', async () => {
     const file = path.join(dir.root, 'change.jsonl');
+    const before = fs.readFileSync(file, 'utf8');
     const first = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
     expect(first.data.complete).toBe(false);
+    // Appended: the index extends, the cursor goes on and reaches the new record.
     fs.appendFileSync(file, '{"id":106,"item":"cap","qty":1}\n');
-    const next = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    const grown = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(grown.isError).toBe(false);
+    let page = grown;
+    const ids = [...first.data.items, ...grown.data.items].map((i: { value: number }) => i.value);
+    while (page.data.next_cursor) {
+      page = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
+      ids.push(...page.data.items.map((i: { value: number }) => i.value));
+    }
+    expect(ids[ids.length - 1]).toBe(106);
+    // Rewritten (same bytes but one): SOURCE_CHANGED.
+    const again = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(again.data.complete).toBe(false);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"id":101,', '"id":909,'));
+    const next = await call(c.client, 'json_read', { cursor: again.data.next_cursor });
     expect(next.data.error).toMatchObject({ code: 'SOURCE_CHANGED' });
     expect(next.data.error.message).toContain('change.jsonl');
-    await call(c.client, 'json_close', { file_id: first.data.file_id });
+    await call(c.client, 'json_close', { file_id: again.data.file_id });
+    fs.writeFileSync(file, before);
   });
 
   test('every error code reachable from outside, with its code and location', async () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './format';
+import type { FileChunk } from './records';
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
@@ -109,6 +110,13 @@ export interface FileAccess {
    * assistants' folders through it. Optional: kernels before 1.1 lack it.
    */
   within?(folders: readonly string[]): FileAccess;
+  /**
+   * The raw bytes of a file inside the walls, in chunks (`[from, to)`, default the whole file), with no format and no
+   * index: for byte-level prefilters that decide whether a file is worth opening. Opened and checked as `open` does;
+   * a chunk's bytes are valid until the iteration after next. Optional: kernels before 1.1 lack it.
+   * @throws as `open` (ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT), IO_ERROR, CANCELLED.
+   */
+  read?(path: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncIterable<FileChunk>;
 }
 
 /** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */

@@ -8,6 +8,8 @@ import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
+import { readChunks } from '../records/chunks';
+import type { FileChunk } from '../contracts/records';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
@@ -29,10 +31,12 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
+      // An explicit format without the strict check needs no content probe: the head is not read.
+      const explicit = options.format !== undefined && options.format !== 'auto' && !options.strictFormat;
       const probe = {
         fileName: path.basename(file.realPath),
         extension: path.extname(file.realPath).toLowerCase(),
-        bytes: readHead(file, this.limits.probeBytes),
+        bytes: explicit ? Buffer.alloc(0) : readHead(file, this.limits.probeBytes),
         size: file.identity.size,
       };
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
@@ -68,6 +72,15 @@ export class FileService implements FileAccess {
   within(folders: readonly string[]): FileAccess {
     return new ScopedFiles(folders, this.formats, this.limits);
   }
+
+  async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
+    const file = openInSandbox(this.sandbox, input);
+    try {
+      yield* readChunks(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+    } finally {
+      closeQuietly(file.fd);
+    }
+  }
 }
 
 /**
@@ -98,9 +111,15 @@ export class RootlessFiles implements FileAccess {
     return Promise.reject(this.denied());
   }
 
+  // eslint-disable-next-line require-yield
+  async *read(): AsyncGenerator<FileChunk> {
+    throw this.denied();
+  }
+
   within(folders: readonly string[]): FileAccess {
     return new ScopedFiles(folders, this.formats, this.limits);
   }
+
 }
 
 /**

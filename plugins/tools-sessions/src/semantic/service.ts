@@ -85,9 +85,12 @@ export class SemanticIndex {
     return report;
   }
 
-  /** Stored sessions by row id, restricted to the paths listed now. */
+  private rows: { generation: number; all: IndexedSession[] } | null = null;
+
+  /** Stored sessions by row id, restricted to the paths listed now (the rows are read once per store generation). */
   sessionsByRow(paths: ReadonlySet<string>): Map<number, IndexedSession> {
-    return new Map(this.store.sessions().filter((s) => paths.has(s.path)).map((s) => [s.id, s]));
+    if (!this.rows || this.rows.generation !== this.store.generation) this.rows = { generation: this.store.generation, all: this.store.sessions() };
+    return new Map(this.rows.all.filter((s) => paths.has(s.path)).map((s) => [s.id, s]));
   }
 
   close(): void {

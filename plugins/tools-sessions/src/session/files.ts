@@ -168,9 +168,25 @@ export class SessionFiles {
     for (const part of this.parts) {
       if (from >= part.base + part.count) continue;
       if (part.entries) {
-        for await (const item of this.records(Math.max(from, part.base), signal)) {
-          if (item.pos >= part.base + part.count) break;
-          yield item;
+        // One read of the document, then the regex service's byte test on each entry's own JSON text.
+        let raw: Buffer;
+        let base: number;
+        try {
+          raw = part.opened.source.raw(0);
+          base = part.opened.source.location(0).byte_offset ?? 0; // where the document's text (raw's first byte) starts
+        } catch (err) {
+          yield { pos: part.base, error: (err as Error).message };
+          continue;
+        }
+        for (let i = Math.max(0, from - part.base); i < part.count; i += DOC_STEP) {
+          if (signal?.aborted) return;
+          for (const { node, index } of part.entries.children!(i, Math.min(part.count, i + DOC_STEP))) {
+            const at = node.byteOffset - base;
+            if (!re.mayMatchJson(raw, at, at + node.byteLength)) continue;
+            const pos = part.base + (index ?? 0);
+            try { yield { pos, value: node.value() }; } catch (err) { yield { pos, error: (err as Error).message }; }
+          }
+          await new Promise((r) => setImmediate(r));
         }
         continue;
       }

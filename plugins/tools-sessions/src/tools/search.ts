@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { compileQuery, matchEntry } from '../search/matcher';
+import { fileMayMatch, queryTest } from '../search/prefilter';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
@@ -95,6 +96,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
       const re = compileQuery(ctx.regex, args.query, args.regex, args.case_sensitive);
+      const byteTest = queryTest(re);
       const key = keyOf(args);
       const cursor = args.cursor ? decodeCursor(ctx, args.cursor, key) : null;
       const homes = service.homes(ctx).filter((h) => h.available);
@@ -137,6 +139,18 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         }
         const home = homes.find((h) => h.source.name === s.source)!;
         const loc: Located = { session: s, home, source: home.source };
+        const access = service.files(ctx, [home]);
+        if (byteTest && access.read) {
+          // One raw read of each file: most sessions cannot hold a match, and are passed over without parsing.
+          let may = false;
+          try {
+            for (const f of s.files) if ((may = await fileMayMatch(access.read(f, { signal: ctx.signal }), byteTest))) break;
+          } catch (err) {
+            if ((err as { code?: string }).code === 'CANCELLED') throw err;
+            may = true; // let the open below report what is wrong
+          }
+          if (!may) { searched++; continue; }
+        }
         let files: SessionFiles;
         try {
           files = await service.open(ctx, loc);
