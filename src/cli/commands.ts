@@ -1,5 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Sandbox } from '../kernel/files/sandbox';
+import { LineTransport } from '../kernel/server/stdio-transport';
 import { ConfigError, resolveHttpConfig } from '../kernel/config';
 import { prepare, type CommonOptions } from './setup';
 import { serveHttp } from './serve-http';
@@ -23,7 +24,8 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const factory = kernel.serverFactory(config);
   const log = kernel.options.log;
   log.info('serving on stdio', { root: config.root, profile: config.profile, tools: kernel.selectTools(config).map((t) => t.name) });
-  serveStdio(factory, { legacy: 'serve', onerror: (e) => log.warn('transport error', { error: e.message }) });
+  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: config.limits.maxMessageBytes, warn: (m, d) => log.warn(m, d) });
+  serveStdio(factory, { legacy: 'serve', transport, onerror: (e) => log.warn('transport error', { error: e.message }) });
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(0));
 }
 

@@ -4,7 +4,7 @@ import { McpgwError } from '../../src/kernel/errors';
 import { jsonpath } from '../helpers/query';
 import { sharedPath } from '../helpers/shared';
 
-interface CtsCase {
+export interface CtsCase {
   name: string;
   selector: string;
   document?: unknown;
@@ -16,7 +16,7 @@ interface CtsCase {
 }
 
 /** RFC 9535 §2.7 normalized path → RFC 6901 pointer. */
-function normalizedToPointer(p: string): string {
+export function normalizedToPointer(p: string): string {
   let out = '';
   let i = 1; // after $
   while (i < p.length) {

@@ -39,18 +39,78 @@ test('open_file validates the document in parts: every byte of its values examin
   expect(r.data.validation).toEqual({ complete: true, records_examined: 1, bytes_examined: examined, malformed_records: 0 });
 });
 
-test('a whole-file query that cannot read the document is an error naming the limit, never an empty success', async () => {
-  const opened = await call(c.client, 'open_file', { path: 'big.json' });
-  for (const query of ['needle', '$.name']) {
-    const r = await call(c.client, 'search', { handle: opened.data.handle, query });
-    expect(r.isError).toBe(true);
-    expect(r.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes', limit: MAX_RECORD } });
+const cli = (...args: string[]) => spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+
+/** Every page of a json_read, following next_cursor. */
+async function readAll(args: Record<string, unknown>): Promise<{ items: { path: string; value: unknown }[]; pages: number }> {
+  const items: { path: string; value: unknown }[] = [];
+  let r = await call(c.client, 'json_read', args);
+  let pages = 1;
+  for (;;) {
+    expect(r.isError).toBe(false);
+    expect(Buffer.byteLength(JSON.stringify(r.data))).toBeLessThanOrEqual((args.max_result_bytes as number | undefined) ?? 65536);
+    items.push(...r.data.items);
+    if (!r.data.next_cursor) break;
+    r = await call(c.client, 'json_read', { cursor: r.data.next_cursor });
+    pages++;
   }
-  const read = await call(c.client, 'json_read', { path: 'big.json', language: 'jsonpath', query: '$.name' });
-  expect(read.isError).toBe(true);
-  expect(read.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes' } });
-  const q = spawnSync(NODE, [CLI, 'query', path.join(dir, 'root', 'big.json'), '$.name'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-  expect(q.status).toBe(1);
-  expect(q.stdout).toBe('');
-  expect(q.stderr).toContain('maxRecordBytes');
+  return { items, pages };
+}
+
+describe('whole-file queries over a document over maxRecordBytes evaluate through lazy nodes', () => {
+  test('json_read: names, indexes, filters, pointers', async () => {
+    const read = (language: string, query: string) => call(c.client, 'json_read', { path: 'big.json', language, query });
+    expect((await read('jsonpath', '$.name')).data).toMatchObject({ items: [{ path: '/name', value: 'needle' }], complete: true });
+    expect((await read('jsonpath', '$.pad[-1]')).data.items).toEqual([{ path: '/pad/1999', value: pad[1999] }]);
+    expect((await read('jsonpath', `$.pad[?@ == "${pad[1234]}"]`)).data.items).toEqual([{ path: '/pad/1234', value: pad[1234] }]);
+    expect((await read('jsonpath', '$.pad[1995:]')).data.items.map((x: { path: string }) => x.path)).toEqual(['/pad/1995', '/pad/1996', '/pad/1997', '/pad/1998', '/pad/1999']);
+    expect((await read('jsonpath', '$.pad[1:8:-3]')).data.items).toEqual([]);
+    expect((await read('jsonpath', '$.pad[8:1:-3]')).data.items.map((x: { path: string }) => x.path)).toEqual(['/pad/8', '/pad/5', '/pad/2']);
+    expect((await read('pointer', '/pad/7')).data.items).toEqual([{ path: '/pad/7', value: pad[7] }]);
+    expect((await read('jsonpath', '$.nothing')).data).toMatchObject({ items: [], complete: true });
+  });
+
+  test('json_read pages through a wildcard and a descendant query; the pages are the node list, in order', async () => {
+    const all = await readAll({ path: 'big.json', language: 'jsonpath', query: '$.pad[*]', max_items: 300 });
+    expect(all.pages).toBe(7);
+    expect(all.items.map((x) => x.value)).toEqual(pad);
+    expect(all.items.map((x) => x.path)).toEqual(pad.map((_, i) => `/pad/${i}`));
+  });
+
+  test('json_read: an item larger than a page comes alone, in parts that rebuild its text; whole items around it', async () => {
+    const desc = await readAll({ path: 'big.json', language: 'jsonpath', query: '$..*', max_items: 500 });
+    const padText = JSON.stringify(pad);
+    const parts = desc.items.filter((x: any) => x.value_truncated);
+    // each part fills its page (64 KiB, less the envelope), the last holds the rest
+    for (const x of parts.slice(0, -1)) expect(Buffer.byteLength(JSON.stringify(x.value))).toBeGreaterThan(65536 - 400);
+    expect(parts.length).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(padText)) / (65536 - 400)));
+    expect(parts.map((x: any) => x.path)).toEqual(parts.map(() => '/pad'));
+    expect(parts.map((x: any) => x.value).join('')).toBe(padText);
+    expect(parts.every((x: any) => x.value_bytes === Buffer.byteLength(padText))).toBe(true);
+    expect(parts.map((x: any) => x.offset)).toEqual([0, ...parts.slice(0, -1).map((x: any) => x.next_offset)]);
+    expect(parts[parts.length - 1].next_offset).toBeUndefined();
+    const whole = desc.items.filter((x: any) => !x.value_truncated);
+    expect(whole).toEqual([{ path: '/name', value: 'needle' }, ...pad.map((v, i) => ({ path: `/pad/${i}`, value: v }))]);
+    // the part comes alone on its page: the page before it ends with /name
+    expect(desc.items[0]).toEqual({ path: '/name', value: 'needle' });
+    expect((desc.items[1] as any).value_truncated).toBe(true);
+
+    // the whole document as one item, with a tiny page: every part advances
+    const tiny = await readAll({ path: 'big.json', language: 'pointer', query: '', max_result_bytes: 2000 });
+    expect(tiny.items.map((x: any) => x.value).join('')).toBe(fs.readFileSync(path.join(dir, 'root', 'big.json'), 'utf8'));
+    expect(tiny.pages).toBeGreaterThan(100);
+  });
+
+  test('explorer search with a JSONPath query finds the member', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'big.json' });
+    const r = await call(c.client, 'search', { handle: opened.data.handle, query: '$.name' });
+    expect(r.data).toMatchObject({ total_matches: 1, complete: true, matches: [{ record_index: 0, match_path: '/name' }] });
+  });
+
+  test('mcpgw query prints the node list', () => {
+    const q = cli(path.join(dir, 'root', 'big.json'), '$.pad[?@ == "' + pad[3] + '" || @ == "' + pad[1777] + '"]');
+    expect(q.stderr).toBe('');
+    expect(q.status).toBe(0);
+    expect(q.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([{ path: '/pad/3', value: pad[3] }, { path: '/pad/1777', value: pad[1777] }]);
+  });
 });

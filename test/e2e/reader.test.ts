@@ -102,6 +102,7 @@ describe('reader: exactness, pages, limits, errors', () => {
       'pretty.json': JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3, b: [1, 2] }], null, 2),
       'orders.json-seq': ORDERS.trim().split('\n').map((l) => `\x1e${l}\n`).join(''),
       'line.json': '[1,2,3]\n',
+      'long.jsonl': `{"id":0}\n{"id":1,"text":"${'ab\\"é😀\\n'.repeat(300)}"}\n`,
       'broken.json': '{"a": [1, 2,\n  3}\n',
       // Over the engine's whole-file materialization bound (16 MiB).
       'large.jsonl': Array.from({ length: 180_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}"}`).join('\n') + '\n',
@@ -146,158 +147,61 @@ describe('reader: exactness, pages, limits, errors', () => {
     await call(c.client, 'json_close', { file_id: fileId });
   }, 120_000);
 
-  test('max_result_bytes: over the cap is RESOURCE_LIMIT_EXCEEDED with no partial page; a smaller page then succeeds', async () => {
+  test('max_result_bytes: a page holds the whole items that fit, then a cursor; an item larger than a page comes in parts', async () => {
     const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const records = ORDERS.trim().split('\n').map((l) => JSON.parse(l));
     const args = { file_id: opened.data.file_id, language: 'jsonpath', query: '$[*]', max_result_bytes: 300 };
-    const over = await call(c.client, 'json_read', args);
-    expect(over.isError).toBe(true);
-    expect(over.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'max_result_bytes', limit: 300 } });
-    expect(over.data.items).toBeUndefined();
+    const first = await call(c.client, 'json_read', args);
+    expect(first.isError).toBe(false);
+    expect(Buffer.byteLength(first.text)).toBeLessThanOrEqual(300);
+    expect(first.data.complete).toBe(false);
+    expect(first.data.items.length).toBeGreaterThan(0);
+    expect(first.data.items.length).toBeLessThan(records.length);
+    // following the cursors gives every record once, whole, in order, each page under the cap
+    const all = [...first.data.items];
+    for (let cursor = first.data.next_cursor; cursor;) {
+      const page = await call(c.client, 'json_read', { cursor });
+      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(300);
+      all.push(...page.data.items);
+      cursor = page.data.next_cursor;
+    }
+    expect(all).toEqual(records.map((value, i) => ({ path: `/${i}`, value })));
     const ok = await call(c.client, 'json_read', { ...args, max_items: 1 });
-    expect(ok.isError).toBe(false);
-    expect(Buffer.byteLength(ok.text)).toBeLessThanOrEqual(300);
     expect(ok.data.items).toEqual([{ path: '/0', value: { id: 101, item: 'pen', qty: 2 } }]);
-    // The cap is exact: a cap of the result's own size passes, one byte less fails.
+    // The cap is exact: a cap of the result's own size holds the item whole; one byte less, and it comes in parts.
     const size = Buffer.byteLength(ok.text);
     const exact = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size });
-    expect(exact.isError).toBe(false);
-    // (the cursor id differs, the length does not)
     expect(Buffer.byteLength(exact.text)).toBe(size);
+    expect(exact.data.items).toEqual(ok.data.items);
+    // one byte less: the item does not fit whole, and a part of it would not be smaller: the error names it
     const under = await call(c.client, 'json_read', { ...args, max_items: 1, max_result_bytes: size - 1 });
-    expect(under.data.error.limit).toEqual({ name: 'max_result_bytes', limit: size - 1, value: size });
+    expect(under.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'max_result_bytes', limit: size - 1, value: '{"id":101,"item":"pen","qty":2}'.length } });
+    expect(under.data.error.message).toContain('"/0"');
+    // a long value under a small cap: parts on character boundaries, each page under the cap, rebuilding the text
+    const line = fs.readFileSync(path.join(dir.root, 'long.jsonl'), 'utf8').split('\n')[1]!;
+    let part = await call(c.client, 'json_read', { path: 'long.jsonl', language: 'pointer', query: '/1', max_result_bytes: 400 });
+    let rebuilt = '';
+    let parts = 0;
+    for (;;) {
+      expect(Buffer.byteLength(part.text)).toBeLessThanOrEqual(400);
+      const item = part.data.items[0];
+      expect(item).toMatchObject({ path: '/1', value_truncated: true, value_bytes: Buffer.byteLength(line), offset: Buffer.byteLength(rebuilt) });
+      rebuilt += item.value;
+      parts++;
+      if (item.next_offset === undefined) break;
+      expect(item.next_offset).toBe(Buffer.byteLength(rebuilt));
+      part = await call(c.client, 'json_read', { cursor: part.data.next_cursor });
+    }
+    expect(rebuilt).toBe(line);
+    expect(part.data).toMatchObject({ complete: true });
+    expect(parts).toBeGreaterThan(5);
     // Checked while the page is built: a 100,000-item page against a 2,000-byte cap stops at the item that crosses it.
     const big = await call(c.client, 'json_read', { path: 'many.jsonl', language: 'jsonpath', query: '$[*].id', max_result_bytes: 2000 });
-    expect(big.data.error.limit).toMatchObject({ name: 'max_result_bytes', limit: 2000 });
-    expect(big.data.error.limit.value).toBeGreaterThan(2000);
-    expect(big.data.error.limit.value).toBeLessThan(2040);
+    expect(big.data.items).toEqual(big.data.items.map((_: unknown, i: number) => ({ path: `/${i}/id`, value: i })));
+    expect(Buffer.byteLength(big.text)).toBeLessThanOrEqual(2000);
+    expect(2000 - Buffer.byteLength(big.text)).toBeLessThan(40); // the next item would not have fit
+    await call(c.client, 'json_close', { file_id: big.data.file_id });
     await call(c.client, 'json_close', { file_id: opened.data.file_id });
-  });
-
-  test('max_items above the configured maxItems is lowered to it, never raised', async () => {
-    const r = await call(c.client, 'json_read', { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: N * 10 });
-    expect(r.data).toMatchObject({ complete: true, stats: { returned: 5 } });
-  });
-
-  test('malformed records: full validation counts them with locations; a read skips and reports them', async () => {
-    const probe = await call(c.client, 'json_open', { path: 'bad.jsonl' });
-    expect(probe.data.validation).toEqual({ mode: 'probe', complete: false, bytes_examined: 25, records_examined: 3, malformed_records: 1 });
-    const full = await call(c.client, 'json_open', { path: 'bad.jsonl', validation: 'full' });
-    expect(full.data.validation).toMatchObject({ mode: 'full', complete: true, records_examined: 5, malformed_records: 2 });
-    expect(full.data.warnings.map((w: any) => [w.code, w.location.record_index, w.location.line])).toEqual([['SYNTAX_ERROR', 1, 2], ['SYNTAX_ERROR', 3, 4]]);
-    const read = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*]' });
-    expect(read.data.items.map((i: any) => i.path)).toEqual(['/0', '/2', '/4']);
-    expect(read.data.stats).toEqual({ returned: 3, skipped: 2 });
-    expect(read.data.warnings).toEqual([{ code: 'SYNTAX_ERROR', message: expect.stringContaining('2 malformed record(s) skipped; the first is record 1 (line 2)'), location: expect.objectContaining({ record_index: 1, line: 2, byte_offset: 17 }) }]);
-    // A query whose byte prefilter rules a malformed record out never parses it: only the one containing "id" counts.
-    const ids = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*].id' });
-    expect(ids.data.items.map((i: any) => i.value)).toEqual([1, 3, 5]);
-    expect(ids.data.stats.skipped).toBeGreaterThanOrEqual(1);
-    // Reading the malformed record itself is SYNTAX_ERROR with its location; its neighbours still read.
-    for (const query of ['/1/id', '/1']) {
-      const bad = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query });
-      expect(bad.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 1, line: 2, byte_offset: 17 } });
-    }
-    const bad3 = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[3]' });
-    expect(bad3.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 3, line: 4 } });
-    expect((await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query: '/2/id' })).data.items).toEqual([{ path: '/2/id', value: 3 }]);
-    for (const r of [probe, full]) await call(c.client, 'json_close', { file_id: r.data.file_id });
-  });
-
-  test('a file modified between pages: SOURCE_CHANGED, never mixed data; a file that only grew goes on', async () => {
-    const file = path.join(dir.root, 'change.jsonl');
-    const before = fs.readFileSync(file, 'utf8');
-    const first = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
-    expect(first.data.complete).toBe(false);
-    // Appended: the index extends, the cursor goes on and reaches the new record.
-    fs.appendFileSync(file, '{"id":106,"item":"cap","qty":1}\n');
-    const grown = await call(c.client, 'json_read', { cursor: first.data.next_cursor });
-    expect(grown.isError).toBe(false);
-    let page = grown;
-    const ids = [...first.data.items, ...grown.data.items].map((i: { value: number }) => i.value);
-    while (page.data.next_cursor) {
-      page = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
-      ids.push(...page.data.items.map((i: { value: number }) => i.value));
-    }
-    expect(ids[ids.length - 1]).toBe(106);
-    // Rewritten (same bytes but one): SOURCE_CHANGED.
-    const again = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
-    expect(again.data.complete).toBe(false);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"id":101,', '"id":909,'));
-    const next = await call(c.client, 'json_read', { cursor: again.data.next_cursor });
-    expect(next.data.error).toMatchObject({ code: 'SOURCE_CHANGED' });
-    expect(next.data.error.message).toContain('change.jsonl');
-    await call(c.client, 'json_close', { file_id: again.data.file_id });
-    fs.writeFileSync(file, before);
-  });
-
-  test('every error code reachable from outside, with its code and location', async () => {
-    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
-    const fid = opened.data.file_id;
-    const page = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '', max_items: 1 });
-    expect(page.data.items).toEqual([{ path: '', value: JSON.parse(`[${ORDERS.trim().split('\n').join(',')}]`) }]);
-    const cases: [string, Record<string, unknown>, string, Record<string, unknown>?][] = [
-      ['json_read', {}, 'INVALID_ARGUMENT'],
-      ['json_read', { cursor: 'jc_0', file_id: fid }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, path: 'orders.jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
-      ['json_read', { cursor: 'jc_0', max_items: 3 }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, format: 'jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, language: 'pointer' }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, language: 'pointer', query: '/0', extra: true }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, language: 'pointer', query: '/0', max_items: 0 }, 'INVALID_ARGUMENT'],
-      ['json_read', { file_id: fid, language: 'xpath', query: '/0' }, 'INVALID_ARGUMENT'],
-      ['json_open', { path: 'orders.jsonl', validation: 'deep' }, 'INVALID_ARGUMENT'],
-      ['json_open', { path: 'orders.jsonl', format: 'csv' }, 'INVALID_ARGUMENT'],
-      ['json_open', { path: 'orders.jsonl', mode: 'x' }, 'INVALID_ARGUMENT'],
-      ['json_open', { path: '.' }, 'INVALID_ARGUMENT'],
-      ['json_close', { file_id: fid, force: true }, 'INVALID_ARGUMENT'],
-      ['json_open', { path: 'missing.jsonl' }, 'NOT_FOUND'],
-      ['json_read', { file_id: 'jf_0123456789abcdef', language: 'pointer', query: '/0' }, 'NOT_FOUND'],
-      ['json_read', { cursor: 'jc_0123456789abcdef' }, 'NOT_FOUND'],
-      ['json_open', { path: '../outside.jsonl' }, 'ACCESS_DENIED'],
-      ['json_read', { path: '/etc/passwd', language: 'pointer', query: '' }, 'ACCESS_DENIED'],
-      ['json_open', { path: 'notes.txt' }, 'UNSUPPORTED_FORMAT'],
-      ['json_open', { path: 'broken.json', format: 'json' }, 'SYNTAX_ERROR', { byte_offset: 16, line: 2, column: 4 }],
-      ['json_read', { file_id: fid, language: 'pointer', query: 'id' }, 'QUERY_SYNTAX_ERROR', { position: 0 }],
-      ['json_read', { file_id: fid, language: 'jsonpath', query: '$.a b' }, 'QUERY_SYNTAX_ERROR'],
-    ];
-    for (const [tool, args, code, location] of cases) {
-      const r = await call(c.client, tool, args);
-      expect({ tool, args, isError: r.isError, code: r.data?.error?.code }).toEqual({ tool, args, isError: true, code });
-      expect(JSON.parse(r.text)).toEqual(r.data);
-      if (location) expect(r.data.error.location).toMatchObject(location);
-    }
-    // Still serving, and the handle still works.
-    const ok = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/4/item' });
-    expect(ok.data.items).toEqual([{ path: '/4/item', value: 'ink' }]);
-    await call(c.client, 'json_close', { file_id: fid });
-  });
-
-  test('an explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH naming it', async () => {
-    const mismatch: [string, string, string][] = [
-      ['pretty.json', 'jsonl', 'json'],
-      ['orders.jsonl', 'json', 'jsonl'],
-      ['orders.json-seq', 'jsonl', 'json-seq'],
-      ['orders.jsonl', 'json-seq', 'jsonl'],
-    ];
-    for (const [file, format, likely] of mismatch) {
-      const r = await call(c.client, 'json_open', { path: file, format });
-      expect({ file, format, code: r.data.error?.code }).toEqual({ file, format, code: 'FORMAT_MISMATCH' });
-      expect(r.data.error.message).toContain(`looks like ${likely}`);
-      expect(r.data.error.hint).toContain(`"${likely}"`);
-      const read = await call(c.client, 'json_read', { path: file, format, language: 'pointer', query: '/0' });
-      expect(read.data.error.code).toBe('FORMAT_MISMATCH');
-    }
-    // Agreeing formats open, and auto detects each; a one-line array is as valid JSON Lines (one record) as JSON.
-    for (const [file, format, records] of [['pretty.json', 'json', 3], ['orders.json-seq', 'json-seq', 5], ['line.json', 'jsonl', 1], ['line.json', 'json', 3]] as const) {
-      const r = await call(c.client, 'json_open', { path: file, format, validation: 'full' });
-      expect({ file, format, ok: r.isError, detected: r.data.detected_format, records: r.data.validation?.records_examined }).toEqual({ file, format, ok: false, detected: format, records });
-      await call(c.client, 'json_close', { file_id: r.data.file_id });
-    }
-    const seq = await call(c.client, 'json_read', { path: 'orders.json-seq', language: 'jsonpath', query: '$[*].id', max_items: 2 });
-    expect(seq.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
-    expect((await call(c.client, 'json_close', { file_id: seq.data.file_id })).data.closed).toBe(true);
-    const pretty = await call(c.client, 'json_read', { path: 'pretty.json', language: 'pointer', query: '/2/b' });
-    expect(pretty.data.items).toEqual([{ path: '/2/b', value: [1, 2] }]);
   });
 
   test('a query that does not split over the records of a large file: UNSUPPORTED_QUERY_FEATURE; one that does pages', async () => {

@@ -282,6 +282,7 @@ describe('resolveConfig: no profiles', () => {
       maxDepth: 2000,
       maxNodes: 200000,
       maxResultBytes: 65536,
+      maxMessageBytes: 16 * 1024 * 1024,
       maxItems: 1000,
       maxRecordPreviewBytes: 16384,
       maxOpenFiles: 32,

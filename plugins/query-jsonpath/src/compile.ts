@@ -1,5 +1,5 @@
 import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QueryWarning, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
@@ -268,8 +268,16 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     }
   };
 
+  return build(path, text, walk, run, budgetOf, warnings);
+}
+
+type Run = (q: JSONPathQuery, v: unknown, o?: EvaluateOptions) => QueryNode[];
+type BudgetOf = (o?: EvaluateOptions) => Budget;
+
+/** The compiled form of a parsed query: evaluation, prefilter literals, record split, and segments for lazy walks. */
+function build(path: JSONPathQuery, text: string, walk: Walk, run: Run, budgetOf: BudgetOf, warnings: readonly QueryWarning[] = []): CompiledQuery {
   const literals = literalsOfSegments(path.segments);
-  const compiled: CompiledQuery & { split?: SequenceSplit } = {
+  const compiled: { -readonly [K in keyof CompiledQuery]: CompiledQuery[K] } = {
     text,
     language: 'jsonpath',
     evaluate: (value, options) => run(path, value, options),
@@ -279,7 +287,61 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
   };
   const split = splitOf(path, walk, run, text, budgetOf);
   if (split) compiled.split = split;
-  return compiled;
+  if (!walk.readsRoot) {
+    // Segments as data for evaluation over lazy nodes; a filter reading $ needs the whole document, so none then.
+    const segs = path.segments as any[];
+    compiled.segments = segs.map((seg) => segmentOf(seg, budgetOf));
+    const rests = new Map<number, CompiledQuery>();
+    compiled.rest = (k: number) => {
+      if (k === 0) return compiled as CompiledQuery;
+      let r = rests.get(k);
+      if (!r) rests.set(k, (r = build(new JSONPathQuery(env, segs.slice(k)), '$' + segmentText(text, segs[k]), walk, run, budgetOf)));
+      return r;
+    };
+  }
+  return compiled as CompiledQuery;
+}
+
+/**
+ * The text of a query from segment `seg` on, cut from the original text (json-p3's own `toString` rounds number
+ * literals, which would change exact comparisons when a worker thread recompiles it). A shorthand segment's token is
+ * its name (or `*`), right after the `.`; a bracketed or descendant one starts at its token.
+ */
+function segmentText(text: string, seg: any): string {
+  const at = seg.token.index as number;
+  return text[at] === '[' || text.startsWith('..', at) ? text.slice(at) : text.slice(at - 1);
+}
+
+/** One json-p3 segment as data (contracts: QuerySegment). */
+function segmentOf(seg: any, budgetOf: BudgetOf): QuerySegment {
+  return { descendant: seg.constructor.name === 'DescendantSegment', selectors: seg.selectors.map((sel: any) => selectorOf(sel, budgetOf)) };
+}
+
+function selectorOf(sel: any, budgetOf: BudgetOf): SegmentSelector {
+  if (sel instanceof S.NameSelector) return { kind: 'name', name: sel.name };
+  if (sel instanceof S.IndexSelector) return { kind: 'index', index: sel.index };
+  if (sel instanceof S.SliceSelector) {
+    return { kind: 'slice', ...(sel.start != null ? { start: sel.start } : {}), ...(sel.stop != null ? { end: sel.stop } : {}), ...(sel.step != null ? { step: sel.step } : {}) };
+  }
+  if (sel instanceof S.WildcardSelector) return { kind: 'wildcard' };
+  if (sel instanceof S.FilterSelector) {
+    const reads = new Set<string>();
+    const onDemand = membersRead(sel.expression, reads);
+    return { kind: 'filter', test: filterTest(sel, budgetOf), ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
+  }
+  throw new Error(`Unknown JSONPath selector ${sel?.constructor?.name}`);
+}
+
+/**
+ * `@` = `value` through a filter selector: the fast evaluator when the filter has its shape, else json-p3's, counted
+ * against the evaluation's node budget.
+ */
+function filterTest(sel: any, budgetOf: BudgetOf): (value: unknown, options?: EvaluateOptions) => boolean {
+  return fastFilter(sel.expression) ?? ((value: unknown, options?: EvaluateOptions): boolean => {
+    const input = hasRaw(value) ? comparable(value) : value;
+    const wrapper = [input];
+    return withBudget(budgetOf(options), () => sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0);
+  });
 }
 
 /**
@@ -330,13 +392,7 @@ function splitOf(
   if (sel instanceof S.FilterSelector) {
     const reads = new Set<string>();
     const onDemand = membersRead(sel.expression, reads);
-    const fast = fastFilter(sel.expression);
-    const test = fast ?? ((record: unknown, options?: EvaluateOptions): boolean => {
-      const input = hasRaw(record) ? comparable(record) : record;
-      const wrapper = [input];
-      return withBudget(budgetOf(options), () => sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0);
-    });
-    return { range: all, test, inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
+    return { range: all, test: filterTest(sel, budgetOf), inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
   }
   if (sel instanceof S.NameSelector) return { range: () => ({ start: 0, end: 0, step: 1 }), inner }; // an array has no names
   return undefined;

@@ -15,7 +15,11 @@ const isRaw: (v: unknown) => boolean = (JSON as unknown as { isRawJSON(v: unknow
 const INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const NUMERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** Integers spelled with an exponent and more digits than this compare as their double (±Infinity), not as a bigint. */
+/**
+ * Integers of more digits than this (written out or spelled with an exponent) compare as their double (±Infinity),
+ * not as a bigint: parsing a bigint takes time that grows faster than its length (4 M digits: ~1 s), and every
+ * per-value routine must stay linear.
+ */
 const MAX_EXACT_DIGITS = 1000;
 
 /**
@@ -25,7 +29,7 @@ const MAX_EXACT_DIGITS = 1000;
  */
 export function rawToComparable(lexeme: string): number | bigint {
   const n = Number(lexeme);
-  if (INTEGER.test(lexeme)) return Number.isSafeInteger(n) ? n : BigInt(lexeme);
+  if (INTEGER.test(lexeme)) return Number.isSafeInteger(n) || lexeme.length > MAX_EXACT_DIGITS + 1 ? n : BigInt(lexeme);
   const m = NUMERAL.exec(lexeme);
   if (!m || Number.isSafeInteger(n)) return n;
   const digits = m[2]! + (m[3] ?? '');

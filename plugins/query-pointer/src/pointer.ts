@@ -99,5 +99,8 @@ export function compilePointer(text: string, makeError: MakeError): CompiledQuer
     compiled.split = split;
   }
   delete compiled.requiredLiterals;
+  // For documents too large to parse: one token segment per reference token.
+  compiled.segments = tokens.map((token) => ({ descendant: false, selectors: [{ kind: 'token', token }] }));
+  compiled.rest = (k: number) => (k === 0 ? compiled : compilePointer(tokens.slice(k).map((t) => '/' + escape(t)).join(''), makeError));
   return compiled;
 }

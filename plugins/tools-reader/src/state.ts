@@ -22,6 +22,8 @@ export interface ReaderCursor {
   position: ScanPosition;
   maxItems: number;
   maxResultBytes: number;
+  /** The page ended inside the item at `position`: the next page continues its text from here. */
+  part?: { path: string; offset: number };
 }
 
 /** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */

@@ -7,6 +7,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxDepth: 2000,
   maxNodes: 200_000,
   maxResultBytes: 64 * 1024,
+  maxMessageBytes: 16 * 1024 * 1024,
   maxItems: 1000,
   maxRecordPreviewBytes: 16 * 1024,
   maxOpenFiles: 32,

@@ -9,6 +9,7 @@ export const limitsSchema = z.strictObject({
   maxDepth: positiveInt.max(100_000),
   maxNodes: positiveInt,
   maxResultBytes: positiveInt.min(1024),
+  maxMessageBytes: positiveInt.min(1024),
   maxItems: positiveInt,
   maxRecordPreviewBytes: positiveInt.min(256),
   maxOpenFiles: positiveInt,

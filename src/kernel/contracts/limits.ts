@@ -18,6 +18,11 @@ export interface Limits {
   maxNodes: number;
   /** One tool result, bytes of its JSON text. */
   maxResultBytes: number;
+  /**
+   * One incoming protocol message (a line on stdio), bytes. A longer line is dropped as it arrives and answered with
+   * a JSON-RPC error (-32600, with its id when it names one); the connection goes on.
+   */
+  maxMessageBytes: number;
   /** Items in one page. */
   maxItems: number;
   /** Explorer records longer than this come back cut, marked, with their full size. */

@@ -34,6 +34,38 @@ export interface SequenceSplit {
   inner: CompiledQuery | null;
 }
 
+/**
+ * One selector of a {@link QuerySegment} as data (RFC 9535 §2.3), so the kernel can apply it to a document it does
+ * not parse whole (lazy nodes, `RecordSource.node`).
+ * - `name`: the member of that name of an object (the last of repeated names); nothing on other values.
+ * - `index`: the element at that index of an array, negative counting from the end (§2.3.3); nothing on others.
+ * - `slice`: array elements `start:end:step` (§2.3.4; bounds normalized as there, `step` 0 selects nothing, a negative
+ *   step walks backwards); nothing on others.
+ * - `wildcard`: every member value (document order, each name once) or element (§2.3.2).
+ * - `filter`: the children (as `wildcard`) for which `test(child value)` holds (§2.3.5); `testReads`, when present,
+ *   names the only top-level members of the child `test` reads, so `test` may be called on an object holding just
+ *   those (read on demand) as for {@link SequenceSplit.testReads}.
+ * - `token`: an RFC 6901 reference token: the member of that name of an object, or the element at that index
+ *   (`0` or no leading zero) of an array.
+ */
+export type SegmentSelector =
+  | { readonly kind: 'name'; readonly name: string }
+  | { readonly kind: 'index'; readonly index: number }
+  | { readonly kind: 'slice'; readonly start?: number; readonly end?: number; readonly step?: number }
+  | { readonly kind: 'wildcard' }
+  | { readonly kind: 'filter'; test(value: unknown, options?: EvaluateOptions): boolean; readonly testReads?: readonly string[] }
+  | { readonly kind: 'token'; readonly token: string };
+
+/**
+ * One segment of a query (RFC 9535 §2.5): a child segment applies its selectors, in order, to the children of each
+ * input node; a descendant segment (`descendant: true`) to the children of the input node and of every node below it,
+ * in document order (a node before its descendants, §2.5.2.2).
+ */
+export interface QuerySegment {
+  readonly descendant: boolean;
+  readonly selectors: readonly SegmentSelector[];
+}
+
 /** Options of `QueryLanguage.compile`. */
 export interface CompileOptions {
   /** Deepest nesting evaluation may walk (Limits.maxDepth); deeper is RESOURCE_LIMIT_EXCEEDED. */
@@ -92,6 +124,20 @@ export interface CompiledQuery {
   readonly warnings?: readonly QueryWarning[];
   /** The language's registered name (set by the kernel registry when absent), so a worker thread can recompile it. */
   readonly language?: string;
+  /**
+   * The query as segments (RFC 9535 §2.5; a pointer: one `token` segment per reference token), so the kernel can
+   * evaluate it over a document too large to parse whole: it descends only into the members the segments name,
+   * streams wildcards and descendant segments over lazy nodes, and parses only the values a filter tests or that are
+   * small enough (docs/queries.md "Documents of any size"). Absent (e.g. a filter reading `$`): such documents are
+   * evaluated whole when they fit maxRecordBytes, else the query is RESOURCE_LIMIT_EXCEEDED.
+   */
+  readonly segments?: readonly QuerySegment[];
+  /**
+   * With `segments`: the query made of segments `k…` alone (`rest(0)` is this query), compiled as a query of its own
+   * (its `text` recompiles to it, its `split` and `requiredLiterals` as for any query): the kernel evaluates it on a
+   * parsed value, or over the elements of a large array as a sequence of records.
+   */
+  rest?(k: number): CompiledQuery;
 }
 
 /** A query language plugin's contribution (`jsonpath`, `pointer`, or a third party's). */

@@ -1,4 +1,4 @@
-import type { RecordSource } from './format';
+import type { LazyNode, RecordSource } from './format';
 import type { CompiledQuery } from './query';
 
 /**
@@ -13,6 +13,8 @@ export type Addressing = 'record' | 'file';
 export interface ScanPosition {
   record: number;
   node: number;
+  /** Inside a record evaluated in parts (a large document walked through lazy nodes): where the walk resumes. */
+  at?: number[];
 }
 
 export interface ScanQueryOptions {
@@ -40,9 +42,11 @@ export interface ScanQueryOptions {
   /**
    * Streaming: the page's nodes are handed to `sink` in order, a batch at a time (awaited: backpressure), instead of
    * being returned in `ScanResult.nodes` (then empty). `limit`, `next`, `total` work as without it. For `mcpgw query`,
-   * which prints a whole file's node list without holding it.
+   * which prints a whole file's node list without holding it. A sink that returns a number `k` smaller than the
+   * batch's length accepts only its first `k` nodes: the scan stops, and `next` is the position of node `k` (the page
+   * ends there; a reader stops a page at its byte cap this way).
    */
-  sink?: (nodes: ScanNode[]) => void | Promise<void>;
+  sink?: (nodes: ScanNode[]) => void | number | Promise<void | number>;
 }
 
 /**
@@ -52,7 +56,15 @@ export interface ScanQueryOptions {
 export interface ScanNode {
   record: number;
   path: string;
+  /**
+   * The value. For a node reached through lazy nodes (`node` set) it is parsed on first access, and reading it
+   * throws RESOURCE_LIMIT_EXCEEDED when the value is longer than maxRecordBytes.
+   */
   value: unknown;
+  /** Where a scan resumes to start at this node (pass as `resume`): lets a consumer stop a page before it. */
+  position?: ScanPosition;
+  /** The node in the file, when the engine reached it through lazy nodes: its size is known before it is parsed. */
+  node?: LazyNode;
 }
 
 /**

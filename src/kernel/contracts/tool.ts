@@ -97,11 +97,11 @@ export interface FileAccess {
    * in path order, with the format each would open as (`null` when no registered format recognises its
    * first 64 KiB). Symlinks are followed only while they stay inside the root; folders are not listed.
    * `glob` (`*`, `**`, `?`, `[…]`, `{a,b}`) filters paths relative to `path`; a glob without `/` matches
-   * the base name at any depth. At most `max` files (default 200); `truncated` says more exist.
-   * Optional: kernels before 1.1 lack it.
+   * the base name at any depth. At most `max` files (default 200); `truncated` says more exist, or that the walk
+   * stopped at `deadline` (ms since the epoch) with what it had found. Optional: kernels before 1.1 lack it.
    * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
    */
-  list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal }): Promise<FileListing>;
+  list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
   /**
    * A FileAccess over `folders` (absolute paths) instead of the root, each folder a wall as the root is (real-path
    * containment; a symlink that leaves it is refused). `open`, `verify` and `list` take absolute paths inside one of

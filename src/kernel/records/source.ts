@@ -1,12 +1,12 @@
 import { read, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
-import type { SourceSpec } from '../contracts/records';
+import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
-import { parsePointer, resolvePointer } from './lazy';
+import { internalsOf, parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
 import { validateSource } from './validate';
 
@@ -168,6 +168,26 @@ export class IndexedRecordSource implements RecordSource {
     if (s >= e) return undefined;
     const { file, limits } = this.spec;
     return resolvePointer({ fd: file.fd, displayPath: file.displayPath, maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, cache: this.structure, recordIndex: i }, s, e, tokens);
+  }
+
+  /**
+   * The elements of the array `node` (a node of this source, from `node()`) seen as a source of their own: record k
+   * is element k, read, scanned and walked exactly as the records of a top-level array (the containers indexed so far
+   * are shared). Kernel-internal: lets the scan engine stream a large array inside a document as it streams a file's
+   * records. Null for anything but an array node made by this source.
+   */
+  elements(node: LazyNode): ElementSource | null {
+    const inner = internalsOf(node);
+    if (!inner || node.type !== 'array' || inner.ctx.cache !== this.structure) return null;
+    const c = inner.container();
+    return new ElementSource({
+      ...this.spec,
+      rootIsSequence: true,
+      index: new ContainerOffsets(c.starts, c.count),
+      end: c.close,
+      framing: { isPadding: (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x2c },
+      structure: this.structure,
+    }, node.byteLength);
   }
 
   /** Record i's byte length after trimming, reading only its first and last 64 bytes. */
@@ -376,6 +396,27 @@ export class IndexedRecordSource implements RecordSource {
   close(): void {
     this.closed = true;
   }
+}
+
+/** A source over the elements of one array inside a record (see IndexedRecordSource.elements). */
+export class ElementSource extends IndexedRecordSource {
+  /** @param byteSize bytes of the array's text (the engine's thresholds look at this, not the file's size). */
+  constructor(spec: SourceSpec, readonly byteSize: number) {
+    super(spec);
+  }
+}
+
+/** An OffsetIndex over a container's child offsets (no line checkpoints known: lines are counted on first need). */
+class ContainerOffsets implements OffsetIndex {
+  private readonly lines: Float64Array;
+  constructor(private readonly starts: Float64Array, readonly count: number) {
+    this.lines = new Float64Array(Math.ceil(count / CHECKPOINT_EVERY)).fill(NaN);
+  }
+  push(): void { throw new Error('ContainerOffsets is read-only'); }
+  start(i: number): number { return this.starts[i]!; }
+  checkpointLine(c: number): number { return this.lines[c]!; }
+  setCheckpointLine(c: number, line: number): void { this.lines[c] = line; }
+  finish(): void {}
 }
 
 /** A batch of one record longer than maxRecordBytes: no bytes (an empty span), and reading it throws `error`. */

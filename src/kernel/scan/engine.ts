@@ -1,16 +1,18 @@
 import { isUtf8 } from 'node:buffer';
-import type { RecordBatch, RecordSource } from '../contracts/format';
+import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
-import type { ScanEngine, ScanNode, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
+import type { ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { clipText } from '../unicode';
 import type { ParseSite } from '../records/parse';
-import { candidates, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
+import { candidates, evaluateOptions, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
+import { ElementSource, IndexedRecordSource } from '../records/source';
+import { RecordWalk, testInParts, walkedUnit, type WalkHost } from './walk';
 
 /** The main-thread scan lets the event loop run at least this often, ms (between records). */
 const YIELD_MS = 20;
@@ -20,13 +22,17 @@ export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
 
 export interface EngineOptions {
   limits: () => Limits;
+  /** Single documents larger than this many bytes are walked through lazy nodes (default LAZY_DOCUMENT_BYTES). */
+  lazyBytes?: number;
+  /** Walks: values parsed whole up to this size, arrays streamed from this many elements (walk.ts defaults; for tests). */
+  walk?: { pieceBytes?: number; streamMin?: number };
   log?: Logger;
   /** Runs batches on worker threads (see workers.ts); absent: always on this thread. */
   workers?: WorkerPool;
 }
 
-/** Bytes of a record source (from its identity), for thresholds. */
-const sizeOf = (source: RecordSource) => source.identity.size;
+/** Bytes of a record source (from its identity; the array's own size for the elements of an array), for thresholds. */
+const sizeOf = (source: RecordSource) => (source instanceof ElementSource ? source.byteSize : source.identity.size);
 
 /**
  * The scan engine behind `ctx.scan` (contract in contracts/scan.ts). One instance per server: its semaphore bounds
@@ -100,10 +106,15 @@ export class QueryScanEngine implements ScanEngine {
       const loc = source.location(i);
       return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth: plan.maxDepth };
     };
+    if (plan.kind === 'document') {
+      const walked = await this.walkDocument(opts, plan, result);
+      if (walked) return walked;
+    }
     const pool = this.options.workers;
     const useWorkers = !!pool && (pool.wanted(sizeOf(source), opts.query));
+    const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch);
     if (useWorkers) {
-      return pool!.run({ opts, plan, from, to, site, collector: result });
+      return pool!.run({ opts, plan, from, to, site, collector: result, oversized });
     }
     let scanned = 0;
     let checks = 0;
@@ -112,7 +123,9 @@ export class QueryScanEngine implements ScanEngine {
     let finished = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
       if (batch.oversized) {
-        if (inRange(plan, batch.first) && !result.take(oversizedOutcome(batch), source, plan)) return (await result.flush(), result.finish(null, true));
+        if (!inRange(plan, batch.first)) continue;
+        const r = await oversized(batch);
+        if (r) return r;
         continue;
       }
       const view = viewOf(batch);
@@ -164,6 +177,76 @@ export class QueryScanEngine implements ScanEngine {
     return result.finish(null, true);
   }
 
+  /** What record walks need from this engine. */
+  private walkHost(): WalkHost {
+    const limits = this.options.limits();
+    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, ...this.options.walk };
+  }
+
+  /** Record i's root as a lazy node of a kernel source, or null (another implementation: no walking). */
+  private lazyRoot(source: RecordSource, i: number): { source: IndexedRecordSource; root: LazyNode } | null {
+    if (!(source instanceof IndexedRecordSource)) return null;
+    const root = source.node(i, '');
+    return root ? { source, root } : null;
+  }
+
+  /**
+   * A single document larger than `lazyBytes` (or than maxRecordBytes) is walked through lazy nodes instead of
+   * parsed whole (walk.ts). Null: parse it as a record. @throws RESOURCE_LIMIT_EXCEEDED (maxRecordBytes) when the
+   * document cannot be parsed and the query cannot be walked (no segments: a filter reads `$`).
+   */
+  private async walkDocument(opts: ScanQueryOptions, plan: Plan, result: Collector): Promise<ScanResult | null> {
+    const limits = this.options.limits();
+    const lazy = this.lazyRoot(opts.source, 0);
+    if (!lazy || lazy.root.byteLength <= Math.min(this.options.lazyBytes ?? LAZY_DOCUMENT_BYTES, limits.maxRecordBytes)) return null;
+    if (!opts.query.segments) {
+      if (lazy.root.byteLength <= limits.maxRecordBytes) return null;
+      throw cannotWalk(opts.query, lazy.root.byteLength, limits.maxRecordBytes);
+    }
+    const walk = new RecordWalk(this.walkHost(), opts, result, lazy.source, 0, '', opts.query, plan.firstOnly, opts.resume?.record === 0 ? opts.resume : undefined);
+    const end = await walk.run(lazy.root);
+    await result.flush();
+    return end === 'deadline' ? result.finish(walk.stopAt, false) : result.finish(null, true);
+  }
+
+  /**
+   * A record over maxRecordBytes met by a scan: walked through lazy nodes when the query has segments (a split's
+   * filter tested on the members it reads), else reported as the error its reading gives. Returns the scan's result
+   * when it must stop here (page full, deadline), else null.
+   */
+  private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch): Promise<ScanResult | null> {
+    const i = batch.first;
+    const limits = this.options.limits();
+    const lazy = this.lazyRoot(opts.source, i);
+    const query = plan.kind === 'split' ? plan.query : plan.query!;
+    const stopped = async () => (await result.flush(), result.finish(null, true));
+    const fail = (error: McpgwError) => (result.take({ record: i, error }, opts.source, plan) ? null : stopped());
+    if (!lazy || (query && !query.segments)) {
+      const out = oversizedOutcome(batch);
+      if (query && lazy) out.error = cannotWalk(query, lazy.root.byteLength, limits.maxRecordBytes);
+      return fail(out.error!);
+    }
+    const resume = opts.resume?.record === i ? opts.resume : undefined;
+    try {
+      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost())) return null;
+      if (!query) {
+        // the record itself is the node (a split without an inner query)
+        if (resume && resume.node > 0) return null;
+        return result.takeWalked(i, walkedUnit('/' + i, lazy.root), 0, () => []) ? null : stopped();
+      }
+      const walk = new RecordWalk(this.walkHost(), opts, result, lazy.source, i, plan.kind === 'split' ? '/' + i : '', query, plan.firstOnly, resume);
+      const end = await walk.run(lazy.root);
+      await result.flush();
+      if (end === 'deadline') return result.finish(walk.stopAt, false);
+      if (end === 'scan') return result.finish(null, true);
+      return null;
+    } catch (err) {
+      const limit = err instanceof McpgwError ? err.limit?.name : undefined;
+      if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && (limit === 'maxDepth' || limit === 'maxRecordBytes' || limit === 'maxNodes' || limit === 'requestTimeoutMs')))) return fail(err);
+      throw err;
+    }
+  }
+
   /** Whole-file evaluation of a small sequence file: the root is the array of its records. */
   private async materialize(opts: ScanQueryOptions, result: Collector): Promise<ScanResult> {
     const { source, query } = opts;
@@ -210,6 +293,18 @@ export class QueryScanEngine implements ScanEngine {
   }
 }
 
+/** A single document larger than this is walked through lazy nodes rather than parsed whole (EngineOptions.lazyBytes). */
+export const LAZY_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+/** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
+function cannotWalk(query: CompiledQuery, bytes: number, maxRecordBytes: number): McpgwError {
+  return new McpgwError('RESOURCE_LIMIT_EXCEEDED',
+    `The document is ${bytes} bytes, over maxRecordBytes ${maxRecordBytes}, and the query ${JSON.stringify(query.text.slice(0, 200))} cannot be evaluated in parts (it reads $ inside a filter, or its language does not describe its segments).`, {
+      limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: bytes },
+      hint: 'Use a query without $ inside filters (JSONPath and JSON Pointer queries are otherwise evaluated in parts), or raise limits.maxRecordBytes.',
+    });
+}
+
 /** A record over maxRecordBytes that is not evaluated: the error its reading gives, reported (never passed over). */
 export function oversizedOutcome(batch: RecordBatch): RecordOutcome {
   try {
@@ -249,7 +344,7 @@ export class Collector {
   /** The page is full; units seen after that only count. */
   full = false;
   /** First position not in the page (set when the page fills and more units exist). */
-  private next: { record: number; node: number } | null = null;
+  private next: ScanPosition | null = null;
   private readonly limit: number;
 
   constructor(private readonly opts: ScanQueryOptions) {
@@ -292,6 +387,7 @@ export class Collector {
   }
 
   private pushNode(record: number, n: QueryNode, unitIndex: number): boolean {
+    if (this.refused) return false;
     this.total++;
     if (this.full) {
       if (this.next === null) this.next = { record, node: unitIndex };
@@ -300,6 +396,7 @@ export class Collector {
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
     const node = n as ScanNode;
     node.record = record;
+    node.position = { record, node: unitIndex };
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -308,11 +405,61 @@ export class Collector {
   /** Units collected into the page (handed to the sink or kept in `nodes`). */
   private collected = 0;
 
+  /**
+   * One unit of a record walked in parts (walk.ts): `unit` is its index among the record's units, `at` the walk's
+   * trail to it (asked for only when the unit becomes a position). Returns false when the scan can stop.
+   */
+  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[]): boolean {
+    if (this.refused) return false;
+    this.total++;
+    if (this.full) {
+      if (this.next === null) this.next = { record, node: unit, at: at() };
+      return !!this.opts.countAll;
+    }
+    const node = n as ScanNode;
+    node.record = record;
+    node.position = { record, node: unit, at: at() };
+    this.nodes.push(node);
+    if (++this.collected >= this.limit) this.full = true;
+    return true;
+  }
+
+  /** Units the page still takes (0 once full; infinite without a limit). */
+  get pageRoom(): number {
+    return this.full ? 0 : this.limit - this.collected;
+  }
+
+  /** The first unit not in the page, found by a nested scan: the page is full. */
+  setNext(position: ScanPosition): void {
+    if (this.next === null) this.next = position;
+    this.full = true;
+  }
+
+  /** Records a nested scan passed over. */
+  addSkipped(count: number, first: readonly SkippedRecord[]): void {
+    this.skipped += count;
+    for (const s of first) if (this.firstSkipped.length < 5) this.firstSkipped.push(s);
+  }
+
   /** With `sink`: hands the nodes collected since the last flush to it, in order. */
   async flush(): Promise<void> {
-    if (!this.opts.sink || this.nodes.length === 0) return;
+    if (!this.opts.sink || this.nodes.length === 0 || this.refused) return;
     const batch = this.nodes.splice(0, this.nodes.length);
-    await this.opts.sink(batch);
+    const accepted = await this.opts.sink(batch);
+    if (typeof accepted === 'number' && accepted < batch.length) {
+      // the consumer ends the page before node `accepted`: the scan stops and continues there
+      this.refused = true;
+      this.full = true;
+      this.next = batch[accepted]!.position ?? { record: batch[accepted]!.record, node: 0 };
+    }
+  }
+
+  /** The sink refused a node: nothing more is taken, not even counted. */
+  private refused = false;
+
+  /** True once the consumer ended the page (see ScanQueryOptions.sink). */
+  get ended(): boolean {
+    return this.refused;
   }
 
   /** True once only counting remains: the page is full and its next position known (workers then send counts). */

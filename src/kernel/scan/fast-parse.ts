@@ -8,13 +8,19 @@
  * parse with a plain JSON.parse.
  */
 import { McpgwError } from '../errors';
-import { nestingDepth, parseExact, type ParseSite } from '../records/parse';
+import { hasInexactNumeral, nestingDepth, parseExact, type ParseSite } from '../records/parse';
 
 /** A number token start (after `:`, `,`, `[` or at the start) followed by a lexeme that may not round-trip. */
 const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0|-?(?:[\d.]{16,}(?:[eE][-+]?\d+)?|\d+\.\d*0|\d[\d.]*[eE][-+]?\d+|0\.0{6}\d*))(?=[\s,\]}]|$)/;
 
 export function mayNeedExact(text: string): boolean {
-  return NEEDS_EXACT.test(text);
+  try {
+    return NEEDS_EXACT.test(text);
+  } catch (err) {
+    // The regular expression engine's backtracking stack overflows on a numeral of millions of digits.
+    if (err instanceof RangeError) return hasInexactNumeral(text);
+    throw err;
+  }
 }
 
 /**

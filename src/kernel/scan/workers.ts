@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { RecordBatch } from '../contracts/format';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanQueryOptions, ScanResult } from '../contracts/scan';
 import { McpgwError, isErrorCode } from '../errors';
@@ -18,7 +19,21 @@ import type { WorkerInit } from './worker';
 export interface WorkerPool {
   /** Whether a scan of a `bytes`-byte file with this query should use workers. */
   wanted(bytes: number, query: CompiledQuery): boolean;
-  run(job: { opts: ScanQueryOptions; plan: Plan; from: number; to: number; site: (i: number) => ParseSite; collector: Collector }): Promise<ScanResult>;
+  run(job: WorkerJob): Promise<ScanResult>;
+}
+
+export interface WorkerJob {
+  opts: ScanQueryOptions;
+  plan: Plan;
+  from: number;
+  to: number;
+  site: (i: number) => ParseSite;
+  collector: Collector;
+  /**
+   * A record over maxRecordBytes met in order (it has no bytes for a thread): evaluated on this thread once every
+   * batch before it is consumed. Returns the scan's result when it must stop there, else null.
+   */
+  oversized?: (batch: RecordBatch) => Promise<ScanResult | null>;
 }
 
 /** Files at least this large are scanned on worker threads (queries with match()/search() always are). */
@@ -86,7 +101,7 @@ export class ThreadPool implements WorkerPool {
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(query.requiredLiterals && query.requiredLiterals.length > 0 && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
   }
 
-  async run(job: { opts: ScanQueryOptions; plan: Plan; from: number; to: number; site: (i: number) => ParseSite; collector: Collector }): Promise<ScanResult> {
+  async run(job: WorkerJob): Promise<ScanResult> {
     const { opts, plan, from, to, collector } = job;
     const { source, query } = opts;
     const entry = this.options.entryOf(query.language!)!;
@@ -260,20 +275,32 @@ export class ThreadPool implements WorkerPool {
 
       const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
       let exhausted = false;
-      while (!exhausted || nextToConsume < seq) {
+      /** A record over maxRecordBytes waiting until every batch before it is consumed (then this thread takes it). */
+      let barrier: RecordBatch | null = null;
+      while (!exhausted || nextToConsume < seq || barrier) {
+        if (barrier && nextToConsume >= seq) {
+          const b: RecordBatch = barrier;
+          barrier = null;
+          if (expired()) return collector.finish({ record: b.first, node: 0 }, false);
+          if (inRange(plan, b.first)) {
+            if (job.oversized) {
+              const r = await job.oversized(b);
+              if (r) return r;
+            } else if (!collector.take(oversizedOutcome(b), source, plan)) return (await collector.flush(), collector.finish(null, true));
+          }
+          dispatched = b.first + 1;
+          continue;
+        }
         // dispatch while there is room
-        while (!exhausted && seq - nextToConsume < maxInFlight) {
+        while (!exhausted && !barrier && seq - nextToConsume < maxInFlight) {
           if (expired() && seq > 0) break; // the first batch goes out in any case: a page finishes a record
           const r = await it.next();
           if (r.done) { exhausted = true; break; }
           const batch = r.value;
           if (batch.oversized) {
-            // Not for a thread: the record has no bytes here. Its outcome is consumed in order like any batch's.
-            const out = oversizedOutcome(batch);
-            const p: Pending = { seq, first: batch.first, count: 1, slot: slots[0]!, messages: inRange(plan, batch.first) ? [{ type: 'skip', seq, record: batch.first, code: out.error!.code, message: out.error!.message }] : [], done: true };
-            pending.set(seq++, p);
-            dispatched = batch.first + 1;
-            continue;
+            // Not for a thread: the record has no bytes here. It is evaluated here, in order.
+            barrier = batch;
+            break;
           }
           const spans = spansOf(batch);
           const bytes = new Uint8Array(batch.bytes.length);
@@ -288,7 +315,7 @@ export class ThreadPool implements WorkerPool {
           dispatched = batch.first + batch.count;
         }
         if (nextToConsume >= seq) {
-          if (expired() && !exhausted) return collector.finish({ record: dispatched, node: 0 }, false);
+          if (expired() && !exhausted && !barrier) return collector.finish({ record: dispatched, node: 0 }, false);
           continue;
         }
         if ((await waitNext()) === 'stop') {

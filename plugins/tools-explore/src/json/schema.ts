@@ -20,7 +20,14 @@ export interface Schema {
 
 const TYPE_ORDER: ValueType[] = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
 
+/** Shared by the places of one schema: at most `maxProps` members per place; past that `overflow`. */
+interface Bounds {
+  maxProps: number;
+  overflow: boolean;
+}
+
 class Acc {
+  constructor(private readonly bounds: Bounds) {}
   types = new Set<ValueType>();
   /** Values seen at this place. */
   seen = 0;
@@ -37,11 +44,15 @@ class Acc {
       this.objects++;
       for (const key of Object.keys(v)) {
         let p = this.props.get(key);
-        if (!p) this.props.set(key, (p = new Acc()));
+        if (!p) {
+          // A place with more members than an answer can hold is not described member by member.
+          if (this.props.size >= this.bounds.maxProps) { this.bounds.overflow = true; continue; }
+          this.props.set(key, (p = new Acc(this.bounds)));
+        }
         p.add(v[key], depth + 1, maxDepth);
       }
     } else if (t === 'array') {
-      for (const el of v as unknown[]) (this.items ??= new Acc()).add(el, depth + 1, maxDepth);
+      for (const el of v as unknown[]) (this.items ??= new Acc(this.bounds)).add(el, depth + 1, maxDepth);
     }
   }
 
@@ -65,18 +76,24 @@ class Acc {
 
 /** Infers one schema describing every value of `values`. */
 export function inferSchema(values: Iterable<unknown>, maxDepth = 16): Schema {
-  const acc = new Acc();
+  const acc = new Acc({ maxProps: Number.POSITIVE_INFINITY, overflow: false });
   for (const v of values) acc.add(v, 0, maxDepth);
   if (acc.seen === 0) return { type: [] };
   return acc.schema(null);
 }
 
-/** An incremental form of `inferSchema`, for sampling loops. */
-export function schemaBuilder(maxDepth = 16) {
-  const acc = new Acc();
+/**
+ * An incremental form of `inferSchema`, for sampling loops. `maxProps`: members described per place at most (an
+ * answer cannot hold more); a place with more sets `overflow` and its further members are left out.
+ */
+export function schemaBuilder(maxDepth = 16, maxProps = Number.POSITIVE_INFINITY) {
+  const bounds: Bounds = { maxProps, overflow: false };
+  const acc = new Acc(bounds);
   return {
     add: (v: unknown) => acc.add(v, 0, maxDepth),
     get seen() { return acc.seen; },
+    /** Some place had more than `maxProps` members. */
+    get overflow() { return bounds.overflow; },
     schema: (): Schema => (acc.seen === 0 ? { type: [] } : acc.schema(null)),
   };
 }

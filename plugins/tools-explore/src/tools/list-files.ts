@@ -26,14 +26,14 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   description:
     'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated}. ' +
     'path picks a folder under the root; glob filters ("*.jsonl", "**/*.json", "logs/*.ndjson" — a pattern without "/" matches file names at any depth). ' +
-    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open. truncated: true means more files matched than max_results (default 200): narrow path or glob.',
+    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open. truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
     if (!ctx.files.list) throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'This server kernel cannot list files.', { hint: 'Open files by path with open_file.' });
     const max = Math.min(args.max_results, ctx.limits.maxItems);
-    const listing = await ctx.files.list(args.path, { glob: args.glob, max, signal: ctx.signal });
+    const listing = await ctx.files.list(args.path, { glob: args.glob, max, signal: ctx.signal, deadline: ctx.deadline });
     const files: z.input<typeof output>['files'] = [];
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;

@@ -8,14 +8,28 @@ import { cutSchema, fieldsArg, handleArg, warningSchema } from '../schemas';
 
 type Warning = z.infer<typeof warningSchema>;
 
+/** The event loop runs at least this often while records are sampled, ms. */
+const YIELD_MS = 20;
+
 /**
- * Reads the records at `indexes`, skipping malformed ones (reported as warnings, first 5 named).
- * Honours the signal and reports progress in records.
+ * Reads the records at `indexes`, skipping malformed ones (reported as warnings, first 5 named). Honours the
+ * signal, reports progress in records, lets the event loop run between records, and stops at the request deadline
+ * (a RESOURCE_LIMIT_EXCEEDED warning says how many were read).
  */
-function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[], warnings: Warning[]): Generator<[number, unknown]> {
+async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[], warnings: Warning[]): AsyncGenerator<[number, unknown]> {
   let malformed = 0;
+  let lastYield = Date.now();
   for (let k = 0; k < indexes.length; k++) {
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+    const now = Date.now();
+    if (now > ctx.deadline && k > 0) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) after reading ${k} of the ${indexes.length} records to sample; the answer covers those.` });
+      break;
+    }
+    if (now - lastYield > YIELD_MS) {
+      await new Promise((r) => setImmediate(r));
+      lastYield = Date.now();
+    }
     const i = indexes[k]!;
     let value: unknown;
     try {
@@ -60,7 +74,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
   inputSchema: keysInput,
   outputSchema: keysOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  handler(args, ctx) {
+  async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const parsed = args.path === undefined ? { tokens: [] } : parseUserPath(ctx, args.path);
     if (!('tokens' in parsed)) throw ctx.error('INVALID_ARGUMENT', 'extract_keys takes a singular path (user.address, /user/address or $.user.address).');
@@ -68,7 +82,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     const counts = new Map<string, number>();
     let n = 0;
     const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
-    for (const [, value] of sampled(ctx, file, indexes, warnings)) {
+    for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
       n++;
       const here = new Set<string>();
       for (const v of valuesAt(value, parsed.tokens)) {
@@ -133,7 +147,7 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
   inputSchema: sampleInput,
   outputSchema: sampleOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  handler(args, ctx) {
+  async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const fields = parseFields(ctx, args.fields);
     const total = file.opened.source.count;
@@ -143,7 +157,7 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
-    for (const [index, value] of sampled(ctx, file, indexes, warnings)) {
+    for await (const [index, value] of sampled(ctx, file, indexes, warnings)) {
       const record = fields ? projectValue(value, fields) : value;
       let item: (typeof records)[number] = { index, record };
       const size = jsonBytes(record);
@@ -189,30 +203,39 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
   inputSchema: schemaInput,
   outputSchema: schemaOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  handler(args, ctx) {
+  async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const warnings: Warning[] = [];
-    const builder = schemaBuilder(args.depth);
     const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
-    for (const [, value] of sampled(ctx, file, indexes, warnings)) builder.add(value);
-    let schema = builder.schema() as unknown as Record<string, unknown>;
-    let depth = args.depth;
+    // One pass feeds a schema of every depth it may fall back to (halving), so records are read once.
+    const depths = [args.depth];
+    while (depths[depths.length - 1]! > 1) depths.push(Math.max(1, Math.floor(depths[depths.length - 1]! / 2)));
+    // A member costs at least 16 bytes of the answer (`"k":{"type":"x"}`): a place with more cannot fit.
+    const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
+    const builders = depths.map((d) => schemaBuilder(d, Math.ceil(room / 16)));
+    let seen = 0;
+    for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
+      seen++;
+      for (const b of builders) if (!b.overflow) b.add(value);
+    }
     // Bound the answer: describe fewer levels until it fits.
-    while (jsonBytes(schema) > ctx.limits.maxResultBytes - ENVELOPE_RESERVE && depth > 1) {
-      depth = Math.max(1, Math.floor(depth / 2));
-      const b = schemaBuilder(depth);
-      for (const [, value] of sampled(ctx, file, indexes, [])) b.add(value);
-      schema = b.schema() as unknown as Record<string, unknown>;
+    let level = 0;
+    let schema: Record<string, unknown> | null = null;
+    for (; level < depths.length && schema === null; level++) {
+      if (builders[level]!.overflow) continue;
+      const candidate = builders[level]!.schema() as unknown as Record<string, unknown>;
+      if (jsonBytes(candidate) <= room) schema = candidate;
     }
-    if (depth < args.depth) {
-      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `The schema is described to depth ${depth} (not ${args.depth}) to stay under maxResultBytes; deeper levels are given by type only. Use extract_keys or get_outline on a nested path for more.` });
-    }
-    if (jsonBytes(schema) > ctx.limits.maxResultBytes - ENVELOPE_RESERVE) {
+    if (schema === null) {
       throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Even the top level of the schema passes maxResultBytes (${ctx.limits.maxResultBytes} bytes): the records have too many distinct keys.`, {
         limit: { name: 'maxResultBytes', limit: ctx.limits.maxResultBytes },
         hint: 'Use extract_keys (it pages the key list) or get_outline of one record.',
       });
     }
-    return { schema, records_sampled: builder.seen, ...(warnings.length ? { warnings } : {}) };
+    const depth = depths[level - 1]!;
+    if (depth < args.depth) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `The schema is described to depth ${depth} (not ${args.depth}) to stay under maxResultBytes; deeper levels are given by type only. Use extract_keys or get_outline on a nested path for more.` });
+    }
+    return { schema, records_sampled: seen, ...(warnings.length ? { warnings } : {}) };
   },
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { CompiledQuery, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { CompiledQuery, ScanNode, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
 import { checkRoom, openSource } from './json-open';
@@ -24,7 +25,14 @@ const output = z.object({
   file_id: z.string().optional().describe('The handle read (for an implicit read: only when a cursor is returned, to close it early)'),
   language: z.string(),
   query: z.string(),
-  items: z.array(z.object({ path: z.string().describe('RFC 6901 pointer from the file root'), value: z.unknown() })),
+  items: z.array(z.object({
+    path: z.string().describe('RFC 6901 pointer from the file root'),
+    value: z.unknown().describe('The value (numbers exact); with value_truncated, a string: part of its JSON text'),
+    value_truncated: z.literal(true).optional().describe('The value is too large for a page: value holds bytes [offset, next_offset) of its JSON text as in the file; next_cursor continues it'),
+    value_bytes: z.number().int().optional().describe('Bytes of the whole value\'s JSON text'),
+    offset: z.number().int().optional(),
+    next_offset: z.number().int().optional().describe('Where the next part starts (absent on the last part)'),
+  })),
   complete: z.boolean().describe('false: more matches remain (next_cursor continues), or the read reached the request deadline'),
   next_cursor: z.string().optional().describe('Opaque, single use: pass as {cursor} for the next page'),
   stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
@@ -86,38 +94,89 @@ interface PageSpec {
   position: ScanPosition | undefined;
   maxItems: number;
   maxResultBytes: number;
+  /** A cursor continuing an item cut by the previous page. */
+  part?: ItemPart;
 }
 
 interface Page {
   result: Output;
   next: ScanPosition | null;
+  /** The page ends inside the item at `next`: the cursor continues it from this part. */
+  part?: ItemPart;
 }
 
 /**
  * Reads one page on `file` (lease already held): identity check, engine scan from `position` with the page
  * built item by item against the byte cap as the engine streams it, identity check again.
+ * The page holds whole items while they fit max_result_bytes and ends before the first that does not (its position
+ * is the cursor); an item too large for any page comes alone, in parts (`value_truncated`, `value_bytes`, `offset`,
+ * `next_offset`: bytes of its JSON text as in the file, cut on character boundaries), the cursor continuing it.
  * `result.file_id` / `next_cursor` hold placeholders of the real ids' length; the caller fills them.
- * @throws SOURCE_CHANGED, CANCELLED, RESOURCE_LIMIT_EXCEEDED (max_result_bytes; no partial page)
+ * @throws SOURCE_CHANGED, CANCELLED, RESOURCE_LIMIT_EXCEEDED (max_result_bytes too small for one character of an item)
  */
 async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, showFileId: boolean): Promise<Page> {
   const { source, realPath } = file.opened;
-  const overLimit = (value: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): at least ${value} bytes; no partial page is returned.`, {
-    limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value },
-    hint: spec.position === undefined
-      ? 'Ask for a smaller page (max_items) or a narrower query, or raise max_result_bytes up to the server maxResultBytes.'
-      : 'A cursor keeps the page size of the read that made it: read again with a smaller max_items (or a narrower query).',
+  const tooSmall = (path: string, size: number) => ctx.error('RESOURCE_LIMIT_EXCEEDED', `max_result_bytes (${spec.maxResultBytes}) cannot hold even one character of the item at ${JSON.stringify(path.slice(0, 200))} (${size} bytes of JSON text) with the page around it.`, {
+    limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value: size },
+    location: { path },
+    hint: 'Raise max_result_bytes (up to the server maxResultBytes), or read a part of the value with a deeper query.',
   });
-  // The page is built as the engine streams it (sink), measured item by item against a lower bound of the
-  // envelope (no cursor, no warnings, one-digit stats): a page certainly over the cap stops the scan at once.
-  const items: Output['items'] = [];
+  // The page is built as the engine streams it (sink), measured item by item against a lower bound of the envelope
+  // (no cursor, no warnings, one-digit stats); the exact size is checked at the end, dropping whole items from the end
+  // if the cursor and warnings need their room. A part is sized against the envelope with a cursor, both ids and
+  // five-digit stats (it is alone on its page and cannot be dropped).
+  const items: Item[] = [];
+  const positions: (ScanPosition | null)[] = [];
+  let part: ItemPart | undefined;
+  let continuing = spec.part;
   let bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
-  const sink = (nodes: readonly { path: string; value: unknown }[]) => {
-    for (const node of nodes) {
-      const item = { path: node.path, value: node.value };
-      bytes += byteLength(item) + (items.length > 0 ? 1 : 0);
-      if (bytes > spec.maxResultBytes) throw overLimit(bytes);
-      items.push(item);
+  const reserve = byteLength({ file_id: ID_PLACEHOLDER.file, language: spec.language, query: spec.query, items: [], complete: false, next_cursor: ID_PLACEHOLDER.cursor, stats: { returned: 99999, skipped: 99999 } }) - bytes;
+  const nodesOf: ScanNode[] = [];
+  const add = (item: Item, node: ScanNode) => {
+    bytes += byteLength(item) + (items.length > 0 ? 1 : 0);
+    items.push(item);
+    positions.push(node.position ?? null);
+    nodesOf.push(node);
+  };
+  /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
+  const cut = (node: ScanNode, offset: number) => {
+    const text = itemText(source, node);
+    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0));
+    if (!item) throw tooSmall(node.path, text.size);
+    add(item, node);
+    if (item.next_offset !== undefined) part = { path: node.path, offset: item.next_offset };
+  };
+  const sink = (nodes: readonly ScanNode[]): number => {
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      if (continuing) {
+        // the item the previous page cut: its next part
+        if (node.path !== continuing.path) throw ctx.error('SOURCE_CHANGED', `The read no longer finds the item at ${JSON.stringify(continuing.path)} where its cursor continues.`, { hint: 'Read again from the start.' });
+        const offset = continuing.offset;
+        continuing = undefined;
+        cut(node, offset);
+        if (part) return i;
+        continue;
+      }
+      let item: Item | null = null;
+      if (!node.node || node.node.byteLength <= spec.maxResultBytes) {
+        try {
+          item = { path: node.path, value: node.value };
+        } catch (err) {
+          // a value over maxRecordBytes cannot be parsed: it is read in parts
+          if ((err as { limit?: { name?: string } }).limit?.name !== 'maxRecordBytes') throw err;
+        }
+      }
+      const size = item ? byteLength(item) + (items.length > 0 ? 1 : 0) : Number.POSITIVE_INFINITY;
+      if (item && bytes + size <= spec.maxResultBytes) {
+        add(item, node);
+        continue;
+      }
+      if (items.length > 0) return i; // the page ends before this item; the next starts with it
+      cut(node, 0);
+      if (part) return i;
     }
+    return nodes.length;
   };
 
   ctx.files.verify(source, realPath);
@@ -133,7 +192,12 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     onProgress: (done, total) => ctx.progress(done, total, 'reading'),
     sink,
   });
-  if (outcome.nodes.length > 0) sink(outcome.nodes); // an engine that ignores `sink` returns the nodes
+  let next = outcome.next ?? null;
+  if (outcome.nodes.length > 0) {
+    // an engine that ignores `sink` returns the nodes
+    const taken = sink(outcome.nodes);
+    if (taken < outcome.nodes.length) next = outcome.nodes[taken]!.position ?? next;
+  }
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
 
@@ -163,8 +227,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       ...(first ? { location: warningLocation(first) } : {}),
     });
   }
-  const next = outcome.next ?? null;
-  const result: Output = {
+  const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
     query: spec.query,
@@ -173,11 +236,33 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
     stats: { returned: items.length, skipped: outcome.skipped },
     ...(warnings.length ? { warnings } : {}),
-  };
-  // Exact: ids are placeholders of their final length.
-  const exact = byteLength(result);
-  if (exact > spec.maxResultBytes) throw overLimit(exact);
-  return { result, next };
+  });
+  let result = build();
+  // Exact (ids are placeholders of their final length): warnings may need the room of the last whole items.
+  while (byteLength(result) > spec.maxResultBytes && items.length > 1 && positions[items.length - 1]) {
+    next = positions.pop()!;
+    items.pop();
+    nodesOf.pop();
+    result = build();
+  }
+  if (byteLength(result) > spec.maxResultBytes && items.length === 1 && !items[0]!.value_truncated && positions[0]) {
+    // one whole item that fits only without the cursor: it comes in parts
+    const node = nodesOf[0]!;
+    items.length = 0;
+    positions.length = 0;
+    nodesOf.length = 0;
+    bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
+    cut(node, 0);
+    if (part) next = node.position!;
+    result = build();
+  }
+  if (byteLength(result) > spec.maxResultBytes) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `This page is over max_result_bytes (${spec.maxResultBytes}): ${byteLength(result)} bytes.`, {
+      limit: { name: 'max_result_bytes', limit: spec.maxResultBytes, value: byteLength(result) },
+      hint: 'Raise max_result_bytes up to the server maxResultBytes.',
+    });
+  }
+  return { result, next, ...(part && next !== null ? { part } : {}) };
 }
 
 /** True when a whole-file query can select inside one record at most (its split range holds one index). */
@@ -194,13 +279,9 @@ function clip(text: string, max: number): string {
   return text.slice(0, cut);
 }
 
-function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? 'null');
-}
-
 /** Issues the cursor for `next` on `fileId`. @throws RESOURCE_LIMIT_EXCEEDED (maxCursors) */
-function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition): string {
-  const cursor: ReaderCursor = { fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes };
+function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part?: ItemPart): string {
+  const cursor: ReaderCursor = { fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes, ...(part ? { part } : {}) };
   const id = cursorTable(ctx).add(cursor);
   file.cursors.add(id);
   return id;
@@ -221,7 +302,7 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
     'Exactly one argument shape: {cursor} continues a page; {file_id, language, query, max_items?, max_result_bytes?} reads an open file; ' +
     '{path, format?, language, query, max_items?, max_result_bytes?} opens, reads and closes (it returns file_id when it returns a cursor). ' +
     'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}. ' +
-    'A page over max_result_bytes is RESOURCE_LIMIT_EXCEEDED with no partial page: ask for fewer items.',
+    'A page holds whole items up to max_result_bytes and then a cursor; a single value larger than a page comes alone, cut on a character boundary: value is then a string holding bytes [offset, next_offset) of its JSON text, with value_truncated and value_bytes, and next_cursor reads the next part.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -295,7 +376,7 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
     return result;
   }
   try {
-    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next);
+    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next, page.part);
   } catch (err) {
     if (file.implicit) closeImplicit(ctx, fileId, file);
     throw err;

@@ -1,0 +1,79 @@
+import type { LazyNode, RecordSource, ScanNode } from 'mcpgw/plugin-api';
+
+/** One item of a json_read page: a whole value, or one part of a value too large for any page. */
+export interface Item {
+  path: string;
+  value: unknown;
+  /** The value is given in parts: `value` is a string, bytes `[offset, next_offset)` of the value's JSON text. */
+  value_truncated?: true;
+  /** Bytes of the value's whole JSON text (as in the file). */
+  value_bytes?: number;
+  offset?: number;
+  /** Where the next part starts; absent on the last part. */
+  next_offset?: number;
+}
+
+/** Where a read stopped inside an item: its path and the bytes of its text already returned. */
+export interface ItemPart {
+  path: string;
+  offset: number;
+}
+
+/** The JSON text of a node's value as in the file, readable in parts, and its size in bytes. */
+export interface ItemText {
+  size: number;
+  read(from: number, to: number): Buffer;
+}
+
+/**
+ * The text of node `n` of a whole-file read: its bytes in the file through lazy nodes (`n.node`, or the source's
+ * `node()` at its place), else its compact JSON (numbers exact).
+ */
+export function itemText(source: RecordSource, n: ScanNode): ItemText {
+  let lazy: LazyNode | undefined = n.node;
+  if (!lazy && source.node) {
+    const inner = source.rootIsSequence ? n.path.slice(`/${n.record}`.length) : n.path;
+    try { lazy = source.node(n.record, inner); } catch { lazy = undefined; }
+  }
+  if (lazy?.bytes) {
+    const node = lazy;
+    return { size: node.byteLength, read: (from, to) => node.bytes!(from, to) };
+  }
+  const text = Buffer.from(JSON.stringify(n.value) ?? 'null');
+  return { size: text.length, read: (from, to) => text.subarray(from, to) };
+}
+
+/** Bytes of `value` as JSON. */
+export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? 'null');
+
+/**
+ * The part of `text` from `offset` (a character start) that fits `room` bytes of result JSON as the item
+ * `{path, value: <part>, value_truncated, value_bytes, offset, next_offset}`: whole UTF-8 characters, escaping
+ * counted. Always at least one character (a reader following next_offset always advances), or null when not even one
+ * character fits `room`.
+ */
+export function itemPart(path: string, text: ItemText, offset: number, room: number): Item | null {
+  const envelope = byteLength({ path, value: '', value_truncated: true, value_bytes: text.size, offset, next_offset: text.size });
+  const limit = room - envelope; // bytes the part may take, escaped, inside the result
+  if (limit <= 0) return null;
+  let budget = limit; // bytes of text to try
+  for (;;) {
+    const want = Math.min(budget, text.size - offset);
+    // read a few bytes more than wanted, so a character cut at the end can be completed or dropped
+    const raw = text.read(offset, Math.min(text.size, offset + want + 3));
+    let end = want;
+    while (end > 0 && end < raw.length && (raw[end]! & 0xc0) === 0x80) end--;
+    if (end === 0) {
+      end = 1;
+      while (end < raw.length && (raw[end]! & 0xc0) === 0x80) end++;
+    }
+    const part = raw.subarray(0, end).toString('utf8');
+    const cost = byteLength(part) - 2;
+    if (cost <= limit) {
+      const next = offset + end;
+      return { path, value: part, value_truncated: true, value_bytes: text.size, offset, ...(next < text.size ? { next_offset: next } : {}) };
+    }
+    if (end <= 4) return null; // one character escaped does not fit
+    budget = Math.max(1, Math.floor((end * limit) / cost) - 1);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Every tool obeys the request deadline, not only scans: the sampling tools read records until the deadline and
+ * answer with what they read (a RESOURCE_LIMIT_EXCEEDED warning says so), list_files stops its walk, and numbers
+ * of any length are handled in time linear in their length.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../plugins/format-jsonl/src/index';
+import { extractKeys, getSchema, sampleRecords } from '../../plugins/tools-explore/src/tools/sampling';
+import { fileTable } from '../../plugins/tools-explore/src/files';
+import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
+import type { ToolContext } from '../../src/kernel/contracts';
+import { McpgwError } from '../../src/kernel/errors';
+import { listFiles } from '../../src/kernel/files/list-files';
+import { Sandbox } from '../../src/kernel/files/sandbox';
+import { Session } from '../../src/kernel/session/session';
+import { fileService, formatsOf } from '../helpers/formats';
+import { jsonpath } from '../helpers/query';
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-tools-deadline-'));
+  fs.writeFileSync(path.join(dir, 'r.jsonl'), Array.from({ length: 50 }, (_, i) => `{"id":${i},"k${i}":true}\n`).join(''));
+  for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(dir, `f${String(i).padStart(2, '0')}.jsonl`), '{}\n');
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A tool context over one open explorer file (`file_1`) whose deadline is `deadline`. */
+async function contextWith(deadline: number): Promise<ToolContext> {
+  const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
+  const ctx = {
+    session: new Session(),
+    limits: DEFAULT_LIMITS,
+    signal: new AbortController().signal,
+    deadline,
+    progress: () => undefined,
+    log: { error() {}, warn() {}, info() {}, debug() {} },
+    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
+    files: { verify: () => undefined },
+  } as unknown as ToolContext;
+  fileTable(ctx).add({ opened, malformedRecords: 0 });
+  return ctx;
+}
+
+describe('sampling tools at the deadline', () => {
+  test('get_schema, extract_keys, sample_records past the deadline: one record read, the rest left out, said in a warning', async () => {
+    const ctx = await contextWith(Date.now() - 1);
+    const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
+    expect(schema.records_sampled).toBe(1);
+    expect(schema.schema).toEqual({ type: 'object', properties: { id: { type: 'integer' }, k0: { type: 'boolean' } }, required: ['id', 'k0'] });
+    expect(schema.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Stopped at the request deadline (requestTimeoutMs) after reading 1 of the 50 records to sample; the answer covers those.' }]);
+    const keys = (await extractKeys.handler({ handle: 'file_1', sample_size: 50 } as any, ctx)) as any;
+    expect(keys).toMatchObject({ keys: ['id', 'k0'], records_sampled: 1, key_counts: { id: 1, k0: 1 } });
+    expect(keys.warnings[0].code).toBe('RESOURCE_LIMIT_EXCEEDED');
+    const sample = (await sampleRecords.handler({ handle: 'file_1', count: 5, strategy: 'first' } as any, ctx)) as any;
+    expect(sample.records).toEqual([{ index: 0, record: { id: 0, k0: true } }]);
+    expect(sample.warnings[0].code).toBe('RESOURCE_LIMIT_EXCEEDED');
+  });
+
+  test('with time left they read every record asked for', async () => {
+    const ctx = await contextWith(Date.now() + 60_000);
+    const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
+    expect(schema.records_sampled).toBe(50);
+    expect(schema.warnings).toBeUndefined();
+    expect(Object.keys(schema.schema.properties)).toHaveLength(51);
+  });
+});
+
+test('list_files stops its walk at the deadline: truncated, with what it found', async () => {
+  const sandbox = new Sandbox(dir);
+  const all = await listFiles(sandbox, [], undefined, {});
+  expect(all.files).toHaveLength(31);
+  expect(all.truncated).toBe(false);
+  const late = await listFiles(sandbox, [], undefined, { deadline: Date.now() - 1 });
+  expect(late.truncated).toBe(true);
+  expect(late.files).toEqual([]);
+});
+
+test('an integer of two million digits compares in linear time, as its double', async () => {
+  const jp = await jsonpath();
+  const huge = JSON.rawJSON('9'.repeat(2_000_000));
+  const q = jp.compile('$[?@.x > 1 && @.x == @.y]');
+  // ±Infinity past 1,000 digits: a bigint of 2 M digits would take seconds to parse (and is never built).
+  expect(q.evaluate([{ x: huge, y: huge }]).map((n) => n.path)).toEqual(['/0']);
+  const exact = jp.compile('$[?@.x == 12345678901234567891]');
+  expect(exact.evaluate([{ x: JSON.rawJSON('12345678901234567891') }, { x: JSON.rawJSON('12345678901234567890') }]).map((n) => n.path)).toEqual(['/0']);
+});
