@@ -98,3 +98,17 @@ test('a rewritten session is read again from the start and its old entries dropp
   const rows = again.index.store.db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number };
   expect(rows.n).toBe(2);
 });
+
+test('an update stopped by its deadline reports the sessions left and keeps what it read; the next one finishes', async () => {
+  const other = path.join(home, 'projects', '-w', 't.jsonl');
+  fs.writeFileSync(other, Array.from({ length: 300 }, (_, i) => line(i, `entry number ${i} about caching`)).join(''));
+  service.forgetCatalog();
+  const index = service.semantic(ctx);
+  const homes = service.homes(ctx).filter((h) => h.available);
+  const sessions = (await service.catalog(ctx, homes)).projects.flatMap((p) => p.sessions);
+  const late = await index.update(ctx, service, homes, sessions, Date.now() - 1);
+  expect(late.pending).toBeGreaterThan(0);
+  const done = await index.update(ctx, service, homes, sessions, Date.now() + 60_000);
+  expect(done).toMatchObject({ pending: 0, indexed: 2 });
+  expect(index.store.session(other)).toMatchObject({ records: 300, entries: 300, complete: true });
+});
