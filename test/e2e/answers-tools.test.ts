@@ -135,3 +135,70 @@ describe('every string the server emits is well-formed Unicode', () => {
     expect(results[8]!.data.error.message).toContain("Unexpected token '😀'");
   });
 });
+
+describe('resources: implicit reads do not leak handles; cursors say what to do', () => {
+  let small: Connected;
+  let dir: string;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-answers-res-'));
+    fs.mkdirSync(path.join(dir, 'data'));
+    for (let f = 0; f < 6; f++) fs.writeFileSync(path.join(dir, 'data', `f${f}.jsonl`), [0, 1, 2, 3, 4].map((i) => JSON.stringify({ f, i })).join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ root: './data', limits: { maxOpenFiles: 3 } }));
+    small = await connect(['--config', path.join(dir, '.mcpgwrc.json')], { cwd: dir });
+  });
+  afterAll(async () => {
+    await small.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const peek = (file: string) => call(small.client, 'json_read', { path: file, language: 'jsonpath', query: '$[*].i', max_items: 1 });
+
+  test('peeking at one file again and again reuses one handle; every cursor of it still works', async () => {
+    const cursors: string[] = [];
+    const ids = new Set<string>();
+    for (let k = 0; k < 40; k++) {
+      const r = await peek('f0.jsonl');
+      expect(r.data.items).toEqual([{ path: '/0/i', value: 0 }]);
+      cursors.push(r.data.next_cursor);
+      ids.add(r.data.file_id);
+    }
+    expect(ids.size).toBe(1);
+    // Two explicit opens still fit beside it (maxOpenFiles 3).
+    const a = await call(small.client, 'json_open', { path: 'f1.jsonl' });
+    const b = await call(small.client, 'json_open', { path: 'f2.jsonl' });
+    expect([a.isError, b.isError]).toEqual([false, false]);
+    const next = await call(small.client, 'json_read', { cursor: cursors[17] });
+    expect(next.data.items).toEqual([{ path: '/1/i', value: 1 }]);
+    await call(small.client, 'json_close', { file_id: a.data.file_id });
+    await call(small.client, 'json_close', { file_id: b.data.file_id });
+  });
+
+  test('peeks at more files than maxOpenFiles: the least recently used implicit handle makes room, its cursor says so', async () => {
+    const first = await peek('f1.jsonl');
+    const later = [];
+    for (const f of ['f2.jsonl', 'f3.jsonl', 'f4.jsonl', 'f5.jsonl']) later.push(await peek(f));
+    for (const r of later) expect(r.isError).toBe(false);
+    const open = await call(small.client, 'json_open', { path: 'f0.jsonl' });
+    expect(open.isError).toBe(false);
+    const gone = await call(small.client, 'json_read', { cursor: first.data.next_cursor });
+    expect(gone.data.error.code).toBe('HANDLE_EXPIRED');
+    expect(gone.data.error.message).toContain('closed to make room');
+    const live = await call(small.client, 'json_read', { cursor: later[3]!.data.next_cursor });
+    expect(live.data.items).toEqual([{ path: '/1/i', value: 1 }]);
+  });
+
+  test('a reused cursor says it was already used; the latest one continues', async () => {
+    const r1 = await peek('f3.jsonl');
+    const r2 = await call(small.client, 'json_read', { cursor: r1.data.next_cursor });
+    expect(r2.data.items).toEqual([{ path: '/1/i', value: 1 }]);
+    const again = await call(small.client, 'json_read', { cursor: r1.data.next_cursor });
+    expect(again.data.error.code).toBe('NOT_FOUND');
+    expect(again.data.error.message).toMatch(/^The cursor jc_[0-9a-f]{16} was already used — continue from the latest next_cursor\.$/);
+    const { data: open } = await call(small.client, 'open_file', { path: 'f4.jsonl' });
+    const s1 = await call(small.client, 'search', { handle: open.handle, query: '$.i >= 0', max_results: 2 });
+    const s2 = await call(small.client, 'search', { handle: open.handle, query: '$.i >= 0', max_results: 2, cursor: s1.data.next_cursor });
+    expect(s2.data.matches.map((m: any) => m.record_index)).toEqual([2, 3]);
+    const s3 = await call(small.client, 'search', { handle: open.handle, query: '$.i >= 0', max_results: 2, cursor: s1.data.next_cursor });
+    expect(s3.data.error.message).toMatch(/^The search cursor sc_[0-9a-f]{16} was already used — continue from the latest next_cursor\.$/);
+    expect(s3.data.error.hint).toContain('run the search again');
+  });
+});

@@ -3,8 +3,15 @@ import type { CompiledQuery, HandleTable, OpenedSource, ScanPosition, ToolContex
 /** One open file of the reader: what a `jf_…` id denotes. */
 export interface ReaderFile {
   opened: OpenedSource;
-  /** Opened by an implicit read (`{path, …}`): closes itself when its last page is read. */
+  /**
+   * Opened by an implicit read (`{path, …}`): closes itself when a read ends complete and no cursor of it remains;
+   * reused by later implicit reads of the same path and format; closed first to make room for another file.
+   */
   implicit: boolean;
+  /** Implicit handles: the `format` and `path` they were opened with (the reuse key). */
+  implicitKey?: string;
+  /** ms since the epoch of the last read (least recently used implicit handles make room first). */
+  lastUsed?: number;
   /** The read holding the source lease, if any; resolves when it ends (success or failure). */
   lease: Promise<void> | null;
   /** Set by json_close or expiry: no new read or cursor may start. */
@@ -47,6 +54,8 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
     noun: 'cursor',
     idleMs: ctx.limits.cursorIdleMs,
     max: ctx.limits.maxCursors,
+    expiredHint: 'Run the read again ({file_id, language, query} or {path, language, query}); a cursor lives cursorIdleMs unused.',
+    usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the read again.',
   });
 }
 
@@ -70,6 +79,38 @@ export async function release(ctx: ToolContext, file: ReaderFile, dropCursors = 
  * RESOURCE_LIMIT_EXCEEDED with `limit.name: "source_busy"` at once (the reference's rule), so the
  * server never blocks and two scans never interleave on one handle.
  */
+/** Implicit handles closed to make room: their cursors then answer HANDLE_EXPIRED saying so. */
+export function evictedIds(ctx: ToolContext): Set<string> {
+  return ctx.session.get('reader.evicted', () => new Set<string>());
+}
+
+/**
+ * Room for one more handle: when the table is full, the least recently used implicit handle that no read is using
+ * is closed (its cursors then say so), so implicit reads never lock out further opens.
+ * @throws RESOURCE_LIMIT_EXCEEDED (maxOpenFiles) when every handle is explicit or busy
+ */
+export function makeRoom(ctx: ToolContext): void {
+  const table = fileTable(ctx);
+  if (table.size < ctx.limits.maxOpenFiles) return;
+  let victim: [string, ReaderFile] | null = null;
+  for (const [id, f] of table.entries()) {
+    if (!f.implicit || f.lease || f.closed) continue;
+    if (!victim || (f.lastUsed ?? 0) < (victim[1].lastUsed ?? 0)) victim = [id, f];
+  }
+  if (!victim) {
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Too many open files: the limit is ${ctx.limits.maxOpenFiles}.`, {
+      limit: { name: 'maxOpenFiles', limit: ctx.limits.maxOpenFiles, value: table.size },
+      hint: 'Close a file you no longer need with json_close.',
+    });
+  }
+  const [id, f] = victim;
+  table.delete(id);
+  const evicted = evictedIds(ctx);
+  evicted.add(id);
+  if (evicted.size > 4096) evicted.delete(evicted.values().next().value!);
+  void release(ctx, f, false);
+}
+
 export async function withLease<T>(ctx: ToolContext, fileId: string, file: ReaderFile, work: () => Promise<T>): Promise<T> {
   if (file.lease) {
     throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `File handle ${fileId} is busy with another read.`, {
@@ -78,6 +119,7 @@ export async function withLease<T>(ctx: ToolContext, fileId: string, file: Reade
     });
   }
   let done!: () => void;
+  file.lastUsed = Date.now();
   file.lease = new Promise<void>((resolve) => (done = resolve));
   try {
     return await work();

@@ -136,6 +136,11 @@ export interface HandleTable<T> {
   get(id: string): T;
   /** Removes the id; true when it existed. Does not call `onEvict`. */
   delete(id: string): boolean;
+  /**
+   * Removes a single-use id (a cursor) as used up: a later `get` is NOT_FOUND saying it was already used (with
+   * `usedHint`). True when it existed. Does not call `onEvict`.
+   */
+  consume(id: string): boolean;
   readonly size: number;
   entries(): IterableIterator<[string, T]>;
 }
@@ -150,6 +155,10 @@ export interface HandleTableOptions<T> {
   max: number;
   /** Called when an entry expires or the session ends. */
   onEvict?: (value: T, id: string) => void;
+  /** What to do about an expired id (HANDLE_EXPIRED's hint); default "Open the file again." */
+  expiredHint?: string;
+  /** What to do about a used-up id (see `consume`); default "Continue from the latest id returned." */
+  usedHint?: string;
 }
 
 /** State that lives as long as the MCP connection (stdio) or the caller's session. */

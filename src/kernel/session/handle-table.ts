@@ -12,6 +12,8 @@ interface Entry<T> { value: T; lastUsed: number }
 export class IdleHandleTable<T> implements HandleTable<T> {
   private readonly live = new Map<string, Entry<T>>();
   private readonly expired = new Set<string>();
+  /** Single-use ids already used (up to 4,096), so a second use hears so rather than "unknown". */
+  private readonly used = new Set<string>();
   private counter = 0;
   private timer: NodeJS.Timeout | null = null;
 
@@ -36,7 +38,11 @@ export class IdleHandleTable<T> implements HandleTable<T> {
     const entry = this.live.get(id);
     if (!entry) {
       if (this.expired.has(id)) {
-        throw new McpgwError('HANDLE_EXPIRED', `The ${this.options.noun} ${id} expired after ${Math.round(this.options.idleMs / 1000)} s unused.`, { hint: 'Open the file again.' });
+        const hint = this.options.expiredHint ?? 'Open the file again.';
+        throw new McpgwError('HANDLE_EXPIRED', `The ${this.options.noun} ${id} expired after ${Math.round(this.options.idleMs / 1000)} s unused. ${hint}`, { hint });
+      }
+      if (this.used.has(id)) {
+        throw new McpgwError('NOT_FOUND', `The ${this.options.noun} ${id} was already used — continue from the latest next_cursor.`, { hint: this.options.usedHint ?? 'Continue from the latest id returned.' });
       }
       throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint: 'Use an id returned by an open call in this session.' });
     }
@@ -46,6 +52,13 @@ export class IdleHandleTable<T> implements HandleTable<T> {
 
   delete(id: string): boolean {
     return this.live.delete(id);
+  }
+
+  consume(id: string): boolean {
+    if (!this.live.delete(id)) return false;
+    this.used.add(id);
+    if (this.used.size > 4096) this.used.delete(this.used.values().next().value!);
+    return true;
   }
 
   get size(): number {

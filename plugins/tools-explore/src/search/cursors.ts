@@ -28,5 +28,7 @@ export function cursorTable(ctx: ToolContext) {
     noun: 'search cursor',
     idleMs: ctx.limits.cursorIdleMs,
     max: ctx.limits.maxCursors,
+    expiredHint: 'Run the search again (the same handle and query, without cursor); the file stays open.',
+    usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the search again without cursor.',
   });
 }

@@ -73,7 +73,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || (resume.regex ?? false) !== (regexMatcher !== null)) {
         throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode, match_case and regex as the call that returned it.');
       }
-      cursors.delete(args.cursor);
+      cursors.consume(args.cursor);
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OpenedSource, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
-import { fileTable } from '../state';
+import { fileTable, makeRoom } from '../state';
 import { validate } from '../validate';
 
 const input = z.object({
@@ -26,15 +26,12 @@ const output = z.object({
   warnings: z.array(warningSchema).optional(),
 });
 
-/** Refuses a new handle before any indexing when the table is full. @throws RESOURCE_LIMIT_EXCEEDED (maxOpenFiles) */
+/**
+ * Room for a new handle before any indexing: when the table is full, the least recently used idle implicit handle is
+ * closed; with none, the open is refused. @throws RESOURCE_LIMIT_EXCEEDED (maxOpenFiles)
+ */
 export function checkRoom(ctx: ToolContext): void {
-  const table = fileTable(ctx);
-  if (table.size >= ctx.limits.maxOpenFiles) {
-    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Too many open files: the limit is ${ctx.limits.maxOpenFiles}.`, {
-      limit: { name: 'maxOpenFiles', limit: ctx.limits.maxOpenFiles, value: table.size },
-      hint: 'Close a file you no longer need with json_close.',
-    });
-  }
+  makeRoom(ctx);
 }
 
 /** Opens through the sandbox with the explicit format authoritative (FORMAT_MISMATCH when the content plainly disagrees). */

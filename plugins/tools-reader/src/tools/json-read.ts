@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompiledQuery, ScanNode, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
-import { cursorTable, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
+import { cursorTable, evictedIds, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
 import { checkRoom, openSource } from './json-open';
 
 /**
@@ -287,8 +287,9 @@ function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: P
   return id;
 }
 
-/** Closes an implicit handle once its read is complete. */
+/** Closes an implicit handle once a read on it is complete and none of its cursors remains. */
 function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void {
+  if (file.cursors.size > 0) return;
   fileTable(ctx).delete(fileId);
   void release(ctx, file);
 }
@@ -314,13 +315,23 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
     if (shape.kind === 'cursor') {
       const cursors = cursorTable(ctx);
       const cursor = cursors.get(shape.cursor);
-      const file = files.get(cursor.fileId);
+      let file: ReaderFile;
+      try {
+        file = files.get(cursor.fileId);
+      } catch (err) {
+        if (evictedIds(ctx).has(cursor.fileId)) {
+          throw ctx.error('HANDLE_EXPIRED', 'This cursor\'s file was opened by an implicit read ({path, …}) and was closed to make room for other files (maxOpenFiles).', {
+            hint: 'Run the read again; to keep a file open across many reads, open it with json_open.',
+          });
+        }
+        throw err;
+      }
       const spec: PageSpec = { ...cursor, position: cursor.position };
       return withLease(ctx, cursor.fileId, file, async () => {
         const page = await readPage(ctx, file, spec, true);
         // A cancelled continuation keeps its cursor: consume it only for an answer that will be sent.
         if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-        if (cursors.delete(shape.cursor)) file.cursors.delete(shape.cursor);
+        if (cursors.consume(shape.cursor)) file.cursors.delete(shape.cursor);
         return finish(ctx, cursor.fileId, file, spec, page);
       });
     }
@@ -334,11 +345,24 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
       return withLease(ctx, shape.fileId, file, async () => finish(ctx, shape.fileId, file, spec, await readPage(ctx, file, spec, true)));
     }
 
-    // Implicit open: compile first (cheap errors before any indexing), then open, read, and close unless a cursor remains.
+    // Implicit open: compile first (cheap errors before any indexing); reuse this session's implicit handle of the
+    // same path and format when it is idle and the file unchanged; else make room, open, read.
     const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes };
+    const key = `${shape.format ?? 'auto'}\u0000${shape.path}`;
+    for (const [id, f] of files.entries()) {
+      if (!f.implicit || f.implicitKey !== key || f.closed || f.lease) continue;
+      try {
+        ctx.files.verify(f.opened.source, f.opened.realPath);
+      } catch {
+        files.delete(id);
+        void release(ctx, f);
+        break;
+      }
+      return withLease(ctx, id, f, async () => finish(ctx, id, f, spec, await readPage(ctx, f, spec, false)));
+    }
     checkRoom(ctx);
     const opened = await openSource(ctx, shape.path, shape.format);
-    const file: ReaderFile = { opened, implicit: true, lease: null, closed: false, cursors: new Set() };
+    const file: ReaderFile = { opened, implicit: true, implicitKey: key, lease: null, closed: false, cursors: new Set() };
     let page: Page;
     try {
       page = await withLease(ctx, '', file, () => readPage(ctx, file, spec, false));
