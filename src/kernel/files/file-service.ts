@@ -8,7 +8,7 @@ import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
-import { readChunks } from '../records/chunks';
+import { readChunksAsync } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
 
 /**
@@ -76,7 +76,7 @@ export class FileService implements FileAccess {
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
     const file = openInSandbox(this.sandbox, input);
     try {
-      yield* readChunks(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+      yield* readChunksAsync(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
     } finally {
       closeQuietly(file.fd);
     }

@@ -1,5 +1,5 @@
 import type { Embedder } from 'mcpgw/plugin-api';
-import { commonComponent, cosines, fuse, mmr, normalize, removeComponent, residualNorms, type PackedVectors } from './rank';
+import { bestCosines, commonComponent, cosineFactors, fuse, mmr, normalize, removeComponent, residualNorms, type PackedVectors } from './rank';
 import type { IndexedEntry, IndexedSession, IndexStore } from './store';
 import { contentWords } from './tokens';
 
@@ -10,6 +10,8 @@ interface Loaded {
   /** Dense entry number (0..entries-1) of each row. */
   rowEntry: Int32Array;
   norms: Float32Array;
+  /** scale / residual norm per row (see `cosineFactors`). */
+  factors: Float32Array;
   /** The corpus's common component (null when the embedder does not want it removed, or the index is empty). */
   u: Float32Array | null;
   /** Entry id (store row id) of each dense entry number, and its session id. */
@@ -75,7 +77,8 @@ export class SemanticEngine {
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
     const packed = { dim, count: rows.length, q, scales };
     const u = this.embedder.removeCommonComponent && rows.length > 1 ? commonComponent(packed) : null;
-    this.loaded = { generation: this.store.generation, packed, rowEntry, norms: residualNorms(packed, u), u, entryId, entrySession, denseOf, sessionOf };
+    const norms = residualNorms(packed, u);
+    this.loaded = { generation: this.store.generation, packed, rowEntry, norms, factors: cosineFactors(packed, norms), u, entryId, entrySession, denseOf, sessionOf };
     return this.loaded;
   }
 
@@ -94,15 +97,7 @@ export class SemanticEngine {
     const hasVector = normalize(qv);
     const best = new Float32Array(E).fill(Number.NEGATIVE_INFINITY);
     const bestRow = new Int32Array(E).fill(-1);
-    if (hasVector && L.packed.count) {
-      const cos = cosines(L.packed, L.norms, qv);
-      for (let r = 0; r < L.packed.count; r++) {
-        const c = cos[r]!;
-        if (!(c > best[L.rowEntry[r]!]!)) continue; // NaN never wins
-        best[L.rowEntry[r]!] = c;
-        bestRow[L.rowEntry[r]!] = r;
-      }
-    }
+    if (hasVector && L.packed.count) bestCosines(L.packed, L.factors, qv, L.rowEntry, best, bestRow);
     const allowedSessions = new Map<number, boolean>();
     const allowed = (k: number) => {
       const s = L.entrySession[k]!;

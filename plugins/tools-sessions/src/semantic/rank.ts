@@ -103,18 +103,37 @@ export function residualNorms(p: PackedVectors, u: Float32Array | null): Float32
   return out;
 }
 
-/** Cosine of unit query `qv` (its common component already removed) with every row; NaN for empty rows. */
-export function cosines(p: PackedVectors, norms: Float32Array, qv: Float32Array, out = new Float32Array(p.count)): Float32Array {
-  const { dim, count, q, scales } = p;
-  for (let r = 0; r < count; r++) {
-    const n = norms[r]!;
-    if (n === 0) { out[r] = NaN; continue; }
-    const base = r * dim;
-    let dot = 0;
-    for (let k = 0; k < dim; k++) dot += q[base + k]! * qv[k]!;
-    out[r] = (dot * scales[r]!) / n;
-  }
+/** `scale / norm` per row (0 for empty rows): a row's cosine with a unit query is `(q · row) × factor`. */
+export function cosineFactors(p: PackedVectors, norms: Float32Array): Float32Array {
+  const out = new Float32Array(p.count);
+  for (let r = 0; r < p.count; r++) out[r] = norms[r]! > 0 ? p.scales[r]! / norms[r]! : 0;
   return out;
+}
+
+/**
+ * For unit query `qv` (its common component already removed): each group's best cosine over its rows (`rowGroup[r]`),
+ * into `best` (which starts at -Infinity), and the row that gave it into `bestRow`. Rows with a zero factor (empty
+ * vectors) are skipped. One pass, four products at a time.
+ */
+export function bestCosines(p: PackedVectors, factors: Float32Array, qv: Float32Array, rowGroup: Int32Array, best: Float32Array, bestRow: Int32Array): void {
+  const { dim, count, q } = p;
+  const d4 = dim - (dim % 4);
+  for (let r = 0, base = 0; r < count; r++, base += dim) {
+    const f = factors[r]!;
+    if (f === 0) continue;
+    let a = 0, b = 0, c = 0, e = 0;
+    let k = 0;
+    for (; k < d4; k += 4) {
+      a += q[base + k]! * qv[k]!;
+      b += q[base + k + 1]! * qv[k + 1]!;
+      c += q[base + k + 2]! * qv[k + 2]!;
+      e += q[base + k + 3]! * qv[k + 3]!;
+    }
+    for (; k < dim; k++) a += q[base + k]! * qv[k]!;
+    const cos = (a + b + c + e) * f;
+    const g = rowGroup[r]!;
+    if (cos > best[g]!) { best[g] = cos; bestRow[g] = r; }
+  }
 }
 
 /** Reciprocal-rank fusion constant (Cormack et al. 2009). */

@@ -57,20 +57,10 @@ export function cacheFolder(configured: string | undefined, env: NodeJS.ProcessE
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'mcpgw');
 }
 
-/** node:sqlite, loaded on first use with its one-time ExperimentalWarning kept off stderr (it is not a problem). */
+/** node:sqlite, loaded on first use (its one-time ExperimentalWarning goes to the server's log, at debug level). */
 function sqlite(): typeof import('node:sqlite') {
-  const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const text = typeof warning === 'string' ? warning : warning?.message;
-    if (/SQLite/i.test(text ?? '')) return;
-    return (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('node:sqlite');
-  } finally {
-    process.emitWarning = emit;
-  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:sqlite');
 }
 
 /**
@@ -125,6 +115,7 @@ export class IndexStore {
       CREATE TABLE IF NOT EXISTS vectors (entry INTEGER NOT NULL, v BLOB NOT NULL);
       CREATE INDEX IF NOT EXISTS vectors_entry ON vectors (entry);
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
     `);
   }
 
@@ -220,10 +211,28 @@ export class IndexStore {
     return out;
   }
 
-  /** BM25 ranking (best first) of the entries matching any of `terms`, at most `limit`. */
-  lexical(terms: readonly string[], limit: number): number[] {
+  /** Entries in the full-text table. */
+  private entryCount(): number {
+    return (this.stmt('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+  }
+
+  /**
+   * BM25 ranking (best first) of the entries matching any of `terms`, at most `limit`. Terms found in more than
+   * `maxShare` of the entries are left out: BM25 gives them almost no weight, and ranking every entry that holds a
+   * common word is what would make a query slow (when every term is that common, there is no lexical side).
+   */
+  lexical(terms: readonly string[], limit: number, maxShare = 0.05): number[] {
     if (terms.length === 0) return [];
-    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+    const total = this.entryCount();
+    const df = this.stmt('SELECT doc FROM fts_terms WHERE term = ?');
+    // The table stores porter stems; a query term is looked up by the stem the tokenizer gives it.
+    const kept = terms.filter((t) => {
+      const stem = porterStem(t);
+      const row = df.get(stem) as { doc?: number } | undefined;
+      return total < 200 || (row?.doc ?? 0) <= total * maxShare;
+    });
+    if (kept.length === 0) return [];
+    const match = kept.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
     try {
       return (this.stmt('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?').all(match, limit) as { rowid: number }[]).map((r) => r.rowid);
     } catch {
@@ -234,6 +243,24 @@ export class IndexStore {
   close(): void {
     try { this.db.close(); } catch { /* closed */ }
   }
+}
+
+/** The stem SQLite's porter tokenizer gives `word` (looked up once per word through a tiny scratch table). */
+const stems = new Map<string, string>();
+let stemDb: DatabaseSync | null = null;
+function porterStem(word: string): string {
+  let s = stems.get(word);
+  if (s !== undefined) return s;
+  if (!stemDb) {
+    stemDb = new (sqlite().DatabaseSync)(':memory:');
+    stemDb.exec("CREATE VIRTUAL TABLE s USING fts5 (t, tokenize = 'porter unicode61'); CREATE VIRTUAL TABLE sv USING fts5vocab (s, 'row');");
+  }
+  stemDb.exec('DELETE FROM s');
+  stemDb.prepare('INSERT INTO s (t) VALUES (?)').run(word);
+  s = (stemDb.prepare('SELECT term FROM sv LIMIT 1').get() as { term?: string } | undefined)?.term ?? word;
+  if (stems.size > 10_000) stems.clear();
+  stems.set(word, s);
+  return s;
 }
 
 function rowToSession(r: Record<string, unknown>): IndexedSession {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { compileQuery, matchEntry } from '../search/matcher';
-import { fileMayMatch, queryTest } from '../search/prefilter';
+import { fileMayMatch, queryTest, type ByteTest } from '../search/prefilter';
+import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
@@ -106,6 +107,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
         .sort(newestFirst);
+      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, all, byteTest) : null;
       let first = 0;
       let firstPos = 0;
       if (cursor) {
@@ -139,16 +141,11 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         }
         const home = homes.find((h) => h.source.name === s.source)!;
         const loc: Located = { session: s, home, source: home.source };
-        const access = service.files(ctx, [home]);
-        if (byteTest && access.read) {
-          // One raw read of each file: most sessions cannot hold a match, and are passed over without parsing.
-          let may = false;
-          try {
-            for (const f of s.files) if ((may = await fileMayMatch(access.read(f, { signal: ctx.signal }), byteTest))) break;
-          } catch (err) {
-            if ((err as { code?: string }).code === 'CANCELLED') throw err;
-            may = true; // let the open below report what is wrong
-          }
+        if (verdicts) {
+          // One raw read of each file (a few sessions ahead, on the thread pool): most cannot hold a match.
+          for (let j = i + 1; j < Math.min(all.length, i + 1 + LOOK_AHEAD); j++) verdicts.start(j);
+          const may = await verdicts.start(i);
+          verdicts.forget(i);
           if (!may) { searched++; continue; }
         }
         let files: SessionFiles;
@@ -227,6 +224,39 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         ...(cut ? { cut } : {}),
         skipped_records: skipped,
       };
+    },
+  };
+}
+
+/** Sessions whose raw-byte prefilter runs ahead of the one being searched. */
+const LOOK_AHEAD = 3;
+
+/** Per session index, whether its files may hold a match (computed once, on demand, possibly ahead). */
+function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], all: readonly CatalogSession[], test: ByteTest) {
+  const started = new Map<number, Promise<boolean>>();
+  const verdict = async (s: CatalogSession): Promise<boolean> => {
+    const home = homes.find((h) => h.source.name === s.source)!;
+    const access = service.files(ctx, [home]);
+    if (!access.read) return true;
+    try {
+      for (const f of s.files) if (await fileMayMatch(access.read(f, { signal: ctx.signal }), test)) return true;
+      return false;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'CANCELLED') throw err;
+      return true; // let the open report what is wrong
+    }
+  };
+  return {
+    start(i: number): Promise<boolean> {
+      let p = started.get(i);
+      if (!p) {
+        started.set(i, (p = verdict(all[i]!)));
+        p.catch(() => undefined);
+      }
+      return p;
+    },
+    forget(i: number): void {
+      started.delete(i);
     },
   };
 }
