@@ -79,7 +79,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
       const pointer = toPointer(parsedPath.tokens);
       const node = file.opened.source.node!(args.index, pointer);
       if (!node) throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, { location: { record_index: args.index, path: pointer } });
-      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset));
+      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset ?? 0));
     }
     const { value, text } = readRecord(ctx, file, args.index);
     const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
@@ -90,7 +90,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
         hint: 'get_outline without a path shows the top-level members.',
       });
     }
-    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset));
+    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
   },
 };
 
@@ -108,12 +108,13 @@ function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string
     tree = build(depth, max);
   }
   // the outlined value's own members page: the next page starts after the ones listed
-  const next = tree.members && tree.more ? args.offset + tree.members.length : undefined;
+  const offset = args.offset ?? 0;
+  const next = tree.members && tree.more ? offset + tree.members.length : undefined;
   return {
     index: args.index,
     pointer,
     outline: tree as unknown as Record<string, unknown>,
-    ...(args.offset > 0 || next !== undefined ? { offset: args.offset } : {}),
+    ...(offset > 0 || next !== undefined ? { offset } : {}),
     ...(next !== undefined ? { next_offset: next } : {}),
     ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members; next_offset pages the members of the outlined value.' } } : {}),
   };

@@ -115,7 +115,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
       list = { id, keys: [...counts.keys()].sort(codePointCompare), counts, records: n, warnings };
     }
     const { keys, counts } = list;
-    const offset = Math.min(args.offset, keys.length);
+    const offset = Math.min(args.offset ?? 0, keys.length);
     // Bound the answer: both lists carry each key, so a key costs about twice its length.
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
@@ -261,8 +261,9 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     }
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     const r = inferWithinBudget(values, {
-      maxDepth: args.depth, maxBytes: room, until: Math.min(ctx.deadline, started + SCHEMA_MS),
-      maxProps: Math.ceil(room / 16), rootOffset: args.offset,
+      // levels until about a second has passed (never past the deadline, but at least a moment for what was read)
+      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), Date.now() + 50),
+      maxProps: Math.ceil(room / 16), rootOffset: args.offset ?? 0,
     });
     if (jsonBytes(r.schema) > room) {
       throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Even the top level of the schema passes maxResultBytes (${ctx.limits.maxResultBytes} bytes).`, {
