@@ -76,10 +76,30 @@ export class SemanticEngine {
     const entryId = Int32Array.from(ids);
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
     const packed = { dim, count: rows.length, q, scales };
-    const u = this.embedder.removeCommonComponent && rows.length > 1 ? commonComponent(packed) : null;
+    const u = this.embedder.removeCommonComponent && rows.length > 1 ? this.commonComponentOf(packed) : null;
     const norms = residualNorms(packed, u);
     this.loaded = { generation: this.store.generation, packed, rowEntry, norms, factors: cosineFactors(packed, norms), u, entryId, entrySession, denseOf, sessionOf };
     return this.loaded;
+  }
+
+  /**
+   * The corpus's common component, computed by power iteration and kept in the index (keyed by the vector count and a
+   * checksum of a sample of rows), so a server start does not recompute it for an unchanged index.
+   */
+  private commonComponentOf(packed: PackedVectors): Float32Array {
+    let sample = 0;
+    for (let i = 0; i < packed.q.length; i += 9973) sample = (sample * 31 + packed.q[i]!) | 0;
+    const key = `${packed.count}:${sample}`;
+    const kept = this.store.meta('common-component');
+    if (kept) {
+      try {
+        const { k, u } = JSON.parse(kept) as { k: string; u: number[] };
+        if (k === key && u.length === packed.dim) return Float32Array.from(u);
+      } catch { /* recompute */ }
+    }
+    const u = commonComponent(packed);
+    this.store.setMeta('common-component', JSON.stringify({ k: key, u: [...u] }));
+    return u;
   }
 
   /** Forgets the in-memory copy (after the store was changed by another process). */

@@ -40,7 +40,7 @@ export interface PackedVectors {
  * The first principal direction of the rows (unit length), by power iteration on the uncentered second-moment
  * matrix, as SIF's common-component removal takes it. Deterministic: starts from the mean direction.
  */
-export function commonComponent(p: PackedVectors, iterations = 16): Float32Array {
+export function commonComponent(p: PackedVectors, iterations = 10): Float32Array {
   const { dim, count, q, scales } = p;
   let u = new Float32Array(dim);
   for (let r = 0; r < count; r++) for (let k = 0; k < dim; k++) u[k]! += q[r * dim + k]! * scales[r]!;
