@@ -1,5 +1,5 @@
 import type { Embedder } from 'mcpgw/plugin-api';
-import { bestCosines, commonComponent, cosineFactors, fuse, mmr, normalize, removeComponent, residualNorms, type PackedVectors } from './rank';
+import { bestCosines, commonComponent, cosineFactors, fuse, mmr, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
 import type { IndexedEntry, IndexedSession, IndexStore } from './store';
 import { contentWords } from './tokens';
 
@@ -76,10 +76,30 @@ export class SemanticEngine {
     const entryId = Int32Array.from(ids);
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
     const packed = { dim, count: rows.length, q, scales };
-    const u = this.embedder.removeCommonComponent && rows.length > 1 ? commonComponent(packed) : null;
+    const u = this.embedder.removeCommonComponent && rows.length > 1 ? this.commonComponentOf(packed) : null;
     const norms = residualNorms(packed, u);
     this.loaded = { generation: this.store.generation, packed, rowEntry, norms, factors: cosineFactors(packed, norms), u, entryId, entrySession, denseOf, sessionOf };
     return this.loaded;
+  }
+
+  /**
+   * The corpus's common component, computed by power iteration and kept in the index (keyed by the vector count and a
+   * checksum of a sample of rows), so a server start does not recompute it for an unchanged index.
+   */
+  private commonComponentOf(packed: PackedVectors): Float32Array {
+    let sample = 0;
+    for (let i = 0; i < packed.q.length; i += 9973) sample = (sample * 31 + packed.q[i]!) | 0;
+    const key = `${packed.count}:${sample}`;
+    const kept = this.store.meta('common-component');
+    if (kept) {
+      try {
+        const { k, u } = JSON.parse(kept) as { k: string; u: number[] };
+        if (k === key && u.length === packed.dim) return Float32Array.from(u);
+      } catch { /* recompute */ }
+    }
+    const u = commonComponent(packed);
+    this.store.setMeta('common-component', JSON.stringify({ k: key, u: [...u] }));
+    return u;
   }
 
   /** Forgets the in-memory copy (after the store was changed by another process). */
@@ -105,28 +125,42 @@ export class SemanticEngine {
       if (ok === undefined) allowedSessions.set(s, (ok = allowedSession(s)));
       return ok;
     };
-    // Scores of the allowed entries with a vector, sorted, to rank any entry by binary search.
-    const scored: number[] = [];
-    for (let k = 0; k < E; k++) if (best[k]! > Number.NEGATIVE_INFINITY && allowed(k)) scored.push(k);
-    const sortedScores = Float32Array.from(scored, (k) => best[k]!).sort().reverse();
-    const vectorRankOf = (k: number) => {
-      const v = best[k]!;
-      let lo = 0, hi = sortedScores.length;
-      while (lo < hi) { const mid = (lo + hi) >>> 1; if (sortedScores[mid]! > v) lo = mid + 1; else hi = mid; }
-      return lo + 1;
+    const topVector = topK(best, CANDIDATES, allowed);
+    /** 1-based vector ranks of the given entries (dense numbers) among the allowed ones, by one counting pass. */
+    const ranksOf = (ks: number[]): Map<number, number> => {
+      const out = new Map<number, number>();
+      if (!ks.length) return out;
+      const vals = Float32Array.from(ks, (k) => best[k]!).sort(); // ascending
+      const above = new Int32Array(vals.length); // above[j]: entries scoring above vals[j]
+      for (let k = 0; k < E; k++) {
+        const v = best[k]!;
+        if (!(v > vals[0]!) || !allowed(k)) continue;
+        let lo = 0, hi = vals.length; // count of vals strictly below v
+        while (lo < hi) { const mid = (lo + hi) >>> 1; if (vals[mid]! < v) lo = mid + 1; else hi = mid; }
+        above[lo - 1]!++;
+      }
+      for (let j = vals.length - 2; j >= 0; j--) above[j]! += above[j + 1]!;
+      for (const k of ks) {
+        let lo = 0, hi = vals.length;
+        while (lo < hi) { const mid = (lo + hi) >>> 1; if (vals[mid]! < best[k]!) lo = mid + 1; else hi = mid; }
+        out.set(k, above[lo]! + 1);
+      }
+      return out;
     };
-    const threshold = sortedScores.length > CANDIDATES ? sortedScores[CANDIDATES - 1]! : Number.NEGATIVE_INFINITY;
-    const topVector = scored.filter((k) => best[k]! >= threshold).sort((a, b) => best[b]! - best[a]! || L.entryId[a]! - L.entryId[b]!).slice(0, CANDIDATES);
+    let withVector = 0;
+    for (let k = 0; k < E; k++) if (best[k]! > Number.NEGATIVE_INFINITY && allowed(k)) withVector++;
     // Lexical side: BM25 over content words (stop words dropped: a query sharing none with an entry does not match it).
     const terms = [...new Set(contentWords(sq.query))];
     const lexical = this.store.lexical(terms, CANDIDATES * 4).filter((id) => allowedSession(L.sessionOf.get(id))).slice(0, CANDIDATES);
     const lexicalRank = new Map(lexical.map((id, i) => [id, i + 1]));
     const candidates = new Map<number, number>();
     topVector.forEach((k, i) => candidates.set(L.entryId[k]!, i + 1));
-    for (const id of lexical) {
-      if (candidates.has(id)) continue;
+    const lexicalOnly = lexical.filter((id) => !candidates.has(id));
+    const lexicalDense = lexicalOnly.map((id) => L.denseOf.get(id)).filter((k): k is number => k !== undefined && best[k]! > Number.NEGATIVE_INFINITY);
+    const ranks = ranksOf(lexicalDense);
+    for (const id of lexicalOnly) {
       const k = L.denseOf.get(id);
-      candidates.set(id, k !== undefined && best[k]! > Number.NEGATIVE_INFINITY ? vectorRankOf(k) : sortedScores.length + 1 + lexicalRank.get(id)!);
+      candidates.set(id, k !== undefined && ranks.has(k) ? ranks.get(k)! : withVector + 1 + lexicalRank.get(id)!);
     }
     const cosOf = (id: number) => {
       const k = L.denseOf.get(id);

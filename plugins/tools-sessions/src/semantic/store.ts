@@ -176,6 +176,15 @@ export class IndexStore {
     return id;
   }
 
+  /** A value kept in the index's meta table (null when absent). */
+  meta(key: string): string | null {
+    return (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value?: string } | undefined)?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  }
+
   /** Runs `fn` in one transaction (much faster for many inserts). */
   transaction<T>(fn: () => T): T {
     this.db.exec('BEGIN');
