@@ -1,5 +1,6 @@
 import type { LazyNode, RecordSource } from './format';
 import type { CompiledQuery } from './query';
+import type { AggregateOptions, AggregateResult } from './aggregate';
 
 /**
  * How node locations are reported (DESIGN "Two addressing modes").
@@ -111,4 +112,6 @@ export interface ScanResult {
  */
 export interface ScanEngine {
   run(options: ScanQueryOptions): Promise<ScanResult>;
+  /** Count, group, sum and bucket (contracts/aggregate.ts); the same slots, prefilters, threads and deadline. */
+  aggregate(options: AggregateOptions): Promise<AggregateResult>;
 }

@@ -1,3 +1,5 @@
+import type { AggregateOptions, AggregateResult } from '../contracts/aggregate';
+import { runAggregate, type AggregatePool } from './aggregate';
 import { isUtf8 } from 'node:buffer';
 import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
@@ -29,6 +31,10 @@ export interface EngineOptions {
   log?: Logger;
   /** Runs batches on worker threads (see workers.ts); absent: always on this thread. */
   workers?: WorkerPool;
+  /** Runs aggregate batches on worker threads (aggregate-threads.ts); absent: always on this thread. */
+  aggregates?: AggregatePool;
+  /** Aggregate memory bounds, bytes (aggregate.ts defaults; for tests). */
+  aggregateBounds?: { tableBytes?: number; distinctBytes?: number };
 }
 
 /** Bytes of a record source (from its identity; the array's own size for the elements of an array), for thresholds. */
@@ -50,6 +56,21 @@ export class QueryScanEngine implements ScanEngine {
     const release = await this.slots.acquire(opts.deadline, opts.signal);
     try {
       return await this.scan(opts);
+    } finally {
+      release();
+    }
+  }
+
+  /** Aggregates (contracts/aggregate.ts, aggregate.ts), in one of the same scan slots. */
+  async aggregate(opts: AggregateOptions): Promise<AggregateResult> {
+    if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    const release = await this.slots.acquire(opts.deadline, opts.signal);
+    try {
+      return await runAggregate(opts, {
+        limits: this.options.limits(), scan: (o) => this.scan(o),
+        ...(this.options.aggregates ? { pool: this.options.aggregates } : {}),
+        ...(this.options.aggregateBounds ? { bounds: this.options.aggregateBounds } : {}),
+      });
     } finally {
       release();
     }

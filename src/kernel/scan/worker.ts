@@ -18,13 +18,10 @@
  * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
-import { pathToFileURL } from 'node:url';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { container } from 'tsyringe';
-import type { Plugin, PluginRegistry } from '../contracts/plugin';
-import type { CompiledQuery, QueryLanguage } from '../contracts/query';
+import type { CompiledQuery } from '../contracts/query';
 import { McpgwError } from '../errors';
-import { recordsToolkit } from '../records';
+import { languageFrom } from './language';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
@@ -44,26 +41,6 @@ export interface WorkerInit {
 
 /** Malformed records of a batch sent with their message (the engine reports the first few); the rest are counted. */
 const SKIPS_SENT = 8;
-
-async function languageFrom(entry: string, name: string): Promise<QueryLanguage> {
-  const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
-  let plugin = (mod.default ?? mod) as Plugin & { default?: Plugin };
-  if (typeof plugin.register !== 'function' && plugin.default) plugin = plugin.default;
-  let found: QueryLanguage | undefined;
-  const noop = () => undefined;
-  const registry: PluginRegistry = {
-    apiVersion: '1.0.0', kernelVersion: 'worker',
-    registerFormat: noop, registerToolBundle: noop,
-    registerQueryLanguage: (l) => { if (l.name === name) found = l; },
-    records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
-    container,
-    log: { error: noop, warn: noop, info: noop, debug: noop },
-  };
-  await plugin.register(registry, {} as never);
-  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${entry} registers no query language "${name}".`);
-  return found;
-}
 
 function planFor(init: WorkerInit, query: CompiledQuery): Plan {
   const base: Plan = { ...init.plan, literals: init.plan.literals ? init.plan.literals.map((l) => Buffer.from(l)) : null, query };
