@@ -4,6 +4,7 @@ import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
+import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
@@ -35,6 +36,12 @@ export class FileService implements FileAccess {
         bytes: readHead(file, this.limits.probeBytes),
         size: file.identity.size,
       };
+      // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
+      // the caller names explicitly, whose records then report what they are).
+      const sniff = sniffContent(probe.bytes, probe.size);
+      if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && options.format !== undefined && options.format !== 'auto')) {
+        throw unsupportedContent(file.displayPath, sniff);
+      }
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
       if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
       const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
