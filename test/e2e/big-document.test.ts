@@ -9,6 +9,27 @@ import * as path from 'node:path';
 import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
 
 const MAX_RECORD = 65536;
+
+/** An API description in which "create an issue" occurs four times, in different members. */
+const API = {
+  openapi: '3.1.0',
+  info: { title: 'Issues', description: 'Create an issue, list issues.' },
+  paths: {
+    '/repos/{owner}/{repo}/issues': {
+      get: { summary: 'List issues', operationId: 'issues/list' },
+      post: { summary: 'Create an issue', description: 'Any user with pull access can create an issue.', operationId: 'issues/create' },
+    },
+    '/repos/{owner}/{repo}/labels': { post: { summary: 'Create a label', operationId: 'labels/create' } },
+  },
+  'x-notes': ['To create an issue, see the post operation.'],
+};
+const ISSUE_PATHS = ['/info/description', '/paths/~1repos~1{owner}~1{repo}~1issues/post/summary', '/paths/~1repos~1{owner}~1{repo}~1issues/post/description', '/x-notes/0'];
+/** 300 licenses, every other one OSI-approved... and every 7th not either. */
+const LICENSES = Array.from({ length: 300 }, (_, i) => ({ licenseId: `L-${i}`, osiApproved: i % 2 === 0 && i % 7 !== 0 }));
+/** A browser-compat-like document: aspect-ratio is a CSS property (a member name) and part of a media query. */
+const COMPAT = { css: { properties: { 'aspect-ratio': { support: { chrome: '88' } }, color: { support: { chrome: '1' } } }, 'at-rules': { media: { 'aspect-ratio': { support: { chrome: '3' } } } } } };
+/** 811 member names of one object, the key list of an API's paths. */
+const KEYS = Array.from({ length: 811 }, (_, i) => `/api/v1/resource-${String(i).padStart(4, '0')}/items`);
 let dir: string;
 let c: Connected;
 /** The pad strings of big.json, as written. */
@@ -19,6 +40,10 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(dir, 'root'));
   fs.writeFileSync(path.join(dir, '.mcpgwrc.yaml'), `root: ./root\nlimits:\n  maxRecordBytes: ${MAX_RECORD}\n`);
   fs.writeFileSync(path.join(dir, 'root', 'big.json'), JSON.stringify({ name: 'needle', pad }));
+  fs.writeFileSync(path.join(dir, 'root', 'api.json'), JSON.stringify(API, null, 2));
+  fs.writeFileSync(path.join(dir, 'root', 'licenses.json'), JSON.stringify({ licenseListVersion: '3.99', licenses: LICENSES }));
+  fs.writeFileSync(path.join(dir, 'root', 'compat.json'), JSON.stringify(COMPAT));
+  fs.writeFileSync(path.join(dir, 'root', 'keys.json'), JSON.stringify({ paths: Object.fromEntries(KEYS.map((k, i) => [k, { i }])) }));
   c = await connect(['--config', path.join(dir, '.mcpgwrc.yaml')], { cwd: dir });
 });
 afterAll(async () => {
@@ -114,3 +139,100 @@ describe('whole-file queries over a document over maxRecordBytes evaluate throug
     expect(q.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([{ path: '/pad/3', value: pad[3] }, { path: '/pad/1777', value: pad[1777] }]);
   });
 });
+
+describe('explorer search in a single document counts nodes: every match, its pointer, pages over nodes', () => {
+  test('text: every occurrence, in document order, with its pointer; paging by next_cursor over nodes', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'api.json' });
+    const handle = opened.data.handle;
+    const all = await call(c.client, 'search', { handle, query: 'create an issue' });
+    expect(all.data).toMatchObject({ counts: 'nodes', total_matches: 4, complete: true });
+    expect(all.data.matches.map((m: any) => m.match_path)).toEqual(ISSUE_PATHS);
+    expect(all.data.matches.every((m: any) => m.record_index === 0 && /«create an issue»/i.test(m.preview))).toBe(true);
+    const paged: string[] = [];
+    let r = await call(c.client, 'search', { handle, query: 'create an issue', max_results: 1 });
+    for (;;) {
+      expect(r.data.total_matches).toBe(4);
+      paged.push(...r.data.matches.map((m: any) => m.match_path));
+      if (!r.data.next_cursor) break;
+      r = await call(c.client, 'search', { handle, query: 'create an issue', max_results: 1, cursor: r.data.next_cursor });
+    }
+    expect(paged).toEqual(ISSUE_PATHS);
+    // member names match too: the path /repos/{owner}/{repo}/labels holds "labels"
+    const names = await call(c.client, 'search', { handle, query: 'LABELS' });
+    expect(names.data.matches.map((m: any) => m.match_path)).toEqual(['/paths/~1repos~1{owner}~1{repo}~1labels', '/paths/~1repos~1{owner}~1{repo}~1labels/post/operationId']);
+  });
+
+  test('text: a member name and a value in different places are both found', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'compat.json' });
+    const r = await call(c.client, 'search', { handle: opened.data.handle, query: 'aspect-ratio' });
+    expect(r.data.matches.map((m: any) => m.match_path)).toEqual(['/css/properties/aspect-ratio', '/css/at-rules/media/aspect-ratio']);
+  });
+
+  test('JSONPath: every node of the node list', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'licenses.json' });
+    const approved = LICENSES.flatMap((l, i) => (l.osiApproved ? [`/licenses/${i}`] : []));
+    const paged: string[] = [];
+    let r = await call(c.client, 'search', { handle: opened.data.handle, query: '$.licenses[?@.osiApproved == true]', max_results: 40 });
+    for (;;) {
+      expect(r.data).toMatchObject({ counts: 'nodes', total_matches: approved.length });
+      paged.push(...r.data.matches.map((m: any) => m.match_path));
+      if (!r.data.next_cursor) break;
+      r = await call(c.client, 'search', { handle: opened.data.handle, query: '$.licenses[?@.osiApproved == true]', max_results: 40, cursor: r.data.next_cursor });
+    }
+    expect(paged).toEqual(approved);
+  });
+
+  test('a document over maxRecordBytes: text search walks it in parts, pages over its nodes', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'big.json' });
+    const handle = opened.data.handle;
+    expect((await call(c.client, 'search', { handle, query: 'needle' })).data).toMatchObject({ counts: 'nodes', total_matches: 1, matches: [{ record_index: 0, match_path: '/name' }] });
+    expect((await call(c.client, 'search', { handle, query: pad[1234]!.slice(0, 6) })).data.matches.map((m: any) => m.match_path)).toEqual(['/pad/1234']);
+    const paths: string[] = [];
+    let r = await call(c.client, 'search', { handle, query: 'xxx', max_results: 500 });
+    let pages = 1;
+    for (;;) {
+      expect(r.data).toMatchObject({ total_matches: 2000, complete: true });
+      paths.push(...r.data.matches.map((m: any) => m.match_path));
+      if (!r.data.next_cursor) break;
+      r = await call(c.client, 'search', { handle, query: 'xxx', max_results: 500, cursor: r.data.next_cursor });
+      pages++;
+    }
+    expect(pages).toBe(4);
+    expect(paths).toEqual(pad.map((_, i) => `/pad/${i}`));
+  });
+
+  test('JSON Lines with a line over maxRecordBytes: that record is searched too (counts records)', async () => {
+    fs.writeFileSync(path.join(dir, 'root', 'lines.jsonl'), [JSON.stringify({ id: 0, s: 'small' }), JSON.stringify({ id: 1, pad, tail: 'needle' }), JSON.stringify({ id: 2, s: 'needle' })].join('\n') + '\n');
+    const opened = await call(c.client, 'open_file', { path: 'lines.jsonl' });
+    const text = await call(c.client, 'search', { handle: opened.data.handle, query: 'needle' });
+    expect(text.data).toMatchObject({ counts: 'records', total_matches: 2, matches: [{ record_index: 1, match_path: '/tail' }, { record_index: 2, match_path: '/s' }] });
+    const jp = await call(c.client, 'search', { handle: opened.data.handle, query: '$.tail' });
+    expect(jp.data).toMatchObject({ counts: 'records', total_matches: 1, matches: [{ record_index: 1, match_path: '/tail' }] });
+    const read = await call(c.client, 'json_read', { path: 'lines.jsonl', language: 'jsonpath', query: '$[?@.tail == "needle"].id' });
+    expect(read.data).toMatchObject({ items: [{ path: '/1/id', value: 1 }], complete: true });
+  });
+});
+
+test('a text search over a document walked in parts, stopped at the deadline on nearly every page, finds every node once', async () => {
+  const cfg = path.join(dir, 'deadline.yaml');
+  fs.writeFileSync(cfg, `root: ./root\nlimits:\n  maxRecordBytes: ${MAX_RECORD}\n  requestTimeoutMs: 1\n`);
+  const d = await connect(['--config', cfg], { cwd: dir });
+  try {
+    const opened = await call(d.client, 'open_file', { path: 'big.json' });
+    const paths: string[] = [];
+    let incomplete = 0;
+    let r = await call(d.client, 'search', { handle: opened.data.handle, query: 'xxx', max_results: 300 });
+    for (let pages = 0; ; pages++) {
+      expect(r.isError).toBe(false);
+      paths.push(...r.data.matches.map((m: any) => m.match_path));
+      if (!r.data.complete) incomplete++;
+      if (!r.data.next_cursor) break;
+      expect(pages).toBeLessThan(5000);
+      r = await call(d.client, 'search', { handle: opened.data.handle, query: 'xxx', max_results: 300, cursor: r.data.next_cursor });
+    }
+    expect(paths).toEqual(pad.map((_, i) => `/pad/${i}`));
+    expect(incomplete).toBeGreaterThan(0);
+  } finally {
+    await d.close();
+  }
+}, 120_000);

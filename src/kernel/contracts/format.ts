@@ -178,6 +178,11 @@ export interface LazyNode {
    */
   children?(from: number, to: number): { key?: string; index?: number; node: LazyNode }[];
   /**
+   * Objects: the member named `name` that counts (the last of repeated names, as everywhere), with its index among
+   * the children, or undefined when there is none. Names are decoded once per container and looked up by a map.
+   */
+  member?(name: string): { index: number; node: LazyNode } | undefined;
+  /**
    * The value parsed exactly (as `RecordSource.value`).
    * @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes or maxDepth; SYNTAX_ERROR.
    */

@@ -136,6 +136,15 @@ export function lazyNode(ctx: LazyContext, start: number, end: number, held?: He
       }
       return childNodes(ctx, c, from, Math.min(to, c.count), held);
     };
+    if (type === 'object') {
+      node.member = (name: string) => {
+        const c = container(ctx, start, end, held);
+        const k = lastMember(ctx, c, name, held);
+        if (k === -1) return undefined;
+        const [s, e] = childExtent(ctx, c, k, held);
+        return { index: k, node: lazyNode(ctx, s, e, held) };
+      };
+    }
   }
   return node;
 }

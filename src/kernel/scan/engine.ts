@@ -106,7 +106,8 @@ export class QueryScanEngine implements ScanEngine {
       const loc = source.location(i);
       return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth: plan.maxDepth };
     };
-    if (plan.kind === 'document') {
+    if (plan.kind === 'document' || (plan.kind === 'record' && !source.rootIsSequence)) {
+      // one document (addressed as the file, or as its one record): large ones are walked, not parsed whole
       const walked = await this.walkDocument(opts, plan, result);
       if (walked) return walked;
     }

@@ -1,4 +1,4 @@
-import type { ToolContext } from 'mcpgw/plugin-api';
+import type { ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 
 /** Where a search continues: the query it belongs to and the first record not yet paged. */
 export interface SearchCursor {
@@ -10,6 +10,8 @@ export interface SearchCursor {
   regex?: boolean;
   /** First record index the next page starts at. */
   nextRecord: number;
+  /** Search counting nodes: the exact place of the first match not yet returned (record and walk trail). */
+  position?: ScanPosition;
   /** Text mode: matching records counted so far (the whole file's when `countFrom` is null). JSONPath mode: matches before `nextRecord`. */
   counted: number;
   /** Text mode: first record not yet counted (a scan stopped at the deadline), or null when the count is complete. */

@@ -23,6 +23,18 @@ export class RegexMatcher {
    */
   match(text: string, parsed?: unknown): TextHit | null {
     let hit: TextHit | null = null;
+    this.each(text, parsed, (h) => { hit = h; return true; });
+    return hit;
+  }
+
+  /** Every member name and string value the pattern is found in, in document order (one hit per token). */
+  matchAll(text: string, parsed?: unknown): TextHit[] {
+    const hits: TextHit[] = [];
+    this.each(text, parsed, (h) => void hits.push(h));
+    return hits;
+  }
+
+  private each(text: string, parsed: unknown, onHit: (hit: TextHit) => boolean | void): void {
     forEachToken(text, (token) => {
       if (token.kind !== 'key' && token.kind !== 'string') return false;
       const lexeme = text.slice(token.start, token.end);
@@ -30,10 +42,8 @@ export class RegexMatcher {
       const m = this.re.exec(decoded);
       if (!m) return false;
       if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
-      hit = { token, decoded, start: m.start, end: m.end };
-      return true;
+      return onHit({ token, decoded, start: m.start, end: m.end }) === true;
     });
-    return hit;
   }
 
   /** Records of the batch whose bytes can hold a match (see CompiledRegex.candidates). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { CompiledQuery, RecordBatch, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { CompiledQuery, RecordBatch, RecordSource, ScanPosition, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import { fileFor, type ExplorerFile } from '../files';
 import { parseFields, projectValue } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
@@ -28,7 +29,8 @@ const match = z.object({
 });
 
 const output = z.object({
-  total_matches: z.number().int().describe('Matching records in the whole file (a lower bound when complete is false)'),
+  total_matches: z.number().int().describe('Matches in the whole file, counted as counts says (a lower bound when complete is false)'),
+  counts: z.enum(['nodes', 'records']).describe('What a match is: "records" (one per matching record, its first hit) or "nodes" (every matching value or member name, in a single-document file or one whose records are over 1 MiB on average)'),
   matches: z.array(match),
   query: z.string(),
   mode: z.enum(['text', 'jsonpath']).describe('The mode that ran: text, or jsonpath for a JSONPath query or a record predicate (then filter is set)'),
@@ -77,7 +79,9 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
-    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget });
+    const counts = countsOf(source);
+    if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget, counts });
+    if (counts === 'nodes') return nodeTextSearch(ctx, { args, file, fields, resume, limit, budget, matcher: regexMatcher ?? new TextMatcher(args.query, args.match_case) });
     const from = resume?.nextRecord ?? 0;
     // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
     const countFrom = resume ? resume.countFrom : 0;
@@ -114,18 +118,28 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     };
 
     const matcher: TextMatcher | RegexMatcher = regexMatcher ?? new TextMatcher(args.query, args.match_case);
+    const piece = Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes);
+    /** The first hit of a record too long to read whole, found through lazy nodes (null: none; the reason is reported). */
+    const firstHitInParts = (i: number): Match | null => {
+      try {
+        for (const e of recordHits(source, i, matcher, null, () => false, piece)) {
+          if (e.kind === 'hit') return { record_index: i, preview: e.preview, match_path: e.match_path };
+        }
+      } catch (err) {
+        onMalformed(i, err);
+      }
+      return null;
+    };
     const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-      const m = textMatch(batch, k, matcher, onMalformed);
+      const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts);
       return m ? onHit(k, m) : true;
     });
     const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
     for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
       if (batch.oversized) {
-        // A record too long to read whole is reported, never passed over silently (the whole file: the error itself).
-        try { batch.text(0); } catch (err) {
-          if (!source.rootIsSequence) throw err;
-          onMalformed(batch.first, err);
-        }
+        // A record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read).
+        const m = firstHitInParts(batch.first);
+        if (m && !take(batch.first, m)) break;
         continue;
       }
       let go = true;
@@ -148,6 +162,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     }
     return {
       total_matches: counted,
+      counts: 'records',
       matches,
       query: args.query,
       mode,
@@ -190,7 +205,7 @@ type Output = z.input<typeof output>;
  */
 async function engineSearch(
   ctx: ToolContext,
-  { args, file, fields, resume, limit, budget }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number },
+  { args, file, fields, resume, limit, budget, counts: fileCounts }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number; counts: 'nodes' | 'records' },
 ): Promise<Output> {
   const source = file.opened.source;
   const language = jsonPathLanguage(ctx);
@@ -224,6 +239,8 @@ async function engineSearch(
     try { return [language.compile(p)]; } catch { return []; }
   }) : [];
 
+  // A record predicate tests records: it counts records in any file.
+  const counts = predicate ? 'records' : fileCounts;
   const before = resume?.counted ?? 0;
   const known = resume?.total;
   let result: ScanResult;
@@ -248,10 +265,10 @@ async function engineSearch(
       source,
       query,
       addressing: predicate ? 'file' : 'record',
-      unit: 'records',
+      unit: counts,
       limit,
       countAll: known === undefined,
-      ...(resume ? { resume: { record: resume.nextRecord, node: 0 } } : {}),
+      ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
       signal: ctx.signal,
       deadline: ctx.deadline,
       onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
@@ -260,7 +277,7 @@ async function engineSearch(
 
   const matches: Match[] = [];
   let pageBytes = 0;
-  let next: number | null = result.next ? result.next.record : null;
+  let nextPosition: ScanPosition | null = result.next;
   let cutByBytes = false;
   for (const node of result.nodes) {
     let m: Match;
@@ -282,12 +299,13 @@ async function engineSearch(
     const size = Buffer.byteLength(JSON.stringify(m)) + 1;
     if (pageBytes + size > budget && matches.length > 0) {
       cutByBytes = true;
-      next = node.record;
+      nextPosition = counts === 'nodes' && node.position ? node.position : { record: node.record, node: 0 };
       break;
     }
     matches.push(m);
     pageBytes += size;
   }
+  const next = nextPosition ? nextPosition.record : null;
   // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
@@ -298,11 +316,13 @@ async function engineSearch(
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: next,
+      ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
       counted: before + matches.length, countFrom: null, ...(complete ? { total } : { atLeast: total }),
     });
   }
   return {
     total_matches: total,
+    counts,
     matches,
     query: args.query,
     mode,
@@ -320,7 +340,7 @@ function nodePreview(path: string, value: unknown): string {
   return `${path || '$'} = «${shown}»`;
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void): Match | null {
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {
@@ -333,8 +353,108 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     if (!holds(value, hit.token, hit.decoded)) hit = matcher.match(text, value);
     if (!hit) return null;
   } catch (err) {
+    if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
   return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
 }
+
+/** Records averaging more than this many bytes are too large to be useful units: search counts their nodes. */
+const NODE_UNIT_BYTES = 1024 * 1024;
+
+/**
+ * What a match is in this file: every matching node in a single document (or in records over NODE_UNIT_BYTES on
+ * average), else one match per record.
+ */
+export function countsOf(source: RecordSource): 'nodes' | 'records' {
+  if (!source.rootIsSequence) return 'nodes';
+  return source.count > 0 && source.identity.size / source.count > NODE_UNIT_BYTES ? 'nodes' : 'records';
+}
+
+/**
+ * Text search counting nodes (nodes.ts): every member name and value holding the text is a match, in document
+ * order. A page takes up to `limit` matches (and the byte budget); the count then runs on to the end of the file
+ * or the deadline (a lower bound then, counted again from the next page's start). The cursor holds the position of
+ * the first match not returned: the record and the walk's trail.
+ */
+async function nodeTextSearch(
+  ctx: ToolContext,
+  { args, file, fields, resume, limit, budget, matcher }: { args: Args; file: ExplorerFile; fields: ReturnType<typeof parseFields>; resume: SearchCursor | null; limit: number; budget: number; matcher: NodeMatcher },
+): Promise<Output> {
+  const source = file.opened.source;
+  const start: ScanPosition = resume?.position ?? { record: resume?.nextRecord ?? 0, node: 0 };
+  const known = resume?.total;
+  const before = resume?.counted ?? 0;
+  const matches: Match[] = [];
+  const warnings: Warning[] = [];
+  let pageBytes = 0;
+  let counted = 0; // matches from `start` on
+  let next: ScanPosition | null = null;
+  let stopped: ScanPosition | null = null;
+  let cutByBytes = false;
+  let ticks = 0;
+  const expired = () => (++ticks & 15) === 0 && Date.now() > ctx.deadline;
+  outer: for (let i = start.record; i < source.count; i++) {
+    if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+    if (i > start.record && Date.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
+    const at = i === start.record && start.at ? start.at : null;
+    let events: Iterable<ReturnType<typeof recordHits> extends Iterable<infer E> ? E : never>;
+    try {
+      events = recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes));
+      for (const e of events) {
+        if (e.kind === 'stop') { stopped = { record: i, node: 0, at: e.at }; break outer; }
+        if (e.kind === 'skipped') {
+          if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
+          continue;
+        }
+        counted++;
+        if (next === null) {
+          const m: Match = { record_index: i, preview: e.preview, match_path: e.match_path };
+          if (fields) {
+            try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
+          }
+          const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+          if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
+            matches.push(m);
+            pageBytes += size;
+            continue;
+          }
+          if (matches.length < limit) cutByBytes = true;
+          next = { record: i, node: 0, at: e.at };
+          if (known !== undefined) break outer; // the total is known: no need to count on
+        }
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'SYNTAX_ERROR' && code !== 'RESOURCE_LIMIT_EXCEEDED') throw err;
+      if (!source.rootIsSequence) throw err;
+      if (warnings.length < 5) warnings.push({ code: code!, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
+    }
+    ctx.progress(i + 1, source.count, `searching ${file.opened.path}`);
+  }
+  // Counted to the end unless stopped; a stop while the page was still filling is where the next page starts.
+  const complete = known !== undefined || stopped === null;
+  const total = known ?? Math.max(resume?.atLeast ?? 0, before + counted);
+  const continueAt = next ?? stopped;
+  let next_cursor: string | undefined;
+  if (continueAt !== null) {
+    next_cursor = cursorTable(ctx).add({
+      handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}),
+      nextRecord: continueAt.record, position: continueAt, counted: before + matches.length, countFrom: null,
+      ...(complete ? { total } : { atLeast: total }),
+    });
+  }
+  return {
+    total_matches: total,
+    counts: 'nodes',
+    matches,
+    query: args.query,
+    mode: 'text',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+

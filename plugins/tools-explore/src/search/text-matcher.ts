@@ -68,6 +68,19 @@ export class TextMatcher {
    */
   match(text: string, parsed?: unknown): TextHit | null {
     let hit: TextHit | null = null;
+    this.each(text, parsed, (h) => { hit = h; return true; });
+    return hit;
+  }
+
+  /** Every matching token of a JSON text, in document order (one hit per token: its first occurrence). */
+  matchAll(text: string, parsed?: unknown): TextHit[] {
+    const hits: TextHit[] = [];
+    this.each(text, parsed, (h) => void hits.push(h));
+    return hits;
+  }
+
+  /** Calls `onHit` for each matching token in document order; stops when it returns true. */
+  private each(text: string, parsed: unknown, onHit: (hit: TextHit) => boolean | void): void {
     forEachToken(text, (token) => {
       const lexeme = text.slice(token.start, token.end);
       const quoted = token.kind === 'key' || token.kind === 'string';
@@ -83,10 +96,8 @@ export class TextMatcher {
       }
       if (start === -1) return false;
       if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
-      hit = { token, decoded, start, end: start + len };
-      return true;
+      return onHit({ token, decoded, start, end: start + len }) === true;
     });
-    return hit;
   }
 
   /**

@@ -1,0 +1,134 @@
+import type { LazyNode, RecordBatch, RecordSource } from 'mcpgw/plugin-api';
+import { appendToken } from '../text/pointer';
+import { tokenPreview } from '../text/preview';
+import { parseKeepingLexemes, type TextHit } from './text-matcher';
+
+/**
+ * Text search by node: every member name and value of a record that holds the text is a match of its own (search
+ * counts nodes in a single-document file, and in files whose records are too large to be useful units). A record of
+ * at most PIECE_BYTES is searched as one text; a larger one is walked through lazy nodes (`RecordSource.node`), its
+ * values of at most PIECE_BYTES searched as texts (after a byte prefilter) and the member names of the containers
+ * above them checked one by one, in document order, so a 1 GiB document is searched in bounded memory.
+ */
+export const PIECE_BYTES = 1024 * 1024;
+/** Children listed per read while a large container is walked. */
+const WINDOW = 256;
+
+/** What a text matcher offers (TextMatcher and RegexMatcher). */
+export interface NodeMatcher {
+  matchAll(text: string, parsed?: unknown): TextHit[];
+  candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
+}
+
+/**
+ * One matching node, or a place where the walk stopped (`stop`: the deadline) or passed over a malformed part
+ * (`skipped`). `at` orders them in document order inside the record and is where a later walk resumes: member
+ * positions on the way down (`-1` for a member's name), then the hit's index in its piece.
+ */
+export type NodeEvent =
+  | { kind: 'hit'; at: number[]; match_path: string; preview: string }
+  | { kind: 'stop'; at: number[] }
+  | { kind: 'skipped'; pointer: string; error: Error };
+
+/**
+ * The hits of record `i`, in document order, from `resume` (an `at` this walk yielded) on. `expired()` is asked
+ * between pieces: when true the walk yields `stop` with where to resume, and ends.
+ * @throws what reading the record throws when the source has no lazy nodes (RESOURCE_LIMIT_EXCEEDED, SYNTAX_ERROR).
+ */
+export function* recordHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: () => boolean, piece = PIECE_BYTES): Generator<NodeEvent> {
+  const root = source.node?.(i, '');
+  if (!root || !root.children || root.byteLength <= piece) {
+    const text = root?.text ? root.text() : source.text(i);
+    yield* pieceHits(text, '', [], resume, matcher);
+    return;
+  }
+  yield* walk(root, '', [], resume && resume.length ? resume : null, matcher, expired, piece);
+}
+
+function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher, expired: () => boolean, piece: number): Generator<NodeEvent> {
+  const count = node.childCount ?? 0;
+  const isObject = node.type === 'object';
+  for (let from = resume ? resume[0]! : 0; from < count; from += WINDOW) {
+    const kids = node.children!(from, Math.min(count, from + WINDOW));
+    for (let j = 0; j < kids.length; j++) {
+      const m = from + j;
+      const kid = kids[j]!;
+      const sub = resume && m === resume[0] ? resume.slice(1) : null;
+      resume = null;
+      if (expired()) { yield { kind: 'stop', at: [...trail, m] }; return; }
+      const here = isObject ? appendToken(pointer, kid.key!) : appendToken(pointer, m);
+      if (isObject) {
+        if (node.member && node.member(kid.key!)?.index !== m) continue; // a repeated name: the last one counts
+        if (!sub || sub.length === 0 || sub[0] === -1) {
+          const hit = keyHit(kid.key!, here, matcher);
+          if (hit) yield { kind: 'hit', at: [...trail, m, -1], ...hit };
+        }
+      }
+      const inner = sub && sub.length && sub[0] !== -1 ? sub : null;
+      if (!kid.node.children || kid.node.byteLength <= piece) {
+        let text: string;
+        try {
+          if (!mayHold(kid.node, matcher)) continue;
+          text = kid.node.text ? kid.node.text() : JSON.stringify(kid.node.value());
+        } catch (err) {
+          if ((err as { code?: string }).code === 'SYNTAX_ERROR' || (err as { code?: string }).code === 'RESOURCE_LIMIT_EXCEEDED') { yield { kind: 'skipped', pointer: here, error: err as Error }; continue; }
+          throw err;
+        }
+        try {
+          yield* pieceHits(text, here, [...trail, m], inner, matcher);
+        } catch (err) {
+          if ((err as { code?: string }).code === 'SYNTAX_ERROR' || err instanceof SyntaxError) { yield { kind: 'skipped', pointer: here, error: err as Error }; continue; }
+          throw err;
+        }
+      } else yield* walk(kid.node, here, [...trail, m], inner, matcher, expired, piece);
+    }
+  }
+}
+
+/** The byte prefilter on one value's bytes: false when they cannot hold a match (see TextMatcher.candidates). */
+function mayHold(node: LazyNode, matcher: NodeMatcher): boolean {
+  if (!node.bytes) return true;
+  const bytes = node.bytes();
+  let found = false;
+  matcher.candidates(oneRecord(bytes), () => { found = true; return false; });
+  return found;
+}
+
+/** A batch of one record spanning `bytes`. */
+function oneRecord(bytes: Buffer): RecordBatch {
+  return {
+    first: 0, count: 1, bytes,
+    span: () => [0, bytes.length],
+    recordAt: (o) => (o >= 0 && o < bytes.length ? 0 : -1),
+    text: () => bytes.toString('utf8'),
+    value: () => JSON.parse(bytes.toString('utf8')),
+  };
+}
+
+/** The hits inside one JSON text (a record, or a value inside one at `pointer`), from hit index `resume[0]` on. */
+function* pieceHits(text: string, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher): Generator<NodeEvent> {
+  let hits = matcher.matchAll(text);
+  if (hits.length === 0) return;
+  // what the value holds once parsed (a repeated member name: the last value wins)
+  hits = matcher.matchAll(text, parseKeepingLexemes(text));
+  for (let j = resume && resume.length ? resume[0]! : 0; j < hits.length; j++) {
+    const h = hits[j]!;
+    yield { kind: 'hit', at: [...trail, j], match_path: pointer + h.token.pointer, preview: tokenPreview(text, h.token, h.decoded, h.start, h.end) };
+  }
+}
+
+/** A member name of a large container that holds the text, as a hit at the member's pointer. */
+function keyHit(key: string, pointer: string, matcher: NodeMatcher): { match_path: string; preview: string } | null {
+  const quoted = JSON.stringify(key);
+  const text = `{${quoted}:null}`;
+  const hit = matcher.matchAll(text).find((h) => h.token.kind === 'key');
+  if (!hit) return null;
+  const shown = `${quoted}: …`;
+  return { match_path: pointer, preview: tokenPreview(shown, { kind: 'key', start: 0, end: quoted.length }, hit.decoded, hit.start, hit.end) };
+}
+
+/** Lexicographic order of two `at` trails (a prefix first). */
+export function compareAt(a: readonly number[], b: readonly number[]): number {
+  for (let k = 0; k < Math.min(a.length, b.length); k++) if (a[k] !== b[k]) return a[k]! - b[k]!;
+  return a.length - b.length;
+}
