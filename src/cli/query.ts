@@ -22,24 +22,23 @@ export function defaultLanguage(query: string): string {
 
 /**
  * `mcpgw query FILE QUERY`: runs the scan engine over the whole file (whole-file addressing, DESIGN "Two addressing
- * modes") and prints the node list as JSON Lines `{"path": …, "value": …}` with exact numbers. With a root (--root,
- * MCPGW_ROOT or the config file's `root`), FILE is a path under it as in every tool (relative to it; an absolute path
- * must lie inside it); without one, the file's own folder is the sandbox root (the person at the terminal chose the
- * file). Progress bar on stderr when it is a terminal.
+ * modes") and prints the node list as JSON Lines `{"path": …, "value": …}` with exact numbers. With --root DIR, FILE
+ * is a path under DIR as in every tool (relative to it; an absolute path must lie inside it); without it, the file's
+ * own folder is the sandbox root (the person at the terminal chose the file; a root from MCPGW_ROOT or a config file
+ * is for serve). Progress bar on stderr when it is a terminal.
  * @throws McpgwError (exit 1; exit 2 for argument faults: NOT_FOUND, ACCESS_DENIED, INVALID_ARGUMENT,
  *   QUERY_SYNTAX_ERROR), ConfigError (exit 2)
  */
 export async function queryCommand(file: string, queryText: string, opts: QueryOptions): Promise<void> {
-  const { config, kernel, loaded } = await prepare(opts, false);
+  const { config, kernel } = await prepare(opts, false);
   const languageName = opts.language ?? defaultLanguage(queryText);
   const language = kernel.registry.queryLanguages.get(languageName)?.item;
   if (!language) {
     throw new McpgwError('INVALID_ARGUMENT', `Unknown query language "${languageName}". Loaded: ${[...kernel.registry.queryLanguages.keys()].join(', ') || '(none)'}.`);
   }
-  const rootGiven = opts.root !== undefined || process.env.MCPGW_ROOT !== undefined || (loaded.config as { root?: unknown }).root !== undefined;
   let sandboxRoot: string;
   let input: string;
-  if (rootGiven && config.root !== null) {
+  if (opts.root !== undefined && config.root !== null) {
     sandboxRoot = config.root;
     input = file;
   } else {

@@ -87,8 +87,9 @@ describe('mcpgw query', () => {
     expect(outside.code).toBe(2);
     expect(outside.err).toContain('outside the root');
     expect(run('--root', 'root', 'events.jsonl', '$').code).toBe(2); // relative to the root, not to the current folder
-    const env = spawnSync(NODE, [CLI, 'query', 'logs/a.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', MCPGW_ROOT: root } });
-    expect(env.stdout).toBe('{"path":"/0/id","value":7}\n');
+    // A root from the environment (or a config file) is the server's: FILE stays relative to the current folder.
+    const env = spawnSync(NODE, [CLI, 'query', 'events.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', MCPGW_ROOT: root } });
+    expect(env.stdout).toBe('{"path":"/0/id","value":1}\n');
   });
 
   test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', () => {

@@ -41,7 +41,7 @@ export function sniffContent(bytes: Uint8Array, size: number): ContentSniff | nu
     if (!z[0] && z[1] && z[2] && z[3]) return utf('utf-32le', 'NUL bytes around ASCII characters');
     if (z[0] && !z[1] && z[2] && !z[3]) return utf('utf-16be', 'a NUL byte before each ASCII character');
     if (!z[0] && z[1] && !z[2] && z[3]) return utf('utf-16le', 'a NUL byte after each ASCII character');
-  } else if (bytes.length >= 2) {
+  } else if (bytes.length === 2) { // one ASCII character in UTF-16 (a 3-byte file cannot be UTF-16)
     if (b(0) === 0 && b(1) !== 0) return utf('utf-16be', 'a NUL byte before each ASCII character');
     if (b(0) !== 0 && b(1) === 0) return utf('utf-16le', 'a NUL byte after each ASCII character');
   }
