@@ -1,4 +1,4 @@
-/** The slow attack cases (files of tens to hundreds of MB built in the test): `npm run test:stress`, also run by CI. */
+/** The slow cases (attack files of tens to hundreds of MB built in the test; the HTTP load test), one at a time: `npm run test:stress`, also run by CI. */
 const base = require('./jest.config');
 
 module.exports = {

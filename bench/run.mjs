@@ -20,6 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseSize, sfc32, GEN_VERSION, NEEDLE } from './gen.mjs';
+import { benchHttp, httpMarkdown, HTTP_RECORDS } from './http.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..');
@@ -45,6 +46,7 @@ const SCENARIOS = [
   ['get-record', '6. random get_record calls: p50 / p99 latency'],
   ['memory', '7. server RSS idle, and its growth with the big file open and scanned'],
   ['paging', '9. json_read page 100 vs page 1 of a 100,000-match query'],
+  ['http', '10. serve --http: p50/p99 per tool, one client (stdio vs both HTTP eras) and 64 concurrent clients × 50 calls'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -898,10 +900,14 @@ async function main() {
     harnessNode: process.version, gatewayNode: `Node ${gwNode}`, gitRev: rev.status === 0 ? `${rev.stdout.trim()}${dirty ? ' + uncommitted changes' : ''}` : 'no commit yet',
     peers: Object.fromEntries(Object.entries(ctx.peers).map(([k, p]) => [k, p.version])), peakRssMethod: HAVE_TIME ? 'GNU time %M (peers); /proc VmHWM (server)' : '/proc VmHWM (server) only' };
 
-  // data
+  // data (the http scenario alone needs only its small file)
   const t0 = performance.now();
-  ctx.jsonl = ensureData(cfg, 'jsonl', { size: cfg.sizeBytes });
-  ctx.files.push(`JSON Lines ${fmtBytes(ctx.jsonl.meta.bytes)} (${fmtInt(ctx.jsonl.meta.records)} records, ${fmtInt(ctx.jsonl.meta.failed)} failed, ${fmtInt(ctx.jsonl.meta.needles)} needles)`);
+  if ([...selected].some((n) => n !== 'http')) ctx.jsonl = ensureData(cfg, 'jsonl', { size: cfg.sizeBytes });
+  if (selected.has('http')) {
+    ctx.httpData = ensureData(cfg, 'jsonl', { records: HTTP_RECORDS });
+    ctx.files.push(`for http: JSON Lines ${fmtBytes(ctx.httpData.meta.bytes)} (${fmtInt(ctx.httpData.meta.records)} records, ${fmtInt(ctx.httpData.meta.failed)} failed)`);
+  }
+  if (ctx.jsonl) ctx.files.push(`JSON Lines ${fmtBytes(ctx.jsonl.meta.bytes)} (${fmtInt(ctx.jsonl.meta.records)} records, ${fmtInt(ctx.jsonl.meta.failed)} failed, ${fmtInt(ctx.jsonl.meta.needles)} needles)`);
   if (selected.has('open-seq')) {
     ctx.seq = ensureData(cfg, 'json-seq', { records: ctx.jsonl.meta.records });
     ctx.files.push(`JSON-seq ${fmtBytes(ctx.seq.meta.bytes)}`);
@@ -928,6 +934,12 @@ async function main() {
     else if (name === 'get-record') res = await scenarioGetRecord(ctx);
     else if (name === 'memory') res = await scenarioMemory(ctx);
     else if (name === 'paging') res = await scenarioPaging(ctx);
+    else if (name === 'http') {
+      try {
+        ctx.http = await benchHttp({ node: cfg.node, gateway: cfg.gateway, root: DATA_DIR, data: ctx.httpData, runs: Math.min(cfg.runs, 3), log });
+      } catch (e) { ctx.http = { error: e.message }; }
+      res = { rows: [], ratios: [] };
+    }
     else {
       const sc = buildScenario(ctx, name);
       res = await pairedScenario(ctx, sc);
@@ -937,13 +949,13 @@ async function main() {
   }
   ctx.env.loadEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const tg = targets(ctx, all);
-  console.log(markdown(ctx, all, tg));
+  console.log(markdown(ctx, all, tg) + (ctx.http ? '\n' + httpMarkdown(ctx.http, fmtMs, fmtMiB) : ''));
   if (cfg.save) {
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');
     const file = path.join(RESULTS_DIR, `${stamp}.json`);
     fs.writeFileSync(file, JSON.stringify({ env: ctx.env, args: { ...cfg }, data: { jsonl: ctx.jsonl?.meta, json_seq: ctx.seq?.meta, array: ctx.array?.meta },
-      gateway_tools: ctx.tools ?? null, gateway_down: ctx.gatewayDown ?? null, rows: all.rows, ratios: all.ratios, targets: tg,
+      gateway_tools: ctx.tools ?? null, gateway_down: ctx.gatewayDown ?? null, rows: all.rows, ratios: all.ratios, targets: tg, http: ctx.http ?? null,
       wall_s: +((performance.now() - t0) / 1000).toFixed(1) }, null, 2) + '\n');
     log(`results: ${path.relative(REPO, file)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }

@@ -11,6 +11,9 @@ import { LegacySessions } from './legacy-sessions';
 import { PrincipalStores } from './principal-stores';
 import { principalOf, sharedTokenVerifier } from './token';
 
+/** How long an idle keep-alive connection is kept, ms. */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface McpHttpServerOptions {
   settings: HttpSettings;
   /** Builds a server over a Session; `ownsSession` ends the Session when the server closes. */
@@ -67,6 +70,10 @@ export class McpHttpServer {
     };
     this.node = toNodeHandler({ fetch: route }, { maxRequestBodySize: settings.maxBodyBytes, onerror });
     this.server = http.createServer((req, res) => void this.serve(req, res));
+    // Idle keep-alive connections outlive the clients' own idle timeout (undici: 4 s), so a client never sends a
+    // request on a connection the server is closing at that moment (ECONNRESET under load with Node's 5 s).
+    this.server.keepAliveTimeout = KEEP_ALIVE_MS;
+    this.server.headersTimeout = KEEP_ALIVE_MS + 1000;
   }
 
   /** Binds and resolves to the endpoint's URL (with the port the system chose for port 0). */

@@ -304,7 +304,10 @@ export class IndexedRecordSource implements RecordSource {
     const pad = this.spec.framing.isPadding;
     const boundary = (r: number) => (r < index.count ? index.start(r) : end);
     const totalBytes = boundary(to) - boundary(from);
-    const buffers = [unalignedBuffer(CHUNK_BYTES), unalignedBuffer(CHUNK_BYTES)];
+    // No read is longer than the range (one record past CHUNK_BYTES gets its own buffer): a small file or range
+    // allocates what it needs, not 2 × CHUNK_BYTES per scan.
+    const size = Math.max(1, Math.min(CHUNK_BYTES, totalBytes));
+    const buffers = [unalignedBuffer(size), unalignedBuffer(size)];
     let which = 0;
     // The plan for the read that starts at record r: records r..last-1.
     const plan = (r: number): number => {
