@@ -24,7 +24,7 @@ import { benchHttp, httpMarkdown, HTTP_RECORDS } from './http.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..');
-const DATA_DIR = path.join(HERE, '.data');
+const DATA_DIR = process.env.MCPGW_BENCH_DATA || path.join(HERE, '.data'); // big files: put them on a scratch disk (e.g. /tmp)
 const PEERS_DIR = process.env.MCPGW_BENCH_PEERS || path.join(HERE, '.peers');
 const RESULTS_DIR = path.join(HERE, 'results');
 const DUCKDB_PKG = '@duckdb/node-api';
@@ -47,6 +47,7 @@ const SCENARIOS = [
   ['memory', '7. server RSS idle, and its growth with the big file open and scanned'],
   ['paging', '9. json_read page 100 vs page 1 of a 100,000-match query'],
   ['http', '10. serve --http: p50/p99 per tool, one client (stdio vs both HTTP eras) and 64 concurrent clients × 50 calls'],
+  ['regex', '11. search {regex: true}: a pattern with a required literal and one without, vs rg -c with the same pattern'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -474,6 +475,8 @@ function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
     'wc': { tool: 'wc', label: 'wc -l', cmd: `wc -l < ${F}` },
     'rg-c': { tool: 'rg', label: 'rg -c', cmd: `rg -c ${sq(NEEDLE)} ${F}`, exit1ok: true },
     'grep-c': { tool: 'grep', label: 'grep -c', cmd: `grep -c ${sq(NEEDLE)} ${F}`, exit1ok: true },
+    'rg-c-literal': { tool: 'rg', label: `rg -c '${REGEX_LITERAL}'`, cmd: `rg -c ${sq(REGEX_LITERAL)} ${F}`, exit1ok: true },
+    'rg-c-noliteral': { tool: 'rg', label: `rg -c '${REGEX_NO_LITERAL}'`, cmd: `rg -c ${sq(REGEX_NO_LITERAL)} ${F}`, exit1ok: true },
     'rg-ci': { tool: 'rg', label: 'rg -ci', cmd: `rg -ci ${sq(NEEDLE)} ${F}`, exit1ok: true },
     'grep-ci': { tool: 'grep', label: 'grep -ci', cmd: `grep -ci ${sq(NEEDLE)} ${F}`, exit1ok: true },
     'jq-failed': { tool: 'jq', label: `jq -c 'select(.status=="failed")' | wc -l`, cmd: `jq -c 'select(.status=="failed")' ${F} | wc -l` },
@@ -489,6 +492,12 @@ function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
 // The explorer evaluates each record as `$` (DESIGN "Two addressing modes"): its record predicate form
 // `$.status == "failed"` selects records; an RFC 9535 filter `$[?…]` there would filter each record's members.
 // match_case: true compares strings exactly, as jq and DuckDB do.
+// Regular expressions (RE2 syntax, the same text for rg): one whose matches all contain the literal "NEEDLE-" (the
+// gateway searches bytes for it first), and an ID-shaped one with no literal (six capitals, a separator that is
+// not a lowercase letter or space, four hex digits), which only the needle fits, so every record is tested.
+const REGEX_LITERAL = 'NEEDLE-[0-9a-f]{4}';
+const REGEX_NO_LITERAL = '[A-Z]{6}[^a-z ][0-9a-f]{4}';
+
 const SELECTIVE = { explorer: '$.status == "failed"', reader: '$[?@.status=="failed"]' };
 const NONSELECTIVE = { explorer: '$.latency_ms > 100', reader: '$[?@.latency_ms > 100]' };
 
@@ -709,6 +718,11 @@ function buildScenario(ctx, name) {
         peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-c': m.needles, 'grep-c': m.needles }) },
       { title: 'needle, case-insensitive', ops: [searchOp(jsonl, 'search-ci', `search text "${NEEDLE}" match_case:false`, { query: NEEDLE, mode: 'text', match_case: false }, m.needles)],
         peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-ci': m.needles, 'grep-ci': m.needles }) }] };
+    case 'regex': return { name, server: 'shared', files: [jsonl.file], groups: [
+      { title: 'regex with a required literal', ops: [searchOp(jsonl, 'regex-literal', `search regex ${REGEX_LITERAL} match_case:true`, { query: REGEX_LITERAL, mode: 'text', regex: true, match_case: true }, m.needles)],
+        peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-c-literal': m.needles }) },
+      { title: 'regex without a literal', ops: [searchOp(jsonl, 'regex-noliteral', `search regex ${REGEX_NO_LITERAL} match_case:true`, { query: REGEX_NO_LITERAL, mode: 'text', regex: true, match_case: true }, m.needles)],
+        peers: peerDefs(ctx, jsonl.file, m.bytes, { 'rg-c-noliteral': m.needles }) }] };
     case 'filter-selective': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'status == failed', ops: [
       searchOp(jsonl, 'explorer', `search jsonpath ${SELECTIVE.explorer} (count + first 50)`, { query: SELECTIVE.explorer, mode: 'jsonpath', match_case: true }, m.failed),
       readerFirstPageOp(jsonl, 'reader-first', SELECTIVE.reader, Math.min(50, m.failed)),
@@ -751,6 +765,8 @@ function targets(ctx, all) {
   fromRatio('open + index JSON Lines', '≤ 2× wc -l', 'open-jsonl', 'open_file', 'wc', 2);
   fromRatio('needle search', '≤ 2× rg -c', 'needle', 'search-cs', 'rg-c', 2);
   fromRatio('needle search, case-insensitive', '≤ 3× rg -ci', 'needle', 'search-ci', 'rg-ci', 3);
+  fromRatio('regex search, required literal', '≤ 3× rg -c', 'regex', 'regex-literal', 'rg-c-literal', 3);
+  fromRatio('regex search, no literal', '≤ 10× rg -c', 'regex', 'regex-noliteral', 'rg-c-noliteral', 10);
   fromRatio('selective filter, explorer search', '≤ 1× DuckDB', 'filter-selective', 'explorer', 'duck-failed', 1);
   fromRatio('selective filter, explorer search', '≥ 18× faster than jq', 'filter-selective', 'explorer', 'jq-failed', 1 / 18, true);
   fromRatio('selective filter, reader (all pages)', '≤ 1× DuckDB', 'filter-selective', 'reader-all', 'duck-failed', 1);

@@ -80,7 +80,7 @@ export class McpgwError extends Error {
   toPayload(): ErrorPayload {
     const payload: ErrorPayload = { code: this.code, message: capMessage(this.message) };
     if (this.hint !== undefined) payload.hint = capMessage(this.hint);
-    if (this.location !== undefined) payload.location = this.location;
+    if (this.location !== undefined) payload.location = capLocation(this.location);
     if (this.limit !== undefined) payload.limit = this.limit;
     return payload;
   }
@@ -105,7 +105,7 @@ export function toErrorPayload(error: unknown): ErrorPayload {
     if (isErrorCode(e.code)) {
       const p: ErrorPayload = { code: e.code, message: capMessage(String(e.message ?? e.code)) };
       if (typeof e.hint === 'string') p.hint = capMessage(e.hint);
-      if (e.location && typeof e.location === 'object') p.location = e.location as ErrorLocation;
+      if (e.location && typeof e.location === 'object') p.location = capLocation(e.location as ErrorLocation);
       if (e.limit && typeof e.limit === 'object') p.limit = e.limit as ErrorLimit;
       return p;
     }
@@ -115,11 +115,36 @@ export function toErrorPayload(error: unknown): ErrorPayload {
   return { code: 'INTERNAL_ERROR', message: capMessage(`Internal error: ${message}`) };
 }
 
-/** Cuts a message to {@link MAX_MESSAGE_BYTES} bytes of UTF-8 on a character boundary, marking the cut with "…". */
+/**
+ * Cuts a message to {@link MAX_MESSAGE_BYTES} bytes of UTF-8 on a character boundary, marking the cut with its
+ * length: "… [cut: 1048620 bytes in all]" (a message quoting a huge input stays small, and says so).
+ */
 export function capMessage(message: string): string {
-  if (Buffer.byteLength(message) <= MAX_MESSAGE_BYTES) return message;
-  let cut = message.slice(0, MAX_MESSAGE_BYTES - 3);
-  while (Buffer.byteLength(cut) > MAX_MESSAGE_BYTES - 3) cut = cut.slice(0, -1);
+  const bytes = Buffer.byteLength(message);
+  if (bytes <= MAX_MESSAGE_BYTES) return message;
+  const mark = `… [cut: ${bytes} bytes in all]`;
+  return cutToBytes(message, MAX_MESSAGE_BYTES - Buffer.byteLength(mark)) + mark;
+}
+
+/** The longest prefix of `s` of at most `max` bytes of UTF-8, not ending inside a surrogate pair. */
+function cutToBytes(s: string, max: number): string {
+  let cut = s.slice(0, max);
+  while (Buffer.byteLength(cut) > max) cut = cut.slice(0, Math.max(0, cut.length - Math.ceil((Buffer.byteLength(cut) - max) / 3)));
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return cut + '…';
+  return cut;
+}
+
+/** A location whose strings (a pointer, a path) are capped like messages. */
+function capLocation(location: ErrorLocation): ErrorLocation {
+  let out: ErrorLocation | null = null;
+  for (const [k, v] of Object.entries(location)) {
+    if (typeof v === 'string' && Buffer.byteLength(v) > MAX_MESSAGE_BYTES) (out ??= { ...location })[k as keyof ErrorLocation] = capMessage(v) as never;
+  }
+  return out ?? location;
+}
+
+/** User input shown in a message: as given up to `max` characters, else cut with its length stated (`aaaa… (1048576 characters)`). */
+export function shownInput(text: string, max = 200): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '')}… (${text.length} characters)`;
 }

@@ -2,19 +2,20 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import { globToRegExp, listFiles } from '../../src/kernel/files/list-files';
+import { compileGlob } from '../../src/kernel/files/glob';
+import { listFiles } from '../../src/kernel/files/list-files';
 import { Sandbox } from '../../src/kernel/files/sandbox';
 import { formatsOf } from '../helpers/formats';
 
-describe('globToRegExp', () => {
+describe('compileGlob', () => {
   test.each([
     ['*.jsonl', 'a.jsonl', true], ['*.jsonl', 'd/a.jsonl', false], ['**/*.json', 'a/b/c.json', true], ['**/*.json', 'c.json', true],
     ['logs/2024-*.ndjson', 'logs/2024-01.ndjson', true], ['*.{json,jsonl}', 'x.jsonl', true], ['*.{json,jsonl}', 'x.ndjson', false],
     ['file?.json', 'file1.json', true], ['[ab].json', 'b.json', true], ['[!ab].json', 'b.json', false], ['a.b', 'axb', false],
-  ])('%s on %s → %s', (glob, p, want) => expect(globToRegExp(glob).test(p)).toBe(want));
+  ])('%s on %s → %s', (glob, p, want) => expect(compileGlob(glob).test(p)).toBe(want));
   test('unbalanced patterns are INVALID_ARGUMENT', () => {
-    expect(() => globToRegExp('[ab')).toThrow('Unclosed "["');
-    expect(() => globToRegExp('{a,b')).toThrow('Unclosed "{"');
+    expect(() => compileGlob('[ab')).toThrow('Unclosed "["');
+    expect(() => compileGlob('{a,b')).toThrow('Unclosed "{"');
   });
 });
 

@@ -57,3 +57,51 @@ test('get_schema of a record with 30,000 distinct keys: RESOURCE_LIMIT_EXCEEDED 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe('the right reasons', () => {
+  test('invalid UTF-8 is reported at its file offset, line and column, whichever record a scan starts from', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-utf8-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'bad.jsonl'), Buffer.concat([Buffer.from('{"a":1}\n{"b":"x'), Buffer.from([0xff]), Buffer.from('y"}\n')]));
+      const f = await fileService(dir, await formatsOf(jsonl)).open('bad.jsonl');
+      const jp = (await import('../helpers/query')).jsonpath;
+      const q = (await jp()).compile('$[*]');
+      for (const resume of [undefined, { record: 1, node: 0 }]) {
+        const r = await (await import('../helpers/query')).engine().run({ source: f.source, query: q, addressing: 'file', ...(resume ? { resume } : {}) });
+        // `{"a":1}\n` is 8 bytes, `{"b":"x` 7 more: the bad byte is at 15, line 2, column 8.
+        expect(r.firstSkipped[0]).toMatchObject({ record_index: 1, code: 'SYNTAX_ERROR', byte_offset: 15, line: 2, message: 'Record 1: invalid UTF-8 at byte 15 (line 2, column 8).' });
+      }
+      f.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a JSONPath query chaining 20,000 alternatives is RESOURCE_LIMIT_EXCEEDED (queryDepth), not an internal error', async () => {
+    const jp = await (await import('../helpers/query')).jsonpath();
+    let err: any;
+    try { jp.compile('$[?' + Array.from({ length: 20_000 }, (_, i) => `@.a=="x${i}"`).join('||') + ']'); } catch (e) { err = e; }
+    expect(err).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'queryDepth' } });
+  });
+
+  test('a query of 4,000 segments runs without a deep call stack (nothing that deep within maxDepth)', async () => {
+    const jp = await (await import('../helpers/query')).jsonpath();
+    let v: unknown = 1;
+    for (let i = 0; i < 2000; i++) v = [v];
+    expect(jp.compile('$' + '[0]'.repeat(4000)).evaluate(v)).toEqual([]);
+    expect(jp.compile('$' + '[0]'.repeat(2000)).evaluate(v)).toEqual([{ path: '/0'.repeat(2000), value: 1 }]);
+  });
+});
+
+describe('bounded messages', () => {
+  test('a message quoting a megabyte is cut to 1 KiB, saying how long it was', async () => {
+    const { capMessage, shownInput, McpgwError: E } = await import('../../src/kernel/errors');
+    const long = `Path "${'a'.repeat(1_000_000)}" not found.`;
+    const capped = capMessage(long);
+    expect(Buffer.byteLength(capped)).toBeLessThanOrEqual(1024);
+    expect(capped.endsWith(`… [cut: ${long.length} bytes in all]`)).toBe(true);
+    expect(shownInput('x'.repeat(5000))).toBe('x'.repeat(200) + '… (5000 characters)');
+    const payload = new E('NOT_FOUND', long, { location: { path: '/' + 'p'.repeat(100_000) } }).toPayload();
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThan(3000);
+  });
+});

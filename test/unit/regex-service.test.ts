@@ -179,10 +179,19 @@ describe('the JSON byte prefilter', () => {
     '{"msg":"said \\"hi\\""}',
   ];
 
-  it('keeps records holding a literal or a \\u escape', () => {
-    expect(candidatesOf('\\bcat\\b', lines)).toEqual([0, 1, 2, 4]);
+  it('keeps records holding a literal or a \\u escape, whose raw text the pattern matches', () => {
+    expect(candidatesOf('\\bcat\\b', lines)).toEqual([0, 2, 4]); // "catalog" holds the literal, but no word cat
     expect(candidatesOf('dog|pet', lines)).toEqual([2, 3]);
-    expect(candidatesOf('\\d{3}', lines)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(candidatesOf('\\d{3}', lines)).toEqual([2, 5]); // no literal: raw text tested, escaped records kept
+    expect(candidatesOf('\\d', lines)).toEqual([1, 2, 3, 4, 5].filter((k) => /\d/.test(lines[k]!) || lines[k]!.includes('\\')));
+  });
+
+  it('tests raw text only when the pattern has no anchor: ^ and $ mean the ends of one string', () => {
+    const data = ['{"a":"cat"}', '{"a":"bobcat"}', '{"a":"x"}'];
+    expect(candidatesOf('^cat', data)).toEqual([0, 1]); // the literal; no raw test (the raw text starts with {)
+    expect(candidatesOf('cat$', data)).toEqual([0, 1]);
+    expect(candidatesOf('\\Acat\\z', data)).toEqual([0, 1]);
+    expect(candidatesOf('\\bcat', data)).toEqual([0]);
   });
 
   it('keeps every escaped record when a literal holds a character JSON escapes', () => {

@@ -229,6 +229,45 @@ function membersRead(e: any, out: Set<string>): boolean {
  * not well-formed or not valid (RFC 9535 §2.1: function type errors too).
  */
 export function compileJsonPath(text: string, options: CompileOptions, makeError: MakeError): CompiledQuery {
+  try {
+    return compileChecked(text, options, makeError);
+  } catch (err) {
+    // json-p3's parser and the walks over expressions recurse: a query deep enough would exhaust the stack.
+    if (err === TOO_DEEP || isStackOverflow(err)) {
+      throw makeError('RESOURCE_LIMIT_EXCEEDED', `The JSONPath query nests or chains its expressions more than ${MAX_EXPRESSION_DEPTH} deep (${text.length} characters).`, {
+        limit: { name: 'queryDepth', limit: MAX_EXPRESSION_DEPTH },
+        hint: 'Split the query: fewer operators chained with || or &&, fewer nested brackets or function calls.',
+      });
+    }
+    throw err;
+  }
+}
+
+/** Expression trees deeper than this are refused at compile time (evaluating them recurses as deep). */
+const MAX_EXPRESSION_DEPTH = 500;
+const TOO_DEEP = Symbol('too deep');
+
+/** The deepest nesting of the query's filter expressions (nested queries included), walked without recursion. */
+function expressionDepth(path: JSONPathQuery): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[path, 0]];
+  while (stack.length) {
+    const [node, d] = stack.pop()!;
+    if (d > max) max = d;
+    if (d > MAX_EXPRESSION_DEPTH) break;
+    const n = node as any;
+    if (n instanceof JSONPathQuery) {
+      for (const seg of n.segments as any[]) for (const sel of seg.selectors) if (sel instanceof S.FilterSelector) stack.push([sel.expression, d + 1]);
+    } else if (n instanceof X.LogicalExpression) stack.push([n.expression, d + 1]);
+    else if (n instanceof X.PrefixExpression) stack.push([n.right, d + 1]);
+    else if (n instanceof X.InfixExpression) { stack.push([n.left, d + 1]); stack.push([n.right, d + 1]); }
+    else if (n instanceof X.FunctionExtension) for (const a of n.args) stack.push([a, d + 1]);
+    else if (n instanceof X.RootQuery || n instanceof X.RelativeQuery) stack.push([n.path, d + 1]);
+  }
+  return max;
+}
+
+function compileChecked(text: string, options: CompileOptions, makeError: MakeError): CompiledQuery {
   let path: JSONPathQuery;
   try {
     path = env.compile(text);
@@ -243,6 +282,7 @@ export function compileJsonPath(text: string, options: CompileOptions, makeError
     }
     throw err;
   }
+  if (expressionDepth(path) > MAX_EXPRESSION_DEPTH) throw TOO_DEEP;
   const walk: Walk = { usesRegex: false, readsRoot: false, makeError, patterns: [] };
   prepareSegments(path.segments, walk);
   const warnings = patternWarnings(walk.patterns);

@@ -167,28 +167,27 @@ function* children(sel: Selector, n: Found, root: unknown, budget: Budget, count
   }
 }
 
-function* childSegment(seg: Segment, input: Iterable<Found>, root: unknown, budget: Budget, counted: boolean): Generator<Found> {
-  for (const n of input) for (const sel of seg.selectors) yield* children(sel, n, root, budget, counted);
+/** Segment `seg` applied to one input node (RFC 9535 §2.5.1: each selector in turn). */
+function* childSegment(seg: Segment, n: Found, root: unknown, budget: Budget, counted: boolean): Generator<Found> {
+  for (const sel of seg.selectors) yield* children(sel, n, root, budget, counted);
 }
 
-/** RFC 9535 §2.5.2: the node and its descendants in document order (pre-order), each through every selector. */
-function* descendantSegment(seg: Segment, input: Iterable<Found>, root: unknown, budget: Budget, counted: boolean): Generator<Found> {
-  for (const start of input) {
-    // An explicit stack of child iterators: no recursion, whatever the depth.
-    const stack: Iterator<Found>[] = [];
-    let visit: Found | null = start;
-    while (visit !== null) {
-      if (counted) budget.tick();
-      else budget.pace();
-      for (const sel of seg.selectors) yield* children(sel, visit, root, budget, counted);
-      const v = visit.value;
-      if (v !== null && typeof v === 'object') stack.push(directChildren(visit));
-      visit = null;
-      while (stack.length > 0) {
-        const r = stack[stack.length - 1]!.next();
-        if (r.done) stack.pop();
-        else { visit = r.value; break; }
-      }
+/** RFC 9535 §2.5.2, one input node: the node and its descendants in document order (pre-order), each through every selector. */
+function* descendantSegment(seg: Segment, start: Found, root: unknown, budget: Budget, counted: boolean): Generator<Found> {
+  // An explicit stack of child iterators: no recursion, whatever the depth.
+  const stack: Iterator<Found>[] = [];
+  let visit: Found | null = start;
+  while (visit !== null) {
+    if (counted) budget.tick();
+    else budget.pace();
+    for (const sel of seg.selectors) yield* children(sel, visit, root, budget, counted);
+    const v = visit.value;
+    if (v !== null && typeof v === 'object') stack.push(directChildren(visit));
+    visit = null;
+    while (stack.length > 0) {
+      const r = stack[stack.length - 1]!.next();
+      if (r.done) stack.pop();
+      else { visit = r.value; break; }
     }
   }
 }
@@ -223,21 +222,40 @@ function selectsOnce(seg: Segment): boolean {
  * lazily, in RFC 9535 node-list order, counting against `budget` what can grow faster than the value (see above;
  * `countAll`: everything counts, as for a filter's non-singular query).
  */
-export function evaluateSegments(segments: readonly unknown[], value: unknown, original: unknown, budget: Budget, countAll = false): Iterable<Found> {
-  let nodes: Iterable<Found> = [{ value, original, parent: null, key: undefined, pointer: '' }];
+export function* evaluateSegments(segments: readonly unknown[], value: unknown, original: unknown, budget: Budget, countAll = false): Generator<Found> {
+  const segs = segments as Segment[];
+  // Which segments count (see above), decided once from the shape of the node list each one receives.
+  const counted: boolean[] = [];
   let shape: Shape = countAll ? 'any' : 'disjoint';
-  for (const s of segments as Segment[]) {
-    const input = nodes;
+  for (const s of segs) {
     const once = selectsOnce(s);
     if (s.constructor.name === 'DescendantSegment') {
-      nodes = descendantSegment(s, input, value, budget, shape !== 'disjoint');
+      counted.push(shape !== 'disjoint');
       shape = shape === 'disjoint' && once ? 'distinct' : 'any';
     } else {
-      nodes = childSegment(s, input, value, budget, shape === 'any');
+      counted.push(shape === 'any');
       if (!once) shape = 'any';
     }
   }
-  return nodes;
+  const start: Found = { value, original, parent: null, key: undefined, pointer: '' };
+  if (segs.length === 0) {
+    yield start;
+    return;
+  }
+  // Depth first over the segments, one iterator per segment on an explicit stack (no generator nests another
+  // segment's, so a query of thousands of segments needs no deep call stack): the outputs of segment k for one
+  // input node go, in order, through segments k+1… before the next input node — RFC 9535 node-list order.
+  const apply = (k: number, n: Found): Iterator<Found> => {
+    const s = segs[k]!;
+    return s.constructor.name === 'DescendantSegment' ? descendantSegment(s, n, value, budget, counted[k]!) : childSegment(s, n, value, budget, counted[k]!);
+  };
+  const stack: Iterator<Found>[] = [apply(0, start)];
+  while (stack.length > 0) {
+    const r = stack[stack.length - 1]!.next();
+    if (r.done) stack.pop();
+    else if (stack.length === segs.length) yield r.value;
+    else stack.push(apply(stack.length, r.value));
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const handleArg = z.string().min(1).describe('Handle returned by open_file, e.g. "file_1"');
+export const handleArg = z.string().min(1).max(256).describe('Handle returned by open_file, e.g. "file_1"');
 export const indexArg = z.number().int().min(0).describe('Zero-based record index');
 
 /** Explorer file_type names (DESIGN "Format names"); a third-party format's file_type is its name. */
@@ -28,7 +28,7 @@ export const warningSchema = z.object({
 });
 
 export const fieldsArg = z
-  .array(z.string())
+  .array(z.string().max(4096))
   .min(1)
   .max(100)
   .optional()

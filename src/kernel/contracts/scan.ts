@@ -75,6 +75,8 @@ export interface SkippedRecord {
   record_index: number;
   /** The catalogue code saying why: `SYNTAX_ERROR` or `RESOURCE_LIMIT_EXCEEDED`. */
   code: string;
+  /** For RESOURCE_LIMIT_EXCEEDED: the limit (`maxDepth`, `maxNodes`, `requestTimeoutMs`, `maxRecordBytes`). */
+  limit?: string;
   line?: number;
   byte_offset?: number;
   message: string;

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { McpgwError } from '../errors';
+import { McpgwError, shownInput } from '../errors';
 import type { Sandbox } from './sandbox';
 
 /** A descriptor opened inside the root: where it really is, and what it is. */
@@ -49,12 +49,13 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
     fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${input}`, { hint: 'It was removed or moved while it was opened.' });
+    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${shownInput(input)}`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'It was removed or moved while it was opened.' });
     // The resolved path ends in no symlink: one there now was put there after the check.
     if (code === 'ELOOP') throw changed(input);
-    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${input} is not a regular file.`);
-    throw new McpgwError('IO_ERROR', `Cannot open ${input}: ${(err as Error).message}`);
+    if (code === 'ENAMETOOLONG') throw new McpgwError('INVALID_ARGUMENT', `The path is longer than the system allows: ${shownInput(input)}`);
+    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${shownInput(input)} is not a regular file.`);
+    throw new McpgwError('IO_ERROR', `Cannot open ${shownInput(input)}: ${(err as Error).message}`);
   }
   try {
     const stats = fstatSync(fd);
@@ -85,7 +86,7 @@ export function namesIn(fd: number, real: string): string[] {
 }
 
 function changed(input: string): McpgwError {
-  return new McpgwError('ACCESS_DENIED', `${input} led outside the root folder when it was opened (a link on its path changed).`, {
+  return new McpgwError('ACCESS_DENIED', `${shownInput(input)} led outside the root folder when it was opened (a link on its path changed).`, {
     hint: 'Only files under the configured root can be opened; a folder on the path was replaced by a link while it was opened.',
   });
 }

@@ -2,48 +2,17 @@ import { closeSync, readSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Format } from '../contracts/format';
 import type { FileListing } from '../contracts/tool';
-import { McpgwError } from '../errors';
+import { McpgwError, shownInput } from '../errors';
 import { selectFormat } from '../plugins/registries';
 import { namesIn, openInside } from './descriptor';
 import { sniffContent } from './encoding';
+import { compileGlob } from './glob';
 import type { Sandbox } from './sandbox';
 
 /** Bytes read from each listed file to detect its format. */
 const LIST_PROBE_BYTES = 64 * 1024;
 /** Directory entries visited at most in one listing (a bound on work, not on results). */
 const MAX_VISITED = 100_000;
-
-/**
- * Translates a glob to a regular expression over `/`-separated paths: `**` any number of segments,
- * `*` any characters but `/`, `?` one character but `/`, `[…]`/`[!…]` a class, `{a,b}` alternatives.
- * @throws McpgwError INVALID_ARGUMENT for an unbalanced `[` or `{`.
- */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  let braces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') { i++; re += '(?:.*/)?'; } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close === -1) throw new McpgwError('INVALID_ARGUMENT', `Unclosed "[" in glob ${JSON.stringify(glob)}.`);
-      let body = glob.slice(i + 1, close);
-      if (body.startsWith('!')) body = '^' + body.slice(1);
-      re += '[' + body.replace(/\\/g, '\\\\') + ']';
-      i = close;
-    } else if (c === '{') { braces++; re += '(?:'; }
-    else if (c === '}' && braces > 0) { braces--; re += ')'; }
-    else if (c === ',' && braces > 0) re += '|';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  if (braces !== 0) throw new McpgwError('INVALID_ARGUMENT', `Unclosed "{" in glob ${JSON.stringify(glob)}.`);
-  return new RegExp(`^${re}$`);
-}
 
 /** The first bytes of an open file, read through its descriptor. */
 function head(fd: number, size: number): Buffer {
@@ -67,7 +36,7 @@ export async function listFiles(
   const folder = sandbox.resolve(input === undefined || input === '' ? '.' : input);
   const top = openInside(sandbox, folder, input ?? '.');
   const max = options.max ?? 200;
-  const glob = options.glob ? globToRegExp(options.glob) : null;
+  const glob = options.glob ? compileGlob(options.glob) : null;
   const onBase = options.glob !== undefined && !options.glob.includes('/');
   const files: FileListing['files'] = [];
   const seen = new Set<string>([top.realPath]);
@@ -133,7 +102,7 @@ export async function listFiles(
   };
   try {
     if (!top.stats.isDirectory()) {
-      throw new McpgwError('INVALID_ARGUMENT', `${input} is a file, not a folder.`, { hint: 'Give a folder; open_file opens a file.' });
+      throw new McpgwError('INVALID_ARGUMENT', `${shownInput(input ?? ".")} is a file, not a folder.`, { hint: 'Give a folder; open_file opens a file.' });
     }
     await walk(folder, top.fd, top.realPath);
   } finally {

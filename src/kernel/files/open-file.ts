@@ -1,6 +1,6 @@
 import { closeSync, readSync, statSync } from 'node:fs';
 import type { FileIdentity, OpenedFile } from '../contracts/format';
-import { McpgwError } from '../errors';
+import { McpgwError, shownInput } from '../errors';
 import { openInside } from './descriptor';
 import type { Sandbox } from './sandbox';
 
@@ -16,7 +16,7 @@ export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
   if (!st.isFile()) {
     closeSync(fd);
     const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';
-    throw new McpgwError('INVALID_ARGUMENT', `${input} is ${kind}, not a regular file.`, {
+    throw new McpgwError('INVALID_ARGUMENT', `${shownInput(input)} is ${kind}, not a regular file.`, {
       hint: st.isDirectory() ? 'Give the path of a file inside it; list_files shows the files.' : undefined,
     });
   }

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { McpgwError } from '../errors';
+import { McpgwError, shownInput } from '../errors';
 
 /**
  * The root sandbox (DESIGN "The root is a wall"). Resolves a user path to a real path inside the
@@ -59,11 +59,12 @@ export class Sandbox {
         // A dangling symlink whose target lies outside must not reveal whether that target exists.
         const target = this.danglingTarget(lexical);
         if (target !== null && !this.contains(target)) throw this.denied(input);
-        throw new McpgwError('NOT_FOUND', `No such file: ${input}`, { hint: 'Paths are relative to the root; list_files shows what is there.' });
+        throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'Paths are relative to the root; list_files shows what is there.' });
       }
-      if (code === 'ELOOP') throw new McpgwError('INVALID_ARGUMENT', `Too many levels of symbolic links: ${input}`);
-      if (code === 'EACCES') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${input}`);
-      throw new McpgwError('IO_ERROR', `Cannot resolve ${input}: ${(err as Error).message}`);
+      if (code === 'ELOOP') throw new McpgwError('INVALID_ARGUMENT', `Too many levels of symbolic links: ${shownInput(input)}`);
+      if (code === 'ENAMETOOLONG') throw new McpgwError('INVALID_ARGUMENT', `The path is longer than the system allows: ${shownInput(input)}`, { hint: 'Paths are at most 4096 bytes, each name at most 255.' });
+      if (code === 'EACCES') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${shownInput(input)}`);
+      throw new McpgwError('IO_ERROR', `Cannot resolve ${shownInput(input)}: ${(err as Error).message}`);
     }
     if (!this.contains(real)) throw this.denied(input);
     return real;
@@ -97,7 +98,7 @@ export class Sandbox {
   }
 
   private denied(input: string): McpgwError {
-    return new McpgwError('ACCESS_DENIED', `${input} is outside the root folder.`, {
+    return new McpgwError('ACCESS_DENIED', `${shownInput(input)} is outside the root folder.`, {
       hint: 'Only files under the configured root can be opened; use a path relative to it.',
     });
   }

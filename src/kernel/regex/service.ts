@@ -49,7 +49,7 @@ export class Re2RegexService implements RegexService {
       const literals = requiredLiterals(parsed.node);
       if (literals) required = { literals, caseInsensitive: parsed.folds };
     }
-    return new Re2Regex(pattern, caseInsensitive, re, required);
+    return new Re2Regex(pattern, caseInsensitive, re, required, !(parsed instanceof RegexSyntaxError) && !parsed.anchored);
   }
 }
 
@@ -61,6 +61,13 @@ class Re2Regex implements CompiledRegex {
     readonly caseInsensitive: boolean,
     private readonly re: RE2JS,
     readonly requiredLiterals: RequiredLiterals | null,
+    /**
+     * The pattern has no text anchor, so a match inside a decoded string of a record without escapes is also a match
+     * in the record's raw text: a string's characters stand verbatim between quotes there, and a quote is no word
+     * character, as the start and end of a text are not (so `\b` and `\B` agree). Such records are tested whole
+     * before their strings are (see `candidates`).
+     */
+    private readonly rawTestable: boolean,
   ) {
     this.prefilter = JsonLiteralPrefilter.from(requiredLiterals);
   }
@@ -76,17 +83,32 @@ class Re2Regex implements CompiledRegex {
   }
 
   candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void {
+    let visit = onCandidate;
+    if (this.rawTestable) {
+      // One linear test of the record's raw text rules out most records of a selective pattern without walking
+      // their strings. Records holding a backslash are passed on: an escape may decode into a match.
+      const bytes = batch.bytes;
+      let backslash = -2; // the first backslash at or after the record in hand, -1 when none
+      visit = (k) => {
+        const [s, e] = batch.span(k);
+        if (backslash !== -1 && backslash < s) backslash = bytes.indexOf(0x5c, s);
+        if ((backslash === -1 || backslash >= e) && !this.re.test(bytes.toString('utf8', s, e))) return true;
+        return onCandidate(k);
+      };
+    }
     if (this.prefilter) {
-      this.prefilter.candidates(batch, onCandidate);
+      this.prefilter.candidates(batch, visit);
       return;
     }
-    for (let k = 0; k < batch.count; k++) if (onCandidate(k) === false) return;
+    for (let k = 0; k < batch.count; k++) if (visit(k) === false) return;
   }
 
   mayMatchJson(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
-    if (!this.prefilter) return true;
     const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return this.prefilter.mayMatch(buf, start, end);
+    if (this.prefilter && !this.prefilter.mayMatch(buf, start, end)) return false;
+    if (!this.rawTestable) return true;
+    const backslash = buf.indexOf(0x5c, start);
+    return (backslash !== -1 && backslash < end) || this.re.test(buf.toString('utf8', start, end));
   }
 }
 

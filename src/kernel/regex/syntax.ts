@@ -23,6 +23,8 @@ export interface ParsedRegex {
   node: RegexNode;
   /** True when some literal or class is matched case-insensitively (`(?i)` anywhere, or the option). */
   folds: boolean;
+  /** True when the pattern holds a text anchor (`^`, `$`, `\A`, `\z`): it then depends on where the searched text starts and ends. */
+  anchored: boolean;
 }
 
 export class RegexSyntaxError extends Error {
@@ -54,6 +56,7 @@ export function parseRegex(pattern: string, caseInsensitive = false): ParsedRege
 class Parser {
   private i = 0;
   private folds = false;
+  private anchored = false;
 
   constructor(private readonly s: string) {}
 
@@ -63,7 +66,7 @@ class Parser {
       // Only a `)` stops an alternation early.
       throw new RegexSyntaxError('unexpected ) (no group is open here)', this.i, 'write \\) for a literal parenthesis');
     }
-    return { node, folds: this.folds };
+    return { node, folds: this.folds, anchored: this.anchored };
   }
 
   private alternation(flags: Flags): RegexNode {
@@ -138,6 +141,7 @@ class Parser {
       case '^':
       case '$':
         this.i++;
+        this.anchored = true;
         return { t: 'empty' };
       case '\\':
         return this.escape(flags);
@@ -287,7 +291,11 @@ class Parser {
     const at = this.i;
     const e = s[at + 1];
     if (e === undefined) throw new RegexSyntaxError('trailing backslash at end of expression', at, 'write \\\\ for a literal backslash');
-    if ('AzbB'.includes(e)) { this.i += 2; return { t: 'empty' }; }
+    if ('AzbB'.includes(e)) {
+      this.i += 2;
+      if (e === 'A' || e === 'z') this.anchored = true;
+      return { t: 'empty' };
+    }
     if ('dDsSwW'.includes(e)) { this.i += 2; return { t: 'set', chars: null }; }
     if (e === 'p' || e === 'P') { this.unicodeClass(); return { t: 'set', chars: null }; }
     if (e === 'Q') {

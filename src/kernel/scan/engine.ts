@@ -365,7 +365,7 @@ export class Collector {
         if (line === undefined) {
           try { const l = source.location(out.record); line = l.line; byte_offset = l.byte_offset; } catch { /* closed */ }
         }
-        this.firstSkipped.push({ record_index: out.record, code: out.error.code, ...(line !== undefined ? { line } : {}), ...(byte_offset !== undefined ? { byte_offset } : {}), message: out.error.message });
+        this.firstSkipped.push({ record_index: out.record, code: out.error.code, ...(out.error.limit ? { limit: out.error.limit.name } : {}), ...(line !== undefined ? { line } : {}), ...(byte_offset !== undefined ? { byte_offset } : {}), message: out.error.message });
       }
       return true;
     }

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { CompiledQuery, EvaluateOptions, QueryNode } from '../contracts/query';
 import { McpgwError } from '../errors';
-import { decodeUtf8 } from '../records/parse';
+import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
@@ -126,7 +126,7 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
   const [s, e] = b.span(k);
   const bounds = evaluateOptions(plan);
   try {
-    if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) decodeUtf8(b.bytes.subarray(s, e), b.base + s, { record_index: i });
+    if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) throw utf8Fault(b.bytes.subarray(s, e), i, site(i));
     if (plan.kind === 'split' && plan.test && plan.testReads) {
       // On demand: read only the members the filter reads; parse the record only when it passes.
       let occ = occurrences.get(b);
@@ -169,6 +169,25 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
     }
     throw err;
   }
+}
+
+/**
+ * The error for record `i`'s invalid UTF-8: the file offset of the first bad byte, its line and column (characters,
+ * 1-based), counted from where the record starts (`at`) — batch offsets are not file offsets.
+ */
+export function utf8Fault(bytes: Uint8Array, i: number, at: ParseSite): McpgwError {
+  const rel = firstInvalidUtf8(bytes);
+  const before = Buffer.from(bytes.buffer, bytes.byteOffset, rel);
+  let lines = 0;
+  for (let k = before.indexOf(10); k !== -1; k = before.indexOf(10, k + 1)) lines++;
+  const nl = before.lastIndexOf(10);
+  const line = at.line + lines;
+  const column = nl === -1 ? at.column + before.toString('utf8').length : before.subarray(nl + 1).toString('utf8').length + 1;
+  const byteOffset = at.byteOffset + rel;
+  return new McpgwError('SYNTAX_ERROR', `Record ${i}: invalid UTF-8 at byte ${byteOffset} (line ${line}, column ${column}).`, {
+    location: { byte_offset: byteOffset, line, column, record_index: i },
+    hint: 'The file is not valid UTF-8 there; JSON text must be UTF-8 (RFC 8259 §8.1).',
+  });
 }
 
 /** Limits that stop one record's evaluation (the record is reported, the scan goes on or stops at the deadline). */

@@ -239,6 +239,11 @@ export class ThreadPool implements WorkerPool {
           if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
           const p = pending.get(nextToConsume);
           if (!p) return collector.finish({ record: nextRecord(), node: 0 }, false);
+          // The record in evaluation is read before the messages are drained: a thread posts a record's results
+          // before it moves on, so every record before `current` then has its results here (read after the drain,
+          // `current` could pass a record whose results were posted between the two and lose them).
+          const current = Atomics.load(p.slot.progress, 0);
+          const startedAt = Atomics.load(p.slot.progress, 1);
           for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
           if (p.done) {
             if (!consume(p)) return collector.finish(null, true);
@@ -249,9 +254,8 @@ export class ThreadPool implements WorkerPool {
           const progressed = p.first > from;
           if (immediate && p.slot.queue[0] === p.seq) {
             // The thread is on record `current` of p; the results of p's records before it were posted at once.
-            const current = Atomics.load(p.slot.progress, 0);
             if (current >= p.first && current < p.first + p.count) {
-              const ran = now - epoch - Atomics.load(p.slot.progress, 1);
+              const ran = now - epoch - startedAt;
               if (ran >= stuckAfter) {
                 if (!consume(p, current)) return collector.finish(null, true);
                 collector.take({ record: current, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: budget, value: ran }, location: { record_index: current } }) }, source, { ...plan, kind: 'split' });

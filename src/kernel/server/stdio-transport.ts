@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { capMessage, MAX_MESSAGE_BYTES } from '../errors';
 
 /** JSON-RPC 2.0 §5.1 error codes, and the implementation-defined one for a request before the handshake. */
 export const PARSE_ERROR = -32700;
@@ -84,7 +85,7 @@ export class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('The stdio transport is closed.'));
-    return this.write(serializeMessage(message));
+    return this.write(serializeMessage(boundedError(message)));
   }
 
   private write(text: string): Promise<void> {
@@ -245,6 +246,20 @@ export class LineTransport implements Transport {
     if (this.closed) return;
     void this.write(JSON.stringify(errorResponse(id, code, message)) + '\n').catch((e: Error) => this.onerror?.(e));
   }
+}
+
+/**
+ * A JSON-RPC error response whose message (the SDK's own, e.g. naming an unknown tool as sent) is capped like tool
+ * error messages; its `data` is left out when big. Other messages pass unchanged.
+ */
+function boundedError(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code: number; message: string; data?: unknown } }).error;
+  if (!error || typeof error.message !== 'string') return message;
+  const big = Buffer.byteLength(error.message) > MAX_MESSAGE_BYTES;
+  const bigData = error.data !== undefined && (JSON.stringify(error.data)?.length ?? 0) > 4 * MAX_MESSAGE_BYTES;
+  if (!big && !bigData) return message;
+  const { data, ...rest } = error;
+  return { ...message, error: { ...rest, message: capMessage(error.message), ...(bigData ? {} : { data }) } } as JSONRPCMessage;
 }
 
 function errorResponse(id: Id, code: number, message: string) {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
-import { McpgwError, toErrorPayload, type ErrorPayload } from '../errors';
+import { McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { wellFormed } from '../unicode';
 
@@ -47,7 +47,7 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
     return { content: [{ type: 'text', text }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);
-    if (payload.code === 'INTERNAL_ERROR') ctx.log.error(`tool ${tool.name} failed`, { error: err instanceof Error ? err.stack : String(err) });
+    if (payload.code === 'INTERNAL_ERROR') ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
     else ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message });
     return errorResult(payload);
   }

@@ -39,6 +39,7 @@ export class RegexMatcher {
       if (token.kind !== 'key' && token.kind !== 'string') return false;
       const lexeme = text.slice(token.start, token.end);
       const decoded = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
+      if (!this.re.test(decoded)) return false; // the engine's fast path; positions only for the hit
       const m = this.re.exec(decoded);
       if (!m) return false;
       if (parsed !== undefined && !holds(parsed, token, decoded)) return false;

@@ -12,13 +12,13 @@ import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
 const input = z.object({
   handle: handleArg,
-  query: z.string().min(1).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
+  query: z.string().min(1).max(16384).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
   mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $ or parses as a record predicate (!($.tags), length($.tags) > 2), else text'),
   match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
   max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
   regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
   fields: fieldsArg,
-  cursor: z.string().optional().describe('next_cursor of a previous call with the same handle and query'),
+  cursor: z.string().max(256).optional().describe('next_cursor of a previous call with the same handle and query'),
 });
 
 const match = z.object({
@@ -117,7 +117,14 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       return countFrom !== null; // go on only while the total is still being counted
     };
 
-    const matcher: TextMatcher | RegexMatcher = regexMatcher ?? new TextMatcher(args.query, args.match_case);
+    let matcher: TextMatcher | RegexMatcher;
+    try {
+      matcher = regexMatcher ?? new TextMatcher(args.query, args.match_case);
+    } catch (err) {
+      // The text matcher builds regular expressions from the query; one the engine refuses (too large) is a bad argument.
+      if (!(err instanceof SyntaxError)) throw err;
+      throw ctx.error('INVALID_ARGUMENT', `This text query (${args.query.length} characters) is too large to search for case-insensitively.`, { hint: 'Search for a shorter text, or pass match_case: true.' });
+    }
     const piece = Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes);
     /** The first hit of a record too long to read whole, found through lazy nodes (null: none; the reason is reported). */
     const firstHitInParts = (i: number): Match | null => {
@@ -328,7 +335,8 @@ async function engineSearch(
     mode,
     complete,
     ...(next_cursor ? { next_cursor } : {}),
-    ...(predicate ? { filter: predicate.filter } : {}),
+    // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
+    ...(predicate ? { filter: predicate.filter.length > 2048 ? `${predicate.filter.slice(0, 2048)}… (${predicate.filter.length} characters)` : predicate.filter } : {}),
     ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${next})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
     ...(warnings.length ? { warnings } : {}),
   };

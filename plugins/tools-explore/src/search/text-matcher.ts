@@ -59,6 +59,9 @@ export class TextMatcher {
         }
       }
     }
+    // The engine compiles an expression on its first use: compile them now, so that one it refuses (too large)
+    // is a SyntaxError here, where the caller turns it into INVALID_ARGUMENT, not in the middle of a scan.
+    for (const re of [this.decodedRe, this.asciiFold, this.unicodeFold]) if (re) { re.test(''); re.lastIndex = 0; }
   }
 
   /**

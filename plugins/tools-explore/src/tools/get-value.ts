@@ -11,7 +11,7 @@ import { handleArg, indexArg } from '../schemas';
 const input = z.object({
   handle: handleArg,
   index: indexArg,
-  path: z.string().describe('user.address.city, items[2].name, [\'a.b\'] for names with dots, /user/address/city (JSON Pointer) or $.user.name (JSONPath; first node)'),
+  path: z.string().max(16384).describe('user.address.city, items[2].name, [\'a.b\'] for names with dots, /user/address/city (JSON Pointer) or $.user.name (JSONPath; first node)'),
   offset: z.number().int().min(0).optional().describe('Byte offset in the value text to read from (long values)'),
   length: z.number().int().min(1).optional().describe('Bytes of value text to return from offset'),
 });

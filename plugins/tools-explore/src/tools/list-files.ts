@@ -5,8 +5,8 @@ import { cutSchema } from '../schemas';
 
 
 const input = z.object({
-  path: z.string().optional().describe('Folder under the root to list (default the root)'),
-  glob: z.string().optional().describe('Filter, e.g. "*.jsonl", "**/*.json", "logs/2024-*.ndjson"; without "/" it matches file names at any depth'),
+  path: z.string().max(4096).optional().describe('Folder under the root to list (default the root)'),
+  glob: z.string().max(4096).optional().describe('Filter, e.g. "*.jsonl", "**/*.json", "logs/2024-*.ndjson"; without "/" it matches file names at any depth'),
   max_results: z.number().int().min(1).default(200).describe('Files returned at most (default 200)'),
 });
 const output = z.object({

@@ -5,8 +5,8 @@ import { detectionSchema, fileType, validationSchema, warningSchema } from '../s
 import { probeValidate } from '../validate';
 
 const input = z.object({
-  path: z.string().describe('Path of the file, relative to the server root (absolute paths must lie inside it)'),
-  format: z.string().optional().describe('Format name to force (e.g. "jsonl"); by default the content decides'),
+  path: z.string().max(4096).describe('Path of the file, relative to the server root (absolute paths must lie inside it)'),
+  format: z.string().max(256).optional().describe('Format name to force (e.g. "jsonl"); by default the content decides'),
 });
 const output = z.object({
   handle: z.string(),

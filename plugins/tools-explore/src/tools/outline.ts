@@ -46,7 +46,7 @@ export function outline(text: string, start: number, end: number, depth: number,
 const input = z.object({
   handle: handleArg,
   index: z.number().int().min(0).default(0).describe('Zero-based record index (default 0; a single-document file has one record)'),
-  path: z.string().optional().describe('Where to start inside the record: dot path, JSON Pointer or $-path; default the record root'),
+  path: z.string().max(16384).optional().describe('Where to start inside the record: dot path, JSON Pointer or $-path; default the record root'),
   depth: z.number().int().min(0).max(8).default(2).describe('Levels of members to show (default 2)'),
   max_members: z.number().int().min(1).default(50).describe('Members listed per object or array (default 50); the rest are counted in more'),
 });

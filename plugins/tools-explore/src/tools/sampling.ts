@@ -52,7 +52,7 @@ const sampleSize = (def: number) => z.number().int().min(1).default(def);
 
 const keysInput = z.object({
   handle: handleArg,
-  path: z.string().optional().describe('Nested path whose object keys to list (e.g. "user" or "user.address"); default the top level. Arrays of objects on the way are looked into.'),
+  path: z.string().max(16384).optional().describe('Nested path whose object keys to list (e.g. "user" or "user.address"); default the top level. Arrays of objects on the way are looked into.'),
   sample_size: sampleSize(100).describe('Records to sample, spread evenly over the file (default 100)'),
 });
 const keysOutput = z.object({

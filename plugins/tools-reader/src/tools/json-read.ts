@@ -10,12 +10,12 @@ import { checkRoom, openSource } from './json-open';
  * model APIs' tool schemas, so the three shapes are checked by the handler (exactly one, no mixing).
  */
 const input = z.object({
-  cursor: z.string().min(1).optional().describe('Shape 1: next_cursor of a previous page, alone'),
+  cursor: z.string().min(1).max(256).optional().describe('Shape 1: next_cursor of a previous page, alone'),
   file_id: fileIdArg.optional().describe('Shape 2: file_id from json_open, with language and query'),
   path: pathArg.optional().describe('Shape 3: a file path (implicit open, closed when the read completes), with language and query'),
   format: formatArg.optional().describe('Shape 3 only: "auto" (default) or a format name; explicit is authoritative'),
-  language: z.string().min(1).optional().describe('"pointer" (RFC 6901), "jsonpath" (RFC 9535) or another registered query language'),
-  query: z.string().optional().describe('The query, e.g. "/0/id" or "$[*].id"; evaluated on the whole file (JSON Lines / JSON-seq root = array of records)'),
+  language: z.string().min(1).max(256).optional().describe('"pointer" (RFC 6901), "jsonpath" (RFC 9535) or another registered query language'),
+  query: z.string().max(16384).optional().describe('The query, e.g. "/0/id" or "$[*].id"; evaluated on the whole file (JSON Lines / JSON-seq root = array of records)'),
   max_items: z.number().int().min(1).optional().describe('Page size; default and cap: the server maxItems'),
   max_result_bytes: z.number().int().min(1).optional().describe('Cap on this result\'s JSON bytes; default and cap: the server maxResultBytes'),
 });
@@ -205,11 +205,12 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed (or could not be
     // evaluated): reading it is the error (DESIGN "Records"), not an empty answer with a warning.
     const first = outcome.firstSkipped[0];
-    const timedOut = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
-    throw ctx.error(timedOut ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+    const limited = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
+    const limit = first?.limit ?? 'requestTimeoutMs';
+    throw ctx.error(limited ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
       ...(first ? { location: warningLocation(first) } : {}),
-      ...(timedOut ? { limit: { name: 'requestTimeoutMs', limit: ctx.limits.requestTimeoutMs } } : {}),
-      hint: timedOut ? 'The query\'s regular expression takes too long on this record; simplify the pattern.' : 'The record is malformed in the file; other records can still be read.',
+      ...(limited ? { limit: { name: limit, limit: (ctx.limits as unknown as Record<string, number>)[limit] ?? 0 } } : {}),
+      hint: !limited ? 'The record is malformed in the file; other records can still be read.' : LIMIT_HINTS[limit] ?? LIMIT_HINTS.requestTimeoutMs!,
     });
   }
   // Notes about the query itself (a match()/search() pattern that is not I-Regexp), then about records.
@@ -264,6 +265,14 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   }
   return { result, next, ...(part && next !== null ? { part } : {}) };
 }
+
+/** What to do about a record a limit stopped, by the limit's name. */
+const LIMIT_HINTS: Record<string, string> = {
+  requestTimeoutMs: 'The query takes too long on this record (a regular expression, or a very large record); simplify the query.',
+  maxNodes: 'The query selects or walks more nodes of this record than maxNodes allows: narrow it (fewer descendant segments, names instead of wildcards).',
+  maxDepth: 'The record nests deeper than maxDepth; raise limits.maxDepth if such nesting is expected.',
+  maxRecordBytes: 'The record is longer than maxRecordBytes; raise limits.maxRecordBytes, or read inside it with a narrower query.',
+};
 
 /** True when a whole-file query can select inside one record at most (its split range holds one index). */
 function addressesOneRecord(compiled: CompiledQuery, count: number): boolean {
