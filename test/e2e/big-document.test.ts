@@ -28,8 +28,18 @@ const ISSUE_PATHS = ['/info/description', '/paths/~1repos~1{owner}~1{repo}~1issu
 const LICENSES = Array.from({ length: 300 }, (_, i) => ({ licenseId: `L-${i}`, osiApproved: i % 2 === 0 && i % 7 !== 0 }));
 /** A browser-compat-like document: aspect-ratio is a CSS property (a member name) and part of a media query. */
 const COMPAT = { css: { properties: { 'aspect-ratio': { support: { chrome: '88' } }, color: { support: { chrome: '1' } } }, 'at-rules': { media: { 'aspect-ratio': { support: { chrome: '3' } } } } } };
+/** 6,000 member names of one document's root (over maxRecordBytes: read through lazy nodes), not in sorted order. */
+const MANY = Array.from({ length: 6000 }, (_, i) => `key-${String((i * 7919) % 6000).padStart(5, '0')}`);
+/** An OpenAPI-like document of 1,000 operations with nested schemas: too large to describe to depth 16 in 64 KiB. */
+const SPEC = {
+  openapi: '3.1.0',
+  info: { title: 'Big', version: '1' },
+  paths: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`/r${i}`, {
+    get: { operationId: `get${i}`, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { [`f${i}`]: { type: 'string' } } } } } } } },
+  }])),
+};
 /** 811 member names of one object, the key list of an API's paths. */
-const KEYS = Array.from({ length: 811 }, (_, i) => `/api/v1/resource-${String(i).padStart(4, '0')}/items`);
+const KEYS = Array.from({ length: 811 }, (_, i) => `/repos/{owner}/{repo}/actions/resource-${String(i).padStart(4, "0")}/items`);
 let dir: string;
 let c: Connected;
 /** The pad strings of big.json, as written. */
@@ -44,6 +54,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'root', 'licenses.json'), JSON.stringify({ licenseListVersion: '3.99', licenses: LICENSES }));
   fs.writeFileSync(path.join(dir, 'root', 'compat.json'), JSON.stringify(COMPAT));
   fs.writeFileSync(path.join(dir, 'root', 'keys.json'), JSON.stringify({ paths: Object.fromEntries(KEYS.map((k, i) => [k, { i }])) }));
+  fs.writeFileSync(path.join(dir, 'root', 'many-keys.json'), JSON.stringify(Object.fromEntries(MANY.map((k, i) => [k, { i, tag: i % 3 === 0 ? 'x' : null }]))));
+  fs.writeFileSync(path.join(dir, 'root', 'spec.json'), JSON.stringify(SPEC, null, 1));
   c = await connect(['--config', path.join(dir, '.mcpgwrc.yaml')], { cwd: dir });
 });
 afterAll(async () => {
@@ -236,3 +248,80 @@ test('a text search over a document walked in parts, stopped at the deadline on 
     await d.close();
   }
 }, 120_000);
+
+describe('member lists page: extract_keys, get_outline, get_schema', () => {
+  test('extract_keys pages 811 keys of one object with offset', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'keys.json' });
+    const keys: string[] = [];
+    let r = await call(c.client, 'extract_keys', { handle: opened.data.handle, path: 'paths' });
+    expect(r.data).toMatchObject({ total_keys: 811, offset: 0, truncated: true });
+    for (;;) {
+      keys.push(...r.data.keys);
+      for (const k of r.data.keys) expect(r.data.key_counts[k]).toBe(1);
+      if (r.data.next_offset === undefined) break;
+      expect(r.data.next_offset).toBe(keys.length);
+      r = await call(c.client, 'extract_keys', { handle: opened.data.handle, path: 'paths', offset: r.data.next_offset });
+    }
+    expect(keys).toEqual([...KEYS].sort());
+  });
+
+  test('a document over maxRecordBytes: 6,000 keys listed from member names alone, paged; outline and schema page too', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'many-keys.json' });
+    const handle = opened.data.handle;
+    const sorted = [...MANY].sort();
+    const keys: string[] = [];
+    let pages = 0;
+    for (let offset: number | undefined = 0; offset !== undefined; pages++) {
+      const r: any = await call(c.client, 'extract_keys', { handle, offset });
+      expect(r.isError).toBe(false);
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(65536);
+      expect(r.data.total_keys).toBe(6000);
+      keys.push(...r.data.keys);
+      offset = r.data.next_offset;
+    }
+    expect(keys).toEqual(sorted);
+    expect(pages).toBeGreaterThan(1);
+
+    // get_outline: the root's members in document order, max_members at a time
+    const outlined: string[] = [];
+    for (let offset: number | undefined = 0; offset !== undefined;) {
+      const r: any = await call(c.client, 'get_outline', { handle, depth: 1, max_members: 1000, offset });
+      expect(r.data.outline.children).toBe(6000);
+      outlined.push(...r.data.outline.members.map((m: any) => m.key));
+      offset = r.data.next_offset;
+    }
+    expect(outlined).toEqual(MANY);
+
+    // get_schema: the root's properties paged in first-seen order, each described
+    const described: string[] = [];
+    for (let offset: number | undefined = 0; offset !== undefined;) {
+      const r: any = await call(c.client, 'get_schema', { handle, offset });
+      expect(r.isError).toBe(false);
+      expect(r.data.members).toMatchObject({ total: 6000, offset });
+      const props = Object.keys(r.data.schema.properties);
+      described.push(...props);
+      expect(r.data.schema.properties[props[0]!]).toMatchObject({ type: 'object', properties: { i: { type: 'integer' }, tag: { type: expect.anything() } } });
+      offset = r.data.members.next_offset;
+    }
+    expect(described).toEqual(MANY);
+  });
+
+  test('get_schema on a large document: levels described while the answer fits, the depth said', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'spec.json' });
+    const r = await call(c.client, 'get_schema', { handle: opened.data.handle });
+    expect(r.isError).toBe(false);
+    expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(65536);
+    // 1,000 path members: at depth 2 the paths object lists them all by type (~35 KB); one level more passes 64 KiB
+    expect(r.data.depth).toBe(2);
+    expect(r.data.warnings.map((w: any) => w.code)).toContain('RESOURCE_LIMIT_EXCEEDED');
+    expect(r.data.warnings.find((w: any) => w.code === 'RESOURCE_LIMIT_EXCEEDED').message).toMatch(/depth 2 \(not 16\)/);
+    const paths = r.data.schema.properties.paths;
+    expect(Object.keys(paths.properties)).toEqual(Object.keys(SPEC.paths));
+    expect(paths.properties['/r7']).toEqual({ type: 'object' });
+    expect(r.data.schema.properties.info).toEqual({ type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' } }, required: ['title', 'version'] });
+    // a smaller depth that fits: no warning, no depth
+    const shallow = await call(c.client, 'get_schema', { handle: opened.data.handle, depth: 1 });
+    expect(shallow.data.depth).toBeUndefined();
+    expect(shallow.data.warnings).toBeUndefined();
+  });
+});

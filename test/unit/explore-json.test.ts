@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
 import { children, compact, forEachToken, spanAt, type Token } from '../../plugins/tools-explore/src/json/scan';
 import { inferSchema } from '../../plugins/tools-explore/src/json/schema';
+import { inferWithinBudget } from '../../plugins/tools-explore/src/json/schema-budget';
 import { codePointCompare, lexemeIsInteger, sampleIndexes, typeOf, valuesAt } from '../../plugins/tools-explore/src/json/values';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
@@ -184,5 +185,36 @@ describe('text search over decoded names and values', () => {
     const long = `{"a":"${'x'.repeat(500)}needle${'y'.repeat(500)}"}`;
     const p = m('needle', long)!.preview;
     expect(p).toBe(`…${'x'.repeat(40)}«needle»${'y'.repeat(40)}…`);
+  });
+});
+
+describe('schema inference within a budget (level by level)', () => {
+  const dir = path.join(__dirname, '..', 'fixtures', 'cases', 'C14');
+  const spec = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+  const records = fs.readFileSync(path.join(dir, spec.input), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const roomy = { maxDepth: 16, maxBytes: 1 << 20, until: Number.POSITIVE_INFINITY, maxProps: 1000 };
+
+  test('with room and time it describes what inferSchema describes (C14)', () => {
+    const r = inferWithinBudget(records, roomy);
+    expect(r.schema).toEqual(inferSchema(records));
+    expect(r.stopped).toBeUndefined();
+  });
+
+  test('out of time after the first level: the types only, depth 0, said', () => {
+    const r = inferWithinBudget([{ a: { b: 1 } }], { ...roomy, until: 0 });
+    expect(r).toMatchObject({ schema: { type: 'object' }, depth: 0, stopped: 'time' });
+  });
+
+  test('a level that would pass the byte budget is not described', () => {
+    const wide = [{ a: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`member${i}`, i])) }];
+    const r = inferWithinBudget(wide, { ...roomy, maxBytes: 200 });
+    expect(r).toMatchObject({ depth: 1, stopped: 'bytes', schema: { type: 'object', properties: { a: { type: 'object' } }, required: ['a'] } });
+  });
+
+  test('long arrays are described from 256 elements spread evenly, and say so', () => {
+    const arr = Array.from({ length: 1000 }, (_, i) => (i === 999 ? 'last' : i));
+    const r = inferWithinBudget([arr], roomy);
+    expect(r.sampledArrays).toBe(true);
+    expect(r.schema).toEqual({ type: 'array', items: { type: ['integer', 'string'] } }); // element 999 is one of the 256
   });
 });

@@ -136,7 +136,7 @@ export function jsonBytes(v: unknown): number {
 /** Bytes kept free for the envelope of a result around its list of items. */
 export const ENVELOPE_RESERVE = 2048;
 
-/** Records larger than this are read through `RecordSource.node` (when the source has it) instead of whole. */
+/** Records larger than this (or than maxRecordBytes) are read through `RecordSource.node` (when the source has it) instead of whole. */
 export const LAZY_RECORD_BYTES = 1024 * 1024;
 
 /**
@@ -149,7 +149,7 @@ export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): L
   const { source } = file.opened;
   if (!source.node) return null;
   const root = source.node(index, '');
-  return root && root.byteLength > LAZY_RECORD_BYTES ? root : null;
+  return root && root.byteLength > Math.min(LAZY_RECORD_BYTES, ctx.limits.maxRecordBytes) ? root : null;
 }
 
 /**

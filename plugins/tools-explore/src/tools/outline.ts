@@ -22,20 +22,20 @@ export interface OutlineNode {
 const MAX_STRING = 80;
 
 /** The outline of the value whose text is `text[start, end)`, `depth` levels of members deep. */
-export function outline(text: string, start: number, end: number, depth: number, maxMembers: number): OutlineNode {
+export function outline(text: string, start: number, end: number, depth: number, maxMembers: number, offset = 0): OutlineNode {
   const type = typeAt(text, start);
   const node: OutlineNode = { type, bytes: Buffer.byteLength(text.slice(start, end)) };
   if (type === 'object' || type === 'array') {
     let n = 0;
     const members: OutlineNode[] = [];
     for (const ch of membersOf(text, start)) { // a repeated name once, with its last value
-      if (depth > 0 && members.length < maxMembers) members.push({ key: ch.key, ...outline(text, ch.start, ch.end, depth - 1, maxMembers) });
+      if (depth > 0 && n >= offset && members.length < maxMembers) members.push({ key: ch.key, ...outline(text, ch.start, ch.end, depth - 1, maxMembers) });
       n++;
     }
     node.children = n;
     if (depth > 0) {
       node.members = members;
-      if (n > members.length) node.more = n - members.length;
+      if (n > offset + members.length) node.more = n - offset - members.length;
     }
   } else {
     node.value = shorten(text.slice(start, end), type);
@@ -49,11 +49,14 @@ const input = z.object({
   path: z.string().max(16384).optional().describe('Where to start inside the record: dot path, JSON Pointer or $-path; default the record root'),
   depth: z.number().int().min(0).max(8).default(2).describe('Levels of members to show (default 2)'),
   max_members: z.number().int().min(1).default(50).describe('Members listed per object or array (default 50); the rest are counted in more'),
+  offset: z.number().int().min(0).default(0).describe('The outlined value\'s own members listed from this one on: next_offset of a previous answer'),
 });
 const output = z.object({
   index: z.number().int(),
   pointer: z.string().describe('RFC 6901 pointer of the outlined value inside the record'),
   outline: z.record(z.string(), z.unknown()).describe('{type, bytes, children, members: [{key, type, bytes, children?, value?, members?}], more?}'),
+  offset: z.number().int().optional().describe('With offset: the first member listed'),
+  next_offset: z.number().int().optional().describe('More members of the outlined value follow: pass as offset'),
   truncated: z.boolean().optional(),
   cut: cutSchema.optional(),
 });
@@ -63,7 +66,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   title: 'Outline a record',
   description:
     'Show the shape of one record (or of a large single-document file such as a GeoJSON) without reading it all: a depth-limited tree of its members, each with key, type, children (member or element count) and bytes (size of its JSON text), scalars with their value (long strings shortened). ' +
-    'index (default 0) picks the record, path (dot path, JSON Pointer or $-path) a place inside it, depth (default 2) the levels shown, max_members (default 50) the members listed per container (more counts the rest). ' +
+    'index (default 0) picks the record, path (dot path, JSON Pointer or $-path) a place inside it, depth (default 2) the levels shown, max_members (default 50) the members listed per container (more counts the rest); next_offset pages the outlined value\'s own members (pass it as offset). ' +
     'Use it before get_value_at_path to find where the data is; then outline a deeper path.',
   inputSchema: input,
   outputSchema: output,
@@ -76,7 +79,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
       const pointer = toPointer(parsedPath.tokens);
       const node = file.opened.source.node!(args.index, pointer);
       if (!node) throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, { location: { record_index: args.index, path: pointer } });
-      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max));
+      return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset ?? 0));
     }
     const { value, text } = readRecord(ctx, file, args.index);
     const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
@@ -87,7 +90,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
         hint: 'get_outline without a path shows the top-level members.',
       });
     }
-    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max));
+    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
   },
 };
 
@@ -104,24 +107,30 @@ function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string
     else max = Math.max(1, Math.floor(max / 2));
     tree = build(depth, max);
   }
+  // the outlined value's own members page: the next page starts after the ones listed
+  const offset = args.offset ?? 0;
+  const next = tree.members && tree.more ? offset + tree.members.length : undefined;
   return {
     index: args.index,
     pointer,
     outline: tree as unknown as Record<string, unknown>,
-    ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members and page through paths.' } } : {}),
+    ...(offset > 0 || next !== undefined ? { offset } : {}),
+    ...(next !== undefined ? { next_offset: next } : {}),
+    ...(reduced ? { truncated: true, cut: { limit: 'maxResultBytes', at: `depth ${depth}, ${max} members per container`, rest: 'Outline a deeper path, or lower depth / max_members; next_offset pages the members of the outlined value.' } } : {}),
   };
 }
 
 /** The outline of a lazy node (RecordSource.node): only the containers shown are scanned. */
-export function lazyOutline(node: LazyNode, depth: number, maxMembers: number): OutlineNode {
+export function lazyOutline(node: LazyNode, depth: number, maxMembers: number, offset = 0): OutlineNode {
   const out: OutlineNode = { type: node.type, bytes: node.byteLength };
   if (node.type === 'object' || node.type === 'array') {
     const n = node.childCount ?? 0;
     out.children = n;
     if (depth > 0) {
-      const shown = node.children!(0, Math.min(n, maxMembers));
+      const from = Math.min(offset, n);
+      const shown = node.children!(from, Math.min(n, from + maxMembers));
       out.members = shown.map((c) => ({ key: c.key ?? c.index!, ...lazyOutline(c.node, depth - 1, maxMembers) }));
-      if (n > shown.length) out.more = n - shown.length;
+      if (n > from + shown.length) out.more = n - from - shown.length;
     }
   } else {
     out.value = shorten(node.byteLength > 64 * 1024 && node.type === 'string' ? '"…"' : JSON.stringify(node.value()) ?? 'null', node.type);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
-import { schemaBuilder } from '../json/schema';
+import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, parseFields, parseUserPath, projectValue } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectValue } from '../records';
+import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
 import { cutSchema, fieldsArg, handleArg, warningSchema } from '../schemas';
 
 type Warning = z.infer<typeof warningSchema>;
@@ -16,7 +17,7 @@ const YIELD_MS = 20;
  * signal, reports progress in records, lets the event loop run between records, and stops at the request deadline
  * (a RESOURCE_LIMIT_EXCEEDED warning says how many were read).
  */
-async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[], warnings: Warning[]): AsyncGenerator<[number, unknown]> {
+async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[], warnings: Warning[], instead?: (i: number) => unknown): AsyncGenerator<[number, unknown]> {
   let malformed = 0;
   let lastYield = Date.now();
   for (let k = 0; k < indexes.length; k++) {
@@ -33,7 +34,7 @@ async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[],
     const i = indexes[k]!;
     let value: unknown;
     try {
-      value = file.opened.source.value(i);
+      value = instead?.(i) ?? file.opened.source.value(i);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code !== 'SYNTAX_ERROR' && code !== 'RESOURCE_LIMIT_EXCEEDED') throw err;
@@ -54,15 +55,22 @@ const keysInput = z.object({
   handle: handleArg,
   path: z.string().max(16384).optional().describe('Nested path whose object keys to list (e.g. "user" or "user.address"); default the top level. Arrays of objects on the way are looked into.'),
   sample_size: sampleSize(100).describe('Records to sample, spread evenly over the file (default 100)'),
+  offset: z.number().int().min(0).default(0).describe('Keys (in sorted order) to skip: next_offset of a previous answer'),
 });
 const keysOutput = z.object({
   keys: z.array(z.string()),
   records_sampled: z.number().int(),
   key_counts: z.record(z.string(), z.number().int()).describe('For each key, how many sampled records have it'),
+  total_keys: z.number().int().optional().describe('When the keys do not all fit one answer: how many there are'),
+  offset: z.number().int().optional(),
+  next_offset: z.number().int().optional().describe('Pass as offset for the next keys'),
   truncated: z.boolean().optional(),
   cut: cutSchema.optional(),
   warnings: z.array(warningSchema).optional(),
 });
+
+/** The last key list an extract_keys call sorted, per file: the next pages of the same list cost only their keys. */
+const keyLists = new WeakMap<ExplorerFile, { id: string; keys: string[]; counts: Map<string, number>; records: number; warnings: Warning[] }>();
 
 export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = {
   name: 'extract_keys',
@@ -70,7 +78,8 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
   description:
     'Discover the unique keys across records: {keys, records_sampled, key_counts}. keys are sorted; key_counts tells how many sampled records have each key (a key in every record has the count records_sampled). ' +
     'path (dot path, JSON Pointer or $-path) lists the keys of a nested object instead, e.g. "user.address"; when the value there is an array of objects (or the path passes through arrays), the keys of every object element are collected. ' +
-    'sample_size records (default 100) are read, spread evenly across the whole file; malformed records are left out and reported in warnings.',
+    'sample_size records (default 100) are read, spread evenly across the whole file; malformed records are left out and reported in warnings. ' +
+    'Many keys are paged: total_keys and next_offset say there are more; pass offset for the next page. In a document too large to read whole, only member names are read.',
   inputSchema: keysInput,
   outputSchema: keysOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -78,38 +87,58 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     const file = fileFor(ctx, args.handle);
     const parsed = args.path === undefined ? { tokens: [] } : parseUserPath(ctx, args.path);
     if (!('tokens' in parsed)) throw ctx.error('INVALID_ARGUMENT', 'extract_keys takes a singular path (user.address, /user/address or $.user.address).');
-    const warnings: Warning[] = [];
-    const counts = new Map<string, number>();
-    let n = 0;
-    const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
-    for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
-      n++;
-      const here = new Set<string>();
-      for (const v of valuesAt(value, parsed.tokens)) {
-        const objs = Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [];
-        for (const o of objs) for (const k of Object.keys(o)) here.add(k);
+    const id = JSON.stringify([parsed.tokens, args.sample_size]);
+    let list = keyLists.get(file);
+    if (!list || list.id !== id) {
+      const warnings: Warning[] = [];
+      const counts = new Map<string, number>();
+      let n = 0;
+      const lazy = lazyRoot(ctx, file, 0);
+      if (lazy && file.opened.source.count === 1) {
+        // one large document: member names through lazy nodes, nothing parsed
+        const { names, sampled: looked } = lazyKeys(lazy, parsed.tokens);
+        n = 1;
+        for (const k of names) counts.set(k, 1);
+        if (looked) warnings.push({ code: 'SAMPLED', message: `Arrays with more than ${ARRAY_LOOK} elements were looked into through ${ARRAY_LOOK} elements spread evenly.` });
+      } else {
+        const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
+        for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
+          n++;
+          const here = new Set<string>();
+          for (const v of valuesAt(value, parsed.tokens)) {
+            const objs = Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [];
+            for (const o of objs) for (const k of Object.keys(o)) here.add(k);
+          }
+          for (const k of here) counts.set(k, (counts.get(k) ?? 0) + 1);
+        }
       }
-      for (const k of here) counts.set(k, (counts.get(k) ?? 0) + 1);
+      list = { id, keys: [...counts.keys()].sort(codePointCompare), counts, records: n, warnings };
     }
-    const keys = [...counts.keys()].sort(codePointCompare);
+    const { keys, counts } = list;
+    const offset = Math.min(args.offset ?? 0, keys.length);
     // Bound the answer: both lists carry each key, so a key costs about twice its length.
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
-    let shown = 0;
-    for (; shown < keys.length; shown++) {
-      used += 2 * jsonBytes(keys[shown]) + 12;
+    let end = offset;
+    for (; end < keys.length && end - offset < ctx.limits.maxItems; end++) {
+      used += 2 * jsonBytes(keys[end]) + 12;
       if (used > budget) break;
     }
-    const kept = keys.slice(0, shown);
+    const kept = keys.slice(offset, end);
+    const paged = offset > 0 || end < keys.length;
+    // kept while pages remain (the next page then costs only its keys), dropped with the last
+    if (end < keys.length) keyLists.set(file, list);
+    else keyLists.delete(file);
     return {
       keys: kept,
-      records_sampled: n,
+      records_sampled: list.records,
       key_counts: Object.fromEntries(kept.map((k) => [k, counts.get(k)!])),
-      ...(shown < keys.length ? {
+      ...(paged ? { total_keys: keys.length, offset, ...(end < keys.length ? { next_offset: end } : {}) } : {}),
+      ...(end < keys.length ? {
         truncated: true,
-        cut: { limit: 'maxResultBytes', at: `after ${shown} of ${keys.length} keys (sorted)`, rest: 'Pass a nested path to list fewer keys at a time.' },
+        cut: { limit: end - offset >= ctx.limits.maxItems ? 'maxItems' : 'maxResultBytes', at: `after ${end} of ${keys.length} keys (sorted)`, rest: `Pass offset ${end} for the next keys.` },
       } : {}),
-      ...(warnings.length ? { warnings } : {}),
+      ...(list.warnings.length ? { warnings: list.warnings } : {}),
     };
   },
 };
@@ -184,12 +213,22 @@ const schemaInput = z.object({
   handle: handleArg,
   sample_size: sampleSize(50).describe('Records to sample, spread evenly over the file (default 50)'),
   depth: z.number().int().min(1).max(64).default(16).describe('Nesting levels described (default 16); deeper values are given by type only'),
+  offset: z.number().int().min(0).default(0).describe('The top-level object\'s members listed from this one on (first-seen order): members.next_offset of a previous answer'),
 });
 const schemaOutput = z.object({
   schema: z.record(z.string(), z.unknown()).describe('JSON Schema: {type, properties, required, items}'),
   records_sampled: z.number().int(),
+  depth: z.number().int().optional().describe('When fewer levels than asked are described (the answer or the time ran out; a warning says which): how many'),
+  members: z.object({
+    total: z.number().int().describe('Members of the top-level object(s) seen'),
+    offset: z.number().int(),
+    next_offset: z.number().int().optional().describe('Pass as offset for the next members'),
+  }).optional().describe('When the top-level members do not all fit one answer: which are listed'),
   warnings: z.array(warningSchema).optional(),
 });
+
+/** Time for the levels after the first: an answer within about a second, whatever the size of the file. */
+const SCHEMA_MS = 800;
 
 export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> = {
   name: 'get_schema',
@@ -198,44 +237,58 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     'Infer a JSON Schema from sampled records: {schema: {type, properties, required}, records_sampled}. ' +
     'Records are sampled evenly across the whole file (sample_size, default 50), not only the first ones. ' +
     'Types are JSON Schema names: integer (no fractional part) is told from number, and a nullable member lists null among its types (["null", "string"]). ' +
-    'Nested objects get their own properties and required; arrays get items merged over all elements (an empty array adds nothing). ' +
-    'required lists the members present in every sampled record; each optional member carries x-occurrences (how many records had it) and x-frequency (that share).',
+    'Nested objects get their own properties and required; arrays get items merged over their elements (long arrays: 256 elements spread evenly). ' +
+    'required lists the members present in every sampled record; each optional member carries x-occurrences (how many records had it) and x-frequency (that share). ' +
+    'Levels are described one at a time while the answer fits and about a second lasts; when fewer than asked, depth says how many and a warning why. ' +
+    'A top-level object with more members than fit is paged: members {total, offset, next_offset}; pass offset for the next.',
   inputSchema: schemaInput,
   outputSchema: schemaOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
+    const source = file.opened.source;
+    const started = Date.now();
     const warnings: Warning[] = [];
-    const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
-    // One pass feeds a schema of every depth it may fall back to (halving), so records are read once.
-    const depths = [args.depth];
-    while (depths[depths.length - 1]! > 1) depths.push(Math.max(1, Math.floor(depths[depths.length - 1]! / 2)));
-    // A member costs at least 16 bytes of the answer (`"k":{"type":"x"}`): a place with more cannot fit.
+    const indexes = sampleIndexes(source.count, Math.min(args.sample_size, 100_000), 'even');
+    // Large records (a big single document) are read through lazy nodes, level by level; others are parsed.
+    const values: unknown[] = [];
+    for await (const [i, value] of sampled(ctx, file, indexes, warnings, (i) => {
+      const root = source.node?.(i, '');
+      return root && root.byteLength > Math.min(LAZY_RECORD_BYTES, ctx.limits.maxRecordBytes) ? new LazyValue(root) : undefined;
+    })) {
+      void i;
+      values.push(value);
+    }
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
-    const builders = depths.map((d) => schemaBuilder(d, Math.ceil(room / 16)));
-    let seen = 0;
-    for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
-      seen++;
-      for (const b of builders) if (!b.overflow) b.add(value);
-    }
-    // Bound the answer: describe fewer levels until it fits.
-    let level = 0;
-    let schema: Record<string, unknown> | null = null;
-    for (; level < depths.length && schema === null; level++) {
-      if (builders[level]!.overflow) continue;
-      const candidate = builders[level]!.schema() as unknown as Record<string, unknown>;
-      if (jsonBytes(candidate) <= room) schema = candidate;
-    }
-    if (schema === null) {
-      throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Even the top level of the schema passes maxResultBytes (${ctx.limits.maxResultBytes} bytes): the records have too many distinct keys.`, {
+    const r = inferWithinBudget(values, {
+      // levels until about a second has passed (never past the deadline, but at least a moment for what was read)
+      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), Date.now() + 50),
+      maxProps: Math.ceil(room / 16), rootOffset: args.offset ?? 0,
+    });
+    if (jsonBytes(r.schema) > room) {
+      throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `Even the top level of the schema passes maxResultBytes (${ctx.limits.maxResultBytes} bytes).`, {
         limit: { name: 'maxResultBytes', limit: ctx.limits.maxResultBytes },
         hint: 'Use extract_keys (it pages the key list) or get_outline of one record.',
       });
     }
-    const depth = depths[level - 1]!;
-    if (depth < args.depth) {
-      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `The schema is described to depth ${depth} (not ${args.depth}) to stay under maxResultBytes; deeper levels are given by type only. Use extract_keys or get_outline on a nested path for more.` });
+    if (r.depth < args.depth && r.stopped) {
+      warnings.push({
+        code: 'RESOURCE_LIMIT_EXCEEDED',
+        message: r.stopped === 'bytes'
+          ? `The schema is described to depth ${r.depth} (not ${args.depth}): one level more would pass maxResultBytes; deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`
+          : `The schema is described to depth ${r.depth} (not ${args.depth}): the next level did not finish within the time an answer takes (about a second); deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`,
+      });
     }
-    return { schema, records_sampled: seen, ...(warnings.length ? { warnings } : {}) };
+    if (r.sampledArrays) warnings.push({ code: 'SAMPLED', message: 'Arrays longer than 256 elements were described from 256 of their elements, spread evenly.' });
+    if (JSON.stringify(r.schema).includes('"x-more-members":true')) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Some objects have more members than one answer can list (x-more-members: true there); extract_keys pages the names.' });
+    }
+    return {
+      schema: r.schema as unknown as Record<string, unknown>,
+      records_sampled: values.length,
+      ...(r.stopped ? { depth: r.depth } : {}),
+      ...(r.root ? { members: { total: r.root.total, offset: r.root.offset, ...(r.root.next !== undefined ? { next_offset: r.root.next } : {}) } } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    };
   },
 };
