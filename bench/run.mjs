@@ -48,6 +48,7 @@ const SCENARIOS = [
   ['paging', '9. json_read page 100 vs page 1 of a 100,000-match query'],
   ['http', '10. serve --http: p50/p99 per tool, one client (stdio vs both HTTP eras) and 64 concurrent clients × 50 calls'],
   ['regex', '11. search {regex: true}: a pattern with a required literal and one without, vs rg -c with the same pattern'],
+  ['sessions', '12. the session-history bundle on a synthetic 2,000-session / 1 GiB history (bench/sessions.mjs)'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -60,6 +61,8 @@ function usage() {
   --runs N             timed runs per figure, after one warm-up (default 5, minimum 1)
   --only a,b           scenarios to run: ${NAMES.join(', ')}
   --calls N            get_record calls (default 10000)
+  --sessions N         sessions scenario: sessions in the synthetic history (default 2000; 200 with --quick)
+  --sessions-size SIZE sessions scenario: bytes of history (default 1GiB; 60MB with --quick)
   --seed N             data seed (default 42)
   --gateway FILE       the CLI to spawn (default bin/mcpgw.js); run as FILE serve --root bench/.data
   --node FILE          the Node binary for the gateway and DuckDB (default: this Node if >= 22, else
@@ -82,6 +85,8 @@ function parseArgs(argv) {
       case '--runs': o.runs = Number(val(i)); i++; break;
       case '--only': o.only = val(i).split(',').map((s) => s.trim()).filter(Boolean); i++; break;
       case '--calls': o.calls = Number(val(i)); i++; break;
+      case '--sessions': o.sessions = Number(val(i)); i++; break;
+      case '--sessions-size': o.sessionsSize = val(i); i++; break;
       case '--seed': o.seed = Number(val(i)); i++; break;
       case '--gateway': o.gateway = path.resolve(val(i)); i++; break;
       case '--node': o.node = path.resolve(val(i)); i++; break;
@@ -902,6 +907,13 @@ async function main() {
   cfg.node ??= Number(process.versions.node.split('.')[0]) >= 22 || !fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'node'))
     ? process.execPath : path.join(REPO, 'node_modules', '.bin', 'node');
   const selected = new Set(cfg.only ?? NAMES);
+  if (selected.size === 1 && selected.has('sessions')) {
+    // its own data and peer (rg): see bench/sessions.mjs
+    const { runSessionsBench } = await import('./sessions.mjs');
+    const res = await runSessionsBench(cfg);
+    console.log(res.report);
+    return 0;
+  }
   const ctx = { cfg, selected, peers: detectPeers(cfg), files: [] };
   const present = Object.entries(ctx.peers).filter(([, p]) => p.version).map(([k]) => k);
   const missing = Object.entries(ctx.peers).filter(([, p]) => !p.version).map(([k, p]) => `${k} (${p.install})`);
@@ -942,6 +954,7 @@ async function main() {
   if (ctx.gatewayDown) log(ctx.gatewayDown);
 
   const all = { rows: [], ratios: [] };
+  let sessionsReport = null;
   for (const name of NAMES) {
     if (!selected.has(name)) continue;
     log(`scenario ${name}`);
@@ -950,6 +963,12 @@ async function main() {
     else if (name === 'get-record') res = await scenarioGetRecord(ctx);
     else if (name === 'memory') res = await scenarioMemory(ctx);
     else if (name === 'paging') res = await scenarioPaging(ctx);
+    else if (name === 'sessions') {
+      const { runSessionsBench } = await import('./sessions.mjs');
+      const r = await runSessionsBench(cfg);
+      sessionsReport = r.report;
+      continue;
+    }
     else if (name === 'http') {
       try {
         ctx.http = await benchHttp({ node: cfg.node, gateway: cfg.gateway, root: DATA_DIR, data: ctx.httpData, runs: Math.min(cfg.runs, 3), log });
@@ -966,6 +985,7 @@ async function main() {
   ctx.env.loadEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const tg = targets(ctx, all);
   console.log(markdown(ctx, all, tg) + (ctx.http ? '\n' + httpMarkdown(ctx.http, fmtMs, fmtMiB) : ''));
+  if (sessionsReport) console.log('\n' + sessionsReport);
   if (cfg.save) {
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');

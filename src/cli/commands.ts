@@ -55,6 +55,8 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
     if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
     if (p.sessionSources?.length) out(`  session sources: ${p.sessionSources.join(', ')}\n`);
+    if (p.embedders?.length) out(`  embedders: ${p.embedders.join(', ')}\n`);
+    if (p.commands?.length) out(`  commands: ${p.commands.map((c) => `mcpgw ${c}`).join(', ')}\n`);
   }
 }
 

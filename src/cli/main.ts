@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, HTTP_DEFAULTS } from '../kernel/config';
-import { PluginLoadError } from '../kernel/plugins/loader';
+import { BUILTIN_COMMANDS, PluginLoadError } from '../kernel/plugins/loader';
+import { pluginCommand } from './plugin-command';
 import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
@@ -63,6 +64,8 @@ export function buildProgram(): Command {
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   try {
+    const first = argv[2];
+    if (first !== undefined && !first.startsWith('-') && !BUILTIN_COMMANDS.includes(first)) return await pluginCommand(argv.slice(2));
     await program.parseAsync(argv as string[]);
     return EXIT.OK;
   } catch (err) {

@@ -36,6 +36,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   let config: EffectiveConfig = resolveConfig(loaded, opts, process.env, cwd, { ownDir: OWN_DIR, rootOptional: true });
   if (config.root === null && !needRoot) config = { ...config, root: cwd };
   const log = createLogger(config.logLevel);
+  routeWarnings(log);
   const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
   await kernel.load(pluginSpecs(loaded, config));
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
@@ -67,4 +68,16 @@ function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[
     specs.push({ id, options, fromDir: loaded.dir, origin: 'config' });
   }
   return specs;
+}
+
+/**
+ * Process warnings go to the log (stderr, at its level), not straight to stderr: an ExperimentalWarning (node:sqlite,
+ * used by the session index) is debug information, anything else a warning.
+ */
+function routeWarnings(log: ReturnType<typeof createLogger>): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error) => {
+    if (w.name === 'ExperimentalWarning') log.debug(`node: ${w.message}`);
+    else log.warn(`node: ${w.name}: ${w.message}`);
+  });
 }

@@ -13,6 +13,9 @@ import { createServerBuilder, createServerFactory, type ServerSpec } from './ser
 import { QueryScanEngine, ThreadPool } from './scan';
 import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
+import type { CommandContext } from './contracts/command';
+import { McpgwError } from './errors';
+import { Session } from './session/session';
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -130,9 +133,33 @@ export class Kernel {
     return createServerBuilder(this.serverSpec(config));
   }
 
-  private serverSpec(config: EffectiveConfig): ServerSpec {
+  /**
+   * The context a plugin command runs with (`mcpgw <command>`): what a tool gets, with no deadline, a session of its
+   * own, `progress` as given (the CLI draws a bar on a terminal) and `print` to stdout.
+   */
+  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean }): CommandContext {
+    const spec = this.serverSpec(config, false);
+    return {
+      registries: spec.registries,
+      files: spec.files,
+      session: new Session(),
+      limits: spec.limits,
+      signal: io.signal,
+      deadline: Number.POSITIVE_INFINITY,
+      progress: io.progress,
+      log: spec.log,
+      error: (code, message, details) => new McpgwError(code, message, details),
+      root: spec.root,
+      scan: spec.scan,
+      regex: spec.regex,
+      print: io.print,
+      interactive: io.interactive,
+    };
+  }
+
+  private serverSpec(config: EffectiveConfig, checkRoot = true): ServerSpec {
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
-    if (config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
+    if (checkRoot && config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
     const sandbox = config.root === null ? null : new Sandbox(config.root);
     const files = sandbox ? new FileService(sandbox, formats, config.limits) : new RootlessFiles(formats, config.limits);
     this.container.register(Tokens.Limits, { useValue: config.limits });

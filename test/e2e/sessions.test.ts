@@ -17,12 +17,15 @@ const GEMINI = 'gemini/tmp/9f2c4e1d7a8b6c3e5f0a1b2c3d4e5f60718293a4b5c6d7e8f901a
 const QWEN = 'qwen/projects/-ROOT-dates/chats/3c1d2e4f-6a7b-4c8d-9e0f-112233445566.jsonl';
 const KIMI = 'kimi/sessions/@MD5(configsvc)@/f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9/context.jsonl';
 
+/** The bundle's tools, in the order it registers them. */
+const TOOLS = ['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions', 'search_sessions', 'semantic_search', 'get_usage_stats'];
+
 let fx: SessionHomes;
 let server: Connected;
 
 beforeAll(async () => {
   fx = materializeSessions();
-  server = await connect(['--config', writeSessionsConfig(fx.dir)], { env: fx.env });
+  server = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: path.join(fx.dir, 'cache') } });
 });
 
 afterAll(async () => {
@@ -228,6 +231,184 @@ describe('entries', () => {
   });
 });
 
+describe('search_sessions', () => {
+  test('text: case-insensitive by default, grouped by session, the documented 2-per-session default applied', async () => {
+    const data = await tool('search_sessions', { query: 'WEBSOCKET' });
+    expect(data.sessions.map((s: any) => [s.source, s.path, s.session_id, s.project_name])).toEqual([
+      ['claude', fx.file(S1), '5f0c1a2e-1111-4a4a-9b9b-000000000001', 'webapp'],
+    ]);
+    expect(data.sessions[0].matches).toEqual([
+      { line_num: 1, preview: 'Fixing the «websocket» idle timeout', role: 'summary', entry_index: 0, uuid: 'c1-0012', timestamp: null, field: 'text' },
+      { line_num: 3, preview: 'The «websocket» connection drops after 60 seconds without traffic. Can you find where the timeo…', role: 'user', entry_index: 2, uuid: 'c1-0001', timestamp: '2025-03-10T09:00:01.000Z', field: 'text' },
+    ]);
+    expect(data).toMatchObject({ total_matches: 2, complete: true, skipped_records: expect.any(Number) });
+    expect(data).not.toHaveProperty('next_cursor');
+  });
+
+  test('case_sensitive, and metadata (cwd, branch, ids) is never matched', async () => {
+    expect((await tool('search_sessions', { query: 'WebSocket', case_sensitive: true })).total_matches).toBe(0);
+    expect((await tool('search_sessions', { query: 'fix/ws-timeout' })).total_matches).toBe(0);
+    expect((await tool('search_sessions', { query: '5f0c1a2e-1111' })).total_matches).toBe(0);
+  });
+
+  test('tool inputs and tool results are searched; limit_per_session 0 means no limit', async () => {
+    const data = await tool('search_sessions', { query: 'idleTimeout', limit_per_session: 0 });
+    expect(data.sessions[0].matches.map((m: any) => [m.entry_index, m.role, m.field, m.line_num])).toEqual([
+      [5, 'assistant', 'tool_input', 6], [7, 'tool', 'tool_result', 8], [8, 'assistant', 'text', 9], [9, 'assistant', 'tool_input', 10],
+    ]);
+  });
+
+  test('regex: RE2 syntax with \\d, \\s, \\b; a bad pattern is QUERY_SYNTAX_ERROR with its position', async () => {
+    const data = await tool('search_sessions', { query: 'idleTimeout:\\s*\\d+,\\s*sendPings', regex: true });
+    expect(data.sessions[0].matches.map((m: any) => m.entry_index)).toEqual([9]);
+    const words = await tool('search_sessions', { query: '\\bflag\\b', regex: true, source: 'codex' });
+    expect(words.sessions.map((s: any) => s.source)).toEqual(['codex']);
+    expect(words.sessions[0].matches[0].preview).toContain('«flag»');
+    const bad = await call(server.client, 'search_sessions', { query: 'a(b', regex: true });
+    expect(bad.data.error.code).toBe('QUERY_SYNTAX_ERROR');
+    expect(bad.data.error.location.position).toEqual(expect.any(Number));
+  });
+
+  test('source and project narrow the search; sessions come newest first', async () => {
+    fs.utimesSync(fx.file(QWEN), new Date('2025-01-05T00:00:00Z'), new Date('2025-01-05T00:00:00Z'));
+    try {
+      const data = await tool('search_sessions', { query: 'test' });
+      expect(data.sessions[0].source).toBe('qwen');
+      const mods = data.sessions.map((s: any) => s.modified_at);
+      expect([...mods].sort().reverse()).toEqual(mods);
+      expect((await tool('search_sessions', { query: 'test', source: 'copilot' })).sessions.map((s: any) => s.source)).toEqual(['copilot']);
+      expect((await tool('search_sessions', { query: 'test', project: 'payments' })).sessions.map((s: any) => s.project_name)).toEqual(['payments']);
+    } finally {
+      fs.utimesSync(fx.file(QWEN), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+  });
+
+  test('a gemini document and a kimi continuation file are searched; matches say where', async () => {
+    const gem = await tool('search_sessions', { query: 'least-recently-used' });
+    expect(gem.sessions[0]).toMatchObject({ source: 'gemini', matches: [{ role: 'assistant', entry_index: 1, line_num: 13 }] });
+    const kimi = await tool('search_sessions', { query: 'tomllib' });
+    const m = kimi.sessions[0].matches;
+    expect(m.map((x: any) => [x.entry_index, x.field, x.line_num, path.basename(x.file)])).toEqual([[2, 'thinking', 3, 'context.jsonl'], [4, 'text', 1, 'context_sub_1.jsonl']]);
+  });
+
+  test('paging with next_cursor returns every match once', async () => {
+    const whole = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 1000 });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 200; page++) {
+      const data: any = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 3, ...(cursor ? { cursor } : {}) });
+      for (const s of data.sessions) for (const m of s.matches) seen.push(`${s.path}#${m.entry_index}`);
+      cursor = data.next_cursor;
+      if (!cursor) break;
+    }
+    const expected = whole.sessions.flatMap((s: any) => s.matches.map((m: any) => `${s.path}#${m.entry_index}`));
+    expect(expected.length).toBeGreaterThan(10);
+    expect(seen).toEqual(expected);
+    const other = await call(server.client, 'search_sessions', { query: 'other', cursor: whole.next_cursor ?? Buffer.from(JSON.stringify({ k: 'x', s: '/', m: 0, p: 0 })).toString('base64url') });
+    expect(other.data.error.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('get_usage_stats', () => {
+  // Hand-computed from the fixtures (each response once; Claude's split responses repeat their usage on every line).
+  const claude = { input_tokens: 12 + 20 + 5 + 8 + 30 + 40, output_tokens: 340 + 150 + 60 + 90 + 210 + 25, cache_read_tokens: 1500 + 2300 + 2600, cache_write_tokens: 800 + 100 + 1200, responses: 6 };
+  const codex = { input_tokens: (900 - 600) + (1000 - 900), output_tokens: 120 + 80, cache_read_tokens: 600 + 900, cache_write_tokens: 0, responses: 2 };
+  const copilot = { input_tokens: 400 + 600, output_tokens: 50 + 30, cache_read_tokens: 100 + 350, cache_write_tokens: 20, responses: 2 };
+  const gemini = { input_tokens: 700 - 200, output_tokens: 150 + 30, cache_read_tokens: 200, cache_write_tokens: 0, responses: 1 };
+  const qwen = { input_tokens: (1200 - 1000) + (1600 - 1500), output_tokens: 300 + 40 + 20, cache_read_tokens: 1000 + 1500, cache_write_tokens: 0, responses: 2 };
+  const withTotal = (t: typeof claude) => ({ ...t, total_tokens: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens });
+  const sum = (k: keyof typeof claude) => [claude, codex, copilot, gemini, qwen].reduce((n, t) => n + t[k], 0);
+
+  test('tokens counted once per response, kept apart, per model and per source; every tool call counted once', async () => {
+    const data = await tool('get_usage_stats');
+    expect(data).toMatchObject({
+      total_projects: 7, total_sessions: 8, total_entries: 21 + 7 + 6 + 3 + 4 + 7,
+      input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cache_read_tokens: sum('cache_read_tokens'), cache_write_tokens: sum('cache_write_tokens'),
+      total_tokens: sum('input_tokens') + sum('output_tokens') + sum('cache_read_tokens') + sum('cache_write_tokens'),
+      responses: 13, complete: true, sessions_pending: 0,
+    });
+    expect(data.tool_usage).toEqual({ Bash: 1, Edit: 1, Glob: 1, Grep: 1, Read: 1, ReadFile: 1, WriteFile: 1, bash: 1, read_file: 1, shell: 1, write_file: 1 });
+    expect(Object.keys(data.tool_usage)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'ReadFile', 'WriteFile', 'bash', 'read_file', 'shell', 'write_file']);
+    expect(data.tool_calls).toBe(11);
+    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21, tool_calls: 5 });
+    expect(data.by_source.codex).toEqual({ ...withTotal(codex), sessions: 1, entries: 7, tool_calls: 1 });
+    expect(data.by_source.copilot).toEqual({ ...withTotal(copilot), sessions: 1, entries: 6, tool_calls: 1 });
+    expect(data.by_source.kimi).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, responses: 0, sessions: 1, entries: 7, tool_calls: 2 });
+    expect(data.by_model['claude-sonnet-4-5-20250929']).toEqual(withTotal({ input_tokens: 12 + 20 + 5 + 8, output_tokens: 340 + 150 + 60 + 90, cache_read_tokens: 1500 + 2300 + 2600, cache_write_tokens: 800 + 100 + 1200, responses: 4 }));
+    expect(data.by_model['claude-opus-4-1-20250805']).toEqual(withTotal({ input_tokens: 70, output_tokens: 235, cache_read_tokens: 0, cache_write_tokens: 0, responses: 2 }));
+    expect(data.by_model['gpt-5-codex']).toEqual(withTotal(codex));
+    expect(data.by_model['gemini-2.5-pro']).toEqual(withTotal(gemini));
+    expect(data.by_model['qwen3-coder-plus']).toEqual(withTotal(qwen));
+  });
+
+  test('since/until bound usage and tool calls by their time; source narrows', async () => {
+    const march = await tool('get_usage_stats', { since: '2025-03-01', until: '2025-04-01' });
+    expect(march).toMatchObject({ total_sessions: 2, input_tokens: 12 + 20 + 5 + 8, responses: 4, tool_calls: 4 });
+    expect(march.tool_usage).toEqual({ Edit: 1, Glob: 1, Grep: 1, Read: 1 });
+    const copilotOnly = await tool('get_usage_stats', { source: 'copilot' });
+    expect(copilotOnly).toMatchObject({ total_sessions: 1, input_tokens: 1000, output_tokens: 80, cache_read_tokens: 450, cache_write_tokens: 20, tool_usage: { bash: 1 } });
+  });
+
+  test('a response and a tool call repeated in a resumed session file are counted once', async () => {
+    const copy = path.join(path.dirname(fx.file(S1)), 'resumed-copy.jsonl');
+    fs.copyFileSync(fx.file(S1), copy);
+    try {
+      const data = await tool('get_usage_stats', { source: 'claude' });
+      expect(data).toMatchObject({ total_sessions: 4, input_tokens: claude.input_tokens, responses: 6, tool_calls: 5 });
+    } finally {
+      fs.unlinkSync(copy);
+    }
+  });
+});
+
+describe('semantic_search', () => {
+  test('finds entries by meaning, with the documented result keys, and builds its index in the cache folder', async () => {
+    const data = await tool('semantic_search', { query: 'socket closed because the link was idle' });
+    expect(data.complete).toBe(true);
+    expect(data.embedder).toBe('glove-sif-100d');
+    expect(data.sessions_indexed).toBe(8);
+    const top = data.results[0];
+    expect(top).toMatchObject({ session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', source: 'claude', project_name: 'webapp', session_path: fx.file(S1),
+      first_prompt: 'The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?' });
+    expect(top.distance).toBeGreaterThanOrEqual(0);
+    expect(top.distance).toBeLessThanOrEqual(2);
+    const entry = await tool('get_session_entries', { path: top.session_path, entry_indices: [top.entry_index] });
+    expect(entry.entries[0].uuid).toBe(top.entry_uuid);
+    expect(fs.existsSync(path.join(fx.dir, 'cache', 'mcpgw', 'sessions-index.sqlite'))).toBe(true);
+    expect(data.results.length).toBeLessThanOrEqual(20);
+  });
+
+  test('source and project narrow; diversity gives one result per session first; max_distance bounds distance', async () => {
+    const only = await tool('semantic_search', { query: 'tests failing', source: 'copilot' });
+    expect(new Set(only.results.map((r: any) => r.source))).toEqual(new Set(['copilot']));
+    const proj = await tool('semantic_search', { query: 'tests failing', project: 'dates' });
+    expect(new Set(proj.results.map((r: any) => r.project_name))).toEqual(new Set(['dates']));
+    const plain = await tool('semantic_search', { query: 'fix the bug', limit: 5 });
+    const diverse = await tool('semantic_search', { query: 'fix the bug', diversity: true, limit: 5 });
+    const sessionsOf = (d: any) => d.results.map((r: any) => r.session_path);
+    expect(new Set(sessionsOf(plain)).size).toBeLessThan(5);
+    expect(new Set(sessionsOf(diverse)).size).toBe(5); // 8 sessions have hits: five results, five sessions
+    const near = await tool('semantic_search', { query: 'fix the bug', max_distance: 0.6, limit: 50 });
+    for (const r of near.results) expect(r.distance).toBeLessThanOrEqual(0.6);
+  });
+
+  test('a session that grew is read from where the index stopped; the new entry is found', async () => {
+    const file = fx.file(QWEN);
+    const before = fs.readFileSync(file, 'utf8');
+    const line = { uuid: 'q-5', parentUuid: 'q-4', sessionId: '3c1d2e4f-6a7b-4c8d-9e0f-112233445566', timestamp: '2025-07-07T07:01:00.000Z', type: 'user', cwd: path.join(fx.projects, 'dates'), message: { role: 'user', parts: [{ text: 'Also handle the Julian calendar switchover of October 1582.' }] } };
+    fs.appendFileSync(file, JSON.stringify(line) + '\n');
+    try {
+      const data = await tool('semantic_search', { query: 'julian calendar switchover', limit: 3 });
+      expect(data.results[0]).toMatchObject({ source: 'qwen', entry_uuid: 'q-5', entry_index: 4 });
+    } finally {
+      fs.writeFileSync(file, before);
+      fs.utimesSync(file, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+    const after = await tool('semantic_search', { query: 'julian calendar switchover', limit: 3 });
+    expect(after.results.map((r: any) => r.entry_uuid)).not.toContain('q-5');
+  });
+});
+
 describe('the sandbox', () => {
   test('a path outside the homes is ACCESS_DENIED, whether or not it exists', async () => {
     for (const p of [path.join(fx.projects, 'webapp'), '/etc/passwd', '/no/such/file.jsonl', path.join(fx.homes.claude, '..', 'elsewhere.jsonl')]) {
@@ -306,7 +487,7 @@ describe('configuration', () => {
   test('the bundle is not offered by default; sessions.enabled adds it; a profile names it', () => {
     expect(listTools(null).tools).not.toContain('list_sessions');
     expect(listTools({ sessions: { enabled: true } }).tools).toEqual(expect.arrayContaining(['open_file', 'json_read', 'list_sessions', 'get_session_entries']));
-    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(['list_sources', 'list_projects', 'list_sessions', 'get_session_metadata', 'get_session_entries', 'list_active_sessions']);
+    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(TOOLS);
   });
 
   test('a sessions-only profile serves without a root; a profile with the explorer still needs one', () => {
@@ -319,6 +500,27 @@ describe('configuration', () => {
     const bad = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/No root folder/);
+  });
+
+  test('mcpgw sessions index builds the index the server then uses; an unknown plugin command is exit 2', async () => {
+    const cache = path.join(fx.dir, 'cli-cache');
+    const env = { PATH: process.env.PATH ?? '', ...fx.env, XDG_CACHE_HOME: cache };
+    const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^indexed 8 sessions \\(8 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
+    expect(r.stderr).toBe('');
+    const again = spawnSync(NODE, [CLI, 'sessions', 'index', '--source', 'kimi'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(again.stdout).toMatch(/^indexed 1 sessions \(0 read now, 0 unreadable\)/);
+    const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: cache } });
+    try {
+      const data = (await call(other.client, 'semantic_search', { query: 'julian dates leap year test' })).data;
+      expect(data).toMatchObject({ complete: true, sessions_indexed: 8 });
+    } finally {
+      await other.close();
+    }
+    const unknown = spawnSync(NODE, [CLI, 'sessions', 'rebuild'], { cwd: fx.dir, encoding: 'utf8', env });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('Plugin commands: sessions index');
   });
 
   test('a misspelt sessions key is a config error naming it', () => {

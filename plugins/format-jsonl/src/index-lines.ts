@@ -8,29 +8,38 @@ export function isLinePadding(b: number): boolean {
 }
 
 /**
- * One streaming pass over the file that records the start offset of every non-blank line.
- * Lines are split on 0x0A bytes only (NDJSON §3.2, so U+2028/U+2029 inside strings are not breaks);
- * CRLF is accepted; blank and whitespace-only lines (space, tab, CR) are not records (documented
- * default, NDJSON §3.2 "MAY ignore empty lines"); a UTF-8 BOM at byte 0 is skipped (RFC 8259 §8.1);
- * a last line without a newline is a record. Per line it costs one `indexOf(0x0A)` (memchr) and
- * usually one byte test.
- * @returns the index and the 1-based line count of the file.
+ * The line-framing pass as a resumable state machine: fed chunks in file order, it records the start offset of every
+ * non-blank line. Lines are split on 0x0A bytes only (NDJSON §3.2, so U+2028/U+2029 inside strings are not breaks);
+ * CRLF is accepted; blank and whitespace-only lines (space, tab, CR) are not records (documented default, NDJSON §3.2
+ * "MAY ignore empty lines"); a UTF-8 BOM at byte 0 is skipped (RFC 8259 §8.1); a last line without a newline is a
+ * record. Per line it costs one `indexOf(0x0A)` (memchr) and usually one byte test. Feeding the bytes appended to a
+ * file after the last chunk goes on where it stopped (a last line without its newline simply continues).
  */
-export async function indexLines(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<OffsetIndex> {
-  const index = records.createIndex();
-  let line = 1;
-  let lineStart = 0;
-  let content = false; // the current line has a non-blank byte
-  let first = true;
-  for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) {
-    let i = 0;
-    if (first) {
-      first = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = lineStart = 3;
+export class LineIndexer {
+  /** 1-based line of the current position; NaN when lines are not tracked. */
+  private line = 1;
+  private lineStart = 0;
+  /** The current line has a non-blank byte (its record is already pushed). */
+  private content = false;
+  /** Bytes fed so far (the offset the next chunk must start at). */
+  fed = 0;
+
+  /** `from`: where the first chunk will start (a line start); lines are then unknown (NaN) and counted on need. */
+  constructor(readonly index: OffsetIndex, from = 0) {
+    if (from > 0) {
+      this.line = NaN;
+      this.lineStart = from;
+      this.fed = from;
     }
+  }
+
+  feed(offset: number, bytes: Uint8Array): void {
+    const index = this.index;
+    let i = 0;
+    if (offset === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = this.lineStart = 3;
     const n = bytes.length;
     while (i < n) {
-      if (!content) {
+      if (!this.content) {
         let b = bytes[i]!;
         while (b === SP || b === TAB || b === CR) {
           if (++i === n) break;
@@ -39,21 +48,46 @@ export async function indexLines(file: OpenedFile, records: RecordsToolkit, opti
         if (i === n) break;
         if (b === LF) {
           i++;
-          line++;
-          lineStart = offset + i;
+          this.line++;
+          this.lineStart = offset + i;
           continue;
         }
-        content = true;
-        index.push(lineStart, line);
+        this.content = true;
+        index.push(this.lineStart, this.line);
       }
       const nl = bytes.indexOf(LF, i);
       if (nl === -1) break; // the line goes on in the next chunk
       i = nl + 1;
-      line++;
-      lineStart = offset + i;
-      content = false;
+      this.line++;
+      this.lineStart = offset + i;
+      this.content = false;
     }
+    this.fed = offset + n;
   }
-  index.finish();
-  return index;
+}
+
+/**
+ * One streaming pass over the file (from `options.from`, a line start, when given) with a {@link LineIndexer};
+ * returns the indexer (its index is finished).
+ */
+export async function indexLines(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<LineIndexer> {
+  const from = options.from ?? 0;
+  const indexer = new LineIndexer(records.createIndex(), from);
+  for await (const { offset, bytes } of records.chunks(file, { from, signal: options.signal, onProgress: options.onProgress })) indexer.feed(offset, bytes);
+  indexer.index.finish();
+  return indexer;
+}
+
+/**
+ * Extends an index over the bytes appended to a file (`[indexer.fed, to)`), synchronously; returns the new end.
+ * Undefined when the kernel has no synchronous chunk reader (then the file is SOURCE_CHANGED when it grows).
+ */
+export function extender(file: OpenedFile, records: RecordsToolkit, indexer: LineIndexer): ((to: number) => number) | undefined {
+  const chunksSync = records.chunksSync;
+  if (!chunksSync) return undefined;
+  return (to: number) => {
+    for (const { offset, bytes } of chunksSync(file, { from: indexer.fed, to })) indexer.feed(offset, bytes);
+    indexer.index.finish();
+    return to;
+  };
 }

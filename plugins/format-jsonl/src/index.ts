@@ -1,24 +1,26 @@
 import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
 import { detectJsonLines } from './detect';
-import { indexLines, isLinePadding } from './index-lines';
+import { extender, indexLines, isLinePadding } from './index-lines';
 
 function jsonLinesFormat(registry: PluginRegistry): Format {
   return {
     name: 'jsonl',
     extensions: ['.jsonl', '.ndjson'],
-    description: 'JSON Lines / NDJSON: one JSON value per line; blank lines are skipped; CRLF and a UTF-8 BOM are accepted.',
+    description: 'JSON Lines / NDJSON: one JSON value per line; blank lines are skipped; CRLF and a UTF-8 BOM are accepted; a file that grows (appended lines) extends its index.',
     detect: detectJsonLines,
     async open(file, options) {
-      const index = await indexLines(file, registry.records, options);
+      const indexer = await indexLines(file, registry.records, options);
+      const extend = extender(file, registry.records, indexer);
       return registry.records.createSource({
         file,
         format: 'jsonl',
         fileType: 'ndjson',
         rootIsSequence: true,
-        index,
+        index: indexer.index,
         end: file.identity.size,
         framing: { isPadding: isLinePadding },
         limits: options.limits,
+        ...(extend ? { extend } : {}),
       });
     },
   };

@@ -1,5 +1,5 @@
 import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
-import { checkSequenceRecord, detectSequence, indexSequence, isSequencePadding } from './sequence';
+import { checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
 
 function sequenceFormat(registry: PluginRegistry): Format {
   return {
@@ -8,13 +8,15 @@ function sequenceFormat(registry: PluginRegistry): Format {
     description: 'RFC 7464 JSON text sequences: each JSON text introduced by RS (0x1E) and ended by LF; a truncated element is one malformed record.',
     detect: detectSequence,
     async open(file, options) {
-      const index = await indexSequence(file, registry.records, options);
+      const indexer = await indexSequence(file, registry.records, options);
+      const extend = sequenceExtender(file, registry.records, indexer);
       return registry.records.createSource({
         file,
         format: 'json-seq',
         fileType: 'json_seq',
         rootIsSequence: true,
-        index,
+        index: indexer.index,
+        ...(extend ? { extend } : {}),
         end: file.identity.size,
         framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord },
         limits: options.limits,

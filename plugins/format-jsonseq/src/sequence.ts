@@ -36,36 +36,58 @@ export function checkSequenceRecord(extent: Uint8Array, start: number, end: numb
 }
 
 /**
- * One streaming pass that records where every element starts: at its RS. Consecutive RS bytes (only
- * whitespace between them) are not empty records (RFC 7464 §2.1); an element runs to the next RS,
- * so a truncated or unparseable element is one malformed record and the next RS resynchronises
- * (§2.3). Content before the first RS is one record, malformed for want of its RS. Per element it
- * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are left to the source
- * (counted on first need).
+ * The element-framing pass as a resumable state machine: fed chunks in file order, it records where every element
+ * starts: at its RS. Consecutive RS bytes (only whitespace between them) are not empty records (RFC 7464 §2.1); an
+ * element runs to the next RS, so a truncated or unparseable element is one malformed record and the next RS
+ * resynchronises (§2.3). Content before the first RS is one record, malformed for want of its RS. Per element it
+ * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are left to the source (counted on first
+ * need). Feeding the bytes appended to the file goes on where it stopped.
  */
-export async function indexSequence(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<OffsetIndex> {
-  const index = records.createIndex();
-  let pending = -1; // offset of an RS whose element has not shown content yet
-  let leading = true; // before the first RS
-  // Lines are not tracked here: the kernel's source counts them on first need (OffsetIndex.push with NaN).
-  const push = (offset: number) => index.push(offset, NaN);
-  for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) {
+export class SequenceIndexer {
+  private pending = -1; // offset of an RS whose element has not shown content yet
+  private leading = true; // before the first RS
+  /** Bytes fed so far. */
+  fed = 0;
+
+  constructor(readonly index: OffsetIndex) {}
+
+  feed(offset: number, bytes: Uint8Array): void {
+    // Lines are not tracked here: the kernel's source counts them on first need (OffsetIndex.push with NaN).
+    const push = (at: number) => this.index.push(at, NaN);
     const n = bytes.length;
     let i = 0;
     while (i < n) {
-      if (pending >= 0 || leading) {
+      if (this.pending >= 0 || this.leading) {
         while (i < n && isWs(bytes[i]!)) i++;
         if (i === n) break;
-        if (bytes[i] === RS) { pending = offset + i; leading = false; i++; continue; }
-        if (pending >= 0) { push(pending); pending = -1; }
-        else { push(offset + i); leading = false; }
+        if (bytes[i] === RS) { this.pending = offset + i; this.leading = false; i++; continue; }
+        if (this.pending >= 0) { push(this.pending); this.pending = -1; }
+        else { push(offset + i); this.leading = false; }
       }
       const next = bytes.indexOf(RS, i);
       if (next === -1) { i = n; break; }
-      pending = offset + next;
+      this.pending = offset + next;
       i = next + 1;
     }
+    this.fed = offset + n;
   }
-  index.finish();
-  return index;
+}
+
+/** One streaming pass with a {@link SequenceIndexer}; returns it (its index finished). */
+export async function indexSequence(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<SequenceIndexer> {
+  const indexer = new SequenceIndexer(records.createIndex());
+  for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) indexer.feed(offset, bytes);
+  indexer.index.finish();
+  return indexer;
+}
+
+/** Extends the index over bytes appended to the file, synchronously (undefined without a synchronous chunk reader). */
+export function sequenceExtender(file: OpenedFile, records: RecordsToolkit, indexer: SequenceIndexer): ((to: number) => number) | undefined {
+  const chunksSync = records.chunksSync;
+  if (!chunksSync) return undefined;
+  return (to: number) => {
+    for (const { offset, bytes } of chunksSync(file, { from: indexer.fed, to })) indexer.feed(offset, bytes);
+    indexer.index.finish();
+    return to;
+  };
 }

@@ -8,6 +8,7 @@ import type { SessionSource, ToolContext } from 'mcpgw/plugin-api';
 export const optionsSchema = z.strictObject({
   enabled: z.boolean().default(false),
   cacheDir: z.string().min(1).optional(),
+  embedder: z.string().min(1).optional(),
   sources: z.record(z.string(), z.strictObject({ home: z.string().min(1).optional(), enabled: z.boolean().optional() })).default({}),
 });
 

@@ -9,6 +9,11 @@ import { kimiSource } from './sources/kimi';
 import { qwenSource } from './sources/qwen';
 import { listActiveSessions } from './tools/active';
 import { listProjects, listSessions, listSources } from './tools/listing';
+import { searchSessions } from './tools/search';
+import { getUsageStats } from './tools/usage';
+import { semanticSearch } from './tools/semantic';
+import { gloveSifEmbedder } from './semantic/glove';
+import { indexCommand } from './command';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
 
 /** The six built-in session sources, in the order they are listed. */
@@ -23,7 +28,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
   return {
     name: 'sessions',
     description:
-      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries and list_active_sessions read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
+      'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions, search_sessions, semantic_search and get_usage_stats read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
     offeredByDefault: false,
     needsRoot: false,
     tools: [
@@ -33,6 +38,9 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
       getSessionMetadata(service),
       getSessionEntries(service),
       listActiveSessions(service),
+      searchSessions(service),
+      semanticSearch(service),
+      getUsageStats(service),
     ],
   };
 }
@@ -44,7 +52,10 @@ const plugin: Plugin<SessionsOptions> = {
   options: optionsSchema,
   register(registry, options) {
     if (registry.registerSessionSource) for (const source of BUILTIN_SOURCES) registry.registerSessionSource(source);
-    registry.registerToolBundle(sessionsBundle(new SessionsService(options)));
+    registry.registerEmbedder?.(gloveSifEmbedder);
+    const service = new SessionsService(options);
+    registry.registerToolBundle(sessionsBundle(service));
+    registry.registerCommand?.(indexCommand(service));
   },
 };
 

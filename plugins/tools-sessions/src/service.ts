@@ -3,8 +3,10 @@ import * as path from 'node:path';
 import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
-import { SessionFiles } from './session/files';
+import { SessionFiles, type StartAt } from './session/files';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
+import { statsOf, type SessionStats } from './usage';
+import { semanticIndexFor, type SemanticIndex } from './semantic/service';
 
 /** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
 const CATALOG_TTL_MS = 2000;
@@ -23,11 +25,20 @@ export interface Located {
  * a short-lived discovery cache, and per-session summaries keyed by the files' identities (a changed file is read again).
  */
 export class SessionsService {
-  private discovery: { key: string; at: number; found: Promise<Discovery> } | null = null;
+  private discovery: { key: string; at: number; found: Promise<Discovery>; folders: Map<string, number> | null } | null = null;
   private readonly summaries = new Map<string, { key: string; summary: SessionSummary }>();
   private summaryWeight = 0;
+  /** Usage per session (small: one item per response and tool call), kept while the files are unchanged. */
+  private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
+
+  private readonly indexes = new Map<string, SemanticIndex>();
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /** The semantic index of the configured embedder (opened in the cache folder on first use). */
+  semantic(ctx: Pick<ToolContext, 'registries' | 'error'>): SemanticIndex {
+    return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
+  }
 
   /** The enabled sources with their homes. */
   homes(ctx: Pick<ToolContext, 'registries'>): SourceHome[] {
@@ -44,12 +55,21 @@ export class SessionsService {
   async catalog(ctx: Pick<ToolContext, 'registries' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
     const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
     const now = Date.now();
-    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS) {
+    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS || !(await this.unchanged(this.discovery))) {
       const found = discover(homes, { signal: ctx.signal, log: ctx.log });
-      this.discovery = { key, at: now, found };
-      found.catch(() => { if (this.discovery?.found === found) this.discovery = null; });
+      const entry = { key, at: now, found, folders: null as Map<string, number> | null };
+      this.discovery = entry;
+      found.then((d) => { entry.folders = folderTimes(d); }, () => { if (this.discovery === entry) this.discovery = null; });
     }
     return catalogOf(await this.discovery.found);
+  }
+
+  /** Whether the folders holding the listed sessions (and the sessions roots) are as they were when listed. */
+  private async unchanged(d: { found: Promise<Discovery>; folders: Map<string, number> | null }): Promise<boolean> {
+    await d.found.catch(() => undefined);
+    if (!d.folders) return false;
+    for (const [folder, mtime] of d.folders) if (mtimeOf(folder) !== mtime) return false;
+    return true;
   }
 
   /** Forgets the folder listing (after a session file was not found where the listing put it). */
@@ -89,9 +109,9 @@ export class SessionsService {
     };
   }
 
-  /** Opens a session's files through the kernel. */
-  open(ctx: ToolContext, located: Located): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal);
+  /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
+  open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
+    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt);
   }
 
   /**
@@ -125,10 +145,47 @@ export class SessionsService {
     return summary;
   }
 
+  /**
+   * The session's usage statistics: from the kept stats, else from its summary (read now, until `deadline`);
+   * undefined when the summary is not complete by then (the next call continues it).
+   */
+  async sessionStats(ctx: ToolContext, located: Located, deadline: number): Promise<SessionStats | undefined> {
+    const key = identityKey(located.session);
+    const id = `${located.source.name}\n${located.session.path}`;
+    const kept = this.stats.get(id);
+    if (kept && kept.key === key) return kept.stats;
+    const summary = await this.summary(ctx, located, deadline);
+    if (!summary.complete) return undefined;
+    const stats = statsOf(summary);
+    this.stats.set(id, { key, stats });
+    return stats;
+  }
+
   /** A summary already in memory for this session as it is now, or undefined (never reads). */
   cachedSummary(located: Pick<Located, 'session' | 'source'>): SessionSummary | undefined {
     const cached = this.summaries.get(`${located.source.name}\n${located.session.path}`);
     return cached && cached.key === identityKey(located.session) ? cached.summary : undefined;
+  }
+}
+
+/** Modification times of the folders a discovery looked into: each session file's folder and each sessions root. */
+function folderTimes(d: Discovery): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { home, projects } of d.found) {
+    out.set(home.basePath, mtimeOf(home.basePath));
+    for (const p of projects) for (const s of p.sessions) for (const f of s.files ?? [s.path]) {
+      const dir = path.dirname(f);
+      if (!out.has(dir)) out.set(dir, mtimeOf(dir));
+    }
+  }
+  return out;
+}
+
+function mtimeOf(p: string): number {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return -1;
   }
 }
 

@@ -22,6 +22,7 @@ export const NO_ROOT_MESSAGE =
 export interface SessionsConfig {
   enabled: boolean;
   cacheDir?: string;
+  embedder?: string;
   sources: Record<string, { home?: string; enabled?: boolean }>;
 }
 
@@ -114,7 +115,12 @@ function resolveSessions(raw: SessionsConfigFile | undefined, dir: string): Sess
   for (const [name, s] of Object.entries(raw?.sources ?? {})) {
     sources[name] = { ...(s.home !== undefined ? { home: abs(s.home) } : {}), ...(s.enabled !== undefined ? { enabled: s.enabled } : {}) };
   }
-  return { enabled: raw?.enabled ?? false, ...(raw?.cacheDir !== undefined ? { cacheDir: abs(raw.cacheDir) } : {}), sources };
+  return {
+    enabled: raw?.enabled ?? false,
+    ...(raw?.cacheDir !== undefined ? { cacheDir: abs(raw.cacheDir) } : {}),
+    ...(raw?.embedder !== undefined ? { embedder: raw.embedder } : {}),
+    sources,
+  };
 }
 
 interface ProfileLookup {

@@ -53,6 +53,8 @@ export const sessionsConfigSchema = z.strictObject({
   enabled: z.boolean().optional(),
   /** Where the search indexes are kept (default `$XDG_CACHE_HOME/mcpgw`, else `~/.cache/mcpgw`). */
   cacheDir: name.optional(),
+  /** The embedder semantic_search uses (default `glove-sif-100d`, built in; a plugin may register another). */
+  embedder: name.optional(),
   /** Per source: `claude`, `codex`, `copilot`, `gemini`, `qwen`, `kimi`, or a plugin's. */
   sources: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'a source name: lower-case letters, digits, "-"'), sessionSourceConfigSchema).optional(),
 });

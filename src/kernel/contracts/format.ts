@@ -41,6 +41,13 @@ export interface OpenOptions {
   limits: Limits;
   signal?: AbortSignal;
   onProgress?: ProgressReporter;
+  /**
+   * Index only from this byte offset on (a record start the caller knows, e.g. where it stopped reading before): the
+   * bytes before it are not read and its records are not in the source (record 0 starts here; their lines are then
+   * counted from the file start only if an error needs one). Formats framed by separators (JSON Lines) honour it;
+   * others index the whole file. See `RecordSource.offset` to tell which happened.
+   */
+  from?: number;
 }
 
 /**
@@ -226,6 +233,7 @@ export interface RecordSource {
    * (a top-level object or scalar: record 0 is the root `""`).
    */
   readonly rootIsSequence: boolean;
+  /** The file's identity as indexed (it changes only when the index grows with the file, see `grow`). */
   readonly identity: FileIdentity;
   /** The exact bytes of record i (framing excluded). @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes. */
   raw(i: number): Buffer;
@@ -242,6 +250,11 @@ export interface RecordSource {
   value(i: number, warnings?: RecordWarning[]): unknown;
   /** Where record i starts: byte offset, line, column 1, record index. */
   location(i: number): ErrorLocation;
+  /**
+   * The byte offset where record i's extent begins (padding before it included), read from the index without
+   * touching the file. Kernel sources implement it.
+   */
+  offset?(i: number): number;
   /** Records in file order, in batches; checks the signal between batches. */
   scan(options?: ScanOptions): AsyncIterable<RecordBatch>;
   /**
@@ -264,6 +277,13 @@ export interface RecordSource {
    *   (broken structure on the way), IO_ERROR.
    */
   node?(i: number, pointer: string): LazyNode | undefined;
+  /**
+   * The file now has identity `now`: when it only grew — same device and inode, larger, and the last indexed block
+   * (up to 4 KiB before the indexed end) unchanged — the index is extended over the appended bytes (records keep their
+   * indexes, `count` grows, `identity` becomes `now`) and true is returned; false when it cannot be (then the file
+   * changed: SOURCE_CHANGED). Kernel sources implement it for formats that supply `SourceSpec.extend`.
+   */
+  grow?(now: FileIdentity): boolean;
   /** Releases the index; the kernel closes the descriptor. */
   close(): void;
 }

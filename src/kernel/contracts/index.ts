@@ -8,3 +8,4 @@ export * from './tool';
 export * from './scan';
 export * from './sessions';
 export * from './regex';
+export * from './command';

@@ -3,7 +3,8 @@ import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { Format } from './format';
 import type { QueryLanguage } from './query';
 import type { RecordsToolkit } from './records';
-import type { SessionSource } from './sessions';
+import type { Embedder, SessionSource } from './sessions';
+import type { CommandDefinition } from './command';
 import type { ToolBundle } from './tool';
 
 /** Logs go to stderr (never stdout, which is the protocol). */
@@ -31,6 +32,10 @@ export interface PluginRegistry {
    * Optional: kernels before 1.1 lack it.
    */
   registerSessionSource?(source: SessionSource): void;
+  /** An embedder for semantic_search (contracts/sessions.ts); its name must be unique. Optional: kernels before 1.1 lack it. */
+  registerEmbedder?(embedder: Embedder): void;
+  /** A CLI command (`mcpgw <name> …`, contracts/command.ts). Optional: kernels before 1.1 lack it. */
+  registerCommand?(command: CommandDefinition): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
   /** A catalogue error (see DESIGN "Error results"). */

@@ -78,6 +78,13 @@ export interface SourceSpec {
   limits: Limits;
   /** `JsonTextIndex.structure` when the source comes from `indexJson` (lets `node` reuse the containers indexed at open). */
   structure?: unknown;
+  /**
+   * Growing files: indexes the bytes `[end, to)` appended to the file after `end` (synchronously, e.g. with
+   * `RecordsToolkit.chunksSync`), pushing their records onto `index` (a record left open at `end` — a last line
+   * without its newline — simply goes on), and returns the new end. Formats whose records are framed by separators
+   * (JSON Lines, JSON-seq) supply it; without it a file that grew is SOURCE_CHANGED (see `RecordSource.grow`).
+   */
+  extend?(to: number): number;
 }
 
 /**
@@ -87,6 +94,11 @@ export interface SourceSpec {
 export interface RecordsToolkit {
   /** Reads the file in large chunks (into buffers that are not page-aligned), prefetching the next. Checks the signal per chunk. */
   chunks(file: OpenedFile, options?: ChunkReadOptions): AsyncIterable<FileChunk>;
+  /**
+   * The same chunks read synchronously, without yielding (for `SourceSpec.extend`, which runs inside a tool's
+   * synchronous identity check). Optional: kernels before 1.1 lack it.
+   */
+  chunksSync?(file: OpenedFile, options?: Omit<ChunkReadOptions, 'signal' | 'onProgress'>): Iterable<FileChunk>;
   createIndex(): OffsetIndex;
   /** A RecordSource over an offset index: raw/text/value/scan/location/validate/node implemented once for all formats. */
   createSource(spec: SourceSpec): RecordSource;

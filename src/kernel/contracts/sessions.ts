@@ -143,3 +143,23 @@ export interface SessionSource {
    */
   readonly processNames?: readonly string[];
 }
+
+/**
+ * Turns texts into vectors for `semantic_search`. The built-in one (`glove-sif-100d`) uses static word vectors with
+ * SIF weighting and runs offline with no download; a plugin may register a stronger local model (an ONNX model
+ * directory the user points to, say) with `PluginRegistry.registerEmbedder`, and config `sessions.embedder` selects it.
+ * The index is rebuilt when the embedder (name or dimensions) changes.
+ */
+export interface Embedder {
+  /** Registered name, e.g. `glove-sif-100d`. */
+  readonly name: string;
+  /** Length of every vector. */
+  readonly dimensions: number;
+  /**
+   * true: the index removes the corpus's common component (its first principal direction) from every vector and from
+   * queries — the second step of SIF, which static word-vector averages need and contextual models do not.
+   */
+  readonly removeCommonComponent?: boolean;
+  /** One vector per text, in order (texts are paragraphs of at most a few thousand characters). @throws on failure */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}

@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './format';
+import type { FileChunk } from './records';
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
-import type { SessionSource } from './sessions';
+import type { Embedder, SessionSource } from './sessions';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -80,9 +81,16 @@ export interface FileAccess {
    *   format's `detect` says the probe cannot be it (`null`) and content detection picks another format, the open
    *   fails with FORMAT_MISMATCH naming the likely format in its message and hint, before any indexing. The explicit
    *   format stays authoritative otherwise (a file no format recognises opens with it, and validation reports it).
+   * `options.from` (optional): index from this byte offset on, a record start (see `OpenOptions.from`); only formats
+   *   framed by separators honour it (check `source.offset(0)`).
    */
-  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<OpenedSource>;
-  /** Checks that the file behind `source` is unchanged. @throws SOURCE_CHANGED */
+  open(path: string, options?: { format?: string; strictFormat?: boolean; signal?: AbortSignal; onProgress?: ProgressReporter; from?: number }): Promise<OpenedSource>;
+  /**
+   * Checks that the file behind `source` is unchanged — or only grew: a file that was appended to (same device and
+   * inode, larger, its indexed prefix unchanged) has its index extended over the new bytes (`source.grow`), so record
+   * counts grow and positions and cursors stay valid. @throws SOURCE_CHANGED when it was rewritten, truncated, replaced
+   * or removed, or grew in a format that cannot extend its index.
+   */
   verify(source: RecordSource, realPath: string): void;
   /**
    * Lists the regular files under folder `path` (relative to the root, default the root), recursively,
@@ -102,6 +110,13 @@ export interface FileAccess {
    * assistants' folders through it. Optional: kernels before 1.1 lack it.
    */
   within?(folders: readonly string[]): FileAccess;
+  /**
+   * The raw bytes of a file inside the walls, in chunks (`[from, to)`, default the whole file), with no format and no
+   * index: for byte-level prefilters that decide whether a file is worth opening. Opened and checked as `open` does;
+   * a chunk's bytes are valid until the iteration after next. Optional: kernels before 1.1 lack it.
+   * @throws as `open` (ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT), IO_ERROR, CANCELLED.
+   */
+  read?(path: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncIterable<FileChunk>;
 }
 
 /** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */
@@ -166,6 +181,8 @@ export interface Registries {
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
   /** Registered session sources, in registration order (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
   sessionSources?: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
+  /** Registered embedders (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
+  embedders?: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */

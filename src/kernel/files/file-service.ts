@@ -9,6 +9,8 @@ import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
+import { readChunksAsync } from '../records/chunks';
+import type { FileChunk } from '../contracts/records';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
@@ -30,10 +32,12 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
+      // An explicit format without the strict check needs no content probe: the head is not read.
+      const explicit = options.format !== undefined && options.format !== 'auto' && !options.strictFormat;
       const probe = {
         fileName: path.basename(file.realPath),
         extension: path.extname(file.realPath).toLowerCase(),
-        bytes: readHead(file, this.limits.probeBytes),
+        bytes: explicit ? Buffer.alloc(0) : readHead(file, this.limits.probeBytes),
         size: file.identity.size,
       };
       // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
@@ -44,7 +48,8 @@ export class FileService implements FileAccess {
       }
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
       if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
-      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress });
+      const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
+      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) });
       let closed = false;
       return {
         source,
@@ -68,11 +73,20 @@ export class FileService implements FileAccess {
   }
 
   verify(source: RecordSource, realPath: string): void {
-    verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity);
+    verifyIdentity(realPath, this.sandbox.relative(realPath), source.identity, source.grow?.bind(source));
   }
 
   within(folders: readonly string[]): FileAccess {
     return new ScopedFiles(folders, this.formats, this.limits);
+  }
+
+  async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
+    const file = openInSandbox(this.sandbox, input);
+    try {
+      yield* readChunksAsync(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+    } finally {
+      closeQuietly(file.fd);
+    }
   }
 }
 
@@ -104,9 +118,15 @@ export class RootlessFiles implements FileAccess {
     return Promise.reject(this.denied());
   }
 
+  // eslint-disable-next-line require-yield
+  async *read(): AsyncGenerator<FileChunk> {
+    throw this.denied();
+  }
+
   within(folders: readonly string[]): FileAccess {
     return new ScopedFiles(folders, this.formats, this.limits);
   }
+
 }
 
 /**

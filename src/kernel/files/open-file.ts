@@ -40,10 +40,11 @@ export function readHead(file: OpenedFile, n: number): Buffer {
 }
 
 /**
- * Checks that the file at `realPath` is the one that was opened, unchanged.
+ * Checks that the file at `realPath` is the one that was opened, unchanged — or only grew, when `grow` extends the
+ * index over the appended bytes (see `RecordSource.grow`).
  * @throws McpgwError SOURCE_CHANGED naming what changed.
  */
-export function verifyIdentity(realPath: string, displayPath: string, opened: FileIdentity): void {
+export function verifyIdentity(realPath: string, displayPath: string, opened: FileIdentity, grow?: (now: FileIdentity) => boolean): void {
   let st;
   try {
     st = statSync(realPath);
@@ -51,6 +52,8 @@ export function verifyIdentity(realPath: string, displayPath: string, opened: Fi
     throw new McpgwError('SOURCE_CHANGED', `${displayPath} was removed after it was opened.`, { hint: 'Open it again.' });
   }
   const now = identityOf(st);
+  // A file that only grew (appended to, its indexed prefix unchanged) extends its index instead.
+  if (grow && now.inode === opened.inode && now.dev === opened.dev && now.size > opened.size && grow(now)) return;
   const changed =
     now.inode !== opened.inode || now.dev !== opened.dev ? 'was replaced' :
     now.size !== opened.size ? `changed size (${opened.size} → ${now.size} bytes)` :

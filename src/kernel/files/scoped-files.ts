@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Format, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, FileListing, OpenedSource } from '../contracts/tool';
+import type { FileChunk } from '../contracts/records';
 import { McpgwError } from '../errors';
 import { FileService } from './file-service';
 import { Sandbox } from './sandbox';
@@ -84,6 +85,10 @@ export class ScopedFiles implements FileAccess {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  async *read(input: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncGenerator<FileChunk> {
+    yield* this.wallFor(input).files.read(input, options);
   }
 
   /** The real path of `input` when it lies inside one of the folders. @throws ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT */

@@ -4,7 +4,8 @@ import type { Plugin, PluginRegistry } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
-import type { SessionSource } from '../contracts/sessions';
+import type { Embedder, SessionSource } from '../contracts/sessions';
+import type { CommandDefinition } from '../contracts/command';
 import { McpgwError } from '../errors';
 import { PLUGIN_API_VERSION } from '../plugin-api';
 import { recordsToolkit } from '../records';
@@ -12,6 +13,9 @@ import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registries';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
+
+/** The CLI's own commands: a plugin command may not start with one of them. */
+export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'help'];
 
 /** A plugin that cannot load: start-up stops with this message (exit code 2). */
 export class PluginLoadError extends Error {
@@ -166,6 +170,17 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
       need(typeof source.discover === 'function' && typeof source.normalize === 'function' && typeof source.defaultHome === 'function' && typeof source.sessionsRoot === 'function' && !!source.layout,
         `session source ${source.name} needs defaultHome(), sessionsRoot(), layout, discover() and normalize().`);
       ctx.registry.addSessionSource(record, source);
+    },
+    registerCommand(command: CommandDefinition) {
+      need(!!command && typeof command.name === 'string' && /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)*$/.test(command.name) && typeof command.run === 'function',
+        'registerCommand() needs { name: "word [word…]" (lower case), description, run() }.');
+      need(!BUILTIN_COMMANDS.includes(command.name.split(' ')[0]!), `command ${JSON.stringify(command.name)} would shadow the built-in command ${command.name.split(' ')[0]}.`);
+      ctx.registry.addCommand(record, command);
+    },
+    registerEmbedder(embedder: Embedder) {
+      need(!!embedder && typeof embedder.name === 'string' && embedder.name.length > 0 && typeof embedder.embed === 'function'
+        && Number.isInteger(embedder.dimensions) && embedder.dimensions > 0, 'registerEmbedder() needs { name, dimensions, embed() }.');
+      ctx.registry.addEmbedder(record, embedder);
     },
     records: recordsToolkit,
     error: (code, message, details) => new McpgwError(code, message, details),

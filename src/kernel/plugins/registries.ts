@@ -1,6 +1,7 @@
 import type { Format, FormatProbe } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
-import type { SessionSource } from '../contracts/sessions';
+import type { Embedder, SessionSource } from '../contracts/sessions';
+import type { CommandDefinition } from '../contracts/command';
 import type { Detection, Registries, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
 
@@ -27,6 +28,10 @@ export interface PluginRecord {
   tools: string[];
   /** Session sources it registered (absent when none, so older listings keep their shape). */
   sessionSources?: string[];
+  /** Embedders it registered (absent when none). */
+  embedders?: string[];
+  /** CLI commands it registered (absent when none). */
+  commands?: string[];
 }
 
 /** Every registered format, query language and tool bundle, with the plugin that owns each. */
@@ -36,6 +41,8 @@ export class Registry {
   readonly bundles = new Map<string, Owned<ToolBundle>>();
   readonly tools = new Map<string, Owned<string>>();
   readonly sessionSources = new Map<string, Owned<SessionSource>>();
+  readonly embedders = new Map<string, Owned<Embedder>>();
+  readonly commands = new Map<string, Owned<CommandDefinition>>();
   readonly plugins: PluginRecord[] = [];
   /** Plugin name → the resolved module file that was imported (worker threads import it again for its query languages). */
   readonly entries = new Map<string, string>();
@@ -59,6 +66,16 @@ export class Registry {
   addSessionSource(plugin: PluginRecord, source: SessionSource): void {
     this.claim(this.sessionSources, 'session source', source.name, plugin.name, source);
     (plugin.sessionSources ??= []).push(source.name);
+  }
+
+  addCommand(plugin: PluginRecord, command: CommandDefinition): void {
+    this.claim(this.commands, 'command', command.name, plugin.name, command);
+    (plugin.commands ??= []).push(command.name);
+  }
+
+  addEmbedder(plugin: PluginRecord, embedder: Embedder): void {
+    this.claim(this.embedders, 'embedder', embedder.name, plugin.name, embedder);
+    (plugin.embedders ??= []).push(embedder.name);
   }
 
   addBundle(plugin: PluginRecord, bundle: ToolBundle): void {
@@ -95,6 +112,10 @@ export class Registry {
       sessionSources: {
         list: () => [...this.sessionSources.values()].map((o) => o.item),
         get: (name) => this.sessionSources.get(name)?.item,
+      },
+      embedders: {
+        list: () => [...this.embedders.values()].map((o) => o.item),
+        get: (name) => this.embedders.get(name)?.item,
       },
       detect: (probe) => {
         try {

@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import type { ChunkReadOptions, FileChunk } from '../contracts/records';
 import type { OpenedFile } from '../contracts/format';
 import { McpgwError } from '../errors';
@@ -62,4 +62,66 @@ export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = 
 /** Lets timers, I/O callbacks and other requests run. */
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * `[from, to)` of the file in {@link CHUNK_BYTES} chunks, read synchronously into one reused buffer (a chunk's bytes
+ * are valid until the next one is requested). For extending an index over appended bytes inside a synchronous check.
+ * @throws McpgwError IO_ERROR (read failure, or the file shrank).
+ */
+export function* readChunksSync(file: OpenedFile, options: { from?: number; to?: number } = {}): Generator<FileChunk> {
+  const from = options.from ?? 0;
+  const to = options.to ?? file.identity.size;
+  const buf = unalignedBuffer(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
+  let position = from;
+  while (position < to) {
+    let got: number;
+    try {
+      got = readSync(file.fd, buf, 0, Math.min(buf.length, to - position), position);
+    } catch (err) {
+      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+    }
+    if (got === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+    yield { offset: position, bytes: buf.subarray(0, got) };
+    position += got;
+  }
+}
+
+/** One positional read through the libuv thread pool (the copy from the page cache happens off the main thread). */
+function readAsync(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/**
+ * `[from, to)` of the file in chunks read asynchronously, the next read in flight while the caller looks at the
+ * current chunk (two buffers alternate: a chunk's bytes are valid until the iteration after next). For byte-level
+ * prefilters over many files: the copies run on the thread pool, several files can be read at once.
+ * @throws McpgwError IO_ERROR (read failure, or the file shrank), CANCELLED.
+ */
+export async function* readChunksAsync(file: OpenedFile, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
+  const from = options.from ?? 0;
+  const to = options.to ?? file.identity.size;
+  if (to <= from) return;
+  const size = Math.min(CHUNK_BYTES, to - from);
+  const buffers = [unalignedBuffer(size), unalignedBuffer(size)];
+  const start = (position: number, which: number) => {
+    const want = Math.min(size, to - position);
+    return readAsync(file.fd, buffers[which]!, want, position).then(
+      (n) => {
+        if (n === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+        return { offset: position, bytes: buffers[which]!.subarray(0, n) };
+      },
+      (err) => { throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err }); },
+    );
+  };
+  let which = 0;
+  let pending: Promise<FileChunk> | null = start(from, which);
+  while (pending) {
+    const chunk: FileChunk = await pending;
+    throwIfAborted(options.signal);
+    const next = chunk.offset + chunk.bytes.length;
+    which ^= 1;
+    pending = next < to ? start(next, which) : null;
+    yield chunk;
+  }
 }

@@ -1,5 +1,5 @@
 import type { RecordsToolkit } from '../contracts/records';
-import { readChunks } from './chunks';
+import { readChunks, readChunksSync } from './chunks';
 import { Float64OffsetIndex } from './offset-index';
 import { IndexedRecordSource } from './source';
 import { indexJson } from './json-index';
@@ -7,12 +7,13 @@ import { indexJson } from './json-index';
 /** The toolkit handed to format plugins as `registry.records`. */
 export const recordsToolkit: RecordsToolkit = {
   chunks: (file, options) => readChunks(file, options),
+  chunksSync: (file, options) => readChunksSync(file, options),
   createIndex: () => new Float64OffsetIndex(),
   createSource: (spec) => new IndexedRecordSource(spec),
   indexJson: (file, options) => indexJson(file, options),
 };
 
-export { readChunks, unalignedBuffer, CHUNK_BYTES } from './chunks';
+export { readChunks, readChunksSync, unalignedBuffer, CHUNK_BYTES } from './chunks';
 export { decodeUtf8, parseExact, nestingDepth, firstInvalidUtf8, needsExactParse, replaceLoneSurrogates } from './parse';
 export { JsonStructureScanner, JsonScanError } from './json-scan';
 export { validateSource } from './validate';

@@ -36,7 +36,7 @@ export class Float64OffsetIndex implements OffsetIndex {
     if (this.n % CHECKPOINT_EVERY === 0) {
       const c = this.n / CHECKPOINT_EVERY;
       if (c === this.checkpoints.length) {
-        const grown = new Float64Array(this.checkpoints.length * 2);
+        const grown = new Float64Array(Math.max(16, this.checkpoints.length * 2));
         grown.set(this.checkpoints);
         this.checkpoints = grown;
       }

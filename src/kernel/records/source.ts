@@ -1,5 +1,6 @@
 import { read, readSync } from 'node:fs';
-import type { LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
+import { crc32 } from 'node:zlib';
+import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
@@ -8,6 +9,11 @@ import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
 import { validateSource } from './validate';
+
+/** Bytes before the indexed end whose checksum tells that a file only grew. */
+const GROW_CHECK_BYTES = 4096;
+/** A file that grew by more than this is opened again rather than extended in one synchronous pass. */
+const GROW_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * A RecordSource over an offset index, shared by every format: record i spans
@@ -18,17 +24,46 @@ export class IndexedRecordSource implements RecordSource {
   readonly format: string;
   readonly fileType: string;
   readonly rootIsSequence: boolean;
-  readonly identity;
+  /** As indexed; replaced when the index grows with the file (`grow`). */
+  identity: FileIdentity;
   private closed = false;
   /** Containers indexed for `node`, by the offset of their opening bracket. */
   private readonly structure: StructureCache;
+  /** Our copy of the spec: `end` moves when the file grows. */
+  private readonly spec: SourceSpec;
+  /** CRC-32 of the last indexed block (up to GROW_CHECK_BYTES before `end`), when the format can extend its index. */
+  private tailCrc: number | null = null;
 
-  constructor(private readonly spec: SourceSpec) {
+  constructor(spec: SourceSpec) {
+    this.spec = { ...spec };
     this.structure = spec.structure instanceof Map ? (spec.structure as StructureCache) : new Map();
     this.format = spec.format;
     this.fileType = spec.fileType;
     this.rootIsSequence = spec.rootIsSequence;
     this.identity = spec.file.identity;
+    if (spec.extend) this.tailCrc = this.crcBefore(spec.end);
+  }
+
+  /** CRC-32 of the (up to) GROW_CHECK_BYTES bytes before `end`; -1 when they cannot be read. */
+  private crcBefore(end: number): number {
+    try {
+      return crc32(this.readRange(Math.max(0, end - GROW_CHECK_BYTES), end));
+    } catch {
+      return -1;
+    }
+  }
+
+  grow(now: FileIdentity): boolean {
+    const was = this.identity;
+    const extend = this.spec.extend;
+    if (!extend || this.closed || now.inode !== was.inode || now.dev !== was.dev || now.size <= was.size) return false;
+    if (now.size - was.size > GROW_MAX_BYTES) return false;
+    if (this.tailCrc === null || this.tailCrc === -1 || this.crcBefore(this.spec.end) !== this.tailCrc) return false;
+    const end = extend(now.size);
+    this.spec.end = end;
+    this.identity = { ...now };
+    this.tailCrc = this.crcBefore(end);
+    return true;
   }
 
   get count(): number {
@@ -40,6 +75,11 @@ export class IndexedRecordSource implements RecordSource {
     if (!Number.isInteger(i) || i < 0 || i >= this.count) {
       throw new McpgwError('INVALID_ARGUMENT', `Record index ${i} is out of range: the file has ${this.count} records (0..${this.count - 1}).`);
     }
+  }
+
+  offset(i: number): number {
+    this.check(i);
+    return this.spec.index.start(i);
   }
 
   /** Untrimmed byte range of record i. */

@@ -1,4 +1,4 @@
-import type { FileAccess, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
+import type { CompiledRegex, FileAccess, FileIdentity, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
 
 /** One record of a session: its position across the session's files, and its value or why it could not be read. */
 export interface RecordItem {
@@ -9,6 +9,8 @@ export interface RecordItem {
 }
 
 interface Part {
+  /** Index of the file among the session's files. */
+  file: number;
   opened: OpenedSource;
   /** Position of this file's first record. */
   base: number;
@@ -16,6 +18,16 @@ interface Part {
   count: number;
   /** Document layout: the entries array. */
   entries?: LazyNode;
+}
+
+/**
+ * Where to start reading a session that was read before: file `file` of its files, from byte `byte` (a record start)
+ * of it, whose record there is position `pos`. Earlier files are not opened and earlier bytes not read.
+ */
+export interface StartAt {
+  file: number;
+  byte: number;
+  pos: number;
 }
 
 /** Records fetched per step from a document's entries array. */
@@ -27,19 +39,27 @@ const DOC_STEP = 256;
  * a document session: the elements of its entries array, read one by one through the kernel's lazy node access.
  */
 export class SessionFiles {
-  private constructor(readonly layout: SessionLayout, private readonly parts: Part[]) {}
+  /** `first`: the position of the first record held (records before it were not opened, see `StartAt`). */
+  private constructor(readonly layout: SessionLayout, private readonly parts: Part[], readonly first = 0) {}
 
   /**
    * Opens every file of a session. @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR
    * (a document session that is not one JSON document), IO_ERROR, CANCELLED.
    */
-  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal): Promise<SessionFiles> {
+  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt): Promise<SessionFiles> {
     const parts: Part[] = [];
-    let base = 0;
+    let base = startAt?.pos ?? 0;
     try {
-      for (const p of paths) {
-        const opened = await files.open(p, { format: layout.kind === 'lines' ? 'jsonl' : 'json', signal });
-        const part: Part = { opened, base, count: 0 };
+      for (let f = startAt?.file ?? 0; f < paths.length; f++) {
+        const from = startAt && f === startAt.file && startAt.byte > 0 && layout.kind === 'lines' ? startAt.byte : undefined;
+        const opened = await files.open(paths[f]!, { format: layout.kind === 'lines' ? 'jsonl' : 'json', signal, ...(from !== undefined ? { from } : {}) });
+        if (from !== undefined && opened.source.count > 0 && opened.source.offset?.(0) !== from) {
+          // The file was indexed from its start after all: read the whole session instead.
+          opened.close();
+          for (const part of parts) part.opened.close();
+          return SessionFiles.open(files, paths, layout, signal);
+        }
+        const part: Part = { file: f, opened, base, count: 0 };
         parts.push(part);
         if (layout.kind === 'lines') part.count = opened.source.count;
         else {
@@ -55,12 +75,12 @@ export class SessionFiles {
       for (const part of parts) part.opened.close();
       throw err;
     }
-    return new SessionFiles(layout, parts);
+    return new SessionFiles(layout, parts, startAt?.pos ?? 0);
   }
 
-  /** Records across all files. */
+  /** Record positions across all files (those before `first` included, though not opened). */
   get count(): number {
-    return this.parts.reduce((n, p) => n + p.count, 0);
+    return this.first + this.parts.reduce((n, p) => n + p.count, 0);
   }
 
   /** The first file's real path (the session's path). */
@@ -138,6 +158,88 @@ export class SessionFiles {
         }
       }
     }
+  }
+
+  /**
+   * The records from position `from` on that can hold a match of `re` (the regex service's byte prefilter over each
+   * batch of raw records: no parsing of the others), parsed. A document session's entries are all candidates.
+   */
+  async *candidates(re: CompiledRegex, from = 0, signal?: AbortSignal): AsyncGenerator<RecordItem> {
+    for (const part of this.parts) {
+      if (from >= part.base + part.count) continue;
+      if (part.entries) {
+        // One read of the document, then the regex service's byte test on each entry's own JSON text.
+        let raw: Buffer;
+        let base: number;
+        try {
+          raw = part.opened.source.raw(0);
+          base = part.opened.source.location(0).byte_offset ?? 0; // where the document's text (raw's first byte) starts
+        } catch (err) {
+          yield { pos: part.base, error: (err as Error).message };
+          continue;
+        }
+        for (let i = Math.max(0, from - part.base); i < part.count; i += DOC_STEP) {
+          if (signal?.aborted) return;
+          for (const { node, index } of part.entries.children!(i, Math.min(part.count, i + DOC_STEP))) {
+            const at = node.byteOffset - base;
+            if (!re.mayMatchJson(raw, at, at + node.byteLength)) continue;
+            const pos = part.base + (index ?? 0);
+            try { yield { pos, value: node.value() }; } catch (err) { yield { pos, error: (err as Error).message }; }
+          }
+          await new Promise((r) => setImmediate(r));
+        }
+        continue;
+      }
+      const local = Math.max(0, from - part.base);
+      for await (const batch of part.opened.source.scan({ from: local, signal })) {
+        const hits: number[] = [];
+        re.candidates(batch, (k) => void hits.push(k));
+        for (const k of hits) {
+          const pos = part.base + batch.first + k;
+          let item: RecordItem;
+          try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
+          yield item;
+        }
+      }
+    }
+  }
+
+  /** The 1-based line of record `pos` in its file (for a document session: the line its entry starts on). */
+  lineOf(pos: number): number | null {
+    const part = this.partOf(pos);
+    const local = pos - part.base;
+    if (!part.entries) {
+      try { return part.opened.source.location(local).line ?? null; } catch { return null; }
+    }
+    try {
+      const node = part.entries.children!(local, local + 1)[0]!.node;
+      const head = part.opened.source.raw(0);
+      const start = part.opened.source.location(0).byte_offset ?? 0;
+      const upto = Math.max(0, Math.min(head.length, node.byteOffset - start));
+      let line = part.opened.source.location(0).line ?? 1;
+      for (let i = head.indexOf(10); i !== -1 && i < upto; i = head.indexOf(10, i + 1)) line++;
+      return line;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Each opened file's index among the session's files, identity as opened, first record position and record count. */
+  identities(): { file: number; realPath: string; identity: FileIdentity; base: number; count: number }[] {
+    return this.parts.map((p) => ({ file: p.file, realPath: p.opened.realPath, identity: p.opened.source.identity, base: p.base, count: p.count }));
+  }
+
+  /** The byte offset in its file where record `pos`'s extent starts, from the index (0 for a document's entries). */
+  byteOffset(pos: number): number {
+    const part = this.partOf(pos);
+    if (part.entries) return 0;
+    const local = pos - part.base;
+    return part.opened.source.offset?.(local) ?? part.opened.source.location(local).byte_offset ?? 0;
+  }
+
+  /** The real path of the file holding record `pos`. */
+  fileOf(pos: number): string {
+    return this.partOf(pos).opened.realPath;
   }
 
   close(): void {

@@ -35,7 +35,7 @@ export interface SessionSummary {
   /** UTF-8 bytes of every entry's text. */
   contentBytes: number;
   usage: SessionUsageRecord[];
-  toolUses: { id: string; name: string }[];
+  toolUses: { id: string; name: string; timestamp: string | null }[];
   firstTimestamp: string | null;
   lastTimestamp: string | null;
   /** False while the session has records not read yet (a build stopped at the deadline). */
@@ -84,7 +84,7 @@ export function addRecord(s: SessionSummary, pos: number, n: NormalizedRecord | 
   s.weight++;
   s.roleCounts[e.role] = (s.roleCounts[e.role] ?? 0) + 1;
   s.contentBytes += Buffer.byteLength(e.text);
-  for (const t of e.tool_uses) s.toolUses.push({ id: t.id, name: t.name });
+  for (const t of e.tool_uses) s.toolUses.push({ id: t.id, name: t.name, timestamp: e.timestamp });
   if (s.description === null && e.role === 'user' && e.text.trim()) s.description = previewOf(e.text, DESCRIPTION_CHARS);
   if (e.timestamp) {
     if (s.firstTimestamp === null || e.timestamp < s.firstTimestamp) s.firstTimestamp = e.timestamp;

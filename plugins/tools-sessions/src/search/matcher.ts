@@ -1,0 +1,61 @@
+import type { CompiledRegex, RegexService, SessionEntryDraft } from 'mcpgw/plugin-api';
+import { cutText } from '../text';
+
+/** Characters of context on each side of a match in a preview. */
+const CONTEXT_CHARS = 80;
+
+/** Where in an entry a match was found. */
+export type MatchField = 'text' | 'thinking' | 'tool_input' | 'tool_result';
+
+export interface EntryMatch {
+  field: MatchField;
+  /** The match with context: `…before «match» after…`, on one line. */
+  preview: string;
+}
+
+/** RE2 syntax escaping for a literal query: every character that is not a letter, digit or space is escaped. */
+export function escapeRegex(literal: string): string {
+  return literal.replace(/[^\p{L}\p{N}\s]/gu, (c) => (c.codePointAt(0)! < 0x80 ? `\\${c}` : c));
+}
+
+/**
+ * The compiled pattern of a search: the query itself with `regex`, else the query as a literal; case-insensitive
+ * (Unicode simple case folding) unless `caseSensitive`. @throws QUERY_SYNTAX_ERROR (positioned) for a bad pattern.
+ */
+export function compileQuery(regex: RegexService, query: string, isRegex: boolean, caseSensitive: boolean): CompiledRegex {
+  return regex.compile(isRegex ? query : escapeRegex(query), { caseInsensitive: !caseSensitive });
+}
+
+/** The strings of a tool input (its values, recursively), joined: what a search sees of a call's arguments. */
+export function inputText(input: unknown, depth = 0, out: string[] = []): string[] {
+  if (typeof input === 'string') out.push(input);
+  else if (Array.isArray(input)) for (const v of input) inputText(v, depth + 1, out);
+  else if (input && typeof input === 'object' && depth < 32) {
+    for (const v of Object.values(input as Record<string, unknown>)) if (typeof v !== 'number') inputText(v, depth + 1, out);
+  }
+  return out;
+}
+
+/** The first match in an entry's text, thinking, tool inputs or tool results (in that order), or null. */
+export function matchEntry(re: CompiledRegex, e: SessionEntryDraft): EntryMatch | null {
+  const fields: [MatchField, string][] = [['text', e.text]];
+  if (e.thinking) fields.push(['thinking', e.thinking]);
+  for (const t of e.tool_uses) fields.push(['tool_input', [t.name, ...inputText(t.input)].join(' ')]);
+  for (const r of e.tool_results) fields.push(['tool_result', r.result]);
+  for (const [field, text] of fields) {
+    if (!text) continue;
+    const m = re.exec(text);
+    if (m) return { field, preview: previewAround(text, m.start, m.end) };
+  }
+  return null;
+}
+
+/** `…before «match» after…` with whitespace flattened, cut at character boundaries. */
+export function previewAround(text: string, start: number, end: number): string {
+  const before = [...text.slice(Math.max(0, start - CONTEXT_CHARS * 2), start)];
+  const head = before.slice(-CONTEXT_CHARS).join('');
+  const hit = cutText(text.slice(start, end), 200);
+  const tail = cutText(text.slice(end, end + CONTEXT_CHARS * 2), CONTEXT_CHARS);
+  const flat = (s: string) => s.replace(/\s+/g, ' ');
+  return `${before.length > CONTEXT_CHARS || start > CONTEXT_CHARS * 2 ? '…' : ''}${flat(head)}«${flat(hit.text)}${hit.truncated ? '…' : ''}»${flat(tail.text)}${tail.truncated || end + CONTEXT_CHARS * 2 < text.length ? '…' : ''}`;
+}

@@ -1,0 +1,191 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { Embedder } from 'mcpgw/plugin-api';
+import type { SessionFiles } from '../session/files';
+import { safeNormalize } from '../session/summary';
+import { previewOf } from '../text';
+import { paragraphs, quantize } from './rank';
+import type { IndexedFile, IndexedSession, IndexStore } from './store';
+import { words } from './tokens';
+import type { SessionSource } from 'mcpgw/plugin-api';
+
+/** Roles whose entries are ranked by semantic_search (tool output and bookkeeping are not). */
+export const INDEXED_ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'summary']);
+/** Bytes before the resume offset whose checksum tells that a file only grew. */
+const TAIL_BYTES = 4096;
+
+/** What the index knows of a session as listed now. */
+export interface SessionToIndex {
+  source: SessionSource;
+  path: string;
+  files: string[];
+  sessionId: string;
+  projectName: string;
+  projectPath: string | null;
+  modifiedMs: number;
+}
+
+/** CRC-32 of `[max(0, end - TAIL_BYTES), end)` of a file, or -1 when it cannot be read. */
+export function tailCrc(file: string, end: number): number {
+  let fd: number;
+  try { fd = openSync(file, 'r'); } catch { return -1; }
+  try {
+    const from = Math.max(0, end - TAIL_BYTES);
+    const buf = Buffer.alloc(end - from);
+    let done = 0;
+    while (done < buf.length) {
+      const got = readSync(fd, buf, done, buf.length - done, from + done);
+      if (got === 0) return -1;
+      done += got;
+    }
+    return crc32(buf);
+  } catch {
+    return -1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How a stored session relates to its files now. */
+export type Change = { kind: 'same' } | { kind: 'grown'; from: number } | { kind: 'new' };
+
+/**
+ * Unchanged (every file has the identity it had), grown (the same files, each before the last unchanged, the last
+ * one larger with the checksum of the bytes before its resume offset equal — or new continuation files after it),
+ * or anything else: new (read again from the start).
+ */
+export function changeOf(stored: IndexedSession | undefined, files: readonly string[]): Change {
+  if (!stored) return { kind: 'new' };
+  const now = files.map((f) => { try { return statSync(f); } catch { return null; } });
+  if (now.some((s) => s === null)) return { kind: 'new' };
+  const old = stored.files;
+  if (old.length > files.length || old.length === 0) return { kind: 'new' };
+  for (let i = 0; i < old.length; i++) {
+    const o = old[i]!, n = now[i]!;
+    if (o.path !== files[i] || o.dev !== n.dev || o.ino !== n.ino) return { kind: 'new' };
+    const last = i === old.length - 1;
+    if (!last && (o.size !== n.size || o.mtimeMs !== n.mtimeMs)) return { kind: 'new' };
+    if (last) {
+      if (n.size < o.size) return { kind: 'new' };
+      if (n.size === o.size && n.mtimeMs === o.mtimeMs && files.length === old.length) return { kind: 'same' };
+      if (tailCrc(files[i]!, o.resumeOffset) !== o.tailCrc) return { kind: 'new' };
+    }
+  }
+  return { kind: 'grown', from: stored.records };
+}
+
+/** Options of one session's indexing. */
+export interface IndexOptions {
+  embedder: Embedder;
+  /** ms since the epoch: stop between records past it (the session is kept as far as read, and resumed later). */
+  deadline: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads a session's records from `from` on into the store: entries of indexed roles get their words (BM25) and their
+ * paragraph vectors; the session row remembers how far it got and each file's identity, so the next update reads only
+ * what is new. Returns true when the session was read to its end (a trailing partial line — a session being written —
+ * is not an entry yet: reading resumes at it once the file grows).
+ */
+export async function indexSession(store: IndexStore, s: SessionToIndex, files: SessionFiles, stored: IndexedSession | undefined, from: number, o: IndexOptions): Promise<boolean> {
+  let entries = from > 0 && stored ? stored.entries : 0;
+  let firstPrompt = from > 0 && stored ? stored.firstPrompt : null;
+  let records = from;
+  /** Position of the first of the trailing malformed records (re-read next time: a line being written). */
+  let trailingBad: number | null = null;
+  const id = store.saveSession({
+    ...(stored && from > 0 ? { id: stored.id } : {}),
+    source: s.source.name, path: s.path, sessionId: s.sessionId, projectName: s.projectName, projectPath: s.projectPath,
+    firstPrompt, files: stored && from > 0 ? stored.files : [], records: from, entries, modifiedMs: s.modifiedMs, complete: false,
+  });
+  let complete = true;
+  let batch: EntryDraft[] = [];
+  const flush = async () => {
+    await addEntries(store, id, batch, o.embedder, o.signal);
+    batch = [];
+  };
+  let n = 0;
+  for await (const item of files.records(from, o.signal)) {
+    records = item.pos + 1;
+    if (item.error !== undefined) {
+      trailingBad ??= item.pos;
+      continue;
+    }
+    trailingBad = null;
+    const normalized = safeNormalize(s.source, item.value);
+    const e = normalized instanceof Error ? undefined : normalized?.entry;
+    if (!e) continue;
+    const idx = entries++;
+    if (firstPrompt === null && e.role === 'user' && e.text.trim()) firstPrompt = previewOf(e.text, 300);
+    const d = draftOf(e, idx);
+    if (d) batch.push(d);
+    if (batch.length >= 64) await flush();
+    if ((++n & 63) === 0 && Date.now() > o.deadline) { complete = false; break; }
+  }
+  await flush();
+  if (complete) records = files.count;
+  const resumeAt = trailingBad ?? records;
+  store.saveSession({
+    id, source: s.source.name, path: s.path, sessionId: s.sessionId, projectName: s.projectName, projectPath: s.projectPath,
+    firstPrompt, files: fileStates(files, s.files, resumeAt, stored && from > 0 ? stored.files : []), records: resumeAt, entries, modifiedMs: s.modifiedMs, complete,
+  });
+  return complete;
+}
+
+/** An entry to index: its index in the session, role, text, uuid and time. */
+export interface EntryDraft {
+  idx: number;
+  role: string;
+  text: string;
+  uuid: string | null;
+  timestamp: string | null;
+}
+
+function draftOf(e: { role: string; text: string; uuid: string | null; timestamp: string | null }, idx: number): EntryDraft | null {
+  if (!INDEXED_ROLES.has(e.role) || !e.text.trim()) return null;
+  return { idx, role: e.role, text: e.text, uuid: e.uuid, timestamp: e.timestamp };
+}
+
+/** Adds entries of session row `session` to the store: words for BM25, one int8 vector per paragraph (embedded in one call). */
+export async function addEntries(store: IndexStore, session: number, drafts: readonly EntryDraft[], embedder: Embedder, signal?: AbortSignal): Promise<void> {
+  if (!drafts.length) return;
+  const texts = drafts.flatMap((d) => paragraphs(d.text).map((p) => ({ d, p })));
+  const vecs = texts.length ? await embedder.embed(texts.map((t) => t.p), { signal }) : [];
+  const byEntry = new Map<EntryDraft, { q: Int8Array; scale: number }[]>();
+  texts.forEach((t, i) => {
+    let list = byEntry.get(t.d);
+    if (!list) byEntry.set(t.d, (list = []));
+    list.push(quantize(vecs[i]!));
+  });
+  store.transaction(() => {
+    for (const d of drafts) {
+      store.addEntry({ session, idx: d.idx, role: d.role, uuid: d.uuid, ts: d.timestamp, preview: previewOf(d.text, 160) }, words(d.text).join(' '), byEntry.get(d) ?? []);
+    }
+  });
+}
+
+/** Each file's identity and, for the one holding record `resumeAt`, where reading resumes and the checksum before it. */
+function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: number, before: readonly IndexedFile[]): IndexedFile[] {
+  const opened = files.identities();
+  const first = opened[0]?.file ?? 0;
+  // Files before the first one opened (a resumed read) are as they were.
+  return [...before.slice(0, first), ...opened.map((f, i, all) => {
+    const { identity, base, count } = f;
+    const path = paths[f.file] ?? f.realPath;
+    const holds = resumeAt >= base && (resumeAt < base + count || i === all.length - 1);
+    const resumeOffset = holds ? (resumeAt < base + count ? files.byteOffset(resumeAt) : identity.size) : identity.size;
+    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset) };
+  })];
+}
+
+/**
+ * Where to resume reading a stored session: the file holding its resume position (the first whose resume offset is
+ * short of its size, else the last stored file), at that offset, position `records`.
+ */
+export function startOf(stored: IndexedSession): { file: number; byte: number; pos: number } {
+  let file = stored.files.findIndex((f) => f.resumeOffset < f.size);
+  if (file === -1) file = stored.files.length - 1;
+  return { file: Math.max(0, file), byte: stored.files[file]?.resumeOffset ?? 0, pos: stored.records };
+}
+

@@ -1,0 +1,113 @@
+import type { Embedder, ToolContext } from 'mcpgw/plugin-api';
+import type { CatalogSession } from '../catalog';
+import type { SourceHome } from '../homes';
+import type { Located, SessionsService } from '../service';
+import { SemanticEngine } from './engine';
+import { gloveSifEmbedder } from './glove';
+import { changeOf, indexSession, startOf } from './indexer';
+import { cacheFolder, IndexStore, type IndexedSession } from './store';
+
+/** The default embedder's name. */
+export const DEFAULT_EMBEDDER = gloveSifEmbedder.name;
+
+/** Outcome of bringing the index up to date. */
+export interface UpdateReport {
+  /** Sessions in the index now (read to their end). */
+  indexed: number;
+  /** Sessions read (or continued) by this update. */
+  updated: number;
+  /** Sessions not (completely) read before the deadline. */
+  pending: number;
+  /** Sessions that could not be read, with why. */
+  failed: { path: string; message: string }[];
+}
+
+/**
+ * The persistent search index of the history and its query engine: one per embedder, opened on first use in the
+ * cache folder. Updates are incremental: an unchanged session is not read, a grown one is read from where it
+ * stopped, anything else is read again.
+ */
+export class SemanticIndex {
+  readonly store: IndexStore;
+  readonly engine: SemanticEngine;
+  private updating: Promise<UpdateReport> | null = null;
+
+  constructor(readonly embedder: Embedder, cacheDir: string | null) {
+    this.store = new IndexStore(cacheDir, embedder.name, embedder.dimensions);
+    this.engine = new SemanticEngine(this.store, embedder);
+  }
+
+  /**
+   * Indexes what changed among `sessions` (newest first) until `deadline`, reporting progress (sessions done of
+   * sessions to check); sessions no longer listed are removed. Concurrent calls share one update.
+   */
+  update(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number, prune = true): Promise<UpdateReport> {
+    this.updating ??= this.run(ctx, service, homes, sessions, deadline, prune).finally(() => { this.updating = null; });
+    return this.updating;
+  }
+
+  /** `prune`: `sessions` is the whole history, so stored sessions not in it are dropped. */
+  private async run(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number, prune: boolean): Promise<UpdateReport> {
+    const stored = new Map(this.store.sessions().map((s) => [s.path, s]));
+    const listed = new Set(sessions.map((s) => s.path));
+    if (prune) for (const [p, s] of stored) if (!listed.has(p)) { this.store.dropSession(s.id); stored.delete(p); }
+    const report: UpdateReport = { indexed: 0, updated: 0, pending: 0, failed: [] };
+    let done = 0;
+    for (const s of sessions) {
+      ctx.progress(done++, sessions.length, 'indexing sessions');
+      const old = stored.get(s.path);
+      const change = changeOf(old, s.files);
+      if (change.kind === 'same' && old?.complete) { report.indexed++; continue; }
+      if (Date.now() > deadline || ctx.signal.aborted) { report.pending++; continue; }
+      const home = homes.find((h) => h.source.name === s.source);
+      if (!home) continue;
+      const located: Located = { session: s, home, source: home.source };
+      let from = change.kind === 'grown' || (change.kind === 'same' && old) ? old!.records : 0;
+      if (change.kind === 'new' && old) { this.store.dropSession(old.id); from = 0; }
+      try {
+        const files = await service.open(ctx, located, from > 0 && old ? startOf(old) : undefined);
+        try {
+          const finished = await indexSession(this.store, {
+            source: home.source, path: s.path, files: s.files, sessionId: s.id, projectName: s.projectName, projectPath: s.projectPath, modifiedMs: s.mtimeMs,
+          }, files, from > 0 ? old : undefined, from, { embedder: this.embedder, deadline, signal: ctx.signal });
+          report.updated++;
+          if (finished) report.indexed++; else report.pending++;
+        } finally {
+          files.close();
+        }
+      } catch (err) {
+        if ((err as { code?: string }).code === 'CANCELLED') throw err;
+        report.failed.push({ path: s.path, message: (err as Error).message });
+        ctx.log.debug('semantic index: a session could not be read', { path: s.path, error: String(err) });
+      }
+    }
+    ctx.progress(sessions.length, sessions.length, 'indexed');
+    return report;
+  }
+
+  private rows: { generation: number; all: IndexedSession[] } | null = null;
+
+  /** Stored sessions by row id, restricted to the paths listed now (the rows are read once per store generation). */
+  sessionsByRow(paths: ReadonlySet<string>): Map<number, IndexedSession> {
+    if (!this.rows || this.rows.generation !== this.store.generation) this.rows = { generation: this.store.generation, all: this.store.sessions() };
+    return new Map(this.rows.all.filter((s) => paths.has(s.path)).map((s) => [s.id, s]));
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+/** The index for the configured embedder, opened once per plugin instance. @throws when the embedder is unknown. */
+export function semanticIndexFor(ctx: Pick<ToolContext, 'registries' | 'error'>, cacheDir: string | undefined, embedderName: string | undefined, cache: Map<string, SemanticIndex>): SemanticIndex {
+  const name = embedderName ?? DEFAULT_EMBEDDER;
+  let embedder: Embedder | undefined = ctx.registries.embedders?.get(name);
+  if (!embedder && name === DEFAULT_EMBEDDER) embedder = gloveSifEmbedder;
+  if (!embedder) {
+    const known = ctx.registries.embedders?.list().map((e) => e.name).join(', ') || DEFAULT_EMBEDDER;
+    throw ctx.error('INVALID_ARGUMENT', `The configured embedder ${JSON.stringify(name)} is not registered.`, { hint: `Registered embedders: ${known}. Set sessions.embedder in the config.` });
+  }
+  let index = cache.get(name);
+  if (!index) cache.set(name, (index = new SemanticIndex(embedder, cacheFolder(cacheDir))));
+  return index;
+}

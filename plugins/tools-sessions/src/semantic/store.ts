@@ -1,0 +1,290 @@
+import { mkdirSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+/** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
+const SCHEMA_VERSION = '1';
+
+/** What is known of one indexed session file (for incremental updates: unchanged, grown, or replaced). */
+export interface IndexedFile {
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** Records read from it. */
+  records: number;
+  /** Byte offset where its last record starts (where reading resumes when it grew). */
+  resumeOffset: number;
+  /** CRC-32 of the bytes just before `resumeOffset` (up to 4 KiB): unchanged means the file only grew. */
+  tailCrc: number;
+}
+
+export interface IndexedSession {
+  id: number;
+  source: string;
+  path: string;
+  sessionId: string;
+  projectName: string;
+  projectPath: string | null;
+  firstPrompt: string | null;
+  files: IndexedFile[];
+  /** Record positions read (across files). */
+  records: number;
+  /** Entries seen so far (the next entry's index). */
+  entries: number;
+  modifiedMs: number;
+  /** Read to the end of its files as they were (a trailing partial line is re-read when the file grows). */
+  complete: boolean;
+}
+
+/** One indexed entry (an entry with text worth ranking). */
+export interface IndexedEntry {
+  id: number;
+  session: number;
+  idx: number;
+  role: string;
+  uuid: string | null;
+  ts: string | null;
+  preview: string;
+}
+
+/** The cache folder: config `sessions.cacheDir`, else `$XDG_CACHE_HOME/mcpgw`, else `~/.cache/mcpgw`. */
+export function cacheFolder(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (configured) return configured;
+  const xdg = env.XDG_CACHE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'mcpgw');
+}
+
+/** node:sqlite, loaded on first use (its one-time ExperimentalWarning goes to the server's log, at debug level). */
+function sqlite(): typeof import('node:sqlite') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:sqlite');
+}
+
+/**
+ * The persistent index of the session history: sessions and their files' identities, entries, a full-text table
+ * (SQLite FTS5, BM25 ranking, porter stemming) and int8 paragraph vectors. One SQLite file in the cache folder;
+ * `:memory:` when the folder cannot be written.
+ */
+export class IndexStore {
+  readonly db: DatabaseSync;
+  readonly file: string;
+  /** Changes with every write, so readers can tell their in-memory copies are stale. */
+  generation = 0;
+  private readonly stmts = new Map<string, StatementSync>();
+
+  constructor(folder: string | null, readonly embedder: string, readonly dimensions: number) {
+    const { DatabaseSync } = sqlite();
+    let file = ':memory:';
+    if (folder) {
+      try {
+        mkdirSync(folder, { recursive: true, mode: 0o700 });
+        file = path.join(folder, 'sessions-index.sqlite');
+      } catch { /* read-only: in memory */ }
+    }
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(file);
+    } catch {
+      file = ':memory:';
+      db = new DatabaseSync(file);
+    }
+    this.db = db;
+    this.file = file;
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)');
+    const version = `${SCHEMA_VERSION}|${embedder}|${dimensions}`;
+    const current = (db.prepare('SELECT value FROM meta WHERE key = ?').get('version') as { value?: string } | undefined)?.value;
+    if (current !== version) {
+      db.exec('DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS vectors; DROP TABLE IF EXISTS fts;');
+      db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('version', version);
+    }
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS sessions (
+        id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL,
+        project_name TEXT NOT NULL, project_path TEXT, first_prompt TEXT, files TEXT NOT NULL,
+        records INTEGER NOT NULL, entries INTEGER NOT NULL, modified_ms REAL NOT NULL, complete INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE IF NOT EXISTS entries (
+        id INTEGER PRIMARY KEY, session INTEGER NOT NULL, idx INTEGER NOT NULL, role TEXT NOT NULL,
+        uuid TEXT, ts TEXT, preview TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS entries_session ON entries (session);
+      CREATE TABLE IF NOT EXISTS vectors (entry INTEGER NOT NULL, v BLOB NOT NULL);
+      CREATE INDEX IF NOT EXISTS vectors_entry ON vectors (entry);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
+    `);
+  }
+
+  private stmt(sql: string): StatementSync {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  sessions(): IndexedSession[] {
+    return (this.stmt('SELECT * FROM sessions').all() as Record<string, unknown>[]).map(rowToSession);
+  }
+
+  session(p: string): IndexedSession | undefined {
+    const row = this.stmt('SELECT * FROM sessions WHERE path = ?').get(p) as Record<string, unknown> | undefined;
+    return row ? rowToSession(row) : undefined;
+  }
+
+  /** Creates or updates a session row (its entries are added separately). */
+  saveSession(s: Omit<IndexedSession, 'id'> & { id?: number }): number {
+    const files = JSON.stringify(s.files);
+    if (s.id !== undefined) {
+      this.stmt('UPDATE sessions SET source = ?, session_id = ?, project_name = ?, project_path = ?, first_prompt = ?, files = ?, records = ?, entries = ?, modified_ms = ?, complete = ? WHERE id = ?')
+        .run(s.source, s.sessionId, s.projectName, s.projectPath, s.firstPrompt, files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0, s.id);
+      this.generation++;
+      return s.id;
+    }
+    const r = this.stmt('INSERT INTO sessions (source, path, session_id, project_name, project_path, first_prompt, files, records, entries, modified_ms, complete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.source, s.path, s.sessionId, s.projectName, s.projectPath, s.firstPrompt, files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0);
+    this.generation++;
+    return Number(r.lastInsertRowid);
+  }
+
+  /** Removes a session and everything indexed from it. */
+  dropSession(id: number): void {
+    const ids = (this.stmt('SELECT id FROM entries WHERE session = ?').all(id) as { id: number }[]).map((r) => r.id);
+    const delFts = this.stmt('DELETE FROM fts WHERE rowid = ?');
+    const delVec = this.stmt('DELETE FROM vectors WHERE entry = ?');
+    for (const e of ids) { delFts.run(e); delVec.run(e); }
+    this.stmt('DELETE FROM entries WHERE session = ?').run(id);
+    this.stmt('DELETE FROM sessions WHERE id = ?').run(id);
+    this.generation++;
+  }
+
+  /** Adds one entry: its row, its words for BM25, its paragraph vectors (int8 + float32 scale each). */
+  addEntry(e: Omit<IndexedEntry, 'id'>, body: string, vectors: { q: Int8Array; scale: number }[]): number {
+    const r = this.stmt('INSERT INTO entries (session, idx, role, uuid, ts, preview) VALUES (?, ?, ?, ?, ?, ?)').run(e.session, e.idx, e.role, e.uuid, e.ts, e.preview);
+    const id = Number(r.lastInsertRowid);
+    if (body) this.stmt('INSERT INTO fts (rowid, body) VALUES (?, ?)').run(id, body);
+    const ins = this.stmt('INSERT INTO vectors (entry, v) VALUES (?, ?)');
+    for (const v of vectors) {
+      const blob = Buffer.alloc(v.q.length + 4);
+      blob.set(new Uint8Array(v.q.buffer, v.q.byteOffset, v.q.length), 0);
+      blob.writeFloatLE(v.scale, v.q.length);
+      ins.run(id, blob);
+    }
+    this.generation++;
+    return id;
+  }
+
+  /** A value kept in the index's meta table (null when absent). */
+  meta(key: string): string | null {
+    return (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value?: string } | undefined)?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  }
+
+  /** Runs `fn` in one transaction (much faster for many inserts). */
+  transaction<T>(fn: () => T): T {
+    this.db.exec('BEGIN');
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  entries(ids: readonly number[]): Map<number, IndexedEntry> {
+    const out = new Map<number, IndexedEntry>();
+    const get = this.stmt('SELECT * FROM entries WHERE id = ?');
+    for (const id of ids) {
+      const row = get.get(id) as IndexedEntry | undefined;
+      if (row) out.set(id, row);
+    }
+    return out;
+  }
+
+  /** Every vector row: entry id and blob, in entry order. */
+  allVectors(): { entry: number; v: Uint8Array }[] {
+    return this.stmt('SELECT entry, v FROM vectors ORDER BY entry').all() as { entry: number; v: Uint8Array }[];
+  }
+
+  /** Entry ids of each session. */
+  entrySessions(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const r of this.stmt('SELECT id, session FROM entries').all() as { id: number; session: number }[]) out.set(r.id, r.session);
+    return out;
+  }
+
+  /** Entries in the full-text table. */
+  private entryCount(): number {
+    return (this.stmt('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+  }
+
+  /**
+   * BM25 ranking (best first) of the entries matching any of `terms`, at most `limit`. Terms found in more than
+   * `maxShare` of the entries are left out: BM25 gives them almost no weight, and ranking every entry that holds a
+   * common word is what would make a query slow (when every term is that common, there is no lexical side).
+   */
+  lexical(terms: readonly string[], limit: number, maxShare = 0.05): number[] {
+    if (terms.length === 0) return [];
+    const total = this.entryCount();
+    const df = this.stmt('SELECT doc FROM fts_terms WHERE term = ?');
+    // The table stores porter stems; a query term is looked up by the stem the tokenizer gives it.
+    const kept = terms.filter((t) => {
+      const stem = porterStem(t);
+      const row = df.get(stem) as { doc?: number } | undefined;
+      return total < 200 || (row?.doc ?? 0) <= total * maxShare;
+    });
+    if (kept.length === 0) return [];
+    const match = kept.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+    try {
+      return (this.stmt('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?').all(match, limit) as { rowid: number }[]).map((r) => r.rowid);
+    } catch {
+      return [];
+    }
+  }
+
+  close(): void {
+    try { this.db.close(); } catch { /* closed */ }
+  }
+}
+
+/** The stem SQLite's porter tokenizer gives `word` (looked up once per word through a tiny scratch table). */
+const stems = new Map<string, string>();
+let stemDb: DatabaseSync | null = null;
+function porterStem(word: string): string {
+  let s = stems.get(word);
+  if (s !== undefined) return s;
+  if (!stemDb) {
+    stemDb = new (sqlite().DatabaseSync)(':memory:');
+    stemDb.exec("CREATE VIRTUAL TABLE s USING fts5 (t, tokenize = 'porter unicode61'); CREATE VIRTUAL TABLE sv USING fts5vocab (s, 'row');");
+  }
+  stemDb.exec('DELETE FROM s');
+  stemDb.prepare('INSERT INTO s (t) VALUES (?)').run(word);
+  s = (stemDb.prepare('SELECT term FROM sv LIMIT 1').get() as { term?: string } | undefined)?.term ?? word;
+  if (stems.size > 10_000) stems.clear();
+  stems.set(word, s);
+  return s;
+}
+
+function rowToSession(r: Record<string, unknown>): IndexedSession {
+  return {
+    id: r.id as number,
+    source: r.source as string,
+    path: r.path as string,
+    sessionId: r.session_id as string,
+    projectName: r.project_name as string,
+    projectPath: (r.project_path as string | null) ?? null,
+    firstPrompt: (r.first_prompt as string | null) ?? null,
+    files: JSON.parse(r.files as string) as IndexedFile[],
+    records: r.records as number,
+    entries: r.entries as number,
+    modifiedMs: r.modified_ms as number,
+    complete: r.complete === 1,
+  };
+}

@@ -1,0 +1,279 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { newestFirst, type CatalogSession } from '../catalog';
+import { compileQuery, matchEntry } from '../search/matcher';
+import { fileMayMatch, queryTest, type ByteTest } from '../search/prefilter';
+import type { SourceHome } from '../homes';
+import type { Located, SessionsService } from '../service';
+import type { SessionFiles } from '../session/files';
+import { safeNormalize } from '../session/summary';
+import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, type Cut } from './shared';
+
+const input = z.object({
+  query: z.string().min(1).max(4096).describe('Text to find (or an RE2 regular expression with regex: true)'),
+  project: z.string().min(1).optional().describe('Only this project (its name, id or folder, as list_projects shows them)'),
+  source: sourceArg,
+  limit: z.number().int().min(1).default(50).describe('Matches returned at most (default 50)'),
+  limit_per_session: z.number().int().min(0).default(2).describe('Matches per session at most (default 2; 0 = no limit)'),
+  case_sensitive: z.boolean().default(false).describe('Match letter case exactly (default: Unicode case folding)'),
+  regex: z.boolean().default(false).describe('The query is an RE2 regular expression (linear time: \\d \\w \\s \\b, classes, alternation; no backreferences or lookaround)'),
+  cursor: z.string().min(1).optional().describe('next_cursor of a previous call with the same query and filters'),
+});
+
+const match = z.object({
+  line_num: z.number().int().nullable().describe('1-based line in the session file (for a Gemini document: the line its message starts on)'),
+  preview: z.string().describe('The match in context, marked «…»'),
+  role: roleSchema,
+  entry_index: z.number().int().optional().describe('Pass in entry_indices to get_session_entries'),
+  uuid: z.string().nullable(),
+  timestamp: z.string().nullable(),
+  field: z.enum(['text', 'thinking', 'tool_input', 'tool_result']).describe('Where in the entry the match is'),
+  file: z.string().optional().describe('For a session continued over several files: the file holding it'),
+});
+
+const output = z.object({
+  sessions: z.array(z.object({
+    session_id: z.string(),
+    project_name: z.string(),
+    source: z.string(),
+    path: z.string(),
+    modified_at: z.string(),
+    matches: z.array(match),
+  })),
+  total_matches: z.number().int().describe('Matches returned'),
+  sessions_searched: z.number().int(),
+  complete: z.boolean().describe('false when the time limit stopped the search before the last session: next_cursor continues'),
+  next_cursor: z.string().optional().describe('More may follow: pass it as cursor with the same query and filters'),
+  cut: cutSchema.optional(),
+  skipped_records: z.number().int().describe('Malformed records passed over in the sessions searched'),
+});
+
+type Out = z.input<typeof output>;
+type SessionOut = Out['sessions'][number];
+type Match = z.infer<typeof match>;
+
+interface Cursor { k: string; s: string; m: number; p: number }
+
+function keyOf(args: z.output<typeof input>): string {
+  return createHash('sha256').update(JSON.stringify([args.query, args.regex, args.case_sensitive, args.project ?? null, args.source ?? null])).digest('base64url').slice(0, 16);
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(ctx: ToolContext, text: string, key: string): Cursor {
+  let c: Cursor;
+  try {
+    c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw ctx.error('INVALID_ARGUMENT', 'This cursor is not one search_sessions returned.');
+  }
+  if (!c || typeof c.s !== 'string' || typeof c.m !== 'number' || typeof c.p !== 'number' || typeof c.k !== 'string') {
+    throw ctx.error('INVALID_ARGUMENT', 'This cursor is not one search_sessions returned.');
+  }
+  if (c.k !== key) throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same query, regex, case_sensitive, project and source as the call that returned it.');
+  return c;
+}
+
+/** Whether `s` belongs to the project named by `project` (its name, id or folder). */
+function inProject(s: CatalogSession, project: string): boolean {
+  const p = project.toLowerCase();
+  return s.projectName.toLowerCase() === p || s.projectId === project || s.projectPath === project;
+}
+
+export function searchSessions(service: SessionsService): ToolDefinition<typeof input, typeof output> {
+  return {
+    name: 'search_sessions',
+    title: 'Search sessions',
+    description:
+      'Find text across every session (newest first): {sessions: [{session_id, project_name, source, path, matches: [{line_num, preview, role, entry_index, field}]}], total_matches}. ' +
+      'Searches entries\' text, thinking, tool inputs and tool results — not file metadata. Case-insensitive by default (case_sensitive: true for exact case); regex: true takes an RE2 regular expression, linear time (\\d \\w \\s \\b, classes, alternation, (?i); no backreferences or lookaround). ' +
+      'limit (default 50) bounds matches, limit_per_session (default 2, 0 = no limit) the matches from one session; project and source narrow. ' +
+      'Reads the session files directly (no index to build); complete: false with next_cursor when the time limit stops it. Open a hit with get_session_entries {path, entry_indices: [entry_index]}.',
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const re = compileQuery(ctx.regex, args.query, args.regex, args.case_sensitive);
+      const byteTest = queryTest(re);
+      const key = keyOf(args);
+      const cursor = args.cursor ? decodeCursor(ctx, args.cursor, key) : null;
+      const homes = service.homes(ctx).filter((h) => h.available);
+      const catalog = await service.catalog(ctx, homes);
+      const all = catalog.projects
+        .filter((p) => args.source === undefined || p.source === args.source)
+        .flatMap((p) => p.sessions)
+        .filter((s) => args.project === undefined || inProject(s, args.project))
+        .sort(newestFirst);
+      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, all, byteTest) : null;
+      let first = 0;
+      let firstPos = 0;
+      if (cursor) {
+        const at = all.findIndex((s) => s.path === cursor.s);
+        if (at !== -1) { first = at; firstPos = cursor.p; }
+        else {
+          const after = all.findIndex((s) => newestFirst(s, { mtimeMs: cursor.m, path: cursor.s } as CatalogSession) > 0);
+          first = after === -1 ? all.length : after;
+        }
+      }
+      const limit = Math.min(args.limit, ctx.limits.maxItems);
+      const perSession = args.limit_per_session === 0 ? Infinity : args.limit_per_session;
+      const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 512);
+      const out: SessionOut[] = [];
+      const located = new Map<SessionOut, { loc: Located; positions: number[] }>();
+      let used = 64;
+      let total = 0;
+      let searched = 0;
+      let skipped = 0;
+      let next: Cursor | null = null;
+      let complete = true;
+      let cut: Cut | undefined;
+
+      sessions: for (let i = first; i < all.length; i++) {
+        const s = all[i]!;
+        const from = i === first ? firstPos : 0;
+        if (Date.now() > ctx.deadline) {
+          complete = false;
+          next = { k: key, s: s.path, m: s.mtimeMs, p: from };
+          break;
+        }
+        const home = homes.find((h) => h.source.name === s.source)!;
+        const loc: Located = { session: s, home, source: home.source };
+        if (verdicts) {
+          // One raw read of each file (a few sessions ahead, on the thread pool): most cannot hold a match.
+          for (let j = i + 1; j < Math.min(all.length, i + 1 + LOOK_AHEAD); j++) verdicts.start(j);
+          const may = await verdicts.start(i);
+          verdicts.forget(i);
+          if (!may) { searched++; continue; }
+        }
+        let files: SessionFiles;
+        try {
+          files = await service.open(ctx, loc);
+        } catch (err) {
+          if ((err as { code?: string }).code === 'CANCELLED') throw err;
+          ctx.log.debug('search: a session could not be opened', { path: s.path, error: String(err) });
+          continue;
+        }
+        searched++;
+        const row: SessionOut = { session_id: s.id, project_name: s.projectName, source: s.source, path: s.path, modified_at: new Date(s.mtimeMs).toISOString(), matches: [] };
+        const positions: number[] = [];
+        let rowBytes = jsonBytes({ ...row, matches: [] }) + 1;
+        try {
+          let n = 0;
+          for await (const item of files.candidates(re, from, ctx.signal)) {
+            if ((++n & 255) === 0 && Date.now() > ctx.deadline) {
+              complete = false;
+              next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
+              break;
+            }
+            if (item.error !== undefined) { skipped++; continue; }
+            const normalized = safeNormalize(loc.source, item.value);
+            const entry = normalized instanceof Error ? undefined : normalized?.entry;
+            if (!entry) continue;
+            const m = matchEntry(re, entry);
+            if (!m) continue;
+            const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
+            const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
+            const size = jsonBytes(hit) + 1 + (row.matches.length === 0 ? rowBytes : 0);
+            if (used + size > budget) {
+              cut = { limit: 'maxResultBytes', at: `after ${total} matches`, rest: 'Call again with next_cursor.' };
+              next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
+              break;
+            }
+            used += size;
+            rowBytes = 0;
+            row.matches.push(hit);
+            positions.push(item.pos);
+            total++;
+            if (total >= limit) {
+              next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: item.pos + 1 };
+              break;
+            }
+            if (row.matches.length >= perSession) break;
+          }
+        } finally {
+          files.close();
+        }
+        if (row.matches.length) {
+          out.push(row);
+          located.set(row, { loc, positions });
+        }
+        if (next || !complete) break sessions;
+      }
+
+      // Entry indexes come from the sessions' summaries (built once, kept): what the deadline leaves is skipped.
+      for (const [row, { loc, positions }] of located) {
+        if (Date.now() > ctx.deadline) break;
+        try {
+          const summary = await service.summary(ctx, loc);
+          if (!summary.complete) continue;
+          row.matches.forEach((m, k) => {
+            const index = indexOfPos(summary.entries, positions[k]!);
+            if (index !== -1) m.entry_index = index;
+          });
+        } catch { /* no indexes for this session */ }
+      }
+      return {
+        sessions: out,
+        total_matches: total,
+        sessions_searched: searched,
+        complete,
+        ...(next ? { next_cursor: encodeCursor(next) } : {}),
+        ...(cut ? { cut } : {}),
+        skipped_records: skipped,
+      };
+    },
+  };
+}
+
+/** Sessions whose raw-byte prefilter runs ahead of the one being searched. */
+const LOOK_AHEAD = 3;
+
+/** Per session index, whether its files may hold a match (computed once, on demand, possibly ahead). */
+function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], all: readonly CatalogSession[], test: ByteTest) {
+  const started = new Map<number, Promise<boolean>>();
+  const verdict = async (s: CatalogSession): Promise<boolean> => {
+    const home = homes.find((h) => h.source.name === s.source)!;
+    const access = service.files(ctx, [home]);
+    if (!access.read) return true;
+    try {
+      for (const f of s.files) if (await fileMayMatch(access.read(f, { signal: ctx.signal }), test)) return true;
+      return false;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'CANCELLED') throw err;
+      return true; // let the open report what is wrong
+    }
+  };
+  return {
+    start(i: number): Promise<boolean> {
+      let p = started.get(i);
+      if (!p) {
+        started.set(i, (p = verdict(all[i]!)));
+        p.catch(() => undefined);
+      }
+      return p;
+    },
+    forget(i: number): void {
+      started.delete(i);
+    },
+  };
+}
+
+function nextSession(all: readonly CatalogSession[], i: number, key: string): Cursor | null {
+  const s = all[i + 1];
+  return s ? { k: key, s: s.path, m: s.mtimeMs, p: 0 } : null;
+}
+
+/** The index of the entry read from record `pos` (entries are in record order), or -1. */
+function indexOfPos(entries: readonly { pos: number }[], pos: number): number {
+  let lo = 0, hi = entries.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const p = entries[mid]!.pos;
+    if (p === pos) return mid;
+    if (p < pos) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}

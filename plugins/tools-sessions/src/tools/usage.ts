@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { SessionsService } from '../service';
+import { addTokens, inRange, zeroTotals, type TokenTotals } from '../usage';
+import { cutSchema, jsonBytes, itemBudget, sourceArg, type Cut } from './shared';
+
+const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time, e.g. 2025-03-01 or 2025-03-01T12:00:00Z');
+
+const input = z.object({
+  since: time.optional().describe('Only usage from this time on (ISO 8601, inclusive)'),
+  until: time.optional().describe('Only usage before this time (ISO 8601, exclusive)'),
+  source: sourceArg,
+  project: z.string().min(1).optional().describe('Only this project (name, id or folder)'),
+  top_tools: z.number().int().min(1).default(50).describe('Tools listed in tool_usage at most, most used first (default 50)'),
+});
+
+const totals = z.object({
+  input_tokens: z.number().int().describe('Prompt tokens not read from a cache'),
+  output_tokens: z.number().int(),
+  cache_read_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  total_tokens: z.number().int().describe('The four above added up'),
+  responses: z.number().int().describe('Model responses, each counted once'),
+});
+
+const output = z.object({
+  total_projects: z.number().int(),
+  total_sessions: z.number().int(),
+  total_entries: z.number().int(),
+  total_tokens: z.number().int().describe('input + output + cache read + cache write tokens'),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cache_read_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  responses: z.number().int(),
+  tool_usage: z.record(z.string(), z.number().int()).describe('Tool calls by tool name, most used first'),
+  tool_calls: z.number().int().describe('Every tool call, each counted once'),
+  by_model: z.record(z.string(), totals),
+  by_source: z.record(z.string(), totals.extend({ sessions: z.number().int(), entries: z.number().int(), tool_calls: z.number().int() })),
+  complete: z.boolean().describe('false when some sessions were not read before the time limit (sessions_pending): call again, the read ones are kept'),
+  sessions_pending: z.number().int(),
+  skipped_records: z.number().int(),
+  cut: cutSchema.optional(),
+});
+
+type Out = z.input<typeof output>;
+
+export function getUsageStats(service: SessionsService): ToolDefinition<typeof input, typeof output> {
+  return {
+    name: 'get_usage_stats',
+    title: 'Usage statistics',
+    description:
+      'Aggregate usage across the session history: {total_projects, total_sessions, total_entries, total_tokens, tool_usage: {name: calls}, by_model, by_source, …}. ' +
+      'Tokens are counted once per model response (Claude writes a response as several lines repeating its usage: counted once by message id and request id) and kept apart: input, output, cache read, cache write; total_tokens adds the four. ' +
+      'Every tool call is counted (each tool_use block, each once). since/until (ISO 8601) bound usage and tool calls by their time; source and project narrow. ' +
+      'Kimi records no per-response tokens. A first call over a large history may stop at the time limit with complete: false; call again (what was read is kept).',
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const since = args.since ? Date.parse(args.since) : null;
+      const until = args.until ? Date.parse(args.until) : null;
+      const homes = service.homes(ctx).filter((h) => h.available);
+      const catalog = await service.catalog(ctx, homes);
+      const projects = catalog.projects.filter((p) => (args.source === undefined || p.source === args.source)
+        && (args.project === undefined || p.name.toLowerCase() === args.project.toLowerCase() || p.id === args.project || p.path === args.project));
+      const all = zeroTotals();
+      const byModel = new Map<string, TokenTotals>();
+      const bySource = new Map<string, TokenTotals & { sessions: number; entries: number; tool_calls: number }>();
+      const tools = new Map<string, number>();
+      const seen = new Set<string>();
+      const seenTools = new Set<string>();
+      let sessions = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
+      const countedProjects = new Set<string>();
+      const deadline = ctx.deadline - 500;
+      const total = projects.reduce((n, p) => n + p.sessions.length, 0);
+      let done = 0;
+      for (const p of projects) {
+        const home = homes.find((h) => h.source.name === p.source)!;
+        for (const s of p.sessions) {
+          ctx.progress(done++, total, 'reading sessions');
+          if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+          let stats;
+          try {
+            stats = Date.now() < deadline ? await service.sessionStats(ctx, { session: s, home, source: home.source }, deadline) : undefined;
+          } catch (err) {
+            if ((err as { code?: string }).code === 'CANCELLED') throw err;
+            ctx.log.debug('usage: a session could not be read', { path: s.path, error: String(err) });
+            continue;
+          }
+          if (!stats) { pending++; continue; }
+          const overlaps = since === null && until === null ? true
+            : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
+          if (!overlaps) continue;
+          sessions++;
+          entries += stats.entries;
+          skipped += stats.skipped;
+          countedProjects.add(`${p.source}\n${p.id}`);
+          let src = bySource.get(p.source);
+          if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
+          src.sessions++;
+          src.entries += stats.entries;
+          for (const u of stats.usage) {
+            if (!inRange(u.timestamp, since, until)) continue;
+            if (u.key !== undefined) {
+              const k = `${p.source}\n${u.key}`;
+              if (seen.has(k)) continue; // a response repeated in another session file (a resumed session)
+              seen.add(k);
+            }
+            const model = u.model ?? stats.model ?? 'unknown';
+            let m = byModel.get(model);
+            if (!m) byModel.set(model, (m = zeroTotals()));
+            addTokens(m, u.tokens);
+            addTokens(src, u.tokens);
+            addTokens(all, u.tokens);
+          }
+          for (const t of stats.toolUses) {
+            if (!inRange(t.timestamp, since, until)) continue;
+            if (t.id) {
+              const k = `${p.source}\n${t.id}`;
+              if (seenTools.has(k)) continue; // the same call in a resumed session's copy
+              seenTools.add(k);
+            }
+            tools.set(t.name, (tools.get(t.name) ?? 0) + 1);
+            src.tool_calls++;
+            toolCalls++;
+          }
+        }
+      }
+      ctx.progress(total, total, 'done');
+      const ranked = [...tools].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      const result: Out = {
+        total_projects: countedProjects.size,
+        total_sessions: sessions,
+        total_entries: entries,
+        total_tokens: all.total_tokens,
+        input_tokens: all.input_tokens,
+        output_tokens: all.output_tokens,
+        cache_read_tokens: all.cache_read_tokens,
+        cache_write_tokens: all.cache_write_tokens,
+        responses: all.responses,
+        tool_usage: Object.fromEntries(ranked.slice(0, args.top_tools)),
+        tool_calls: toolCalls,
+        by_model: Object.fromEntries([...byModel].sort((a, b) => b[1].total_tokens - a[1].total_tokens || (a[0] < b[0] ? -1 : 1))),
+        by_source: Object.fromEntries(bySource),
+        complete: pending === 0,
+        sessions_pending: pending,
+        skipped_records: skipped,
+      };
+      return fitUsage(ctx, result);
+    },
+  };
+}
+
+/** Keeps the result under the byte cap by listing fewer tools, then fewer models (the totals stay whole). */
+function fitUsage(ctx: ToolContext, r: Out): Out {
+  const budget = itemBudget(ctx, -1536);
+  if (jsonBytes(r) <= budget) return r;
+  let cut: Cut | undefined;
+  const tools = Object.entries(r.tool_usage);
+  const models = Object.entries(r.by_model);
+  let nt = tools.length, nm = models.length;
+  while (jsonBytes({ ...r, tool_usage: Object.fromEntries(tools.slice(0, nt)), by_model: Object.fromEntries(models.slice(0, nm)) }) > budget && (nt > 0 || nm > 0)) {
+    if (nt > 0) nt = Math.floor(nt / 2); else nm = Math.floor(nm / 2);
+  }
+  cut = { limit: 'maxResultBytes', at: `tool_usage lists ${nt} of ${tools.length} tools, by_model ${nm} of ${models.length} models`, rest: 'Lower top_tools, or narrow with source or project.' };
+  return { ...r, tool_usage: Object.fromEntries(tools.slice(0, nt)), by_model: Object.fromEntries(models.slice(0, nm)), cut };
+}

@@ -1,0 +1,70 @@
+import { Command, CommanderError } from 'commander';
+import { progressBar } from './progress';
+import { prepare, type CommonOptions } from './setup';
+
+/**
+ * `mcpgw <plugin command> …`: a command a plugin registered (`registerCommand`, e.g. `sessions index`). The config
+ * and plugins are loaded first (the command's name is not known before); common options (--config, --profile,
+ * --root, --log-level) work as for every command, `--no-progress` turns the bar off. Resolves to the exit code;
+ * 2 for a command no loaded plugin registers.
+ */
+export async function pluginCommand(argv: readonly string[]): Promise<number> {
+  const words: string[] = [];
+  for (const a of argv) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+  }
+  const common = new Command('mcpgw')
+    .exitOverride()
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .helpOption(false)
+    .option('-c, --config <file>')
+    .option('-p, --profile <name>')
+    .option('-r, --root <dir>')
+    .option('--log-level <level>')
+    .option('--no-progress')
+    .option('-h, --help');
+  let opts: CommonOptions & { progress?: boolean; help?: boolean };
+  try {
+    common.parse(argv.filter((a, i) => i >= words.length || !words.includes(a)) as string[], { from: 'user' });
+    opts = common.opts();
+  } catch (err) {
+    if (err instanceof CommanderError) return 2;
+    throw err;
+  }
+  const rest = common.args;
+  const { config, kernel } = await prepare(opts, false);
+  const known = [...kernel.registry.commands.keys()];
+  const name = [...known].sort((a, b) => b.split(' ').length - a.split(' ').length).find((n) => {
+    const w = n.split(' ');
+    return w.every((x, i) => words[i] === x);
+  });
+  if (!name) {
+    process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${known.length ? ` Plugin commands: ${known.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
+    return 2;
+  }
+  const command = kernel.registry.commands.get(name)!.item;
+  const args = [...words.slice(name.split(' ').length), ...rest];
+  if (opts.help) {
+    process.stdout.write(`Usage: mcpgw ${name} [options]\n\n${command.description}\n\nOptions:\n${(command.usage ?? []).map(([f, d]) => `  ${f.padEnd(24)} ${d}\n`).join('')}  ${'--no-progress'.padEnd(24)} no progress bar on stderr\n`);
+    return 0;
+  }
+  const interactive = opts.progress !== false && process.stderr.isTTY === true;
+  const bar = interactive ? progressBar() : null;
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const ctx = kernel.commandContext(config, {
+      signal: abort.signal,
+      progress: (done, total, message) => bar?.update(done, total, message ?? ''),
+      print: (text) => void process.stdout.write(text),
+      interactive,
+    });
+    return await command.run(args, ctx);
+  } finally {
+    bar?.done();
+    process.removeListener('SIGINT', onSigint);
+  }
+}

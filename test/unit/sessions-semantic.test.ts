@@ -1,0 +1,108 @@
+/**
+ * semantic_search's ranking over a corpus of our own (test/fixtures/sessions-semantic): paraphrased questions that
+ * share no content word with their target session find it in the top 3 (at least 4 of 5), and lexical search alone
+ * cannot (it is the lexical side of the same index).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SemanticEngine } from '../../plugins/tools-sessions/src/semantic/engine';
+import { gloveSifEmbedder } from '../../plugins/tools-sessions/src/semantic/glove';
+import { addEntries } from '../../plugins/tools-sessions/src/semantic/indexer';
+import { fuse, mmr, paragraphs } from '../../plugins/tools-sessions/src/semantic/rank';
+import { IndexStore, type IndexedSession } from '../../plugins/tools-sessions/src/semantic/store';
+import { contentWords } from '../../plugins/tools-sessions/src/semantic/tokens';
+
+interface Corpus {
+  sessions: { id: string; entries: { role: string; text: string }[] }[];
+  queries: { query: string; target: string }[];
+}
+const corpus: Corpus = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'sessions-semantic', 'corpus.json'), 'utf8'));
+
+let store: IndexStore;
+let engine: SemanticEngine;
+const byRow = new Map<number, IndexedSession>();
+
+beforeAll(async () => {
+  store = new IndexStore(null, gloveSifEmbedder.name, gloveSifEmbedder.dimensions);
+  for (const s of corpus.sessions) {
+    const row = { source: 'claude', path: `/h/${s.id}.jsonl`, sessionId: s.id, projectName: s.id, projectPath: null, firstPrompt: s.entries[0]!.text, files: [], records: s.entries.length, entries: s.entries.length, modifiedMs: 0, complete: true };
+    const id = store.saveSession(row);
+    byRow.set(id, { ...row, id });
+    await addEntries(store, id, s.entries.map((e, idx) => ({ idx, role: e.role, text: e.text, uuid: `${s.id}-${idx}`, timestamp: null })), gloveSifEmbedder);
+  }
+  engine = new SemanticEngine(store, gloveSifEmbedder);
+});
+afterAll(() => store.close());
+
+/** Sessions in the order of their first hit. */
+const sessionOrder = (ids: string[]) => [...new Set(ids)];
+
+test('no question shares a content word with its target (the lexical side does not match the target)', () => {
+  for (const q of corpus.queries) {
+    const hits = store.lexical(contentWords(q.query), 1000);
+    const target = [...byRow.values()].find((s) => s.sessionId === q.target)!;
+    const targetEntries = new Set([...store.entrySessions()].filter(([, s]) => s === target.id).map(([e]) => e));
+    expect({ q: q.query, shared: hits.filter((e) => targetEntries.has(e)) }).toEqual({ q: q.query, shared: [] });
+  }
+});
+
+test('paraphrased questions find their target session in the top 3 for at least 4 of 5', async () => {
+  const ranks: Record<string, number> = {};
+  for (const q of corpus.queries) {
+    const hits = await engine.search({ query: q.query, sessions: null, limit: 20, maxDistance: 0, diversity: false }, byRow);
+    ranks[q.target] = sessionOrder(hits.map((h) => h.session.sessionId)).indexOf(q.target) + 1;
+  }
+  const found = Object.values(ranks).filter((r) => r >= 1 && r <= 3).length;
+  expect({ ranks, found: found >= 4 }).toEqual({ ranks, found: true });
+});
+
+test('lexical search alone does not pass the same test', () => {
+  let found = 0;
+  const entrySession = store.entrySessions();
+  for (const q of corpus.queries) {
+    const order = sessionOrder(store.lexical(contentWords(q.query), 1000).map((e) => byRow.get(entrySession.get(e)!)!.sessionId));
+    const r = order.indexOf(q.target) + 1;
+    if (r >= 1 && r <= 3) found++;
+  }
+  expect(found).toBeLessThan(4);
+});
+
+test('results carry a cosine distance in [0, 2]; max_distance drops the farther ones', async () => {
+  const all = await engine.search({ query: 'memory keeps growing', sessions: null, limit: 50, maxDistance: 0, diversity: false }, byRow);
+  for (const h of all) expect(h.distance === null || (h.distance >= 0 && h.distance <= 2)).toBe(true);
+  const near = await engine.search({ query: 'memory keeps growing', sessions: null, limit: 50, maxDistance: 0.5, diversity: false }, byRow);
+  expect(near.length).toBeLessThan(all.length);
+  for (const h of near) expect(h.distance).toBeLessThanOrEqual(0.5);
+});
+
+test('diversity spreads the results across sessions', async () => {
+  const q = { query: 'slow page load and database query', sessions: null, limit: 6, maxDistance: 0 };
+  const plain = await engine.search({ ...q, diversity: false }, byRow);
+  const diverse = await engine.search({ ...q, diversity: true }, byRow);
+  expect(new Set(diverse.map((h) => h.session.id)).size).toBe(diverse.length);
+  expect(new Set(diverse.map((h) => h.session.id)).size).toBeGreaterThanOrEqual(new Set(plain.map((h) => h.session.id)).size);
+});
+
+describe('fusion', () => {
+  test('an entry the lexical side did not match is not pushed below entries it beats by meaning', () => {
+    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2.
+    const f = fuse(new Map([[1, 1], [2, 2], [3, 3]]), new Map([[2, 1], [3, 2]]));
+    const order = [...f].sort((x, y) => y[1] - x[1]).map(([e]) => e);
+    expect(order).toEqual([1, 2, 3]);
+  });
+
+  test('a lexical match lifts an entry among those with no lexical match', () => {
+    const f = fuse(new Map([[1, 1], [2, 2], [3, 3]]), new Map([[3, 1]]));
+    expect(f.get(3)! > f.get(2)!).toBe(true);
+  });
+});
+
+test('mmr picks the most relevant first, then the most different', () => {
+  const items = [{ id: 'a', s: 1, rel: 1 }, { id: 'b', s: 1, rel: 0.95 }, { id: 'c', s: 2, rel: 0.7 }];
+  expect(mmr(items, 2, (t) => t.rel, (x, y) => (x.s === y.s ? 1 : 0)).map((t) => t.id)).toEqual(['a', 'c']);
+});
+
+test('paragraphs: blank-line split, short pieces dropped unless nothing else', () => {
+  expect(paragraphs('short\n\nThis paragraph is comfortably longer than forty characters.')).toEqual(['This paragraph is comfortably longer than forty characters.']);
+  expect(paragraphs('tiny\n\nbits')).toEqual(['tiny bits']);
+});
