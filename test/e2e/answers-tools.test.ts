@@ -263,3 +263,44 @@ describe('encodings and compressed files: a hint, never records of garbage', () 
     expect(forced.data.validation.malformed_records).toBeGreaterThan(0);
   });
 });
+
+describe('zero results with a hint: a member no record has, and the nearest names seen', () => {
+  beforeAll(() => {
+    write('labels.jsonl', [
+      '{"id":1,"label":"a","labels":["x"],"meta":{"table":"t1"}}',
+      '{"id":2,"label":"b","title":"T"}',
+      '{"id":3,"name":"c","meta":{"table":"t2","owner":"o"}}',
+    ].join('\n') + '\n');
+  });
+
+  test('explorer search: a JSONPath or a predicate naming "lable" says so and lists "label", "table", "labels"', async () => {
+    const { data: open } = await call(c.client, 'open_file', { path: 'labels.jsonl' });
+    for (const query of ['$.lable', '$.lable = "a"', '$.meta.ownr', '!($.id) || $.lable']) {
+      const r = await call(c.client, 'search', { handle: open.handle, query });
+      expect({ query, total: r.data.total_matches }).toEqual({ query, total: 0 });
+      expect(r.data.hint).toMatch(/^No record examined has a member named "(lable|ownr)" \(nearest names seen: /);
+      expect(r.data.hint).toContain('3 record(s) examined, from the start of the file.');
+    }
+    const lable = (await call(c.client, 'search', { handle: open.handle, query: '$.lable' })).data.hint;
+    // Edit distances from "lable": label 1 (a transposition), table 1, labels 2, name 3, title 3 (ties alphabetical).
+    expect(lable).toBe('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels", "name", "title"). 3 record(s) examined, from the start of the file.');
+    const owner = (await call(c.client, 'search', { handle: open.handle, query: '$.meta.ownr' })).data.hint;
+    expect(owner).toContain('"ownr" (nearest names seen: "owner"');
+    // Every name exists: nothing matched for another reason, so no hint.
+    const none = await call(c.client, 'search', { handle: open.handle, query: '$.label = "zzz"' });
+    expect(none.data).toMatchObject({ total_matches: 0 });
+    expect(none.data.hint).toBeUndefined();
+    expect((await call(c.client, 'search', { handle: open.handle, query: 'lable' })).data.hint).toBeUndefined(); // text
+  });
+
+  test('json_read: an empty answer names the missing member; a non-empty one has no hint', async () => {
+    const r = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].lable' });
+    expect(r.data.items).toEqual([]);
+    expect(r.data.hint).toContain('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels"');
+    const p = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'pointer', query: '/0/lable' });
+    expect(p.data.hint).toContain('"lable"');
+    const ok = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].label' });
+    expect(ok.data.items).toHaveLength(2);
+    expect(ok.data.hint).toBeUndefined();
+  });
+});

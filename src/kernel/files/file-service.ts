@@ -32,12 +32,13 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
-      // An explicit format without the strict check needs no content probe: the head is not read.
+      // An explicit format without the strict check needs no content probe: only the first 4 bytes are read, which
+      // tell UTF-16/UTF-32 text and compressed data apart from UTF-8.
       const explicit = options.format !== undefined && options.format !== 'auto' && !options.strictFormat;
       const probe = {
         fileName: path.basename(file.realPath),
         extension: path.extname(file.realPath).toLowerCase(),
-        bytes: explicit ? Buffer.alloc(0) : readHead(file, this.limits.probeBytes),
+        bytes: readHead(file, explicit ? 4 : this.limits.probeBytes),
         size: file.identity.size,
       };
       // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
