@@ -37,6 +37,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   if (config.root === null && !needRoot) config = { ...config, root: cwd };
   const log = createLogger(config.logLevel);
   routeWarnings(log);
+  for (const folder of loaded.skipped ?? []) log.info('config discovery skipped a folder it cannot read', { folder });
   const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
   await kernel.load(pluginSpecs(loaded, config));
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
