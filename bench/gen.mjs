@@ -11,6 +11,8 @@
 //             (the layout of JSON.stringify(records, null, 2) + "\n", except that the deliberate
 //             escapes below stay as written and 19-digit integers stay exact)
 //   json-seq  RFC 7464: 0x1E + compact JSON + 0x0A per record
+//   geojson   one compact GeoJSON FeatureCollection document (a single big document, not records):
+//             {"type":"FeatureCollection","name":…,"features":[Feature, …]} (featureStream below)
 // --size is the size of the file written (B, KB/MB/GB = 10^n, KiB/MiB/GiB = 2^n); records are
 // added while the whole file stays within it. --records N writes exactly N records.
 // --meta writes FILE.meta.json with what the benchmark checks answers against (record count,
@@ -234,8 +236,68 @@ export function pretty(r) {
   return s + '\n  }';
 }
 
+// ---------- geojson: one FeatureCollection document ----------
+const KINDS = ['city', 'town', 'village', 'hamlet', 'suburb', 'island'];
+// A GeoJSON Feature (~1 KB compact): id, properties {name, kind, pop, admin}, a Polygon ring of 8–40 points.
+// pop is log-uniform over 10 .. 10^7 (so ~1 in 6 is > 10^6).
+export function featureStream(seed) {
+  const rnd = sfc32(seed ^ 0x5eed6e0);
+  let i = 0;
+  return function next() {
+    const id = i++;
+    const pop = Math.floor(10 ** (1 + rnd() * 6));
+    const [city, cc] = CITIES[Math.floor(rnd() * CITIES.length)];
+    const lon = rnd() * 360 - 180, lat = rnd() * 170 - 85;
+    const n = 8 + Math.floor(rnd() * 33);
+    const ring = [];
+    for (let k = 0; k < n; k++) {
+      const a = (k / n) * 2 * Math.PI, r = 0.01 + rnd() * 0.05;
+      ring.push(`[${Math.round((lon + r * Math.cos(a)) * 1e6) / 1e6},${Math.round((lat + r * Math.sin(a)) * 1e6) / 1e6}]`);
+    }
+    ring.push(ring[0]);
+    const text = `{"type":"Feature","id":${id},"properties":{"name":${J(`${city} ${id}`)},"kind":${J(KINDS[Math.floor(rnd() * KINDS.length)])},` +
+      `"pop":${pop},"admin":${J(cc)}},"geometry":{"type":"Polygon","coordinates":[[${ring.join(',')}]]}}`;
+    return { text, pop };
+  };
+}
+
+/** The FeatureCollection document of `size` bytes (or `records` features); meta counts features and pop > 10^6. */
+function generateGeojson({ seed, size, records, out }) {
+  const limitBytes = size ?? Infinity;
+  const limitRecords = records ?? Infinity;
+  const CHUNK = 4 << 20;
+  const buf = Buffer.allocUnsafe(CHUNK + (1 << 20) + 64).subarray(64);
+  const fd = fs.openSync(out, 'w');
+  let used = 0, total = 0;
+  const flush = () => { let o = 0; while (o < used) o += fs.writeSync(fd, buf, o, used - o); used = 0; };
+  const head = '{"type":"FeatureCollection","name":"bench-places","features":[';
+  const tail = ']}\n';
+  used += buf.write(head, used, 'latin1'); total += head.length;
+  const next = featureStream(seed);
+  const meta = { generator: 'mcpgw bench/gen.mjs', gen_version: GEN_VERSION, format: 'geojson', seed, records: 0, bytes: 0, big_pop: 0 };
+  while (meta.records < limitRecords) {
+    const f = next();
+    const text = (meta.records ? ',' : '') + f.text;
+    const w = buf.write(text, used, 'utf8');
+    if (total + w + tail.length > limitBytes) break;
+    used += w; total += w;
+    meta.records++;
+    if (f.pop > 1e6) meta.big_pop++;
+    if (used >= CHUNK) flush();
+  }
+  used += buf.write(tail, used, 'latin1'); total += tail.length;
+  flush();
+  fs.closeSync(fd);
+  meta.bytes = total;
+  return meta;
+}
+
 // Writes one file; returns its meta (counts the benchmark checks answers against).
 export function generate({ format, seed = 42, size = null, records = null, out }) {
+  if (format === 'geojson') {
+    if ((size == null) === (records == null)) throw new Error('give exactly one of size / records');
+    return generateGeojson({ seed, size, records, out });
+  }
   if (!['jsonl', 'json', 'json-seq'].includes(format)) throw new Error(`bad format ${format}`);
   if ((size == null) === (records == null)) throw new Error('give exactly one of size / records');
   const limitBytes = size ?? Infinity;
@@ -281,7 +343,7 @@ export function generate({ format, seed = 42, size = null, records = null, out }
 
 // ---------- CLI ----------
 function usage(code) {
-  console.error('usage: node bench/gen.mjs --format jsonl|json|json-seq (--size 1GiB | --records N) [--seed 42] --out FILE [--meta]');
+  console.error('usage: node bench/gen.mjs --format jsonl|json|json-seq|geojson (--size 1GiB | --records N) [--seed 42] --out FILE [--meta]');
   process.exit(code);
 }
 function main(argv) {
@@ -299,7 +361,7 @@ function main(argv) {
       default: console.error(`gen: unknown argument ${k}`); usage(2);
     }
   }
-  if (!a.out || !['jsonl', 'json', 'json-seq'].includes(a.format)) usage(2);
+  if (!a.out || !['jsonl', 'json', 'json-seq', 'geojson'].includes(a.format)) usage(2);
   if ((a.size == null) === (a.records == null)) { console.error('gen: give exactly one of --size / --records'); usage(2); }
   if (a.records != null && !(Number.isInteger(a.records) && a.records >= 0)) { console.error('gen: bad --records'); usage(2); }
   if (!Number.isInteger(a.seed) || a.seed < 0 || a.seed > 0xffffffff) { console.error('gen: --seed is an integer 0..2^32-1'); usage(2); }
@@ -308,8 +370,9 @@ function main(argv) {
   const s = (performance.now() - t0) / 1000;
   if (a.meta) fs.writeFileSync(a.out + '.meta.json', JSON.stringify(meta, null, 2) + '\n');
   console.error(`gen: ${meta.format} seed=${meta.seed} records=${meta.records} bytes=${meta.bytes} ` +
-    `(${(meta.bytes / Math.max(meta.records, 1)).toFixed(0)} B/record) failed=${meta.failed} needles=${meta.needles} ` +
-    `big_ints=${meta.big_ints} slow=${meta.slow} in ${s.toFixed(2)} s (${(meta.bytes / s / 1e6).toFixed(0)} MB/s) -> ${path.resolve(a.out)}`);
+    `(${(meta.bytes / Math.max(meta.records, 1)).toFixed(0)} B/record) ` +
+    (meta.format === 'geojson' ? `big_pop=${meta.big_pop}` : `failed=${meta.failed} needles=${meta.needles} big_ints=${meta.big_ints} slow=${meta.slow}`) +
+    ` in ${s.toFixed(2)} s (${(meta.bytes / s / 1e6).toFixed(0)} MB/s) -> ${path.resolve(a.out)}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) main(process.argv.slice(2));

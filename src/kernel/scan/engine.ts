@@ -178,6 +178,12 @@ export class QueryScanEngine implements ScanEngine {
       if (opts.deadline !== undefined && Date.now() > opts.deadline && nextRecord < to) {
         return result.finish({ record: nextRecord, node: 0 }, false);
       }
+      // The prefilter did not narrow this batch (a literal every record holds, such as a member name): the rest of a
+      // big scan goes to worker threads after all, from the next record on, into the same page.
+      if (pool && list !== null && list.length > batch.count / 2 && nextRecord < to && !(result.full && !opts.countAll)
+        && pool.wanted((sizeOf(source) * (to - nextRecord)) / Math.max(1, to - from), opts.query, false)) {
+        return pool.run({ opts, plan, from: nextRecord, to, site, collector: result, oversized });
+      }
     }
     await result.flush();
     return result.finish(null, true);

@@ -4,7 +4,7 @@
  * plain object the walk understands (the caller then parses the whole record), so the result is either exactly
  * what a full parse gives for those members or nothing. Duplicate names keep the last (as JSON.parse does).
  */
-import { mayNeedExact } from './fast-parse';
+import { mayNeedExact, parseRecord } from './fast-parse';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
 
@@ -59,7 +59,7 @@ export function readMembers(b: Buffer, s: number, e: number, names: readonly str
   const u = occ.next(b, BACKSLASH_U, 0, s);
   // Without escapes a key can only be spelled as JSON.stringify spells it, except that `/` may be written `\/`.
   const slash = hasSlash(names) ? occ.next(b, BACKSLASH_SLASH, 1 + names.length, s) : -1;
-  if ((u === -1 || u >= e) && (slash === -1 || slash >= e)) return findMembers(b, s, e, names, occ);
+  if ((u === -1 || u >= e) && (slash === -1 || slash >= e)) return findMembers(b, s, e, names, occ, maxDepth);
   return walkMembers(b, s, e, names, maxDepth);
 }
 
@@ -96,7 +96,7 @@ export class Occurrences {
  * escape (a key could then be spelled differently). A raw `"name"` followed by `:` can only be a key: inside a
  * string its quotes would be escaped, and after a closing quote JSON allows no letter.
  */
-function findMembers(b: Buffer, s: number, e: number, names: readonly string[], occ: Occurrences): Record<string, unknown> | undefined {
+function findMembers(b: Buffer, s: number, e: number, names: readonly string[], occ: Occurrences, maxDepth: number): Record<string, unknown> | undefined {
   let p = s;
   while (p < e && isWs(b[p]!)) p++;
   if (b[p] !== LBRACE) return undefined;
@@ -125,7 +125,13 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
     }
     if (valueAt === -1 || valueAt >= e) continue;
     const c = b[valueAt];
-    if (c === LBRACE || c === LBRACK) return undefined;
+    if (c === LBRACE || c === LBRACK) {
+      // a structured member (`properties` of a GeoJSON feature): parsed alone, as the full parse would parse it
+      const v = structured(b, valueAt, e, maxDepth);
+      if (v === undefined) return undefined;
+      out[names[w]!] = v;
+      continue;
+    }
     const ve = c === QUOTE ? stringEnd(b, valueAt, e) : scalarEnd(b, valueAt, e);
     if (ve === -1) return undefined;
     const text = b.toString('utf8', valueAt, ve);
@@ -135,6 +141,21 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
     out[names[w]!] = v;
   }
   return out;
+}
+
+/**
+ * The object or array starting at `p` parsed alone, exactly as the whole record's parse gives it (the same
+ * `parseRecord`: exact numerals, maxDepth), or undefined when it does not end inside the record or does not parse
+ * (the caller then parses the whole record, which reports the fault).
+ */
+function structured(b: Buffer, p: number, e: number, maxDepth: number): unknown {
+  const ve = valueEnd(b, p, e, maxDepth);
+  if (ve === -1) return undefined;
+  try {
+    return parseRecord(b.toString('utf8', p, ve), maxDepth, () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth }));
+  } catch {
+    return undefined;
+  }
 }
 
 function scalarEnd(b: Buffer, p: number, e: number): number {
@@ -201,11 +222,15 @@ function walkMembers(b: Buffer, s: number, e: number, names: readonly string[], 
     const ve = valueEnd(b, p, e, maxDepth);
     if (ve === -1) return undefined;
     if (name !== undefined) {
-      if (b[p] === LBRACE || b[p] === LBRACK) return undefined; // structured values: a full parse keeps the rules in one place
-      const text = b.toString('utf8', p, ve);
-      if (mayNeedExact(text)) return undefined;
       let v: unknown;
-      try { v = JSON.parse(text); } catch { return undefined; }
+      if (b[p] === LBRACE || b[p] === LBRACK) {
+        v = structured(b, p, e, maxDepth);
+        if (v === undefined) return undefined;
+      } else {
+        const text = b.toString('utf8', p, ve);
+        if (mayNeedExact(text)) return undefined;
+        try { v = JSON.parse(text); } catch { return undefined; }
+      }
       if (!Object.prototype.hasOwnProperty.call(out, name)) found++;
       Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
       if (found === names.length && noneAfter(b, ve, e, keys, names)) {

@@ -18,7 +18,11 @@ import type { WorkerInit } from './worker';
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
   /** Whether a scan of a `bytes`-byte file with this query should use workers. */
-  wanted(bytes: number, query: CompiledQuery): boolean;
+  /**
+   * Whether a scan of a `bytes`-byte file with this query should use workers. `narrowed` false: the query's byte
+   * prefilter is known not to narrow the records (the engine saw most of a batch pass it), so it does not count.
+   */
+  wanted(bytes: number, query: CompiledQuery, narrowed?: boolean): boolean;
   run(job: WorkerJob): Promise<ScanResult>;
 }
 
@@ -95,10 +99,11 @@ export class ThreadPool implements WorkerPool {
    * Regular expressions always run on a thread (so they can be stopped); otherwise big files whose query the byte
    * prefilter cannot narrow (a prefiltered scan is bound by reading and `indexOf`, which the main thread does anyway).
    */
-  wanted(bytes: number, query: CompiledQuery): boolean {
+  wanted(bytes: number, query: CompiledQuery, narrowed = true): boolean {
     if (!query.language || !this.options.entryOf(query.language)) return false;
     if (query.usesRegex) return true;
-    return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(query.requiredLiterals && query.requiredLiterals.length > 0 && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
+    const literals = narrowed && !!query.requiredLiterals && query.requiredLiterals.length > 0;
+    return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(literals && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
   }
 
   async run(job: WorkerJob): Promise<ScanResult> {
