@@ -6,6 +6,7 @@ import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
+import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
@@ -60,7 +61,10 @@ export class FileService implements FileAccess {
         close: () => {
           if (closed) return;
           closed = true;
-          try { source.close(); } finally { closeQuietly(file.fd); }
+          try { source.close(); } finally {
+            closeQuietly(file.fd);
+            releaseSoon(); // its index and buffers are garbage now: have them collected, not kept until pressure
+          }
         },
       };
     } catch (err) {
