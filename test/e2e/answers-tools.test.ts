@@ -26,8 +26,7 @@ beforeAll(async () => {
   c = await connect(['--root', root]);
 });
 afterAll(async () => {
-  await c.close();
-  fs.rmSync(base, { recursive: true, force: true });
+  try { await c?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
 });
 
 describe('a repeated member name: the last value wins, at the first position, in every tool', () => {
@@ -147,8 +146,7 @@ describe('resources: implicit reads do not leak handles; cursors say what to do'
     small = await connect(['--config', path.join(dir, '.mcpgwrc.json')], { cwd: dir });
   });
   afterAll(async () => {
-    await small.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    try { await small?.close(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
   });
   const peek = (file: string) => call(small.client, 'json_read', { path: file, language: 'jsonpath', query: '$[*].i', max_items: 1 });
 
