@@ -124,6 +124,18 @@ describe('json_read {count: true}', () => {
     expect(r.isError).toBe(false);
     expect(r.data).toMatchObject({ items: [], complete: true, count: expected(), stats: { returned: 0 } });
     expect(r.data.next_cursor).toBeUndefined();
+    // Nodes were counted: no hint about names that no record has, though the page holds no items.
+    expect(r.data.hint).toBeUndefined();
+  });
+
+  test('a count of 0 for a misspelled member carries the hint, a count that found nodes does not', async () => {
+    const wrong = await call(fast.client, 'json_read', { path: 'events.jsonl', language: 'jsonpath', query: '$[*].stauts', count: true });
+    expect(wrong.data).toMatchObject({ items: [], count: 0, complete: true });
+    expect(wrong.data.hint).toContain('status');
+    // One of the two names is misspelled but the other counts nodes: the answer is not empty, so no hint.
+    const right = await call(fast.client, 'json_read', { path: 'events.jsonl', language: 'jsonpath', query: "$[*]['status','stauts']", count: true });
+    expect(right.data).toMatchObject({ items: [], count: good().length, complete: true });
+    expect(right.data.hint).toBeUndefined();
   });
 
   test.each(cases)('%s: stopped by a 1 ms deadline, the cursors continue the count to the same number', async (_name, language, query, expected) => {

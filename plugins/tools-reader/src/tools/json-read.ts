@@ -3,6 +3,7 @@ import type { CompiledQuery, ScanNode, ScanPosition, ToolContext, ToolDefinition
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, evictedIds, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
+import { emptyAnswerHint } from '../hint';
 import { checkRoom, openSource } from './json-open';
 
 /**
@@ -39,6 +40,7 @@ const output = z.object({
   count: z.number().int().optional().describe('With count: true, the nodes the query selects in the whole file (a lower bound while complete is false: next_cursor continues the count)'),
   stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
   warnings: z.array(warningSchema).optional(),
+  hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has, with the nearest names seen'),
 });
 type Output = z.input<typeof output>;
 
@@ -236,6 +238,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       ...(first ? { location: warningLocation(first) } : {}),
     });
   }
+  // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
+  let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled) : undefined;
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
@@ -246,8 +250,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     ...(counted !== undefined ? { count: counted } : {}),
     stats: { returned: items.length, skipped: outcome.skipped },
     ...(warnings.length ? { warnings } : {}),
+    ...(hint ? { hint } : {}),
   });
   let result = build();
+  if (hint && byteLength(result) > spec.maxResultBytes) {
+    hint = undefined;
+    result = build();
+  }
   // Exact (ids are placeholders of their final length): warnings may need the room of the last whole items.
   while (byteLength(result) > spec.maxResultBytes && items.length > 1 && positions[items.length - 1]) {
     next = positions.pop()!;
