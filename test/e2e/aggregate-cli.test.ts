@@ -1,7 +1,7 @@
 /**
  * `mcpgw aggregate` through the BUILT CLI (bin/mcpgw.js): a table on stdout, `--json` with exact numbers, buckets,
- * where, several group_by paths, --top with the pages gathered, usage errors with exit 2; no progress bar when stderr
- * is not a terminal.
+ * where, several group_by paths, --top with the pages gathered, usage errors with exit 2; a progress bar on stderr only
+ * when it is a terminal (a preload marks the pipe as one); a distinct count past the exact memory bound estimated.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,11 +22,19 @@ beforeAll(() => {
   ].join('\n') + '\n');
   const many = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ k: `k${String(i % 1200).padStart(4, '0')}` }));
   fs.writeFileSync(path.join(dir, 'many.jsonl'), many.join('\n') + '\n');
+  // ~330,000 distinct 8-character strings: their exact set (~76 bytes each, 25 MB) passes the 16 MiB bound.
+  const users = Array.from({ length: 330_000 }, (_, i) => `{"u":"u${String(i).padStart(7, '0')}","g":${i % 2}}`);
+  fs.writeFileSync(path.join(dir, 'users.jsonl'), users.join('\n') + '\n');
+  // Makes this process's stderr say it is a terminal, as a TTY would.
+  fs.writeFileSync(path.join(dir, 'tty.cjs'), "Object.defineProperty(process.stderr, 'isTTY', { value: true });\n");
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(...args: string[]) {
-  const r = spawnSync(NODE, [CLI, 'aggregate', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  return runWith([], args);
+}
+function runWith(nodeArgs: string[], args: string[]) {
+  const r = spawnSync(NODE, [...nodeArgs, CLI, 'aggregate', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   return { code: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
 }
 
@@ -86,3 +94,36 @@ test('usage errors exit 2 with the message on stderr', () => {
     expect(r.err).toMatch(/^mcpgw: |error: /m);
   }
 });
+
+test('a progress bar on stderr only when it is a terminal, erased at the end; stdout the same either way', () => {
+  const args = ['users.jsonl', '-g', 'g', '--json'];
+  const pipe = run(...args);
+  expect(pipe.code).toBe(0);
+  expect(pipe.err).toBe('');
+  const tty = runWith(['--require', path.join(dir, 'tty.cjs')], args);
+  expect(tty.code).toBe(0);
+  expect(tty.out).toBe(pipe.out);
+  expect(JSON.parse(tty.out).groups).toEqual([{ key: 0, count: 165_000 }, { key: 1, count: 165_000 }]);
+  // Redrawn in place: [####....]  NN% …, the last draw at 100%, then the line erased.
+  expect(tty.err).toMatch(/^\r\[[#.]{30}\] +\d+% /);
+  const draws = tty.err.split('\r').filter((d) => d.startsWith('['));
+  expect(draws[draws.length - 1]).toMatch(/^\[#{30}\] 100% /);
+  expect(tty.err.endsWith('\r\x1b[K')).toBe(true);
+  expect(run(...args, '--no-progress').err).toBe('');
+  expect(runWith(['--require', path.join(dir, 'tty.cjs')], [...args, '--no-progress']).err).toBe('');
+}, 60_000);
+
+test('a distinct count past the exact memory bound is estimated, with its error bound, in JSON and in the table', () => {
+  const r = run('users.jsonl', '--metric', 'count_distinct(u)', '--metric', 'count_distinct(g)', '--json');
+  expect(r.code).toBe(0);
+  const g = JSON.parse(r.out).groups[0];
+  expect(g.count).toBe(330_000);
+  expect(g['count_distinct(g)']).toBe(2); // small sets stay exact
+  const est = g['count_distinct(u)'];
+  expect(est).toMatchObject({ estimated: true });
+  expect(est.error_bound).toBeGreaterThan(0);
+  expect(Math.abs(est.value - 330_000)).toBeLessThanOrEqual(est.error_bound);
+  const t = run('users.jsonl', '--metric', 'count_distinct(u)');
+  expect(t.lines[0]).toMatch(/^ *count +count_distinct\(u\)$/);
+  expect(t.lines[2]).toMatch(new RegExp(`^330000 +≈${est.value} ±${est.error_bound}$`));
+}, 60_000);

@@ -144,6 +144,11 @@ test('scans stopped by a 1 ms deadline continue by cursor; the finished answer a
   // A case-insensitive where runs match() on worker threads, in slices of records: a 1 ms page stops after one.
   const h = await handle(slow, 'part.jsonl');
   const args = { handle: h, where: '$.level == "INFO" || $.level == "error"', group_by: 'status', metrics: ['sum(bytes)', 'min(ts)'], top: 9 };
+  const first = await call(slow.client, 'aggregate', args);
+  expect(first.isError).toBe(false);
+  expect(first.data.complete).toBe(false);
+  expect(first.data.next_cursor).toEqual(expect.any(String));
+  expect(first.data.records_scanned).toBeLessThan(400);
   const paged = await all(slow, args);
   const whole = await call(c.client, 'aggregate', { ...args, handle: await handle(c, 'part.jsonl'), top: 1000 });
   expect(whole.data.complete).toBe(true);

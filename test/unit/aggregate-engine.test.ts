@@ -108,6 +108,71 @@ async function run(eng: QueryScanEngine, opts: AggregateOptions): Promise<Aggreg
   return eng.aggregate(opts);
 }
 
+/** Expected group counts by the test's key of the value at `p`, over the well-formed records. */
+function countsBy(p: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const { v } of records()) { const k = tkey(at(v, p)); m.set(k, (m.get(k) ?? 0) + 1); }
+  return m;
+}
+
+/** The metrics asked by `checkEveryMetric`, grouped by user.country. */
+const EVERY_METRIC: AggregateMetric[] = [
+  { kind: 'count_distinct', path: ['user', 'id'] },
+  { kind: 'sum', path: ['bytes'] },
+  { kind: 'avg', path: ['price'] },
+  { kind: 'min', path: ['price'] },
+  { kind: 'max', path: ['price'] },
+  { kind: 'min', path: ['name'] },
+  { kind: 'max', path: ['bytes'] },
+  { kind: 'sum', path: ['price'] },
+  { kind: 'count_distinct', path: ['code'] },
+];
+
+/** Checks an answer grouped by user.country with EVERY_METRIC against values computed here from the parsed records. */
+function checkEveryMetric(r: AggregateResult): void {
+  expect(r.groups).toHaveLength(COUNTRIES.length);
+  for (const g of r.groups) {
+    const rows = records().filter(({ v }) => (v.user as Record<string, Val>).country === g.key[0]);
+    expect(g.count).toBe(rows.length);
+    const nums = (p: string[]) => rows.map(({ i, v }) => ({ i, x: at(v, p) })).filter((e): e is { i: number; x: { lex: string } } => isLex(e.x));
+    // count_distinct(user.id), count_distinct(code)
+    expect(g.metrics[0]).toBe(new Set(rows.map(({ v }) => tkey(at(v, ['user', 'id'])))).size);
+    expect(g.metrics[8]).toBe(new Set(rows.map(({ v }) => tkey(v.code))).size);
+    // sum(bytes): exact, past 2^53
+    const bytes = nums(['bytes']).reduce((s, e) => add(s, lex(e.x.lex)), rat(0n));
+    expect(eq(lex(lexemeOf(g.metrics[1])), bytes)).toBe(true);
+    // avg(price) and sum(price): numbers only (strings and null left out)
+    const prices = nums(['price']);
+    const psum = prices.reduce((s, e) => add(s, lex(e.x.lex)), rat(0n));
+    expect(averageOk(lex(lexemeOf(g.metrics[2])), psum, prices.length)).toBe(true);
+    expect(eq(lex(lexemeOf(g.metrics[7])), psum)).toBe(true);
+    // min/max(price): the first lexeme in file order among the extreme values
+    const extreme = (list: { i: number; x: { lex: string } }[], dir: number) => list.reduce((best, e) => (cmp(lex(e.x.lex), lex(best.x.lex)) * dir > 0 ? e : best)).x.lex;
+    expect(lexemeOf(g.metrics[3])).toBe(extreme(prices, -1));
+    expect(lexemeOf(g.metrics[4])).toBe(extreme(prices, 1));
+    expect(lexemeOf(g.metrics[6])).toBe(extreme(nums(['bytes']), 1));
+    // min(name): strings by code point
+    const names = rows.map(({ v }) => v.name as string);
+    const byCodePoint = (a: string, b: string) => { const x = [...a].map((c) => c.codePointAt(0)!), y = [...b].map((c) => c.codePointAt(0)!); for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return x[k]! - y[k]!; return x.length - y.length; };
+    expect(g.metrics[5]).toBe([...names].sort(byCodePoint)[0]);
+  }
+}
+
+const HOUR_BY_COUNTRY: AggregateDimension[] = [{ kind: 'value', path: ['user', 'country'] }, { kind: 'bucket', path: ['ts'], width: { unit: 'ms', ms: 3_600_000 } }];
+/** Expected counts by country and UTC hour (Date.parse for RFC 3339 in any offset, epoch seconds × 1000), as `country|ms`. */
+function hourCounts(): Map<string, number> {
+  const expected = new Map<string, number>();
+  for (const { v } of records()) {
+    const ts = v.ts;
+    const ms = typeof ts === 'string' ? Date.parse(ts) : isLex(ts) ? Number(ts.lex) * 1000 : NaN;
+    const b = Number.isNaN(ms) ? 'unbucketable' : String(Math.floor(ms / 3_600_000) * 3_600_000);
+    const k = `${(v.user as Record<string, Val>).country}|${b}`;
+    expected.set(k, (expected.get(k) ?? 0) + 1);
+  }
+  return expected;
+}
+const hourGroups = (r: AggregateResult) => new Map(r.groups.map((g) => [`${g.key[0]}|${g.unbucketable.includes(1) ? 'unbucketable' : Date.parse(g.key[1] as string)}`, g.count]));
+
 const engines: [string, () => QueryScanEngine][] = [['this thread', () => engine()], ['worker threads', () => aggregateEngine()]];
 
 describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
@@ -120,8 +185,7 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
 
   test('group_by status: counts, missing apart from null, escaped and repeated names as JSON.parse reads them, malformed records skipped', async () => {
     const r = await run(eng, spec({ source, dimensions: [{ kind: 'value', path: ['status'] }] }));
-    const expected = new Map<string, number>();
-    for (const { v } of records()) { const k = tkey(v.status); expected.set(k, (expected.get(k) ?? 0) + 1); }
+    const expected = countsBy(['status']);
     const got = new Map(r.groups.map((g) => [rkey(g.key[0], g.missing.includes(0)), g.count]));
     expect(got).toEqual(expected);
     expect(got.get('missing')).toBeGreaterThan(0);
@@ -147,44 +211,7 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
   });
 
   test('every metric per group: count_distinct, exact sums of big integers, averages, min/max lexemes, min/max of strings', async () => {
-    const metrics: AggregateMetric[] = [
-      { kind: 'count_distinct', path: ['user', 'id'] },
-      { kind: 'sum', path: ['bytes'] },
-      { kind: 'avg', path: ['price'] },
-      { kind: 'min', path: ['price'] },
-      { kind: 'max', path: ['price'] },
-      { kind: 'min', path: ['name'] },
-      { kind: 'max', path: ['bytes'] },
-      { kind: 'sum', path: ['price'] },
-      { kind: 'count_distinct', path: ['code'] },
-    ];
-    const r = await run(eng, spec({ source, dimensions: [{ kind: 'value', path: ['user', 'country'] }], metrics }));
-    expect(r.groups).toHaveLength(COUNTRIES.length);
-    for (const g of r.groups) {
-      const rows = records().filter(({ v }) => (v.user as Record<string, Val>).country === g.key[0]);
-      expect(g.count).toBe(rows.length);
-      const nums = (p: string[]) => rows.map(({ i, v }) => ({ i, x: at(v, p) })).filter((e): e is { i: number; x: { lex: string } } => isLex(e.x));
-      // count_distinct(user.id), count_distinct(code)
-      expect(g.metrics[0]).toBe(new Set(rows.map(({ v }) => tkey(at(v, ['user', 'id'])))).size);
-      expect(g.metrics[8]).toBe(new Set(rows.map(({ v }) => tkey(v.code))).size);
-      // sum(bytes): exact, past 2^53
-      const bytes = nums(['bytes']).reduce((s, e) => add(s, lex(e.x.lex)), rat(0n));
-      expect(eq(lex(lexemeOf(g.metrics[1])), bytes)).toBe(true);
-      // avg(price) and sum(price): numbers only (strings and null left out)
-      const prices = nums(['price']);
-      const psum = prices.reduce((s, e) => add(s, lex(e.x.lex)), rat(0n));
-      expect(averageOk(lex(lexemeOf(g.metrics[2])), psum, prices.length)).toBe(true);
-      expect(eq(lex(lexemeOf(g.metrics[7])), psum)).toBe(true);
-      // min/max(price): the first lexeme in file order among the extreme values
-      const extreme = (list: { i: number; x: { lex: string } }[], dir: number) => list.reduce((best, e) => (cmp(lex(e.x.lex), lex(best.x.lex)) * dir > 0 ? e : best)).x.lex;
-      expect(lexemeOf(g.metrics[3])).toBe(extreme(prices, -1));
-      expect(lexemeOf(g.metrics[4])).toBe(extreme(prices, 1));
-      expect(lexemeOf(g.metrics[6])).toBe(extreme(nums(['bytes']), 1));
-      // min(name): strings by code point
-      const names = rows.map(({ v }) => v.name as string);
-      const byCodePoint = (a: string, b: string) => { const x = [...a].map((c) => c.codePointAt(0)!), y = [...b].map((c) => c.codePointAt(0)!); for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return x[k]! - y[k]!; return x.length - y.length; };
-      expect(g.metrics[5]).toBe([...names].sort(byCodePoint)[0]);
-    }
+    checkEveryMetric(await run(eng, spec({ source, dimensions: [{ kind: 'value', path: ['user', 'country'] }], metrics: EVERY_METRIC })));
   });
 
   test('a decimal average that a double cannot hold carries full precision; an integer sum past 2^53 is exact', async () => {
@@ -199,18 +226,8 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
   });
 
   test('several dimensions and a bucket of timestamps in two time zones and epoch seconds (1h), unbucketable values apart', async () => {
-    const dims: AggregateDimension[] = [{ kind: 'value', path: ['user', 'country'] }, { kind: 'bucket', path: ['ts'], width: { unit: 'ms', ms: 3_600_000 } }];
-    const r = await run(eng, spec({ source, dimensions: dims, order: { by: 'key', desc: false } }));
-    const expected = new Map<string, number>();
-    for (const { v } of records()) {
-      const ts = v.ts;
-      const ms = typeof ts === 'string' ? Date.parse(ts) : isLex(ts) ? Number(ts.lex) * 1000 : NaN;
-      const b = Number.isNaN(ms) ? 'unbucketable' : String(Math.floor(ms / 3_600_000) * 3_600_000);
-      const k = `${(v.user as Record<string, Val>).country}|${b}`;
-      expected.set(k, (expected.get(k) ?? 0) + 1);
-    }
-    const got = new Map(r.groups.map((g) => [`${g.key[0]}|${g.unbucketable.includes(1) ? 'unbucketable' : Date.parse(g.key[1] as string)}`, g.count]));
-    expect(got).toEqual(expected);
+    const r = await run(eng, spec({ source, dimensions: HOUR_BY_COUNTRY, order: { by: 'key', desc: false } }));
+    expect(hourGroups(r)).toEqual(hourCounts());
     expect(r.groups.some((g) => g.unbucketable.length > 0)).toBe(true);
     // keys are RFC 3339 UTC hour starts
     for (const g of r.groups) if (!g.unbucketable.length) expect(g.key[1]).toMatch(/^2025-03-0\dT\d\d:00:00Z$/);
@@ -288,6 +305,49 @@ function floorDiv(x: Rat): bigint {
   return q;
 }
 
+/** The same well-formed records as JSON Lines, as a top-level array, and as the `items` of one document (with decoys beside). */
+const containers: [string, string, string, boolean][] = [
+  ['JSON Lines', 'c.jsonl', '', false],
+  ['a top-level array', 'c-array.json', '', false],
+  ['a single document, $.items[*]', 'c-doc.json', '', true],
+];
+function containerText(name: string): string {
+  const texts = [...Array(N).keys()].filter((i) => !BROKEN.has(i)).map(recordText);
+  if (name.endsWith('.jsonl')) return texts.join('\n') + '\n';
+  if (name === 'c-array.json') return '[\n' + texts.map((t) => '  ' + t).join(',\n') + '\n]\n';
+  return `{"status":"decoy","user":{"country":"ZZ"},"items":[${texts.join(',')}],"tail":{"items":[{"status":"decoy"}]}}`;
+}
+
+describe.each(containers.flatMap(([label, file, , each]) => engines.map(([e, make]) => [`${label}, ${e}`, file, each, make] as const)))('every metric on %s', (label, file, each, makeEngine) => {
+  let source: RecordSource;
+  let eng: QueryScanEngine;
+  const units = () => (each ? { each: jp.compile('$.items[*]') } : {});
+  beforeAll(async () => {
+    source = (await open(`${label.replace(/[^a-z]/gi, '')}-${file}`, containerText(file))).source;
+    eng = makeEngine();
+  });
+
+  test('status: missing apart from null; code: 1, 1.0 and 10e-1 one group, "1" another, true a third', async () => {
+    const st = await run(eng, spec({ source, ...units(), dimensions: [{ kind: 'value', path: ['status'] }] }));
+    expect(new Map(st.groups.map((g) => [rkey(g.key[0], g.missing.includes(0)), g.count]))).toEqual(countsBy(['status']));
+    expect(st.groups.some((g) => g.missing.includes(0))).toBe(true);
+    expect(st.groups.some((g) => g.key[0] === null && !g.missing.includes(0))).toBe(true);
+    const code = await run(eng, spec({ source, ...units(), dimensions: [{ kind: 'value', path: ['code'] }], order: { by: 'key', desc: false } }));
+    expect(new Map(code.groups.map((g) => [rkey(g.key[0], false), g.count]))).toEqual(countsBy(['code']));
+    expect(code.groups.map((g) => g.key[0])).toEqual([true, 1, 2, '1']);
+    if (each) expect([code.recordsMatched, code.units]).toEqual([1, N - BROKEN.size]);
+    else expect([code.recordsMatched, code.skipped]).toEqual([N - BROKEN.size, 0]);
+  });
+
+  test('count_distinct, sum (big integers), avg (decimals), min and max per group', async () => {
+    checkEveryMetric(await run(eng, spec({ source, ...units(), dimensions: [{ kind: 'value', path: ['user', 'country'] }], metrics: EVERY_METRIC })));
+  });
+
+  test('hours of timestamps in two time zones and epoch seconds', async () => {
+    expect(hourGroups(await run(eng, spec({ source, ...units(), dimensions: HOUR_BY_COUNTRY })))).toEqual(hourCounts());
+  });
+});
+
 describe('formats and units', () => {
   test('a top-level array file gives the same groups as JSON Lines', async () => {
     const texts = [...Array(300).keys()].map(recordText);
@@ -320,7 +380,7 @@ describe('formats and units', () => {
     expect(joined.groups).toEqual(where.groups);
   });
 
-  test('an empty file and an empty array: no groups, nothing scanned', async () => {
+  test('an empty file, an empty array and a document with no items: no groups, nothing scanned', async () => {
     for (const [name, text] of [['empty.jsonl', ''], ['empty.json', '[]']] as const) {
       const f = await open(name, text);
       const r = await engine().aggregate(spec({ source: f.source, dimensions: [{ kind: 'value', path: ['status'] }], metrics: [{ kind: 'sum', path: ['x'] }] }));
@@ -328,14 +388,20 @@ describe('formats and units', () => {
       const none = await engine().aggregate(spec({ source: f.source }));
       expect(none.groups).toEqual([]);
     }
+    const doc = await open('empty-items.json', '{"items":[],"meta":{"status":"x","items":[{"status":"y"}]}}');
+    const r = await engine().aggregate(spec({ source: doc.source, each: jp.compile('$.items[*]'), dimensions: [{ kind: 'value', path: ['status'] }], metrics: [{ kind: 'sum', path: ['x'] }] }));
+    expect(r).toMatchObject({ groups: [], recordsScanned: 1, units: 0, complete: true, skipped: 0 });
   });
 
+
   test('a resume from another aggregate is refused', async () => {
-    const f = await open('small.jsonl', '{"a":1}\n{"a":2}\n');
+    // The deadline stops a scan between batches: a file of several (~7 MB).
+    const f = await open('resume.jsonl', Array.from({ length: 60000 }, (_, i) => `{"a":${i % 3},"pad":"${'x'.repeat(100)}"}`).join('\n'));
     const r = await engine().aggregate(spec({ source: f.source, deadline: Date.now() - 1 }));
-    if (r.resume) {
-      await expect(engine().aggregate(spec({ source: f.source, dimensions: [{ kind: 'value', path: ['a'] }], resume: r.resume }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    }
+    expect(r.complete).toBe(false);
+    await expect(engine().aggregate(spec({ source: f.source, dimensions: [{ kind: 'value', path: ['a'] }], resume: r.resume! }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // the same continuation with the same spec is accepted and finishes the count
+    expect((await engine().aggregate(spec({ source: f.source, resume: r.resume! }))).groups).toEqual([{ key: [], missing: [], unbucketable: [], count: 60000, metrics: [] }]);
   });
 });
 
