@@ -3,6 +3,12 @@
  * round: a lexeme is read as sign × digits × 10^exp with `digits` a bigint, never through a double. Comparison,
  * canonical spelling (one spelling for each value: `1`, `1.0`, `10e-1` are the same number), sums, floor division
  * (numeric buckets) and division to a given number of significant digits (averages).
+ *
+ * Inputs are lexemes already checked against the RFC 8259 §6 grammar (a validated record, or JSON.stringify of a
+ * finite number); nothing here validates or throws on a malformed one. Exponents are JavaScript numbers: a lexeme's
+ * exponent is exact up to 2^53, and sums and buckets that would span more than MAX_EXACT_SPAN digits return null.
+ * Exports: Decimal, parseDecimal, isSmallInteger, isShortPlain, canonicalNumber, compareNumbers, compareDecimals,
+ * MAX_EXACT_SPAN, addDecimals, normalize, formatDecimal, divideDecimal, floorToMultiple, jsonNumber.
  */
 
 /** A finite decimal: `(neg ? -1 : 1) × digits × 10^exp`; zero has `digits` 0n (and `neg` false). */
@@ -94,6 +100,7 @@ export function compareNumbers(a: string, b: string): number {
   return compareDecimals(parseDecimal(a), parseDecimal(b));
 }
 
+/** Sign of `x - y` (-1, 0, 1), exactly; `-0` and `0` are equal (both have `digits` 0n). */
 export function compareDecimals(x: Decimal, y: Decimal): number {
   const sx = x.digits === 0n ? 0 : x.neg ? -1 : 1;
   const sy = y.digits === 0n ? 0 : y.neg ? -1 : 1;
