@@ -431,6 +431,27 @@ describe('the sandbox', () => {
     }
   });
 
+  test('system errors inside a home get their own codes and name only the path as given', async () => {
+    const projects = path.join(fx.homes.claude, 'projects');
+    fs.symlinkSync('loop-b.jsonl', path.join(projects, 'loop-a.jsonl'));
+    fs.symlinkSync('loop-a.jsonl', path.join(projects, 'loop-b.jsonl'));
+    try {
+      const long = path.join(projects, `${'n'.repeat(300)}.jsonl`);
+      const cases: [string, string, string][] = [
+        [path.join(projects, 'loop-a.jsonl'), 'INVALID_ARGUMENT', `Too many levels of symbolic links: ${path.join(projects, 'loop-a.jsonl')}`],
+        [long, 'INVALID_ARGUMENT', `The path is longer than the system allows: ${long.slice(0, 200)}… (${long.length} characters)`],
+        [path.join(projects, 'none.jsonl'), 'NOT_FOUND', `No such session file: ${path.join(projects, 'none.jsonl')}`],
+      ];
+      for (const [p, code, message] of cases) {
+        const r = await call(server.client, 'get_session_metadata', { path: p });
+        expect({ code: r.data.error.code, message: r.data.error.message }).toEqual({ code, message });
+      }
+    } finally {
+      fs.unlinkSync(path.join(projects, 'loop-a.jsonl'));
+      fs.unlinkSync(path.join(projects, 'loop-b.jsonl'));
+    }
+  });
+
   test('a relative path is INVALID_ARGUMENT', async () => {
     const r = await call(server.client, 'get_session_metadata', { path: 'projects/x.jsonl' });
     expect(r.data.error.code).toBe('INVALID_ARGUMENT');
