@@ -452,6 +452,20 @@ describe('the sandbox', () => {
     }
   });
 
+  test('a long path quoted in a message is cut on a character boundary (emoji at the cut), its length stated', async () => {
+    const E = '\u{1F600}';
+    // Names of 50 emoji (200 bytes each, under NAME_MAX); the 200th character of the path falls on an emoji.
+    const p = path.join(fx.homes.claude, 'projects', `x${E.repeat(50)}`, E.repeat(50), E.repeat(50), E.repeat(50), 'none.jsonl');
+    const chars = [...p];
+    const r = await call(server.client, 'get_session_metadata', { path: p });
+    expect(r.data.error).toEqual({
+      code: 'NOT_FOUND',
+      message: `No such session file: ${chars.slice(0, 200).join('')}… (${chars.length} characters)`,
+      hint: 'list_sessions gives the session paths.',
+    });
+    expect(r.text).not.toContain('\uFFFD');
+  });
+
   test('a relative path is INVALID_ARGUMENT', async () => {
     const r = await call(server.client, 'get_session_metadata', { path: 'projects/x.jsonl' });
     expect(r.data.error.code).toBe('INVALID_ARGUMENT');

@@ -8,6 +8,7 @@ import { emptySummary, extendSummary, type SessionSummary } from './session/summ
 import { statsOf, type SessionStats } from './usage';
 import { semanticIndexFor, type SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
+import { shownText } from './text';
 
 /** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
 const CATALOG_TTL_MS = 2000;
@@ -239,5 +240,5 @@ export function resolveInHomes(ctx: Pick<ToolContext, 'error'>, homes: readonly 
 }
 
 function cut(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 200)}… (${s.length} characters)` : s;
+  return shownText(s, 200);
 }

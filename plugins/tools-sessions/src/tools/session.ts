@@ -27,7 +27,7 @@ const readFields = {
 };
 
 function skippedWarnings(s: SessionSummary): Warning[] {
-  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${k.message.slice(0, 300)}` }));
+  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(k.message, 300).text}` }));
 }
 
 function toIso(t: string | null | undefined, fallback: number): string {
