@@ -762,6 +762,12 @@ function buildScenario(ctx, name) {
             gw.need('search', { mode: 'jsonpath' });
             const r = await gw.call('search', { handle: await gw.handle(d.f.rel), query: d.filter, mode: 'jsonpath', match_case: true, max_results: 50 });
             return { ms: r.ms, count: r.sc.total_matches, extra: { counts: r.sc.counts ?? null } };
+          } },
+        { id: `schema-${d.f.meta.format}`, label: 'get_schema (after open)', bytes: null, expect: null, prepare: (gw) => gw.handle(d.f.rel),
+          run: async (gw) => {
+            gw.need('get_schema');
+            const r = await gw.call('get_schema', { handle: await gw.handle(d.f.rel) });
+            return { ms: r.ms, count: null, extra: { depth: r.sc.depth ?? null } };
           } }],
       peers: [{ id: `duck-${d.f.meta.format}`, tool: 'duckdb', label: d.duckLabel, cmd: duck(d.duck), expect: d.expect, bytes: d.f.meta.bytes }] })) };
     }
@@ -822,6 +828,12 @@ function targets(ctx, all) {
       out.push({ target: `one element of the ${what} after open`, goal: '< 50 ms', measured: okOne ? `${fmtMs(one.median)} [${fmtMs(one.min)}–${fmtMs(one.max)}]` : '',
         result: !okOne ? one?.status ?? 'not run' : (one.median < 50 ? 'pass' : 'miss') + (one.check && !one.check.ok ? ', WRONG ANSWER' : '') });
       fromRatio(`filter over all of the ${what}`, '≤ 1× DuckDB', 'document', `filter-${fmt}`, `duck-${fmt}`, 1);
+      const sch = row('document', (x) => x.kind === 'gateway' && x.id === `schema-${fmt}`);
+      if (sch) {
+        const depths = sch.extra?.depth?.filter((x) => x != null) ?? [];
+        out.push({ target: `get_schema of the ${what}`, goal: 'about a second, at the depth that fits', measured: sch.status === 'ok' ? `${fmtMs(sch.median)} [${fmtMs(sch.min)}–${fmtMs(sch.max)}]${depths.length ? `, depth ${depths[0]}` : ', every level asked'}` : '',
+          result: sch.status !== 'ok' ? sch.status : sch.median <= 1500 ? 'pass' : 'miss' });
+      }
       const f = row('document', (x) => x.kind === 'gateway' && x.id === `filter-${fmt}`);
       if (f?.status === 'ok' && f.peak != null && f.idle != null && f.expect != null) {
         const meta = fmt === 'geojson' ? ctx.geojson.meta : ctx.array.meta;
