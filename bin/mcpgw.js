@@ -9,6 +9,20 @@ if (major < 22) {
   );
   process.exit(1);
 }
+// `serve` on Linux restarts itself once (same process, same stdio: execve) with glibc's allocator told to give memory
+// back: freeing a multi-megabyte buffer otherwise raises the threshold under which allocations come from the heap,
+// where freed memory stays resident, and every thread gets an arena of its own. Values set by the user are kept.
+if (process.platform === 'linux' && process.argv[2] === 'serve' && !process.env.MCPGW_ALLOCATOR && typeof process.execve === 'function') {
+  const env = { ...process.env, MCPGW_ALLOCATOR: 'tuned' };
+  env.MALLOC_MMAP_THRESHOLD_ ??= '131072';
+  env.MALLOC_TRIM_THRESHOLD_ ??= '1048576';
+  env.MALLOC_ARENA_MAX ??= '2';
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  } catch {
+    // not allowed here: serve as is
+  }
+}
 let cli;
 try {
   cli = require('../dist/cli/main.js');

@@ -10,6 +10,9 @@ import { queryCommand, type QueryOptions } from './query';
 /** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
 
+/** Error codes that mean the arguments were wrong (exit 2). */
+const USAGE_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'INVALID_ARGUMENT', 'ACCESS_DENIED', 'QUERY_SYNTAX_ERROR']);
+
 function withCommonOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file (default: discover .mcpgwrc* or "mcpgw" in package.json from the current folder up)')
@@ -43,9 +46,9 @@ export function buildProgram(): Command {
   configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
     .action((opts: CommonOptions) => checkCommand(opts));
   configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
-    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
+    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file (with --root: a path under the root)')
     .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
-    .addOption(new Option('-l, --language <name>', 'query language').default('jsonpath'))
+    .addOption(new Option('-l, --language <name>', 'query language (default: pointer for a query starting with /, else jsonpath)'))
     .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
     .option('-n, --limit <n>', 'print at most n nodes', (v: string) => {
       const n = Number(v);
@@ -76,7 +79,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (err instanceof McpgwError) {
       process.stderr.write(`mcpgw: ${err.message}\n`);
-      return err.code === 'NOT_FOUND' || err.code === 'INVALID_ARGUMENT' ? EXIT.USAGE : EXIT.RUNTIME;
+      // Faults of the command line's own arguments (a missing file, one outside the root, a bad query) are usage.
+      return USAGE_CODES.has(err.code) ? EXIT.USAGE : EXIT.RUNTIME;
     }
     process.stderr.write(`mcpgw: ${(err as Error)?.stack ?? String(err)}\n`);
     return EXIT.RUNTIME;

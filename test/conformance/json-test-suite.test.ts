@@ -93,6 +93,8 @@ const REJECT_CODES = ['SYNTAX_ERROR', 'RESOURCE_LIMIT_EXCEEDED'];
     const r = await run(name);
     expect(r.ok).toBe(I_ACCEPTED.has(name));
     if (r.ok) expect(JSON.stringify(r.values).isWellFormed()).toBe(true);
+    // UTF-16 text is not read as UTF-8: UNSUPPORTED_FORMAT with a hint to convert it (docs/formats.md "Detection").
+    else if (/utf-?16/i.test(name)) expect([r.code, r.message]).toEqual(['UNSUPPORTED_FORMAT', expect.stringMatching(/UTF-16(LE|BE) text .*must be UTF-8/)]);
     else expect(REJECT_CODES).toContain(r.code);
   });
 

@@ -34,8 +34,7 @@ beforeAll(async () => {
   c = await connect(['--config', path.join(base, '.mcpgwrc.json')], { cwd: base });
 }, 60_000);
 afterAll(async () => {
-  await c.close();
-  fs.rmSync(base, { recursive: true, force: true });
+  try { await c?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
 });
 
 test('json_read (a filter on the main thread, match() on worker threads): pages stopped at a 1 ms deadline add up to every match, none twice', async () => {

@@ -26,8 +26,7 @@ beforeAll(async () => {
   c = await connect(['--root', root]);
 });
 afterAll(async () => {
-  await c.close();
-  fs.rmSync(base, { recursive: true, force: true });
+  try { await c?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
 });
 
 describe('a repeated member name: the last value wins, at the first position, in every tool', () => {
@@ -147,8 +146,7 @@ describe('resources: implicit reads do not leak handles; cursors say what to do'
     small = await connect(['--config', path.join(dir, '.mcpgwrc.json')], { cwd: dir });
   });
   afterAll(async () => {
-    await small.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    try { await small?.close(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
   });
   const peek = (file: string) => call(small.client, 'json_read', { path: file, language: 'jsonpath', query: '$[*].i', max_items: 1 });
 
@@ -200,5 +198,107 @@ describe('resources: implicit reads do not leak handles; cursors say what to do'
     const s3 = await call(small.client, 'search', { handle: open.handle, query: '$.i >= 0', max_results: 2, cursor: s1.data.next_cursor });
     expect(s3.data.error.message).toMatch(/^The search cursor sc_[0-9a-f]{16} was already used — continue from the latest next_cursor\.$/);
     expect(s3.data.error.hint).toContain('run the search again');
+  });
+});
+
+describe('encodings and compressed files: a hint, never records of garbage', () => {
+  const text = '{"id":1,"s":"ü"}\n{"id":2,"s":"x"}\n';
+  const utf16be = (s: string) => { const b = Buffer.from(s, 'utf16le'); for (let i = 0; i < b.length; i += 2) [b[i], b[i + 1]] = [b[i + 1]!, b[i]!]; return b; };
+  const utf32le = (s: string) => { const out = Buffer.alloc([...s].length * 4); [...s].forEach((ch, i) => out.writeUInt32LE(ch.codePointAt(0)!, i * 4)); return out; };
+  beforeAll(() => {
+    fs.mkdirSync(path.join(root, 'enc'));
+    const put = (name: string, b: Buffer | string) => fs.writeFileSync(path.join(root, 'enc', name), b);
+    put('bom16le.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    put('nobom16be.json', utf16be('{"a": [1, 2, 3]}'));
+    put('bom32le.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), utf32le(text)]));
+    put('nobom32le.jsonl', utf32le(text));
+    put('data.jsonl.gz', require('node:zlib').gzipSync(text));
+    put('data.jsonl.zst', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x05, 0x29, 0, 0, 0x7b]));
+    put('image.json', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]));
+    put('empty.jsonl', '');
+    put('ok.jsonl', text);
+  });
+
+  test('list_files: no format for binary, empty, UTF-16/32 or compressed files, with a note saying why', async () => {
+    const r = await call(c.client, 'list_files', { path: 'enc' });
+    const byName = Object.fromEntries(r.data.files.map((f: any) => [path.basename(f.path), [f.format, f.note ?? null]]));
+    expect(byName).toEqual({
+      'bom16le.jsonl': [null, 'UTF-16LE text: convert it to UTF-8 to open it'],
+      'bom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],
+      'data.jsonl.gz': [null, 'gzip-compressed: decompress it to open it'],
+      'data.jsonl.zst': [null, 'zstd-compressed: decompress it to open it'],
+      'empty.jsonl': [null, 'empty file'],
+      'image.json': [null, 'binary data, not JSON text'],
+      'nobom16be.json': [null, 'UTF-16BE text: convert it to UTF-8 to open it'],
+      'nobom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],
+      'ok.jsonl': ['jsonl', null],
+    });
+  });
+
+  test('open_file and json_open: UNSUPPORTED_FORMAT with what to do, even with an explicit format', async () => {
+    const cases: [string, string | undefined, RegExp, RegExp][] = [
+      ['bom16le.jsonl', undefined, /UTF-16LE text \(byte-order mark FF FE\); JSON text must be UTF-8/, /iconv -f UTF-16LE -t UTF-8/],
+      ['bom16le.jsonl', 'jsonl', /UTF-16LE text/, /UTF-8/],
+      ['nobom16be.json', 'json', /UTF-16BE text \(a NUL byte before each ASCII character\)/, /iconv -f UTF-16BE/],
+      ['bom32le.jsonl', undefined, /UTF-32LE text \(byte-order mark FF FE 00 00\)/, /iconv -f UTF-32LE/],
+      ['nobom32le.jsonl', undefined, /UTF-32LE text \(NUL bytes around ASCII characters\)/, /UTF-8/],
+      ['data.jsonl.gz', undefined, /gzip-compressed/, /gunzip -k/],
+      ['data.jsonl.zst', 'jsonl', /zstd-compressed/, /zstd -d/],
+      ['image.json', undefined, /NUL byte at offset 8.*binary data/, /JSON, JSON Lines or JSON-seq/],
+    ];
+    for (const [file, format, message, hint] of cases) {
+      for (const [tool, args] of [['open_file', { path: `enc/${file}`, ...(format ? { format } : {}) }], ['json_open', { path: `enc/${file}`, ...(format ? { format } : {}) }]] as const) {
+        const r = await call(c.client, tool, args);
+        expect({ file, tool, code: r.data.error?.code }).toEqual({ file, tool, code: 'UNSUPPORTED_FORMAT' });
+        expect(r.data.error.message).toMatch(message);
+        expect(r.data.error.hint).toMatch(hint);
+      }
+    }
+    // An empty file opens, with no records; binary data under an explicit format is read as that format's records.
+    expect((await call(c.client, 'open_file', { path: 'enc/empty.jsonl' })).data.record_count).toBe(0);
+    const forced = await call(c.client, 'open_file', { path: 'enc/image.json', format: 'jsonl' });
+    expect(forced.isError).toBe(false);
+    expect(forced.data.validation.malformed_records).toBeGreaterThan(0);
+  });
+});
+
+describe('zero results with a hint: a member no record has, and the nearest names seen', () => {
+  beforeAll(() => {
+    write('labels.jsonl', [
+      '{"id":1,"label":"a","labels":["x"],"meta":{"table":"t1"}}',
+      '{"id":2,"label":"b","title":"T"}',
+      '{"id":3,"name":"c","meta":{"table":"t2","owner":"o"}}',
+    ].join('\n') + '\n');
+  });
+
+  test('explorer search: a JSONPath or a predicate naming "lable" says so and lists "label", "table", "labels"', async () => {
+    const { data: open } = await call(c.client, 'open_file', { path: 'labels.jsonl' });
+    for (const query of ['$.lable', '$.lable = "a"', '$.meta.ownr', '!($.id) || $.lable']) {
+      const r = await call(c.client, 'search', { handle: open.handle, query });
+      expect({ query, total: r.data.total_matches }).toEqual({ query, total: 0 });
+      expect(r.data.hint).toMatch(/^No record examined has a member named "(lable|ownr)" \(nearest names seen: /);
+      expect(r.data.hint).toContain('3 record(s) examined, from the start of the file.');
+    }
+    const lable = (await call(c.client, 'search', { handle: open.handle, query: '$.lable' })).data.hint;
+    // Edit distances from "lable": label 1 (a transposition), table 1, labels 2, name 3, title 3 (ties alphabetical).
+    expect(lable).toBe('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels", "name", "title"). 3 record(s) examined, from the start of the file.');
+    const owner = (await call(c.client, 'search', { handle: open.handle, query: '$.meta.ownr' })).data.hint;
+    expect(owner).toContain('"ownr" (nearest names seen: "owner"');
+    // Every name exists: nothing matched for another reason, so no hint.
+    const none = await call(c.client, 'search', { handle: open.handle, query: '$.label = "zzz"' });
+    expect(none.data).toMatchObject({ total_matches: 0 });
+    expect(none.data.hint).toBeUndefined();
+    expect((await call(c.client, 'search', { handle: open.handle, query: 'lable' })).data.hint).toBeUndefined(); // text
+  });
+
+  test('json_read: an empty answer names the missing member; a non-empty one has no hint', async () => {
+    const r = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].lable' });
+    expect(r.data.items).toEqual([]);
+    expect(r.data.hint).toContain('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels"');
+    const p = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'pointer', query: '/0/lable' });
+    expect(p.data.hint).toContain('"lable"');
+    const ok = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].label' });
+    expect(ok.data.items).toHaveLength(2);
+    expect(ok.data.hint).toBeUndefined();
   });
 });

@@ -53,19 +53,43 @@ describe('mcpgw query', () => {
     expect(run('events.jsonl', '/9/id', '-l', 'pointer').lines).toEqual([]);
   });
 
-  test('errors go to stderr: query syntax exit 1 with the position; usage exit 2', () => {
+  test('errors go to stderr; faults of the arguments (a bad query, with its position) exit 2', () => {
     const bad = run('events.jsonl', '$[?@.status==');
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.out).toBe('');
     expect(bad.err).toMatch(/JSONPath query is not well-formed at character \d+/);
     const ptr = run('events.jsonl', 'a/b', '-l', 'pointer');
-    expect(ptr.code).toBe(1);
+    expect(ptr.code).toBe(2);
     expect(ptr.err).toMatch(/must be "" or start with "\/"/);
     const usage = run('events.jsonl');
     expect(usage.code).toBe(2);
     expect(usage.err).toMatch(/missing required argument 'query'/);
     expect(run('events.jsonl', '$', '-l', 'nope').code).toBe(2);
     expect(run('missing.jsonl', '$').code).toBe(2);
+  });
+
+  test('a query starting with / is a JSON Pointer unless --language says otherwise', () => {
+    expect(run('events.jsonl', '/1/id').lines).toEqual(['{"path":"/1/id","value":12345678901234567891}']);
+    expect(run('events.jsonl', '#/2/status').lines).toEqual(['{"path":"/2/status","value":"failed"}']);
+    const forced = run('events.jsonl', '/1/id', '--language', 'jsonpath');
+    expect(forced.code).toBe(2);
+    expect(forced.err).toMatch(/JSONPath query is not well-formed at character 0/);
+  });
+
+  test('--root: FILE is a path under the root (relative to it; outside it is ACCESS_DENIED, exit 2)', () => {
+    const root = path.join(dir, 'root');
+    fs.mkdirSync(path.join(root, 'logs'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'logs', 'a.jsonl'), '{"id":7}\n{"id":8}\n');
+    const inRoot = run('--root', 'root', 'logs/a.jsonl', '$[*].id');
+    expect(inRoot).toMatchObject({ code: 0, lines: ['{"path":"/0/id","value":7}', '{"path":"/1/id","value":8}'] });
+    expect(run('--root', root, path.join(root, 'logs', 'a.jsonl'), '/1').lines).toEqual(['{"path":"/1","value":{"id":8}}']);
+    const outside = run('--root', 'root', '../events.jsonl', '$');
+    expect(outside.code).toBe(2);
+    expect(outside.err).toContain('outside the root');
+    expect(run('--root', 'root', 'events.jsonl', '$').code).toBe(2); // relative to the root, not to the current folder
+    // A root from the environment (or a config file) is the server's: FILE stays relative to the current folder.
+    const env = spawnSync(NODE, [CLI, 'query', 'events.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', MCPGW_ROOT: root } });
+    expect(env.stdout).toBe('{"path":"/0/id","value":1}\n');
   });
 
   test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', () => {

@@ -100,3 +100,26 @@ describe('strings: characters are Unicode scalar values, order is code point ord
     expect(ids('$[?length(@) == 2].id')).toEqual([1, 2, 3, 4, 5, 6]); // objects: members
   });
 });
+
+describe('names a query selects, for explaining an empty answer', () => {
+  test('JSONPath: name selectors in segments and filters; pointer: tokens that are not indexes', async () => {
+    expect(jp.compile('$.user.lable').memberNames).toEqual(['user', 'lable']);
+    expect(jp.compile('$[?@.lable == "x" && length(@.tags) > 1].meta["a.b"]').memberNames).toEqual(['lable', 'tags', 'meta', 'a.b']);
+    expect(jp.compile('$[*][0]').memberNames).toBeUndefined();
+    const { pointer } = await import('../helpers/query');
+    const ptr = await pointer();
+    expect(ptr.compile('/0/lable/1/a~1b').memberNames).toEqual(['lable', 'a/b']);
+    expect(ptr.compile('/0/1').memberNames).toBeUndefined();
+  });
+
+  test('edit distance: transpositions count 1, case differences ½', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { distance } = require('../../src/kernel/scan/hints') as typeof import('../../src/kernel/scan/hints');
+    expect(distance('lable', 'label')).toBe(1);
+    expect(distance('lable', 'table')).toBe(1);
+    expect(distance('lable', 'labels')).toBe(2);
+    expect(distance('Label', 'label')).toBe(0.5);
+    expect(distance('', 'abc')).toBe(3);
+    expect(distance('😀a', 'a😀')).toBe(1);
+  });
+});

@@ -156,6 +156,25 @@ function patternWarnings(patterns: Walk['patterns']): QueryWarning[] {
   return out;
 }
 
+/** Member names the query selects by name, in segments and inside filters (CompiledQuery.memberNames). */
+function namesOfSegments(segments: readonly any[], out: Set<string>): void {
+  for (const seg of segments) {
+    for (const sel of seg.selectors) {
+      if (sel instanceof S.NameSelector) out.add(sel.name);
+      else if (sel instanceof S.FilterSelector) namesOfExpr(sel.expression, out);
+    }
+  }
+}
+
+function namesOfExpr(e: any, out: Set<string>): void {
+  if (!e) return;
+  if (e instanceof X.LogicalExpression) return namesOfExpr(e.expression, out);
+  if (e instanceof X.PrefixExpression) return namesOfExpr(e.right, out);
+  if (e instanceof X.InfixExpression) { namesOfExpr(e.left, out); namesOfExpr(e.right, out); return; }
+  if (e instanceof X.RootQuery || e instanceof X.RelativeQuery) return namesOfSegments(e.path.segments, out);
+  if (e instanceof X.FunctionExtension) for (const a of e.args) namesOfExpr(a, out);
+}
+
 /** Byte literals one of which every matching value must contain (see CompiledQuery.requiredLiterals). */
 function literalsOfSegments(segments: readonly any[]): string[] {
   let best: string[] = [];
@@ -317,6 +336,8 @@ type BudgetOf = (o?: EvaluateOptions) => Budget;
 /** The compiled form of a parsed query: evaluation, prefilter literals, record split, and segments for lazy walks. */
 function build(path: JSONPathQuery, text: string, walk: Walk, run: Run, budgetOf: BudgetOf, warnings: readonly QueryWarning[] = []): CompiledQuery {
   const literals = literalsOfSegments(path.segments);
+  const names = new Set<string>();
+  namesOfSegments(path.segments, names);
   const compiled: { -readonly [K in keyof CompiledQuery]: CompiledQuery[K] } = {
     text,
     language: 'jsonpath',
@@ -324,6 +345,7 @@ function build(path: JSONPathQuery, text: string, walk: Walk, run: Run, budgetOf
     ...(literals.length ? { requiredLiterals: literals } : {}),
     ...(walk.usesRegex ? { usesRegex: true } : {}),
     ...(warnings.length ? { warnings } : {}),
+    ...(names.size ? { memberNames: [...names] } : {}),
   };
   const split = splitOf(path, walk, run, text, budgetOf);
   if (split) compiled.split = split;

@@ -78,6 +78,9 @@ export function compilePointer(text: string, makeError: MakeError): CompiledQuer
     return r.found ? [{ path, value: r.value }] : [];
   };
   const compiled: { -readonly [K in keyof CompiledQuery]: CompiledQuery[K] } = { text, language: 'pointer', evaluate };
+  // Tokens that can only be member names (not array indexes), for explaining an empty answer.
+  const names = tokens.filter((t) => !ARRAY_INDEX.test(t) && t !== '-');
+  if (names.length) compiled.memberNames = [...new Set(names)];
   if (tokens.length > 0) compiled.requiredLiterals = undefined;
   // Over a sequence root: the first token picks one record (a canonical index), the rest runs inside it.
   if (tokens.length > 0) {

@@ -113,6 +113,11 @@ export interface CompiledQuery {
    * so a scan also keeps records containing a backslash escape of those kinds (see docs/queries.md).
    */
   readonly requiredLiterals?: readonly string[];
+  /**
+   * Member names the query selects by name anywhere (its segments and filters: `$.user.lable`, `$[?@.lable == 1]`),
+   * for explaining an empty answer (ScanEngine.missingMembers). Optional.
+   */
+  readonly memberNames?: readonly string[];
   /** Whole-file addressing over a sequence of records (see {@link SequenceSplit}). */
   readonly split?: SequenceSplit;
   /**

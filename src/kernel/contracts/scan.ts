@@ -97,6 +97,14 @@ export interface ScanResult {
   firstSkipped: SkippedRecord[];
 }
 
+/** What `ScanEngine.missingMembers` found: records examined, and each name none of them has with the nearest ones. */
+export interface MissingMembers {
+  /** Records examined (from the start of the file, within the engine's bounds). */
+  examined: number;
+  /** The names no examined record has, each with the nearest names seen (closest first, at most 5). */
+  missing: { name: string; nearest: string[] }[];
+}
+
 /**
  * The kernel's query scan engine (`ctx.scan`): evaluates a compiled query over a record source, prefiltering raw
  * bytes with the query's `requiredLiterals`, reading single members on demand, on worker threads for big scans.
@@ -107,4 +115,11 @@ export interface ScanResult {
  */
 export interface ScanEngine {
   run(options: ScanQueryOptions): Promise<ScanResult>;
+  /**
+   * Explains an empty answer: which of `names` (a query's `CompiledQuery.memberNames`) no record examined has as a
+   * member name at any depth, with the nearest names the records do have (edit distance). Examines records from the
+   * start of the file: at most 1,000 records and 8 MiB, stopping once every name is seen; malformed records add
+   * nothing. Optional: kernels before 1.1 lack it. @throws CANCELLED, IO_ERROR
+   */
+  missingMembers?(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers>;
 }

@@ -123,7 +123,11 @@ export interface FileAccess {
 export interface FileListing {
   /** The listed folder relative to the root (`""` for the root). */
   folder: string;
-  files: { path: string; size: number; mtimeMs: number; format: string | null }[];
+  /**
+   * `format`: the one open would detect, or null; then `note` says why when the content tells (empty, binary data,
+   * UTF-16/UTF-32 text to convert to UTF-8, gzip or zstd data to decompress).
+   */
+  files: { path: string; size: number; mtimeMs: number; format: string | null; note?: string }[];
   /** True when more files matched than were returned. */
   truncated: boolean;
 }

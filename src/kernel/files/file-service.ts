@@ -4,7 +4,9 @@ import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registries';
+import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
+import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
@@ -31,14 +33,21 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
-      // An explicit format without the strict check needs no content probe: the head is not read.
+      // An explicit format without the strict check needs no content probe: only the first 4 bytes are read, which
+      // tell UTF-16/UTF-32 text and compressed data apart from UTF-8.
       const explicit = options.format !== undefined && options.format !== 'auto' && !options.strictFormat;
       const probe = {
         fileName: path.basename(file.realPath),
         extension: path.extname(file.realPath).toLowerCase(),
-        bytes: explicit ? Buffer.alloc(0) : readHead(file, this.limits.probeBytes),
+        bytes: readHead(file, explicit ? 4 : this.limits.probeBytes),
         size: file.identity.size,
       };
+      // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
+      // the caller names explicitly, whose records then report what they are).
+      const sniff = sniffContent(probe.bytes, probe.size);
+      if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && options.format !== undefined && options.format !== 'auto')) {
+        throw unsupportedContent(file.displayPath, sniff);
+      }
       const { format, detection } = selectFormat(this.formats(), probe, options.format);
       if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
       const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
@@ -52,7 +61,10 @@ export class FileService implements FileAccess {
         close: () => {
           if (closed) return;
           closed = true;
-          try { source.close(); } finally { closeQuietly(file.fd); }
+          try { source.close(); } finally {
+            closeQuietly(file.fd);
+            releaseSoon(); // its index and buffers are garbage now: have them collected, not kept until pressure
+          }
         },
       };
     } catch (err) {

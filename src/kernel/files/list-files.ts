@@ -5,6 +5,7 @@ import type { FileListing } from '../contracts/tool';
 import { McpgwError, shownInput } from '../errors';
 import { selectFormat } from '../plugins/registries';
 import { namesIn, openInside } from './descriptor';
+import { sniffContent } from './encoding';
 import { compileGlob } from './glob';
 import type { Sandbox } from './sandbox';
 
@@ -83,13 +84,16 @@ export async function listFiles(
         if (glob && !glob.test(onBase ? name : rel)) continue;
         if (files.length >= max) { truncated = true; return false; }
         let format: string | null = null;
+        let note: string | undefined;
         try {
           const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
-          format = selectFormat(formats, probe).format.name;
+          const sniff = sniffContent(probe.bytes, probe.size);
+          if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format
+          else format = selectFormat(formats, probe).format.name;
         } catch {
           format = null;
         }
-        files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format });
+        files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format, ...(note ? { note } : {}) });
       } finally {
         closeSync(entry.fd);
       }

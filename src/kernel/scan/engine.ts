@@ -3,11 +3,12 @@ import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
-import type { ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
+import type { MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { clipText } from '../unicode';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateOptions, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
+import { missingMembers } from './hints';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
@@ -53,6 +54,10 @@ export class QueryScanEngine implements ScanEngine {
     } finally {
       release();
     }
+  }
+
+  missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers> {
+    return missingMembers(source, names, signal);
   }
 
   /** The per-record plan of a scan. @throws UNSUPPORTED_QUERY_FEATURE */

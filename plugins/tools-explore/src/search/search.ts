@@ -7,6 +7,7 @@ import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
 import { isPredicate, looksLikePredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
 import { cursorTable, type SearchCursor } from './cursors';
+import { emptyAnswerHint } from './hint';
 import { RegexMatcher } from './regex';
 import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
@@ -37,6 +38,7 @@ const output = z.object({
   complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
   next_cursor: z.string().optional(),
   filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
+  hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has, with the nearest names seen'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -319,6 +321,8 @@ async function engineSearch(
   const warnings: Warning[] = (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
   warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
+  // Nothing at all: say which member names of the query no record has, and the nearest ones seen.
+  const hint = total === 0 && complete && matches.length === 0 && !resume ? await emptyAnswerHint(ctx, source, query) : undefined;
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
@@ -336,7 +340,8 @@ async function engineSearch(
     complete,
     ...(next_cursor ? { next_cursor } : {}),
     // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
-    ...(predicate ? { filter: predicate.filter.length > 2048 ? `${predicate.filter.slice(0, 2048)}… (${predicate.filter.length} characters)` : predicate.filter } : {}),
+    ...(predicate ? { filter: predicate.filter.length > 2048 ? `${predicate.filter.slice(0, /[\uD800-\uDBFF]/.test(predicate.filter[2047]!) ? 2047 : 2048)}… (${predicate.filter.length} characters)` : predicate.filter } : {}),
+    ...(hint ? { hint } : {}),
     ...(cutByBytes ? { cut: { limit: 'maxResultBytes', at: `after ${matches.length} matches (next: record ${next})`, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' } } : {}),
     ...(warnings.length ? { warnings } : {}),
   };

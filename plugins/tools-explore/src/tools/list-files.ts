@@ -15,6 +15,7 @@ const output = z.object({
     size_bytes: z.number().int(),
     modified: z.string().describe('ISO 8601'),
     format: z.string().nullable().describe('Format open_file would use (jsonl, json, json-seq, …), null when none recognises the file'),
+    note: z.string().optional().describe('Why format is null, when the content says: empty file, binary data, UTF-16/UTF-32 text (convert to UTF-8), gzip/zstd-compressed (decompress)'),
   })),
   truncated: z.boolean(),
   cut: cutSchema.optional(),
@@ -26,7 +27,7 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   description:
     'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated}. ' +
     'path picks a folder under the root; glob filters ("*.jsonl", "**/*.json", "logs/*.ndjson" — a pattern without "/" matches file names at any depth). ' +
-    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open. truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob.',
+    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open (note says why: empty, binary, UTF-16 text, compressed). truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -39,7 +40,7 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
     for (const f of listing.files) {
-      const item = { path: f.path, size_bytes: f.size, modified: new Date(f.mtimeMs).toISOString(), format: f.format };
+      const item = { path: f.path, size_bytes: f.size, modified: new Date(f.mtimeMs).toISOString(), format: f.format, ...(f.note ? { note: f.note } : {}) };
       used += jsonBytes(item) + 1;
       if (used > budget) {
         cut = { limit: 'maxResultBytes', at: `after ${files.length} files (next: ${f.path})`, rest: 'Narrow the listing with path or glob.' };

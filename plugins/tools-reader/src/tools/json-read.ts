@@ -3,6 +3,7 @@ import type { CompiledQuery, ScanNode, ScanPosition, ToolContext, ToolDefinition
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, evictedIds, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
+import { emptyAnswerHint } from '../hint';
 import { checkRoom, openSource } from './json-open';
 
 /**
@@ -37,6 +38,7 @@ const output = z.object({
   next_cursor: z.string().optional().describe('Opaque, single use: pass as {cursor} for the next page'),
   stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
   warnings: z.array(warningSchema).optional(),
+  hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has, with the nearest names seen'),
 });
 type Output = z.input<typeof output>;
 
@@ -228,6 +230,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       ...(first ? { location: warningLocation(first) } : {}),
     });
   }
+  // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
+  let hint = items.length === 0 && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled) : undefined;
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
@@ -237,8 +241,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
     stats: { returned: items.length, skipped: outcome.skipped },
     ...(warnings.length ? { warnings } : {}),
+    ...(hint ? { hint } : {}),
   });
   let result = build();
+  if (hint && byteLength(result) > spec.maxResultBytes) {
+    hint = undefined;
+    result = build();
+  }
   // Exact (ids are placeholders of their final length): warnings may need the room of the last whole items.
   while (byteLength(result) > spec.maxResultBytes && items.length > 1 && positions[items.length - 1]) {
     next = positions.pop()!;
