@@ -49,6 +49,7 @@ const SCENARIOS = [
   ['http', '10. serve --http: p50/p99 per tool, one client (stdio vs both HTTP eras) and 64 concurrent clients × 50 calls'],
   ['regex', '11. search {regex: true}: a pattern with a required literal and one without, vs rg -c with the same pattern'],
   ['sessions', '12. the session-history bundle on a synthetic 2,000-session / 1 GiB history (bench/sessions.mjs)'],
+  ['document', '13. one big document (a GeoJSON FeatureCollection of SIZE) and the pretty array: open, one element, a filter over all, vs DuckDB read_json'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -330,9 +331,9 @@ async function runPeer(p) {
 // ---------------------------------------------------------------- data
 function ensureData(cfg, format, spec) {
   fs.mkdirSync(DATA_DIR, { recursive: true });
-  const ext = { jsonl: 'jsonl', json: 'json', 'json-seq': 'json-seq' }[format];
+  const ext = { jsonl: 'jsonl', json: 'json', 'json-seq': 'json-seq', geojson: 'geojson.json' }[format];
   const key = spec.size != null ? `${spec.size}B` : `r${spec.records}`;
-  const file = path.join(DATA_DIR, `events-s${cfg.seed}-${key}.${ext}`);
+  const file = path.join(DATA_DIR, `${format === 'geojson' ? 'places' : 'events'}-s${cfg.seed}-${key}.${ext}`);
   const metaFile = `${file}.meta.json`;
   try {
     const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
@@ -742,9 +743,40 @@ function buildScenario(ctx, name) {
       { id: 'json_open', label: 'json_open (pretty JSON array)', bytes: array.meta.bytes, expect: null,
         run: async (gw) => { gw.need('json_open'); const r = await gw.call('json_open', { path: array.rel }); return { ms: r.ms, count: r.sc.record_count ?? null }; } }],
     peers: peerDefs(ctx, array.file, array.meta.bytes, { 'jq-array': array.meta.records, 'duck-array': array.meta.records }) }] };
+    case 'document': {
+      const doc = ctx.geojson;
+      const duck = (sql) => `${sq(ctx.cfg.node)} ${sq(path.join(HERE, 'peers', 'duck.mjs'))} ${sq(sql)}`;
+      const docs = [{ f: doc, title: 'GeoJSON document', one: '$.features[12345]', filter: GEO_FILTER, expect: doc.meta.big_pop,
+        duckLabel: 'DuckDB count(*) of unnest(features) from read_json(…) WHERE pop > 1000000',
+        duck: `SELECT count(*) FROM (SELECT unnest(features) AS f FROM read_json(${sqlStr(doc.file)}, maximum_object_size=${doc.meta.bytes + 1024})) WHERE f.properties.pop > 1000000` }];
+      if (array) docs.push({ f: array, title: 'pretty array', one: '$[12345]', filter: SELECTIVE.explorer, expect: array.meta.failed,
+        duckLabel: `DuckDB count(*) read_json_auto(…) WHERE status='failed'`,
+        duck: `SELECT count(*) FROM read_json_auto(${sqlStr(array.file)}) WHERE status='failed'` });
+      return { name, server: 'fresh', files: docs.map((d) => d.f.file), groups: docs.map((d) => ({ title: d.title, ops: [
+        { id: `open-${d.f.meta.format}`, label: `json_open (${d.title}): open + index`, bytes: d.f.meta.bytes, expect: null,
+          run: async (gw) => { gw.need('json_open'); const r = await gw.call('json_open', { path: d.f.rel }); return { ms: r.ms, count: null }; } },
+        { id: `one-${d.f.meta.format}`, label: `json_read ${d.one} (after open)`, bytes: null, expect: 1, prepare: (gw) => gw.fileId(d.f.rel),
+          run: async (gw) => { const r = await gw.call('json_read', { file_id: await gw.fileId(d.f.rel), language: 'jsonpath', query: d.one }); return { ms: r.ms, count: r.sc.items?.length ?? null }; } },
+        { id: `filter-${d.f.meta.format}`, label: `search ${d.filter}: count of all (after open)`, bytes: d.f.meta.bytes, expect: d.expect, prepare: (gw) => gw.handle(d.f.rel),
+          run: async (gw) => {
+            gw.need('search', { mode: 'jsonpath' });
+            const r = await gw.call('search', { handle: await gw.handle(d.f.rel), query: d.filter, mode: 'jsonpath', match_case: true, max_results: 50 });
+            return { ms: r.ms, count: r.sc.total_matches, extra: { counts: r.sc.counts ?? null } };
+          } },
+        { id: `schema-${d.f.meta.format}`, label: 'get_schema (after open)', bytes: null, expect: null, prepare: (gw) => gw.handle(d.f.rel),
+          run: async (gw) => {
+            gw.need('get_schema');
+            const r = await gw.call('get_schema', { handle: await gw.handle(d.f.rel) });
+            return { ms: r.ms, count: null, extra: { depth: r.sc.depth ?? null } };
+          } }],
+      peers: [{ id: `duck-${d.f.meta.format}`, tool: 'duckdb', label: d.duckLabel, cmd: duck(d.duck), expect: d.expect, bytes: d.f.meta.bytes }] })) };
+    }
     default: throw new Error(name);
   }
 }
+
+/** The GeoJSON filter of the `document` scenario (pop is log-uniform over 10..10^7: ~1 in 6 passes). */
+const GEO_FILTER = '$.features[?@.properties.pop > 1000000]';
 
 // ---------------------------------------------------------------- targets
 function targets(ctx, all) {
@@ -783,6 +815,33 @@ function targets(ctx, all) {
     out.push({ target: 'open pretty JSON array', goal: '≥ 300 MB/s, memory flat',
       measured: ok ? `${r.mbPerS.toFixed(0)} MB/s; server peak ${fmtMiB(r.peak)} (idle ${fmtMiB(r.idle)}) for ${fmtBytes(r.bytes)}` : '',
       result: !ok ? r?.status ?? 'not run' : (r.mbPerS >= 300 ? 'pass' : 'miss') + (r.check && !r.check.ok ? ', WRONG ANSWER' : '') });
+  }
+  if (ctx.selected.has('document')) {
+    for (const [fmt, what] of [['geojson', 'GeoJSON document'], ['json', 'pretty array']]) {
+      const open = row('document', (x) => x.kind === 'gateway' && x.id === `open-${fmt}`);
+      if (!open) continue;
+      const okOpen = open.status === 'ok' && open.mbPerS != null;
+      out.push({ target: `open one ${what}`, goal: '≥ 500 MB/s', measured: okOpen ? `${open.mbPerS.toFixed(0)} MB/s (${fmtMs(open.median)} for ${fmtBytes(open.bytes)})` : '',
+        result: !okOpen ? open.status : open.mbPerS >= 500 ? 'pass' : 'miss' });
+      const one = row('document', (x) => x.kind === 'gateway' && x.id === `one-${fmt}`);
+      const okOne = one?.status === 'ok';
+      out.push({ target: `one element of the ${what} after open`, goal: '< 50 ms', measured: okOne ? `${fmtMs(one.median)} [${fmtMs(one.min)}–${fmtMs(one.max)}]` : '',
+        result: !okOne ? one?.status ?? 'not run' : (one.median < 50 ? 'pass' : 'miss') + (one.check && !one.check.ok ? ', WRONG ANSWER' : '') });
+      fromRatio(`filter over all of the ${what}`, '≤ 1× DuckDB', 'document', `filter-${fmt}`, `duck-${fmt}`, 1);
+      const sch = row('document', (x) => x.kind === 'gateway' && x.id === `schema-${fmt}`);
+      if (sch) {
+        const depths = sch.extra?.depth?.filter((x) => x != null) ?? [];
+        out.push({ target: `get_schema of the ${what}`, goal: 'about a second, at the depth that fits', measured: sch.status === 'ok' ? `${fmtMs(sch.median)} [${fmtMs(sch.min)}–${fmtMs(sch.max)}]${depths.length ? `, depth ${depths[0]}` : ', every level asked'}` : '',
+          result: sch.status !== 'ok' ? sch.status : sch.median <= 1500 ? 'pass' : 'miss' });
+      }
+      const f = row('document', (x) => x.kind === 'gateway' && x.id === `filter-${fmt}`);
+      if (f?.status === 'ok' && f.peak != null && f.idle != null && f.expect != null) {
+        const meta = fmt === 'geojson' ? ctx.geojson.meta : ctx.array.meta;
+        const limitKb = (64 * MiB + 8 * meta.records) / 1024;
+        out.push({ target: `server RSS growth, ${what} open + filtered`, goal: `≤ 64 MiB + the index (${fmtMiB(limitKb)})`,
+          measured: `peak ${fmtMiB(f.peak)}, idle ${fmtMiB(f.idle)}: +${fmtMiB(f.peak - f.idle)}`, result: f.peak - f.idle <= limitKb ? 'pass' : 'miss' });
+      }
+    }
   }
   if (ctx.selected.has('get-record')) {
     const r = row('get-record');
@@ -940,7 +999,11 @@ async function main() {
     ctx.seq = ensureData(cfg, 'json-seq', { records: ctx.jsonl.meta.records });
     ctx.files.push(`JSON-seq ${fmtBytes(ctx.seq.meta.bytes)}`);
   }
-  if (selected.has('open-array')) {
+  if (selected.has('document')) {
+    ctx.geojson = ensureData(cfg, 'geojson', { size: cfg.sizeBytes });
+    ctx.files.push(`GeoJSON document ${fmtBytes(ctx.geojson.meta.bytes)} (${fmtInt(ctx.geojson.meta.records)} features, ${fmtInt(ctx.geojson.meta.big_pop)} with pop > 10^6)`);
+  }
+  if (selected.has('open-array') || selected.has('document')) {
     ctx.array = ensureData(cfg, 'json', { records: Math.max(1, Math.round(ctx.jsonl.meta.records * 200 / 1024)) });
     ctx.files.push(`pretty array ${fmtBytes(ctx.array.meta.bytes)} (${fmtInt(ctx.array.meta.records)} records)`);
   }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { LazyNode } from '../kernel/contracts/format';
 import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
 import { FileService } from '../kernel/files/file-service';
@@ -67,7 +68,18 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
     const r = await engine.run({
       source: opened.source, query, addressing: 'file', signal: controller.signal,
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
-      sink: (nodes) => write(nodes.map(line).join('')),
+      sink: async (nodes) => {
+        let out = '';
+        for (const n of nodes) {
+          if (n.node?.bytes && n.node.byteLength > limits.maxRecordBytes) {
+            // too long to parse: its text is streamed from the file, compacted, a part at a time
+            await write(out);
+            out = '';
+            await streamed(n.path, n.node, Math.min(1 << 20, limits.maxRecordBytes));
+          } else out += line(n);
+        }
+        await write(out);
+      },
       ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t, 'records') } : {}),
     });
     const skipped = r.skipped;
@@ -84,10 +96,50 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   }
 }
 
-/** One output line; values computed on worker threads are printed from their JSON text as is. */
+/** One output line; values computed on worker threads are printed from their JSON text (compacted: one line). */
 function line(n: ScanNode): string {
   const text = (n as { [NODE_TEXT]?: string })[NODE_TEXT];
-  return `{"path":${JSON.stringify(n.path)},"value":${text ?? JSON.stringify(n.value)}}\n`;
+  return `{"path":${JSON.stringify(n.path)},"value":${text !== undefined ? compactText(text) : JSON.stringify(n.value)}}\n`;
+}
+
+const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** JSON text without the whitespace outside strings (lexemes and escapes kept as written). */
+function compactText(text: string): string {
+  if (!/[\n\r\t]| [ ,:\]}]|[[{,:] /.test(text)) return text; // whitespace outside strings touches structure
+  const state = { inString: false, escaped: false };
+  return compactBytes(Buffer.from(text, 'utf8'), state).toString('utf8');
+}
+
+/** `b` without JSON whitespace outside strings; `state` carries string and escape state across consecutive parts. */
+function compactBytes(b: Buffer, state: { inString: boolean; escaped: boolean }): Buffer {
+  const out = Buffer.allocUnsafe(b.length);
+  let n = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    if (state.inString) {
+      if (state.escaped) state.escaped = false;
+      else if (c === 0x5c) state.escaped = true;
+      else if (c === 0x22) state.inString = false;
+    } else if (c === 0x22) state.inString = true;
+    else if (isWs(c)) continue;
+    out[n++] = c;
+  }
+  return out.subarray(0, n);
+}
+
+/** Prints a node too long to parse: its file text, compacted, read `part` bytes (≤ 1 MiB) at a time (bounded memory). */
+async function streamed(path: string, node: LazyNode, part: number): Promise<void> {
+  await write(`{"path":${JSON.stringify(path)},"value":`);
+  const state = { inString: false, escaped: false };
+  for (let at = 0; at < node.byteLength; at += part) {
+    const bytes = compactBytes(node.bytes!(at, Math.min(node.byteLength, at + part)), state);
+    await new Promise<void>((resolve, reject) => {
+      if (process.stdout.write(bytes, (err) => (err ? reject(err) : undefined))) resolve();
+      else process.stdout.once('drain', resolve);
+    });
+  }
+  await write('}\n');
 }
 
 function write(s: string): Promise<void> {

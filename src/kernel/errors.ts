@@ -110,9 +110,28 @@ export function toErrorPayload(error: unknown): ErrorPayload {
       return p;
     }
     if (e.name === 'AbortError') return { code: 'CANCELLED', message: 'The request was cancelled.' };
+    // A system error that no caller mapped: its message quotes absolute paths (the server's folder layout).
+    if (isSystemError(error)) return { code: 'IO_ERROR', message: `A file operation failed: ${osErrorName(error)}.` };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'INTERNAL_ERROR', message: capMessage(`Internal error: ${message}`) };
+}
+
+/** True for Node's system errors (`code` "ENOENT"…, with `syscall` or a numeric `errno`), whose messages quote paths. */
+export function isSystemError(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const e = error as { code?: unknown; syscall?: unknown; errno?: unknown };
+  return typeof e.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) && (typeof e.syscall === 'string' || typeof e.errno === 'number');
+}
+
+/**
+ * A system error named without its message (which quotes the absolute paths it was given): "the system reported EIO
+ * (read)". For messages that must not reveal the server's folder layout.
+ */
+export function osErrorName(error: unknown): string {
+  const e = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  const code = typeof e.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) ? e.code : 'an error';
+  return typeof e.syscall === 'string' && /^[a-z_]+$/.test(e.syscall) ? `the system reported ${code} (${e.syscall})` : `the system reported ${code}`;
 }
 
 /**

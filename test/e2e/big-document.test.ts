@@ -325,3 +325,34 @@ describe('member lists page: extract_keys, get_outline, get_schema', () => {
     expect(shallow.data.warnings).toBeUndefined();
   });
 });
+
+test('get_value_at_path: a value over maxRecordBytes comes as its text in the file, in parts that always advance', async () => {
+  const opened = await call(c.client, 'open_file', { path: 'big.json' });
+  const handle = opened.data.handle;
+  const text = JSON.stringify(pad);
+  const first = await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'pad' });
+  expect(first.data).toMatchObject({ value_type: 'array', pointer: '/pad', truncated: true, value_bytes: Buffer.byteLength(text), offset: 0 });
+  expect(first.data.value).toContain(`call get_value_at_path with offset ${first.data.next_offset}`);
+  let rebuilt = '';
+  for (let offset: number | undefined = 0, calls = 0; offset !== undefined; calls++) {
+    const r = await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'pad', offset, length: 8000 });
+    expect(r.data.offset).toBe(offset);
+    rebuilt += r.data.value;
+    if (r.data.next_offset !== undefined) expect(r.data.next_offset).toBeGreaterThan(offset);
+    offset = r.data.next_offset;
+    expect(calls).toBeLessThan(100);
+  }
+  expect(rebuilt).toBe(text);
+});
+
+test('mcpgw query prints a node over maxRecordBytes from the file, on one line', () => {
+  const q = cli(path.join(dir, 'root', 'big.json'), '$.pad');
+  expect(q.status).toBe(0);
+  const lines = q.stdout.split('\n').filter(Boolean);
+  expect(lines).toHaveLength(1);
+  expect(JSON.parse(lines[0]!)).toEqual({ path: '/pad', value: pad });
+  // a pretty file's records printed from their text are compacted to one line each
+  fs.writeFileSync(path.join(dir, 'root', 'pretty.json'), JSON.stringify([{ a: 1, s: 'x  y' }, { a: 2 }, { a: 1, b: [1, 2] }], null, 2));
+  const p = cli(path.join(dir, 'root', 'pretty.json'), '$[?@.a == 1]');
+  expect(p.stdout).toBe('{"path":"/0","value":{"a":1,"s":"x  y"}}\n{"path":"/2","value":{"a":1,"b":[1,2]}}\n');
+});

@@ -204,6 +204,136 @@ describe('reader: exactness, pages, limits, errors', () => {
     await call(c.client, 'json_close', { file_id: opened.data.file_id });
   });
 
+  test('max_items above the configured maxItems is lowered to it, never raised', async () => {
+    const r = await call(c.client, 'json_read', { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: N * 10 });
+    expect(r.data).toMatchObject({ complete: true, stats: { returned: 5 } });
+  });
+
+  test('malformed records: full validation counts them with locations; a read skips and reports them', async () => {
+    const probe = await call(c.client, 'json_open', { path: 'bad.jsonl' });
+    expect(probe.data.validation).toEqual({ mode: 'probe', complete: false, bytes_examined: 25, records_examined: 3, malformed_records: 1 });
+    const full = await call(c.client, 'json_open', { path: 'bad.jsonl', validation: 'full' });
+    expect(full.data.validation).toMatchObject({ mode: 'full', complete: true, records_examined: 5, malformed_records: 2 });
+    expect(full.data.warnings.map((w: any) => [w.code, w.location.record_index, w.location.line])).toEqual([['SYNTAX_ERROR', 1, 2], ['SYNTAX_ERROR', 3, 4]]);
+    const read = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*]' });
+    expect(read.data.items.map((i: any) => i.path)).toEqual(['/0', '/2', '/4']);
+    expect(read.data.stats).toEqual({ returned: 3, skipped: 2 });
+    expect(read.data.warnings).toEqual([{ code: 'SYNTAX_ERROR', message: expect.stringContaining('2 malformed record(s) skipped; the first is record 1 (line 2)'), location: expect.objectContaining({ record_index: 1, line: 2, byte_offset: 17 }) }]);
+    // A query whose byte prefilter rules a malformed record out never parses it: only the one containing "id" counts.
+    const ids = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[*].id' });
+    expect(ids.data.items.map((i: any) => i.value)).toEqual([1, 3, 5]);
+    expect(ids.data.stats.skipped).toBeGreaterThanOrEqual(1);
+    // Reading the malformed record itself is SYNTAX_ERROR with its location; its neighbours still read.
+    for (const query of ['/1/id', '/1']) {
+      const bad = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query });
+      expect(bad.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 1, line: 2, byte_offset: 17 } });
+    }
+    const bad3 = await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'jsonpath', query: '$[3]' });
+    expect(bad3.data.error).toMatchObject({ code: 'SYNTAX_ERROR', location: { record_index: 3, line: 4 } });
+    expect((await call(c.client, 'json_read', { file_id: full.data.file_id, language: 'pointer', query: '/2/id' })).data.items).toEqual([{ path: '/2/id', value: 3 }]);
+    for (const r of [probe, full]) await call(c.client, 'json_close', { file_id: r.data.file_id });
+  });
+
+  test('a file modified between pages: SOURCE_CHANGED, never mixed data; a file that only grew goes on', async () => {
+    const file = path.join(dir.root, 'change.jsonl');
+    // Appended to (same inode, larger, the indexed prefix unchanged): not a change; later pages reach the new record.
+    const first = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(first.data.complete).toBe(false);
+    fs.appendFileSync(file, '{"id":106,"item":"cap","qty":1}\n');
+    const ids = first.data.items.map((i: any) => i.value);
+    let cursor = first.data.next_cursor;
+    while (cursor) {
+      const page = await call(c.client, 'json_read', { cursor });
+      expect(page.isError).toBe(false);
+      ids.push(...page.data.items.map((i: any) => i.value));
+      cursor = page.data.next_cursor;
+    }
+    expect(ids).toEqual([101, 102, 103, 104, 105, 106]);
+    // (the implicit open closed itself with the last page)
+    // Rewritten in place (same size, a byte of the first record changed, a later modification time): SOURCE_CHANGED.
+    const again = await call(c.client, 'json_read', { path: 'change.jsonl', language: 'jsonpath', query: '$[*].item', max_items: 2 });
+    expect(again.data.items.map((i: any) => i.value)).toEqual(['pen', 'pad']);
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.replace('"pen"', '"pin"'));
+    const later = new Date(fs.statSync(file).mtimeMs + 5000);
+    fs.utimesSync(file, later, later);
+    const next = await call(c.client, 'json_read', { cursor: again.data.next_cursor });
+    expect(next.data.error).toMatchObject({ code: 'SOURCE_CHANGED' });
+    expect(next.data.error.message).toContain('change.jsonl');
+    expect(next.data.items).toBeUndefined();
+    await call(c.client, 'json_close', { file_id: again.data.file_id });
+  });
+
+  test('every error code reachable from outside, with its code and location', async () => {
+    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
+    const fid = opened.data.file_id;
+    const page = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '', max_items: 1 });
+    expect(page.data.items).toEqual([{ path: '', value: JSON.parse(`[${ORDERS.trim().split('\n').join(',')}]`) }]);
+    const cases: [string, Record<string, unknown>, string, Record<string, unknown>?][] = [
+      ['json_read', {}, 'INVALID_ARGUMENT'],
+      ['json_read', { cursor: 'jc_0', file_id: fid }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, path: 'orders.jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_read', { cursor: 'jc_0', max_items: 3 }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, format: 'jsonl', language: 'pointer', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer' }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer', query: '/0', extra: true }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'pointer', query: '/0', max_items: 0 }, 'INVALID_ARGUMENT'],
+      ['json_read', { file_id: fid, language: 'xpath', query: '/0' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', validation: 'deep' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', format: 'csv' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'orders.jsonl', mode: 'x' }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: '.' }, 'INVALID_ARGUMENT'],
+      ['json_close', { file_id: fid, force: true }, 'INVALID_ARGUMENT'],
+      ['json_open', { path: 'missing.jsonl' }, 'NOT_FOUND'],
+      ['json_read', { file_id: 'jf_0123456789abcdef', language: 'pointer', query: '/0' }, 'NOT_FOUND'],
+      ['json_read', { cursor: 'jc_0123456789abcdef' }, 'NOT_FOUND'],
+      ['json_open', { path: '../outside.jsonl' }, 'ACCESS_DENIED'],
+      ['json_read', { path: '/etc/passwd', language: 'pointer', query: '' }, 'ACCESS_DENIED'],
+      ['json_open', { path: 'notes.txt' }, 'UNSUPPORTED_FORMAT'],
+      ['json_open', { path: 'broken.json', format: 'json' }, 'SYNTAX_ERROR', { byte_offset: 16, line: 2, column: 4 }],
+      ['json_read', { file_id: fid, language: 'pointer', query: 'id' }, 'QUERY_SYNTAX_ERROR', { position: 0 }],
+      ['json_read', { file_id: fid, language: 'jsonpath', query: '$.a b' }, 'QUERY_SYNTAX_ERROR'],
+    ];
+    for (const [tool, args, code, location] of cases) {
+      const r = await call(c.client, tool, args);
+      expect({ tool, args, isError: r.isError, code: r.data?.error?.code }).toEqual({ tool, args, isError: true, code });
+      expect(JSON.parse(r.text)).toEqual(r.data);
+      if (location) expect(r.data.error.location).toMatchObject(location);
+    }
+    // Still serving, and the handle still works.
+    const ok = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/4/item' });
+    expect(ok.data.items).toEqual([{ path: '/4/item', value: 'ink' }]);
+    await call(c.client, 'json_close', { file_id: fid });
+  });
+
+  test('an explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH naming it', async () => {
+    const mismatch: [string, string, string][] = [
+      ['pretty.json', 'jsonl', 'json'],
+      ['orders.jsonl', 'json', 'jsonl'],
+      ['orders.json-seq', 'jsonl', 'json-seq'],
+      ['orders.jsonl', 'json-seq', 'jsonl'],
+    ];
+    for (const [file, format, likely] of mismatch) {
+      const r = await call(c.client, 'json_open', { path: file, format });
+      expect({ file, format, code: r.data.error?.code }).toEqual({ file, format, code: 'FORMAT_MISMATCH' });
+      expect(r.data.error.message).toContain(`looks like ${likely}`);
+      expect(r.data.error.hint).toContain(`"${likely}"`);
+      const read = await call(c.client, 'json_read', { path: file, format, language: 'pointer', query: '/0' });
+      expect(read.data.error.code).toBe('FORMAT_MISMATCH');
+    }
+    // Agreeing formats open, and auto detects each; a one-line array is as valid JSON Lines (one record) as JSON.
+    for (const [file, format, records] of [['pretty.json', 'json', 3], ['orders.json-seq', 'json-seq', 5], ['line.json', 'jsonl', 1], ['line.json', 'json', 3]] as const) {
+      const r = await call(c.client, 'json_open', { path: file, format, validation: 'full' });
+      expect({ file, format, ok: r.isError, detected: r.data.detected_format, records: r.data.validation?.records_examined }).toEqual({ file, format, ok: false, detected: format, records });
+      await call(c.client, 'json_close', { file_id: r.data.file_id });
+    }
+    const seq = await call(c.client, 'json_read', { path: 'orders.json-seq', language: 'jsonpath', query: '$[*].id', max_items: 2 });
+    expect(seq.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
+    expect((await call(c.client, 'json_close', { file_id: seq.data.file_id })).data.closed).toBe(true);
+    const pretty = await call(c.client, 'json_read', { path: 'pretty.json', language: 'pointer', query: '/2/b' });
+    expect(pretty.data.items).toEqual([{ path: '/2/b', value: [1, 2] }]);
+  });
+
   test('a query that does not split over the records of a large file: UNSUPPORTED_QUERY_FEATURE; one that does pages', async () => {
     const r = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[0,1]' });
     expect(r.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE' });

@@ -431,6 +431,41 @@ describe('the sandbox', () => {
     }
   });
 
+  test('system errors inside a home get their own codes and name only the path as given', async () => {
+    const projects = path.join(fx.homes.claude, 'projects');
+    fs.symlinkSync('loop-b.jsonl', path.join(projects, 'loop-a.jsonl'));
+    fs.symlinkSync('loop-a.jsonl', path.join(projects, 'loop-b.jsonl'));
+    try {
+      const long = path.join(projects, `${'n'.repeat(300)}.jsonl`);
+      const cases: [string, string, string][] = [
+        [path.join(projects, 'loop-a.jsonl'), 'INVALID_ARGUMENT', `Too many levels of symbolic links: ${path.join(projects, 'loop-a.jsonl')}`],
+        [long, 'INVALID_ARGUMENT', `The path is longer than the system allows: ${long.slice(0, 200)}… (${long.length} characters)`],
+        [path.join(projects, 'none.jsonl'), 'NOT_FOUND', `No such session file: ${path.join(projects, 'none.jsonl')}`],
+      ];
+      for (const [p, code, message] of cases) {
+        const r = await call(server.client, 'get_session_metadata', { path: p });
+        expect({ code: r.data.error.code, message: r.data.error.message }).toEqual({ code, message });
+      }
+    } finally {
+      fs.unlinkSync(path.join(projects, 'loop-a.jsonl'));
+      fs.unlinkSync(path.join(projects, 'loop-b.jsonl'));
+    }
+  });
+
+  test('a long path quoted in a message is cut on a character boundary (emoji at the cut), its length stated', async () => {
+    const E = '\u{1F600}';
+    // Names of 50 emoji (200 bytes each, under NAME_MAX); the 200th character of the path falls on an emoji.
+    const p = path.join(fx.homes.claude, 'projects', `x${E.repeat(50)}`, E.repeat(50), E.repeat(50), E.repeat(50), 'none.jsonl');
+    const chars = [...p];
+    const r = await call(server.client, 'get_session_metadata', { path: p });
+    expect(r.data.error).toEqual({
+      code: 'NOT_FOUND',
+      message: `No such session file: ${chars.slice(0, 200).join('')}… (${chars.length} characters)`,
+      hint: 'list_sessions gives the session paths.',
+    });
+    expect(r.text).not.toContain('\uFFFD');
+  });
+
   test('a relative path is INVALID_ARGUMENT', async () => {
     const r = await call(server.client, 'get_session_metadata', { path: 'projects/x.jsonl' });
     expect(r.data.error.code).toBe('INVALID_ARGUMENT');

@@ -1,5 +1,7 @@
 /** Character-safe cuts and previews of the session-history bundle. */
-import { charLength, cutText, guardBinary, previewOf } from '../../plugins/tools-sessions/src/text';
+import { charLength, cutText, guardBinary, previewOf, shownText, textBefore } from '../../plugins/tools-sessions/src/text';
+import { previewAround } from '../../plugins/tools-sessions/src/search/matcher';
+import { paragraphs } from '../../plugins/tools-sessions/src/semantic/rank';
 
 describe('cutText', () => {
   test('counts characters (code points), not UTF-16 units', () => {
@@ -33,4 +35,40 @@ test('guardBinary summarizes long base64 and leaves prose alone', () => {
   expect(guardBinary('QUJD'.repeat(2000))).toBe('[base64 data: 8,000 bytes]');
   const prose = 'word '.repeat(2000);
   expect(guardBinary(prose)).toBe(prose);
+});
+
+describe('cuts on character boundaries everywhere in the sessions bundle (emoji at the cut)', () => {
+  const E = '\u{1F600}'; // 😀: two UTF-16 units
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  test('textBefore counts back characters and never starts inside a pair', () => {
+    expect(textBefore(`ab${E}${E}c`, 7, 2)).toEqual({ text: `${E}c`, truncated: true });
+    expect(textBefore(`ab${E}${E}c`, 7, 3)).toEqual({ text: `${E}${E}c`, truncated: true });
+    expect(textBefore(`${E}x`, 3, 5)).toEqual({ text: `${E}x`, truncated: false });
+  });
+
+  test('previewAround: emoji on both sides of the context window at every alignment', () => {
+    for (let pad = 0; pad < 4; pad++) {
+      const z = 'z'.repeat(pad);
+      const text = `${E.repeat(200)}${z}NEEDLE${z}${E.repeat(200)}`;
+      const start = 400 + pad;
+      const p = previewAround(text, start, start + 6);
+      expect(lone.test(p)).toBe(false);
+      // 80 characters each side, with "…" where text was left out.
+      expect(p).toBe(`…${E.repeat(80 - pad)}${z}«NEEDLE»${z}${E.repeat(80 - pad)}…`);
+    }
+  });
+
+  test('a quoted path cut at 200 characters keeps its emoji whole and states its length', () => {
+    const p = `/h/${E.repeat(300)}`;
+    expect(shownText(p, 200)).toBe(`/h/${E.repeat(197)}… (303 characters)`);
+    expect(shownText('short')).toBe('short');
+  });
+
+  test('semantic paragraphs are cut to 2,000 characters without half a pair', () => {
+    const para = 'w'.repeat(1999) + E.repeat(10);
+    const [cut] = paragraphs(para);
+    expect(cut).toBe('w'.repeat(1999) + E);
+    expect(lone.test(cut!)).toBe(false);
+  });
 });

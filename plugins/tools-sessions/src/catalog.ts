@@ -2,6 +2,7 @@ import { lstatSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Logger, SessionProject, SessionSource } from 'mcpgw/plugin-api';
 import type { SourceHome } from './homes';
+import { reason } from './os-error';
 
 /** One session as listed: its files, their total size and newest modification. */
 export interface CatalogSession {
@@ -64,7 +65,7 @@ export async function discover(homes: readonly SourceHome[], options: { source?:
     try {
       found.push({ home: h, projects: await h.source.discover(h.home, { signal: options.signal }) });
     } catch (err) {
-      failures.push({ source: h.source.name, message: (err as Error)?.message ?? String(err) });
+      failures.push({ source: h.source.name, message: reason(err) });
       options.log?.warn('session source discovery failed', { source: h.source.name, error: String(err) });
     }
   }

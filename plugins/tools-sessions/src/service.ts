@@ -7,6 +7,8 @@ import { SessionFiles, type StartAt } from './session/files';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
 import { semanticIndexFor, type SemanticIndex } from './semantic/service';
+import { sessionPathError } from './os-error';
+import { shownText } from './text';
 
 /** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
 const CATALOG_TTL_MS = 2000;
@@ -99,7 +101,12 @@ export class SessionsService {
       }
       if (attempt === 0) this.forgetCatalog();
     }
-    const st = statSync(real);
+    let st;
+    try {
+      st = statSync(real);
+    } catch (err) {
+      throw sessionPathError(ctx, err, cut(input));
+    }
     if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${input} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
     return {
       home,
@@ -227,13 +234,13 @@ export function resolveInHomes(ctx: Pick<ToolContext, 'error'>, homes: readonly 
   let real: string;
   try {
     real = realpathSync(lexical);
-  } catch {
-    throw ctx.error('NOT_FOUND', `No such session file: ${cut(input)}`, { hint: 'list_sessions gives the session paths.' });
+  } catch (err) {
+    throw sessionPathError(ctx, err, cut(input));
   }
   if (!homes.some((h) => inside(real, h.realHome!))) throw denied();
   return real;
 }
 
 function cut(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 200)}… (${s.length} characters)` : s;
+  return shownText(s, 200);
 }

@@ -45,6 +45,24 @@ export function cutText(s: string, maxChars: number): { text: string; truncated:
   return { text: s.slice(0, cut), truncated: true };
 }
 
+/**
+ * The last at most `maxChars` characters (code points) of `s` before UTF-16 offset `end`, never starting inside a
+ * surrogate pair; `truncated` when text precedes it.
+ */
+export function textBefore(s: string, end: number, maxChars: number): { text: string; truncated: boolean } {
+  let i = Math.min(end, s.length);
+  for (let n = 0; n < maxChars && i > 0; n++) {
+    i -= i >= 2 && (s.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 2) & 0xfc00) === 0xd800 ? 2 : 1;
+  }
+  return { text: s.slice(i, end), truncated: i > 0 };
+}
+
+/** `text` shown in a message: at most `maxChars` characters, cut on a character boundary, with its length stated. */
+export function shownText(text: string, maxChars = 200): string {
+  const { text: cut, truncated } = cutText(text, maxChars);
+  return truncated ? `${cut}… (${charLength(text)} characters)` : text;
+}
+
 /** One-line preview: whitespace runs collapsed, cut to `maxChars` with "…" when longer. */
 export function previewOf(s: string, maxChars: number): string {
   const flat = s.replace(/\s+/g, ' ').trim();

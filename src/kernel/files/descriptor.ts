@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { McpgwError, shownInput } from '../errors';
+import { osError } from './os-error';
 import type { Sandbox } from './sandbox';
 
 /** A descriptor opened inside the root: where it really is, and what it is. */
@@ -49,13 +50,10 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
     fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${shownInput(input)}`);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'It was removed or moved while it was opened.' });
     // The resolved path ends in no symlink: one there now was put there after the check.
     if (code === 'ELOOP') throw changed(input);
-    if (code === 'ENAMETOOLONG') throw new McpgwError('INVALID_ARGUMENT', `The path is longer than the system allows: ${shownInput(input)}`);
-    if (code === 'ENXIO' || code === 'EISDIR') throw new McpgwError('INVALID_ARGUMENT', `${shownInput(input)} is not a regular file.`);
-    throw new McpgwError('IO_ERROR', `Cannot open ${shownInput(input)}: ${(err as Error).message}`);
+    throw osError(err, input, 'open');
   }
   try {
     const stats = fstatSync(fd);

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpgwError, shownInput } from '../errors';
+import { osError } from './os-error';
 
 /**
  * The root sandbox (DESIGN "The root is a wall"). Resolves a user path to a real path inside the
@@ -61,10 +62,7 @@ export class Sandbox {
         if (target !== null && !this.contains(target)) throw this.denied(input);
         throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'Paths are relative to the root; list_files shows what is there.' });
       }
-      if (code === 'ELOOP') throw new McpgwError('INVALID_ARGUMENT', `Too many levels of symbolic links: ${shownInput(input)}`);
-      if (code === 'ENAMETOOLONG') throw new McpgwError('INVALID_ARGUMENT', `The path is longer than the system allows: ${shownInput(input)}`, { hint: 'Paths are at most 4096 bytes, each name at most 255.' });
-      if (code === 'EACCES') throw new McpgwError('ACCESS_DENIED', `Permission denied: ${shownInput(input)}`);
-      throw new McpgwError('IO_ERROR', `Cannot resolve ${shownInput(input)}: ${(err as Error).message}`);
+      throw osError(err, input, 'resolve');
     }
     if (!this.contains(real)) throw this.denied(input);
     return real;

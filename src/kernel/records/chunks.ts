@@ -1,7 +1,7 @@
 import { read, readSync } from 'node:fs';
 import type { ChunkReadOptions, FileChunk } from '../contracts/records';
 import type { OpenedFile } from '../contracts/format';
-import { McpgwError } from '../errors';
+import { McpgwError, osErrorName } from '../errors';
 
 /** Chunk size for streaming passes, bytes. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -47,7 +47,7 @@ export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = 
     try {
       bytesRead = readSync(file.fd, current, 0, want, position);
     } catch (err) {
-      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
     }
     if (bytesRead === 0) {
       throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before its recorded size ${to}: it changed while being read.`);
@@ -79,7 +79,7 @@ export function* readChunksSync(file: OpenedFile, options: { from?: number; to?:
     try {
       got = readSync(file.fd, buf, 0, Math.min(buf.length, to - position), position);
     } catch (err) {
-      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
     }
     if (got === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
     yield { offset: position, bytes: buf.subarray(0, got) };
@@ -111,7 +111,7 @@ export async function* readChunksAsync(file: OpenedFile, options: { from?: numbe
         if (n === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
         return { offset: position, bytes: buffers[which]!.subarray(0, n) };
       },
-      (err) => { throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${(err as Error).message}`, { cause: err }); },
+      (err) => { throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err }); },
     );
   };
   let which = 0;

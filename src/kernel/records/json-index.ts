@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import type { OpenedFile, ProgressReporter } from '../contracts/format';
 import type { JsonTextIndex, OffsetIndex } from '../contracts/records';
-import { McpgwError } from '../errors';
+import { McpgwError, osErrorName } from '../errors';
 import { Float64OffsetIndex } from './offset-index';
 import { readChunks } from './chunks';
 import { JsonScanError, JsonStructureScanner, type ScanHooks } from './json-scan';
@@ -173,7 +173,7 @@ export function indexContainerSync(fd: number, open: number, limit: number, held
   while (!scanner.done && pos < limit) {
     let n: number;
     try { n = readSync(fd, buf, 0, Math.min(buf.length, limit - pos), pos); }
-    catch (err) { throw new McpgwError('IO_ERROR', `Reading failed: ${(err as Error).message}`, { cause: err }); }
+    catch (err) { throw new McpgwError('IO_ERROR', `Reading failed: ${osErrorName(err)}.`, { cause: err }); }
     if (n === 0) break;
     scanner.feed(buf, n, pos);
     pos += n;

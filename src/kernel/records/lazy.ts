@@ -1,6 +1,6 @@
 import { readSync } from 'node:fs';
 import type { LazyNode, RecordWarning } from '../contracts/format';
-import { McpgwError } from '../errors';
+import { McpgwError, osErrorName } from '../errors';
 import { clipText } from '../unicode';
 import { indexContainerSync, scanFault, type ContainerIndex, type StructureCache } from './json-index';
 import { JsonScanError } from './json-scan';
@@ -40,7 +40,7 @@ function readAt(fd: number, offset: number, length: number): Buffer {
   while (done < length) {
     let n: number;
     try { n = readSync(fd, buf, done, length - done, offset + done); }
-    catch (err) { throw new McpgwError('IO_ERROR', `Reading failed: ${(err as Error).message}`, { cause: err }); }
+    catch (err) { throw new McpgwError('IO_ERROR', `Reading failed: ${osErrorName(err)}.`, { cause: err }); }
     if (n === 0) throw new McpgwError('SOURCE_CHANGED', 'The file is shorter than when it was opened.', { hint: 'Open the file again.' });
     done += n;
   }

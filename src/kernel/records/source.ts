@@ -2,7 +2,7 @@ import { read, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
-import { McpgwError, type ErrorLocation } from '../errors';
+import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
@@ -210,7 +210,7 @@ export class IndexedRecordSource implements RecordSource {
       try {
         n = readSync(this.spec.file.fd, buf, done, buf.length - done, s + done);
       } catch (err) {
-        throw new McpgwError('IO_ERROR', `Reading ${this.spec.file.displayPath} failed: ${(err as Error).message}`, { cause: err });
+        throw new McpgwError('IO_ERROR', `Reading ${this.spec.file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
       }
       if (n === 0) throw new McpgwError('SOURCE_CHANGED', `${this.spec.file.displayPath} is shorter than when it was opened.`, { hint: 'Open the file again.' });
       done += n;
@@ -489,7 +489,7 @@ function readFully(fd: number, buf: Buffer, position: number, displayPath: strin
     let done = 0;
     const step = () => {
       read(fd, buf, done, buf.length - done, position + done, (err, n) => {
-        if (err) return reject(new McpgwError('IO_ERROR', `Reading ${displayPath} failed: ${err.message}`, { cause: err }));
+        if (err) return reject(new McpgwError('IO_ERROR', `Reading ${displayPath} failed: ${osErrorName(err)}.`, { cause: err }));
         if (n === 0) return reject(new McpgwError('SOURCE_CHANGED', `${displayPath} is shorter than when it was opened.`, { hint: 'Open the file again.' }));
         done += n;
         if (done < buf.length) step(); else resolve(buf);

@@ -48,10 +48,11 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           const [s, e] = batch.span(k);
           if (report.records_examined > 0 && report.bytes_examined + (e - s) > maxBytes) { stop = true; break; }
           const i = batch.first + k;
-          if (batch.oversized && source.node) {
-            // Too long to parse whole: examined piece by piece through lazy nodes, within the probe's bytes.
+          if ((batch.oversized || e - s > PIECE_BYTES) && source.node) {
+            // Too long to parse whole (or long enough that parsing it whole would hold it all in memory): examined
+            // piece by piece through lazy nodes, within the probe's bytes.
             const root = source.node(i, '');
-            report.oversized_records++;
+            if (batch.oversized) report.oversized_records++;
             if (!root) continue;
             const r = await validateInParts(root, i, maxBytes - report.bytes_examined, limits, options);
             report.records_examined++;

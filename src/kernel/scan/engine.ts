@@ -116,8 +116,13 @@ export class QueryScanEngine implements ScanEngine {
       const walked = await this.walkDocument(opts, plan, result);
       if (walked) return walked;
     }
-    const pool = this.options.workers;
-    const useWorkers = !!pool && (pool.wanted(sizeOf(source), opts.query));
+    // Workers for big scans, judged on the bytes the plan covers (`$[12345]` of a big array reads one record). The
+    // elements of an array inside a walked document stay on this thread (worker heaps would double the memory of a
+    // scan meant to stay bounded) unless a regular expression must be stoppable.
+    const inDocument = source instanceof ElementSource;
+    const pool = inDocument && !opts.query.usesRegex ? undefined : this.options.workers;
+    const covered = (sizeOf(source) * (to - from)) / Math.max(1, source.count) / Math.max(1, plan.step);
+    const useWorkers = !!pool && pool.wanted(covered, opts.query);
     const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch);
     if (useWorkers) {
       return pool!.run({ opts, plan, from, to, site, collector: result, oversized });

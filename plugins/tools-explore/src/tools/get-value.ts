@@ -3,7 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, compact, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
+import { cutAtCharBoundary, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
 import type { ExplorerFile } from '../files';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg } from '../schemas';
@@ -34,7 +34,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     'Extract one nested value from a record: {value, path, value_type}. value is JSON text (a string "\\"Frank\\"" is quoted), numbers exact. ' +
     'path forms: dot notation user.address.city, items[2].name, items[-1] for the last element, [\'a.b\'] for names containing dots or brackets; ' +
     'a JSON Pointer /user/address/city; or JSONPath $.user.name (a query selecting several nodes gives the first). "" or $ is the whole record. ' +
-    'A missing member is NOT_FOUND, naming the part of the path that exists and the keys available there. Long values come back cut with next_offset; pass offset to read on.',
+    'A missing member is NOT_FOUND, naming the part of the path that exists and the keys available there. Long values come back cut with next_offset; pass offset to read on (a value over maxRecordBytes as its text in the file, never parsed).',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -95,10 +95,34 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     });
   }
   if (node.byteLength > ctx.limits.maxRecordBytes) {
-    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `The value at ${pointer} is ${node.byteLength} bytes, over maxRecordBytes ${ctx.limits.maxRecordBytes}.`, {
-      limit: { name: 'maxRecordBytes', limit: ctx.limits.maxRecordBytes, value: node.byteLength },
-      hint: 'Read a deeper path (get_outline shows the members), e.g. features[0].',
-    });
+    if (!node.bytes) {
+      throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `The value at ${pointer} is ${node.byteLength} bytes, over maxRecordBytes ${ctx.limits.maxRecordBytes}.`, {
+        limit: { name: 'maxRecordBytes', limit: ctx.limits.maxRecordBytes, value: node.byteLength },
+        hint: 'Read a deeper path (get_outline shows the members), e.g. features[0].',
+      });
+    }
+    // Too long to parse: its text as in the file, read in parts (never parsed).
+    const max = previewBytes(ctx);
+    const offset = args.offset ?? 0;
+    if (offset > node.byteLength) throw ctx.error('INVALID_ARGUMENT', `offset ${offset} is past the end of the value text (${node.byteLength} bytes).`);
+    const want = Math.min(args.length ?? max, max);
+    const raw = node.bytes(offset, Math.min(node.byteLength, offset + want + 4));
+    let start = 0;
+    while (start < raw.length && (raw[start]! & 0xc0) === 0x80) start++; // an offset inside a character: the next one
+    const end = cutAtCharBoundary(raw, start, want);
+    const from = offset + start, to = offset + end;
+    const part = raw.subarray(start, end).toString('utf8');
+    const marked = to < node.byteLength && args.offset === undefined && args.length === undefined;
+    return {
+      value: marked ? `${part}\n… [cut: bytes ${from}–${to} of ${node.byteLength} (the value's text as in the file); call get_value_at_path with offset ${to} for the rest]` : part,
+      path: args.path,
+      value_type: node.type,
+      pointer,
+      truncated: true,
+      value_bytes: node.byteLength,
+      offset: from,
+      ...(to < node.byteLength ? { next_offset: to } : {}),
+    };
   }
   const text = JSON.stringify(node.value()) ?? 'null';
   const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });

@@ -1,5 +1,5 @@
 import type { CompiledRegex, RegexService, SessionEntryDraft } from 'mcpgw/plugin-api';
-import { cutText } from '../text';
+import { cutText, textBefore } from '../text';
 
 /** Characters of context on each side of a match in a preview. */
 const CONTEXT_CHARS = 80;
@@ -52,10 +52,12 @@ export function matchEntry(re: CompiledRegex, e: SessionEntryDraft): EntryMatch 
 
 /** `…before «match» after…` with whitespace flattened, cut at character boundaries. */
 export function previewAround(text: string, start: number, end: number): string {
-  const before = [...text.slice(Math.max(0, start - CONTEXT_CHARS * 2), start)];
-  const head = before.slice(-CONTEXT_CHARS).join('');
+  const head = textBefore(text, start, CONTEXT_CHARS);
   const hit = cutText(text.slice(start, end), 200);
-  const tail = cutText(text.slice(end, end + CONTEXT_CHARS * 2), CONTEXT_CHARS);
+  // The window after the match, not ending inside a surrogate pair.
+  let stop = Math.min(text.length, end + CONTEXT_CHARS * 2);
+  if (stop < text.length && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop++;
+  const tail = cutText(text.slice(end, stop), CONTEXT_CHARS);
   const flat = (s: string) => s.replace(/\s+/g, ' ');
-  return `${before.length > CONTEXT_CHARS || start > CONTEXT_CHARS * 2 ? '…' : ''}${flat(head)}«${flat(hit.text)}${hit.truncated ? '…' : ''}»${flat(tail.text)}${tail.truncated || end + CONTEXT_CHARS * 2 < text.length ? '…' : ''}`;
+  return `${head.truncated ? '…' : ''}${flat(head.text)}«${flat(hit.text)}${hit.truncated ? '…' : ''}»${flat(tail.text)}${tail.truncated || stop < text.length ? '…' : ''}`;
 }

@@ -1,3 +1,5 @@
+import { cutText } from '../text';
+
 /**
  * The ranking arithmetic of semantic_search, independent of storage: paragraphs of an entry, the corpus's common
  * component (SIF's second step), cosine scoring against int8 vectors, reciprocal-rank fusion that never pushes
@@ -15,7 +17,7 @@ export function paragraphs(text: string): string[] {
   const parts = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const long = parts.filter((p) => p.length >= MIN_PARAGRAPH);
   const chosen = long.length ? long : parts.length ? [parts.join(' ')] : [];
-  return chosen.slice(0, MAX_PARAGRAPHS).map((p) => p.slice(0, MAX_PARAGRAPH_CHARS));
+  return chosen.slice(0, MAX_PARAGRAPHS).map((p) => cutText(p, MAX_PARAGRAPH_CHARS).text);
 }
 
 /** Quantizes a vector to int8 with one scale (max |x| / 127). */

@@ -6,6 +6,7 @@ import { SemanticEngine } from './engine';
 import { gloveSifEmbedder } from './glove';
 import { changeOf, indexSession, startOf } from './indexer';
 import { cacheFolder, IndexStore, type IndexedSession } from './store';
+import { reason } from '../os-error';
 
 /** The default embedder's name. */
 export const DEFAULT_EMBEDDER = gloveSifEmbedder.name;
@@ -78,7 +79,7 @@ export class SemanticIndex {
         }
       } catch (err) {
         if ((err as { code?: string }).code === 'CANCELLED') throw err;
-        report.failed.push({ path: s.path, message: (err as Error).message });
+        report.failed.push({ path: s.path, message: reason(err) });
         ctx.log.debug('semantic index: a session could not be read', { path: s.path, error: String(err) });
       }
     }

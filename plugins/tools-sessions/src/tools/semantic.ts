@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
+import { cutText } from '../text';
 
 const input = z.object({
   query: z.string().min(1).max(4096).describe('What you are looking for, in your own words'),
@@ -97,7 +98,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
         used += size;
         results.push(r);
       }
-      const warnings: Warning[] = report.failed.slice(0, 5).map((f) => ({ code: 'IO_ERROR', message: `${f.path} could not be indexed: ${f.message.slice(0, 200)}` }));
+      const warnings: Warning[] = report.failed.slice(0, 5).map((f) => ({ code: 'IO_ERROR', message: `${f.path} could not be indexed: ${cutText(f.message, 200).text}` }));
       return {
         results,
         complete: report.pending === 0,

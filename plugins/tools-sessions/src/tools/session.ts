@@ -4,6 +4,7 @@ import type { SessionsService } from '../service';
 import { safeNormalize, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
+import { catalogueCode, reason } from '../os-error';
 
 const pathArg = z.string().min(1).describe('Full path of the session file, as list_sessions returns it');
 
@@ -26,7 +27,7 @@ const readFields = {
 };
 
 function skippedWarnings(s: SessionSummary): Warning[] {
-  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${k.message.slice(0, 300)}` }));
+  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(k.message, 300).text}` }));
 }
 
 function toIso(t: string | null | undefined, fallback: number): string {
@@ -211,7 +212,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
               const n = safeNormalize(located.source, files.value(e.pos));
               draft = n instanceof Error ? undefined : n?.entry;
             } catch (err) {
-              warnings.push({ code: (err as { code?: string }).code ?? 'IO_ERROR', message: `Entry ${index} could not be read: ${(err as Error).message}` });
+              warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${reason(err)}` });
             }
             if (!draft) continue;
             let entry = shape(index, draft, args.max_content_length, args.include_thinking);
