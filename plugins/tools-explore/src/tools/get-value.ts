@@ -112,7 +112,8 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     const offset = args.offset ?? 0;
     if (offset > node.byteLength) throw ctx.error('INVALID_ARGUMENT', `offset ${offset} is past the end of the value text (${node.byteLength} bytes).`);
     const want = Math.min(args.length ?? max, max);
-    const raw = node.bytes(offset, Math.min(node.byteLength, offset + want + 4));
+    // room to skip the rest of a character the offset falls inside (≤ 3 bytes) and to end on a whole one (≤ 4)
+    const raw = node.bytes(offset, Math.min(node.byteLength, offset + want + 7));
     let start = 0;
     while (start < raw.length && (raw[start]! & 0xc0) === 0x80) start++; // an offset inside a character: the next one
     const end = cutAtCharBoundary(raw, start, want);
