@@ -2,8 +2,8 @@
  * The public plugin API: everything a plugin author (and every built-in plugin) uses, published as
  * `mcpgw/plugin-api` (package.json `exports`, with typings). Plugins import types from here; runtime
  * services arrive through `PluginRegistry` and `ToolContext`, so one kernel instance serves every plugin.
- * The only runtime members are plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`) and the
- * identity helper `definePlugin`, none of which holds state.
+ * The only runtime members are plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`), the
+ * identity helper `definePlugin` and the pure function `compareNumerals`, none of which holds state.
  *
  * Versioning: `PLUGIN_API_VERSION` follows semver. A plugin's `apiVersion` is a semver range over it,
  * checked at load time (a mismatch names both versions). Additive changes (new optional members)
@@ -14,6 +14,12 @@ import type { Plugin } from './contracts/plugin';
 export * from './contracts';
 export type { ErrorCode, ErrorDetails, ErrorLocation, ErrorLimit, ErrorPayload, McpgwError } from './errors';
 export { ERROR_CODES } from './errors';
+/**
+ * Compares two JSON numbers by value, exactly and in linear time: -1, 0 or 1 (src/kernel/numbers/compare.ts; RFC 9535
+ * §2.3.5.2.2). A runtime export: a plugin that imports it needs mcpgw at run time (a peer, as for `definePlugin`);
+ * the same function is `registry.records.compareNumerals` for plugins that take nothing from mcpgw at run time.
+ */
+export { compareNumerals } from './numbers/compare';
 /** The plugin-API version plugins declare compatibility with (`Plugin.apiVersion` is a semver range over it). */
 export const PLUGIN_API_VERSION = '1.0.0';
 

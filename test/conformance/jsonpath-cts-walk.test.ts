@@ -12,6 +12,7 @@ import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import { compileJsonPath } from '../../plugins/query-jsonpath/src/compile';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
+import { compareNumerals } from '../../src/kernel/numbers/compare';
 import { QueryScanEngine } from '../../src/kernel/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
@@ -20,7 +21,7 @@ import { normalizedToPointer, type CtsCase } from './jsonpath-cts.test';
 
 const file = sharedPath('conformance/jsonpath-cts.json');
 /** Queries that read $ in a filter have no segments: they are never walked. */
-const walkable = (c: CtsCase) => !!compileJsonPath(c.selector, {}, (code, message) => new McpgwError(code, message)).segments;
+const walkable = (c: CtsCase) => !!compileJsonPath(c.selector, {}, (code, message) => new McpgwError(code, message), compareNumerals).segments;
 const cases: CtsCase[] = file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { tests: CtsCase[] }).tests.filter((c) => !c.invalid_selector) : [];
 let jp: QueryLanguage;
 let formats: Format[];

@@ -64,9 +64,10 @@ const tool = (name: string): ToolDefinition => ({
 const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.2.3', apiVersion: '^1.0.0', register, ...extra });
 
 describe('mcpgw/plugin-api', () => {
-  test('exports the contract\'s runtime members: the API version, error codes, DI tokens and definePlugin', () => {
+  test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin and compareNumerals', () => {
     expect(PLUGIN_API_VERSION).toBe('1.0.0');
-    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'PLUGIN_API_VERSION', 'Tokens', 'definePlugin']);
+    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'PLUGIN_API_VERSION', 'Tokens', 'compareNumerals', 'definePlugin']);
+    expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
     expect(api.Tokens.Formats).toBe('mcpgw:formats');
   });

@@ -53,6 +53,18 @@ describe('scan engine on worker threads', () => {
     f.close();
   });
 
+  test('worker threads compare numbers exactly too (their registry carries compareNumerals)', async () => {
+    const tiny = '0.' + '0'.repeat(400) + '1';
+    const xs = [tiny, '0', '-0', '1e400', '1e401', '0.1000000000000000000001', '0.1', '1' + '0'.repeat(1500)];
+    const f = await open('exact.jsonl', xs.map((x) => `{"x":${x}}`).join('\n') + '\n');
+    const paths = async (q: string) => (await threadedEngine().run({ source: f.source, query: jp.compile(q), addressing: 'file' })).nodes.map((n) => n.path);
+    expect(await paths('$[?@.x > 0]')).toEqual(['/0', '/3', '/4', '/5', '/6', '/7']);
+    expect(await paths('$[?@.x == 0]')).toEqual(['/1', '/2']);
+    expect(await paths('$[?@.x > 1e400]')).toEqual(['/4', '/7']);
+    expect(await paths('$[?@.x > 0.1 && @.x < 1]')).toEqual(['/5']);
+    f.close();
+  });
+
   test("match(@, '(a+)+$') on 40 a's and '!' stops at the deadline, the server thread stays responsive", () => {
     // 28 a's (the issue's example) took 4–35 s here depending on load, so it could finish before the deadline;
     // 40 a's is 2^12 times that: the deadline always comes first. The built engine runs in its own process, as in

@@ -2,7 +2,7 @@ import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPath
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
-import { comparable, compareExact, hasRaw, rawToComparable } from './exact';
+import { comparable, ExactNumber, exactComparisons, exactOf, hasRaw, type CompareNumerals, type ExactComparisons } from './exact';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
 
@@ -35,7 +35,7 @@ class ScalarLength {
   call(value: unknown): number | typeof jsonpath.Nothing {
     if (typeof value === 'string') return scalarCount(value);
     if (Array.isArray(value)) return value.length;
-    if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) return Object.keys(value).length;
+    if (value !== null && typeof value === 'object' && !(value instanceof ExactNumber) && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) return Object.keys(value).length;
     return jsonpath.Nothing;
   }
 }
@@ -58,6 +58,8 @@ interface Walk {
   usesRegex: boolean;
   readsRoot: boolean;
   makeError: MakeError;
+  /** The exact comparisons (exact.ts) over the kernel's comparison of numbers. */
+  cmp: ExactComparisons;
   /** String literals given as the pattern of match()/search(), with the literal's character index in the query. */
   patterns: { fn: string; pattern: string; position: number }[];
 }
@@ -83,16 +85,16 @@ function prepareExpr(e: any, walk: Walk): void {
           if (left instanceof jsonpath.JSONPathNodeList && left.nodes.length === 1) left = left.nodes[0]!.value;
           let right = self.right.evaluate(context);
           if (right instanceof jsonpath.JSONPathNodeList && right.nodes.length === 1) right = right.nodes[0]!.value;
-          return compareExact(left, self.operator, right);
+          return walk.cmp.compare(left, self.operator, right);
         },
       });
     }
     return;
   }
   if (e instanceof X.NumberLiteral) {
-    const lexeme = String(e.token.value);
-    const exact = rawToComparable(lexeme);
-    if (typeof exact === 'bigint') Object.defineProperty(e, 'value', { value: exact });
+    // A literal a double would change (`1.0`, `1e400`, `9007199254740993`) keeps its lexeme.
+    const exact = exactOf(String(e.token.value));
+    if (exact instanceof ExactNumber) Object.defineProperty(e, 'value', { value: exact });
     return;
   }
   if (e instanceof X.RootQuery || e instanceof X.RelativeQuery) {
@@ -247,9 +249,9 @@ function membersRead(e: any, out: Set<string>): boolean {
  * Compiles an RFC 9535 query. @throws QUERY_SYNTAX_ERROR (with `location.position`, 0-based) for a query that is
  * not well-formed or not valid (RFC 9535 §2.1: function type errors too).
  */
-export function compileJsonPath(text: string, options: CompileOptions, makeError: MakeError): CompiledQuery {
+export function compileJsonPath(text: string, options: CompileOptions, makeError: MakeError, numerals: CompareNumerals): CompiledQuery {
   try {
-    return compileChecked(text, options, makeError);
+    return compileChecked(text, options, makeError, exactComparisons(numerals));
   } catch (err) {
     // json-p3's parser and the walks over expressions recurse: a query deep enough would exhaust the stack.
     if (err === TOO_DEEP || isStackOverflow(err)) {
@@ -286,7 +288,7 @@ function expressionDepth(path: JSONPathQuery): number {
   return max;
 }
 
-function compileChecked(text: string, options: CompileOptions, makeError: MakeError): CompiledQuery {
+function compileChecked(text: string, options: CompileOptions, makeError: MakeError, cmp: ExactComparisons): CompiledQuery {
   let path: JSONPathQuery;
   try {
     path = env.compile(text);
@@ -302,7 +304,7 @@ function compileChecked(text: string, options: CompileOptions, makeError: MakeEr
     throw err;
   }
   if (expressionDepth(path) > MAX_EXPRESSION_DEPTH) throw TOO_DEEP;
-  const walk: Walk = { usesRegex: false, readsRoot: false, makeError, patterns: [] };
+  const walk: Walk = { usesRegex: false, readsRoot: false, makeError, cmp, patterns: [] };
   prepareSegments(path.segments, walk);
   const warnings = patternWarnings(walk.patterns);
   const maxDepth = options.maxDepth ?? 2000;
@@ -352,7 +354,7 @@ function build(path: JSONPathQuery, text: string, walk: Walk, run: Run, budgetOf
   if (!walk.readsRoot) {
     // Segments as data for evaluation over lazy nodes; a filter reading $ needs the whole document, so none then.
     const segs = path.segments as any[];
-    compiled.segments = segs.map((seg) => segmentOf(seg, budgetOf));
+    compiled.segments = segs.map((seg) => segmentOf(seg, budgetOf, walk.cmp));
     const rests = new Map<number, CompiledQuery>();
     compiled.rest = (k: number) => {
       if (k === 0) return compiled as CompiledQuery;
@@ -375,11 +377,11 @@ function segmentText(text: string, seg: any): string {
 }
 
 /** One json-p3 segment as data (contracts: QuerySegment). */
-function segmentOf(seg: any, budgetOf: BudgetOf): QuerySegment {
-  return { descendant: seg.constructor.name === 'DescendantSegment', selectors: seg.selectors.map((sel: any) => selectorOf(sel, budgetOf)) };
+function segmentOf(seg: any, budgetOf: BudgetOf, cmp: ExactComparisons): QuerySegment {
+  return { descendant: seg.constructor.name === 'DescendantSegment', selectors: seg.selectors.map((sel: any) => selectorOf(sel, budgetOf, cmp)) };
 }
 
-function selectorOf(sel: any, budgetOf: BudgetOf): SegmentSelector {
+function selectorOf(sel: any, budgetOf: BudgetOf, cmp: ExactComparisons): SegmentSelector {
   if (sel instanceof S.NameSelector) return { kind: 'name', name: sel.name };
   if (sel instanceof S.IndexSelector) return { kind: 'index', index: sel.index };
   if (sel instanceof S.SliceSelector) {
@@ -389,7 +391,7 @@ function selectorOf(sel: any, budgetOf: BudgetOf): SegmentSelector {
   if (sel instanceof S.FilterSelector) {
     const reads = new Set<string>();
     const onDemand = membersRead(sel.expression, reads);
-    return { kind: 'filter', test: filterTest(sel, budgetOf), ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
+    return { kind: 'filter', test: filterTest(sel, budgetOf, cmp), ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
   }
   throw new Error(`Unknown JSONPath selector ${sel?.constructor?.name}`);
 }
@@ -398,8 +400,8 @@ function selectorOf(sel: any, budgetOf: BudgetOf): SegmentSelector {
  * `@` = `value` through a filter selector: the fast evaluator when the filter has its shape, else json-p3's, counted
  * against the evaluation's node budget.
  */
-function filterTest(sel: any, budgetOf: BudgetOf): (value: unknown, options?: EvaluateOptions) => boolean {
-  return fastFilter(sel.expression) ?? ((value: unknown, options?: EvaluateOptions): boolean => {
+function filterTest(sel: any, budgetOf: BudgetOf, cmp: ExactComparisons): (value: unknown, options?: EvaluateOptions) => boolean {
+  return fastFilter(sel.expression, cmp) ?? ((value: unknown, options?: EvaluateOptions): boolean => {
     const input = hasRaw(value) ? comparable(value) : value;
     const wrapper = [input];
     return withBudget(budgetOf(options), () => sel.resolve(new JSONPathNode(wrapper as never, [], wrapper as never)).length > 0);
@@ -454,7 +456,7 @@ function splitOf(
   if (sel instanceof S.FilterSelector) {
     const reads = new Set<string>();
     const onDemand = membersRead(sel.expression, reads);
-    return { range: all, test: filterTest(sel, budgetOf), inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
+    return { range: all, test: filterTest(sel, budgetOf, walk.cmp), inner, ...(onDemand && reads.size ? { testReads: [...reads] } : {}) };
   }
   if (sel instanceof S.NameSelector) return { range: () => ({ start: 0, end: 0, step: 1 }), inner }; // an array has no names
   return undefined;
@@ -505,7 +507,7 @@ type Fast = (record: unknown) => unknown;
  * non-singular queries, `$`), which json-p3 then evaluates. Same results as json-p3 with exact numbers, without its
  * node-list allocations.
  */
-export function fastFilter(e: any): ((record: unknown) => boolean) | null {
+export function fastFilter(e: any, cmp: ExactComparisons): ((record: unknown) => boolean) | null {
   const logical = (x: any): Fast | null => {
     if (x instanceof X.LogicalExpression) return logical(x.expression);
     if (x instanceof X.PrefixExpression && x.operator === '!') {
@@ -521,7 +523,7 @@ export function fastFilter(e: any): ((record: unknown) => boolean) | null {
       const l = comparand(x.left), r = comparand(x.right);
       if (!l || !r) return null;
       const op = x.operator;
-      return (v) => compareExact(l(v), op, r(v));
+      return (v) => cmp.compare(l(v), op, r(v));
     }
     if (x instanceof X.RelativeQuery) {
       const steps = singularSteps(x);

@@ -1,49 +1,46 @@
 /**
  * Exact numbers for RFC 9535 comparisons (§2.3.5.2.2: numbers compare by value).
  *
- * Record values carry numbers a double cannot hold as `JSON.rawJSON` objects (src/kernel/records/parse.ts). json-p3
+ * Record values carry numbers a double cannot hold as `JSON.rawJSON` objects (the kernel's exact parse). json-p3
  * would see those as objects (selectable `rawJSON` member, never equal to a number), so evaluation runs on a copy
- * where each raw integer lexeme is a `bigint` and any other raw lexeme (`1.0`, `1e3`, `-0`, long decimals) its
- * double. Query literals that are integers beyond 2^53 become `bigint` too, and the comparison operators of every
- * filter are replaced (on the compiled instance only) by ones that compare `bigint` and `number` mathematically:
- * `9007199254740993n == 9007199254740992` is false, `9007199254740993n > 9007199254740992` is true.
+ * where each of them is an {@link ExactNumber}: a value without members that holds the lexeme. Number literals of the
+ * query whose lexeme a double would change (`1.0`, `1e400`, `0.1000000000000000000001`, `9007199254740993`) become
+ * one too, and the comparison operators of every filter are replaced (on the compiled instance only) by ones that
+ * compare numbers through the kernel's `compareNumerals` (`registry.records`): exactly, in time linear in the lexemes,
+ * `1e400 < 1e401`, `-0 == 0`, `0.000…01 > 0`. Plain JavaScript numbers in values stand for their shortest spelling,
+ * which is their lexeme (the parse keeps a double only then), so two of them compare as doubles, exactly.
  * Node values are then taken from the original value by location, so they keep their lexemes.
  */
 import { JSONPathNodeList, Nothing } from 'json-p3';
 
 const isRaw: (v: unknown) => boolean = (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON;
-const INTEGER = /^-?(0|[1-9][0-9]*)$/;
-const NUMERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** The kernel's exact comparison of two numbers (RecordsToolkit.compareNumerals): -1, 0 or 1. */
+export type CompareNumerals = (a: string | number, b: string | number) => -1 | 0 | 1;
 
 /**
- * Integers of more digits than this (written out or spelled with an exponent) compare as their double (±Infinity),
- * not as a bigint: parsing a bigint takes time that grows faster than its length (4 M digits: ~1 s), and every
- * per-value routine must stay linear.
+ * A number whose lexeme a double would change, as evaluation sees it: an object without own members (selectors,
+ * wildcards and filters find nothing in it, `length()` gives Nothing), compared by value through its lexeme.
  */
-const MAX_EXACT_DIGITS = 1000;
+export class ExactNumber {
+  readonly #lexeme: string;
+  constructor(lexeme: string) {
+    this.#lexeme = lexeme;
+  }
+  /** The JSON number lexeme (RFC 8259 §6). */
+  get lexeme(): string {
+    return this.#lexeme;
+  }
+  /** The lexeme (json-p3 spells a literal with `String(value)` when it prints a query). */
+  toString(): string {
+    return this.#lexeme;
+  }
+}
 
-/**
- * The number a numeral denotes for comparisons: its exact value as a `bigint` when it is an integer (whatever its
- * spelling: `12345678901234567891`, `1E400`, `2.50e1`, `100e-2`) that a double cannot hold, else a double (exact for
- * integers up to 2^53; decimals compare as their nearest double).
- */
-export function rawToComparable(lexeme: string): number | bigint {
+/** A numeral as evaluation sees it: a double when that spells it (`String(n) === lexeme`), else an {@link ExactNumber}. */
+export function exactOf(lexeme: string): number | ExactNumber {
   const n = Number(lexeme);
-  if (INTEGER.test(lexeme)) return Number.isSafeInteger(n) || lexeme.length > MAX_EXACT_DIGITS + 1 ? n : BigInt(lexeme);
-  const m = NUMERAL.exec(lexeme);
-  if (!m || Number.isSafeInteger(n)) return n;
-  const digits = m[2]! + (m[3] ?? '');
-  let first = 0;
-  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++;
-  let last = digits.length - 1;
-  while (last >= first && digits.charCodeAt(last) === 0x30) last--;
-  if (last < first) return n; // zero
-  const exp = Number(m[4] ?? 0);
-  const lastPower = m[2]!.length - 1 - last + exp; // power of ten of the last non-zero digit
-  const firstPower = m[2]!.length - 1 - first + exp;
-  if (lastPower < 0 || firstPower >= MAX_EXACT_DIGITS) return n; // not an integer, or too long to spell out
-  const value = BigInt(digits.slice(first, last + 1) + '0'.repeat(lastPower));
-  return m[1] ? -value : value;
+  return String(n) === lexeme ? n : new ExactNumber(lexeme);
 }
 
 /**
@@ -52,7 +49,7 @@ export function rawToComparable(lexeme: string): number | bigint {
  */
 export function comparable(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (isRaw(value)) return rawToComparable((value as { rawJSON: string }).rawJSON);
+  if (isRaw(value)) return new ExactNumber((value as { rawJSON: string }).rawJSON);
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
@@ -97,42 +94,73 @@ export function hasRaw(value: unknown): boolean {
   return false;
 }
 
-const isNum = (v: unknown): v is number | bigint => typeof v === 'number' || typeof v === 'bigint';
+const isNum = (v: unknown): v is number | ExactNumber => typeof v === 'number' || v instanceof ExactNumber;
+const lexemeOf = (v: number | ExactNumber): string | number => (typeof v === 'number' ? v : v.lexeme);
 
-/** RFC 9535 §2.3.5.2.2 equality, with bigint and number compared by value. */
-export function deepEqualsExact(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (isNum(a) && isNum(b)) return a == b; // eslint-disable-line eqeqeq -- exact mixed bigint/number comparison
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqualsExact(a[i], b[i])) return false;
-    return true;
-  }
-  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(b)) {
-    const ka = Object.keys(a), kb = Object.keys(b);
-    if (ka.length !== kb.length) return false;
-    for (const k of ka) {
-      if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-      if (!deepEqualsExact((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-    }
-    return true;
-  }
-  return false;
+/** RFC 9535 §2.3.5.2.2 comparisons with exact numbers, over the kernel's `compareNumerals`. */
+export interface ExactComparisons {
+  /** `left op right` for op `==`, `!=`, `<`, `<=`, `>`, `>=` (node lists of one node compare as their value). */
+  compare(left: unknown, op: string, right: unknown): boolean;
+  /** Deep equality: numbers by value, arrays element by element, objects member by member. */
+  equals(a: unknown, b: unknown): boolean;
 }
 
-function eq(left: unknown, right: unknown): boolean {
-  if (right instanceof JSONPathNodeList) [left, right] = [right, left];
-  if (left instanceof JSONPathNodeList) {
-    if (right instanceof JSONPathNodeList) {
-      if (left.empty() && right.empty()) return true;
-      if (left.nodes.length === 1 && right.nodes.length === 1) return deepEqualsExact(left.nodes[0]!.value, right.nodes[0]!.value);
+export function exactComparisons(numerals: CompareNumerals): ExactComparisons {
+  const deepEquals = (a: unknown, b: unknown): boolean => {
+    if (a === b) return true;
+    if (isNum(a) || isNum(b)) return isNum(a) && isNum(b) && numerals(lexemeOf(a), lexemeOf(b)) === 0;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!deepEquals(a[i], b[i])) return false;
+      return true;
     }
-    if (left.empty()) return right === Nothing;
-    if (left.nodes.length === 1) return deepEqualsExact(left.nodes[0]!.value, right);
+    if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(b)) {
+      const ka = Object.keys(a), kb = Object.keys(b);
+      if (ka.length !== kb.length) return false;
+      for (const k of ka) {
+        if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+        if (!deepEquals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+      }
+      return true;
+    }
     return false;
-  }
-  if (left === Nothing && right === Nothing) return true;
-  return deepEqualsExact(left, right);
+  };
+
+  const eq = (left: unknown, right: unknown): boolean => {
+    if (right instanceof JSONPathNodeList) [left, right] = [right, left];
+    if (left instanceof JSONPathNodeList) {
+      if (right instanceof JSONPathNodeList) {
+        if (left.empty() && right.empty()) return true;
+        if (left.nodes.length === 1 && right.nodes.length === 1) return deepEquals(left.nodes[0]!.value, right.nodes[0]!.value);
+      }
+      if (left.empty()) return right === Nothing;
+      if (left.nodes.length === 1) return deepEquals(left.nodes[0]!.value, right);
+      return false;
+    }
+    if (left === Nothing && right === Nothing) return true;
+    return deepEquals(left, right);
+  };
+
+  const lt = (left: unknown, right: unknown): boolean => {
+    if (typeof left === 'string' && typeof right === 'string') return codePointLess(left, right);
+    if (isNum(left) && isNum(right)) return numerals(lexemeOf(left), lexemeOf(right)) < 0;
+    return false;
+  };
+
+  return {
+    equals: deepEquals,
+    compare(left, op, right) {
+      switch (op) {
+        case '==': return eq(left, right);
+        case '!=': return !eq(left, right);
+        case '<': return lt(left, right);
+        case '>': return lt(right, left);
+        case '>=': return lt(right, left) || eq(left, right);
+        case '<=': return lt(left, right) || eq(left, right);
+        default: return false;
+      }
+    },
+  };
 }
 
 /**
@@ -151,23 +179,4 @@ export function codePointLess(a: string, b: string): boolean {
     return rx < ry;
   }
   return a.length < b.length;
-}
-
-function lt(left: unknown, right: unknown): boolean {
-  if (typeof left === 'string' && typeof right === 'string') return codePointLess(left, right);
-  if (isNum(left) && isNum(right)) return left < right;
-  return false;
-}
-
-/** RFC 9535 §2.3.5.2.2 comparison operators with exact numbers. */
-export function compareExact(left: unknown, op: string, right: unknown): boolean {
-  switch (op) {
-    case '==': return eq(left, right);
-    case '!=': return !eq(left, right);
-    case '<': return lt(left, right);
-    case '>': return lt(right, left);
-    case '>=': return lt(right, left) || eq(left, right);
-    case '<=': return lt(left, right) || eq(left, right);
-    default: return false;
-  }
 }

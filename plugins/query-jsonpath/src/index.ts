@@ -10,10 +10,12 @@ const plugin: Plugin = {
   version: '0.1.0',
   apiVersion: '^1.0.0',
   register(registry) {
+    const numerals = registry.records.compareNumerals;
+    if (!numerals) throw new Error('@mcpgw/query-jsonpath needs a kernel whose registry.records offers compareNumerals (exact number comparisons).');
     registry.registerQueryLanguage({
       name: 'jsonpath',
       description: 'RFC 9535 JSONPath: $.a.b, $[0], $[-1], $[1:3], $[*], $..name, $[?@.x == "y"], length/count/match/search/value',
-      compile: (text, options = {}) => compileJsonPath(text, options, registry.error),
+      compile: (text, options = {}) => compileJsonPath(text, options, registry.error, numerals),
     });
   },
 };

@@ -111,4 +111,13 @@ export interface RecordsToolkit {
    *   mismatched bracket, empty or trailing-comma element, data after the value); CANCELLED; IO_ERROR.
    */
   indexJson(file: OpenedFile, options?: { signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<JsonTextIndex>;
+  /**
+   * Compares two numbers by value, exactly (RFC 9535 §2.3.5.2.2): -1, 0 or 1. Each is a JSON number lexeme (RFC 8259
+   * §6; a `JSON.rawJSON` number's `rawJSON`) or a finite JavaScript number, which stands for its shortest round-trip
+   * spelling `String(n)` (the lexeme the kernel's parsers kept it for). Linear in the lexemes' length, no rounding:
+   * `1e400 < 1e401`, `-0 == 0`, `0.1000000000000000000001 > 0.1`. The same function as `compareNumerals` of
+   * `mcpgw/plugin-api`, here for plugins that take nothing from mcpgw at run time. Optional: kernels before 1.1 lack it.
+   * @throws TypeError for a string that is not a JSON number; RangeError for NaN or ±Infinity
+   */
+  compareNumerals?(a: string | number, b: string | number): -1 | 0 | 1;
 }

@@ -3,6 +3,7 @@ import { readChunks, readChunksSync } from './chunks';
 import { Float64OffsetIndex } from './offset-index';
 import { IndexedRecordSource } from './source';
 import { indexJson } from './json-index';
+import { compareNumerals } from '../numbers/compare';
 
 /** The toolkit handed to format plugins as `registry.records`. */
 export const recordsToolkit: RecordsToolkit = {
@@ -11,6 +12,7 @@ export const recordsToolkit: RecordsToolkit = {
   createIndex: () => new Float64OffsetIndex(),
   createSource: (spec) => new IndexedRecordSource(spec),
   indexJson: (file, options) => indexJson(file, options),
+  compareNumerals,
 };
 
 export { readChunks, readChunksSync, unalignedBuffer, CHUNK_BYTES } from './chunks';
