@@ -558,6 +558,36 @@ describe('configuration', () => {
     expect(unknown.stderr).toContain('Plugin commands: sessions index');
   });
 
+  test('a home that is a symbolic link (~/.claude linked elsewhere) is read through the link: entries, search, index', async () => {
+    const link = path.join(fx.dir, 'linked-claude');
+    fs.symlinkSync(fx.homes.claude, link);
+    const cache = path.join(fx.dir, 'link-cache');
+    const env = { ...fx.env, MCPGW_CLAUDE_HOME: link, XDG_CACHE_HOME: cache };
+    const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    expect(indexed.stderr).toBe('');
+    expect(indexed.stdout).toMatch(/^indexed 3 sessions \(3 read now, 0 unreadable\)/);
+    const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env });
+    try {
+      const projects = (await call(other.client, 'list_projects', { source: 'claude' })).data.projects;
+      const webapp = projects.find((p: any) => p.name === 'webapp');
+      const listed = (await call(other.client, 'list_sessions', { project_id: webapp.id, source: 'claude' })).data;
+      expect(listed.sessions).toHaveLength(2);
+      const viaLink = listed.sessions.map((s: any) => s.path);
+      expect(viaLink.every((p: string) => p.startsWith(link + path.sep))).toBe(true);
+      const entries = (await call(other.client, 'get_session_entries', { path: viaLink[0], limit: 1 })).data;
+      expect(entries.entries).toHaveLength(1);
+      const direct = (await call(other.client, 'get_session_entries', { path: fx.file(S1), limit: 1 })).data;
+      expect(direct.entries).toHaveLength(1);
+      const found = (await call(other.client, 'semantic_search', { query: 'websocket reconnect', source: 'claude' })).data;
+      expect(found).toMatchObject({ complete: true, sessions_indexed: 8, sessions_pending: 0 });
+      expect(found.results.length).toBeGreaterThan(0);
+      expect(found.results.every((r: any) => r.source === 'claude' && r.session_path.startsWith(link + path.sep))).toBe(true);
+      expect(found.warnings).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a misspelt sessions key is a config error naming it', () => {
     const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
     expect(r.status).toBe(2);

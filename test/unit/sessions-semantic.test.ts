@@ -106,3 +106,29 @@ test('paragraphs: blank-line split, short pieces dropped unless nothing else', (
   expect(paragraphs('short\n\nThis paragraph is comfortably longer than forty characters.')).toEqual(['This paragraph is comfortably longer than forty characters.']);
   expect(paragraphs('tiny\n\nbits')).toEqual(['tiny bits']);
 });
+
+test('entries another connection adds to the index file are searched after it committed (no restart)', async () => {
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'mcpgw-semsync-'));
+  const a = new IndexStore(dir, gloveSifEmbedder.name, gloveSifEmbedder.dimensions);
+  const b = new IndexStore(dir, gloveSifEmbedder.name, gloveSifEmbedder.dimensions);
+  try {
+    const add = async (store: IndexStore, id: string, text: string) => {
+      const row = { source: 'claude', path: `/h/${id}.jsonl`, sessionId: id, projectName: id, projectPath: null, firstPrompt: text, files: [], records: 1, entries: 1, modifiedMs: 0, complete: true };
+      const rowId = store.saveSession(row);
+      await addEntries(store, rowId, [{ idx: 0, role: 'user', text, uuid: `${id}-0`, timestamp: null }], gloveSifEmbedder);
+      return { ...row, id: rowId };
+    };
+    const first = await add(a, 'first', 'The nightly backup job copies the database dump to the storage bucket.');
+    const reader = new SemanticEngine(a, gloveSifEmbedder);
+    const sessions = new Map([[first.id, first]]);
+    const q = { query: 'the second spreadsheet import drops its header row', sessions: null, limit: 5, maxDistance: 0, diversity: false };
+    expect((await reader.search(q, sessions)).map((h) => h.session.sessionId)).toEqual(['first']);
+    const second = await add(b, 'second', 'Importing the spreadsheet loses the header row of the second sheet.');
+    sessions.set(second.id, second);
+    expect((await reader.search(q, sessions)).map((h) => h.session.sessionId)).toEqual(['second', 'first']);
+  } finally {
+    a.close();
+    b.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -21,6 +21,16 @@ export interface CatalogSession {
   mtimeMs: number;
   /** Creation (birth) time of its first file when the platform records it, else its modification time; ms. */
   birthMs: number;
+  /** Each file's identity as looked at when listed (same order as `files`), when the listing has it. */
+  fileStats?: FileStat[];
+}
+
+/** A file's identity and size as `stat` gave them. */
+export interface FileStat {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
 }
 
 export interface CatalogProject {
@@ -86,6 +96,7 @@ export function catalogOf(d: Discovery): Catalog {
           size: stats.reduce((a, st) => a + st!.size, 0),
           mtimeMs: Math.max(...stats.map((st) => st!.mtimeMs)),
           birthMs: stats[0]!.birthtimeMs > 0 ? stats[0]!.birthtimeMs : stats[0]!.mtimeMs,
+          fileStats: stats.map((st) => ({ dev: st!.dev, ino: st!.ino, size: st!.size, mtimeMs: st!.mtimeMs })),
         });
       }
       if (sessions.length === 0) continue;
@@ -103,16 +114,20 @@ export function newestFirst(a: CatalogSession, b: CatalogSession): number {
 
 /** The file's stat when it is a regular file (not a link) whose path lies lexically inside the home. */
 function statInside(file: string, h: SourceHome) {
-  const rel = path.relative(h.home, file);
-  const relReal = h.realHome ? path.relative(h.realHome, file) : '..';
-  const inside = (r: string) => r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
-  if (!inside(rel) && !inside(relReal)) return null;
+  if (!within(file, h.home) && !(h.realHome && within(file, h.realHome))) return null;
   try {
-    const st = lstatSync(file);
-    return st.isFile() ? st : null;
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    return st?.isFile() ? st : null;
   } catch {
     return null;
   }
+}
+
+/** Whether `file` lies strictly inside `folder` (lexically; `..` segments resolved). */
+function within(file: string, folder: string): boolean {
+  const f = file.includes(`${path.sep}.`) || !path.isAbsolute(file) ? path.resolve(file) : file;
+  const base = folder.endsWith(path.sep) ? folder : folder + path.sep;
+  return f.length > base.length && f.startsWith(base);
 }
 
 function isFolder(p: string): boolean {

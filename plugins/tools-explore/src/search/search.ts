@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompiledQuery, RecordBatch, RecordSource, ScanPosition, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import { fileFor, type ExplorerFile } from '../files';
-import { parseFields, projectValue } from '../records';
+import { parseFields, projectValue, queryWarnings } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
 import { isPredicate, looksLikePredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
@@ -318,7 +318,7 @@ async function engineSearch(
   // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
-  const warnings: Warning[] = (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+  const warnings: Warning[] = queryWarnings(query);
   warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen.

@@ -1,12 +1,16 @@
 import type { Embedder } from 'mcpgw/plugin-api';
 import { bestCosines, commonComponent, cosineFactors, fuse, mmr, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
 import type { IndexedEntry, IndexedSession, IndexStore } from './store';
+import { SimdScorer } from './simd';
 import { contentWords } from './tokens';
 
 /** The vectors of the whole index in memory, ready to score (rebuilt when the store changed). */
 interface Loaded {
   generation: number;
+  /** The rows: in the SIMD scorer's memory when there is one. */
   packed: PackedVectors;
+  /** Scores the rows in WebAssembly SIMD; null: in JavaScript (`bestCosines`). */
+  scorer: SimdScorer | null;
   /** Dense entry number (0..entries-1) of each row. */
   rowEntry: Int32Array;
   norms: Float32Array;
@@ -17,6 +21,11 @@ interface Loaded {
   /** Entry id (store row id) of each dense entry number, and its session id. */
   entryId: Int32Array;
   entrySession: Int32Array;
+  /** 1 for a dense entry with at least one non-empty vector. */
+  hasVector: Uint8Array;
+  /** The session ids the dense entries belong to, and the largest. */
+  sessionIds: number[];
+  maxSession: number;
   /** Dense entry number of each entry id. */
   denseOf: Map<number, number>;
   /** Session id of each entry id (for entries without vectors too). */
@@ -48,37 +57,64 @@ export interface SemanticHit {
 const CANDIDATES = 400;
 
 /**
- * Hybrid ranking over the index: every entry's best-paragraph cosine (brute force over int8 rows, the common component
- * removed) fused by reciprocal rank with SQLite FTS5's BM25 over the query's content words.
+ * Hybrid ranking over the index: every entry's best-paragraph cosine (exact, over every int8 row in one pass of
+ * WebAssembly SIMD — JavaScript where SIMD is missing — the common component removed) fused by reciprocal rank with
+ * SQLite FTS5's BM25 over the query's content words.
  */
 export class SemanticEngine {
   private loaded: Loaded | null = null;
 
   constructor(readonly store: IndexStore, readonly embedder: Embedder) {}
 
+  /**
+   * The index's vectors in one contiguous block (WebAssembly memory when SIMD is available), read from the store once
+   * per store generation by streaming its rows.
+   */
   private load(): Loaded {
     if (this.loaded && this.loaded.generation === this.store.generation) return this.loaded;
-    const rows = this.store.allVectors();
+    this.loaded = null; // let the old block go before the new one is allocated
+    const generation = this.store.generation;
     const dim = this.embedder.dimensions;
-    const q = new Int8Array(rows.length * dim);
-    const scales = new Float32Array(rows.length);
-    const rowEntry = new Int32Array(rows.length);
-    const denseOf = new Map<number, number>();
-    const ids: number[] = [];
-    rows.forEach((r, i) => {
-      q.set(new Int8Array(r.v.buffer, r.v.byteOffset, dim), i * dim);
-      scales[i] = Buffer.from(r.v.buffer, r.v.byteOffset, r.v.byteLength).readFloatLE(dim);
-      let k = denseOf.get(r.entry);
-      if (k === undefined) { denseOf.set(r.entry, (k = ids.length)); ids.push(r.entry); }
-      rowEntry[i] = k;
+    const read = this.store.transaction(() => {
+      const { rows: count, entries: groups } = this.store.vectorCounts();
+      const scorer = count ? SimdScorer.create(dim, count, groups) : null;
+      const stride = scorer ? scorer.stride : dim;
+      const q = scorer ? scorer.rows : new Int8Array(count * dim);
+      const rowEntry = scorer ? scorer.group : new Int32Array(count);
+      const scales = new Float32Array(count);
+      const scale = new Float32Array(1), scaleBytes = new Uint8Array(scale.buffer);
+      const denseOf = new Map<number, number>();
+      const ids: number[] = [];
+      let i = 0;
+      this.store.eachVector((entry, v) => {
+        if (i >= count || v.length < dim + 4) return;
+        q.set(new Int8Array(v.buffer, v.byteOffset, dim), i * stride);
+        for (let b = 0; b < 4; b++) scaleBytes[b] = v[dim + b]!;
+        scales[i] = scale[0]!;
+        let k = denseOf.get(entry);
+        if (k === undefined) { denseOf.set(entry, (k = ids.length)); ids.push(entry); }
+        rowEntry[i++] = k;
+      });
+      return { scorer: i === count ? scorer : null, packed: { dim, stride, count: i, q, scales }, rowEntry, denseOf, ids };
     });
+    const { packed, rowEntry, denseOf, ids } = read;
+    let { scorer } = read;
+    if (scorer && ids.length > scorer.groups) scorer = null;
     const sessionOf = this.store.entrySessions();
     const entryId = Int32Array.from(ids);
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
-    const packed = { dim, count: rows.length, q, scales };
-    const u = this.embedder.removeCommonComponent && rows.length > 1 ? this.commonComponentOf(packed) : null;
+    const u = this.embedder.removeCommonComponent && packed.count > 1 ? this.commonComponentOf(packed) : null;
     const norms = residualNorms(packed, u);
-    this.loaded = { generation: this.store.generation, packed, rowEntry, norms, factors: cosineFactors(packed, norms), u, entryId, entrySession, denseOf, sessionOf };
+    const factors = cosineFactors(packed, norms);
+    if (scorer) scorer.factors.set(factors);
+    const hasVector = new Uint8Array(ids.length);
+    for (let r = 0; r < packed.count; r++) if (factors[r]! > 0) hasVector[rowEntry[r]!] = 1;
+    const sessionIds = [...new Set(entrySession)].filter((s) => s >= 0);
+    const maxSession = sessionIds.reduce((a, b) => Math.max(a, b), 0);
+    this.loaded = {
+      generation, packed, scorer, rowEntry: scorer ? scorer.group : rowEntry, norms, factors: scorer ? scorer.factors : factors, u,
+      entryId, entrySession, hasVector, sessionIds, maxSession, denseOf, sessionOf,
+    };
     return this.loaded;
   }
 
@@ -88,7 +124,8 @@ export class SemanticEngine {
    */
   private commonComponentOf(packed: PackedVectors): Float32Array {
     let sample = 0;
-    for (let i = 0; i < packed.q.length; i += 9973) sample = (sample * 31 + packed.q[i]!) | 0;
+    const stride = packed.stride ?? packed.dim;
+    for (let r = 0; r < packed.count; r += 97) for (let k = r % 7; k < packed.dim; k += 7) sample = (sample * 31 + packed.q[r * stride + k]!) | 0;
     const key = `${packed.count}:${sample}`;
     const kept = this.store.meta('common-component');
     if (kept) {
@@ -102,29 +139,45 @@ export class SemanticEngine {
     return u;
   }
 
+  /**
+   * Loads the vectors now and keeps the corpus's common component in the index (what a first query would otherwise
+   * compute), so a server's first semantic_search only reads the vectors.
+   */
+  prepare(): void {
+    this.store.sync();
+    this.load();
+  }
+
   /** Forgets the in-memory copy (after the store was changed by another process). */
   invalidate(): void {
     this.loaded = null;
   }
 
   async search(sq: SemanticQuery, sessions: ReadonlyMap<number, IndexedSession>, signal?: AbortSignal): Promise<SemanticHit[]> {
+    // The query is embedded first: from here on everything is synchronous, so the loaded vectors (and the scorer's
+    // result arrays, shared by every query) stay as they are until the answer is made.
+    const [raw] = await this.embedder.embed([sq.query], { signal });
+    this.store.sync();
     const L = this.load();
     const allowedSession = (s: number | undefined) => s !== undefined && sessions.has(s) && (sq.sessions === null || sq.sessions.has(s));
     const E = L.entryId.length;
     // Vector side: each entry's best paragraph, in dense arrays (no per-entry objects).
-    const [raw] = await this.embedder.embed([sq.query], { signal });
     const qv = removeComponent(raw ?? new Float32Array(L.packed.dim), L.u);
     const hasVector = normalize(qv);
-    const best = new Float32Array(E).fill(Number.NEGATIVE_INFINITY);
-    const bestRow = new Int32Array(E).fill(-1);
-    if (hasVector && L.packed.count) bestCosines(L.packed, L.factors, qv, L.rowEntry, best, bestRow);
-    const allowedSessions = new Map<number, boolean>();
-    const allowed = (k: number) => {
-      const s = L.entrySession[k]!;
-      let ok = allowedSessions.get(s);
-      if (ok === undefined) allowedSessions.set(s, (ok = allowedSession(s)));
-      return ok;
-    };
+    let best: Float32Array, bestRow: Int32Array;
+    if (L.scorer) {
+      if (hasVector) L.scorer.score(qv);
+      else L.scorer.clear();
+      ({ best, bestRow } = L.scorer);
+    } else {
+      best = new Float32Array(E).fill(Number.NEGATIVE_INFINITY);
+      bestRow = new Int32Array(E).fill(-1);
+      if (hasVector && L.packed.count) bestCosines(L.packed, L.factors, qv, L.rowEntry, best, bestRow);
+    }
+    const sessionOk = new Uint8Array(L.maxSession + 1);
+    let every = true;
+    for (const s of L.sessionIds) if (allowedSession(s)) sessionOk[s] = 1; else every = false;
+    const allowed = every ? () => true : (k: number) => sessionOk[L.entrySession[k]!] === 1;
     const topVector = topK(best, CANDIDATES, allowed);
     /** 1-based vector ranks of the given entries (dense numbers) among the allowed ones, by one counting pass. */
     const ranksOf = (ks: number[]): Map<number, number> => {
@@ -148,7 +201,7 @@ export class SemanticEngine {
       return out;
     };
     let withVector = 0;
-    for (let k = 0; k < E; k++) if (best[k]! > Number.NEGATIVE_INFINITY && allowed(k)) withVector++;
+    if (hasVector) for (let k = 0; k < E; k++) if (L.hasVector[k] === 1 && allowed(k)) withVector++;
     // Lexical side: BM25 over content words (stop words dropped: a query sharing none with an entry does not match it).
     const terms = [...new Set(contentWords(sq.query))];
     const lexical = this.store.lexical(terms, CANDIDATES * 4).filter((id) => allowedSession(L.sessionOf.get(id))).slice(0, CANDIDATES);
@@ -196,8 +249,9 @@ export class SemanticEngine {
     const ra = ka === undefined ? -1 : bestRow[ka]!, rb = kb === undefined ? -1 : bestRow[kb]!;
     if (ra < 0 || rb < 0) return 0;
     const { dim, q, scales } = L.packed;
+    const stride = L.packed.stride ?? dim;
     let dot = 0;
-    for (let k = 0; k < dim; k++) dot += q[ra * dim + k]! * q[rb * dim + k]!;
+    for (let k = 0; k < dim; k++) dot += q[ra * stride + k]! * q[rb * stride + k]!;
     const na = L.norms[ra]!, nb = L.norms[rb]!;
     if (!na || !nb) return 0;
     return 0.5 * Math.max(0, (dot * scales[ra]! * scales[rb]!) / (na * nb));

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Embedder } from 'mcpgw/plugin-api';
+import type { FileStat } from '../catalog';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
 import { previewOf } from '../text';
@@ -52,11 +53,12 @@ export type Change = { kind: 'same' } | { kind: 'grown'; from: number } | { kind
 /**
  * Unchanged (every file has the identity it had), grown (the same files, each before the last unchanged, the last
  * one larger with the checksum of the bytes before its resume offset equal — or new continuation files after it),
- * or anything else: new (read again from the start).
+ * or anything else: new (read again from the start). `listed`: the files' stats as the listing just took them
+ * (else each file is looked at here).
  */
-export function changeOf(stored: IndexedSession | undefined, files: readonly string[]): Change {
+export function changeOf(stored: IndexedSession | undefined, files: readonly string[], listed?: readonly FileStat[]): Change {
   if (!stored) return { kind: 'new' };
-  const now = files.map((f) => { try { return statSync(f); } catch { return null; } });
+  const now = listed && listed.length === files.length ? listed : files.map((f) => { try { return statSync(f); } catch { return null; } });
   if (now.some((s) => s === null)) return { kind: 'new' };
   const old = stored.files;
   if (old.length > files.length || old.length === 0) return { kind: 'new' };

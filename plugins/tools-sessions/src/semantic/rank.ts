@@ -30,9 +30,11 @@ export function quantize(v: Float32Array): { q: Int8Array; scale: number } {
   return { q, scale };
 }
 
-/** int8 vectors packed for scoring: `count` rows of `dim`, a scale per row. */
+/** int8 vectors packed for scoring: `count` rows of `dim` values, each `stride` bytes apart (default `dim`; the
+ * padding is zero), a scale per row. */
 export interface PackedVectors {
   dim: number;
+  stride?: number;
   count: number;
   q: Int8Array;
   scales: Float32Array;
@@ -44,14 +46,15 @@ export interface PackedVectors {
  */
 export function commonComponent(p: PackedVectors, iterations = 10): Float32Array {
   const { dim, count, q, scales } = p;
+  const stride = p.stride ?? dim;
   let u = new Float32Array(dim);
-  for (let r = 0; r < count; r++) for (let k = 0; k < dim; k++) u[k]! += q[r * dim + k]! * scales[r]!;
+  for (let r = 0; r < count; r++) for (let k = 0; k < dim; k++) u[k]! += q[r * stride + k]! * scales[r]!;
   normalize(u);
   if (count === 0) return u;
   for (let it = 0; it < iterations; it++) {
     const next = new Float32Array(dim);
     for (let r = 0; r < count; r++) {
-      const base = r * dim;
+      const base = r * stride;
       let dot = 0;
       for (let k = 0; k < dim; k++) dot += q[base + k]! * u[k]!;
       dot *= scales[r]!;
@@ -90,9 +93,10 @@ export function removeComponent(v: Float32Array, u: Float32Array | null): Float3
  */
 export function residualNorms(p: PackedVectors, u: Float32Array | null): Float32Array {
   const { dim, count, q, scales } = p;
+  const stride = p.stride ?? dim;
   const out = new Float32Array(count);
   for (let r = 0; r < count; r++) {
-    const base = r * dim;
+    const base = r * stride;
     let nn = 0, du = 0;
     for (let k = 0; k < dim; k++) {
       const x = q[base + k]!;
@@ -123,9 +127,10 @@ const Q_SCALE = 32767;
  */
 export function bestCosines(p: PackedVectors, factors: Float32Array, qv: Float32Array, rowGroup: Int32Array, best: Float32Array, bestRow: Int32Array): void {
   const { dim, count, q } = p;
+  const stride = p.stride ?? dim;
   const qi = Int32Array.from(qv, (x) => Math.round(x * Q_SCALE));
   const d4 = dim - (dim % 4);
-  for (let r = 0, base = 0; r < count; r++, base += dim) {
+  for (let r = 0, base = 0; r < count; r++, base += stride) {
     const f = factors[r]!;
     if (f === 0) continue;
     let a = 0, b = 0, c = 0, e = 0;

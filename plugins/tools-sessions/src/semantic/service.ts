@@ -49,7 +49,8 @@ export class SemanticIndex {
 
   /** `prune`: `sessions` is the whole history, so stored sessions not in it are dropped. */
   private async run(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], sessions: readonly CatalogSession[], deadline: number, prune: boolean): Promise<UpdateReport> {
-    const stored = new Map(this.store.sessions().map((s) => [s.path, s]));
+    this.store.sync();
+    const stored = new Map(this.storedSessions().map((s) => [s.path, s]));
     const listed = new Set(sessions.map((s) => s.path));
     if (prune) for (const [p, s] of stored) if (!listed.has(p)) { this.store.dropSession(s.id); stored.delete(p); }
     const report: UpdateReport = { indexed: 0, updated: 0, pending: 0, failed: [] };
@@ -57,7 +58,7 @@ export class SemanticIndex {
     for (const s of sessions) {
       ctx.progress(done++, sessions.length, 'indexing sessions');
       const old = stored.get(s.path);
-      const change = changeOf(old, s.files);
+      const change = changeOf(old, s.files, s.fileStats);
       if (change.kind === 'same' && old?.complete) { report.indexed++; continue; }
       if (Date.now() > deadline || ctx.signal.aborted) { report.pending++; continue; }
       const home = homes.find((h) => h.source.name === s.source);
@@ -88,10 +89,15 @@ export class SemanticIndex {
 
   private rows: { generation: number; all: IndexedSession[] } | null = null;
 
-  /** Stored sessions by row id, restricted to the paths listed now (the rows are read once per store generation). */
-  sessionsByRow(paths: ReadonlySet<string>): Map<number, IndexedSession> {
+  /** The stored sessions (read once per store generation; another process's writes are seen after `invalidate`). */
+  private storedSessions(): IndexedSession[] {
     if (!this.rows || this.rows.generation !== this.store.generation) this.rows = { generation: this.store.generation, all: this.store.sessions() };
-    return new Map(this.rows.all.filter((s) => paths.has(s.path)).map((s) => [s.id, s]));
+    return this.rows.all;
+  }
+
+  /** Stored sessions by row id, restricted to the paths listed now. */
+  sessionsByRow(paths: ReadonlySet<string>): Map<number, IndexedSession> {
+    return new Map(this.storedSessions().filter((s) => paths.has(s.path)).map((s) => [s.id, s]));
   }
 
   close(): void {

@@ -119,6 +119,18 @@ export class IndexStore {
     `);
   }
 
+  private dataVersion: number | null = null;
+
+  /**
+   * Bumps `generation` when another connection (another process: `mcpgw sessions index`, a second server) committed
+   * changes since the last look (SQLite's `PRAGMA data_version`), so in-memory copies are read again.
+   */
+  sync(): void {
+    const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (this.dataVersion !== null && v !== this.dataVersion) this.generation++;
+    this.dataVersion = v;
+  }
+
   private stmt(sql: string): StatementSync {
     let s = this.stmts.get(sql);
     if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
@@ -213,6 +225,25 @@ export class IndexStore {
     return this.stmt('SELECT entry, v FROM vectors ORDER BY entry').all() as { entry: number; v: Uint8Array }[];
   }
 
+  /** Vector rows and the entries they belong to. */
+  vectorCounts(): { rows: number; entries: number } {
+    const r = this.stmt('SELECT count(*) AS rows, count(DISTINCT entry) AS entries FROM vectors').get() as { rows: number; entries: number };
+    return { rows: r.rows, entries: r.entries };
+  }
+
+  /**
+   * Calls `fn` with every vector row in entry order (int8 values, then the float32 scale, little-endian), streaming:
+   * no array of every row is built. The blob is only valid during the call.
+   */
+  eachVector(fn: (entry: number, v: Uint8Array) => void): void {
+    const s = this.stmt('SELECT entry, v FROM vectors ORDER BY entry');
+    if (typeof s.iterate === 'function') {
+      for (const r of s.iterate() as Iterable<{ entry: number; v: Uint8Array }>) fn(r.entry, r.v);
+    } else {
+      for (const r of s.all() as { entry: number; v: Uint8Array }[]) fn(r.entry, r.v);
+    }
+  }
+
   /** Entry ids of each session. */
   entrySessions(): Map<number, number> {
     const out = new Map<number, number>();
@@ -220,9 +251,12 @@ export class IndexStore {
     return out;
   }
 
-  /** Entries in the full-text table. */
-  private entryCount(): number {
-    return (this.stmt('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+  private counted: { generation: number; n: number } | null = null;
+
+  /** Entries in the index (counted once per generation). */
+  entryCount(): number {
+    if (this.counted?.generation !== this.generation) this.counted = { generation: this.generation, n: (this.stmt('SELECT count(*) AS n FROM entries').get() as { n: number }).n };
+    return this.counted.n;
   }
 
   /**
