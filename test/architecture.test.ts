@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * The import graph's rules (DESIGN "Small rooms"): the kernel never imports a plugin; a plugin
+ * The import graph's rules (docs/architecture.md "Small rooms"): the kernel never imports a plugin; a plugin
  * imports only its own files, npm packages and the public plugin API (types only, so that one
  * kernel instance serves every plugin); nothing reaches into another plugin's internals.
  */
@@ -64,4 +64,49 @@ test('each plugin package has its own package.json with a @mcpgw/ name and a dis
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins', plugin, 'package.json'), 'utf8'));
     expect({ plugin, name: pkg.name, main: pkg.main }).toEqual({ plugin, name: `@mcpgw/${plugin}`, main: 'dist/index.js' });
   }
+});
+
+/**
+ * The design of record is docs/architecture.md: code, tests, benchmarks and docs never cite a design document outside
+ * the repository nor an issue number, and every reference into it (its path, then a heading in double quotes) names one
+ * of its headings.
+ */
+describe('references point into docs/architecture.md', () => {
+  const TEXT = /\.(ts|mts|cts|js|mjs|cjs|md)$/;
+  function textFiles(dir: string): string[] {
+    if (!fs.existsSync(dir)) return [];
+    if (fs.statSync(dir).isFile()) return [dir];
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return ['node_modules', 'dist', 'results'].includes(e.name) ? [] : textFiles(p);
+      return TEXT.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+    });
+  }
+  const files = ['src', 'plugins', 'test', 'bench', 'docs', 'README.md'].flatMap((d) => textFiles(path.join(REPO, d)));
+  const THIS = path.join(REPO, 'test', 'architecture.test.ts');
+  /** `[file:line, text]` of every line matching `re`, outside this file (which spells the patterns). */
+  const grep = (re: RegExp) => files.filter((f) => f !== THIS).flatMap((f) => fs.readFileSync(f, 'utf8').split('\n')
+    .flatMap((line, i) => (re.test(line) ? [`${path.relative(REPO, f)}:${i + 1}: ${line.trim()}`] : [])));
+
+  test('the scan covers the code, the tests and the docs', () => {
+    const rel = files.map((f) => path.relative(REPO, f));
+    expect(rel).toEqual(expect.arrayContaining(['src/kernel/errors.ts', 'test/helpers/shared.ts', 'docs/architecture.md', 'README.md', 'bench/run.mjs']));
+    expect(rel.some((f) => f.startsWith('plugins/tools-explore/src/'))).toBe(true);
+  });
+
+  test('no reference to an outside design document', () => {
+    expect(grep(/DESIGN|design card|\.\.\/shared\/[A-Za-z]/)).toEqual([]);
+  });
+
+  test('no issue numbers', () => {
+    expect(grep(/(^|[^&\w])#[0-9]{1,4}\b|\bissues? #?[0-9]+\b/i)).toEqual([]);
+  });
+
+  test('every reference into docs/architecture.md names one of its headings', () => {
+    const headings = new Set([...fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) => m[1]!.trim()));
+    const refs = files.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/architecture\.md\s*(?:\*\s*)?"([^"]+)"/g)]
+      .map((m) => ({ file: path.relative(REPO, f), section: m[1]!.replace(/\s+/g, ' ') })));
+    expect(refs.length).toBeGreaterThan(20);
+    expect(refs.filter((r) => !headings.has(r.section))).toEqual([]);
+  });
 });

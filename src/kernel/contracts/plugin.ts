@@ -38,7 +38,7 @@ export interface PluginRegistry {
   registerCommand?(command: CommandDefinition): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
-  /** A catalogue error (see DESIGN "Error results"). */
+  /** A catalogue error (see docs/architecture.md "Error results"). */
   error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
   /** The kernel's DI container (tsyringe), for plugins that prefer injection; see `Tokens`. */
   readonly container: DependencyContainer;
@@ -46,7 +46,7 @@ export interface PluginRegistry {
 }
 
 /**
- * A plugin module's default export (DESIGN "The contracts"): plain data plus one hook, like a
+ * A plugin module's default export (docs/architecture.md "Plugin API"): plain data plus one hook, like a
  * Rollup plugin. `apiVersion` is a semver range of the plugin API it was built for; the loader
  * refuses a mismatch with a message naming both versions (the fastify-plugin pattern).
  */

@@ -3,7 +3,7 @@ import type { CompiledQuery } from './query';
 import type { AggregateOptions, AggregateResult } from './aggregate';
 
 /**
- * How node locations are reported (DESIGN "Two addressing modes").
+ * How node locations are reported (docs/architecture.md "Two addressing modes").
  * - `record`: each record is `$`; paths are RFC 6901 pointers inside the record (the explorer).
  * - `file`: the whole file is `$` (the reader, `mcpgw query`): when `source.rootIsSequence` the root is the sequence
  *   of records and paths are `/<i>/…`; otherwise record 0 is the root document and paths start at `""`.
