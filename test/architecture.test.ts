@@ -59,6 +59,17 @@ test.each(plugins)('plugins/%s imports only its own files, npm packages and the 
   expect(bad).toEqual([]);
 });
 
+test('src/kernel/contracts imports only its own files, the error catalogue and types from npm packages', () => {
+  const own = path.join('src', 'kernel', 'contracts');
+  const bad = tsFiles(path.join(REPO, own))
+    .flatMap(importsOf)
+    .filter((i) => {
+      if (i.spec.startsWith('.')) return !(resolveRel(i).startsWith(own + path.sep) || resolveRel(i) === path.join('src', 'kernel', 'errors'));
+      return !i.typeOnly;
+    });
+  expect(bad).toEqual([]);
+});
+
 test('each plugin package has its own package.json with a @mcpgw/ name and a dist entry', () => {
   for (const plugin of plugins) {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins', plugin, 'package.json'), 'utf8'));
@@ -108,5 +119,46 @@ describe('references point into docs/architecture.md', () => {
       .map((m) => ({ file: path.relative(REPO, f), section: m[1]!.replace(/\s+/g, ' ') })));
     expect(refs.length).toBeGreaterThan(20);
     expect(refs.filter((r) => !headings.has(r.section))).toEqual([]);
+  });
+});
+
+/** The tables of docs/architecture.md that restate code are checked against it, so they cannot go stale. */
+describe('docs/architecture.md tables match the code', () => {
+  const doc = fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8');
+  /** The rows (cells) of the first table after the heading `## name`. */
+  function table(name: string): string[][] {
+    const start = doc.indexOf(`\n## ${name}\n`);
+    expect(start).toBeGreaterThan(-1);
+    const end = doc.indexOf('\n## ', start + 4);
+    const lines = doc.slice(start, end === -1 ? undefined : end).split('\n');
+    const first = lines.findIndex((l) => l.startsWith('| '));
+    const rows: string[][] = [];
+    for (const line of lines.slice(first + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    }
+    return rows;
+  }
+
+  test('"Error results" lists exactly the catalogue of src/kernel/errors.ts, in order, each with when it is used', () => {
+    const { ERROR_CODES } = require('../src/kernel/errors') as typeof import('../src/kernel/errors');
+    const rows = table('Error results');
+    expect(rows.map((r) => r[0])).toEqual([...ERROR_CODES]);
+    for (const r of rows) expect(r[1]!.length).toBeGreaterThan(10);
+  });
+
+  test('"Configuration" lists every limit of the limits schema, in order, with its default', () => {
+    const { limitsSchema } = require('../src/kernel/config/schema') as typeof import('../src/kernel/config/schema');
+    const { DEFAULT_LIMITS } = require('../src/kernel/config/defaults') as typeof import('../src/kernel/config/defaults');
+    const rows = table('Configuration');
+    expect(rows.map((r) => r[0])).toEqual(Object.keys(limitsSchema.shape));
+    expect(Object.keys(DEFAULT_LIMITS)).toEqual(Object.keys(limitsSchema.shape));
+    const value = (text: string): number | null => {
+      if (text === 'none') return null;
+      const m = /^(\d+) (KiB|MiB)$/.exec(text);
+      return m ? Number(m[1]) * (m[2] === 'KiB' ? 1024 : 1024 * 1024) : Number(text);
+    };
+    expect(Object.fromEntries(rows.map((r) => [r[0], value(r[1]!)]))).toEqual(DEFAULT_LIMITS);
+    for (const r of rows) expect(r[2]!.length).toBeGreaterThan(10);
   });
 });
