@@ -192,6 +192,23 @@ export function compareNumerals(a: string | number, b: string | number): -1 | 0 
   return (x.sign > 0 || m === 0 ? m : -m) as -1 | 0 | 1;
 }
 
+/**
+ * One spelling per value, for keys (groups, distinct values): two numbers get the same key exactly when
+ * {@link compareNumerals} finds them equal. The key is itself a JSON number of that value, in normalized scientific
+ * form: `0` for every zero, else `[-]d[.ddd]e<exponent>` with no trailing zeros (`1.0`, `100e-2` → `1e0`; `150` →
+ * `1.5e2`; `-0.05` → `-5e-2`), the exponent written out whatever its length. Linear in the lexeme's length.
+ * @throws TypeError for a string that is not a JSON number; RangeError for NaN or ±Infinity
+ */
+export function numeralKey(a: string | number): string {
+  const x = parse(typeof a === 'number' ? numeralOf(a) : a);
+  if (x.sign === 0) return '0';
+  const t = x.text;
+  const digits = x.first < x.point && x.point < x.last ? t.slice(x.first, x.point) + t.slice(x.point + 1, x.last + 1) : t.slice(x.first, x.last + 1);
+  const e = x.exponent;
+  const exponent = typeof e === 'number' ? String(e) : (e.negative && e.digits !== '0' ? '-' : '') + e.digits;
+  return (x.sign < 0 ? '-' : '') + digits[0] + (digits.length > 1 ? '.' + digits.slice(1) : '') + 'e' + exponent;
+}
+
 /** True when `text` is a JSON number lexeme (RFC 8259 §6). Linear. */
 export function isNumeral(text: string): boolean {
   try {
