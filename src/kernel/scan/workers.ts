@@ -83,7 +83,7 @@ type WorkerMessage =
   | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
   | { type: 'skip'; seq: number; record: number; code: string; message: string }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
-  | { type: 'count'; seq: number; units: number; skips?: number }
+  | { type: 'count'; seq: number; units: number; skips?: number; record?: number }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
@@ -208,6 +208,7 @@ export class ThreadPool implements WorkerPool {
             if (m.record >= upTo) break;
             if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
           } else if (m.type === 'count') {
+            if (m.record !== undefined && m.record >= upTo) break;
             collector.addCount(m.units, m.skips ?? 0);
           } else if (m.type === 'skip') {
             if (m.record >= upTo) break;
