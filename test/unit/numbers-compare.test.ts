@@ -176,12 +176,14 @@ describe('compareNumerals', () => {
   });
 
   test('numeralKey: one spelling per value, equal exactly when compareNumerals says so, itself a numeral of that value', () => {
-    expect(['1', '1.0', '100e-2', '0.1e1', '1E+0'].map(numeralKey)).toEqual(['1e0', '1e0', '1e0', '1e0', '1e0']);
+    expect(['1', '1.0', '100e-2', '0.1e1', '1E+0'].map(numeralKey)).toEqual(['1', '1', '1', '1', '1']);
     expect(['0', '-0', '0.000', '0e99', -0].map(numeralKey)).toEqual(['0', '0', '0', '0', '0']);
-    expect(numeralKey('150')).toBe('1.5e2');
+    expect(['150', '1.5e2', '15000e-2'].map(numeralKey)).toEqual(['150', '150', '150']);
+    expect(['100000000000000000000', '1e20', '1e21', '1000000000000000000000', '-1.0e21'].map(numeralKey)).toEqual(['100000000000000000000', '100000000000000000000', '1e21', '1e21', '-1e21']);
     expect(numeralKey('-0.05')).toBe('-5e-2');
     expect(numeralKey('12.50')).toBe('1.25e1');
     expect(numeralKey(0.1)).toBe('1e-1');
+    expect(numeralKey(42)).toBe('42');
     expect(numeralKey(`1e${'9'.repeat(30)}`)).toBe(`1e${'9'.repeat(30)}`);
     expect(numeralKey(`-12e-${'9'.repeat(30)}`)).toBe(`-1.2e-${'9'.repeat(29)}8`);
     fc.assert(fc.property(numeral, numeral, (a, b) => {
