@@ -152,6 +152,104 @@ describe('whole-file queries over a document over maxRecordBytes evaluate throug
   });
 });
 
+describe('the queries users asked for, on documents over maxRecordBytes', () => {
+  /** A GeoJSON-like FeatureCollection: every 100th feature has a population over a million. */
+  const FEATURES = Array.from({ length: 1500 }, (_, i) => ({ type: 'Feature', id: `f${i}`, properties: { name: `place ${i}`, pop: i % 100 === 0 ? 2_000_000 + i : i * 10 }, geometry: { type: 'Point', coordinates: [i / 10, -i / 10] } }));
+  const BIG_POP = FEATURES.flatMap((f, i) => (f.properties.pop > 1e6 ? [{ path: `/features/${i}/id`, value: f.id }] : []));
+  /** An API description padded with 600 operations; the issues path holds "{" and "/" in its name. */
+  const BIG_API = {
+    openapi: '3.1.0',
+    paths: {
+      ...Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`/repos/{owner}/{repo}/r${i}`, { get: { summary: `get r${i}`, description: 'x'.repeat(100) } }])),
+      '/repos/{owner}/{repo}/issues': { post: { summary: 'Create an issue', operationId: 'issues/create' } },
+    },
+  };
+  beforeAll(() => {
+    fs.writeFileSync(path.join(dir, 'root', 'geo.json'), JSON.stringify({ type: 'FeatureCollection', features: FEATURES }));
+    fs.writeFileSync(path.join(dir, 'root', 'big-api.json'), JSON.stringify(BIG_API, null, 2));
+  });
+
+  test('the premise: both documents are over maxRecordBytes', () => {
+    for (const f of ['geo.json', 'big-api.json']) expect(fs.statSync(path.join(dir, 'root', f)).size).toBeGreaterThan(MAX_RECORD);
+  });
+
+  test('$.features[?@.properties.pop > 1e6].id: json_read, search (nodes) and mcpgw query agree with the data', async () => {
+    const q = '$.features[?@.properties.pop > 1e6].id';
+    const all = await readAll({ path: 'geo.json', language: 'jsonpath', query: q, max_items: 4 });
+    expect(all.items).toEqual(BIG_POP);
+    expect(all.pages).toBe(Math.ceil(BIG_POP.length / 4));
+    const opened = await call(c.client, 'open_file', { path: 'geo.json' });
+    const found = await call(c.client, 'search', { handle: opened.data.handle, query: q, mode: 'jsonpath', max_results: 100 });
+    expect(found.data).toMatchObject({ counts: 'nodes', total_matches: BIG_POP.length, complete: true });
+    expect(found.data.matches.map((m: any) => m.match_path)).toEqual(BIG_POP.map((x) => x.path));
+    const out = cli(path.join(dir, 'root', 'geo.json'), q);
+    expect(out.status).toBe(0);
+    expect(out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(BIG_POP);
+  });
+
+  test('a descendant filter and a filter on members only: no value read whole, the node list exact', async () => {
+    const read = async (query: string) => (await readAll({ path: 'geo.json', language: 'jsonpath', query })).items;
+    expect(await read('$..[?@.pop > 1e6]')).toEqual(FEATURES.flatMap((f, i) => (f.properties.pop > 1e6 ? [{ path: `/features/${i}/properties`, value: f.properties }] : [])));
+    // the root's children are a string and a 200 KB array: neither has a member "features" (RFC 9535 §2.3.5.1)
+    expect(await read('$[?@.features]')).toEqual([]);
+    expect(await read('$[?@.type]')).toEqual([]);
+    expect(await read('$..[?@.id == "f7"].geometry.coordinates[0]')).toEqual([{ path: '/features/7/geometry/coordinates/0', value: 0.7 }]);
+  });
+
+  test('$.paths[\'/repos/{owner}/{repo}/issues\'].post, and get_value_at_path on a member', async () => {
+    const r = await call(c.client, 'json_read', { path: 'big-api.json', language: 'jsonpath', query: "$.paths['/repos/{owner}/{repo}/issues'].post" });
+    expect(r.data).toMatchObject({ complete: true, items: [{ path: '/paths/~1repos~1{owner}~1{repo}~1issues/post', value: BIG_API.paths['/repos/{owner}/{repo}/issues'].post }] });
+    const opened = await call(c.client, 'open_file', { path: 'big.json' });
+    const v = await call(c.client, 'get_value_at_path', { handle: opened.data.handle, index: 0, path: 'name' });
+    expect(v.data).toMatchObject({ value: '"needle"', value_type: 'string', pointer: '/name' }); // compact JSON text
+  });
+
+  test('get_schema of the FeatureCollection: every level described, the 1,500 features sampled evenly and said so', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'geo.json' });
+    const r = await call(c.client, 'get_schema', { handle: opened.data.handle });
+    expect(r.isError).toBe(false);
+    const str = { type: 'string' };
+    expect(r.data.schema).toEqual({
+      type: 'object',
+      properties: {
+        type: str,
+        features: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              type: str,
+              id: str,
+              properties: { type: 'object', properties: { name: str, pop: { type: 'integer' } }, required: ['name', 'pop'] },
+              // [i/10, -i/10]: integers for multiples of 10, fractions otherwise
+              geometry: { type: 'object', properties: { type: str, coordinates: { type: 'array', items: { type: 'number' } } }, required: ['coordinates', 'type'] },
+            },
+            required: ['geometry', 'id', 'properties', 'type'],
+          },
+        },
+      },
+      required: ['features', 'type'],
+    });
+    expect(r.data.depth).toBeUndefined();
+    expect(r.data.warnings).toEqual([{ code: 'SAMPLED', message: expect.stringContaining('256') }]);
+  });
+
+  test('a query that must read a value over maxRecordBytes whole is an error naming the limit, never an empty success', async () => {
+    const opened = await call(c.client, 'open_file', { path: 'geo.json' });
+    const featuresBytes = Buffer.byteLength(JSON.stringify(FEATURES));
+    for (const q of ['$[?length(@) > 3]', '$[?@ == 1]', '$[?count(@.*) > 2]']) {
+      const r = await call(c.client, 'json_read', { path: 'geo.json', language: 'jsonpath', query: q });
+      expect({ q, isError: r.isError, error: r.data.error }).toMatchObject({ q, isError: true, error: { code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes', limit: MAX_RECORD, value: featuresBytes } } });
+      const s = await call(c.client, 'search', { handle: opened.data.handle, query: q, mode: 'jsonpath' });
+      expect({ q, isError: s.isError, error: s.data.error }).toMatchObject({ q, isError: true, error: { code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes' } } });
+    }
+    const out = cli(path.join(dir, 'root', 'geo.json'), '$[?length(@) > 3]');
+    expect(out.status).toBe(1);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toContain('maxRecordBytes');
+  });
+});
+
 describe('explorer search in a single document counts nodes: every match, its pointer, pages over nodes', () => {
   test('text: every occurrence, in document order, with its pointer; paging by next_cursor over nodes', async () => {
     const opened = await call(c.client, 'open_file', { path: 'api.json' });
@@ -326,6 +424,46 @@ describe('member lists page: extract_keys, get_outline, get_schema', () => {
   });
 });
 
+test('get_outline of a document over maxRecordBytes: a repeated member name once, at its first place, with its last value', async () => {
+  // 20 names in "c" (past the small-object lookup), "k5" repeated there; "a" and "x" repeated
+  const c20 = Array.from({ length: 20 }, (_, i) => `"k${i}":${i}`).join(',') + ',"k5":"five"';
+  const text = `{"a":1,"pad":${JSON.stringify(pad)},"b":{"x":1,"y":2,"x":{"deep":true}},"a":"last","c":{${c20}}}`;
+  fs.writeFileSync(path.join(dir, 'root', 'dupes.json'), text);
+  expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_RECORD);
+  const parsed = JSON.parse(text) as Record<string, any>; // JSON.parse: first place, last value
+  const opened = await call(c.client, 'open_file', { path: 'dupes.json' });
+  const handle = opened.data.handle;
+  const r = await call(c.client, 'get_outline', { handle, depth: 2 });
+  expect(r.isError).toBe(false);
+  const o = r.data.outline;
+  expect(o.children).toBe(Object.keys(parsed).length);
+  expect(o.members.map((m: any) => m.key)).toEqual(Object.keys(parsed)); // a, pad, b, c
+  expect(o.members[0]).toEqual({ key: 'a', type: 'string', bytes: Buffer.byteLength('"last"'), value: '"last"' });
+  expect(o.members[2]).toMatchObject({ key: 'b', type: 'object', children: 2 });
+  expect(o.members[2].members).toEqual([
+    { key: 'x', type: 'object', bytes: Buffer.byteLength('{"deep":true}'), children: 1 },
+    { key: 'y', type: 'number', bytes: 1, value: '2' },
+  ]);
+  expect(o.members[3]).toMatchObject({ key: 'c', type: 'object', children: 20 });
+  expect(o.members[3].members.map((m: any) => m.key)).toEqual(Object.keys(parsed.c));
+  expect(o.members[3].members.map((m: any) => m.value)).toEqual(Object.values(parsed.c).map((v) => JSON.stringify(v)));
+  // the members page over distinct names
+  const page = await call(c.client, 'get_outline', { handle, depth: 1, max_members: 2, offset: 1 });
+  expect(page.data.outline.members.map((m: any) => m.key)).toEqual(['pad', 'b']);
+  expect(page.data).toMatchObject({ offset: 1, next_offset: 3, outline: { children: 4, more: 1 } });
+  const last = await call(c.client, 'get_outline', { handle, depth: 1, max_members: 2, offset: 3 });
+  expect(last.data.outline.members.map((m: any) => m.key)).toEqual(['c']);
+  expect(last.data.next_offset).toBeUndefined();
+  // an outline deeper in, by path: the repeated name resolves to its last value
+  const inner = await call(c.client, 'get_outline', { handle, path: 'c', depth: 1, max_members: 50 });
+  expect(inner.data.outline).toMatchObject({ children: 20 });
+  expect(inner.data.outline.members.find((m: any) => m.key === 'k5')).toEqual({ key: 'k5', type: 'string', bytes: 6, value: '"five"' });
+  // the same shape read whole (under the lazy size) outlines the same way
+  fs.writeFileSync(path.join(dir, 'root', 'dupes-small.json'), text.replace(JSON.stringify(pad), '[]'));
+  const small = await call(c.client, 'get_outline', { handle: (await call(c.client, 'open_file', { path: 'dupes-small.json' })).data.handle, depth: 2 });
+  expect(small.data.outline.members.map((m: any) => [m.key, m.children ?? m.value])).toEqual(o.members.map((m: any) => [m.key, m.key === 'pad' ? 0 : m.children ?? m.value]));
+});
+
 test('get_value_at_path: a value over maxRecordBytes comes as its text in the file, in parts that always advance', async () => {
   const opened = await call(c.client, 'open_file', { path: 'big.json' });
   const handle = opened.data.handle;
@@ -343,6 +481,44 @@ test('get_value_at_path: a value over maxRecordBytes comes as its text in the fi
     expect(calls).toBeLessThan(100);
   }
   expect(rebuilt).toBe(text);
+});
+
+test('a record over maxRecordBytes read in parts as small as one byte: every part advances past whole characters', async () => {
+  // 4-, 3- and 2-byte characters throughout; parts of 1, 2 and 3 bytes are smaller than many of them
+  const emo = Array.from({ length: 2500 }, (_, i) => `é${i}😀`.padEnd(30, '字'));
+  const text = JSON.stringify({ name: 'n', emo });
+  fs.writeFileSync(path.join(dir, 'root', 'emoji.json'), text);
+  expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_RECORD);
+  const opened = await call(c.client, 'open_file', { path: 'emoji.json' });
+  const handle = opened.data.handle;
+  // get_record cannot hold it whole: the limit named, and the hint names the tools that read it in parts
+  const rec = await call(c.client, 'get_record', { handle, index: 0, offset: 0, length: 10 });
+  expect(rec.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes', limit: MAX_RECORD, value: Buffer.byteLength(text) } });
+  expect(rec.data.error.hint).toContain('get_value_at_path with path "" and offset');
+  // the record's text through get_value_at_path path "": a window of it followed with lengths 1, 2, 3
+  const bytes = Buffer.from(text);
+  const from = bytes.indexOf(Buffer.from('😀')); // the first 4-byte character
+  for (const length of [1, 2, 3]) {
+    let offset = from, got = '', calls = 0;
+    while (offset < from + 200) {
+      const r = await call(c.client, 'get_value_at_path', { handle, index: 0, path: '', offset, length });
+      expect(r.data).toMatchObject({ offset, value_bytes: bytes.length, truncated: true });
+      expect(r.data.next_offset).toBeGreaterThan(offset);
+      expect(Buffer.byteLength(r.data.value)).toBe(r.data.next_offset - offset);
+      got += r.data.value;
+      offset = r.data.next_offset;
+      calls++;
+    }
+    expect(got).toBe(bytes.subarray(from, offset).toString('utf8'));
+    expect(calls).toBeLessThanOrEqual(200);
+  }
+  // an offset inside a character starts at the next one
+  const inside = await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'emo', offset: 1 + Buffer.byteLength('"é0') + 1, length: 1 });
+  expect(inside.data).toMatchObject({ value: '字', offset: 1 + Buffer.byteLength('"é0😀') });
+  // the last part ends at the end, without next_offset
+  const tail = await call(c.client, 'get_value_at_path', { handle, index: 0, path: '', offset: bytes.length - 3, length: 3 });
+  expect(tail.data.value).toBe(bytes.subarray(bytes.length - 3).toString('utf8'));
+  expect(tail.data.next_offset).toBeUndefined();
 });
 
 test('mcpgw query prints a node over maxRecordBytes from the file, on one line', () => {

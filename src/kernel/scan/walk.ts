@@ -339,8 +339,8 @@ export class RecordWalk {
 
 /**
  * A filter's `test` on the value of lazy node `c`: parses only what the filter reads when it names top-level members
- * (`testReads`: read from the bytes of a small object, or member by member through lazy nodes from a large one),
- * else the value whole (over maxRecordBytes: RESOURCE_LIMIT_EXCEEDED naming the limit).
+ * (`testReads`: read from the bytes of a small object, or member by member through lazy nodes from a large one; an
+ * array or a scalar has none of them, so it is not read), else the value whole (over maxRecordBytes: RESOURCE_LIMIT_EXCEEDED naming the limit).
  */
 export function testInParts(test: (v: unknown) => boolean, testReads: readonly string[] | undefined, c: LazyNode, host: Pick<WalkHost, 'maxRecordBytes' | 'maxDepth'>, piece = Math.min(PIECE_BYTES, host.maxRecordBytes), record?: number): boolean {
   if (testReads && c.type === 'object') {
@@ -357,6 +357,10 @@ export function testInParts(test: (v: unknown) => boolean, testReads: readonly s
       }
       return test(stub);
     }
+  } else if (testReads && c.type !== 'object') {
+    // Reading only `@.name…`: every such path is Nothing on an array or a scalar (§2.3.5.1) as on an object without
+    // those members; the value itself (perhaps over maxRecordBytes) is not needed.
+    return test(Object.create(null));
   }
   return test(c.value());
 }

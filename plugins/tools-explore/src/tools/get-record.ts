@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ToolDefinition } from 'mcpgw/plugin-api';
-import { fileFor } from '../files';
+import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor, type ExplorerFile } from '../files';
 import { pageText, parseFields, previewBytes, projectText, readRecord } from '../records';
 import { fieldsArg, handleArg, indexArg } from '../schemas';
 import { mergeRepeatedNames } from '../json/scan';
@@ -36,7 +36,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const fields = parseFields(ctx, args.fields);
-    const { text: raw } = readRecord(ctx, file, args.index);
+    const raw = recordText(ctx, file, args.index);
     // A repeated member name shows once, with the value every other tool sees (the last), at its first position.
     const text = reindent(mergeRepeatedNames(fields ? projectText(raw, fields) : raw));
     const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
@@ -51,3 +51,22 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     };
   },
 };
+
+/**
+ * Record `index`'s text. A record over maxRecordBytes is never read whole: RESOURCE_LIMIT_EXCEEDED naming the limit,
+ * and, where the source reads it in parts (lazy nodes), a hint naming the tools that do.
+ */
+function recordText(ctx: ToolContext, file: ExplorerFile, index: number): string {
+  try {
+    return readRecord(ctx, file, index).text;
+  } catch (err) {
+    const e = err as { code?: string; message?: string; limit?: { name: string; limit: number; value?: number }; location?: Record<string, unknown> };
+    if (e.code !== 'RESOURCE_LIMIT_EXCEEDED' || e.limit?.name !== 'maxRecordBytes' || !file.opened.source.node) throw err;
+    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', e.message ?? `Record ${index} is over maxRecordBytes.`, {
+      limit: e.limit,
+      ...(e.location ? { location: e.location } : {}),
+      hint: 'It is read in parts instead: get_outline shows its members (and pages them), get_value_at_path reads one of them; ' +
+        `get_value_at_path with path "" and offset reads the record's text as in the file, a part at a time. Or raise limits.maxRecordBytes.`,
+    });
+  }
+}

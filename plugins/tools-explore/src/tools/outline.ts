@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
-import { ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
-import { cutSchema, handleArg } from '../schemas';
+import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutSchema, handleArg, warningSchema } from '../schemas';
 
 /** One node of an outline. `bytes` is the size of the value's text in the file (UTF-8). */
 export interface OutlineNode {
@@ -59,6 +59,7 @@ const output = z.object({
   next_offset: z.number().int().optional().describe('More members of the outlined value follow: pass as offset'),
   truncated: z.boolean().optional(),
   cut: cutSchema.optional(),
+  warnings: z.array(warningSchema).optional().describe('About the path: e.g. NOT_I_REGEXP, a JSONPath match()/search() pattern that matches nothing under RFC 9535'),
 });
 
 export const getOutline: ToolDefinition<typeof input, typeof output> = {
@@ -82,15 +83,17 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
       return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset ?? 0));
     }
     const { value, text } = readRecord(ctx, file, args.index);
-    const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
+    const warnings: ToolWarning[] = [];
+    const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value, warnings);
     const span = tokens === null ? null : spanAt(text, tokens);
     if (tokens === null || span === null || 'missing' in span) {
       throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
         location: { record_index: args.index },
-        hint: 'get_outline without a path shows the top-level members.',
+        hint: emptyPathHint(warnings, 'get_outline without a path shows the top-level members.'),
       });
     }
-    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
+    const result = bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
+    return warnings.length ? { ...result, warnings } : result;
   },
 };
 
@@ -124,11 +127,12 @@ function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string
 export function lazyOutline(node: LazyNode, depth: number, maxMembers: number, offset = 0): OutlineNode {
   const out: OutlineNode = { type: node.type, bytes: node.byteLength };
   if (node.type === 'object' || node.type === 'array') {
-    const n = node.childCount ?? 0;
+    const count = node.childCount ?? 0;
+    const wanted = depth > 0 ? maxMembers : 0;
+    const { total: n, shown } = node.type === 'object' ? objectMembers(node, offset, wanted) : { total: count, shown: node.children!(Math.min(offset, count), Math.min(count, offset + wanted)) };
     out.children = n;
     if (depth > 0) {
       const from = Math.min(offset, n);
-      const shown = node.children!(from, Math.min(n, from + maxMembers));
       out.members = shown.map((c) => ({ key: c.key ?? c.index!, ...lazyOutline(c.node, depth - 1, maxMembers) }));
       if (n > from + shown.length) out.more = n - from - shown.length;
     }
@@ -136,6 +140,35 @@ export function lazyOutline(node: LazyNode, depth: number, maxMembers: number, o
     out.value = shorten(node.byteLength > 64 * 1024 && node.type === 'string' ? '"…"' : JSON.stringify(node.value()) ?? 'null', node.type);
   }
   return out;
+}
+
+/**
+ * The members of a lazy object as every tool shows them: a repeated name once, at its first position, with its last
+ * value (`JSON.parse`'s rule). `total` counts distinct names; `shown` are those `[from, from + max)` in that order.
+ * Names alone are read to count; without repeated names (the common case) the children are listed as they are.
+ */
+function objectMembers(node: LazyNode, from: number, max: number): { total: number; shown: { key?: string; index?: number; node: LazyNode }[] } {
+  const count = node.childCount ?? 0;
+  const WINDOW = 1024;
+  // distinct names: the children that are the last of their name (`member` resolves a name to its last member)
+  let total = 0;
+  for (let m = 0; m < count; m += WINDOW) {
+    const kids = node.children!(m, Math.min(count, m + WINDOW));
+    for (let j = 0; j < kids.length; j++) if (node.member!(kids[j]!.key!)?.index === m + j) total++;
+  }
+  if (total === count) return { total, shown: node.children!(Math.min(from, count), Math.min(count, from + max)) };
+  // repeated names: walk in document order, listing each name where it first appears, with its last value
+  const seen = new Set<string>();
+  const shown: { key?: string; index?: number; node: LazyNode }[] = [];
+  for (let m = 0, d = 0; m < count && d < from + max; m += WINDOW) {
+    for (const kid of node.children!(m, Math.min(count, m + WINDOW))) {
+      if (seen.has(kid.key!)) continue;
+      seen.add(kid.key!);
+      if (d >= from && d < from + max) shown.push({ key: kid.key!, node: node.member!(kid.key!)!.node });
+      if (++d >= from + max) break;
+    }
+  }
+  return { total, shown };
 }
 
 function shorten(v: string, type: JsonType): string {
