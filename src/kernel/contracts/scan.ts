@@ -123,6 +123,13 @@ export interface ScanEngine {
   /** Count, group, sum and bucket (contracts/aggregate.ts); the same slots, prefilters, threads and deadline. */
   aggregate(options: AggregateOptions): Promise<AggregateResult>;
   /**
+   * One of the same server-wide scan slots, for a scan a tool runs itself (the explorer's text search): waits in
+   * arrival order until a slot frees; resolves to the function that gives it back (idempotent). Hold it only while
+   * scanning. @throws RESOURCE_LIMIT_EXCEEDED (limit `maxConcurrentScans`) when none frees before `deadline` (ms since
+   * the epoch), CANCELLED when `signal` fires first.
+   */
+  slot(deadline: number | undefined, signal: AbortSignal | undefined): Promise<() => void>;
+  /**
    * Explains an empty answer: which of `names` (a query's `CompiledQuery.memberNames`) no record examined has as a
    * member name at any depth, with the nearest names the records do have (edit distance). Examines records from the
    * start of the file: at most 1,000 records and 8 MiB, stopping once every name is seen; malformed records add
