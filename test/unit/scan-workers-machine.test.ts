@@ -338,6 +338,7 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
   const os = require('node:os') as typeof import('node:os');
   const path = require('node:path') as typeof import('node:path');
   const { QueryScanEngine, ThreadPool } = require('../../src/kernel/scan') as typeof import('../../src/kernel/scan');
+  const { FakeClock } = require('../../src/kernel/api/fake-clock') as typeof import('../../src/kernel/api/fake-clock');
   const { DEFAULT_LIMITS } = require('../../src/kernel/config/defaults') as typeof import('../../src/kernel/config/defaults');
   const { fileService, formatsOf } = require('../helpers/formats') as typeof import('../helpers/formats');
   const { jsonpath } = require('../helpers/query') as typeof import('../helpers/query');
@@ -345,30 +346,6 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
   type Slot = import('../../src/kernel/scan/workers').PoolSlot;
   type Message = import('../../src/kernel/scan/workers').WorkerMessage;
   type Batch = import('../../src/kernel/scan/workers').BatchMessage;
-
-  /** Timers fire only when the test advances time. */
-  class FakeClock {
-    private timers: { at: number; fn: () => void; live: boolean }[] = [];
-    constructor(private t: number) {}
-    now() { return this.t; }
-    setTimeout(fn: () => void, ms: number) {
-      const timer = { at: this.t + ms, fn, live: true };
-      this.timers.push(timer);
-      return { cancel: () => { timer.live = false; } };
-    }
-    get pending() { return this.timers.filter((x) => x.live).length; }
-    advance(ms: number) {
-      const end = this.t + ms;
-      for (;;) {
-        const due = this.timers.filter((x) => x.live && x.at <= end).sort((a, b) => a.at - b.at)[0];
-        if (!due) break;
-        this.t = due.at;
-        due.live = false;
-        due.fn();
-      }
-      this.t = end;
-    }
-  }
 
   class FakeSlot implements Slot {
     posted: Batch[] = [];
@@ -397,7 +374,7 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
   async function setup() {
     const clock = new FakeClock(Date.now());
     const slots: FakeSlot[] = [];
-    const pool = new ThreadPool({ entryOf: () => '/unused.js', threads: 1, minBytes: 0, clock, startSlot: (_init, send) => { const s = new FakeSlot(send); slots.push(s); return s; } });
+    const pool = new ThreadPool({ pluginOf: () => ({ entry: '/unused.js', options: {} }), threads: 1, minBytes: 0, clock, startSlot: (_init, send) => { const s = new FakeSlot(send); slots.push(s); return s; } });
     const eng = new QueryScanEngine({ limits: () => DEFAULT_LIMITS, workers: pool });
     const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
     const query = (await jsonpath()).compile("$[?match(@.s, 'x.*')]");

@@ -14,6 +14,9 @@ import { oversizedOutcome, spansOf } from './engine';
 import { inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
+import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
+import type { WorkerPlugin } from '../plugins/registry';
 import { initialState, step, type PoolEvent } from './pool-machine';
 
 /** Runs scans over record ranges on worker threads. */
@@ -53,14 +56,14 @@ function workerScript(): string {
 }
 
 export interface ThreadPoolOptions {
-  /** The plugin module file that registers query language `name` (PluginRecord entries), or undefined. */
-  entryOf(name: string): string | undefined;
+  /** How a thread loads the plugin that registers query language `name` (Registry.queryLanguagePlugin), or undefined. */
+  pluginOf(name: string): WorkerPlugin | undefined;
+  /** The kernel's clock (deadlines are ms since the epoch on it); default the system clock. */
+  clock?: Clock;
   /** Worker threads per scan (default: available parallelism, at least 1). */
   threads?: number;
   /** Size threshold, bytes (default WORKER_MIN_BYTES). */
   minBytes?: number;
-  /** The clock deadlines are read on (ms since the epoch) and waits are timed on; default the system clock. */
-  clock?: PoolClock;
   /** Starts a slot; default a real worker thread (tests give fake slots). */
   startSlot?: SlotStarter;
 }
@@ -78,20 +81,6 @@ export interface PoolSlot {
 
 /** Starts one slot for a scan; `onMessage` gets every message the thread sends, `onError` its crash. */
 export type SlotStarter = (init: Omit<WorkerInit, 'port' | 'progress'>, onMessage: (m: WorkerMessage) => void, onError: (err: Error) => void) => PoolSlot;
-
-/** The clock the pool reads and waits on (the kernel's Clock has this shape). */
-export interface PoolClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
-
-const systemClock: PoolClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    return { cancel: () => clearTimeout(t) };
-  },
-};
 
 /** A batch for a thread: the records' bytes and their spans, and what to report. */
 export interface BatchMessage {
@@ -150,7 +139,7 @@ export class ThreadPool implements WorkerPool {
    * prefilter cannot narrow (a prefiltered scan is bound by reading and `indexOf`, which the main thread does anyway).
    */
   wanted(bytes: number, query: CompiledQuery, narrowed = true): boolean {
-    if (!query.language || !this.options.entryOf(query.language)) return false;
+    if (!query.language || !this.options.pluginOf(query.language)) return false;
     if (query.usesRegex) return true;
     const literals = narrowed && !!query.requiredLiterals && query.requiredLiterals.length > 0;
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(literals && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
@@ -164,7 +153,7 @@ export class ThreadPool implements WorkerPool {
   async run(job: WorkerJob): Promise<ScanResult> {
     const { opts, plan, from, to, collector } = job;
     const { source, query } = opts;
-    const entry = this.options.entryOf(query.language!)!;
+    const plugin = this.options.pluginOf(query.language!)!;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
     const clock = this.options.clock ?? systemClock;
     const immediate = !!query.usesRegex;
@@ -197,7 +186,7 @@ export class ThreadPool implements WorkerPool {
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
-      entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
+      plugin, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
       plan: {
         kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
         maxDepth: plan.maxDepth, maxNodes: plan.maxNodes, firstOnly: plan.firstOnly,

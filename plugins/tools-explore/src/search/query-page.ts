@@ -82,7 +82,7 @@ export function nodePreview(path: string, value: unknown): string {
 
 /** The registered JSONPath language. @throws UNSUPPORTED_QUERY_FEATURE when no plugin registers it */
 export function jsonPathLanguage(ctx: ToolContext) {
-  const language = ctx.registries.queryLanguages.get('jsonpath');
+  const language = ctx.registry.queryLanguages.get('jsonpath');
   if (!language) {
     throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'JSONPath search is not available on this server: no loaded plugin registers the "jsonpath" query language.', {
       hint: 'Use mode "text", or enable the query-jsonpath plugin.',
