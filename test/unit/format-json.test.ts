@@ -125,7 +125,7 @@ describe('format-json: a top-level array is a sequence of records', () => {
       expect(loc.column).toBe(2);
     }
     let n = 0;
-    for await (const b of source.scan()) for (let k = 0; k < b.count; k++) { expect((b.value(k) as { i: number }).i).toBe(n); n++; }
+    for await (const b of source.batches()) for (let k = 0; k < b.count; k++) { expect((b.value(k) as { i: number }).i).toBe(n); n++; }
     expect(n).toBe(60_000);
     close();
   });
@@ -262,7 +262,7 @@ describe('validate: probe and full passes', () => {
   test('a scan goes on past a record over maxRecordBytes: it comes alone, without bytes, and reading it throws', async () => {
     const { source, close } = await open(write('v4.json', `[1,"${'x'.repeat(3000)}",3]`), { maxRecordBytes: 1024 });
     const seen: unknown[] = [];
-    for await (const b of source.scan()) {
+    for await (const b of source.batches()) {
       for (let k = 0; k < b.count; k++) {
         try { seen.push(b.value(k)); } catch (e) { seen.push([(e as McpgwError).code, (e as McpgwError).limit]); }
       }
@@ -271,7 +271,7 @@ describe('validate: probe and full passes', () => {
     // longer than a scan chunk: alone in its batch, without bytes
     const big = await open(write('v5.json', `[1,"${'x'.repeat(5 * 1024 * 1024)}",3]`), { maxRecordBytes: 1024 });
     const batches: [number, number, number][] = [];
-    for await (const b of big.source.scan()) batches.push([b.first, b.count, b.bytes.length]);
+    for await (const b of big.source.batches()) batches.push([b.first, b.count, b.bytes.length]);
     expect(batches).toEqual([[0, 1, expect.any(Number)], [1, 1, 0], [2, 1, expect.any(Number)]]);
     big.close();
     close();

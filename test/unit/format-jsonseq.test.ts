@@ -74,7 +74,7 @@ describe('format-jsonseq (RFC 7464)', () => {
     expect(thrown(() => source.value(2)).code).toBe('SYNTAX_ERROR');
     // the same check in scans
     const got: unknown[] = [];
-    for await (const b of source.scan()) for (let k = 0; k < b.count; k++) { try { got.push(b.value(k)); } catch (e) { got.push((e as McpgwError).code); } }
+    for await (const b of source.batches()) for (let k = 0; k < b.count; k++) { try { got.push(b.value(k)); } catch (e) { got.push((e as McpgwError).code); } }
     expect(got).toEqual(['SYNTAX_ERROR', 456, 'SYNTAX_ERROR']);
     close();
   });

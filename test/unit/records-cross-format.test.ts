@@ -39,7 +39,7 @@ if (!gen) skipMissing('bench/gen-data.mjs');
   ]);
   const texts = await Promise.all(opened.map(async (o) => {
     const out: string[] = [];
-    for await (const b of o.source.scan()) for (let k = 0; k < b.count; k++) out.push(JSON.stringify(b.value(k)));
+    for await (const b of o.source.batches()) for (let k = 0; k < b.count; k++) out.push(JSON.stringify(b.value(k)));
     return out;
   }));
   expect(texts[0]).toEqual(texts[1]);

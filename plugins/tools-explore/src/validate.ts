@@ -35,7 +35,7 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
   }
   const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0 };
   const to = Math.min(source.count, ctx.limits.probeRecords);
-  outer: for await (const batch of source.scan({ to, signal: ctx.signal })) {
+  outer: for await (const batch of source.batches({ to, signal: ctx.signal })) {
     for (let k = 0; k < batch.count; k++) {
       const [s, e] = batch.span(k);
       if (result.records_examined > 0 && result.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;

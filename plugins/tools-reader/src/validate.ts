@@ -21,7 +21,7 @@ export async function validate(source: RecordSource, mode: ValidationMode, ctx: 
 async function validateByScan(source: RecordSource, mode: ValidationMode, ctx: ToolContext, onProgress?: (done: number, total: number) => void): Promise<ValidationReport> {
   const report: ValidationReport = { mode, complete: false, bytes_examined: 0, records_examined: 0, malformed_records: 0, first_malformed: [], oversized_records: 0, duplicate_keys: 0, lone_surrogates: 0 };
   const to = mode === 'probe' ? Math.min(source.count, Math.max(1, ctx.limits.probeRecords)) : source.count;
-  outer: for await (const batch of source.scan({ to, signal: ctx.signal, onProgress })) {
+  outer: for await (const batch of source.batches({ to, signal: ctx.signal, onProgress })) {
     for (let k = 0; k < batch.count; k++) {
       const [s, e] = batch.span(k);
       if (mode === 'probe' && report.records_examined > 0 && report.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;

@@ -206,7 +206,8 @@ export interface LazyNode {
   bytes?(from?: number, to?: number): Buffer;
 }
 
-export interface ScanOptions {
+/** Which records `RecordSource.batches` reads, and its cancellation and progress. */
+export interface BatchOptions {
   /** First record index (inclusive), default 0. */
   from?: number;
   /** Last record index (exclusive), default `count`. */
@@ -255,8 +256,11 @@ export interface RecordSource {
    * touching the file. Kernel sources implement it.
    */
   offset?(i: number): number;
-  /** Records in file order, in batches; checks the signal between batches. */
-  scan(options?: ScanOptions): AsyncIterable<RecordBatch>;
+  /**
+   * Records in file order, in batches (reading them, not evaluating anything: a scan is the scan engine's evaluation
+   * of a query over these batches); checks the signal between batches.
+   */
+  batches(options?: BatchOptions): AsyncIterable<RecordBatch>;
   /**
    * Validates records by parsing them (as `value` does), streaming with progress and cancellation:
    * `probe` mode examines a bounded prefix (the check at open), `full` mode every record (the reader

@@ -1,6 +1,6 @@
 import { read, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
+import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
@@ -336,7 +336,7 @@ export class IndexedRecordSource implements RecordSource {
    * when it is longer), so no bytes are copied between chunks; the next read is in flight while
    * the caller works on the current batch.
    */
-  async *scan(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+  async *batches(options: BatchOptions = {}): AsyncGenerator<RecordBatch> {
     const from = Math.max(0, options.from ?? 0);
     const to = Math.min(this.count, options.to ?? this.count);
     if (from >= to) return;

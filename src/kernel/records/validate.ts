@@ -43,7 +43,7 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
   };
   while (!stop && from < to) {
     try {
-      for await (const batch of source.scan({ from, to, signal: options.signal, onProgress: options.onProgress })) {
+      for await (const batch of source.batches({ from, to, signal: options.signal, onProgress: options.onProgress })) {
         for (let k = 0; k < batch.count; k++) {
           const [s, e] = batch.span(k);
           if (report.records_examined > 0 && report.bytes_examined + (e - s) > maxBytes) { stop = true; break; }
