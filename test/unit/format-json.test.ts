@@ -42,7 +42,7 @@ describe('format-json: a top-level array is a sequence of records', () => {
   test('pretty array: one record per element, exact text, locations with lines', async () => {
     const text = JSON.stringify([{ a: 1 }, [1, [2]], 'x,]', 3, null, { s: 'q"}]' }], null, 2) + '\n';
     const { source, close } = await open(write('pretty.json', text));
-    expect(source).toMatchObject({ format: 'json', fileType: 'json_array', rootIsSequence: true, count: 6 });
+    expect(source).toMatchObject({ format: 'json', rootType: 'array', rootIsSequence: true, count: 6 });
     expect(values(source)).toEqual([{ a: 1 }, [1, [2]], 'x,]', 3, null, { s: 'q"}]' }]);
     expect(source.text(1)).toBe('[\n    1,\n    [\n      2\n    ]\n  ]');
     expect(source.location(0)).toEqual({ byte_offset: 4, line: 2, column: 3, record_index: 0 });
@@ -56,19 +56,19 @@ describe('format-json: a top-level array is a sequence of records', () => {
     a.close();
     const b = await open(write('empty.json', ' [ ] '));
     expect(b.source.count).toBe(0);
-    expect(b.source.fileType).toBe('json_array');
+    expect(b.source.rootType).toBe('array');
     b.close();
   });
 
   test('a top-level object or scalar is one record (json_object / json_value), not a sequence', async () => {
     const o = await open(write('obj.json', '{"b":1,"a":[1,2]}\n'));
-    expect(o.source).toMatchObject({ fileType: 'json_object', rootIsSequence: false, count: 1 });
+    expect(o.source).toMatchObject({ rootType: 'object', rootIsSequence: false, count: 1 });
     expect(o.source.text(0)).toBe('{"b":1,"a":[1,2]}');
     expect(Object.keys(o.source.value(0) as object)).toEqual(['b', 'a']);
     o.close();
-    for (const [name, text, v] of [['n.json', ' 12 ', 12], ['s.json', '"x y"', 'x y'], ['t.json', 'true\n', true], ['z.json', 'null', null]] as const) {
+    for (const [name, text, v, type] of [['n.json', ' 12 ', 12, 'number'], ['s.json', '"x y"', 'x y', 'string'], ['t.json', 'true\n', true, 'boolean'], ['z.json', 'null', null, 'null']] as const) {
       const s = await open(write(name, text));
-      expect(s.source).toMatchObject({ fileType: 'json_value', rootIsSequence: false, count: 1 });
+      expect(s.source).toMatchObject({ rootType: type, rootIsSequence: false, count: 1 });
       expect(s.source.value(0)).toEqual(v);
       s.close();
     }
@@ -185,7 +185,7 @@ describe('lazy nodes: RecordSource.node', () => {
 
   test('a FeatureCollection: /features/5 without parsing the file', async () => {
     const { source, close } = await open(write('fc.geojson', text), {}, 'auto');
-    expect(source.fileType).toBe('json_object');
+    expect(source.rootType).toBe('object');
     const root = source.node!(0, '')!;
     expect(root).toMatchObject({ type: 'object', byteOffset: 0, byteLength: text.length, childCount: 3 });
     expect(root.children!(0, 3).map((c) => c.key)).toEqual(['type', 'name', 'features']);

@@ -38,7 +38,8 @@ describe('format-jsonseq (RFC 7464)', () => {
 
   test('RS-introduced, LF-ended texts are records; values, text and locations', async () => {
     const { source, close } = await open(write('a.json-seq', `${RS}{"a":1}\n${RS}[1,2]\n${RS}"s"\n${RS}3\n${RS}true\n`));
-    expect(source).toMatchObject({ format: 'json-seq', fileType: 'json_seq', rootIsSequence: true, count: 5 });
+    expect(source).toMatchObject({ format: 'json-seq', rootIsSequence: true, count: 5 });
+    expect(source.rootType).toBeUndefined();
     expect(values(source)).toEqual([{ a: 1 }, [1, 2], 's', 3, true]);
     expect(source.text(1)).toBe('[1,2]');
     expect(source.location(1)).toEqual({ byte_offset: 10, line: 2, column: 2, record_index: 1 });

@@ -224,8 +224,12 @@ export interface BatchOptions {
 export interface RecordSource {
   /** The format's registered name. */
   readonly format: string;
-  /** The explorer's `file_type` name: `ndjson`, `json_array`, `json_object`, `json_value`, `json_seq`, or a plugin's. */
-  readonly fileType: string;
+  /**
+   * The type of the file's root value when the file is one JSON text (format `json`: `array`, `object`, or a scalar's
+   * type); absent for formats that frame a sequence of texts (JSON Lines, JSON-seq). Each bundle names files in its own
+   * words from this and `format` (the explorer's `file_type`).
+   */
+  readonly rootType?: 'array' | 'object' | 'string' | 'number' | 'boolean' | 'null';
   /** Framed records, malformed ones included. */
   readonly count: number;
   /**
