@@ -237,13 +237,13 @@ describe('validate: probe and full passes', () => {
     const { source, close } = await open(write('v.jsonl', lines.join('\n') + '\n'), {}, 'jsonl');
     const report = await source.validate!({ mode: 'full' });
     expect(report).toMatchObject({
-      mode: 'full', complete: true, records_examined: 6, malformed_records: 2, duplicate_keys: 2, lone_surrogates: 1, oversized_records: 0,
-      first_duplicate_key: { record_index: 2, key: 'k', path: '/k' },
-      first_error: { code: 'SYNTAX_ERROR', location: expect.objectContaining({ line: 2, record_index: 1 }) },
+      mode: 'full', complete: true, recordsExamined: 6, malformedRecords: 2, duplicateKeys: 2, loneSurrogates: 1, oversizedRecords: 0,
+      firstDuplicateKey: { recordIndex: 2, key: 'k', path: '/k' },
+      firstError: { code: 'SYNTAX_ERROR', location: expect.objectContaining({ line: 2, record_index: 1 }) },
     });
-    expect(report.first_malformed.map((m) => [m.record_index, m.line])).toEqual([[1, 2], [5, 6]]);
+    expect(report.firstMalformed.map((m) => [m.recordIndex, m.line])).toEqual([[1, 2], [5, 6]]);
     const probe = await source.validate!({ probeRecords: 2 });
-    expect(probe).toMatchObject({ mode: 'probe', complete: false, records_examined: 2, malformed_records: 1 });
+    expect(probe).toMatchObject({ mode: 'probe', complete: false, recordsExamined: 2, malformedRecords: 1 });
     close();
   });
 
@@ -251,7 +251,7 @@ describe('validate: probe and full passes', () => {
     const { source, close } = await open(write('v2.json', '[{"a":[{"b":1}]},{"a":[0,{"c":1,"c":2}]}]'));
     const seen: number[] = [];
     const r = await source.validate!({ mode: 'full', onProgress: (d) => seen.push(d) });
-    expect(r.first_duplicate_key).toEqual({ record_index: 1, key: 'c', path: '/a/1/c' });
+    expect(r.firstDuplicateKey).toEqual({ recordIndex: 1, key: 'c', path: '/a/1/c' });
     expect(seen.length).toBeGreaterThan(0);
     const ac = new AbortController();
     ac.abort();
@@ -280,7 +280,7 @@ describe('validate: probe and full passes', () => {
   test('records over maxRecordBytes are counted as oversized, not malformed', async () => {
     const { source, close } = await open(write('v3.json', `[{"s":"${'x'.repeat(3000)}"},1]`), { maxRecordBytes: 1024 });
     const r = await source.validate!({ mode: 'full' });
-    expect(r).toMatchObject({ complete: true, records_examined: 2, oversized_records: 1, malformed_records: 0 });
+    expect(r).toMatchObject({ complete: true, recordsExamined: 2, oversizedRecords: 1, malformedRecords: 0 });
     close();
   });
 });

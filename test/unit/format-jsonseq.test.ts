@@ -62,8 +62,8 @@ describe('format-jsonseq (RFC 7464)', () => {
     expect(err.location).toMatchObject({ record_index: 1, line: 2 });
     expect(thrown(() => source.value(3)).location).toMatchObject({ record_index: 3, line: 4 });
     const report = await source.validate!({ mode: 'full' });
-    expect(report).toMatchObject({ complete: true, malformed_records: 2 });
-    expect(report.first_malformed.map((m) => m.record_index)).toEqual([1, 3]);
+    expect(report).toMatchObject({ complete: true, malformedRecords: 2 });
+    expect(report.firstMalformed.map((m) => m.recordIndex)).toEqual([1, 3]);
     close();
   });
 
