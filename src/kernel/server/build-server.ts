@@ -8,6 +8,7 @@ import { McpgwError } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { runTool } from './tool-adapter';
+import { jsonLayout } from '../records/json-layout';
 
 export interface ServerSpec {
   name: string;
@@ -98,5 +99,6 @@ function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolConte
     root: spec.root,
     scan: spec.scan,
     regex: spec.regex,
+    json: jsonLayout,
   };
 }
