@@ -8,6 +8,7 @@ import { runTool } from '../kernel/server/tool-adapter';
 import { Session } from '../kernel/session/session';
 import { progressBar } from './progress';
 import { prepare, type CommonOptions } from './setup';
+import { jsonLayout } from '../kernel/records/json-layout';
 
 export interface AggregateOptions extends CommonOptions {
   groupBy?: string[];
@@ -62,6 +63,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
     root: path.dirname(real),
     scan: kernel.scanEngine(limits),
     regex: kernel.regex,
+    json: jsonLayout,
   };
   const call = async (tool: typeof open, args: Record<string, unknown>) => {
     const r = await runTool(tool, args, ctx);

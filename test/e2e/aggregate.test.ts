@@ -232,3 +232,20 @@ test('keys and metrics too long to show come as the start of their JSON text, ma
   expect(obj['max(s)'].startsWith('"éé')).toBe(true);
   expect(obj['max(s)'].endsWith('…')).toBe(true);
 });
+
+test('a where JSONPath whose search() pattern is not I-Regexp: the same NOT_I_REGEXP warning as search, and nothing counted', async () => {
+  const h = await handle(c);
+  const where = "$[?search(@, '\\\\w+')]";
+  const fromSearch = (await call(c.client, 'search', { handle: h, query: where })).data.warnings;
+  expect(fromSearch).toHaveLength(1);
+  expect(fromSearch[0].code).toBe('NOT_I_REGEXP');
+  expect(fromSearch[0].message).toContain('\\w → [0-9A-Za-z_]');
+  const r = await call(c.client, 'aggregate', { handle: h, where, group_by: 'level' });
+  expect(r.isError).toBe(false);
+  expect(r.data.records_matched).toBe(0);
+  expect(r.data.warnings).toEqual(fromSearch);
+  // Its I-Regexp spelling counts every record that has a level.
+  const good = await call(c.client, 'aggregate', { handle: h, where: "$[?search(@, '[0-9A-Za-z_]+')]" });
+  expect(good.data.records_matched).toBe(N);
+  expect(good.data.warnings).toBeUndefined();
+});

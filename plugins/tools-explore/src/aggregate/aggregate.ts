@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProgress, AggregateResult, CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
+import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
 
@@ -204,7 +205,8 @@ function clip(text: string, bytes: number): string {
 
 function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number): Output {
   const warnings: NonNullable<Output['warnings']> = [];
-  for (const w of [...(spec.where?.query.warnings ?? []), ...(spec.each?.warnings ?? [])]) warnings.push({ code: w.code, message: w.message });
+  // The queries' own warnings (NOT_I_REGEXP), as every explorer tool that takes a JSONPath passes them on.
+  for (const q of [spec.where?.query, spec.each]) if (q) warnings.push(...queryWarnings(q));
   for (const s of r.firstSkipped) warnings.push({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) });
   if (r.skipped > r.firstSkipped.length) warnings.push({ code: r.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${r.skipped} records were skipped in all.` });
   for (const w of r.warnings) warnings.push(w);
