@@ -249,3 +249,20 @@ test('a where JSONPath whose search() pattern is not I-Regexp: the same NOT_I_RE
   expect(good.data.records_matched).toBe(N);
   expect(good.data.warnings).toBeUndefined();
 });
+
+test('a long key is cut as every tool cuts JSON text: never inside an escape', async () => {
+  // Keys made of escapes only: a byte cut would end inside \n or \u00e9 at most positions.
+  const key = '\\n\\u00e9\\"'.repeat(400);
+  fs.writeFileSync(path.join(base, 'data', 'esc.jsonl'), `{"k":"${key}"}\n{"k":"x${key}"}\n`);
+  const h = await handle(small, 'esc.jsonl');
+  const r = await call(small.client, 'aggregate', { handle: h, group_by: 'k', order: 'key_asc' });
+  expect(r.isError).toBe(false);
+  for (const g of r.data.groups) {
+    expect(g.key_truncated).toBe(true);
+    const shown = (g.key as string).slice(0, -1); // the "…" mark
+    const whole = JSON.stringify(JSON.parse(`"${g.key.startsWith('"x') ? 'x' : ''}${key}"`));
+    expect(whole.startsWith(shown)).toBe(true);
+    // What remains after the cut starts a new escape or character: the shown text ends on a piece boundary.
+    expect(/(^|[^\\])(\\\\)*\\(u[0-9a-fA-F]{0,3})?$/.test(shown)).toBe(false);
+  }
+});

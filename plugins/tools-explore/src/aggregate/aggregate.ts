@@ -183,24 +183,22 @@ function rowsOf(ctx: ToolContext, spec: Spec, groups: AggregateGroup[]): Row[] {
     const cut: string[] = [];
     spec.metricNames.forEach((name, j) => {
       const text = JSON.stringify(g.metrics[j]) ?? 'null';
-      if (Buffer.byteLength(text) > most) { row[name] = clip(text, most); cut.push(name); }
+      if (Buffer.byteLength(text) > most) { row[name] = clip(ctx, text, most); cut.push(name); }
       else row[name] = g.metrics[j];
     });
     if (cut.length) row.metrics_truncated = cut;
     const keyText = JSON.stringify(row.key) ?? 'null';
     if (Buffer.byteLength(keyText) > most) {
-      row.key = clip(keyText, most);
+      row.key = clip(ctx, keyText, most);
       row.key_truncated = true;
     }
     return row;
   });
 }
 
-/** The start of a JSON text, at most `bytes` of UTF-8 and never half a character, marked with `…`. */
-function clip(text: string, bytes: number): string {
-  let s = Buffer.from(text).subarray(0, bytes).toString('utf8');
-  if (s.endsWith('\uFFFD')) s = s.slice(0, -1);
-  return s.replace(/[\uD800-\uDBFF]$/, '') + '…';
+/** The start of a JSON text, at most `bytes` of UTF-8, cut as every tool cuts JSON text (ctx.json: on a character boundary outside escapes), marked with `…`. */
+function clip(ctx: ToolContext, text: string, bytes: number): string {
+  return ctx.json.page(text, { indent: '', maxBytes: bytes }).text + '…';
 }
 
 function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number): Output {
