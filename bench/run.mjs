@@ -50,6 +50,9 @@ const SCENARIOS = [
   ['regex', '11. search {regex: true}: a pattern with a required literal and one without, vs rg -c with the same pattern'],
   ['sessions', '12. the session-history bundle on a synthetic 2,000-session / 1 GiB history (bench/sessions.mjs)'],
   ['document', '13. one big document (a GeoJSON FeatureCollection of SIZE) and the pretty array: open, one element, a filter over all, vs DuckDB read_json'],
+  ['aggregate-status', '14. aggregate group_by status (count), vs DuckDB GROUP BY and jq -s group_by'],
+  ['aggregate-bucket', '15. aggregate where level == "error", bucket ts 1h, vs DuckDB time_bucket'],
+  ['count-only', '16. search max_results 0 and json_read count: count-only vs the same with results'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -491,6 +494,10 @@ function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
     'duck-slow': { tool: 'duckdb', label: 'DuckDB count(*) read_ndjson_auto WHERE latency_ms > 100', cmd: duck(`SELECT count(*) FROM ${nd} WHERE latency_ms > 100`) },
     'jq-array': { tool: 'jq', label: `jq -c '.[]' | wc -l`, cmd: `jq -c '.[]' ${F} | wc -l` },
     'duck-array': { tool: 'duckdb', label: 'DuckDB count(*) read_json_auto', cmd: duck(`SELECT count(*) FROM read_json_auto(${sqlStr(file)})`) },
+    // The groups of every status are computed; the answer checked is the "failed" group's count.
+    'duck-group-status': { tool: 'duckdb', label: `DuckDB SELECT status, count(*) … GROUP BY 1 (the failed group's n)`, cmd: duck(`SELECT n FROM (SELECT status, count(*) AS n FROM ${nd} GROUP BY 1) WHERE status='failed'`) },
+    'jq-group-status': { tool: 'jq', label: `jq -s 'group_by(.status)|map({key:.[0].status,n:length})' (the failed group's n)`, cmd: `jq -s 'group_by(.status)|map({key:.[0].status,n:length})|.[]|select(.key=="failed")|.n' ${F}` },
+    'duck-bucket': { tool: 'duckdb', label: `DuckDB time_bucket(1 hour, ts), count(*) WHERE level='error' GROUP BY 1 (groups)`, cmd: duck(`SELECT count(*) FROM (SELECT time_bucket(INTERVAL '1 hour', CAST(ts AS TIMESTAMP)) AS h, count(*) FROM ${nd} WHERE level='error' GROUP BY 1)`) },
   };
   return Object.entries(kinds).map(([id, expect]) => ({ id, ...defs[id], expect, bytes }));
 }
@@ -544,6 +551,88 @@ function readerAllPagesOp(file, id, query, expect) {
       }
       return { ms: performance.now() - t0, count: n, extra: { pages } };
     } };
+}
+
+function aggregateOp(file, id, label, args, count, expect) {
+  return { id, label, bytes: file.meta.bytes, expect,
+    prepare: (gw) => gw.handle(file.rel),
+    run: async (gw) => {
+      gw.need('aggregate');
+      const handle = await gw.handle(file.rel);
+      const before = gw.mem()?.rss ?? null; // the file open: growth is what the call itself adds
+      const r = await gw.call('aggregate', { handle, ...args });
+      if (!r.sc.complete) throw new GwError(`aggregate: the answer is not complete (requestTimeoutMs)`);
+      return { ms: r.ms, count: count(r.sc), extra: { groups: r.sc.groups_total, before } };
+    } };
+}
+
+/** Hour buckets between the file's first and last record (every hour of the generated data has errors). */
+function hoursSpanned(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4096), tail = Buffer.alloc(8192);
+    fs.readSync(fd, head, 0, head.length, 0);
+    const size = fs.fstatSync(fd).size;
+    fs.readSync(fd, tail, 0, tail.length, Math.max(0, size - tail.length));
+    const ts = (b, last) => { const all = [...b.toString('latin1').matchAll(/"ts":\s*"([^"]+)"/g)]; return Date.parse((last ? all[all.length - 1] : all[0])[1]); };
+    return Math.floor(ts(tail, true) / 3600000) - Math.floor(ts(head, false) / 3600000) + 1;
+  } finally { fs.closeSync(fd); }
+}
+
+/**
+ * Count-only against the same search with a page of results, on one server: search {max_results: 0} vs
+ * {max_results: 50} (text and a record predicate), json_read {count: true} vs every page of the same query.
+ */
+async function scenarioCountOnly(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const m = jsonl.meta;
+  const pairs = [
+    { id: 'search-text', what: `search text "${NEEDLE}"`, tool: 'search', args: { query: NEEDLE, mode: 'text', match_case: false }, expect: m.needles, total: (sc) => sc.total_matches },
+    { id: 'search-failed', what: `search ${SELECTIVE.explorer}`, tool: 'search', args: { query: SELECTIVE.explorer, mode: 'jsonpath', match_case: true }, expect: m.failed, total: (sc) => sc.total_matches },
+    { id: 'read-failed', what: `json_read ${SELECTIVE.reader}`, tool: 'json_read', args: { language: 'jsonpath', query: SELECTIVE.reader }, expect: m.failed, total: (sc) => sc.count },
+  ];
+  const rows = [];
+  const ratios = [];
+  let gw = null;
+  try {
+    gw = ctx.gatewayDown ? null : await Gateway.start(cfg);
+    for (const p of pairs) {
+      const count = { scenario: 'count-only', kind: 'gateway', tool: 'mcpgw', id: `${p.id}-count`, label: `${p.what}, count only (${p.tool === 'search' ? 'max_results 0' : 'count: true'})`, bytes: m.bytes, expect: p.expect, status: 'ok', times: [], counts: [], idleKb: [], peakKb: [] };
+      const page = { scenario: 'count-only', kind: 'gateway', tool: 'mcpgw', id: `${p.id}-page`, label: `${p.what}, ${p.tool === 'search' ? 'count + first 50 matches' : 'all pages of 100 items'}`, bytes: m.bytes, expect: p.expect, status: 'ok', times: [], counts: [], idleKb: [], peakKb: [] };
+      rows.push(count, page);
+      if (!gw) { for (const r of [count, page]) Object.assign(r, { status: 'error', reason: ctx.gatewayDown }); continue; }
+      try {
+        gw.need(p.tool);
+        const target = p.tool === 'search' ? { handle: await gw.handle(jsonl.rel) } : { file_id: await gw.fileId(jsonl.rel) };
+        for (let run = 0; run <= cfg.runs; run++) {
+          const a = await gw.call(p.tool, { ...target, ...p.args, ...(p.tool === 'search' ? { max_results: 0 } : { count: true }) });
+          let ms = 0, total;
+          if (p.tool === 'search') {
+            const b = await gw.call('search', { ...target, ...p.args, max_results: 50 });
+            ms = b.ms; total = b.sc.total_matches;
+          } else {
+            const first = { ...target, ...p.args, max_items: 100 };
+            const t0 = performance.now();
+            let r = await gw.call('json_read', first);
+            let n = r.sc.items?.length ?? 0;
+            while (!r.sc.complete && r.sc.next_cursor) { r = await gw.call('json_read', continueArgs(gw, r.sc.next_cursor, first)); n += r.sc.items?.length ?? 0; }
+            ms = performance.now() - t0; total = n;
+          }
+          if (run > 0) {
+            count.times.push(a.ms); count.counts.push(p.total(a.sc));
+            page.times.push(ms); page.counts.push(total);
+          }
+        }
+      } catch (e) {
+        for (const r of [count, page]) Object.assign(r, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+      }
+      const per = count.times.map((t, i) => t / page.times[i]);
+      ratios.push({ scenario: 'count-only', op: count.id, opLabel: count.label, peer: page.id, peerLabel: page.label, status: count.status, values: per, ...(per.length ? stats(per) : {}) });
+    }
+  } finally { if (gw) await gw.close(); }
+  for (const r of rows) finishRow(r);
+  return { rows, ratios };
 }
 
 async function scenarioCold(ctx) {
@@ -743,6 +832,16 @@ function buildScenario(ctx, name) {
       { id: 'json_open', label: 'json_open (pretty JSON array)', bytes: array.meta.bytes, expect: null,
         run: async (gw) => { gw.need('json_open'); const r = await gw.call('json_open', { path: array.rel }); return { ms: r.ms, count: r.sc.record_count ?? null }; } }],
     peers: peerDefs(ctx, array.file, array.meta.bytes, { 'jq-array': array.meta.records, 'duck-array': array.meta.records }) }] };
+    case 'aggregate-status': return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'group_by status', ops: [
+      aggregateOp(jsonl, 'aggregate-status', 'aggregate {group_by: "status"} (the failed group\'s count)', { group_by: 'status' }, (sc) => sc.groups.find((g) => g.key === 'failed')?.count ?? 0, m.failed)],
+    peers: peerDefs(ctx, jsonl.file, m.bytes, { 'duck-group-status': m.failed, 'jq-group-status': m.failed }) }] };
+    case 'aggregate-bucket': {
+      const hours = hoursSpanned(jsonl.file);
+      return { name, server: 'shared', files: [jsonl.file], groups: [{ title: 'errors per hour', ops: [
+        aggregateOp(jsonl, 'aggregate-bucket', 'aggregate {where: \'$.level == "error"\', match_case: true, bucket: {path: "ts", width: "1h"}} (groups)',
+          { where: '$.level == "error"', match_case: true, bucket: { path: 'ts', width: '1h' }, order: 'key_asc', top: 1000 }, (sc) => sc.groups_total, hours)],
+      peers: peerDefs(ctx, jsonl.file, m.bytes, { 'duck-bucket': hours }) }] };
+    }
     case 'document': {
       const doc = ctx.geojson;
       const duck = (sql) => `${sq(ctx.cfg.node)} ${sq(path.join(HERE, 'peers', 'duck.mjs'))} ${sq(sql)}`;
@@ -809,6 +908,26 @@ function targets(ctx, all) {
   fromRatio('selective filter, reader (all pages)', '≤ 1× DuckDB', 'filter-selective', 'reader-all', 'duck-failed', 1);
   fromRatio('selective filter, reader (all pages)', '≥ 18× faster than jq', 'filter-selective', 'reader-all', 'jq-failed', 1 / 18, true);
   fromRatio('non-selective filter, explorer search', '≥ 5× faster than jq', 'filter-nonselective', 'explorer', 'jq-slow', 1 / 5, true);
+  fromRatio('aggregate group_by status', '≤ 1× DuckDB', 'aggregate-status', 'aggregate-status', 'duck-group-status', 1);
+  fromRatio('aggregate group_by status', '≥ 20× faster than jq -s', 'aggregate-status', 'aggregate-status', 'jq-group-status', 1 / 20, true);
+  fromRatio('aggregate bucket ts 1h where level == "error"', '≤ 1.2× DuckDB', 'aggregate-bucket', 'aggregate-bucket', 'duck-bucket', 1.2);
+  for (const id of ['search-text', 'search-failed', 'read-failed']) {
+    if (!ctx.selected.has('count-only')) break;
+    const r = all.ratios.find((x) => x.scenario === 'count-only' && x.op === `${id}-count`);
+    const gwRow = all.rows.find((x) => x.scenario === 'count-only' && x.id === `${id}-count`);
+    const ok = r && r.status === 'ok' && r.median != null;
+    out.push({ target: `count only: ${gwRow?.label ?? id}`, goal: `≤ 1.2× ${r?.peerLabel ?? 'the same with results'}`, measured: ok ? `${fmtRatio(r.median)}× [${fmtRatio(r.min)}–${fmtRatio(r.max)}]` : '',
+      result: !ok ? gwRow?.status ?? 'not run' : (r.median <= 1.2 ? 'pass' : 'miss') + (gwRow.check && !gwRow.check.ok ? ', WRONG ANSWER' : '') });
+  }
+  for (const sc of ['aggregate-status', 'aggregate-bucket']) {
+    if (!ctx.selected.has(sc)) continue;
+    // Per call: the peak during the call (VmHWM reset just before it) − RSS just before it (the file open); median.
+    const r = row(sc, (x) => x.kind === 'gateway');
+    const growth = r?.peakKb?.map((p, i) => p - (r.extra?.before?.[i] ?? p)) ?? [];
+    const ok = r?.status === 'ok' && growth.length > 0 && r.peakIsPerCall;
+    out.push({ target: `server memory growth during ${sc}`, goal: '≤ 64 MiB', measured: ok ? `${fmtMiB(median(growth))} [${fmtMiB(Math.min(...growth))}–${fmtMiB(Math.max(...growth))}] (peak during the call − RSS before it, file open)` : '',
+      result: !ok ? r?.status ?? 'not run' : median(growth) <= 64 * 1024 ? 'pass' : 'miss' });
+  }
   if (ctx.selected.has('open-array')) {
     const r = row('open-array', (x) => x.kind === 'gateway' && x.id === 'open_file');
     const ok = r?.status === 'ok' && r.mbPerS != null;
@@ -1038,6 +1157,7 @@ async function main() {
       } catch (e) { ctx.http = { error: e.message }; }
       res = { rows: [], ratios: [] };
     }
+    else if (name === 'count-only') res = await scenarioCountOnly(ctx);
     else {
       const sc = buildScenario(ctx, name);
       res = await pairedScenario(ctx, sc);

@@ -6,6 +6,7 @@ import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
 import { queryCommand, type QueryOptions } from './query';
+import { aggregateCommand, type AggregateOptions } from './aggregate';
 
 /** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
@@ -57,6 +58,25 @@ export function buildProgram(): Command {
     })
     .option('--no-progress', 'no progress bar on stderr')
     .action((file: string, query: string, opts: QueryOptions) => queryCommand(file, query, opts));
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+  configure(program.command('aggregate').description('count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)'))
+    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
+    .option('-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, /a/b, $.x', collect)
+    .option('-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query')
+    .option('-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)', collect)
+    .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)')
+    .option('-e, --each <jsonpath>', 'aggregate the nodes this selects in each record, e.g. $.items[*]')
+    .option('-o, --order <order>', 'count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc')
+    .option('-t, --top <n>', 'print at most n groups (default 20)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+      return n;
+    }, 20)
+    .option('--match-case', 'case-sensitive string equality in --where')
+    .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
+    .option('--json', 'print the answer as JSON (every group up to --top, numbers exact)')
+    .option('--no-progress', 'no progress bar on stderr')
+    .action((file: string, opts: AggregateOptions) => aggregateCommand(file, opts));
   return program;
 }
 

@@ -10,7 +10,7 @@ import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { Registry } from './plugins/registries';
 import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
-import { QueryScanEngine, ThreadPool } from './scan';
+import { AggregateThreads, QueryScanEngine, ThreadPool } from './scan';
 import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
@@ -112,6 +112,7 @@ export class Kernel {
       limits: () => limits,
       log: this.options.log,
       workers: new ThreadPool({ entryOf: (name) => this.registry.queryLanguageEntry(name) }),
+      aggregates: new AggregateThreads({ entryOf: (name) => this.registry.queryLanguageEntry(name) }),
     });
     return this.engine;
   }

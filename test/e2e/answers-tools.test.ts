@@ -276,12 +276,12 @@ describe('zero results with a hint: a member no record has, and the nearest name
     for (const query of ['$.lable', '$.lable = "a"', '$.meta.ownr', '!($.id) || $.lable']) {
       const r = await call(c.client, 'search', { handle: open.handle, query });
       expect({ query, total: r.data.total_matches }).toEqual({ query, total: 0 });
-      expect(r.data.hint).toMatch(/^No record examined has a member named "(lable|ownr)" \(nearest names seen: /);
-      expect(r.data.hint).toContain('3 record(s) examined, from the start of the file.');
+      expect(r.data.hint).toMatch(/^No record has a member named "(lable|ownr)" \(nearest names seen: /);
+      expect(r.data.hint).toContain('All 3 record(s) examined.');
     }
     const lable = (await call(c.client, 'search', { handle: open.handle, query: '$.lable' })).data.hint;
     // Edit distances from "lable": label 1 (a transposition), table 1, labels 2, name 3, title 3 (ties alphabetical).
-    expect(lable).toBe('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels", "name", "title"). 3 record(s) examined, from the start of the file.');
+    expect(lable).toBe('No record has a member named "lable" (nearest names seen: "label", "table", "labels", "name", "title"). All 3 record(s) examined.');
     const owner = (await call(c.client, 'search', { handle: open.handle, query: '$.meta.ownr' })).data.hint;
     expect(owner).toContain('"ownr" (nearest names seen: "owner"');
     // Every name exists: nothing matched for another reason, so no hint.
@@ -291,10 +291,34 @@ describe('zero results with a hint: a member no record has, and the nearest name
     expect((await call(c.client, 'search', { handle: open.handle, query: 'lable' })).data.hint).toBeUndefined(); // text
   });
 
+  test('a hint from a sample says so: how many records were examined, of how many, and that the rest may have the name', async () => {
+    // 1,500 records: only record 1,200 (past the 1,000 examined) has "late"; the query asks for a value none has.
+    write('late.jsonl', Array.from({ length: 1500 }, (_, i) => (i === 1200 ? `{"id":${i},"late":3}` : `{"id":${i},"lake":1}`)).join('\n') + '\n');
+    const { data: open } = await call(c.client, 'open_file', { path: 'late.jsonl' });
+    const r = await call(c.client, 'search', { handle: open.handle, query: '$.late = 5' });
+    expect(r.data.total_matches).toBe(0);
+    const sample = 'None of the first 1000 record(s) examined (a sample from the start of the file, which has 1500) has a member named "late" (nearest names seen: "lake", "id"). The other 500 record(s) were not examined and may have it.';
+    expect(r.data.hint).toBe(sample);
+    const read = await call(c.client, 'json_read', { path: 'late.jsonl', language: 'jsonpath', query: '$[?@.late == 5]' });
+    expect(read.data.items).toEqual([]);
+    expect(read.data.hint).toBe(sample);
+    // The name is there: the search that asks for its value finds record 1,200.
+    const found = await call(c.client, 'search', { handle: open.handle, query: '$.late = 3' });
+    expect(found.data.matches.map((m: any) => m.record_index)).toEqual([1200]);
+    // 8 MiB bound: records of exactly 10,000 bytes (without the newline), 838 of them fit in 8,388,608 bytes.
+    const pad = (i: number) => { const head = `{"id":${i},"pad":"`; return head + 'x'.repeat(10_000 - head.length - 2) + '"}'; };
+    write('wide.jsonl', Array.from({ length: 900 }, (_, i) => pad(i)).join('\n') + '\n');
+    const { data: wide } = await call(c.client, 'open_file', { path: 'wide.jsonl' });
+    const w = await call(c.client, 'search', { handle: wide.handle, query: '$.nope' });
+    expect(w.data.hint).toBe(`None of the first ${Math.floor(8 * 1024 * 1024 / 10_000)} record(s) examined (a sample from the start of the file, which has 900) has a member named "nope" (nearest names seen: "id", "pad"). The other ${900 - Math.floor(8 * 1024 * 1024 / 10_000)} record(s) were not examined and may have it.`);
+    await call(c.client, 'close_file', { handle: open.handle });
+    await call(c.client, 'close_file', { handle: wide.handle });
+  });
+
   test('json_read: an empty answer names the missing member; a non-empty one has no hint', async () => {
     const r = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].lable' });
     expect(r.data.items).toEqual([]);
-    expect(r.data.hint).toContain('No record examined has a member named "lable" (nearest names seen: "label", "table", "labels"');
+    expect(r.data.hint).toContain('No record has a member named "lable" (nearest names seen: "label", "table", "labels"');
     const p = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'pointer', query: '/0/lable' });
     expect(p.data.hint).toContain('"lable"');
     const ok = await call(c.client, 'json_read', { path: 'labels.jsonl', language: 'jsonpath', query: '$[*].label' });

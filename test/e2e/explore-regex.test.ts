@@ -133,6 +133,41 @@ describe('search with regex: true (RE2 syntax), end to end', () => {
     expect(good.data.warnings).toBeUndefined();
   });
 
+  test('get_value_at_path and get_outline with a JSONPath carry the same NOT_I_REGEXP warning as search and json_read', async () => {
+    // Record 7 is {"emoji":"🔢","name":"input numbers","annotations":["1234"],"n":42}.
+    const bad = "$.annotations[?search(@, '\\\\d{3}')]";
+    const fromSearch = (await call(c.client, 'search', { handle: emoji, query: bad })).data.warnings;
+    const fromReader = (await call(c.client, 'json_read', { path: 'emoji.jsonl', language: 'jsonpath', query: bad })).data.warnings;
+    expect(fromSearch).toHaveLength(1);
+    expect(fromSearch[0].code).toBe('NOT_I_REGEXP');
+    expect(fromSearch[0].message).toContain('\\d → [0-9]');
+    expect(fromReader.map((w: any) => ({ code: w.code, message: w.message }))).toEqual(fromSearch);
+    // Nothing selected: NOT_FOUND whose hint says why, with the same text.
+    const none = await call(c.client, 'get_value_at_path', { handle: emoji, index: 7, path: bad });
+    expect(none.data.error).toEqual({
+      code: 'NOT_FOUND',
+      message: `The JSONPath ${bad} selects nothing in record 7.`,
+      hint: `NOT_I_REGEXP: ${fromSearch[0].message} get_outline shows the members of a record.`,
+      location: { record_index: 7 },
+    });
+    const outlineNone = await call(c.client, 'get_outline', { handle: emoji, index: 7, path: bad });
+    expect(outlineNone.data.error.code).toBe('NOT_FOUND');
+    expect(outlineNone.data.error.hint).toBe(`NOT_I_REGEXP: ${fromSearch[0].message} get_outline without a path shows the top-level members.`);
+    // Something selected through the other branch of the filter: the value, and the warning with it.
+    const either = "$.annotations[?search(@, '\\\\d') || @ == '1234']";
+    const eitherWarnings = (await call(c.client, 'search', { handle: emoji, query: either })).data.warnings;
+    expect(eitherWarnings).toHaveLength(1);
+    const got = await call(c.client, 'get_value_at_path', { handle: emoji, index: 7, path: either });
+    expect(got.isError).toBe(false);
+    expect(got.data).toEqual({ value: '"1234"', path: either, value_type: 'string', pointer: '/annotations/0', warnings: eitherWarnings });
+    const outlined = await call(c.client, 'get_outline', { handle: emoji, index: 7, path: either });
+    expect(outlined.data.pointer).toBe('/annotations/0');
+    expect(outlined.data.warnings).toEqual(eitherWarnings);
+    // The I-Regexp spelling: no warning.
+    const good = await call(c.client, 'get_value_at_path', { handle: emoji, index: 7, path: "$.annotations[?search(@, '[0-9]{3}')]" });
+    expect(good.data).toEqual({ value: '"1234"', path: "$.annotations[?search(@, '[0-9]{3}')]", value_type: 'string', pointer: '/annotations/0' });
+  });
+
   test('the reader\'s json_read carries the same warning, with the position of the pattern', async () => {
     const query = "$[?search(@.name, '\\\\bcat\\\\b')].emoji";
     const r = await call(c.client, 'json_read', { path: 'emoji.jsonl', language: 'jsonpath', query });

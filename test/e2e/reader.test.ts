@@ -34,7 +34,7 @@ describe.each<Era>(['legacy', 'modern'])('reader tools over stdio, %s era', (era
     // One flat object (no top-level oneOf/anyOf, which several model APIs refuse); the handler enforces the shapes.
     expect(read.type).toBe('object');
     expect(read.oneOf ?? read.anyOf).toBeUndefined();
-    expect(Object.keys(read.properties).sort()).toEqual(['cursor', 'file_id', 'format', 'language', 'max_items', 'max_result_bytes', 'path', 'query']);
+    expect(Object.keys(read.properties).sort()).toEqual(['count', 'cursor', 'file_id', 'format', 'language', 'max_items', 'max_result_bytes', 'path', 'query']);
     expect(byName.json_open!.inputSchema).toMatchObject({ type: 'object', required: ['path'] });
     for (const t of tools) expect(t.description!.length).toBeLessThan(2000);
   });

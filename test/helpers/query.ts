@@ -4,7 +4,7 @@ import pointerPlugin from '../../plugins/query-pointer/src/index';
 import type { Plugin, QueryLanguage } from '../../src/kernel/contracts';
 import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
+import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
 
 /** Runs a plugin's register() and returns the query languages it registered. */
@@ -34,4 +34,14 @@ export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minByt
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
   return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ entryOf: (n) => entries[n], threads, minBytes }) });
+}
+
+/** An engine whose aggregates run on worker threads (always, with minBytes 0), importing the built plugins from dist/. */
+export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0): QueryScanEngine {
+  const l = { ...DEFAULT_LIMITS, ...limits };
+  const entries: Record<string, string> = {
+    jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
+    pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
+  };
+  return new QueryScanEngine({ limits: () => l, aggregates: new AggregateThreads({ entryOf: (n) => entries[n], threads, minBytes }) });
 }

@@ -2,6 +2,7 @@ import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPath
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
+import { isFixedSequence } from './fixed-pattern';
 import { comparable, ExactNumber, exactComparisons, exactOf, hasRaw, type CompareNumerals, type ExactComparisons } from './exact';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
@@ -113,8 +114,9 @@ function prepareExpr(e: any, walk: Walk): void {
   }
   if (e instanceof X.FunctionExtension) {
     if (e.name === 'match' || e.name === 'search') {
-      walk.usesRegex = true;
       const p = e.args[1];
+      // A match() of a fixed sequence of atoms cannot backtrack (fixed-pattern.ts): it needs no stoppable thread.
+      if (!(e.name === 'match' && p instanceof X.StringLiteral && isFixedSequence(String(p.value)))) walk.usesRegex = true;
       if (p instanceof X.StringLiteral) walk.patterns.push({ fn: e.name, pattern: String(p.value), position: p.token.index });
     }
     for (const a of e.args) prepareExpr(a, walk);

@@ -1,4 +1,5 @@
 import type { Plugin, ToolBundle } from 'mcpgw/plugin-api';
+import { aggregate } from './aggregate/aggregate';
 import { search } from './search/search';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
@@ -13,8 +14,8 @@ import { extractKeys, getSchema, sampleRecords } from './tools/sampling';
 export const exploreBundle: ToolBundle = {
   name: 'explore',
   description:
-    'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, get_file_info, get_record_count; close_file when done. Record indexes are zero-based.',
-  tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline],
+    'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, aggregate (count, group, sum, bucket), get_file_info, get_record_count; close_file when done. Record indexes are zero-based.',
+  tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, aggregate, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline],
 };
 
 const plugin: Plugin = {

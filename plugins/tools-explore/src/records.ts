@@ -1,4 +1,4 @@
-import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
+import type { CompiledQuery, LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { checkIndex, type ExplorerFile } from './files';
 import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
@@ -15,13 +15,27 @@ export function readRecord(ctx: ToolContext, file: ExplorerFile, index: number):
   return { value, text: source.text(index) };
 }
 
+/** A result warning of the explorer tools (warningSchema). */
+export interface ToolWarning {
+  code: string;
+  message: string;
+}
+
+/**
+ * The compiled query's own warnings (`CompiledQuery.warnings`: NOT_I_REGEXP for a match()/search() pattern that
+ * RFC 9535 makes match nothing) as result warnings: every explorer tool that takes a JSONPath passes them on so.
+ */
+export function queryWarnings(query: CompiledQuery): ToolWarning[] {
+  return (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+}
+
 /**
  * Resolves a user path (dot form, JSON Pointer, `$`-JSONPath; see json/paths.ts) against one record
  * to reference tokens. A non-singular JSONPath is evaluated with the `jsonpath` query language and its
- * first node is taken.
+ * first node is taken; the query's warnings (queryWarnings) are pushed onto `warnings`.
  * @throws INVALID_ARGUMENT (unparsable path), QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE (no jsonpath language)
  */
-export function resolvePath(ctx: ToolContext, path: string, value: unknown): Tokens | null {
+export function resolvePath(ctx: ToolContext, path: string, value: unknown, warnings?: ToolWarning[]): Tokens | null {
   const parsed = parseUserPath(ctx, path);
   if ('tokens' in parsed) return parsed.tokens;
   const language = ctx.registries.queryLanguages.get('jsonpath');
@@ -30,8 +44,15 @@ export function resolvePath(ctx: ToolContext, path: string, value: unknown): Tok
       hint: 'Use a dot path (user.address.city) or a JSON Pointer (/user/address/city).',
     });
   }
-  const nodes = language.compile(parsed.jsonpath).evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
+  const query = language.compile(parsed.jsonpath);
+  warnings?.push(...queryWarnings(query));
+  const nodes = query.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
   return nodes.length ? parsePointer(nodes[0]!.path) : null;
+}
+
+/** The hint of a JSONPath that selected nothing: its warnings first (they say why), then `otherwise`. */
+export function emptyPathHint(warnings: readonly ToolWarning[], otherwise: string): string {
+  return warnings.length ? `${warnings.map((w) => `${w.code}: ${w.message}`).join(' ')} ${otherwise}` : otherwise;
 }
 
 /** parsePath with errors as INVALID_ARGUMENT naming the position. */

@@ -3,7 +3,9 @@ import type { CompiledQuery, RecordSource, ToolContext } from 'mcpgw/plugin-api'
 /**
  * For an empty answer: names the member names the query uses that no record examined has, with the nearest names
  * seen (`$.lable` → "label"), through the kernel's `ctx.scan.missingMembers`. Undefined when every name occurs (the
- * answer is empty for another reason) or the kernel cannot tell.
+ * answer is empty for another reason) or the kernel cannot tell. The kernel examines a sample from the start of the
+ * file (at most 1,000 records and 8 MiB): when it did not reach the end, the hint says how many records it looked at
+ * and that the others may have the name.
  */
 export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery): Promise<string | undefined> {
   const names = query.memberNames;
@@ -11,8 +13,15 @@ export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, qu
   const found = await ctx.scan.missingMembers(source, names, ctx.signal);
   if (found.missing.length === 0) return undefined;
   const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
-  const text = `No record examined has a member named ${parts.join('; nor ')}. ${found.examined} record(s) examined, from the start of the file.`;
-  return clip(text, 1000);
+  return clip(hintText(parts, found.examined, source.count), 1000);
+}
+
+/** The hint's sentence: `parts` (each missing name with its nearest names) over `examined` of `count` records. */
+function hintText(parts: string[], examined: number, count: number): string {
+  const names = parts.join('; nor ');
+  if (examined >= count) return `No record has a member named ${names}. All ${count} record(s) examined.`;
+  return `None of the first ${examined} record(s) examined (a sample from the start of the file, which has ${count}) has a member named ${names}. `
+    + `The other ${count - examined} record(s) were not examined and may have it.`;
 }
 
 /** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */

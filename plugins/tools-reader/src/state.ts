@@ -29,6 +29,8 @@ export interface ReaderCursor {
   position: ScanPosition;
   maxItems: number;
   maxResultBytes: number;
+  /** A count (`count: true`) the deadline stopped: the nodes counted before `position`. */
+  counted?: number;
   /** The page ended inside the item at `position`: the next page continues its text from here. */
   part?: { path: string; offset: number };
 }

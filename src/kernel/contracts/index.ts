@@ -6,6 +6,7 @@ export * from './records';
 export * from './tokens';
 export * from './tool';
 export * from './scan';
+export * from './aggregate';
 export * from './sessions';
 export * from './regex';
 export * from './command';

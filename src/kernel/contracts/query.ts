@@ -121,8 +121,11 @@ export interface CompiledQuery {
   /** Whole-file addressing over a sequence of records (see {@link SequenceSplit}). */
   readonly split?: SequenceSplit;
   /**
-   * True when evaluation can run a regular expression (RFC 9535 match()/search()); the engine then evaluates it in
-   * a worker thread it can terminate at the deadline, because a regular expression can backtrack for minutes.
+   * True when evaluation can run a regular expression that may backtrack (RFC 9535 match()/search()); the engine then
+   * evaluates it in a worker thread it can terminate at the deadline, because such an expression can run for minutes.
+   * Leave it unset for expressions whose cost is bounded by their length (the built-in JSONPath: a match() of a literal
+   * pattern without quantifier, alternation or group, as the explorer's case-insensitive predicates make): the engine
+   * then judges threads by the bytes to scan, as for any query.
    */
   readonly usesRegex?: boolean;
   /** Notes about the query itself, found at compile time (see {@link QueryWarning}); absent when there are none. */

@@ -1,5 +1,6 @@
 import type { LazyNode, RecordSource } from './format';
 import type { CompiledQuery } from './query';
+import type { AggregateOptions, AggregateResult } from './aggregate';
 
 /**
  * How node locations are reported (DESIGN "Two addressing modes").
@@ -27,7 +28,11 @@ export interface ScanQueryOptions {
   resume?: ScanPosition;
   /** Stop once this many units are collected; `next` is then set when more may follow. Default: no limit. */
   limit?: number;
-  /** Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). */
+  /**
+   * Keep scanning after `limit` to count every matching unit in `total` (explorer total_matches). With `limit: 0` the
+   * scan only counts (search `max_results: 0`, json_read `count: true`): no nodes, values never parsed beyond the
+   * check that a counted record is well-formed, and `next` is set only where a deadline stopped the count.
+   */
   countAll?: boolean;
   signal?: AbortSignal;
   /**
@@ -115,6 +120,8 @@ export interface MissingMembers {
  */
 export interface ScanEngine {
   run(options: ScanQueryOptions): Promise<ScanResult>;
+  /** Count, group, sum and bucket (contracts/aggregate.ts); the same slots, prefilters, threads and deadline. */
+  aggregate(options: AggregateOptions): Promise<AggregateResult>;
   /**
    * Explains an empty answer: which of `names` (a query's `CompiledQuery.memberNames`) no record examined has as a
    * member name at any depth, with the nearest names the records do have (edit distance). Examines records from the

@@ -15,7 +15,7 @@ import { RegistrationConflict, type PluginRecord, type Registry } from './regist
 import { isPathSpec, resolvePluginModule } from './resolve-module';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
-export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'aggregate', 'help'];
 
 /** A plugin that cannot load: start-up stops with this message (exit code 2). */
 export class PluginLoadError extends Error {

@@ -1,3 +1,5 @@
+import type { AggregateOptions, AggregateResult } from '../contracts/aggregate';
+import { runAggregate, type AggregatePool } from './aggregate';
 import { isUtf8 } from 'node:buffer';
 import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
@@ -30,6 +32,10 @@ export interface EngineOptions {
   log?: Logger;
   /** Runs batches on worker threads (see workers.ts); absent: always on this thread. */
   workers?: WorkerPool;
+  /** Runs aggregate batches on worker threads (aggregate-threads.ts); absent: always on this thread. */
+  aggregates?: AggregatePool;
+  /** Aggregate memory bounds, bytes (aggregate.ts defaults; for tests). */
+  aggregateBounds?: { tableBytes?: number; distinctBytes?: number };
 }
 
 /** Bytes of a record source (from its identity; the array's own size for the elements of an array), for thresholds. */
@@ -51,6 +57,21 @@ export class QueryScanEngine implements ScanEngine {
     const release = await this.slots.acquire(opts.deadline, opts.signal);
     try {
       return await this.scan(opts);
+    } finally {
+      release();
+    }
+  }
+
+  /** Aggregates (contracts/aggregate.ts, aggregate.ts), in one of the same scan slots. */
+  async aggregate(opts: AggregateOptions): Promise<AggregateResult> {
+    if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    const release = await this.slots.acquire(opts.deadline, opts.signal);
+    try {
+      return await runAggregate(opts, {
+        limits: this.options.limits(), scan: (o) => this.scan(o),
+        ...(this.options.aggregates ? { pool: this.options.aggregates } : {}),
+        ...(this.options.aggregateBounds ? { bounds: this.options.aggregateBounds } : {}),
+      });
     } finally {
       release();
     }
@@ -298,7 +319,7 @@ export class QueryScanEngine implements ScanEngine {
     const start = opts.resume?.node ?? 0;
     const end = Math.min(nodes.length, start + (opts.limit ?? Number.POSITIVE_INFINITY));
     const r: ScanResult = {
-      nodes: nodes.slice(start, end), next: end < nodes.length ? { record: 0, node: end } : null, complete: true,
+      nodes: nodes.slice(start, end), next: end < nodes.length && !result.countsOnly ? { record: 0, node: end } : null, complete: true,
       skipped: result.skipped, firstSkipped: result.firstSkipped,
     };
     if (opts.countAll) r.total = Math.max(0, nodes.length - start);
@@ -407,7 +428,8 @@ export class Collector {
     if (this.refused) return false;
     this.total++;
     if (this.full) {
-      if (this.next === null) this.next = { record, node: unitIndex };
+      // Count only: there is no page to continue, so no `next` (a deadline stop still sets one in finish()).
+      if (this.next === null && !this.countsOnly) this.next = { record, node: unitIndex };
       return !!this.opts.countAll;
     }
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
@@ -479,9 +501,14 @@ export class Collector {
     return this.refused;
   }
 
+  /** `limit: 0` with `countAll`: the scan only counts. */
+  get countsOnly(): boolean {
+    return this.limit === 0 && !!this.opts.countAll;
+  }
+
   /** True once only counting remains: the page is full and its next position known (workers then send counts). */
   get countOnly(): boolean {
-    return this.full && this.next !== null && !!this.opts.countAll;
+    return this.full && (this.next !== null || this.countsOnly) && !!this.opts.countAll;
   }
 
   /** Units (and malformed records) counted by a worker for a count-only batch or past a batch's `room`. */
@@ -497,7 +524,7 @@ export class Collector {
    */
   room(first: number, end: number): number {
     if (this.limit === Number.POSITIVE_INFINITY) return -1;
-    if (this.next !== null) return 0;
+    if (this.next !== null || this.countsOnly) return 0;
     const dropped = this.skipRecord >= first && this.skipRecord < end ? this.skipUnits : 0;
     return Math.max(0, this.limit - this.collected) + 1 + dropped;
   }

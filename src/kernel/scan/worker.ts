@@ -6,8 +6,9 @@
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
  *   out { type: 'skip', seq, record, code, message }
  *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
- *   out { type: 'count', seq, units, skips? }   (units past `cap`, or every unit of a countOnly batch; skips: malformed
- *                                        records past the first few of the batch, counted only)
+ *   out { type: 'count', seq, units, skips?, record? }   (units past `cap`, or every unit of a countOnly batch; skips:
+ *                                        malformed records past the first few of the batch, counted only; `record`: the
+ *                                        one record whose units these are, posted at once in `immediate` mode)
  * `cap` (-1: none) is how many units the batch may send as nodes: past it, units are only counted (countAll) or the
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
@@ -17,13 +18,10 @@
  * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
-import { pathToFileURL } from 'node:url';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { container } from 'tsyringe';
-import type { Plugin, PluginRegistry } from '../contracts/plugin';
-import type { CompiledQuery, QueryLanguage } from '../contracts/query';
+import type { CompiledQuery } from '../contracts/query';
 import { McpgwError } from '../errors';
-import { recordsToolkit } from '../records';
+import { languageFrom } from './language';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
@@ -43,26 +41,6 @@ export interface WorkerInit {
 
 /** Malformed records of a batch sent with their message (the engine reports the first few); the rest are counted. */
 const SKIPS_SENT = 8;
-
-async function languageFrom(entry: string, name: string): Promise<QueryLanguage> {
-  const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
-  let plugin = (mod.default ?? mod) as Plugin & { default?: Plugin };
-  if (typeof plugin.register !== 'function' && plugin.default) plugin = plugin.default;
-  let found: QueryLanguage | undefined;
-  const noop = () => undefined;
-  const registry: PluginRegistry = {
-    apiVersion: '1.0.0', kernelVersion: 'worker',
-    registerFormat: noop, registerToolBundle: noop,
-    registerQueryLanguage: (l) => { if (l.name === name) found = l; },
-    records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
-    container,
-    log: { error: noop, warn: noop, info: noop, debug: noop },
-  };
-  await plugin.register(registry, {} as never);
-  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${entry} registers no query language "${name}".`);
-  return found;
-}
 
 function planFor(init: WorkerInit, query: CompiledQuery): Plan {
   const base: Plan = { ...init.plan, literals: init.plan.literals ? init.plan.literals.map((l) => Buffer.from(l)) : null, query };
@@ -107,7 +85,12 @@ async function main(): Promise<void> {
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;
         if (out.error && skipsSent >= SKIPS_SENT) { skips++; continue; }
-        if (!out.error && room <= 0) { units += out.nodes!.length; continue; }
+        if (!out.error && room <= 0) {
+          // Posted at once (regex queries): a count the deadline stops inside this batch keeps the records before it.
+          if (init.immediate) send({ type: 'count', seq: m.seq, units: out.nodes!.length, record: i });
+          else units += out.nodes!.length;
+          continue;
+        }
         if (!out.error && out.nodes!.length > room) {
           units += out.nodes!.length - room;
           out.nodes = out.nodes!.slice(0, room);

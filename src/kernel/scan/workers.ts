@@ -40,7 +40,7 @@ export interface WorkerJob {
   oversized?: (batch: RecordBatch) => Promise<ScanResult | null>;
 }
 
-/** Files at least this large are scanned on worker threads (queries with match()/search() always are). */
+/** Files at least this large are scanned on worker threads (queries whose regular expressions may backtrack always are). */
 export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 /** How long a scan past its deadline waits for the batch in progress before terminating its thread, ms. */
 const GRACE_MS = 200;
@@ -83,7 +83,7 @@ type WorkerMessage =
   | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
   | { type: 'skip'; seq: number; record: number; code: string; message: string }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
-  | { type: 'count'; seq: number; units: number; skips?: number }
+  | { type: 'count'; seq: number; units: number; skips?: number; record?: number }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
@@ -96,7 +96,7 @@ export class ThreadPool implements WorkerPool {
   constructor(private readonly options: ThreadPoolOptions) {}
 
   /**
-   * Regular expressions always run on a thread (so they can be stopped); otherwise big files whose query the byte
+   * Queries whose regular expressions may backtrack (`usesRegex`) always run on a thread (so they can be stopped); otherwise big files whose query the byte
    * prefilter cannot narrow (a prefiltered scan is bound by reading and `indexOf`, which the main thread does anyway).
    */
   wanted(bytes: number, query: CompiledQuery, narrowed = true): boolean {
@@ -208,6 +208,7 @@ export class ThreadPool implements WorkerPool {
             if (m.record >= upTo) break;
             if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
           } else if (m.type === 'count') {
+            if (m.record !== undefined && m.record >= upTo) break;
             collector.addCount(m.units, m.skips ?? 0);
           } else if (m.type === 'skip') {
             if (m.record >= upTo) break;

@@ -8,6 +8,8 @@ export interface SearchCursor {
   matchCase: boolean;
   /** Text mode with `regex: true` (absent: false). */
   regex?: boolean;
+  /** A count (`max_results: 0`) stopped by the deadline (absent: false): the cursor continues the count. */
+  countOnly?: boolean;
   /** First record index the next page starts at. */
   nextRecord: number;
   /** Search counting nodes: the exact place of the first match not yet returned (record and walk trail). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompiledQuery, RecordBatch, RecordSource, ScanPosition, ScanResult, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import { fileFor, type ExplorerFile } from '../files';
-import { parseFields, projectValue } from '../records';
+import { parseFields, projectValue, queryWarnings } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import { tokenPreview } from '../text/preview';
 import { isPredicate, looksLikePredicate, PredicateError, translatePredicate, type Predicate } from './predicate';
@@ -16,7 +16,7 @@ const input = z.object({
   query: z.string().min(1).max(16384).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
   mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $ or parses as a record predicate (!($.tags), length($.tags) > 2), else text'),
   match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
-  max_results: z.number().int().min(1).default(50).describe('Matches per page (default 50, at most the server maxItems)'),
+  max_results: z.number().int().min(0).default(50).describe('Matches per page (default 50, at most the server maxItems); 0 counts only: total_matches without matches'),
   regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
   fields: fieldsArg,
   cursor: z.string().max(256).optional().describe('next_cursor of a previous call with the same handle and query'),
@@ -58,7 +58,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
     'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
     'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
-    'fields (dot paths or pointers) adds each match\'s record projected to those members. max_results (default 50) bounds a page; pass next_cursor as cursor with the same query for the next. ' +
+    'fields (dot paths or pointers) adds each match\'s record projected to those members. max_results (default 50) bounds a page; pass next_cursor as cursor with the same query for the next; max_results: 0 only counts (total_matches, no matches). ' +
     'complete: false means the scan hit the time limit: total_matches is then a lower bound and next_cursor continues.',
   inputSchema: input,
   outputSchema: output,
@@ -74,12 +74,14 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     let resume: SearchCursor | null = null;
     if (args.cursor !== undefined) {
       resume = cursors.get(args.cursor);
-      if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || (resume.regex ?? false) !== (regexMatcher !== null)) {
-        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode, match_case and regex as the call that returned it.');
+      if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || (resume.regex ?? false) !== (regexMatcher !== null) || (resume.countOnly ?? false) !== (args.max_results === 0)) {
+        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode, match_case and regex as the call that returned it (and max_results: 0 again for a count).');
       }
       cursors.consume(args.cursor);
     }
     const limit = Math.min(args.max_results, ctx.limits.maxItems);
+    /** max_results 0: count only. No page, so a cursor only continues a count the deadline stopped. */
+    const countOnly = limit === 0;
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3;
     const counts = countsOf(source);
     if (mode === 'jsonpath') return engineSearch(ctx, { args, file, fields, resume, limit, budget, counts });
@@ -115,7 +117,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
         }
         cutByBytes = true;
       }
-      if (nextRecord === null) nextRecord = record;
+      if (nextRecord === null && !countOnly) nextRecord = record;
       return countFrom !== null; // go on only while the total is still being counted
     };
 
@@ -140,7 +142,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
       return null;
     };
     const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-      const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts);
+      const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly);
       return m ? onHit(k, m) : true;
     });
     const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
@@ -167,7 +169,7 @@ export const search: ToolDefinition<typeof input, typeof output> = {
     const continueAt = nextRecord ?? stoppedAt;
     let next_cursor: string | undefined;
     if (continueAt !== null) {
-      next_cursor = cursors.add({ handle: args.handle, query: args.query, mode, matchCase: args.match_case, ...(regexMatcher ? { regex: true } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
+      next_cursor = cursors.add({ handle: args.handle, query: args.query, mode, matchCase: args.match_case, ...(regexMatcher ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
     }
     return {
       total_matches: counted,
@@ -288,7 +290,8 @@ async function engineSearch(
   let pageBytes = 0;
   let nextPosition: ScanPosition | null = result.next;
   let cutByBytes = false;
-  for (const node of result.nodes) {
+  const countOnly = limit === 0;
+  for (const node of countOnly ? [] : result.nodes) {
     let m: Match;
     if (predicate) {
       m = { record_index: node.record, preview: '', match_path: '' };
@@ -318,7 +321,7 @@ async function engineSearch(
   // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
-  const warnings: Warning[] = (query.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+  const warnings: Warning[] = queryWarnings(query);
   warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen.
@@ -328,7 +331,9 @@ async function engineSearch(
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode, matchCase: args.match_case, nextRecord: next,
       ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
-      counted: before + matches.length, countFrom: null, ...(complete ? { total } : { atLeast: total }),
+      // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
+      counted: countOnly ? before + (result.total ?? 0) : before + matches.length, countFrom: null,
+      ...(countOnly ? { countOnly } : {}), ...(complete ? { total } : { atLeast: total }),
     });
   }
   return {
@@ -353,7 +358,7 @@ function nodePreview(path: string, value: unknown): string {
   return `${path || '$'} = «${shown}»`;
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null): Match | null {
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {
@@ -370,6 +375,7 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
+  if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
   return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
 }
 
@@ -422,7 +428,7 @@ async function nodeTextSearch(
           continue;
         }
         counted++;
-        if (next === null) {
+        if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
           const m: Match = { record_index: i, preview: e.preview, match_path: e.match_path };
           if (fields) {
             try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
@@ -454,7 +460,9 @@ async function nodeTextSearch(
   if (continueAt !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}),
-      nextRecord: continueAt.record, position: continueAt, counted: before + matches.length, countFrom: null,
+      nextRecord: continueAt.record, position: continueAt, countFrom: null,
+      // Count only: the cursor continues the count where the deadline stopped it, every match before it counted.
+      counted: limit === 0 ? before + counted : before + matches.length, ...(limit === 0 ? { countOnly: true } : {}),
       ...(complete ? { total } : { atLeast: total }),
     });
   }

@@ -3,10 +3,10 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, compact, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer } from '../records';
+import { cutAtCharBoundary, emptyPathHint, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
 import type { ToolContext } from 'mcpgw/plugin-api';
-import { handleArg, indexArg } from '../schemas';
+import { handleArg, indexArg, warningSchema } from '../schemas';
 
 const input = z.object({
   handle: handleArg,
@@ -25,6 +25,7 @@ const output = z.object({
   value_bytes: z.number().int().optional(),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional(),
+  warnings: z.array(warningSchema).optional().describe('About the path: e.g. NOT_I_REGEXP, a JSONPath match()/search() pattern that matches nothing under RFC 9535'),
 });
 
 export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
@@ -44,9 +45,13 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     const parsedPath = parseUserPath(ctx, args.path);
     if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, args, parsedPath.tokens);
     const { value, text } = readRecord(ctx, file, args.index);
-    const tokens = resolvePath(ctx, args.path, value);
+    const warnings: ToolWarning[] = [];
+    const tokens = resolvePath(ctx, args.path, value, warnings);
     if (tokens === null) {
-      throw ctx.error('NOT_FOUND', `The JSONPath ${args.path} selects nothing in record ${args.index}.`, { location: { record_index: args.index } });
+      throw ctx.error('NOT_FOUND', `The JSONPath ${args.path} selects nothing in record ${args.index}.`, {
+        location: { record_index: args.index },
+        hint: emptyPathHint(warnings, 'get_outline shows the members of a record.'),
+      });
     }
     const span = spanAt(text, tokens);
     if ('missing' in span) {
@@ -76,6 +81,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
       ...(type === 'number' ? { integer: lexemeIsInteger(lexeme) } : {}),
       ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
       ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+      ...(warnings.length ? { warnings } : {}),
     };
   },
 };

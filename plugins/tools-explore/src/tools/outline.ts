@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
-import { ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer } from '../records';
-import { cutSchema, handleArg } from '../schemas';
+import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutSchema, handleArg, warningSchema } from '../schemas';
 
 /** One node of an outline. `bytes` is the size of the value's text in the file (UTF-8). */
 export interface OutlineNode {
@@ -59,6 +59,7 @@ const output = z.object({
   next_offset: z.number().int().optional().describe('More members of the outlined value follow: pass as offset'),
   truncated: z.boolean().optional(),
   cut: cutSchema.optional(),
+  warnings: z.array(warningSchema).optional().describe('About the path: e.g. NOT_I_REGEXP, a JSONPath match()/search() pattern that matches nothing under RFC 9535'),
 });
 
 export const getOutline: ToolDefinition<typeof input, typeof output> = {
@@ -82,15 +83,17 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
       return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset ?? 0));
     }
     const { value, text } = readRecord(ctx, file, args.index);
-    const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value);
+    const warnings: ToolWarning[] = [];
+    const tokens = args.path === undefined ? [] : resolvePath(ctx, args.path, value, warnings);
     const span = tokens === null ? null : spanAt(text, tokens);
     if (tokens === null || span === null || 'missing' in span) {
       throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
         location: { record_index: args.index },
-        hint: 'get_outline without a path shows the top-level members.',
+        hint: emptyPathHint(warnings, 'get_outline without a path shows the top-level members.'),
       });
     }
-    return bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
+    const result = bounded(ctx, args, toPointer(tokens), (depth, max) => outline(text, span.start, span.end, depth, max, args.offset ?? 0));
+    return warnings.length ? { ...result, warnings } : result;
   },
 };
 

@@ -19,6 +19,7 @@ const input = z.object({
   query: z.string().max(16384).optional().describe('The query, e.g. "/0/id" or "$[*].id"; evaluated on the whole file (JSON Lines / JSON-seq root = array of records)'),
   max_items: z.number().int().min(1).optional().describe('Page size; default and cap: the server maxItems'),
   max_result_bytes: z.number().int().min(1).optional().describe('Cap on this result\'s JSON bytes; default and cap: the server maxResultBytes'),
+  count: z.boolean().optional().describe('Shapes 2 and 3: true returns only count, the number of nodes the query selects in the whole file, without items'),
 });
 type Input = z.output<typeof input>;
 
@@ -36,6 +37,7 @@ const output = z.object({
   })),
   complete: z.boolean().describe('false: more matches remain (next_cursor continues), or the read reached the request deadline'),
   next_cursor: z.string().optional().describe('Opaque, single use: pass as {cursor} for the next page'),
+  count: z.number().int().optional().describe('With count: true, the nodes the query selects in the whole file (a lower bound while complete is false: next_cursor continues the count)'),
   stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
   warnings: z.array(warningSchema).optional(),
   hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has, with the nearest names seen'),
@@ -47,21 +49,21 @@ const ID_PLACEHOLDER = { file: 'jf_0000000000000000', cursor: 'jc_00000000000000
 
 type Shape =
   | { kind: 'cursor'; cursor: string }
-  | { kind: 'file'; fileId: string; language: string; query: string }
-  | { kind: 'path'; path: string; format?: string; language: string; query: string };
+  | { kind: 'file'; fileId: string; language: string; query: string; count: boolean }
+  | { kind: 'path'; path: string; format?: string; language: string; query: string; count: boolean };
 
 /** Exactly one of the three shapes. @throws INVALID_ARGUMENT naming the offending keys */
 export function shapeOf(args: Input, ctx: ToolContext): Shape {
   const present = (Object.keys(args) as (keyof Input)[]).filter((k) => args[k] !== undefined);
-  const hint = 'json_read takes exactly one of: {cursor}; {file_id, language, query, max_items?, max_result_bytes?}; {path, format?, language, query, max_items?, max_result_bytes?}.';
+  const hint = 'json_read takes exactly one of: {cursor}; {file_id, language, query, max_items?, max_result_bytes?, count?}; {path, format?, language, query, max_items?, max_result_bytes?, count?}.';
   const leaders = present.filter((k) => k === 'cursor' || k === 'file_id' || k === 'path');
   if (leaders.length !== 1) {
     throw ctx.error('INVALID_ARGUMENT', leaders.length === 0 ? 'json_read needs a cursor, a file_id or a path.' : `json_read got ${leaders.join(' and ')} together: they belong to different argument shapes.`, { hint });
   }
   const allowed: Record<string, readonly string[]> = {
     cursor: ['cursor'],
-    file_id: ['file_id', 'language', 'query', 'max_items', 'max_result_bytes'],
-    path: ['path', 'format', 'language', 'query', 'max_items', 'max_result_bytes'],
+    file_id: ['file_id', 'language', 'query', 'max_items', 'max_result_bytes', 'count'],
+    path: ['path', 'format', 'language', 'query', 'max_items', 'max_result_bytes', 'count'],
   };
   const leader = leaders[0]!;
   const extra = present.filter((k) => !allowed[leader]!.includes(k));
@@ -69,8 +71,9 @@ export function shapeOf(args: Input, ctx: ToolContext): Shape {
   if (leader === 'cursor') return { kind: 'cursor', cursor: args.cursor! };
   const missing = (['language', 'query'] as const).filter((k) => args[k] === undefined);
   if (missing.length) throw ctx.error('INVALID_ARGUMENT', `json_read with ${leader} needs ${missing.join(' and ')}.`, { hint });
-  if (leader === 'file_id') return { kind: 'file', fileId: args.file_id!, language: args.language!, query: args.query! };
-  return { kind: 'path', path: args.path!, ...(args.format !== undefined ? { format: args.format } : {}), language: args.language!, query: args.query! };
+  const count = args.count === true;
+  if (leader === 'file_id') return { kind: 'file', fileId: args.file_id!, language: args.language!, query: args.query!, count };
+  return { kind: 'path', path: args.path!, ...(args.format !== undefined ? { format: args.format } : {}), language: args.language!, query: args.query!, count };
 }
 
 /** The registered language's compiled query. @throws INVALID_ARGUMENT (unknown language), QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE */
@@ -98,6 +101,8 @@ interface PageSpec {
   maxResultBytes: number;
   /** A cursor continuing an item cut by the previous page. */
   part?: ItemPart;
+  /** count: true — only count nodes; `counted` holds those counted by earlier pages (a count the deadline stopped). */
+  count?: { counted: number };
 }
 
 interface Page {
@@ -105,6 +110,8 @@ interface Page {
   next: ScanPosition | null;
   /** The page ends inside the item at `next`: the cursor continues it from this part. */
   part?: ItemPart;
+  /** count: true — nodes counted up to `next` (this page and the ones before). */
+  counted?: number;
 }
 
 /**
@@ -188,11 +195,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     addressing: 'file',
     unit: 'nodes',
     ...(spec.position ? { resume: spec.position } : {}),
-    limit: spec.maxItems,
+    // A count: limit 0 with countAll counts every node and holds none; `next` is then only a deadline's stop.
+    ...(spec.count ? { limit: 0, countAll: true } : { limit: spec.maxItems, sink }),
     signal: ctx.signal,
     deadline: ctx.deadline,
-    onProgress: (done, total) => ctx.progress(done, total, 'reading'),
-    sink,
+    onProgress: (done, total) => ctx.progress(done, total, spec.count ? 'counting' : 'reading'),
   });
   let next = outcome.next ?? null;
   if (outcome.nodes.length > 0) {
@@ -203,7 +210,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
 
-  if (items.length === 0 && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
+  const counted = spec.count ? spec.count.counted + (outcome.total ?? 0) : undefined;
+  if (items.length === 0 && !counted && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
     // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed (or could not be
     // evaluated): reading it is the error (DESIGN "Records"), not an empty answer with a warning.
     const first = outcome.firstSkipped[0];
@@ -231,7 +239,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     });
   }
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
-  let hint = items.length === 0 && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled) : undefined;
+  let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled) : undefined;
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
@@ -239,6 +247,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     items,
     complete: next === null,
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
+    ...(counted !== undefined ? { count: counted } : {}),
     stats: { returned: items.length, skipped: outcome.skipped },
     ...(warnings.length ? { warnings } : {}),
     ...(hint ? { hint } : {}),
@@ -272,7 +281,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       hint: 'Raise max_result_bytes up to the server maxResultBytes.',
     });
   }
-  return { result, next, ...(part && next !== null ? { part } : {}) };
+  return { result, next, ...(part && next !== null ? { part } : {}), ...(counted !== undefined ? { counted } : {}) };
 }
 
 /** What to do about a record a limit stopped, by the limit's name. */
@@ -298,8 +307,11 @@ function clip(text: string, max: number): string {
 }
 
 /** Issues the cursor for `next` on `fileId`. @throws RESOURCE_LIMIT_EXCEEDED (maxCursors) */
-function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part?: ItemPart): string {
-  const cursor: ReaderCursor = { fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes, ...(part ? { part } : {}) };
+function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part?: ItemPart, counted?: number): string {
+  const cursor: ReaderCursor = {
+    fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes,
+    ...(part ? { part } : {}), ...(counted !== undefined ? { counted } : {}),
+  };
   const id = cursorTable(ctx).add(cursor);
   file.cursors.add(id);
   return id;
@@ -320,7 +332,7 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
     'Languages: "pointer" (RFC 6901, like "/0/id") and "jsonpath" (RFC 9535, like "$[*].id"); the root of a JSON Lines or JSON-seq file is the array of its records. ' +
     'Exactly one argument shape: {cursor} continues a page; {file_id, language, query, max_items?, max_result_bytes?} reads an open file; ' +
     '{path, format?, language, query, max_items?, max_result_bytes?} opens, reads and closes (it returns file_id when it returns a cursor). ' +
-    'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}. ' +
+    'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}; with count: true only count, the number of nodes the query selects in the whole file. ' +
     'A page holds whole items up to max_result_bytes and then a cursor; a single value larger than a page comes alone, cut on a character boundary: value is then a string holding bytes [offset, next_offset) of its JSON text, with value_truncated and value_bytes, and next_cursor reads the next part.',
   inputSchema: input,
   outputSchema: output,
@@ -344,7 +356,7 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
         }
         throw err;
       }
-      const spec: PageSpec = { ...cursor, position: cursor.position };
+      const spec: PageSpec = { ...cursor, position: cursor.position, ...(cursor.counted !== undefined ? { count: { counted: cursor.counted } } : {}) };
       return withLease(ctx, cursor.fileId, file, async () => {
         const page = await readPage(ctx, file, spec, true);
         // A cancelled continuation keeps its cursor: consume it only for an answer that will be sent.
@@ -359,13 +371,13 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
 
     if (shape.kind === 'file') {
       const file = files.get(shape.fileId);
-      const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes };
+      const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes, ...(shape.count ? { count: { counted: 0 } } : {}) };
       return withLease(ctx, shape.fileId, file, async () => finish(ctx, shape.fileId, file, spec, await readPage(ctx, file, spec, true)));
     }
 
     // Implicit open: compile first (cheap errors before any indexing); reuse this session's implicit handle of the
     // same path and format when it is idle and the file unchanged; else make room, open, read.
-    const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes };
+    const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes, ...(shape.count ? { count: { counted: 0 } } : {}) };
     const key = `${shape.format ?? 'auto'}\u0000${shape.path}`;
     for (const [id, f] of files.entries()) {
       if (!f.implicit || f.implicitKey !== key || f.closed || f.lease) continue;
@@ -418,7 +430,7 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
     return result;
   }
   try {
-    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next, page.part);
+    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next, page.part, page.counted);
   } catch (err) {
     if (file.implicit) closeImplicit(ctx, fileId, file);
     throw err;

@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProgress, AggregateResult, CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { fileFor } from '../files';
+import { cutSchema, handleArg } from '../schemas';
+import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
+
+const input = z.object({
+  handle: handleArg,
+  where: z.string().min(1).optional().describe('Only records (units) this accepts count: a record predicate ($.status = "failed", $.latency_ms > 100 && $.level == "error") or a JSONPath query (a unit counts when it selects something), as search takes'),
+  match_case: z.boolean().default(false).describe('Case-sensitive string equality in a where predicate (default false, as search)'),
+  group_by: z.union([z.string(), z.array(z.string()).max(8)]).optional().describe('One path or a list (dot path status, user.address.city; JSON Pointer /user/name; singular JSONPath $.user.name); a missing member is its own group, apart from null'),
+  metrics: z.array(z.string()).max(16).optional().describe('Besides count: count_distinct(path), sum(path), avg(path), min(path), max(path); e.g. ["sum(bytes)", "count_distinct(user.id)"]'),
+  bucket: z.object({
+    path: z.string().describe('The number or timestamp to bucket (ts, latency_ms)'),
+    width: z.union([z.string(), z.number()]).describe('A positive number (numbers: ⌊v / width⌋ × width), or a duration for RFC 3339 / epoch timestamps: "15m", "1h", "1d" (UTC)'),
+    epoch: z.enum(['s', 'ms']).optional().describe('Epoch numbers are seconds, or milliseconds from 1e11 on; say which to override'),
+  }).optional().describe('Groups by a bucket of a number or a timestamp, after the group_by paths: errors per hour is {where: \'$.level == "error"\', bucket: {path: "ts", width: "1h"}}'),
+  each: z.string().min(1).optional().describe('The units to aggregate inside each record, a JSONPath ($.items[*]); paths and where are then relative to each unit. Default: each record is a unit'),
+  top: z.number().int().min(1).default(20).describe('Groups per page (default 20, at most the server maxItems)'),
+  order: z.string().default('count_desc').describe('count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc ("sum(bytes)_desc")'),
+  cursor: z.string().optional().describe('next_cursor of a previous call with the same arguments (top may differ)'),
+});
+
+const group = z.object({
+  key: z.unknown().describe('The group_by value (a list for several paths, the bucket last; numbers exact); null for a missing member or for no group_by'),
+  count: z.number().int(),
+  missing: z.array(z.string()).optional().describe('The group_by / bucket paths absent from this group\'s records (key null there, unlike a null value)'),
+  unbucketable: z.array(z.string()).optional().describe('The bucket path held a value that is not a number or timestamp (key null there)'),
+  key_truncated: z.boolean().optional().describe('The key is too long to show: key holds the start of its JSON text'),
+  metrics_truncated: z.array(z.string()).optional().describe('Metrics too long to show (min/max of long strings): each holds the start of its JSON text'),
+}).catchall(z.unknown()).describe('Plus one member per metric, named as asked ("sum(bytes)"): a number (exact), a string (min/max of strings), null, or {value, estimated: true, error_bound} for a distinct count past the exact bound');
+
+const output = z.object({
+  groups: z.array(group),
+  groups_total: z.number().int().describe('Groups in all (so far, while complete is false)'),
+  records_scanned: z.number().int(),
+  records_matched: z.number().int().describe('Records that count (that pass where; with each: that hold a unit that counts)'),
+  units_matched: z.number().int().optional().describe('With each: the units that count (the sum of the counts)'),
+  complete: z.boolean().describe('false: the scan stopped at the request deadline; the groups so far are shown and next_cursor continues the scan'),
+  next_cursor: z.string().optional().describe('Continues the scan (complete false), or gives the next page of groups'),
+  group_by: z.array(z.string()),
+  metrics: z.array(z.string()),
+  order: z.string(),
+  filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
+  cut: cutSchema.optional(),
+  warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
+});
+
+type Args = z.output<typeof input>;
+type Output = z.input<typeof output>;
+type Row = z.input<typeof group>;
+
+/** A cursor: a scan to continue, or the next page of a finished one. */
+type AggregateCursor =
+  | { handle: string; signature: string; kind: 'scan'; resume: AggregateProgress }
+  | { handle: string; signature: string; kind: 'groups'; offset: number; rows: Row[] | null; result: Omit<Output, 'groups' | 'next_cursor' | 'cut'> };
+
+function cursorTable(ctx: ToolContext) {
+  return ctx.session.handles<AggregateCursor>('explore.aggregate', {
+    style: 'random', prefix: 'ac_', noun: 'aggregate cursor', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
+  });
+}
+
+/** Bytes kept free in a page for the envelope around the groups. */
+const ENVELOPE_RESERVE = 2048;
+/** Finished groups a cursor keeps for its next pages (estimated JSON bytes); past it the next page scans again. */
+const CURSOR_ROWS_BYTES = 8 * 1024 * 1024;
+/** A key or metric longer than this (JSON bytes) is shown as the start of its JSON text, marked truncated. */
+const KEY_BYTES = 1024;
+
+interface Spec {
+  dimensions: AggregateDimension[];
+  dimensionNames: string[];
+  metrics: AggregateMetric[];
+  metricNames: string[];
+  /** What the engine evaluates as where (null also when a predicate joined `each`). */
+  where: { query: CompiledQuery; as: 'filter' | 'select' } | null;
+  /** For a where predicate: its RFC 9535 filter. */
+  filter?: string;
+  each: CompiledQuery | null;
+}
+
+function prepare(ctx: ToolContext, args: Args): Spec {
+  const groupBy = args.group_by === undefined ? [] : typeof args.group_by === 'string' ? [args.group_by] : args.group_by;
+  const dimensions: AggregateDimension[] = groupBy.map((p) => ({ kind: 'value', path: singularPath(ctx, p, 'group_by') }));
+  const dimensionNames = [...groupBy];
+  if (args.bucket) {
+    dimensions.push(parseBucket(ctx, args.bucket));
+    dimensionNames.push(args.bucket.path);
+  }
+  const metrics: AggregateMetric[] = [];
+  const metricNames: string[] = [];
+  for (const text of args.metrics ?? []) {
+    const m = parseMetric(ctx, text);
+    if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path }); metricNames.push(m.name); }
+  }
+  const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case) : null;
+  const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}) };
+  let each: CompiledQuery | null = null;
+  if (args.each !== undefined) {
+    const language = ctx.registries.queryLanguages.get('jsonpath');
+    if (!language) throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'each needs the jsonpath query language, which no loaded plugin registers.');
+    const text = args.each.trim();
+    // A predicate joins an each that ends with a wildcard as its filter ($.items[*] → $.items[?filter]): it then runs
+    // inside the engine's scan (worker threads, deadline) rather than on each unit afterwards.
+    const wildcard = /(\[\s*\*\s*\]|\.\*)$/.exec(text);
+    if (where?.filter && wildcard) {
+      each = language.compile(`${text.slice(0, wildcard.index)}[?${where.filter}]`, { maxDepth: ctx.limits.maxDepth });
+      return { ...base, where: null, each };
+    }
+    each = language.compile(text, { maxDepth: ctx.limits.maxDepth });
+  }
+  return { ...base, where: where ? { query: where.query, as: where.as } : null, each };
+}
+
+export const aggregate: ToolDefinition<typeof input, typeof output> = {
+  name: 'aggregate',
+  title: 'Count, group, sum and bucket',
+  description:
+    'Aggregates over every record of an open file without reading it into the conversation: how many, which values and how often, errors per hour. ' +
+    'Returns {groups: [{key, count, …metrics}], groups_total, records_scanned, records_matched, complete, next_cursor?}. ' +
+    'group_by: a path or a list (status, user.country, /a/b, $.x); a missing member is its own group (missing lists it), apart from null; 1 and "1" are different groups. ' +
+    'metrics: count_distinct(path), sum(path), avg(path), min(path), max(path), exact: integer sums never round, min/max return the file\'s lexeme, averages keep full precision; a distinct count past the exact bound is {value, estimated: true, error_bound}. ' +
+    'bucket: {path, width}: numbers by a width (100), RFC 3339 or epoch timestamps by a duration ("15m", "1h", "1d", UTC). ' +
+    'where: a record predicate ($.level == "error") or JSONPath, as search takes. each: JSONPath of the units inside a record ($.items[*] of one document). ' +
+    'Sorted by order (count_desc default, key_asc, sum(bytes)_desc, …), top per page; next_cursor gives the next page. complete: false means the scan hit the time limit: the groups so far are shown and next_cursor continues.',
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const file = fileFor(ctx, args.handle);
+    const source = file.opened.source;
+    const spec = prepare(ctx, args);
+    const order = parseOrder(ctx, args.order, spec.metricNames);
+    const signature = JSON.stringify([args.handle, args.where ?? null, args.match_case, args.group_by ?? null, spec.metricNames, args.bucket ?? null, args.each ?? null, args.order]);
+    const cursors = cursorTable(ctx);
+    let resume: AggregateProgress | undefined;
+    if (args.cursor !== undefined) {
+      const c = cursors.get(args.cursor);
+      if (c.handle !== args.handle || c.signature !== signature) {
+        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another aggregate: pass the same handle, where, match_case, group_by, metrics, bucket, each and order as the call that returned it.');
+      }
+      if (c.kind === 'groups' && c.rows) {
+        cursors.delete(args.cursor);
+        return page(ctx, args, signature, c.rows, c.offset, c.result);
+      }
+      if (c.kind === 'scan') resume = c.resume;
+      const offset = c.kind === 'groups' ? c.offset : 0;
+      const r = await run(ctx, file.opened.path, source, spec, order, resume);
+      cursors.delete(args.cursor);
+      return answer(ctx, args, signature, spec, r, offset);
+    }
+    const r = await run(ctx, file.opened.path, source, spec, order, undefined);
+    return answer(ctx, args, signature, spec, r, 0);
+  },
+};
+
+async function run(ctx: ToolContext, path: string, source: Parameters<ToolContext['scan']['aggregate']>[0]['source'], spec: Spec, order: ReturnType<typeof parseOrder>, resume: AggregateProgress | undefined): Promise<AggregateResult> {
+  return ctx.scan.aggregate({
+    source,
+    ...(spec.where ? { where: spec.where } : {}),
+    ...(spec.each ? { each: spec.each } : {}),
+    dimensions: spec.dimensions,
+    metrics: spec.metrics,
+    order,
+    ...(resume ? { resume } : {}),
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: (done, total) => ctx.progress(done, total, `aggregating ${path}`),
+  });
+}
+
+/** The groups as the tool shows them. */
+function rowsOf(ctx: ToolContext, spec: Spec, groups: AggregateGroup[]): Row[] {
+  const n = spec.dimensions.length;
+  // A row of a long key and long metrics still fits a page alone.
+  const most = Math.max(64, Math.min(KEY_BYTES, Math.floor((ctx.limits.maxResultBytes - ENVELOPE_RESERVE) / (spec.metricNames.length + 2) / 2)));
+  return groups.map((g) => {
+    const row: Row = { key: n === 0 ? null : n === 1 ? g.key[0] : g.key, count: g.count };
+    if (g.missing.length) row.missing = g.missing.map((d) => spec.dimensionNames[d]!);
+    if (g.unbucketable.length) row.unbucketable = g.unbucketable.map((d) => spec.dimensionNames[d]!);
+    const cut: string[] = [];
+    spec.metricNames.forEach((name, j) => {
+      const text = JSON.stringify(g.metrics[j]) ?? 'null';
+      if (Buffer.byteLength(text) > most) { row[name] = clip(text, most); cut.push(name); }
+      else row[name] = g.metrics[j];
+    });
+    if (cut.length) row.metrics_truncated = cut;
+    const keyText = JSON.stringify(row.key) ?? 'null';
+    if (Buffer.byteLength(keyText) > most) {
+      row.key = clip(keyText, most);
+      row.key_truncated = true;
+    }
+    return row;
+  });
+}
+
+/** The start of a JSON text, at most `bytes` of UTF-8 and never half a character, marked with `…`. */
+function clip(text: string, bytes: number): string {
+  let s = Buffer.from(text).subarray(0, bytes).toString('utf8');
+  if (s.endsWith('\uFFFD')) s = s.slice(0, -1);
+  return s.replace(/[\uD800-\uDBFF]$/, '') + '…';
+}
+
+function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number): Output {
+  const warnings: NonNullable<Output['warnings']> = [];
+  for (const w of [...(spec.where?.query.warnings ?? []), ...(spec.each?.warnings ?? [])]) warnings.push({ code: w.code, message: w.message });
+  for (const s of r.firstSkipped) warnings.push({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) });
+  if (r.skipped > r.firstSkipped.length) warnings.push({ code: r.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${r.skipped} records were skipped in all.` });
+  for (const w of r.warnings) warnings.push(w);
+  const base: Omit<Output, 'groups' | 'next_cursor' | 'cut'> = {
+    groups_total: r.groups.length,
+    records_scanned: r.recordsScanned,
+    records_matched: r.recordsMatched,
+    ...(spec.each ? { units_matched: r.units } : {}),
+    complete: r.complete,
+    group_by: spec.dimensionNames,
+    metrics: ['count', ...spec.metricNames],
+    order: args.order,
+    ...(spec.filter ? { filter: spec.filter } : {}),
+    ...(warnings.length ? { warnings: warnings.slice(0, 20) } : {}),
+  };
+  const rows = rowsOf(ctx, spec, r.groups);
+  if (!r.complete) {
+    // A preview of the groups so far; the cursor continues the scan (the finished answer starts from the top).
+    const out = page(ctx, args, signature, rows, 0, base, false);
+    out.next_cursor = cursorTable(ctx).add({ handle: args.handle, signature, kind: 'scan', resume: r.resume! });
+    return out;
+  }
+  return page(ctx, args, signature, rows, offset, base);
+}
+
+/** Groups `offset…` up to `top` and the byte budget; a cursor for the rest when `more` (a finished scan). */
+function page(ctx: ToolContext, args: Args, signature: string, rows: Row[], offset: number, base: Omit<Output, 'groups' | 'next_cursor' | 'cut'>, more = true): Output {
+  const top = Math.min(args.top, ctx.limits.maxItems);
+  const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(JSON.stringify(base));
+  const groups: Row[] = [];
+  let bytes = 0;
+  let cutByBytes = false;
+  let i = offset;
+  for (; i < rows.length && groups.length < top; i++) {
+    const size = Buffer.byteLength(JSON.stringify(rows[i])) + 1;
+    if (bytes + size > budget && groups.length > 0) { cutByBytes = true; break; }
+    groups.push(rows[i]!);
+    bytes += size;
+  }
+  const out: Output = { groups, ...base };
+  if (more && i < rows.length) {
+    let held: Row[] | null = rows;
+    let size = 0;
+    for (const r of rows) { size += JSON.stringify(r).length; if (size > CURSOR_ROWS_BYTES) { held = null; break; } }
+    out.next_cursor = cursorTable(ctx).add({ handle: args.handle, signature, kind: 'groups', offset: i, rows: held, result: base });
+    if (cutByBytes) out.cut = { limit: 'maxResultBytes', at: `after ${groups.length} groups (next: group ${i})`, rest: 'Pass next_cursor as cursor for the next groups, or ask for fewer metrics.' };
+  }
+  return out;
+}

@@ -1,0 +1,138 @@
+/**
+ * The aggregate tool's arguments turned into the kernel's terms: `group_by` paths and `bucket` into dimensions,
+ * `metrics` (`count`, `count_distinct(path)`, `sum(path)`, `avg(path)`, `min(path)`, `max(path)`) into metrics,
+ * `order` into an order, `where` into a compiled filter (the explorer's record predicates, or JSONPath).
+ */
+import type { AggregateDimension, AggregateMetric, AggregateOrder, CompiledQuery, ToolContext } from 'mcpgw/plugin-api';
+import { parsePath, PathError, type Tokens } from '../json/paths';
+import { isPredicate, looksLikePredicate, PredicateError, translatePredicate } from '../search/predicate';
+
+/** A singular path as tokens. @throws INVALID_ARGUMENT */
+export function singularPath(ctx: ToolContext, path: string, what: string): Tokens {
+  let parsed: ReturnType<typeof parsePath>;
+  try {
+    parsed = parsePath(path);
+  } catch (err) {
+    if (err instanceof PathError) {
+      throw ctx.error('INVALID_ARGUMENT', `Bad path ${JSON.stringify(path)} in ${what} at character ${err.position}: ${err.message}`, {
+        hint: 'Paths: status, user.address.city, items[0].id, [\'a.b\'] for names with dots, /user/name (JSON Pointer) or $.user.name (JSONPath).',
+      });
+    }
+    throw err;
+  }
+  if (!('tokens' in parsed)) {
+    throw ctx.error('INVALID_ARGUMENT', `${what} takes singular paths; ${JSON.stringify(path)} may select several values.`, {
+      hint: 'Use a path to one value (user.name, /user/name, $.user.name); to aggregate the elements of an array, pass each (e.g. "$.items[*]") and paths inside an element.',
+    });
+  }
+  return parsed.tokens;
+}
+
+export const METRIC_KINDS = ['count_distinct', 'sum', 'avg', 'min', 'max'] as const;
+
+/** `"sum(bytes)"` → {kind, path, name}; `"count"` → null (the count every group has). @throws INVALID_ARGUMENT */
+export function parseMetric(ctx: ToolContext, text: string): (AggregateMetric & { name: string }) | null {
+  const t = text.trim();
+  if (t === 'count' || t === 'count()' || t === 'count(*)') return null;
+  const m = /^([a-z_]+)\s*\(([\s\S]*)\)$/.exec(t);
+  const kind = m?.[1] as AggregateMetric['kind'] | undefined;
+  if (!m || !kind || !(METRIC_KINDS as readonly string[]).includes(kind) || m[2]!.trim() === '') {
+    throw ctx.error('INVALID_ARGUMENT', `Unknown metric ${JSON.stringify(text)}.`, {
+      hint: 'Metrics: count, count_distinct(path), sum(path), avg(path), min(path), max(path); e.g. ["count", "sum(bytes)", "count_distinct(user.id)"].',
+    });
+  }
+  const path = m[2]!.trim();
+  return { kind, path: singularPath(ctx, path, `metric ${t}`), name: `${kind}(${path})` };
+}
+
+/** `"count_desc"`, `"key_asc"`, `"sum(bytes)_desc"` or `"sum(bytes) desc"`. @throws INVALID_ARGUMENT */
+export function parseOrder(ctx: ToolContext, text: string, metricNames: readonly string[]): AggregateOrder {
+  const m = /^\s*([\s\S]*?)[\s_]+(asc|desc)\s*$/.exec(text);
+  const by = m?.[1]?.trim();
+  const desc = m?.[2] === 'desc';
+  if (by === 'count' || by === 'key') return { by, desc };
+  if (by !== undefined) {
+    const norm = (s: string) => s.replace(/\s+/g, '');
+    const j = metricNames.findIndex((n) => norm(n) === norm(by));
+    if (j >= 0) return { by: 'metric', metric: j, desc };
+  }
+  throw ctx.error('INVALID_ARGUMENT', `Bad order ${JSON.stringify(text)}.`, {
+    hint: `order: count_desc (default), count_asc, key_asc, key_desc, or a metric of this call with _asc/_desc${metricNames.length ? ` (${metricNames.map((n) => `"${n}_desc"`).join(', ')})` : ''}.`,
+  });
+}
+
+const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** `{path, width}` → a bucket dimension. @throws INVALID_ARGUMENT */
+export function parseBucket(ctx: ToolContext, bucket: { path: string; width: string | number; epoch?: 's' | 'ms' | undefined }): AggregateDimension {
+  const path = singularPath(ctx, bucket.path, 'bucket.path');
+  const w = bucket.width;
+  if (typeof w === 'number' || JSON_NUMBER.test(w.trim())) {
+    const lexeme = typeof w === 'number' ? String(w) : w.trim();
+    if (!(Number(lexeme) > 0) || !JSON_NUMBER.test(lexeme)) {
+      throw ctx.error('INVALID_ARGUMENT', `bucket.width must be a positive number or a duration; got ${JSON.stringify(w)}.`, { hint: 'Numbers: {"path": "latency_ms", "width": 100}; timestamps: {"path": "ts", "width": "1h"}.' });
+    }
+    if (bucket.epoch) throw ctx.error('INVALID_ARGUMENT', 'bucket.epoch goes with a duration width ("1h"), not a number.');
+    return { kind: 'bucket', path, width: { unit: 'number', lexeme } };
+  }
+  const m = DURATION.exec(w);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : NaN;
+  if (!m || !Number.isInteger(ms) || ms <= 0) {
+    throw ctx.error('INVALID_ARGUMENT', `bucket.width ${JSON.stringify(w)} is neither a positive number nor a duration.`, {
+      hint: 'Durations: a number and a unit, ms, s, m, h, d or w ("15m", "1h", "1d"); numbers: a positive width (100, 0.5).',
+    });
+  }
+  return { kind: 'bucket', path, width: { unit: 'ms', ms, ...(bucket.epoch ? { epoch: bucket.epoch } : {}) } };
+}
+
+/** `where` compiled: a record predicate (translated to `$[?filter]`) or a JSONPath query. */
+export interface Where {
+  query: CompiledQuery;
+  as: 'filter' | 'select';
+  /** For a predicate: the RFC 9535 filter it was translated to. */
+  filter?: string;
+}
+
+/**
+ * Compiles `where`: a record predicate (`$.status = "failed"`, `$.bytes > 1000 && $.user`; string equality ignores
+ * case unless matchCase) or a JSONPath query (a unit counts when it selects something).
+ * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE, INVALID_ARGUMENT (plain text)
+ */
+export function compileWhere(ctx: ToolContext, text: string, matchCase: boolean): Where {
+  const language = ctx.registries.queryLanguages.get('jsonpath');
+  if (!language) {
+    throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'where needs the jsonpath query language, which no loaded plugin registers.', { hint: 'Enable the query-jsonpath plugin, or aggregate without where.' });
+  }
+  const trimmed = text.trim();
+  if (isPredicate(trimmed) && (trimmed.startsWith('$') || looksLikePredicate(trimmed) || /^[!(]/.test(trimmed))) {
+    let filter: string;
+    try {
+      filter = translatePredicate(trimmed, matchCase).filter;
+    } catch (err) {
+      if (err instanceof PredicateError) {
+        throw ctx.error('QUERY_SYNTAX_ERROR', `Bad predicate in where at character ${err.position}: ${err.message}`, {
+          location: { position: err.position },
+          hint: 'Forms: $.status = "failed", $.latency_ms > 100, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
+        });
+      }
+      throw err;
+    }
+    const q = `$[?${filter}]`;
+    try {
+      return { query: language.compile(q, { maxDepth: ctx.limits.maxDepth }), as: 'filter', filter };
+    } catch (err) {
+      const e = err as { code?: string; message: string };
+      throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The predicate in where translates to the RFC 9535 query ${q}, which is not valid: ${e.message}`, {
+        hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
+      });
+    }
+  }
+  if (!trimmed.startsWith('$')) {
+    throw ctx.error('INVALID_ARGUMENT', `where takes a record predicate or a JSONPath query; ${JSON.stringify(text.slice(0, 100))} is neither.`, {
+      hint: 'E.g. $.status = "failed", $.latency_ms > 100 && $.level == "error", or $.trace_id (records that have one). Text search is search\'s job.',
+    });
+  }
+  return { query: language.compile(trimmed, { maxDepth: ctx.limits.maxDepth }), as: 'select' };
+}

@@ -1,0 +1,485 @@
+/**
+ * Reads an aggregate's values straight from a record's bytes: one pass that checks the whole record is one
+ * well-formed JSON value (RFC 8259 grammar, the nesting bound; UTF-8 is checked per batch) and notes where the
+ * wanted top-level members are (the last of a repeated name, as JSON.parse keeps), then a walk inside those members
+ * for longer paths. Nothing is parsed but the values read: the string of a group key, the lexeme of a number.
+ * Values of records parsed anyway (the `each` path) become the same atoms through {@link atomsOfValue}.
+ */
+import type { PathTokens } from '../contracts/aggregate';
+import type { Atoms } from './table';
+import { T_ARRAY, T_FALSE, T_MISSING, T_NULL, T_NUMBER, T_OBJECT, T_STRING, T_TRUE } from './table';
+import { canonicalNumber } from './decimal';
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
+
+const WS = new Uint8Array(256);
+WS[0x20] = WS[0x0a] = WS[0x0d] = WS[0x09] = 1;
+const HEX = new Uint8Array(256);
+for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
+const ESCAPE = new Uint8Array(256);
+for (const c of '"\\/bfnrt') ESCAPE[c.charCodeAt(0)] = 1;
+/** Bytes that end a run of plain string content: the quote, a backslash, a control character. */
+const STOP = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) STOP[c] = 1;
+STOP[0x22] = STOP[0x5c] = 1;
+const DIGIT = new Uint8Array(256);
+for (let c = 0x30; c <= 0x39; c++) DIGIT[c] = 1;
+
+/** Outcome of {@link readRecord}. */
+export const OK = 0, MALFORMED = 1, TOO_DEEP = 2;
+
+/** Where the members named by a plan's slots are, per record. */
+export interface SlotPlan {
+  /** The slots' paths. */
+  paths: PathTokens[];
+  /** The distinct first tokens of the paths (top-level member names, or indexes of an array record). */
+  tops: (string | number)[];
+  /** UTF-8 of each top name in JSON (`"name"`), for comparison with unescaped keys. */
+  topKeys: (Buffer | null)[];
+  /** Per slot: its top (index in `tops`), or -1 for the empty path (the record itself). */
+  slotTop: number[];
+  /** Per top: true when a negative index needs the element count (then the record's value is parsed). */
+  negative: boolean;
+  maxDepth: number;
+  /** Per top: start and end of its value in the current record (-1: absent). Filled by readRecord. */
+  spans: Int32Array;
+  /** Nesting stack: 1 object, 2 array. */
+  stack: Uint8Array;
+}
+
+export function slotPlan(paths: readonly PathTokens[], maxDepth: number): SlotPlan {
+  const tops: (string | number)[] = [];
+  const slotTop = paths.map((p) => {
+    if (p.length === 0) return -1;
+    let i = tops.indexOf(p[0]!);
+    if (i === -1) { i = tops.length; tops.push(p[0]!); }
+    return i;
+  });
+  return {
+    paths: paths.map((p) => [...p]), tops, slotTop,
+    topKeys: tops.map((t) => (typeof t === 'string' ? Buffer.from(JSON.stringify(t)) : null)),
+    negative: tops.some((t) => typeof t === 'number' && t < 0),
+    maxDepth,
+    spans: new Int32Array(tops.length * 2),
+    stack: new Uint8Array(maxDepth + 2),
+  };
+}
+
+/** Set by readString: whether the string just read holds a backslash escape. */
+let escaped = false;
+
+/** End (after the closing quote) of the string at `p`, checked (escapes, no raw control characters); -1 if bad. */
+function readString(b: Buffer, p: number, e: number): number {
+  p++;
+  escaped = false;
+  while (p < e) {
+    while (p < e && STOP[b[p]!] === 0) p++;
+    if (p >= e) return -1;
+    const c = b[p]!;
+    if (c === QUOTE) return p + 1;
+    if (c === BACKSLASH) {
+      escaped = true;
+      const d = b[p + 1]!;
+      if (d === 0x75) {
+        if (p + 5 >= e || !HEX[b[p + 2]!] || !HEX[b[p + 3]!] || !HEX[b[p + 4]!] || !HEX[b[p + 5]!]) return -1;
+        p += 6;
+        continue;
+      }
+      if (!ESCAPE[d]) return -1;
+      p += 2;
+      continue;
+    }
+    if (c < 0x20) return -1;
+    p++;
+  }
+  return -1;
+}
+
+/** End of the number at `p` (RFC 8259 §6 grammar), or -1. */
+function readNumber(b: Buffer, p: number, e: number): number {
+  if (b[p] === 0x2d) p++;
+  let c = b[p]!;
+  if (c === 0x30) p++;
+  else if (c >= 0x31 && c <= 0x39) { p++; while (p < e && DIGIT[b[p]!] === 1) p++; }
+  else return -1;
+  if (p < e && b[p] === 0x2e) {
+    p++;
+    const q = p;
+    while (p < e && DIGIT[b[p]!] === 1) p++;
+    if (p === q) return -1;
+  }
+  if (p < e) {
+    c = b[p]!;
+    if (c === 0x65 || c === 0x45) {
+      p++;
+      c = b[p]!;
+      if (c === 0x2b || c === 0x2d) p++;
+      const q = p;
+      while (p < e && (c = b[p]!) >= 0x30 && c <= 0x39) p++;
+      if (p === q) return -1;
+    }
+  }
+  return p;
+}
+
+/** Which top a key `b[ks, ke)` (with quotes) names, or -1. */
+function topOfKey(plan: SlotPlan, b: Buffer, ks: number, ke: number, hasEscape: boolean): number {
+  const keys = plan.topKeys;
+  if (!hasEscape) {
+    const len = ke - ks;
+    outer: for (let w = 0; w < keys.length; w++) {
+      const k = keys[w];
+      if (!k || k.length !== len) continue;
+      for (let q = 1; q < len - 1; q++) if (b[ks + q] !== k[q]) continue outer;
+      return w;
+    }
+    return -1;
+  }
+  let name: string;
+  try { name = JSON.parse(b.toString('utf8', ks, ke)) as string; } catch { return -1; }
+  if (!name.isWellFormed()) name = name.toWellFormed();
+  for (let w = 0; w < plan.tops.length; w++) if (plan.tops[w] === name) return w;
+  return -1;
+}
+
+/**
+ * Checks that `b[s, e)` is exactly one well-formed JSON value no deeper than `plan.maxDepth` and fills
+ * `plan.spans` with the wanted top-level members (object records) or elements (array records, non-negative
+ * indexes). Returns OK, MALFORMED or TOO_DEEP.
+ */
+export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): number {
+  const spans = plan.spans;
+  spans.fill(-1);
+  const stack = plan.stack;
+  const max = plan.maxDepth;
+  const wantTops = plan.tops.length > 0;
+  let p = s, depth = 0;
+  /** Top being read at depth 1 (-1: none) and where its value starts. */
+  let cur = -1, curStart = 0;
+  /** Array record: index of the element at depth 1. */
+  let element = 0;
+  for (;;) {
+    // A value starts here.
+    while (p < e && WS[b[p]!]) p++;
+    if (p >= e) return MALFORMED;
+    if (depth === 1) curStart = p;
+    let c = b[p]!;
+    if (c === LBRACE) {
+      if (depth + 1 > max) return TOO_DEEP;
+      p++;
+      while (p < e && WS[b[p]!]) p++;
+      if (b[p] === RBRACE) p++;
+      else {
+        stack[++depth] = 1;
+        if (b[p] !== QUOTE) return MALFORMED;
+        const ks = p;
+        p = readString(b, p, e);
+        if (p < 0) return MALFORMED;
+        if (depth === 1) cur = wantTops ? topOfKey(plan, b, ks, p, escaped) : -1;
+        while (p < e && WS[b[p]!]) p++;
+        if (b[p] !== COLON) return MALFORMED;
+        p++;
+        continue;
+      }
+    } else if (c === LBRACK) {
+      if (depth + 1 > max) return TOO_DEEP;
+      p++;
+      while (p < e && WS[b[p]!]) p++;
+      if (b[p] === RBRACK) p++;
+      else {
+        stack[++depth] = 2;
+        if (depth === 1) { element = 0; cur = wantTops ? plan.tops.indexOf(0) : -1; }
+        continue;
+      }
+    } else if (c === QUOTE) {
+      p = readString(b, p, e);
+      if (p < 0) return MALFORMED;
+    } else if (c === 0x74) {
+      if (b[p + 1] !== 0x72 || b[p + 2] !== 0x75 || b[p + 3] !== 0x65) return MALFORMED;
+      p += 4;
+    } else if (c === 0x66) {
+      if (b[p + 1] !== 0x61 || b[p + 2] !== 0x6c || b[p + 3] !== 0x73 || b[p + 4] !== 0x65) return MALFORMED;
+      p += 5;
+    } else if (c === 0x6e) {
+      if (b[p + 1] !== 0x75 || b[p + 2] !== 0x6c || b[p + 3] !== 0x6c) return MALFORMED;
+      p += 4;
+    } else {
+      p = readNumber(b, p, e);
+      if (p < 0) return MALFORMED;
+    }
+    if (p > e) return MALFORMED;
+    // A value ended at p; close containers and find the next value.
+    for (;;) {
+      if (depth === 1 && cur >= 0) {
+        spans[2 * cur] = curStart;
+        spans[2 * cur + 1] = p;
+        cur = -1;
+      }
+      while (p < e && WS[b[p]!]) p++;
+      if (depth === 0) return p === e ? OK : MALFORMED;
+      c = b[p]!;
+      if (c === COMMA) {
+        p++;
+        if (stack[depth] === 1) {
+          while (p < e && WS[b[p]!]) p++;
+          if (b[p] !== QUOTE) return MALFORMED;
+          const ks = p;
+          p = readString(b, p, e);
+          if (p < 0) return MALFORMED;
+          if (depth === 1 && wantTops) cur = topOfKey(plan, b, ks, p, escaped);
+          while (p < e && WS[b[p]!]) p++;
+          if (b[p] !== COLON) return MALFORMED;
+          p++;
+        } else if (depth === 1) {
+          element++;
+          cur = wantTops ? plan.tops.indexOf(element) : -1;
+        }
+        break;
+      }
+      if ((c === RBRACE && stack[depth] === 1) || (c === RBRACK && stack[depth] === 2)) {
+        depth--;
+        p++;
+        continue; // at depth 1 the container closed was a member's value: its span is set above
+
+      }
+      return MALFORMED;
+    }
+  }
+}
+
+/** End of the value at `p` in bytes already checked well-formed. */
+function skipValue(b: Buffer, p: number, e: number): number {
+  const c = b[p]!;
+  if (c === QUOTE) return stringEnd(b, p, e);
+  if (c === LBRACE || c === LBRACK) {
+    let depth = 0;
+    for (let q = p; q < e; q++) {
+      const d = b[q]!;
+      if (d === QUOTE) q = stringEnd(b, q, e) - 1;
+      else if (d === LBRACE || d === LBRACK) depth++;
+      else if ((d === RBRACE || d === RBRACK) && --depth === 0) return q + 1;
+    }
+    return e;
+  }
+  let q = p;
+  while (q < e) {
+    const d = b[q]!;
+    if (d === COMMA || d === RBRACE || d === RBRACK || WS[d]) break;
+    q++;
+  }
+  return q;
+}
+
+/** End (after the closing quote) of the well-formed string at `p`. */
+function stringEnd(b: Buffer, p: number, e: number): number {
+  for (let q = p + 1; q < e; q++) {
+    const d = b[q]!;
+    if (d === BACKSLASH) q++;
+    else if (d === QUOTE) return q + 1;
+  }
+  return e;
+}
+
+const keyBytes = new Map<string, Buffer>();
+
+/** The span of member `name` (the last of that name) or element `index` of the well-formed value at `[vs, ve)`, or null. */
+function childSpan(b: Buffer, vs: number, ve: number, token: string | number, out: [number, number]): boolean {
+  const open = b[vs];
+  let p = vs + 1;
+  const skipWs = () => { while (p < ve && WS[b[p]!]) p++; };
+  if (typeof token === 'string') {
+    if (open !== LBRACE) return false;
+    let kb = keyBytes.get(token);
+    if (!kb) { kb = Buffer.from(JSON.stringify(token)); if (keyBytes.size < 1000) keyBytes.set(token, kb); }
+    let found = false;
+    for (;;) {
+      skipWs();
+      if (b[p] !== QUOTE) return found;
+      const ks = p;
+      p = stringEnd(b, p, ve);
+      let match = p - ks === kb.length && b.compare(kb, 0, kb.length, ks, p) === 0;
+      if (!match) {
+        let esc = false;
+        for (let q = ks + 1; q < p - 1; q++) if (b[q] === BACKSLASH) { esc = true; break; }
+        if (esc) {
+          let name = JSON.parse(b.toString('utf8', ks, p)) as string;
+          if (!name.isWellFormed()) name = name.toWellFormed();
+          match = name === token;
+        }
+      }
+      skipWs();
+      p++; // the colon
+      skipWs();
+      const end = skipValue(b, p, ve);
+      if (match) { out[0] = p; out[1] = end; found = true; }
+      p = end;
+      skipWs();
+      if (b[p] !== COMMA) return found;
+      p++;
+    }
+  }
+  if (open !== LBRACK) return false;
+  let want = token;
+  if (want < 0) {
+    // From the end: count the elements first.
+    let n = 0;
+    let q = vs + 1;
+    for (;;) {
+      while (q < ve && WS[b[q]!]) q++;
+      if (b[q] === RBRACK) break;
+      q = skipValue(b, q, ve);
+      n++;
+      while (q < ve && WS[b[q]!]) q++;
+      if (b[q] !== COMMA) break;
+      q++;
+    }
+    want = n + want;
+    if (want < 0) return false;
+  }
+  for (let i = 0; ; i++) {
+    skipWs();
+    if (b[p] === RBRACK) return false;
+    const end = skipValue(b, p, ve);
+    if (i === want) { out[0] = p; out[1] = end; return true; }
+    p = end;
+    skipWs();
+    if (b[p] !== COMMA) return false;
+    p++;
+  }
+}
+
+const span: [number, number] = [0, 0];
+
+/**
+ * Fills `atoms` with the value at each slot of `plan` for the record `b[s, e)` that {@link readRecord} just read.
+ * `parse` parses the JSON text of an array or object value exactly (for its canonical form).
+ */
+export function atomsOfRecord(b: Buffer, s: number, e: number, plan: SlotPlan, atoms: Atoms, parse: (text: string) => unknown): void {
+  const { paths, slotTop, spans } = plan;
+  for (let slot = 0; slot < paths.length; slot++) {
+    const top = slotTop[slot]!;
+    let vs: number, ve: number;
+    if (top === -1) {
+      vs = s; ve = e;
+      while (vs < ve && WS[b[vs]!]) vs++;
+      while (ve > vs && WS[b[ve - 1]!]) ve--;
+    }
+    else {
+      vs = spans[2 * top]!;
+      ve = spans[2 * top + 1]!;
+      if (vs < 0) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
+    }
+    const path = paths[slot]!;
+    let ok = true;
+    for (let k = 1; k < path.length; k++) {
+      if (!childSpan(b, vs, ve, path[k]!, span)) { ok = false; break; }
+      vs = span[0]; ve = span[1];
+    }
+    if (!ok) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
+    atomAt(b, vs, ve, atoms, slot, parse);
+  }
+}
+
+function atomAt(b: Buffer, vs: number, ve: number, atoms: Atoms, slot: number, parse: (text: string) => unknown): void {
+  const c = b[vs];
+  if (c === QUOTE) {
+    atoms.types[slot] = T_STRING;
+    let esc = false;
+    for (let q = vs + 1; q < ve - 1; q++) if (b[q] === BACKSLASH) { esc = true; break; }
+    if (!esc) atoms.texts[slot] = b.toString('utf8', vs + 1, ve - 1);
+    else {
+      const v = JSON.parse(b.toString('utf8', vs, ve)) as string;
+      atoms.texts[slot] = v.isWellFormed() ? v : v.toWellFormed();
+    }
+  } else if (c === LBRACE || c === LBRACK) {
+    const raw = b.toString('utf8', vs, ve);
+    atoms.types[slot] = c === LBRACE ? T_OBJECT : T_ARRAY;
+    atoms.texts[slot] = canonicalJson(parse(raw));
+    atoms.raws[slot] = raw;
+  } else if (c === 0x74) { atoms.types[slot] = T_TRUE; atoms.texts[slot] = ''; }
+  else if (c === 0x66) { atoms.types[slot] = T_FALSE; atoms.texts[slot] = ''; }
+  else if (c === 0x6e) { atoms.types[slot] = T_NULL; atoms.texts[slot] = ''; }
+  else { atoms.types[slot] = T_NUMBER; atoms.texts[slot] = b.toString('latin1', vs, ve); }
+}
+
+const isRawJson = (v: unknown): v is { rawJSON: string } => JSON.isRawJSON(v);
+
+/**
+ * One spelling per JSON value (for keys and distinct values of arrays and objects): members sorted by name (UTF-16
+ * order), numbers canonical (`1.0` → `1`), strings as JSON.stringify writes them. Iterative in depth.
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  type Frame = { v: unknown } | { close: string } | { sep: string };
+  const stack: Frame[] = [{ v: value }];
+  while (stack.length) {
+    const f = stack.pop()!;
+    if ('close' in f) { out.push(f.close); continue; }
+    if ('sep' in f) { out.push(f.sep); continue; }
+    const v = f.v;
+    if (v === null) out.push('null');
+    else if (typeof v === 'number') out.push(canonicalNumber(String(v)));
+    else if (typeof v === 'string' || typeof v === 'boolean') out.push(JSON.stringify(v));
+    else if (isRawJson(v)) out.push(canonicalNumber(v.rawJSON));
+    else if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ close: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ v: v[i] });
+        if (i > 0) stack.push({ sep: ',' });
+      }
+    } else {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).sort();
+      out.push('{');
+      stack.push({ close: '}' });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ v: o[keys[i]!] });
+        stack.push({ sep: (i > 0 ? ',' : '') + JSON.stringify(keys[i]) + ':' });
+      }
+    }
+  }
+  return out.join('');
+}
+
+/** The value at `path` in a parsed value (own members only; negative indexes from the end), or undefined. */
+function valueAt(v: unknown, path: PathTokens): unknown {
+  for (const t of path) {
+    if (typeof t === 'string') {
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || isRawJson(v) || !Object.prototype.hasOwnProperty.call(v, t)) return undefined;
+      v = (v as Record<string, unknown>)[t];
+    } else {
+      if (!Array.isArray(v)) return undefined;
+      const i = t < 0 ? v.length + t : t;
+      if (i < 0 || i >= v.length) return undefined;
+      v = v[i];
+    }
+  }
+  return v;
+}
+
+/** The atoms at `paths` of a parsed value (numbers as their lexemes: plain doubles round-trip, others are rawJSON). */
+export function atomsOfValue(value: unknown, paths: readonly PathTokens[], atoms: Atoms): void {
+  for (let slot = 0; slot < paths.length; slot++) {
+    const v = valueAt(value, paths[slot]!);
+    let t: number, x = '';
+    if (v === undefined) t = T_MISSING;
+    else if (v === null) t = T_NULL;
+    else if (v === true) t = T_TRUE;
+    else if (v === false) t = T_FALSE;
+    else if (typeof v === 'number') { t = T_NUMBER; x = String(v); }
+    else if (typeof v === 'string') { t = T_STRING; x = v; }
+    else if (isRawJson(v)) { t = T_NUMBER; x = v.rawJSON; }
+    else {
+      t = Array.isArray(v) ? T_ARRAY : T_OBJECT;
+      x = canonicalJson(v);
+      atoms.raws[slot] = JSON.stringify(v);
+    }
+    atoms.types[slot] = t;
+    atoms.texts[slot] = x;
+  }
+}
+
+export function newAtoms(slots: number): Atoms {
+  return { types: new Uint8Array(slots), texts: new Array<string>(slots).fill(''), raws: new Array<string>(slots).fill('') };
+}

@@ -1,0 +1,153 @@
+/**
+ * One batch of an aggregate, the same on the main thread and on worker threads: the byte prefilter and the
+ * on-demand member reads of `where`, then for each record that counts one pass that checks it whole and notes the
+ * grouped members ({@link readRecord}), and the group table update.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { CompiledQuery } from '../contracts/query';
+import type { SkippedRecord } from '../contracts/scan';
+import { McpgwError } from '../errors';
+import { parseExact, type ParseSite } from '../records/parse';
+import { atomsOfRecord, atomsOfValue, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
+import { addUnit, type Compiled, type TableData } from '../aggregate/table';
+import type { Atoms } from '../aggregate/table';
+import { parseRecord } from './fast-parse';
+import { Occurrences, readMembers } from './members';
+import { candidates, type BatchView, type Plan } from './plan';
+
+/** How `where` is evaluated on a record. */
+export interface WhereTest {
+  as: 'filter' | 'select';
+  query: CompiledQuery;
+  /** filter: the per-record test of `$[?filter]` (its split), and the top-level members it reads (on demand). */
+  test?: (record: unknown) => boolean;
+  testReads?: readonly string[];
+}
+
+/** What a thread needs to aggregate batches. */
+export interface BatchContext {
+  compiled: Compiled;
+  plan: SlotPlan;
+  where: WhereTest | null;
+  /** The prefilter (`where`'s required literals), as the engine's plan holds it. */
+  prefilter: Pick<Plan, 'literals' | 'slashEscape'> | null;
+  atoms: Atoms;
+  maxDepth: number;
+  /** Records never evaluated (one a regular expression was stuck on in an earlier page: reported there). */
+  skip: ReadonlySet<number>;
+  /** Locates parse errors (the main thread knows lines; a worker thread reports the record index only). */
+  site: (i: number) => ParseSite;
+}
+
+export function batchContext(compiled: Compiled, where: WhereTest | null, maxDepth: number, skip: ReadonlySet<number>, site: (i: number) => ParseSite): BatchContext {
+  const literals = where?.query.requiredLiterals?.length ? where.query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
+  return {
+    compiled, where, maxDepth, skip, site,
+    plan: slotPlan(compiled.spec.slots, maxDepth),
+    prefilter: literals ? { literals, slashEscape: where!.query.requiredLiterals!.some((l) => l.includes('/')) } : null,
+    atoms: newAtoms(compiled.spec.slots.length),
+  };
+}
+
+/** Counts of one batch (or of a whole aggregate). */
+export interface BatchStats {
+  scanned: number;
+  matched: number;
+  units: number;
+  skipped: number;
+  firstSkipped: SkippedRecord[];
+}
+
+export function newStats(): BatchStats {
+  return { scanned: 0, matched: 0, units: 0, skipped: 0, firstSkipped: [] };
+}
+
+export function addStats(a: BatchStats, b: BatchStats): void {
+  a.scanned += b.scanned;
+  a.matched += b.matched;
+  a.units += b.units;
+  a.skipped += b.skipped;
+  for (const s of b.firstSkipped) if (a.firstSkipped.length < 5) a.firstSkipped.push(s);
+}
+
+/** Records a skipped record (the first five with their message). */
+export function skip(stats: BatchStats, record: number, err: McpgwError): void {
+  stats.skipped++;
+  if (stats.firstSkipped.length < 5) {
+    const loc = err.location ?? {};
+    stats.firstSkipped.push({
+      record_index: record, code: err.code,
+      ...(loc.line !== undefined ? { line: loc.line } : {}),
+      ...(loc.byte_offset !== undefined ? { byte_offset: loc.byte_offset } : {}),
+      message: err.message,
+    });
+  }
+}
+
+/** The parse of an array or object value inside a record already checked (exact numbers). */
+export function exactParser(maxDepth: number): (text: string) => unknown {
+  const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: -1, maxDepth });
+  return (text) => parseExact(text, site, maxDepth);
+}
+
+/**
+ * Aggregates records `view.first + k` for k in [fromK, toK) into `table`. `onRecord(i)` is called before each record
+ * is evaluated (worker threads publish it, for the deadline's stuck-record check). `spans`: the view's spans as
+ * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record).
+ */
+export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array): void {
+  const b = view.bytes;
+  stats.scanned += toK - fromK;
+  const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
+  if (toK <= fromK) return;
+  // Valid UTF-8 is checked once for the stretch when most records are read, else per record.
+  const utf8Ok = list !== null && list.length <= (toK - fromK) / 8 ? false : isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1]));
+  const occ = new Occurrences();
+  const where = ctx.where;
+  const n = list ? list.length : toK - fromK;
+  for (let j = 0; j < n; j++) {
+    const k = list ? list[j]! : fromK + j;
+    const i = view.first + k;
+    if (ctx.skip.has(i)) continue;
+    onRecord?.(i);
+    let s: number, e: number;
+    if (spans) { s = spans[2 * k]!; e = spans[2 * k + 1]!; } else [s, e] = view.span(k);
+    let value: unknown = undefined;
+    try {
+      if (!utf8Ok && !isUtf8(b.subarray(s, e))) {
+        parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i)); // names the bad byte
+        throw new McpgwError('SYNTAX_ERROR', `Record ${i} is not valid UTF-8.`, { location: { record_index: i } });
+      }
+      if (where) {
+        let pass: boolean | undefined;
+        if (where.as === 'filter' && where.test && where.testReads) {
+          const stub = readMembers(b, s, e, where.testReads, ctx.maxDepth, occ);
+          if (stub !== undefined) pass = where.test(stub);
+        }
+        if (pass === undefined) {
+          value = parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i));
+          pass = where.as === 'select' ? where.query.evaluate(value).length > 0
+            : where.test ? where.test(value) : where.query.evaluate([value]).length > 0;
+        }
+        if (!pass) continue;
+      }
+      const st = value === undefined ? readRecord(b, s, e, ctx.plan) : OK;
+      if (st === OK && value === undefined && !ctx.plan.negative) atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
+      else {
+        // Malformed or too deep by the byte check (the parser then gives the error and its place; should it accept
+        // the record, the parser decides), parsed already, or a negative index: from the parsed value.
+        value ??= parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i));
+        atomsOfValue(value, ctx.plan.paths, ctx.atoms);
+      }
+    } catch (err) {
+      if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {
+        skip(stats, i, err);
+        continue;
+      }
+      throw err;
+    }
+    addUnit(table, ctx.compiled, i, ctx.atoms);
+    stats.matched++;
+    stats.units++;
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * Aggregates on worker threads: the main thread reads record-aligned batches and hands them in slices (SLICE_BYTES
+ * of records) to the least busy thread through reused shared buffers.
+ * - Without regular expressions in `where`, each thread keeps one table for all its slices (aggregate-worker.ts) and
+ *   posts it when asked: at the end, or at the deadline after the slices sent (they always finish) — then every
+ *   record before `stoppedAt` is in the merged tables and none after. Tables merge in any order (a group's key and
+ *   extremes keep the earliest record's).
+ * - A `where` with regular expressions goes in slices of {@link REGEX_SLICE} records, each slice's table posted with
+ *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
+ *   is its first record; a slice whose thread has been on one record for half the page's time has that record
+ *   reported as stuck (never evaluated again), so that a walk of pages always ends.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { RecordBatch } from '../contracts/format';
+import type { SkippedRecord } from '../contracts/scan';
+import { McpgwError, isErrorCode } from '../errors';
+import { mergeTable, type TableData } from '../aggregate/table';
+import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
+import type { AggregateJob, AggregatePool } from './aggregate';
+import { recreate } from './aggregate';
+import { oversizedOutcome } from './engine';
+import type { AggregateWorkerInit } from './aggregate-worker';
+import { WORKER_MIN_BYTES } from './workers';
+
+/** Records per message when `where` uses regular expressions. */
+export const REGEX_SLICE = 64;
+/** How long a stopped page waits for the slice in progress, ms. */
+const GRACE_MS = 200;
+
+function workerScript(): string {
+  const here = path.join(__dirname, 'aggregate-worker.js');
+  if (fs.existsSync(here)) return here;
+  return path.resolve(__dirname, '..', '..', '..', 'dist', 'kernel', 'scan', 'aggregate-worker.js');
+}
+
+export interface AggregateThreadsOptions {
+  /** The plugin module file that registers query language `name`, or undefined. */
+  entryOf(name: string): string | undefined;
+  threads?: number;
+  minBytes?: number;
+}
+
+interface Slot {
+  worker: Worker;
+  port: MessagePort;
+  progress: Int32Array;
+  busy: number;
+}
+
+interface Pending {
+  first: number;
+  count: number;
+  slot: Slot | null;
+  done: boolean;
+  /** The shared buffer holding the slice's bytes (released when it is done). */
+  buf?: SharedBuffer;
+  table?: TableData;
+  stats?: BatchStats;
+}
+
+/** A batch buffer shared with the threads; `users`: slices of its batch not done yet. */
+interface SharedBuffer {
+  sab: SharedArrayBuffer | null;
+  users: number;
+}
+
+/** Bytes of records one message carries (at least one record). */
+export const SLICE_BYTES = 1024 * 1024;
+
+/** The end (exclusive) of the slice of `batch` from record k0: SLICE_BYTES of records, or REGEX_SLICE records. */
+function sliceEnd(batch: RecordBatch, k0: number, regex: boolean): number {
+  if (regex) return Math.min(batch.count, k0 + REGEX_SLICE);
+  const limit = batch.span(k0)[0] + SLICE_BYTES;
+  let lo = k0 + 1, hi = batch.count;
+  while (lo < hi) { // the last k1 whose records end within the limit
+    const mid = (lo + hi + 1) >>> 1;
+    if (batch.span(mid - 1)[1] <= limit) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Copies records [k0, k1) of a batch into `buf` (grown when they are larger) and returns their spans there. */
+function load(batch: RecordBatch, k0: number, k1: number, buf: SharedBuffer): Float64Array {
+  const lo = batch.span(k0)[0], hi = batch.span(k1 - 1)[1];
+  if (!buf.sab || buf.sab.byteLength < hi - lo) buf.sab = new SharedArrayBuffer(Math.max(hi - lo, 64 * 1024));
+  batch.bytes.copy(new Uint8Array(buf.sab), 0, lo, hi);
+  const spans = new Float64Array((k1 - k0) * 2);
+  for (let k = k0; k < k1; k++) {
+    const [s, e] = batch.span(k);
+    spans[2 * (k - k0)] = s - lo;
+    spans[2 * (k - k0) + 1] = e - lo;
+  }
+  return spans;
+}
+
+/** A skipped record's entry with the location (line, byte offset) and message of its error read on this thread. */
+function located(err: McpgwError, x: SkippedRecord): SkippedRecord {
+  const loc = err.location ?? {};
+  return {
+    record_index: x.record_index, code: err.code,
+    ...(loc.line !== undefined ? { line: loc.line } : {}),
+    ...(loc.byte_offset !== undefined ? { byte_offset: loc.byte_offset } : {}),
+    message: err.message,
+  };
+}
+
+export class AggregateThreads implements AggregatePool {
+  constructor(private readonly options: AggregateThreadsOptions) {}
+
+  wanted(bytes: number, where: WhereTest | null): boolean {
+    if (where && (!where.query.language || !this.options.entryOf(where.query.language))) return false;
+    if (where?.query.usesRegex) return true;
+    return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES);
+  }
+
+  async run(job: AggregateJob): Promise<{ stoppedAt: number | null; stuck: number[] }> {
+    const { opts, where, from, to } = job;
+    const { source } = opts;
+    const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    const regex = !!where?.query.usesRegex;
+    const epoch = Date.now();
+    const slots: Slot[] = [];
+    const pending = new Map<number, Pending>();
+    let failure: McpgwError | null = null;
+    let wake: (() => void) | null = null;
+    const poke = () => { const w = wake; wake = null; w?.(); };
+    /** Tables posted by threads that hold theirs (no regex), to merge; threads that have answered the flush. */
+    const posted: TableData[] = [];
+    let flushed = 0;
+    const hold = !regex;
+    const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
+      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
+      where: where ? { entry: this.options.entryOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
+    };
+    const ready: Promise<void>[] = [];
+    for (let t = 0; t < threads; t++) {
+      const { port1, port2 } = new MessageChannel();
+      const progress = new Int32Array(new SharedArrayBuffer(8));
+      progress[0] = -1;
+      const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+      const slot: Slot = { worker, port: port1, progress, busy: 0 };
+      slots.push(slot);
+      ready.push(new Promise((resolve) => {
+        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; final?: boolean; code?: string; message?: string }) => {
+          if (m.type === 'ready') { resolve(); return; }
+          if (m.type === 'table') {
+            posted.push(m.table!);
+            if (m.final) flushed++;
+            poke();
+            return;
+          }
+          if (m.type === 'fatal') {
+            failure ??= new McpgwError(isErrorCode(m.code ?? '') ? m.code as never : 'INTERNAL_ERROR', m.message ?? 'A worker failed.');
+            resolve();
+            poke();
+            return;
+          }
+          const p = pending.get(m.seq!);
+          if (!p) return;
+          p.done = true;
+          if (p.buf) p.buf.users--;
+          if (m.table) p.table = m.table;
+          p.stats = m.stats!;
+          slot.busy--;
+          poke();
+        });
+      }));
+      worker.on('error', (err) => { failure ??= new McpgwError('INTERNAL_ERROR', `An aggregate worker failed: ${err.message}`); poke(); });
+      worker.unref();
+    }
+    const onAbort = () => poke();
+    opts.signal?.addEventListener('abort', onAbort);
+    const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
+    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - epoch) : 0;
+    const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
+    /** Resolves on a wake-up or after `ms` (and always just past the deadline). */
+    const sleep = (ms?: number) => new Promise<void>((r) => {
+      let t: NodeJS.Timeout | undefined;
+      const done = () => { if (t) clearTimeout(t); r(); };
+      wake = done;
+      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - Date.now() + 2 : undefined);
+      if (wait !== undefined) { t = setTimeout(done, Math.max(1, wait)); t.unref(); }
+    });
+    const stuck: number[] = [];
+    const total = to - from;
+    try {
+      await Promise.race([Promise.all(ready), sleep()]);
+      if (failure) throw failure;
+      let seq = 0, next = 0;
+      let dispatched = from;
+      let consumedAny = false;
+      const maxInFlight = threads * (regex ? 8 : 2);
+      const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
+      let exhausted = false;
+      /**
+       * Slices go to the threads through shared buffers, one per slice in flight, reused (no garbage per batch, and
+       * in flight at most maxInFlight slices of SLICE_BYTES): a buffer is free again once its slice is done.
+       */
+      const buffers: SharedBuffer[] = Array.from({ length: maxInFlight }, () => ({ sab: null, users: 0 }));
+      /** The batch being dispatched, and its first record not yet sent. */
+      let queue: { batch: RecordBatch; k: number } | null = null;
+
+      const consume = (p: Pending) => {
+        if (p.table) mergeTable(job.table, p.table, job.compiled);
+        if (p.stats) {
+          if (!source.rootIsSequence && p.stats.skipped > 0) throw recreate(opts, 0);
+          // A thread knows no lines: the first few malformed records are read again here for their real place.
+          const room = 5 - job.stats.firstSkipped.length;
+          p.stats.firstSkipped = p.stats.firstSkipped.map((x, k) => (k < room && x.code === 'SYNTAX_ERROR' ? located(recreate(opts, x.record_index), x) : x));
+          addStats(job.stats, p.stats);
+        }
+        job.checkMemory();
+        consumedAny = true;
+        opts.onProgress?.(p.first + p.count - from, total);
+      };
+
+      /** Merges the tables threads have posted so far. */
+      const mergePosted = () => {
+        while (posted.length) {
+          mergeTable(job.table, posted.shift()!, job.compiled);
+          job.checkMemory();
+        }
+      };
+      /** Threads that hold tables: asks each for its table (after the slices already sent) and merges them all. */
+      const flushAll = async () => {
+        for (const s of slots) s.port.postMessage({ type: 'flush' });
+        while (flushed < slots.length) {
+          if (failure) throw failure;
+          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+          mergePosted();
+          await sleep(1000);
+        }
+        mergePosted();
+        while (next < seq && pending.get(next)!.done) { consume(pending.get(next)!); pending.delete(next); next++; }
+      };
+
+      for (;;) {
+        if (failure) throw failure;
+        if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+        if (hold) mergePosted();
+        // Dispatch while there is room (nothing new once the deadline passed, but a page always finishes a slice).
+        while (seq - next < maxInFlight && !(expired() && seq > 0)) {
+          const buf = buffers.find((b) => b.users === 0);
+          if (!buf) break; // every buffer is in use: wait for a slice to finish
+          if (!queue) {
+            if (exhausted) break;
+            const r = await it.next();
+            if (r.done) { exhausted = true; break; }
+            const batch = r.value;
+            if (batch.oversized) {
+              const err = oversizedOutcome(batch).error!;
+              if (!source.rootIsSequence) throw err;
+              const stats: BatchStats = { scanned: 1, matched: 0, units: 0, skipped: 0, firstSkipped: [] };
+              skip(stats, batch.first, err);
+              pending.set(seq++, { first: batch.first, count: 1, slot: null, done: true, stats });
+              dispatched = batch.first + 1;
+              continue;
+            }
+            queue = { batch, k: 0 };
+          }
+          const { batch } = queue;
+          const k0 = queue.k;
+          const k1 = sliceEnd(batch, k0, regex);
+          queue.k = k1;
+          if (k1 >= batch.count) queue = null;
+          const spans = load(batch, k0, k1, buf);
+          const slot = slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+          slot.busy++;
+          buf.users++;
+          pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans }, [spans.buffer as ArrayBuffer]);
+          seq++;
+          dispatched = batch.first + k1;
+        }
+        // Merge what finished, in order.
+        while (next < seq && pending.get(next)!.done) {
+          consume(pending.get(next)!);
+          pending.delete(next);
+          next++;
+        }
+        if (hold && ((next >= seq && exhausted && !queue) || (expired() && seq > 0))) {
+          // The end, or the deadline: every slice sent finishes, then the threads' tables hold exactly those.
+          await flushAll();
+          return { stoppedAt: exhausted && !queue ? null : dispatched, stuck };
+        }
+        if (next >= seq && exhausted && !queue) return { stoppedAt: null, stuck };
+        if (next >= seq) {
+          if (expired() && consumedAny) return { stoppedAt: dispatched, stuck };
+          continue;
+        }
+        if (expired() && consumedAny) {
+          // Wait a little for the slice in progress, then stop before it.
+          const graceEnd = Date.now() + GRACE_MS;
+          while (!pending.get(next)!.done && Date.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - Date.now());
+          if (pending.get(next)!.done) continue;
+          const p = pending.get(next)!;
+          if (regex && p.slot) this.noteStuck(p, epoch, stuckAfter, job, stuck);
+          return { stoppedAt: p.first, stuck };
+        }
+        if (expired() && regex) {
+          // Nothing merged yet: a record a regular expression is stuck on must not stall every page.
+          const p = pending.get(next)!;
+          if (p.slot && this.noteStuck(p, epoch, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
+          await sleep(50);
+          continue;
+        }
+        await sleep();
+      }
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      for (const s of slots) void s.worker.terminate();
+    }
+  }
+
+  /** Reports the record slice `p`'s thread is on when it has run for `stuckAfter` ms; true when it did. */
+  private noteStuck(p: Pending, epoch: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
+    const current = Atomics.load(p.slot!.progress, 0);
+    if (current < p.first || current >= p.first + p.count) return false;
+    const ran = Date.now() - epoch - Atomics.load(p.slot!.progress, 1);
+    if (ran < stuckAfter) return false;
+    stuck.push(current);
+    skip(job.stats, current, new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, {
+      limit: { name: 'requestTimeoutMs', limit: Math.max(0, (job.opts.deadline ?? epoch) - epoch), value: ran }, location: { record_index: current },
+    }));
+    return true;
+  }
+}

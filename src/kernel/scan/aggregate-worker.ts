@@ -1,0 +1,94 @@
+/**
+ * Worker thread entry of the engine's aggregates. It compiles `where` again from its text (the language's plugin
+ * module, as worker.ts does), then aggregates the slices of record bytes it is sent. With `hold` (no regular
+ * expression in `where`) every slice goes into one table the thread keeps, posted when it grows past FLUSH_BYTES and
+ * when the engine asks (a flush comes after the slices sent before it, so it covers them all); otherwise each slice's
+ * table is posted with its `done`, for the engine to merge in file order. Protocol (on `workerData.port`):
+ *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array }   (spans: of records first…, in sab)
+ *   in  { type: 'flush' }
+ *   out { type: 'done', seq, stats, table? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
+ * `workerData.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
+ * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
+ */
+import 'reflect-metadata';
+import { workerData, type MessagePort } from 'node:worker_threads';
+import type { AggregateSpecData } from '../aggregate/spec';
+import { compileSpec, newTable } from '../aggregate/table';
+import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
+import { languageFrom } from './language';
+import { spansView } from './plan';
+
+export interface AggregateWorkerInit {
+  port: MessagePort;
+  progress: Int32Array;
+  epoch: number;
+  spec: AggregateSpecData;
+  maxDepth: number;
+  /** Records never evaluated (reported by an earlier page). */
+  skip: number[];
+  where: { entry: string; language: string; text: string; as: 'filter' | 'select' } | null;
+  /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
+  hold: boolean;
+}
+
+/** A held table past this many (estimated) bytes is posted and a new one started. */
+export const FLUSH_BYTES = 8 * 1024 * 1024;
+
+async function main(): Promise<void> {
+  const init = workerData as AggregateWorkerInit;
+  const port = init.port;
+  let where: WhereTest | null = null;
+  try {
+    if (init.where) {
+      const language = await languageFrom(init.where.entry, init.where.language);
+      const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
+      const split = query.split;
+      where = init.where.as === 'select' ? { as: 'select', query } : {
+        as: 'filter', query,
+        ...(split?.test ? { test: split.test.bind(split) } : {}),
+        ...(split?.test && split.testReads ? { testReads: split.testReads } : {}),
+      };
+    }
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    return;
+  }
+  const compiled = compileSpec(init.spec);
+  const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: init.maxDepth });
+  const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site);
+  const parse = exactParser(init.maxDepth);
+  // Where a regular expression may run, the record in evaluation is published (the engine names a stuck one).
+  const onRecord = init.hold ? undefined : (i: number) => {
+    // The time first: a reader that sees record i then reads its start time or a later one.
+    Atomics.store(init.progress, 1, Date.now() - init.epoch);
+    Atomics.store(init.progress, 0, i);
+  };
+  let held = newTable();
+  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array }) => {
+    try {
+      if (m.type === 'flush') {
+        port.postMessage({ type: 'table', table: held, final: true });
+        held = newTable();
+        return;
+      }
+      const bytes = Buffer.from(m.sab);
+      const view = spansView(m.first, m.count, bytes, m.spans);
+      const table = init.hold ? held : newTable();
+      const stats = newStats();
+      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, m.spans);
+      if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats }); return; }
+      if (held.bytes > FLUSH_BYTES) {
+        port.postMessage({ type: 'table', table: held, final: false });
+        held = newTable();
+      }
+      port.postMessage({ type: 'done', seq: m.seq, stats });
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+}
+
+void main();
