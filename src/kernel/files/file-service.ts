@@ -10,7 +10,7 @@ import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
-import { readChunksAsync } from '../records/chunks';
+import { readChunksPooled } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
 
 /**
@@ -88,7 +88,7 @@ export class FileService implements FileAccess {
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
     const file = openInSandbox(this.sandbox, input);
     try {
-      yield* readChunksAsync(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+      yield* readChunksPooled(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
     } finally {
       closeQuietly(file.fd);
     }
