@@ -3,7 +3,7 @@ import type { Format, FormatProbe, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
-import { selectFormat } from '../plugins/registries';
+import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
 import { releaseSoon } from '../memory';
@@ -23,6 +23,11 @@ export class FileService implements FileAccess {
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
   ) {}
+
+  /** The root folder (real path). */
+  get root(): string {
+    return this.sandbox.root;
+  }
 
   async open(input: string, options: Parameters<FileAccess['open']>[1] = {}): Promise<OpenedSource> {
     const file = openInSandbox(this.sandbox, input);
