@@ -33,7 +33,7 @@ const files = new FileService(new Sandbox(path.dirname(path.resolve(file))), () 
 let t = performance.now(); let c = process.cpuUsage();
 const f = await files.open(path.basename(file));
 const openMs = performance.now() - t;
-const pool = threads === '0' ? undefined : new ThreadPool({ entryOf: () => `${repo}/plugins/query-jsonpath/dist/index.js`, ...(threads ? { threads: Number(threads) } : {}) });
+const pool = threads === '0' ? undefined : new ThreadPool({ pluginOf: () => ({ entry: `${repo}/plugins/query-jsonpath/dist/index.js`, options: {} }), ...(threads ? { threads: Number(threads) } : {}) });
 const engine = new QueryScanEngine({ limits: () => DEFAULT_LIMITS, workers: pool });
 t = performance.now(); c = process.cpuUsage();
 const r = await engine.run({ source: f.source, query: langs.jsonpath.compile(q), addressing: 'file', limit, countAll: count || undefined });

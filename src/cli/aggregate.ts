@@ -2,8 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ToolContext } from '../kernel/contracts/tool';
 import { McpgwError } from '../kernel/errors';
-import { FileService } from '../kernel/files/file-service';
-import { Sandbox } from '../kernel/files/sandbox';
+import { Tokens } from '../kernel/contracts/tokens';
 import { runTool } from '../kernel/server/tool-adapter';
 import { Session } from '../kernel/session/session';
 import { progressBar } from './progress';
@@ -43,25 +42,27 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
   }
   // No request deadline at a terminal (Ctrl-C cancels); 2e9 ms keeps every timer within its 32-bit range.
   const limits = { ...config.limits, requestTimeoutMs: 2_000_000_000 };
-  const files = new FileService(new Sandbox(path.dirname(real)), () => [...kernel.registry.formats.values()].map((o) => o.item), limits);
+  const scope = kernel.scope({ root: path.dirname(real), limits });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   const bar = opts.progress !== false && process.stderr.isTTY ? progressBar() : null;
-  const session = new Session();
+  const clock = scope.resolve(Tokens.Clock);
+  const session = new Session(clock);
   const ctx: ToolContext = {
-    registries: kernel.registry.view(),
-    files,
-    session,
+    registry: scope.resolve(Tokens.Registry),
+    files: scope.resolve(Tokens.Files),
+    session: session.scope(kernel.registry.tools.get('aggregate')?.item ?? 'explore'),
     limits,
     signal: controller.signal,
-    deadline: Date.now() + limits.requestTimeoutMs,
+    deadline: clock.now() + limits.requestTimeoutMs,
+    clock,
     progress: (done, total, message) => bar?.update(done, total, message?.split(' ')[0] ?? ''),
     log: kernel.options.log,
     error: (code, message, details) => new McpgwError(code, message, details),
     root: path.dirname(real),
-    scan: kernel.scanEngine(limits),
-    regex: kernel.regex,
+    scan: scope.resolve(Tokens.ScanEngine),
+    regex: scope.resolve(Tokens.Regex),
   };
   const call = async (tool: typeof open, args: Record<string, unknown>) => {
     const r = await runTool(tool, args, ctx);

@@ -1,5 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { Sandbox } from '../kernel/files/sandbox';
+import { FileService } from '../kernel/files/file-service';
+import { Tokens } from '../kernel/contracts/tokens';
 import { LineTransport } from '../kernel/server/stdio-transport';
 import { ConfigError, resolveHttpConfig } from '../kernel/config';
 import { prepare, type CommonOptions } from './setup';
@@ -64,9 +65,10 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
 export async function checkCommand(opts: CommonOptions): Promise<void> {
   const { loaded, config, kernel } = await prepare(opts, true);
   const tools = kernel.selectTools(config);
-  const sandbox = config.root === null ? null : new Sandbox(config.root);
+  const files = kernel.scope({ root: config.root, limits: config.limits }).resolve(Tokens.Files);
+  const root = files instanceof FileService ? files.root : null;
   out(`config: ${loaded.filepath ?? '(none found; defaults)'}\n`);
-  out(`root: ${sandbox ? sandbox.root : '(none: the offered bundles read no root)'}\n`);
+  out(`root: ${root ?? '(none: the offered bundles read no root)'}\n`);
   out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
   out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
   out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);

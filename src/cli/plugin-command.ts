@@ -61,7 +61,7 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
       progress: (done, total, message) => bar?.update(done, total, message ?? ''),
       print: (text) => void process.stdout.write(text),
       interactive,
-    });
+    }, name);
     return await command.run(args, ctx);
   } finally {
     bar?.done();

@@ -3,8 +3,7 @@ import * as path from 'node:path';
 import type { LazyNode } from '../kernel/contracts/format';
 import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
-import { FileService } from '../kernel/files/file-service';
-import { Sandbox } from '../kernel/files/sandbox';
+import { Tokens } from '../kernel/contracts/tokens';
 import { NODE_TEXT } from '../kernel/scan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
@@ -55,7 +54,8 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
     input = path.basename(real);
   }
   const limits = config.limits;
-  const files = new FileService(new Sandbox(sandboxRoot), () => [...kernel.registry.formats.values()].map((o) => o.item), limits);
+  const scope = kernel.scope({ root: sandboxRoot, limits });
+  const files = scope.resolve(Tokens.Files);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -64,7 +64,7 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   try {
     const query = language.compile(queryText, { maxDepth: limits.maxDepth });
     for (const w of query.warnings ?? []) process.stderr.write(`mcpgw: warning (${w.code}): ${w.message}\n`);
-    const engine = kernel.scanEngine(limits);
+    const engine = scope.resolve(Tokens.ScanEngine);
     const r = await engine.run({
       source: opened.source, query, addressing: 'file', signal: controller.signal,
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),

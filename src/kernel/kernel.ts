@@ -8,12 +8,23 @@ import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
-import { Registry } from './plugins/registries';
-import { createServerBuilder, createServerFactory, type ServerSpec } from './server/build-server';
+import { checkRequirements } from './plugins/requires';
+import { installApiResolution } from './plugins/api-module';
+import { systemClock } from './clock';
+import type { Clock } from './contracts/clock';
+import type { FileAccess } from './contracts/tool';
+import type { ScanEngine } from './contracts/scan';
+import { recordsToolkit } from './records';
+import { containerOf } from './container';
+import type { Container } from './contracts/plugin';
+import { tagLogger } from './log';
+import { Registry } from './plugins/registry';
+import { createServerBuilder, createServerFactory, type OfferedTool, type ServerSpec } from './server/build-server';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from './scan';
 import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
+import type { RegexService } from './contracts/regex';
 import { McpgwError } from './errors';
 import { Session } from './session/session';
 
@@ -25,6 +36,14 @@ export interface KernelOptions {
   /** mcpgw's own folder (for resolving built-in and fallback plugin packages). */
   ownDir: string;
   log: Logger;
+  /** The clock every deadline, expiry and timeout reads (default the system clock; tests pass a FakeClock). */
+  clock?: Clock;
+}
+
+/** What a service scope is made for: a root folder (null: none) and the limits of an effective config. */
+export interface ScopeOptions {
+  root: string | null;
+  limits: Limits;
 }
 
 /** The wiring: registries filled by plugins, the profile's tool selection, the server factory. */
@@ -34,15 +53,31 @@ export class Kernel {
 
   constructor(readonly options: KernelOptions) {
     this.container = rootContainer.createChildContainer();
-    const view = this.registry.view();
-    this.container.register(Tokens.Formats, { useValue: view.formats });
-    this.container.register(Tokens.QueryLanguages, { useValue: view.queryLanguages });
+    this.container.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
     this.container.register(Tokens.Logger, { useValue: options.log });
+    this.container.register(Tokens.Records, { useValue: recordsToolkit });
+    this.container.register(Tokens.Regex, { useValue: new Re2RegexService() });
+    this.container.register(Tokens.Registry, { useValue: this.registry.view() });
   }
 
-  /** Loads plugins in order. @throws PluginLoadError */
+  /** The kernel's clock (`Tokens.Clock`: a test replaces it by registering another before loading plugins). */
+  get clock(): Clock {
+    return this.container.resolve<Clock>(Tokens.Clock);
+  }
+
+  /** The server-wide regex service (`Tokens.Regex`, `ctx.regex`): stateless. */
+  get regex(): RegexService {
+    return this.container.resolve<RegexService>(Tokens.Regex);
+  }
+
+  /**
+   * Loads plugins in order, each into its own child container, then checks what they `require` of each other.
+   * @throws PluginLoadError
+   */
   async load(specs: readonly PluginSpec[]): Promise<void> {
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log });
+    installApiResolution();
+    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock });
+    checkRequirements(this.registry);
   }
 
   /**
@@ -76,6 +111,14 @@ export class Kernel {
     return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));
   }
 
+  /** The tools a profile offers (as `selectTools`), each with its bundle and the plugin that registered it. */
+  offered(config: ToolSelection): OfferedTool[] {
+    return this.selectTools(config).map((tool) => {
+      const bundle = this.registry.tools.get(tool.name)!;
+      return { tool, bundle: bundle.item, plugin: bundle.plugin };
+    });
+  }
+
   /**
    * The bundles a profile offers: the ones it names, or else the default set — every registered bundle except those
    * that are not offered by default (`ToolBundle.offeredByDefault: false`) unless the config enables them
@@ -104,23 +147,34 @@ export class Kernel {
   }
 
   /**
-   * The server-wide scan engine for these limits (one per kernel: its semaphore bounds concurrent scans across
-   * every connection). Worker threads load query languages from the plugins' recorded entry paths.
+   * A service scope: a child of the kernel's container with the services of one root and one set of limits —
+   * `Tokens.Limits`, `Tokens.Files` (the sandbox over `root`; none: every open is ACCESS_DENIED) and
+   * `Tokens.ScanEngine` (the one server-wide engine: its semaphore bounds concurrent scans across every connection;
+   * worker threads load query languages as their plugins were configured). Servers, plugin commands and the CLI's
+   * `query` and `aggregate` take their services from one; nothing else builds them.
    */
-  scanEngine(limits: Limits): QueryScanEngine {
+  scope(options: ScopeOptions): Container {
+    const scope = this.container.createChildContainer();
+    const formats = () => [...this.registry.formats.values()].map((o) => o.item);
+    scope.register(Tokens.Limits, { useValue: options.limits });
+    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits);
+    scope.register(Tokens.Files, { useValue: files });
+    scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
+    return containerOf(scope);
+  }
+
+  private scanEngine(limits: Limits): ScanEngine {
     this.engine ??= new QueryScanEngine({
       limits: () => limits,
       log: this.options.log,
-      workers: new ThreadPool({ entryOf: (name) => this.registry.queryLanguageEntry(name) }),
-      aggregates: new AggregateThreads({ entryOf: (name) => this.registry.queryLanguageEntry(name) }),
+      clock: this.clock,
+      workers: new ThreadPool({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock }),
+      aggregates: new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name) }),
     });
     return this.engine;
   }
 
   private engine: QueryScanEngine | undefined;
-
-  /** The server-wide regex service (`ctx.regex`): stateless, one per kernel. */
-  readonly regex = new Re2RegexService();
 
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
@@ -138,17 +192,19 @@ export class Kernel {
    * The context a plugin command runs with (`mcpgw <command>`): what a tool gets, with no deadline, a session of its
    * own, `progress` as given (the CLI draws a bar on a terminal) and `print` to stdout.
    */
-  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean }): CommandContext {
+  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean }, owner = 'command'): CommandContext {
     const spec = this.serverSpec(config, false);
+    const plugin = this.registry.commands.get(owner)?.plugin;
     return {
-      registries: spec.registries,
+      registry: spec.registry,
       files: spec.files,
-      session: new Session(),
+      session: new Session(this.clock).scope(owner),
       limits: spec.limits,
       signal: io.signal,
       deadline: Number.POSITIVE_INFINITY,
+      clock: spec.clock,
       progress: io.progress,
-      log: spec.log,
+      log: plugin ? tagLogger(spec.log, { plugin, command: owner }) : spec.log,
       error: (code, message, details) => new McpgwError(code, message, details),
       root: spec.root,
       scan: spec.scan,
@@ -159,23 +215,22 @@ export class Kernel {
   }
 
   private serverSpec(config: EffectiveConfig, checkRoot = true): ServerSpec {
-    const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     if (checkRoot && config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
-    const sandbox = config.root === null ? null : new Sandbox(config.root);
-    const files = sandbox ? new FileService(sandbox, formats, config.limits) : new RootlessFiles(formats, config.limits);
-    this.container.register(Tokens.Limits, { useValue: config.limits });
+    const scope = this.scope({ root: config.root, limits: config.limits });
+    const files = scope.resolve(Tokens.Files);
     return {
       name: 'mcpgw',
       version: this.options.version,
       instructions: this.instructions(config),
-      tools: this.selectTools(config),
-      registries: this.registry.view(),
+      tools: this.offered(config),
+      registry: scope.resolve(Tokens.Registry),
       files,
-      limits: config.limits,
+      limits: scope.resolve(Tokens.Limits),
       log: this.options.log,
-      root: sandbox?.root ?? '',
-      scan: this.scanEngine(config.limits),
-      regex: this.regex,
+      clock: scope.resolve(Tokens.Clock),
+      root: files instanceof FileService ? files.root : '',
+      scan: scope.resolve(Tokens.ScanEngine),
+      regex: scope.resolve(Tokens.Regex),
     };
   }
 }

@@ -19,3 +19,9 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   };
   return { error: emit('error'), warn: emit('warn'), info: emit('info'), debug: emit('debug') };
 }
+
+/** `log` with `tags` added to every line's fields (a plugin's log carries `plugin`; a tool's also `bundle`). */
+export function tagLogger(log: Logger, tags: Record<string, unknown>): Logger {
+  const emit = (lvl: keyof Logger) => (message: string, fields?: Record<string, unknown>) => log[lvl](message, { ...tags, ...fields });
+  return { error: emit('error'), warn: emit('warn'), info: emit('info'), debug: emit('debug') };
+}

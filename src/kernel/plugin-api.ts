@@ -1,9 +1,9 @@
 /**
  * The public plugin API: everything a plugin author (and every built-in plugin) uses, published as
  * `mcpgw/plugin-api` (package.json `exports`, with typings). Plugins import types from here; runtime
- * services arrive through `PluginRegistry` and `ToolContext`, so one kernel instance serves every plugin.
- * The only runtime members are plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`), the
- * identity helper `definePlugin` and the pure function `compareNumerals`, none of which holds state.
+ * services arrive through `PluginContext` and `ToolContext`, so one kernel instance serves every plugin.
+ * The runtime members hold no state of the kernel: plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`),
+ * the identity helper `definePlugin`, the pure function `compareNumerals`, and test helpers (`FakeClock`, `registerPlugin`).
  *
  * Versioning: `PLUGIN_API_VERSION` follows semver. A plugin's `apiVersion` is a semver range over it,
  * checked at load time (a mismatch names both versions). Additive changes (new optional members)
@@ -17,11 +17,15 @@ export { ERROR_CODES } from './errors';
 /**
  * Compares two JSON numbers by value, exactly and in linear time: -1, 0 or 1 (src/kernel/numbers/compare.ts; RFC 9535
  * §2.3.5.2.2). A runtime export: a plugin that imports it needs mcpgw at run time (a peer, as for `definePlugin`);
- * the same function is `registry.records.compareNumerals` for plugins that take nothing from mcpgw at run time.
+ * the same function is `context.records.compareNumerals` for plugins that take nothing from mcpgw at run time.
  */
 export { compareNumerals } from './numbers/compare';
 /** The plugin-API version plugins declare compatibility with (`Plugin.apiVersion` is a semver range over it). */
-export const PLUGIN_API_VERSION = '1.0.0';
+export { PLUGIN_API_VERSION } from './version';
+/** A clock for tests that moves only when told (contracts/clock.ts): deadlines and expiry without sleeping. */
+export { FakeClock } from './api/fake-clock';
+/** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */
+export { registerPlugin, type Contributions } from './api/testing';
 
 /**
  * Returns `plugin` unchanged; exists only so that TypeScript checks a plugin object against the
@@ -29,14 +33,14 @@ export const PLUGIN_API_VERSION = '1.0.0';
  *
  * ```ts
  * export default definePlugin({
- *   name: '@acme/mcpgw-greet', version: '1.0.0', apiVersion: '^1.0.0',
+ *   name: '@acme/mcpgw-greet', version: '1.0.0', apiVersion: '^2.0.0',
  *   options: z.strictObject({ greeting: z.string().default('hello') }),
- *   register(registry, options) { options.greeting; // string },
+ *   register(context, options) { options.greeting; // string },
  * });
  * ```
  *
  * A type-only alternative with the same checking: `export default { … } satisfies Plugin<Options>`.
- * No decorators; authors who prefer dependency injection use `registry.container` and `Tokens`.
+ * No decorators; a plugin that prefers injection resolves services from `context.container` by `Tokens`.
  */
 export function definePlugin<Options = Record<string, unknown>>(plugin: Plugin<Options>): Plugin<Options> {
   return plugin;

@@ -12,6 +12,8 @@ import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
 
 const TINY = '0.' + '0'.repeat(400) + '1'; // 10^-401: positive, and its double is 0
 const E1500 = '1' + '0'.repeat(1500);
+/** 10^300: a double holds it (1e300), and 10^300 + 1 as the same double; short enough for aggregate keys shown whole. */
+const E300 = '1' + '0'.repeat(300);
 /** Record i is {"x": X[i]}. */
 const X = [
   TINY, //                            0  10^-401
@@ -54,6 +56,7 @@ beforeAll(async () => {
   root = path.join(base, 'data');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'nums.jsonl'), X.map((x) => `{"x":${x}}`).join('\n') + '\n');
+  fs.writeFileSync(path.join(root, 'agg.jsonl'), X.map((x, i) => `{"x":${i === 8 ? E300.slice(0, -1) + '1' : i === 9 ? E300 : x}}`).join('\n') + '\n');
   c = await connect(['--root', root]);
 });
 afterAll(async () => {
@@ -91,6 +94,36 @@ describe('numbers compare by value in every tool', () => {
     // structuredContent parsed by the client would round the numbers: read the text the server wrote.
     expect(r.text).toContain(`"value":${TINY}`);
     expect(r.text).toContain('"value":1e-99999999999999999999');
+  });
+});
+
+describe('aggregate: groups, key order, min and max by exact value (10^300 in place of 10^1500)', () => {
+  let handle: string;
+  beforeAll(async () => {
+    handle = (await call(c.client, 'open_file', { path: 'agg.jsonl' })).data.handle;
+  });
+  /** The server's own text (the client's JSON.parse would round the keys). */
+  const groups = (text: string) => [...text.matchAll(/\{"key":(.*?),"count":(\d+)/g)].map((m) => [m[1], Number(m[2])]);
+
+  test('group_by x, key order: one group per value (0 and -0 one group), in exact order, the file\'s lexemes', async () => {
+    const r = await call(c.client, 'aggregate', { handle, group_by: 'x', order: 'key_asc', top: 50 });
+    expect(r.isError).toBe(false);
+    expect(r.data.groups_total).toBe(12);
+    expect(groups(r.text)).toEqual([
+      ['-' + TINY, 1], ['0', 2], ['1e-99999999999999999999', 1], [TINY, 1], ['0.1', 1], ['0.1000000000000000000001', 1],
+      ['2.50e1', 1], [E300, 1], [E300.slice(0, -1) + '1', 1], ['1e400', 1], ['1e401', 1], ['"0.5"', 1],
+    ]);
+  });
+
+  test('min and max: -10^-401 and 1e401 (numbers beat strings), 10^300 + 1 over 10^300; where by predicate', async () => {
+    const r = await call(c.client, 'aggregate', { handle, metrics: ['min(x)', 'max(x)'] });
+    expect(r.text).toContain(`"min(x)":-${TINY},"max(x)":1e401`);
+    const big = await call(c.client, 'aggregate', { handle, where: '$.x > 1e299 && $.x < 1e301', metrics: ['min(x)', 'max(x)'] });
+    expect(big.data.records_matched).toBe(2);
+    expect(big.text).toContain(`"min(x)":${E300},"max(x)":${E300.slice(0, -1)}1`);
+    const pos = await call(c.client, 'aggregate', { handle, where: '$.x > 0 && $.x < 1e-400', metrics: ['min(x)', 'max(x)'] });
+    expect(pos.data.records_matched).toBe(2);
+    expect(pos.text).toContain(`"min(x)":1e-99999999999999999999,"max(x)":${TINY}`);
   });
 });
 

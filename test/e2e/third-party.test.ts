@@ -120,7 +120,7 @@ describe('the packed packages', () => {
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"
     const api = spawnSync(NODE, ['-e', 'const a = require("mcpgw/plugin-api"); process.stdout.write(a.PLUGIN_API_VERSION + " " + typeof a.definePlugin)'], { cwd: app, encoding: 'utf8' });
-    expect(api.stdout).toBe('1.0.0 function');
+    expect(api.stdout).toBe('2.0.0 function');
     // the peek plugin was compiled against those typings
     expect(fs.readFileSync(path.join(app, 'node_modules', '@acme', 'mcpgw-tools-peek', 'dist', 'index.d.ts'), 'utf8')).toContain('mcpgw/plugin-api');
   });
@@ -135,7 +135,7 @@ describe('the packed packages', () => {
         "import { z } from 'zod';",
         "import { definePlugin } from 'mcpgw/plugin-api';",
         'export default definePlugin({',
-        "  name: 'bad', version: '1.0.0', apiVersion: '^1.0.0',",
+        "  name: 'bad', version: '1.0.0', apiVersion: '^2.0.0',",
         '  options: z.strictObject({ n: z.number() }),',
         "  register(registry, options) { registry.registerFormat({ name: 'x' }); const s: string = options.n; return void s; },",
         '});',
@@ -165,9 +165,9 @@ describe('the packed packages', () => {
     expect(list.filter((p) => p.source === 'builtin').map((p) => p.name)).toEqual(expect.arrayContaining(['@mcpgw/format-jsonl', '@mcpgw/query-jsonpath', '@mcpgw/tools-explore']));
     const third = list.filter((p) => p.source !== 'builtin');
     expect(third).toEqual([
-      { name: '@acme/mcpgw-format-csv', version: '1.0.0', apiVersion: '^1.0.0', source: '@acme/mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
-      { name: 'mcpgw-query-jq', version: '0.3.0', apiVersion: '^1.0.0', source: 'mcpgw-query-jq', formats: [], queryLanguages: ['jq'], bundles: [], tools: [] },
-      { name: '@acme/mcpgw-tools-peek', version: '2.0.0', apiVersion: '^1.0.0', source: '@acme/mcpgw-tools-peek', formats: [], queryLanguages: [], bundles: ['peek'], tools: ['peek_query', 'peek_capabilities'] },
+      { name: '@acme/mcpgw-format-csv', version: '1.0.0', apiVersion: '^2.0.0', source: '@acme/mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
+      { name: 'mcpgw-query-jq', version: '0.3.0', apiVersion: '^2.0.0', source: 'mcpgw-query-jq', formats: [], queryLanguages: ['jq'], bundles: [], tools: [] },
+      { name: '@acme/mcpgw-tools-peek', version: '2.0.0', apiVersion: '^2.0.0', source: '@acme/mcpgw-tools-peek', formats: [], queryLanguages: [], bundles: ['peek'], tools: ['peek_query', 'peek_capabilities'] },
     ]);
   });
 

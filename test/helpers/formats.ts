@@ -1,37 +1,17 @@
 import 'reflect-metadata';
-import type { Format, Plugin, PluginRegistry, QueryLanguage, ToolBundle } from '../../src/kernel/contracts';
+import type { Format, Plugin } from '../../src/kernel/contracts';
+import { registerPlugin, type Contributions } from '../../src/kernel/api/testing';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { Limits } from '../../src/kernel/contracts/limits';
-import { McpgwError } from '../../src/kernel/errors';
 import { FileService } from '../../src/kernel/files/file-service';
 import { Sandbox } from '../../src/kernel/files/sandbox';
-import { recordsToolkit } from '../../src/kernel/records';
-import { createLogger } from '../../src/kernel/log';
-import { container } from 'tsyringe';
 
-/** What a plugin's register() contributed, captured by a registry that records instead of registering. */
-export interface Contributions {
-  formats: Format[];
-  queryLanguages: QueryLanguage[];
-  bundles: ToolBundle[];
-}
+/** What a plugin's register() contributed, captured by the plugin API's own test context. */
+export type { Contributions };
 
-/** Runs a plugin's register() against a capturing registry (the kernel's real records toolkit and errors). */
+/** Runs a plugin's register() against a capturing context (the kernel's real records toolkit and errors). */
 export async function contributionsOf(plugin: Plugin, options: unknown = {}): Promise<Contributions> {
-  const out: Contributions = { formats: [], queryLanguages: [], bundles: [] };
-  const registry: PluginRegistry = {
-    apiVersion: '1.0.0',
-    kernelVersion: 'test',
-    registerFormat: (f) => void out.formats.push(f),
-    registerQueryLanguage: (l) => void out.queryLanguages.push(l),
-    registerToolBundle: (b) => void out.bundles.push(b),
-    records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
-    container,
-    log: createLogger('error'),
-  };
-  await plugin.register(registry, options);
-  return out;
+  return registerPlugin(plugin, options);
 }
 
 /** The formats a plugin registers. */

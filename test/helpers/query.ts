@@ -33,7 +33,7 @@ export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minByt
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ entryOf: (n) => entries[n], threads, minBytes }) });
+  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
 }
 
 /** An engine whose aggregates run on worker threads (always, with minBytes 0), importing the built plugins from dist/. */
@@ -43,5 +43,5 @@ export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBy
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, aggregates: new AggregateThreads({ entryOf: (n) => entries[n], threads, minBytes }) });
+  return new QueryScanEngine({ limits: () => l, aggregates: new AggregateThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
 }

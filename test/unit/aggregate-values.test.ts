@@ -4,7 +4,8 @@
  * rationals, timestamps with Date.parse, and a distinct-count sketch stays inside its stated error bound.
  */
 import { atomsOfRecord, atomsOfValue, canonicalJson, MALFORMED, newAtoms, OK, readRecord, slotPlan, TOO_DEEP } from '../../src/kernel/aggregate/extract';
-import { canonicalNumber, compareNumbers, divideDecimal, formatDecimal, parseDecimal } from '../../src/kernel/aggregate/decimal';
+import { divideDecimal, formatDecimal, parseDecimal } from '../../src/kernel/aggregate/decimal';
+import { compareNumerals, numeralKey } from '../../src/kernel/numbers/compare';
 import { addLexeme, mergeSum, newSum, sumValue } from '../../src/kernel/aggregate/sum';
 import { epochMs, formatInstant, numberBucket, numberWidth, parseDuration, parseTimestamp } from '../../src/kernel/aggregate/buckets';
 import { addDistinct, distinctValue, mergeDistinct, newDistinct, toSketch } from '../../src/kernel/aggregate/distinct';
@@ -122,14 +123,17 @@ describe('exact decimals', () => {
 
   test('canonical spelling and order agree with rationals', () => {
     for (let n = 0; n < 5000; n++) {
-      const a = lexeme(), b = r() < 0.2 ? a.replace(/e.*$/i, '') + (r() < 0.5 ? '0' : '') : lexeme();
+      const a = lexeme();
+      const base = a.replace(/e.*$/i, '');
+      // the same digits without the exponent, maybe with a zero more (never "00": not a JSON number)
+      const b = r() < 0.2 ? base + (r() < 0.5 && !/^-?0$/.test(base) ? '0' : '') : lexeme();
       const ra = lex(a), rb = lex(b);
-      expect([a, b, compareNumbers(a, b)]).toEqual([a, b, cmp(ra, rb)]);
-      expect([a, b, canonicalNumber(a) === canonicalNumber(b)]).toEqual([a, b, eq(ra, rb)]);
+      expect([a, b, compareNumerals(a, b)]).toEqual([a, b, cmp(ra, rb)]);
+      expect([a, b, numeralKey(a) === numeralKey(b)]).toEqual([a, b, eq(ra, rb)]);
       expect(eq(lex(formatDecimal(parseDecimal(a))), ra)).toBe(true);
     }
-    expect(canonicalNumber('1.0')).toBe(canonicalNumber('10e-1'));
-    expect(canonicalNumber('-0')).toBe('0');
+    expect(numeralKey('1.0')).toBe(numeralKey('10e-1'));
+    expect(numeralKey('-0')).toBe('0');
   });
 
   test('sums of any lexemes, merged in any split, are exact', () => {

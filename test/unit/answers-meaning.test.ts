@@ -60,6 +60,18 @@ describe('numerals', () => {
     }), { numRuns: 1500 });
   });
 
+  test('deep equality compares the numbers inside arrays and objects by value too', () => {
+    // as the kernel's exact parse keeps numbers: a double only when it spells the lexeme
+    const exact = (t: string) => JSON.parse(t, (_k, v, c?: { source?: string }) => (typeof v === 'number' && c?.source !== undefined && String(v) !== c.source ? JSON.rawJSON(c.source) : v));
+    const rec = (a: string, b: string) => [{ a: exact(a), b: exact(b) }];
+    const eq = (a: string, b: string) => [jp.compile('$[?@.a == @.b]').evaluate(rec(a, b)).length, jp.compile('$[?@.a == @.b && length(@) == 2]').evaluate(rec(a, b)).length];
+    expect(eq('[1e400, {"k": 0.10}]', '[10e399, {"k": 0.1}]')).toEqual([1, 1]);
+    expect(eq('[1e400]', '[1e401]')).toEqual([0, 0]);
+    expect(eq('{"k": -0}', '{"k": 0.0}')).toEqual([1, 1]);
+    expect(eq('{"k": 0.1000000000000000000001}', '{"k": 0.1}')).toEqual([0, 0]);
+    expect(eq('[1e400]', '[{}]')).toEqual([0, 0]); // a number is never an object, even one without members
+  });
+
   test('filters over spellings of the same integer agree with the schema: 1E2 == 100, 2.50e1 == 25, 10E399 == 1E400 > 1E399', () => {
     const hit = (lexeme: string, filter: string) => {
       const value = [{ a: JSON.rawJSON(lexeme) }];

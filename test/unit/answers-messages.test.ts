@@ -1,4 +1,5 @@
 /** What the server says: well-formed Unicode cut on character boundaries at the source; ids that tell what to do. */
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import fc from 'fast-check';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
@@ -42,14 +43,14 @@ describe('handle tables: expired and used-up ids say what to do', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { IdleHandleTable } = require('../../src/kernel/session/handle-table') as typeof import('../../src/kernel/session/handle-table');
   test('an expired search cursor: run the search again; a used one: continue from the latest next_cursor', () => {
-    let now = 1_000_000;
-    const t = new IdleHandleTable<number>({ style: 'counter', prefix: 'sc_', noun: 'search cursor', idleMs: 300_000, max: 10, expiredHint: 'Run the search again.', usedHint: 'Pass the latest next_cursor.' }, () => now);
+    const clock = new FakeClock();
+    const t = new IdleHandleTable<number>({ style: 'counter', prefix: 'sc_', noun: 'search cursor', limit: 'maxCursors', idleMs: 300_000, max: 10, expiredHint: 'Run the search again.', usedHint: 'Pass the latest next_cursor.' }, clock);
     const a = t.add(1);
     const b = t.add(2);
     expect(t.consume(a)).toBe(true);
     expect(t.consume(a)).toBe(false);
     expect(() => t.get(a)).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'The search cursor sc_1 was already used — continue from the latest next_cursor.', hint: 'Pass the latest next_cursor.' }));
-    now += 300_001;
+    clock.advance(300_001);
     expect(() => t.get(b)).toThrow(expect.objectContaining({ code: 'HANDLE_EXPIRED', message: 'The search cursor sc_2 expired after 300 s unused. Run the search again.', hint: 'Run the search again.' }));
     expect(() => t.get('sc_9')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'Unknown search cursor "sc_9".' }));
   });

@@ -6,7 +6,7 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import jsonseq from '../../plugins/format-jsonseq/src/index';
 import type { Format, RecordSource, RecordWarning } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
-import { selectFormat } from '../../src/kernel/plugins/registries';
+import { selectFormat } from '../../src/kernel/plugins/registry';
 import { fileService, formatsOf, values } from '../helpers/formats';
 
 let dir: string;

@@ -36,7 +36,7 @@ function setup(maxSessions = 8) {
     build: (session) => {
       sessions.push(session);
       // A file handle held by the session: evicted (closed) when the session ends.
-      session.handles<string>('files', { style: 'counter', prefix: 'f', noun: 'file handle', idleMs: 10 * IDLE, max: 4, onEvict: (v) => evicted.push(v) }).add(`file of session ${sessions.length}`);
+      session.scope('test').handles<string>('files', { style: 'counter', prefix: 'f', noun: 'file handle', limit: 'maxOpenFiles', idleMs: 10 * IDLE, max: 4, onEvict: (v) => evicted.push(v) }).add(`file of session ${sessions.length}`);
       const server = new McpServer({ name: 't', version: '1' }, { capabilities: {} });
       server.server.onclose = () => session.end();
       return server;

@@ -4,7 +4,7 @@
  * exponents, zeros of every sign, numerals of millions of digits.
  */
 import fc from 'fast-check';
-import { compareNumerals, isNumeral, numeralOf } from '../../src/kernel/numbers/compare';
+import { compareNumerals, isNumeral, numeralKey, numeralOf } from '../../src/kernel/numbers/compare';
 import * as api from '../../src/kernel/plugin-api';
 import { recordsToolkit } from '../../src/kernel/records';
 
@@ -75,6 +75,7 @@ describe('compareNumerals', () => {
     fc.assert(fc.property(value, fc.nat(11), fc.nat(3), fc.nat(11), fc.nat(3), ([n, d, s], st1, p1, st2, p2) => {
       const a = spell(n, d, s, st1, p1), b = spell(n, d, s, st2, p2);
       expect([a, b, compareNumerals(a, b)]).toEqual([a, b, 0]);
+      expect([a, b, numeralKey(a) === numeralKey(b)]).toEqual([a, b, true]);
       if (d !== '0') {
         const bigger = spell(n, d + '1', s - 1, st2, p2); // one more digit at the end: further from zero
         expect([a, bigger, compareNumerals(a, bigger)]).toEqual([a, bigger, n ? 1 : -1]);
@@ -172,6 +173,26 @@ describe('compareNumerals', () => {
     expect(compareNumerals('-' + a, '-' + b)).toBe(1);
     expect(compareNumerals(`0.${a}e${n}`, a)).toBe(0);
     expect(compareNumerals(`1e${'9'.repeat(n)}`, `1e${'9'.repeat(n - 1)}8`)).toBe(1);
+  });
+
+  test('numeralKey: one spelling per value, equal exactly when compareNumerals says so, itself a numeral of that value', () => {
+    expect(['1', '1.0', '100e-2', '0.1e1', '1E+0'].map(numeralKey)).toEqual(['1', '1', '1', '1', '1']);
+    expect(['0', '-0', '0.000', '0e99', -0].map(numeralKey)).toEqual(['0', '0', '0', '0', '0']);
+    expect(['150', '1.5e2', '15000e-2'].map(numeralKey)).toEqual(['150', '150', '150']);
+    expect(['100000000000000000000', '1e20', '1e21', '1000000000000000000000', '-1.0e21'].map(numeralKey)).toEqual(['100000000000000000000', '100000000000000000000', '1e21', '1e21', '-1e21']);
+    expect(numeralKey('-0.05')).toBe('-5e-2');
+    expect(numeralKey('12.50')).toBe('1.25e1');
+    expect(numeralKey(0.1)).toBe('1e-1');
+    expect(numeralKey(42)).toBe('42');
+    expect(numeralKey(`1e${'9'.repeat(30)}`)).toBe(`1e${'9'.repeat(30)}`);
+    expect(numeralKey(`-12e-${'9'.repeat(30)}`)).toBe(`-1.2e-${'9'.repeat(29)}8`);
+    fc.assert(fc.property(numeral, numeral, (a, b) => {
+      const ka = numeralKey(a), kb = numeralKey(b);
+      expect([a, b, ka === kb]).toEqual([a, b, compareNumerals(a, b) === 0]);
+      expect([a, compareNumerals(ka, a)]).toEqual([a, 0]);
+    }), { numRuns: 3000 });
+    const n = 4_000_000;
+    expect(numeralKey('1' + '0'.repeat(n))).toBe(`1e${n}`);
   });
 
   test('is the one comparison plugins get: a runtime export of mcpgw/plugin-api and a member of registry.records', () => {

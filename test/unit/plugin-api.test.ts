@@ -15,8 +15,9 @@ import { z } from 'zod';
 import * as api from '../../src/kernel/plugin-api';
 import { definePlugin, PLUGIN_API_VERSION, type Format, type Plugin, type QueryLanguage, type ToolDefinition } from '../../src/kernel/plugin-api';
 import { loadPlugins, PluginLoadError, type PluginSpec } from '../../src/kernel/plugins/loader';
-import { Registry } from '../../src/kernel/plugins/registries';
+import { Registry } from '../../src/kernel/plugins/registry';
 import { McpgwError } from '../../src/kernel/errors';
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 let tmp: string;
@@ -41,6 +42,7 @@ async function load(plugins: unknown[], options: Record<number, Record<string, u
     ownDir: tmp,
     container: container.createChildContainer(),
     log: silent,
+    clock: new FakeClock(),
     importModule: async (entry) => modules.get(entry),
   });
   return registry;
@@ -61,27 +63,27 @@ const language = (name: string): QueryLanguage => ({ name, compile: (text) => ({
 const tool = (name: string): ToolDefinition => ({
   name, title: name, description: `The ${name} tool.`, inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }), handler: () => ({ ok: true }),
 });
-const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.2.3', apiVersion: '^1.0.0', register, ...extra });
+const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.2.3', apiVersion: '^2.0.0', register, ...extra });
 
 describe('mcpgw/plugin-api', () => {
-  test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin and compareNumerals', () => {
-    expect(PLUGIN_API_VERSION).toBe('1.0.0');
-    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'PLUGIN_API_VERSION', 'Tokens', 'compareNumerals', 'definePlugin']);
+  test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin, compareNumerals and FakeClock', () => {
+    expect(PLUGIN_API_VERSION).toBe('2.0.0');
+    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'Tokens', 'compareNumerals', 'definePlugin', 'registerPlugin']);
     expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
-    expect(api.Tokens.Formats).toBe('mcpgw:formats');
+    expect(api.Tokens.Registry).toBe('mcpgw:registry');
   });
 
   test('definePlugin returns its argument unchanged (it exists for type checking only)', () => {
     const options = z.strictObject({ greeting: z.string().default('hi') });
-    const p = { name: 'x', version: '1.0.0', apiVersion: '^1.0.0', options, register: () => {} };
+    const p = { name: 'x', version: '1.0.0', apiVersion: '^2.0.0', options, register: () => {} };
     expect(definePlugin(p)).toBe(p);
   });
 
   test('a plugin made with definePlugin loads and gets its options parsed by its own schema (defaults applied)', async () => {
     const seen: unknown[] = [];
     const p = definePlugin({
-      name: 'greeter', version: '1.0.0', apiVersion: '^1.0.0',
+      name: 'greeter', version: '1.0.0', apiVersion: '^2.0.0',
       options: z.strictObject({ greeting: z.string().default('hello'), times: z.number().int().min(1) }),
       register(registry, options) {
         seen.push(options);
@@ -91,20 +93,30 @@ describe('mcpgw/plugin-api', () => {
     const registry = await load([p], { 0: { times: 2 } });
     expect(seen).toEqual([{ greeting: 'hello', times: 2 }]);
     expect(registry.plugins).toEqual([
-      { name: 'greeter', version: '1.0.0', apiVersion: '^1.0.0', source: expect.stringContaining(tmp), formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
+      { name: 'greeter', version: '1.0.0', apiVersion: '^2.0.0', source: expect.stringContaining(tmp), formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
     ]);
   });
 });
 
 describe('apiVersion', () => {
-  test.each([['^2.0.0'], ['~0.9.0'], ['>=1.1.0']])('%s does not include the kernel\'s 1.0.0: refused naming both versions', async (range) => {
+  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.1.0']])('%s does not include the kernel\'s 2.0.0: refused naming both versions', async (range) => {
     const err = await loadError([plugin('future', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 1.0.0. Install a version of the plugin that supports plugin API 1.0.0.`,
+      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.0.0. Install a version of the plugin that supports plugin API 2.0.0.`,
     );
   });
 
-  test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2'], ['*']])('%s includes 1.0.0: loads', async (range) => {
+  test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2']])('%s (a plugin for plugin API 1): refused saying what plugin API 2 changed', async (range) => {
+    const err = await loadError([plugin('old', () => {}, { apiVersion: range })]);
+    expect(err.message).toBe(
+      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.0.0, which refuses 1.x plugins. `
+      + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
+      + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`. '
+      + 'Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".',
+    );
+  });
+
+  test.each([['^2.0.0'], ['2.x'], ['>=1.0.0'], ['*']])('%s includes 2.0.0: loads', async (range) => {
     const registry = await load([plugin('ok', () => {}, { apiVersion: range })]);
     expect(registry.plugins.map((p) => p.name)).toEqual(['ok']);
   });
@@ -158,7 +170,7 @@ describe('register()', () => {
     await load([plugin('probe', (r) => { made = r.error('NOT_FOUND', 'x', { hint: 'y' }); versions = [r.apiVersion, r.kernelVersion]; })]);
     expect(made).toBeInstanceOf(McpgwError);
     expect(made).toMatchObject({ code: 'NOT_FOUND', message: 'x' });
-    expect(versions).toEqual(['1.0.0', '0.1.0']);
+    expect(versions).toEqual(['2.0.0', '0.1.0']);
   });
 });
 
@@ -211,7 +223,7 @@ describe('malformed contributions and modules', () => {
   });
 
   test('a module whose default export lacks the contract names what is missing', async () => {
-    const err = await loadError([{ default: { name: 'half', version: '1.0.0', apiVersion: '^1.0.0' } }]);
+    const err = await loadError([{ default: { name: 'half', version: '1.0.0', apiVersion: '^2.0.0' } }]);
     expect(err.message).toContain('does not export a plugin: "register" is not a function.');
   });
 

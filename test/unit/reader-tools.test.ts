@@ -2,6 +2,7 @@
  * The reader plugin's pieces with a fake kernel context: the three json_read shapes, the source
  * lease (source_busy, close waiting for a read), and cursors that carry the engine's position.
  */
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { McpgwError } from '../../src/kernel/errors';
 import { Session } from '../../src/kernel/session/session';
 import type { CompiledQuery, Limits, RecordSource, ToolContext } from '../../src/kernel/contracts';
@@ -16,16 +17,19 @@ const limits: Limits = {
 
 interface ScanCall { resume: unknown; limit: number }
 
+const clock = new FakeClock();
+
 /** A context whose engine yields nodes /i/id = i for i < total, recording each call's resume position. */
-function fakeContext(total: number, calls: ScanCall[] = [], session = new Session()): ToolContext {
+function fakeContext(total: number, calls: ScanCall[] = [], session = new Session(clock).scope('reader')): ToolContext {
   const languages = new Map([['pointer', { name: 'pointer', compile: (text: string): CompiledQuery => ({ text, evaluate: () => [] }) }]]);
   const ctx = {
-    registries: { formats: { list: () => [], has: () => false }, queryLanguages: { get: (n: string) => languages.get(n), list: () => [...languages.values()] }, detect: () => null },
+    registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: (n: string) => languages.get(n), list: () => [...languages.values()] }, detect: () => null },
     files: { open: async () => { throw new Error('not used'); }, verify: () => undefined },
     session,
     limits,
     signal: new AbortController().signal,
-    deadline: Date.now() + 30_000,
+    deadline: clock.now() + 30_000,
+    clock,
     progress: () => undefined,
     log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),

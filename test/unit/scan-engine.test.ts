@@ -128,10 +128,19 @@ describe('scan engine: bounds', () => {
 
   test('maxConcurrentScans: a scan that finds no free slot before its deadline is RESOURCE_LIMIT_EXCEEDED; freed slots go to waiters', async () => {
     const { Semaphore } = await import('../../src/kernel/scan/semaphore');
-    const slots = new Semaphore(() => 1);
+    const { FakeClock } = await import('../../src/kernel/api/fake-clock');
+    const clock = new FakeClock();
+    const slots = new Semaphore(() => 1, clock);
     const release = await slots.acquire(undefined, undefined);
-    await expect(slots.acquire(Date.now() + 30, undefined)).rejects.toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxConcurrentScans', limit: 1 } });
-    const waiting = slots.acquire(Date.now() + 5000, undefined);
+    const late = slots.acquire(clock.now() + 30, undefined);
+    let settled = false;
+    late.catch(() => undefined).finally(() => { settled = true; });
+    clock.advance(29);
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    clock.advance(1);
+    await expect(late).rejects.toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxConcurrentScans', limit: 1 } });
+    const waiting = slots.acquire(clock.now() + 5000, undefined);
     release();
     const second = await waiting;
     expect(slots.inUse).toBe(1);

@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const pool = () => new ThreadPool({ entryOf: (n) => (n === 'jsonpath' ? require.resolve('../../plugins/query-jsonpath/dist/index.js') : undefined), threads: 1 });
+const pool = () => new ThreadPool({ pluginOf: (n) => (n === 'jsonpath' ? { entry: require.resolve('../../plugins/query-jsonpath/dist/index.js'), options: {} } : undefined), threads: 1 });
 const predicate = (q: string, matchCase = false) => jp.compile(`$[?${translatePredicate(q, matchCase).filter}]`);
 
 describe('isFixedSequence', () => {

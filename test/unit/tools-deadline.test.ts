@@ -30,7 +30,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 async function contextWith(deadline: number): Promise<ToolContext> {
   const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
   const ctx = {
-    session: new Session(),
+    session: new Session().scope('explore'),
     limits: DEFAULT_LIMITS,
     signal: new AbortController().signal,
     deadline,

@@ -1,10 +1,10 @@
-import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
+import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJson } from './detect';
 
 /** The explorer's `file_type` for each root type (DESIGN "Format names"). */
 const FILE_TYPES: Record<string, string> = { array: 'json_array', object: 'json_object' };
 
-function jsonFormat(registry: PluginRegistry): Format {
+function jsonFormat(registry: PluginContext): Format {
   return {
     name: 'json',
     extensions: ['.json', '.geojson'],
@@ -35,7 +35,7 @@ function jsonFormat(registry: PluginRegistry): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-json',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
   register(registry) {
     registry.registerFormat(jsonFormat(registry));
   },

@@ -1,8 +1,8 @@
-import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
+import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJsonLines } from './detect';
 import { extender, indexLines, isLinePadding } from './index-lines';
 
-function jsonLinesFormat(registry: PluginRegistry): Format {
+function jsonLinesFormat(registry: PluginContext): Format {
   return {
     name: 'jsonl',
     extensions: ['.jsonl', '.ndjson'],
@@ -29,7 +29,7 @@ function jsonLinesFormat(registry: PluginRegistry): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonl',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
   register(registry) {
     registry.registerFormat(jsonLinesFormat(registry));
   },

@@ -1,7 +1,7 @@
-import type { Format, Plugin, PluginRegistry } from 'mcpgw/plugin-api';
+import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
 
-function sequenceFormat(registry: PluginRegistry): Format {
+function sequenceFormat(registry: PluginContext): Format {
   return {
     name: 'json-seq',
     extensions: ['.json-seq'],
@@ -29,7 +29,7 @@ function sequenceFormat(registry: PluginRegistry): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonseq',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
   register(registry) {
     registry.registerFormat(sequenceFormat(registry));
   },

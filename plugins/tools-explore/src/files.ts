@@ -13,6 +13,7 @@ export function fileTable(ctx: ToolContext) {
     style: 'counter',
     prefix: 'file_',
     noun: 'file handle',
+    limit: 'maxOpenFiles',
     idleMs: ctx.limits.handleIdleMs,
     max: ctx.limits.maxOpenFiles,
     onEvict: (f) => f.opened.close(),

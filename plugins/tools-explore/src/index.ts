@@ -21,7 +21,9 @@ export const exploreBundle: ToolBundle = {
 const plugin: Plugin = {
   name: '@mcpgw/tools-explore',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
+  // search's JSONPath mode, get_value_at_path, the predicates and aggregate compile JSONPath.
+  requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {
     registry.registerToolBundle(exploreBundle);
   },

@@ -38,7 +38,7 @@ export function queryWarnings(query: CompiledQuery): ToolWarning[] {
 export function resolvePath(ctx: ToolContext, path: string, value: unknown, warnings?: ToolWarning[]): Tokens | null {
   const parsed = parseUserPath(ctx, path);
   if ('tokens' in parsed) return parsed.tokens;
-  const language = ctx.registries.queryLanguages.get('jsonpath');
+  const language = ctx.registry.queryLanguages.get('jsonpath');
   if (!language) {
     throw ctx.error('UNSUPPORTED_QUERY_FEATURE', `The path ${JSON.stringify(path)} needs the jsonpath query language, which no loaded plugin registers.`, {
       hint: 'Use a dot path (user.address.city) or a JSON Pointer (/user/address/city).',

@@ -41,6 +41,7 @@ export function fileTable(ctx: ToolContext): HandleTable<ReaderFile> {
     style: 'random',
     prefix: 'jf_',
     noun: 'file handle',
+    limit: 'maxOpenFiles',
     idleMs: ctx.limits.handleIdleMs,
     max: ctx.limits.maxOpenFiles,
     // Expiry leaves the cursors to answer HANDLE_EXPIRED for their handle (json_close removes them).
@@ -54,6 +55,7 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
     style: 'random',
     prefix: 'jc_',
     noun: 'cursor',
+    limit: 'maxCursors',
     idleMs: ctx.limits.cursorIdleMs,
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the read again ({file_id, language, query} or {path, language, query}); a cursor lives cursorIdleMs unused.',

@@ -63,6 +63,6 @@ function expand(p: string, userHome: string): string {
 }
 
 /** The registered sources (the kernel's registry view; none on a kernel without session sources). */
-export function registeredSources(ctx: Pick<ToolContext, 'registries'>): readonly SessionSource[] {
-  return ctx.registries.sessionSources?.list() ?? [];
+export function registeredSources(ctx: Pick<ToolContext, 'registry'>): readonly SessionSource[] {
+  return ctx.registry.sessionSources?.list() ?? [];
 }

@@ -38,12 +38,12 @@ export class SessionsService {
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   /** The semantic index of the configured embedder (opened in the cache folder on first use). */
-  semantic(ctx: Pick<ToolContext, 'registries' | 'error'>): SemanticIndex {
+  semantic(ctx: Pick<ToolContext, 'registry' | 'error'>): SemanticIndex {
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
   }
 
   /** The enabled sources with their homes. */
-  homes(ctx: Pick<ToolContext, 'registries'>): SourceHome[] {
+  homes(ctx: Pick<ToolContext, 'registry'>): SourceHome[] {
     return sourceHomes(registeredSources(ctx), this.options, this.env);
   }
 
@@ -56,7 +56,7 @@ export class SessionsService {
   }
 
   /** Every project and session, the files looked at now (the sources' folder listing is reused for a moment). */
-  async catalog(ctx: Pick<ToolContext, 'registries' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
+  async catalog(ctx: Pick<ToolContext, 'registry' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
     const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
     const now = Date.now();
     if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS || !(await this.unchanged(this.discovery))) {

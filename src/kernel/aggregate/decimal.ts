@@ -1,14 +1,15 @@
 /**
  * Exact decimal arithmetic on JSON number lexemes (RFC 8259 §6: `-? int frac? exp?`), for aggregates that must not
- * round: a lexeme is read as sign × digits × 10^exp with `digits` a bigint, never through a double. Comparison,
- * canonical spelling (one spelling for each value: `1`, `1.0`, `10e-1` are the same number), sums, floor division
- * (numeric buckets) and division to a given number of significant digits (averages).
+ * round: a lexeme is read as sign × digits × 10^exp with `digits` a bigint, never through a double. Sums, floor
+ * division (numeric buckets) and division to a given number of significant digits (averages). Comparing numbers and
+ * their one spelling per value (group keys, distinct values) are the kernel's one mechanism for that, not here:
+ * `compareNumerals` and `numeralKey` (src/kernel/numbers/compare.ts), linear in the lexemes and exact at any size.
  *
  * Inputs are lexemes already checked against the RFC 8259 §6 grammar (a validated record, or JSON.stringify of a
  * finite number); nothing here validates or throws on a malformed one. Exponents are JavaScript numbers: a lexeme's
  * exponent is exact up to 2^53, and sums and buckets that would span more than MAX_EXACT_SPAN digits return null.
- * Exports: Decimal, parseDecimal, isSmallInteger, isShortPlain, canonicalNumber, compareNumbers, compareDecimals,
- * MAX_EXACT_SPAN, addDecimals, normalize, formatDecimal, divideDecimal, floorToMultiple, jsonNumber.
+ * Exports: Decimal, parseDecimal, isShortPlain, MAX_EXACT_SPAN, addDecimals, normalize, formatDecimal, divideDecimal,
+ * floorToMultiple, jsonNumber.
  */
 
 /** A finite decimal: `(neg ? -1 : 1) × digits × 10^exp`; zero has `digits` 0n (and `neg` false). */
@@ -47,22 +48,6 @@ export function parseDecimal(lexeme: string): Decimal {
   return { neg, digits: BigInt(all), exp: e };
 }
 
-/** `^-?(0|[1-9]\d{0,14})$`: an integer lexeme a double holds exactly, spelled canonically (no `-0`). */
-export function isSmallInteger(lexeme: string): boolean {
-  const n = lexeme.length;
-  if (n === 0 || n > 16) return false;
-  let i = lexeme.charCodeAt(0) === 0x2d ? 1 : 0;
-  if (i === n) return false;
-  const first = lexeme.charCodeAt(i);
-  if (first === 0x30) return n === 1; // "0" only ("-0" and "01" are not canonical)
-  if (n - i > 15) return false;
-  for (; i < n; i++) {
-    const c = lexeme.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-}
-
 /** At most 15 significant digits and no exponent: a double keeps its value's order and equality (DBL_DIG = 15). */
 export function isShortPlain(lexeme: string): boolean {
   const n = lexeme.length;
@@ -74,51 +59,6 @@ export function isShortPlain(lexeme: string): boolean {
     else if (c === 0x65 || c === 0x45) return false;
   }
   return digits <= 15;
-}
-
-/**
- * One spelling per value (for group keys and distinct counts): an integer of at most 21 digits as its digits
- * (`1e2` → `100`), anything else as `[-]digits e exp` with no trailing zeros in the digits (`1.50` → `15e-1`); every
- * zero is `0`.
- */
-export function canonicalNumber(lexeme: string): string {
-  if (isSmallInteger(lexeme)) return lexeme;
-  const d = parseDecimal(lexeme);
-  if (d.digits === 0n) return '0';
-  const s = d.digits.toString();
-  const sign = d.neg ? '-' : '';
-  if (d.exp >= 0 && s.length + d.exp <= 21) return sign + s + '0'.repeat(d.exp);
-  return `${sign}${s}e${d.exp}`;
-}
-
-/** Sign of `a - b` (-1, 0, 1) for two number lexemes, exactly. */
-export function compareNumbers(a: string, b: string): number {
-  if (isShortPlain(a) && isShortPlain(b)) {
-    const x = Number(a), y = Number(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  return compareDecimals(parseDecimal(a), parseDecimal(b));
-}
-
-/** Sign of `x - y` (-1, 0, 1), exactly; `-0` and `0` are equal (both have `digits` 0n). */
-export function compareDecimals(x: Decimal, y: Decimal): number {
-  const sx = x.digits === 0n ? 0 : x.neg ? -1 : 1;
-  const sy = y.digits === 0n ? 0 : y.neg ? -1 : 1;
-  if (sx !== sy) return sx < sy ? -1 : 1;
-  if (sx === 0) return 0;
-  const mag = compareMagnitude(x, y);
-  return sx > 0 || mag === 0 ? mag : -mag;
-}
-
-/** Sign of |x| - |y|, both non-zero. */
-function compareMagnitude(x: Decimal, y: Decimal): number {
-  const dx = x.digits.toString(), dy = y.digits.toString();
-  // Position of the most significant digit decides first.
-  const px = dx.length + x.exp, py = dy.length + y.exp;
-  if (px !== py) return px < py ? -1 : 1;
-  const n = Math.max(dx.length, dy.length);
-  const a = dx.padEnd(n, '0'), b = dy.padEnd(n, '0');
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Digits of exponents that exact arithmetic spans at most (1e-5000 + 1e5000 would need 10,001 digits). */

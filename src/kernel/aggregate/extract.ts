@@ -8,7 +8,7 @@
 import type { PathTokens } from '../contracts/aggregate';
 import type { Atoms } from './table';
 import { T_ARRAY, T_FALSE, T_MISSING, T_NULL, T_NUMBER, T_OBJECT, T_STRING, T_TRUE } from './table';
-import { canonicalNumber } from './decimal';
+import { numeralKey } from '../numbers/compare';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
 
@@ -418,9 +418,9 @@ export function canonicalJson(value: unknown): string {
     if ('sep' in f) { out.push(f.sep); continue; }
     const v = f.v;
     if (v === null) out.push('null');
-    else if (typeof v === 'number') out.push(canonicalNumber(String(v)));
+    else if (typeof v === 'number') out.push(numeralKey(v));
     else if (typeof v === 'string' || typeof v === 'boolean') out.push(JSON.stringify(v));
-    else if (isRawJson(v)) out.push(canonicalNumber(v.rawJSON));
+    else if (isRawJson(v)) out.push(numeralKey(v.rawJSON));
     else if (Array.isArray(v)) {
       out.push('[');
       stack.push({ close: ']' });

@@ -6,7 +6,8 @@
  * builds one per batch and the engine merges them in file order.
  */
 import type { AggregateSpecData } from './spec';
-import { canonicalNumber, compareNumbers, divideDecimal, formatDecimal, jsonNumber } from './decimal';
+import { compareNumerals, numeralKey } from '../numbers/compare';
+import { divideDecimal, formatDecimal, jsonNumber } from './decimal';
 import { addDistinct, distinctBytes, distinctValue, HLL_BYTES, mergeDistinct, newDistinct, toSketch, type DistinctState } from './distinct';
 import { addLexeme, mergeSum, newSum, sumValue, type SumState } from './sum';
 import { epochMs, formatInstant, numberBucket, numberWidth, parseTimestamp, timeBucket, type NumberWidth } from './buckets';
@@ -78,14 +79,14 @@ export function compileSpec(spec: AggregateSpecData): Compiled {
 /** Canonical spelling of an atom (part of a group key, or a distinct value). */
 export function canonical(t: number, x: string): string {
   switch (t) {
-    case T_NUMBER: return 'n' + canonicalNumber(x);
+    case T_NUMBER: return 'n' + numeralKey(x);
     case T_STRING: return 's' + x;
     case T_MISSING: return 'm';
     case T_NULL: return 'z';
     case T_FALSE: return 'f';
     case T_TRUE: return 't';
     case T_UNBUCKETABLE: return 'u';
-    case T_BUCKET_NUMBER: return 'b' + canonicalNumber(x);
+    case T_BUCKET_NUMBER: return 'b' + numeralKey(x);
     case T_BUCKET_TIME: return 'b' + x;
     default: return 'j' + x; // arrays and objects: their canonical JSON
   }
@@ -139,7 +140,7 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
     cache = maps[keyTypes[0]!] ??= new Map();
     // Numbers by canonical value (1 and 1.0 one group); other texts as they are.
     const t = keyTypes[0]!;
-    const text = t === T_NUMBER || t === T_BUCKET_NUMBER ? canonicalNumber(keyTexts[0]!) : keyTexts[0]!;
+    const text = t === T_NUMBER || t === T_BUCKET_NUMBER ? numeralKey(keyTexts[0]!) : keyTexts[0]!;
     g = cache.get(text);
     if (g === undefined) {
       key = canonical(t, keyTexts[0]!);
@@ -214,7 +215,7 @@ function newMetric(kind: string): MetricState {
 function better(min: boolean, t: number, x: string, r: number, e: ExtremeMetric): boolean {
   if (e.t === -1) return true;
   if (t !== e.t) return t === T_NUMBER;
-  const c = t === T_NUMBER ? compareNumbers(x, e.x) : compareCodePoints(x, e.x);
+  const c = t === T_NUMBER ? compareNumerals(x, e.x) : compareCodePoints(x, e.x);
   if (c === 0) return r < e.r;
   return min ? c < 0 : c > 0;
 }
@@ -391,7 +392,7 @@ export function compareKeys(a: Part[], b: Part[]): number {
     const rx = rank(x.t), ry = rank(y.t);
     if (rx !== ry) return rx < ry ? -1 : 1;
     let c = 0;
-    if (x.t === T_NUMBER || x.t === T_BUCKET_NUMBER) c = compareNumbers(x.x, y.x);
+    if (x.t === T_NUMBER || x.t === T_BUCKET_NUMBER) c = compareNumerals(x.x, y.x);
     else if (x.t === T_BUCKET_TIME) c = Number(x.x) - Number(y.x);
     else if (x.t === T_STRING || x.t === T_ARRAY || x.t === T_OBJECT) c = compareCodePoints(x.x, y.x);
     if (c !== 0) return c < 0 ? -1 : 1;
@@ -415,7 +416,7 @@ export function sortRows(rows: GroupRow[], order: Order): void {
       const x = a.sortMetrics[order.by] ?? null, y = b.sortMetrics[order.by] ?? null;
       if (x === null || y === null) {
         if (x !== y) return x === null ? 1 : -1; // groups without a value last, either way
-      } else c = compareNumbers(x, y);
+      } else c = compareNumerals(x, y);
     }
     if (c !== 0) return sign * (c < 0 ? -1 : 1);
     return compareKeys(a.parts, b.parts);

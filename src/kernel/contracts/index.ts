@@ -10,3 +10,4 @@ export * from './aggregate';
 export * from './sessions';
 export * from './regex';
 export * from './command';
+export * from './clock';

@@ -1,10 +1,11 @@
-import type { DependencyContainer } from 'tsyringe';
 import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
+import type { Clock } from './clock';
 import type { Format } from './format';
 import type { QueryLanguage } from './query';
 import type { RecordsToolkit } from './records';
 import type { Embedder, SessionSource } from './sessions';
 import type { CommandDefinition } from './command';
+import type { Token } from './tokens';
 import type { ToolBundle } from './tool';
 
 /** Logs go to stderr (never stdout, which is the protocol). */
@@ -15,46 +16,84 @@ export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A plugin's name and version, as its manifest gives them. */
+export interface PluginInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
 /**
- * What a plugin's `register` receives. Every contribution goes through it; a name registered twice
- * (format, query language, tool bundle, tool) refuses start-up naming both plugins.
+ * The kernel's services, by injection token (`Tokens`). Each plugin sees its own child container: the kernel's
+ * services plus its own `Tokens.Plugin`, `Tokens.PluginOptions` and a `Tokens.Logger` tagged with its name
+ * (docs/architecture.md "Services and the container").
  */
-export interface PluginRegistry {
+export interface Container {
+  /** The service registered under `token`. @throws Error when nothing is (see `isRegistered`). */
+  resolve<T>(token: Token<T>): T;
+  /** Whether `token` has a service here or in the kernel's container. */
+  isRegistered(token: Token<unknown>): boolean;
+}
+
+/**
+ * What a plugin's `register` receives: its own context (like a Rollup plugin's), tagged with its name. Every
+ * contribution goes through it; a name registered twice (format, query language, tool bundle, tool, session source,
+ * embedder, command) refuses start-up naming both plugins.
+ */
+export interface PluginContext {
   /** The kernel's plugin-API version (semver), checked against `Plugin.apiVersion`. */
   readonly apiVersion: string;
   /** mcpgw's own version. */
   readonly kernelVersion: string;
+  /** This plugin's name and version. */
+  readonly plugin: PluginInfo;
   registerFormat(format: Format): void;
   registerQueryLanguage(language: QueryLanguage): void;
   registerToolBundle(bundle: ToolBundle): void;
-  /**
-   * A session source for the session-history bundle (contracts/sessions.ts); its name must be unique.
-   * Optional: kernels before 1.1 lack it.
-   */
-  registerSessionSource?(source: SessionSource): void;
-  /** An embedder for semantic_search (contracts/sessions.ts); its name must be unique. Optional: kernels before 1.1 lack it. */
-  registerEmbedder?(embedder: Embedder): void;
-  /** A CLI command (`mcpgw <name> …`, contracts/command.ts). Optional: kernels before 1.1 lack it. */
-  registerCommand?(command: CommandDefinition): void;
+  /** A session source for the session-history bundle (contracts/sessions.ts); its name must be unique. */
+  registerSessionSource(source: SessionSource): void;
+  /** An embedder for semantic_search (contracts/sessions.ts); its name must be unique. */
+  registerEmbedder(embedder: Embedder): void;
+  /** A CLI command (`mcpgw <name> …`, contracts/command.ts). */
+  registerCommand(command: CommandDefinition): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
-  /** A catalogue error (see DESIGN "Error results"). */
+  /** A catalogue error (docs/architecture.md "Error results"), marked as coming from this plugin in the log. */
   error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
-  /** The kernel's DI container (tsyringe), for plugins that prefer injection; see `Tokens`. */
-  readonly container: DependencyContainer;
+  /** This plugin's container: the kernel's services by token (see `Tokens`). */
+  readonly container: Container;
+  /** The kernel's log, every line tagged with this plugin's name. */
   readonly log: Logger;
+  /** The kernel's clock (contracts/clock.ts): read deadlines against it, not against `Date.now()`. */
+  readonly clock: Clock;
 }
 
 /**
- * A plugin module's default export (DESIGN "The contracts"): plain data plus one hook, like a
- * Rollup plugin. `apiVersion` is a semver range of the plugin API it was built for; the loader
- * refuses a mismatch with a message naming both versions (the fastify-plugin pattern).
+ * Something a plugin needs another plugin to register, checked once every plugin has loaded: a missing one stops
+ * start-up (exit 2) naming this plugin, what it needs and `providedBy`.
+ */
+export interface Requirement {
+  readonly kind: 'format' | 'queryLanguage' | 'bundle' | 'sessionSource' | 'embedder';
+  /** The registered name (`jsonpath`). */
+  readonly name: string;
+  /** The package that registers it (`@mcpgw/query-jsonpath`), named in the start-up error. */
+  readonly providedBy?: string;
+}
+
+/**
+ * A plugin module's default export, its manifest (docs/architecture.md "Plugin API"): plain data plus one hook, like
+ * a Rollup plugin. `apiVersion` is a semver range of the plugin API it was built for; the loader refuses a mismatch
+ * with a message naming both versions (the fastify-plugin pattern).
  */
 export interface Plugin<Options = unknown> {
   readonly name: string;
   readonly version: string;
   readonly apiVersion: string;
-  /** Validates the options given in the config (`["name", {options}]`); a zod schema fits. */
+  /** What this plugin needs other plugins to register (the explorer needs the query language `jsonpath`). */
+  readonly requires?: readonly Requirement[];
+  /**
+   * Validates the options given in the config (`["name", {options}]`); a zod schema fits. Runs again, on the same
+   * options as configured, on every worker thread that loads the plugin (for its query language).
+   */
   readonly options?: { safeParse(input: unknown): { success: true; data: Options } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } };
-  register(registry: PluginRegistry, options: Options): void | Promise<void>;
+  register(context: PluginContext, options: Options): void | Promise<void>;
 }

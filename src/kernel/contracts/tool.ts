@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './format';
 import type { FileChunk } from './records';
+import type { Clock } from './clock';
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
@@ -155,6 +156,8 @@ export interface HandleTableOptions<T> {
   prefix: string;
   /** What the ids denote, for messages ("file handle", "cursor"). */
   noun: string;
+  /** The limit `max` stands for, named in RESOURCE_LIMIT_EXCEEDED (`maxOpenFiles`, `maxCursors`). */
+  limit: string;
   idleMs: number;
   max: number;
   /** Called when an entry expires or the session ends. */
@@ -165,16 +168,20 @@ export interface HandleTableOptions<T> {
   usedHint?: string;
 }
 
-/** State that lives as long as the MCP connection (stdio) or the caller's session. */
-export interface SessionStore {
+/**
+ * A bundle's part of the state of one MCP session (a stdio connection, a 2025-era HTTP session, or a 2026-era
+ * principal): its own handle tables and values, which no other bundle sees (names are the bundle's own). It ends
+ * with the session.
+ */
+export interface SessionScope {
   /** The table named `name`, created on first use. */
   handles<T>(name: string, options: HandleTableOptions<T>): HandleTable<T>;
   /** Any per-session value by key, created on first use. */
   get<T>(key: string, create: () => T): T;
 }
 
-/** Read-only views of the registries. */
-export interface Registries {
+/** The read-only view of the registry (what every plugin registered) that tools and plugins get. */
+export interface RegistryView {
   formats: { list(): readonly { name: string; extensions: readonly string[] }[]; has(name: string): boolean };
   queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
   /** Detects a format for a probe (used by tools that list files). */
@@ -187,14 +194,16 @@ export interface Registries {
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */
 export interface ToolContext {
-  readonly registries: Registries;
+  readonly registry: RegistryView;
   readonly files: FileAccess;
-  readonly session: SessionStore;
+  readonly session: SessionScope;
   readonly limits: Limits;
   /** Fires when the client cancels (notifications/cancelled) or the connection ends. */
   readonly signal: AbortSignal;
   /** ms since the epoch after which a scan returns what it has with a cursor. */
   readonly deadline: number;
+  /** The kernel's clock (contracts/clock.ts): compare `deadline` with `clock.now()`, never with `Date.now()`. */
+  readonly clock: Clock;
   /** Sends notifications/progress when the client asked for them (progressToken); otherwise a no-op. */
   progress: ProgressReporter;
   readonly log: Logger;

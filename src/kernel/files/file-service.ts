@@ -3,14 +3,14 @@ import type { Format, FormatProbe, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource } from '../contracts/tool';
 import { McpgwError } from '../errors';
-import { selectFormat } from '../plugins/registries';
+import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
 import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import { ScopedFiles } from './scoped-files';
-import { readChunksAsync } from '../records/chunks';
+import { readChunksPooled } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
 
 /**
@@ -23,6 +23,11 @@ export class FileService implements FileAccess {
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
   ) {}
+
+  /** The root folder (real path). */
+  get root(): string {
+    return this.sandbox.root;
+  }
 
   async open(input: string, options: Parameters<FileAccess['open']>[1] = {}): Promise<OpenedSource> {
     const file = openInSandbox(this.sandbox, input);
@@ -88,7 +93,7 @@ export class FileService implements FileAccess {
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
     const file = openInSandbox(this.sandbox, input);
     try {
-      yield* readChunksAsync(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+      yield* readChunksPooled(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
     } finally {
       closeQuietly(file.fd);
     }

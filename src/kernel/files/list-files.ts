@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Format } from '../contracts/format';
 import type { FileListing } from '../contracts/tool';
 import { McpgwError, shownInput } from '../errors';
-import { selectFormat } from '../plugins/registries';
+import { selectFormat } from '../plugins/registry';
 import { namesIn, openInside } from './descriptor';
 import { sniffContent } from './encoding';
 import { compileGlob } from './glob';

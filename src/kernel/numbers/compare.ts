@@ -192,6 +192,31 @@ export function compareNumerals(a: string | number, b: string | number): -1 | 0 
   return (x.sign > 0 || m === 0 ? m : -m) as -1 | 0 | 1;
 }
 
+/** An integer of at most 21 digits spelled canonically (no `-0`, no leading zero): its own key. */
+const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,20})$/;
+
+/**
+ * One spelling per value, for keys (groups, distinct values): two numbers get the same key exactly when
+ * {@link compareNumerals} finds them equal. The key is itself a JSON number of that value: `0` for every zero; an
+ * integer below 10^21 as its digits (`1.0`, `100e-2` → `1`; `1.5e2` → `150`); anything else in scientific form
+ * `[-]d[.ddd]e<exponent>` without trailing zeros (`-0.05` → `-5e-2`, `1e21` → `1e21`), the exponent written out
+ * whatever its length. Linear in the lexeme's length; an integer lexeme of at most 21 digits is returned as it is.
+ * @throws TypeError for a string that is not a JSON number; RangeError for NaN or ±Infinity
+ */
+export function numeralKey(a: string | number): string {
+  const text = typeof a === 'number' ? numeralOf(a) : a;
+  if (PLAIN_INTEGER.test(text) && text !== '-0') return text;
+  const x = parse(text);
+  if (x.sign === 0) return '0';
+  const t = x.text;
+  const digits = x.first < x.point && x.point < x.last ? t.slice(x.first, x.point) + t.slice(x.point + 1, x.last + 1) : t.slice(x.first, x.last + 1);
+  const sign = x.sign < 0 ? '-' : '';
+  const e = x.exponent;
+  if (typeof e === 'number' && e >= 0 && e < 21 && digits.length <= e + 1) return sign + digits + '0'.repeat(e + 1 - digits.length);
+  const exponent = typeof e === 'number' ? String(e) : (e.negative && e.digits !== '0' ? '-' : '') + e.digits;
+  return sign + digits[0] + (digits.length > 1 ? '.' + digits.slice(1) : '') + 'e' + exponent;
+}
+
 /** True when `text` is a JSON number lexeme (RFC 8259 §6). Linear. */
 export function isNumeral(text: string): boolean {
   try {

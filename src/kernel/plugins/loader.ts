@@ -1,17 +1,21 @@
 import { pathToFileURL } from 'node:url';
 import * as semver from 'semver';
-import type { Plugin, PluginRegistry } from '../contracts/plugin';
+import type { Clock } from '../contracts/clock';
+import type { Plugin, PluginContext, Requirement } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
 import type { Embedder, SessionSource } from '../contracts/sessions';
 import type { CommandDefinition } from '../contracts/command';
 import { McpgwError } from '../errors';
-import { PLUGIN_API_VERSION } from '../plugin-api';
+import { Tokens } from '../contracts/tokens';
+import { API_2_CHANGES, PLUGIN_API_VERSION } from '../version';
+import { tagLogger } from '../log';
+import { containerOf } from '../container';
 import { recordsToolkit } from '../records';
 import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
-import { RegistrationConflict, type PluginRecord, type Registry } from './registries';
+import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
@@ -40,8 +44,10 @@ export interface LoaderContext {
   kernelVersion: string;
   /** mcpgw's own folder: packages are looked up there after the config's folder. */
   ownDir: string;
+  /** The kernel's container: each plugin gets a child of it (its own Plugin, PluginOptions and tagged Logger). */
   container: DependencyContainer;
   log: Logger;
+  clock: Clock;
   /** Loads a resolved entry file; default `import()` of its file URL (ESM and CommonJS alike). Tests inject their own. */
   importModule?: (entry: string) => Promise<unknown>;
 }
@@ -49,12 +55,18 @@ export interface LoaderContext {
 /**
  * Loads plugins in order: resolve → `import()` (ESM and CommonJS alike) → check the contract and
  * `apiVersion` → validate options → `register`. Any failure is a PluginLoadError naming the plugin.
+ * What plugins `require` is checked afterwards, once all are loaded (plugins/requires.ts).
  */
 export async function loadPlugins(specs: readonly PluginSpec[], ctx: LoaderContext): Promise<void> {
   for (const spec of specs) await loadPlugin(spec, ctx);
 }
 
-async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
+/**
+ * Loads one plugin into `ctx.registry`. The same steps run on a worker thread that needs a plugin's query language
+ * (scan/language.ts), with the options as configured, so a worker's plugin is validated and configured as the main
+ * thread's is. @throws PluginLoadError
+ */
+export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<PluginRecord> {
   const entry = resolvePluginModule(spec.id, spec.fromDir, [spec.fromDir, ctx.ownDir]);
   if (!entry) {
     const where = isPathSpec(spec.id) ? `no file or folder at ${spec.id} (relative to ${spec.fromDir})` : `package not found from ${spec.fromDir} or mcpgw's own folder`;
@@ -68,15 +80,20 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
   }
   const plugin = pickPlugin(mod);
   const problem = contractProblem(plugin);
-  if (problem) throw new PluginLoadError(spec.id, `${entry} does not export a plugin: ${problem}. A plugin's default export is { name, version, apiVersion, register(registry, options) }.`);
+  if (problem) throw new PluginLoadError(spec.id, `${entry} does not export a plugin: ${problem}. A plugin's default export is { name, version, apiVersion, register(context, options) }.`);
   const p = plugin as Plugin;
   const label = `${p.name}@${p.version}`;
   if (!semver.validRange(p.apiVersion)) {
     throw new PluginLoadError(label, `apiVersion "${p.apiVersion}" is not a semver range.`);
   }
   if (!semver.satisfies(PLUGIN_API_VERSION, p.apiVersion, { includePrerelease: true })) {
+    if (semver.intersects(p.apiVersion, '1.x', { includePrerelease: true })) {
+      throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}; this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}. Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".`);
+    }
     throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}, but this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);
   }
+  const requiresProblem = requirementsProblem(p.requires);
+  if (requiresProblem) throw new PluginLoadError(label, requiresProblem);
   let options: unknown = spec.options;
   if (p.options) {
     const parsed = p.options.safeParse(spec.options);
@@ -86,21 +103,45 @@ async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<void> {
     }
     options = parsed.data;
   }
-  const record: PluginRecord = { name: p.name, version: p.version, apiVersion: p.apiVersion, source: spec.origin === 'builtin' ? 'builtin' : spec.id, formats: [], queryLanguages: [], bundles: [], tools: [] };
+  const record: PluginRecord = {
+    name: p.name, version: p.version, apiVersion: p.apiVersion, source: spec.origin === 'builtin' ? 'builtin' : spec.id,
+    formats: [], queryLanguages: [], bundles: [], tools: [],
+    ...(p.requires?.length ? { requires: p.requires.map((r) => ({ ...r })) } : {}),
+  };
   if (ctx.registry.plugins.some((r) => r.name === p.name)) {
     throw new PluginLoadError(label, `a plugin named ${p.name} is already loaded.`);
   }
-  const registry = makeRegistryFor(record, ctx);
+  const container = ctx.container.createChildContainer();
+  const log = tagLogger(ctx.log, { plugin: p.name });
+  container.register(Tokens.Plugin, { useValue: { name: p.name, version: p.version } });
+  container.register(Tokens.PluginOptions, { useValue: options });
+  container.register(Tokens.Logger, { useValue: log });
+  const context = makeContextFor(record, container, log, ctx);
   try {
-    await p.register(registry, options);
+    await p.register(context, options);
   } catch (err) {
     if (err instanceof PluginLoadError) throw err;
     if (err instanceof RegistrationConflict) throw new PluginLoadError(label, err.message);
     throw new PluginLoadError(label, `register() failed: ${messageOf(err)}`);
   }
   ctx.registry.plugins.push(record);
-  ctx.registry.entries.set(p.name, entry);
+  ctx.registry.loaded.set(p.name, { entry, configured: spec.options, container });
   ctx.log.debug('plugin loaded', { plugin: label, from: entry });
+  return record;
+}
+
+const KINDS: readonly Requirement['kind'][] = ['format', 'queryLanguage', 'bundle', 'sessionSource', 'embedder'];
+
+/** What is wrong with a manifest's `requires`, or null. */
+function requirementsProblem(requires: unknown): string | null {
+  if (requires === undefined) return null;
+  if (!Array.isArray(requires)) return '"requires" must be an array of { kind, name, providedBy? }.';
+  for (const r of requires as Partial<Requirement>[]) {
+    if (!r || !KINDS.includes(r.kind as Requirement['kind']) || typeof r.name !== 'string' || r.name.length === 0 || (r.providedBy !== undefined && typeof r.providedBy !== 'string')) {
+      return `"requires" has ${JSON.stringify(r)}: each entry is { kind: ${KINDS.map((k) => `"${k}"`).join(' | ')}, name, providedBy? }.`;
+    }
+  }
+  return null;
 }
 
 /** `key.path: message`; an unknown key (zod's `unrecognized_keys`) is named by its own path. */
@@ -135,7 +176,7 @@ function contractProblem(p: unknown): string | null {
   return null;
 }
 
-function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegistry {
+function makeContextFor(record: PluginRecord, container: DependencyContainer, log: Logger, ctx: LoaderContext): PluginContext {
   const label = `${record.name}@${record.version}`;
   const need = (cond: boolean, what: string) => {
     if (!cond) throw new PluginLoadError(label, what);
@@ -143,6 +184,7 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
   return {
     apiVersion: PLUGIN_API_VERSION,
     kernelVersion: ctx.kernelVersion,
+    plugin: { name: record.name, version: record.version },
     registerFormat(format: Format) {
       need(!!format && typeof format.name === 'string' && typeof format.detect === 'function' && typeof format.open === 'function' && Array.isArray(format.extensions),
         'registerFormat() needs { name, extensions, detect(), open() }.');
@@ -184,7 +226,8 @@ function makeRegistryFor(record: PluginRecord, ctx: LoaderContext): PluginRegist
     },
     records: recordsToolkit,
     error: (code, message, details) => new McpgwError(code, message, details),
-    container: ctx.container,
-    log: ctx.log,
+    container: containerOf(container),
+    log,
+    clock: ctx.clock,
   };
 }

@@ -23,6 +23,7 @@ import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
 import { oversizedOutcome } from './engine';
 import type { AggregateWorkerInit } from './aggregate-worker';
+import type { WorkerPlugin } from '../plugins/registry';
 import { WORKER_MIN_BYTES } from './workers';
 
 /** Records per message when `where` uses regular expressions. */
@@ -38,7 +39,7 @@ function workerScript(): string {
 
 export interface AggregateThreadsOptions {
   /** The plugin module file that registers query language `name`, or undefined. */
-  entryOf(name: string): string | undefined;
+  pluginOf(name: string): WorkerPlugin | undefined;
   threads?: number;
   minBytes?: number;
 }
@@ -111,7 +112,7 @@ export class AggregateThreads implements AggregatePool {
   constructor(private readonly options: AggregateThreadsOptions) {}
 
   wanted(bytes: number, where: WhereTest | null): boolean {
-    if (where && (!where.query.language || !this.options.entryOf(where.query.language))) return false;
+    if (where && (!where.query.language || !this.options.pluginOf(where.query.language))) return false;
     if (where?.query.usesRegex) return true;
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES);
   }
@@ -133,7 +134,7 @@ export class AggregateThreads implements AggregatePool {
     const hold = !regex;
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
-      where: where ? { entry: this.options.entryOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
+      where: where ? { plugin: this.options.pluginOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
     };
     const ready: Promise<void>[] = [];
     for (let t = 0; t < threads; t++) {

@@ -16,6 +16,7 @@ import type { AggregateSpecData } from '../aggregate/spec';
 import { compileSpec, newTable } from '../aggregate/table';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
 import { languageFrom } from './language';
+import type { WorkerPlugin } from '../plugins/registry';
 import { spansView } from './plan';
 
 export interface AggregateWorkerInit {
@@ -26,7 +27,7 @@ export interface AggregateWorkerInit {
   maxDepth: number;
   /** Records never evaluated (reported by an earlier page). */
   skip: number[];
-  where: { entry: string; language: string; text: string; as: 'filter' | 'select' } | null;
+  where: { plugin: WorkerPlugin; language: string; text: string; as: 'filter' | 'select' } | null;
   /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
   hold: boolean;
 }
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   let where: WhereTest | null = null;
   try {
     if (init.where) {
-      const language = await languageFrom(init.where.entry, init.where.language);
+      const language = await languageFrom(init.where.plugin, init.where.language);
       const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
       const split = query.split;
       where = init.where.as === 'select' ? { as: 'select', query } : {

@@ -4,6 +4,8 @@ import { isUtf8 } from 'node:buffer';
 import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
+import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
@@ -24,6 +26,8 @@ const YIELD_MS = 20;
 export const MATERIALIZE_BYTES = 16 * 1024 * 1024;
 
 export interface EngineOptions {
+  /** The clock deadlines are read on (default the system clock); the event loop is let run on real time. */
+  clock?: Clock;
   limits: () => Limits;
   /** Single documents larger than this many bytes are walked through lazy nodes (default LAZY_DOCUMENT_BYTES). */
   lazyBytes?: number;
@@ -47,9 +51,11 @@ const sizeOf = (source: RecordSource) => (source instanceof ElementSource ? sour
  */
 export class QueryScanEngine implements ScanEngine {
   private readonly slots: Semaphore;
+  private readonly clock: Clock;
 
   constructor(private readonly options: EngineOptions) {
-    this.slots = new Semaphore(() => options.limits().maxConcurrentScans);
+    this.clock = options.clock ?? systemClock;
+    this.slots = new Semaphore(() => options.limits().maxConcurrentScans, this.clock);
   }
 
   async run(opts: ScanQueryOptions): Promise<ScanResult> {
@@ -150,8 +156,8 @@ export class QueryScanEngine implements ScanEngine {
     }
     let scanned = 0;
     let checks = 0;
-    const epoch = Date.now();
-    let lastYield = epoch;
+    const epoch = this.clock.now();
+    let lastYield = Date.now();
     let finished = 0;
     for await (const batch of source.scan({ from, to, signal: opts.signal })) {
       if (batch.oversized) {
@@ -169,8 +175,8 @@ export class QueryScanEngine implements ScanEngine {
         const k = list ? list[j]! : j;
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
-        const started = Date.now();
-        if (started - lastYield > YIELD_MS) {
+        const started = this.clock.now();
+        if (Date.now() - lastYield > YIELD_MS) {
           // One evaluation is bounded (maxNodes, the deadline), and between records the event loop runs (pings,
           // cancellations, other requests) — the batch stays valid until the next one is asked for.
           await new Promise((r) => setImmediate(r));
@@ -180,7 +186,7 @@ export class QueryScanEngine implements ScanEngine {
         if (out?.error?.limit?.name === 'requestTimeoutMs') {
           // The deadline passed inside this record's evaluation: the next page retries it, unless it alone ran for
           // half the page's time (it would get no more then) or it is the page's first (a page finishes a record).
-          const ran = Date.now() - started;
+          const ran = this.clock.now() - started;
           if (finished > 0 && ran < (opts.deadline! - epoch) / 2) {
             await result.flush();
             return result.finish({ record: i, node: 0 }, false);
@@ -191,7 +197,7 @@ export class QueryScanEngine implements ScanEngine {
         }
         finished++;
         if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
-        if ((++checks & 255) === 0 && opts.deadline !== undefined && Date.now() > opts.deadline) {
+        if ((++checks & 255) === 0 && opts.deadline !== undefined && this.clock.now() > opts.deadline) {
           await result.flush();
           return result.finish({ record: i + 1, node: 0 }, false);
         }
@@ -201,7 +207,7 @@ export class QueryScanEngine implements ScanEngine {
       opts.onProgress?.(Math.min(scanned, total), total);
       if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
       const nextRecord = batch.first + batch.count;
-      if (opts.deadline !== undefined && Date.now() > opts.deadline && nextRecord < to) {
+      if (opts.deadline !== undefined && this.clock.now() > opts.deadline && nextRecord < to) {
         return result.finish({ record: nextRecord, node: 0 }, false);
       }
       // The prefilter did not narrow this batch (a literal every record holds, such as a member name): the rest of a

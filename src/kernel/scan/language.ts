@@ -1,31 +1,35 @@
 /**
- * A query language on a worker thread: the plugin module at `entry` (the loader's recorded entry path) is imported
- * and registered against a registry that keeps only the language named `name`, so the thread compiles the same
- * query text the engine was given.
+ * A query language on a worker thread: the plugin that registered it is loaded again here by the kernel's own loader
+ * (plugins/loader.ts) — the same import, contract and apiVersion checks, and its options as configured, validated by
+ * its own schema — so the thread compiles the query text the engine was given with the plugin configured as on the
+ * main thread. A tsyringe container cannot be sent to a thread (its registered functions cannot be cloned), so the
+ * thread builds its own from the same inputs.
  */
-import { pathToFileURL } from 'node:url';
-import { container } from 'tsyringe';
-import type { Plugin, PluginRegistry } from '../contracts/plugin';
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { container as rootContainer } from 'tsyringe';
 import type { QueryLanguage } from '../contracts/query';
 import { McpgwError } from '../errors';
-import { recordsToolkit } from '../records';
+import { systemClock } from '../clock';
+import { loadPlugin, PluginLoadError } from '../plugins/loader';
+import { Registry, type WorkerPlugin } from '../plugins/registry';
+import { installApiResolution } from '../plugins/api-module';
 
-export async function languageFrom(entry: string, name: string): Promise<QueryLanguage> {
-  const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
-  let plugin = (mod.default ?? mod) as Plugin & { default?: Plugin };
-  if (typeof plugin.register !== 'function' && plugin.default) plugin = plugin.default;
-  let found: QueryLanguage | undefined;
-  const noop = () => undefined;
-  const registry: PluginRegistry = {
-    apiVersion: '1.0.0', kernelVersion: 'worker',
-    registerFormat: noop, registerToolBundle: noop,
-    registerQueryLanguage: (l) => { if (l.name === name) found = l; },
-    records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
-    container,
-    log: { error: noop, warn: noop, info: noop, debug: noop },
-  };
-  await plugin.register(registry, {} as never);
-  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${entry} registers no query language "${name}".`);
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
+
+/** The query language `name` of `plugin`, loaded on this thread. @throws McpgwError INTERNAL_ERROR */
+export async function languageFrom(plugin: WorkerPlugin, name: string): Promise<QueryLanguage> {
+  installApiResolution();
+  const registry = new Registry();
+  const dir = path.dirname(plugin.entry);
+  try {
+    await loadPlugin({ id: plugin.entry, options: plugin.options, fromDir: dir, origin: 'config' },
+      { registry, kernelVersion: 'worker', ownDir: dir, container: rootContainer.createChildContainer(), log: quiet, clock: systemClock });
+  } catch (err) {
+    if (err instanceof PluginLoadError) throw new McpgwError('INTERNAL_ERROR', `Worker: ${err.message}`);
+    throw err;
+  }
+  const found = registry.queryLanguages.get(name)?.item;
+  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${plugin.entry} registers no query language "${name}".`);
   return found;
 }

@@ -1,4 +1,6 @@
 import { McpgwError } from '../errors';
+import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
 
 /**
  * Server-wide scan slots (Limits.maxConcurrentScans). A scan that finds no free slot waits in FIFO order until
@@ -8,7 +10,8 @@ export class Semaphore {
   private active = 0;
   private readonly waiting: { grant: () => void }[] = [];
 
-  constructor(private readonly max: () => number) {}
+  /** `clock`: where deadlines are read and waited for (default the system clock). */
+  constructor(private readonly max: () => number, private readonly clock: Clock = systemClock) {}
 
   get inUse(): number {
     return this.active;
@@ -34,14 +37,14 @@ export class Semaphore {
         reject(err);
       };
       const onAbort = () => fail(new McpgwError('CANCELLED', 'The request was cancelled.'));
-      const wait = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
-      const timer = wait === undefined ? undefined : setTimeout(() => fail(new McpgwError('RESOURCE_LIMIT_EXCEEDED',
+      const wait = deadline === undefined ? undefined : Math.max(0, deadline - this.clock.now());
+      const timer = wait === undefined ? undefined : this.clock.setTimeout(() => fail(new McpgwError('RESOURCE_LIMIT_EXCEEDED',
         `All ${this.max()} scan slots stayed busy until the request deadline.`, {
           limit: { name: 'maxConcurrentScans', limit: this.max() },
           hint: 'Retry when the other scans have finished, or raise limits.maxConcurrentScans.',
         })), wait);
       const cleanup = () => {
-        if (timer) clearTimeout(timer);
+        timer?.cancel();
         signal?.removeEventListener('abort', onAbort);
       };
       if (signal?.aborted) return onAbort();

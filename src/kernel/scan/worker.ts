@@ -1,6 +1,6 @@
 /**
- * Worker thread entry of the scan engine. It imports the query language's plugin module (the loader's recorded entry
- * path), calls its `register()` to obtain the language by name, compiles the same query text, and evaluates batches
+ * Worker thread entry of the scan engine. It loads the query language's plugin again (scan/language.ts: the kernel's
+ * loader, the plugin's options as configured), takes the language by name, compiles the same query text, and evaluates batches
  * of record bytes sent by the engine. Protocol (all messages on `workerData.port`):
  *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, utf8Ok, wantValues, countOnly }
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
@@ -22,12 +22,14 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import type { CompiledQuery } from '../contracts/query';
 import { McpgwError } from '../errors';
 import { languageFrom } from './language';
+import type { WorkerPlugin } from '../plugins/registry';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
   port: MessagePort;
   progress: Int32Array;
-  entry: string;
+  /** The plugin that registers `language`, loaded here as configured (scan/language.ts). */
+  plugin: WorkerPlugin;
   language: string;
   text: string;
   maxDepth: number;
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
   const port = init.port;
   let plan: Plan;
   try {
-    const language = await languageFrom(init.entry, init.language);
+    const language = await languageFrom(init.plugin, init.language);
     plan = planFor(init, language.compile(init.text, { maxDepth: init.maxDepth }));
   } catch (err) {
     const e = err as { code?: string; message?: string };

@@ -14,6 +14,8 @@ import { oversizedOutcome, spansOf } from './engine';
 import { inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
+import type { Clock } from '../contracts/clock';
+import type { WorkerPlugin } from '../plugins/registry';
 
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
@@ -54,8 +56,10 @@ function workerScript(): string {
 }
 
 export interface ThreadPoolOptions {
-  /** The plugin module file that registers query language `name` (PluginRecord entries), or undefined. */
-  entryOf(name: string): string | undefined;
+  /** How a thread loads the plugin that registers query language `name` (Registry.queryLanguagePlugin), or undefined. */
+  pluginOf(name: string): WorkerPlugin | undefined;
+  /** The kernel's clock (deadlines are ms since the epoch on it); default the system clock. */
+  clock?: Clock;
   /** Worker threads per scan (default: available parallelism, at least 1). */
   threads?: number;
   /** Size threshold, bytes (default WORKER_MIN_BYTES). */
@@ -100,7 +104,7 @@ export class ThreadPool implements WorkerPool {
    * prefilter cannot narrow (a prefiltered scan is bound by reading and `indexOf`, which the main thread does anyway).
    */
   wanted(bytes: number, query: CompiledQuery, narrowed = true): boolean {
-    if (!query.language || !this.options.entryOf(query.language)) return false;
+    if (!query.language || !this.options.pluginOf(query.language)) return false;
     if (query.usesRegex) return true;
     const literals = narrowed && !!query.requiredLiterals && query.requiredLiterals.length > 0;
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(literals && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
@@ -109,7 +113,7 @@ export class ThreadPool implements WorkerPool {
   async run(job: WorkerJob): Promise<ScanResult> {
     const { opts, plan, from, to, collector } = job;
     const { source, query } = opts;
-    const entry = this.options.entryOf(query.language!)!;
+    const plugin = this.options.pluginOf(query.language!)!;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
     const immediate = !!query.usesRegex;
     /** Threads time each record from this instant (ms): progress[1] is when the record in progress[0] started. */
@@ -141,7 +145,7 @@ export class ThreadPool implements WorkerPool {
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
-      entry, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
+      plugin, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
       plan: {
         kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
         maxDepth: plan.maxDepth, maxNodes: plan.maxNodes, firstOnly: plan.firstOnly,

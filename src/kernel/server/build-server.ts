@@ -1,7 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
-import type { FileAccess, Registries, ToolContext, ToolDefinition } from '../contracts/tool';
+import type { Clock } from '../contracts/clock';
+import { tagLogger } from '../log';
+import type { FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
 import { McpgwError } from '../errors';
@@ -9,15 +11,24 @@ import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { runTool } from './tool-adapter';
 
+/** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
+export interface OfferedTool {
+  tool: ToolDefinition;
+  bundle: string;
+  plugin: string;
+}
+
 export interface ServerSpec {
   name: string;
   version: string;
   instructions: string;
-  tools: readonly ToolDefinition[];
-  registries: Registries;
+  tools: readonly OfferedTool[];
+  registry: RegistryView;
   files: FileAccess;
   limits: Limits;
   log: Logger;
+  /** The kernel's clock: each call's deadline is `clock.now() + limits.requestTimeoutMs`. */
+  clock: Clock;
   root: string;
   /** The server-wide scan engine handed to tools as `ctx.scan`. */
   scan: ScanEngine;
@@ -34,7 +45,7 @@ const PROGRESS_EVERY_MS = 100;
  */
 export function createServerFactory(spec: ServerSpec): () => McpServer {
   const build = createServerBuilder(spec);
-  return () => build(new Session(), true);
+  return () => build(new Session(spec.clock), true);
 }
 
 /**
@@ -44,19 +55,21 @@ export function createServerFactory(spec: ServerSpec): () => McpServer {
  */
 export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSession: boolean) => McpServer {
   // JSON Schemas are computed once, not per connection.
-  const prepared = spec.tools.map((tool) => ({
+  const prepared = spec.tools.map(({ tool, bundle, plugin }) => ({
     tool,
+    bundle,
+    log: tagLogger(spec.log, { plugin, bundle }),
     input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
     output: advertiseOnly(outputJsonSchema(tool.outputSchema)),
   }));
   return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
-    for (const { tool, input, output } of prepared) {
+    for (const { tool, bundle, log, input, output } of prepared) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
-          const ctx = makeContext(spec, session, sdkCtx);
+          const ctx = makeContext(spec, session.scope(bundle), log, sdkCtx);
           return runTool(tool, args, ctx) as any;
         },
       );
@@ -72,13 +85,13 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   };
 }
 
-function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolContext {
+function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCtx: any): ToolContext {
   const signal: AbortSignal = sdkCtx?.mcpReq?.signal ?? new AbortController().signal;
   const token = sdkCtx?.mcpReq?._meta?.progressToken;
   let last = 0;
   const progress = (done: number, total: number, message?: string) => {
     if (token === undefined || signal.aborted) return;
-    const now = Date.now();
+    const now = spec.clock.now();
     if (now - last < PROGRESS_EVERY_MS && done < total) return;
     last = now;
     const params: Record<string, unknown> = { progressToken: token, progress: done, total };
@@ -86,14 +99,15 @@ function makeContext(spec: ServerSpec, session: Session, sdkCtx: any): ToolConte
     void sdkCtx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
   };
   return {
-    registries: spec.registries,
+    registry: spec.registry,
     files: spec.files,
     session,
     limits: spec.limits,
     signal,
-    deadline: Date.now() + spec.limits.requestTimeoutMs,
+    deadline: spec.clock.now() + spec.limits.requestTimeoutMs,
+    clock: spec.clock,
     progress,
-    log: spec.log,
+    log,
     error: (code, message, details) => new McpgwError(code, message, details),
     root: spec.root,
     scan: spec.scan,

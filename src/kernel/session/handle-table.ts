@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { HandleTable, HandleTableOptions } from '../contracts/tool';
 import { McpgwError } from '../errors';
+import type { Clock, ClockTimer } from '../contracts/clock';
+import { systemClock } from '../clock';
 
 interface Entry<T> { value: T; lastUsed: number }
 
@@ -15,15 +17,20 @@ export class IdleHandleTable<T> implements HandleTable<T> {
   /** Single-use ids already used (up to 4,096), so a second use hears so rather than "unknown". */
   private readonly used = new Set<string>();
   private counter = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ClockTimer | null = null;
 
-  constructor(private readonly options: HandleTableOptions<T>, private readonly now: () => number = Date.now) {}
+  /** `clock`: idle times and the sweep run on it (default the system clock). */
+  constructor(private readonly options: HandleTableOptions<T>, private readonly clock: Clock = systemClock) {}
+
+  private now(): number {
+    return this.clock.now();
+  }
 
   add(value: T): string {
     this.sweep();
     if (this.live.size >= this.options.max) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Too many open ${this.options.noun}s: the limit is ${this.options.max}.`, {
-        limit: { name: this.options.noun.includes('cursor') ? 'maxCursors' : 'maxOpenFiles', limit: this.options.max, value: this.live.size },
+        limit: { name: this.options.limit, limit: this.options.max, value: this.live.size },
         hint: `Close a ${this.options.noun} you no longer need.`,
       });
     }
@@ -74,7 +81,7 @@ export class IdleHandleTable<T> implements HandleTable<T> {
   clear(): void {
     for (const [id, e] of this.live) this.evict(id, e.value);
     this.live.clear();
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -97,10 +104,9 @@ export class IdleHandleTable<T> implements HandleTable<T> {
   private arm(): void {
     if (this.timer) return;
     const every = Math.max(1000, Math.min(60_000, this.options.idleMs / 2));
-    this.timer = setInterval(() => {
+    this.timer = this.clock.setInterval(() => {
       this.sweep();
-      if (this.live.size === 0 && this.timer) { clearInterval(this.timer); this.timer = null; }
-    }, every);
-    this.timer.unref();
+      if (this.live.size === 0 && this.timer) { this.timer.cancel(); this.timer = null; }
+    }, every, { unref: true });
   }
 }

@@ -57,7 +57,7 @@ type AggregateCursor =
 
 function cursorTable(ctx: ToolContext) {
   return ctx.session.handles<AggregateCursor>('explore.aggregate', {
-    style: 'random', prefix: 'ac_', noun: 'aggregate cursor', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
+    style: 'random', prefix: 'ac_', noun: 'aggregate cursor', limit: 'maxCursors', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
   });
 }
 
@@ -98,7 +98,7 @@ function prepare(ctx: ToolContext, args: Args): Spec {
   const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}) };
   let each: CompiledQuery | null = null;
   if (args.each !== undefined) {
-    const language = ctx.registries.queryLanguages.get('jsonpath');
+    const language = ctx.registry.queryLanguages.get('jsonpath');
     if (!language) throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'each needs the jsonpath query language, which no loaded plugin registers.');
     const text = args.each.trim();
     // A predicate joins an each that ends with a wildcard as its filter ($.items[*] → $.items[?filter]): it then runs

@@ -101,7 +101,7 @@ export interface Where {
  * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE, INVALID_ARGUMENT (plain text)
  */
 export function compileWhere(ctx: ToolContext, text: string, matchCase: boolean): Where {
-  const language = ctx.registries.queryLanguages.get('jsonpath');
+  const language = ctx.registry.queryLanguages.get('jsonpath');
   if (!language) {
     throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'where needs the jsonpath query language, which no loaded plugin registers.', { hint: 'Enable the query-jsonpath plugin, or aggregate without where.' });
   }

@@ -30,6 +30,7 @@ export function cursorTable(ctx: ToolContext) {
     style: 'random',
     prefix: 'sc_',
     noun: 'search cursor',
+    limit: 'maxCursors',
     idleMs: ctx.limits.cursorIdleMs,
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the search again (the same handle and query, without cursor); the file stays open.',

@@ -193,7 +193,7 @@ export function defaultMode(query: string, regex: boolean): 'text' | 'jsonpath' 
 }
 
 function jsonPathLanguage(ctx: ToolContext) {
-  const language = ctx.registries.queryLanguages.get('jsonpath');
+  const language = ctx.registry.queryLanguages.get('jsonpath');
   if (!language) {
     throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'JSONPath search is not available on this server: no loaded plugin registers the "jsonpath" query language.', {
       hint: 'Use mode "text", or enable the query-jsonpath plugin.',

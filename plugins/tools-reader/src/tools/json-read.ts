@@ -78,9 +78,9 @@ export function shapeOf(args: Input, ctx: ToolContext): Shape {
 
 /** The registered language's compiled query. @throws INVALID_ARGUMENT (unknown language), QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE */
 function compile(ctx: ToolContext, language: string, query: string): CompiledQuery {
-  const lang = ctx.registries.queryLanguages.get(language);
+  const lang = ctx.registry.queryLanguages.get(language);
   if (!lang) {
-    const names = ctx.registries.queryLanguages.list().map((l) => l.name);
+    const names = ctx.registry.queryLanguages.list().map((l) => l.name);
     throw ctx.error('INVALID_ARGUMENT', `Unknown query language "${language}". Registered: ${names.join(', ') || '(none)'}.`, { hint: 'Use "pointer" or "jsonpath".' });
   }
   try {

@@ -107,7 +107,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
         .sort(newestFirst);
-      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, all, byteTest) : null;
+      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, byteTest) : null;
       let first = 0;
       let firstPos = 0;
       if (cursor) {
@@ -142,11 +142,8 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         const home = homes.find((h) => h.source.name === s.source)!;
         const loc: Located = { session: s, home, source: home.source };
         if (verdicts) {
-          // One raw read of each file (a few sessions ahead, on the thread pool): most cannot hold a match.
-          for (let j = i + 1; j < Math.min(all.length, i + 1 + LOOK_AHEAD); j++) verdicts.start(j);
-          const may = await verdicts.start(i);
-          verdicts.forget(i);
-          if (!may) { searched++; continue; }
+          // One raw read of each file through the byte test: most cannot hold a match.
+          if (!(await verdicts(s))) { searched++; continue; }
         }
         let files: SessionFiles;
         try {
@@ -228,36 +225,20 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
   };
 }
 
-/** Sessions whose raw-byte prefilter runs ahead of the one being searched. */
-const LOOK_AHEAD = 3;
-
-/** Per session index, whether its files may hold a match (computed once, on demand, possibly ahead). */
-function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], all: readonly CatalogSession[], test: ByteTest) {
-  const started = new Map<number, Promise<boolean>>();
-  const verdict = async (s: CatalogSession): Promise<boolean> => {
-    const home = homes.find((h) => h.source.name === s.source)!;
-    const access = service.files(ctx, [home]);
-    if (!access.read) return true;
+/** Whether a session's files may hold a match, by one raw read of their bytes through the byte test. */
+function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], test: ByteTest) {
+  const access = new Map<string, ReturnType<SessionsService['files']>>();
+  return async (s: CatalogSession): Promise<boolean> => {
+    let files = access.get(s.source);
+    if (!files) access.set(s.source, (files = service.files(ctx, [homes.find((h) => h.source.name === s.source)!])));
+    if (!files.read) return true;
     try {
-      for (const f of s.files) if (await fileMayMatch(access.read(f, { signal: ctx.signal }), test)) return true;
+      for (const f of s.files) if (await fileMayMatch(files.read(f, { signal: ctx.signal }), test)) return true;
       return false;
     } catch (err) {
       if ((err as { code?: string }).code === 'CANCELLED') throw err;
       return true; // let the open report what is wrong
     }
-  };
-  return {
-    start(i: number): Promise<boolean> {
-      let p = started.get(i);
-      if (!p) {
-        started.set(i, (p = verdict(all[i]!)));
-        p.catch(() => undefined);
-      }
-      return p;
-    },
-    forget(i: number): void {
-      started.delete(i);
-    },
   };
 }
 

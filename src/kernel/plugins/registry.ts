@@ -1,8 +1,10 @@
 import type { Format, FormatProbe } from '../contracts/format';
-import type { QueryLanguage } from '../contracts/query';
+import type { DependencyContainer } from 'tsyringe';
+import type { CompiledQuery, QueryLanguage } from '../contracts/query';
+import type { Requirement } from '../contracts/plugin';
 import type { Embedder, SessionSource } from '../contracts/sessions';
 import type { CommandDefinition } from '../contracts/command';
-import type { Detection, Registries, ToolBundle } from '../contracts/tool';
+import type { Detection, RegistryView, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
 
 /** A name registered twice; start-up refuses it naming both plugins. */
@@ -32,6 +34,24 @@ export interface PluginRecord {
   embedders?: string[];
   /** CLI commands it registered (absent when none). */
   commands?: string[];
+  /** What it requires of other plugins (absent when nothing). */
+  requires?: Requirement[];
+}
+
+/** A loaded plugin as the kernel keeps it. */
+export interface LoadedPlugin {
+  /** The module file that was imported. */
+  entry: string;
+  /** Its options as configured (plain JSON, before validation): worker threads load the plugin again with them. */
+  configured: Record<string, unknown>;
+  /** Its child container (Plugin, PluginOptions, tagged Logger). */
+  container: DependencyContainer;
+}
+
+/** How a worker thread loads the plugin of a query language: its module file and its options as configured. */
+export interface WorkerPlugin {
+  entry: string;
+  options: Record<string, unknown>;
 }
 
 /** Every registered format, query language and tool bundle, with the plugin that owns each. */
@@ -44,13 +64,14 @@ export class Registry {
   readonly embedders = new Map<string, Owned<Embedder>>();
   readonly commands = new Map<string, Owned<CommandDefinition>>();
   readonly plugins: PluginRecord[] = [];
-  /** Plugin name → the resolved module file that was imported (worker threads import it again for its query languages). */
-  readonly entries = new Map<string, string>();
+  /** Plugin name → how it was loaded. */
+  readonly loaded = new Map<string, LoadedPlugin>();
 
-  /** The module file of the plugin that registered query language `name`, or undefined. */
-  queryLanguageEntry(name: string): string | undefined {
+  /** The plugin that registered query language `name`, as a worker thread loads it; undefined when none. */
+  queryLanguagePlugin(name: string): WorkerPlugin | undefined {
     const owner = this.queryLanguages.get(name)?.plugin;
-    return owner === undefined ? undefined : this.entries.get(owner);
+    const loaded = owner === undefined ? undefined : this.loaded.get(owner);
+    return loaded ? { entry: loaded.entry, options: loaded.configured } : undefined;
   }
 
   addFormat(plugin: PluginRecord, format: Format): void {
@@ -58,8 +79,13 @@ export class Registry {
     plugin.formats.push(format.name);
   }
 
+  /** Every query the language compiles carries `language` (its registered name), so a worker thread can recompile it. */
   addQueryLanguage(plugin: PluginRecord, language: QueryLanguage): void {
-    this.claim(this.queryLanguages, 'query language', language.name, plugin.name, language);
+    const name = language.name;
+    const stamped: QueryLanguage = Object.assign(Object.create(language) as QueryLanguage, {
+      compile: (text: string, options?: Parameters<QueryLanguage['compile']>[1]) => withLanguage(language.compile(text, options), name),
+    });
+    this.claim(this.queryLanguages, 'query language', language.name, plugin.name, stamped);
     plugin.queryLanguages.push(language.name);
   }
 
@@ -99,7 +125,7 @@ export class Registry {
   }
 
   /** The read-only view tools get. */
-  view(): Registries {
+  view(): RegistryView {
     return {
       formats: {
         list: () => [...this.formats.values()].map(({ item }) => ({ name: item.name, extensions: item.extensions })),
@@ -127,6 +153,21 @@ export class Registry {
       },
     };
   }
+}
+
+/** `query` with `language` set to `name` when it lacks one (and so the queries of its `rest`). */
+function withLanguage(query: CompiledQuery, name: string): CompiledQuery {
+  if (query.language !== undefined) return query;
+  const extra: PropertyDescriptorMap = { language: { value: name, enumerable: true } };
+  if (typeof query.rest === 'function') {
+    const rest = query.rest;
+    extra.rest = { value: (k: number) => withLanguage(rest.call(query, k), name), enumerable: true };
+  }
+  if (Object.isExtensible(query) && !Object.prototype.hasOwnProperty.call(query, 'language')) {
+    Object.defineProperties(query, extra);
+    return query;
+  }
+  return Object.create(query, extra) as CompiledQuery;
 }
 
 /** Confidences closer than this are a tie, broken by the extension. */

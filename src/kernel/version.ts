@@ -1,0 +1,15 @@
+/**
+ * The plugin-API version (semver), the one place it is written. A plugin's `apiVersion` is a semver range over it,
+ * checked when the plugin loads (on the main thread and again on each worker thread that loads it). Additive changes
+ * (new optional members) raise the minor version; anything that can break a plugin raises the major version.
+ */
+export const PLUGIN_API_VERSION = '2.0.0';
+
+/**
+ * What changed from plugin API 1 to 2, told to the author of a 1.x plugin when it is refused (one sentence each).
+ * docs/writing-plugins.md "Moving to plugin API 2" says the same at length.
+ */
+export const API_2_CHANGES =
+  'register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; tools read ' +
+  'ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare ' +
+  'what it needs in `requires`';

@@ -1,0 +1,91 @@
+/**
+ * The raw chunk reader behind FileAccess.read (byte prefilters over many files): the bytes come back exactly, for
+ * small and multi-chunk files and ranges, while several reads are interleaved, after a read stopped early, and a
+ * chunk stays valid until the iteration after next although the buffers are reused from file to file.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CHUNK_BYTES, readChunksPooled } from '../../src/kernel/records/chunks';
+import { identityOf } from '../../src/kernel/files/open-file';
+import type { OpenedFile } from '../../src/kernel/contracts/format';
+
+let dir: string;
+const opened: number[] = [];
+
+beforeAll(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-pooled-')); });
+afterAll(() => {
+  for (const fd of opened) try { fs.closeSync(fd); } catch { /* closed */ }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A file of `size` bytes whose every 4-byte word holds its own offset and `seed` (so misplaced bytes show). */
+function makeFile(name: string, size: number, seed: number): { file: OpenedFile; bytes: Buffer } {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i + 4 <= size; i += 4) bytes.writeUInt32LE((i * 2654435761 + seed) >>> 0, i);
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, bytes);
+  const fd = fs.openSync(p, 'r');
+  opened.push(fd);
+  return { file: { realPath: p, displayPath: name, fd, identity: identityOf(fs.fstatSync(fd)) }, bytes };
+}
+
+async function collect(chunks: AsyncIterable<{ offset: number; bytes: Uint8Array }>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let expected: number | null = null;
+  for await (const c of chunks) {
+    if (expected !== null) expect(c.offset).toBe(expected);
+    expected = c.offset + c.bytes.length;
+    parts.push(Buffer.from(c.bytes)); // a copy: the chunk's buffer is reused
+  }
+  return Buffer.concat(parts);
+}
+
+test.each([0, 1, 1000, 64 * 1024, 64 * 1024 + 1, CHUNK_BYTES, CHUNK_BYTES * 2 + 12345])('a %i-byte file reads back exactly, whole and by range', async (size) => {
+  const { file, bytes } = makeFile(`f${size}`, size, size);
+  expect((await collect(readChunksPooled(file))).equals(bytes)).toBe(true);
+  const from = Math.floor(size / 3), to = Math.floor((size * 2) / 3) + 1;
+  expect((await collect(readChunksPooled(file, { from, to: Math.min(to, size) }))).equals(bytes.subarray(from, Math.min(to, size)))).toBe(true);
+});
+
+test('interleaved reads of different files each get their own bytes', async () => {
+  const a = makeFile('ia', CHUNK_BYTES * 2 + 99, 1);
+  const b = makeFile('ib', CHUNK_BYTES + 5, 2);
+  const ia = readChunksPooled(a.file)[Symbol.asyncIterator]();
+  const ib = readChunksPooled(b.file)[Symbol.asyncIterator]();
+  const got: Record<string, Buffer[]> = { a: [], b: [] };
+  for (let done = 0; done < 2;) {
+    done = 0;
+    const ra = await ia.next();
+    if (ra.done) done++; else got.a!.push(Buffer.from(ra.value.bytes));
+    const rb = await ib.next();
+    if (rb.done) done++; else got.b!.push(Buffer.from(rb.value.bytes));
+  }
+  expect(Buffer.concat(got.a!).equals(a.bytes)).toBe(true);
+  expect(Buffer.concat(got.b!).equals(b.bytes)).toBe(true);
+});
+
+test('a chunk is valid until the iteration after next; a read stopped early leaves the next read correct', async () => {
+  const { file, bytes } = makeFile('hold', CHUNK_BYTES * 3, 3);
+  const it = readChunksPooled(file)[Symbol.asyncIterator]();
+  const first = (await it.next()).value!;
+  const copy = Buffer.from(first.bytes);
+  await it.next(); // the second chunk: the first one's bytes are still as read
+  expect(Buffer.from(first.bytes).equals(copy)).toBe(true);
+  expect(copy.equals(bytes.subarray(0, CHUNK_BYTES))).toBe(true);
+  await it.return(undefined); // stopped early: its buffers go back for the next read
+  const other = makeFile('after', CHUNK_BYTES + 7, 4);
+  expect((await collect(readChunksPooled(other.file))).equals(other.bytes)).toBe(true);
+});
+
+test('a file that shrank is IO_ERROR; a cancelled read is CANCELLED', async () => {
+  const { file } = makeFile('shrink', 1000, 5);
+  fs.truncateSync(file.realPath, 10);
+  await expect(collect(readChunksPooled(file))).rejects.toMatchObject({ code: 'IO_ERROR' });
+  const big = makeFile('cancel', CHUNK_BYTES * 2, 6);
+  const ac = new AbortController();
+  const it = readChunksPooled(big.file, { signal: ac.signal })[Symbol.asyncIterator]();
+  await it.next();
+  ac.abort();
+  await expect(it.next()).rejects.toMatchObject({ code: 'CANCELLED' });
+});
