@@ -417,7 +417,7 @@ describe('threads and the byte prefilter', () => {
   }
   const spyEngine = () => {
     const entries: Record<string, string> = { jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js') };
-    const pool = new SpyThreads({ entryOf: (n) => entries[n], threads: 2, minBytes: 0 });
+    const pool = new SpyThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads: 2, minBytes: 0 });
     return { pool, eng: new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregates: pool }) };
   };
   // ~11 MB, three 4 MiB batches: "rare" in 1 record of 100 up to record 50,000, in every record from there (the second batch holds more than half "rare": the third goes to the threads).
