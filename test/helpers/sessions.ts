@@ -26,11 +26,11 @@ export interface SessionHomes {
 }
 
 /**
- * Copies the fixtures into a temp folder: `@ROOT@` in file contents becomes the temp projects folder, a path segment
+ * Copies the fixtures (default: the session fixtures, one home per source) into a temp folder: `@ROOT@` in file contents becomes the temp projects folder, a path segment
  * `@MD5(x)@` becomes the MD5 of `<projects>/x` (Kimi names session folders so), `-ROOT-` in folder names becomes the
  * projects folder encoded as Claude does. Every file's modification time is set to 2025-01-01 (nothing is active).
  */
-export function materializeSessions(): SessionHomes {
+export function materializeSessions(fixtures = SESSION_FIXTURES): SessionHomes {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-sessions-')));
   const projects = path.join(dir, 'projects');
   for (const p of PROJECT_FOLDERS) fs.mkdirSync(path.join(projects, p), { recursive: true });
@@ -53,7 +53,7 @@ export function materializeSessions(): SessionHomes {
   };
   const homesDir = path.join(dir, 'homes');
   fs.mkdirSync(homesDir);
-  copy(SESSION_FIXTURES, homesDir);
+  copy(fixtures, homesDir);
   const homes = Object.fromEntries(SOURCES.map((s) => [s, path.join(homesDir, s)])) as SessionHomes['homes'];
   const env = Object.fromEntries(SOURCES.map((s) => [`MCPGW_${s.toUpperCase()}_HOME`, homes[s]]));
   return {

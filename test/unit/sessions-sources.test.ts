@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { BUILTIN_SOURCES } from '../../plugins/tools-sessions/src/index';
 import { envName, optionsSchema, sourceHomes } from '../../plugins/tools-sessions/src/homes';
+import { geminiSuperseded, normalizeGemini } from '../../plugins/tools-sessions/src/sources/gemini';
+import { normalizeKimi } from '../../plugins/tools-sessions/src/sources/kimi';
 
 describe('sourceHomes', () => {
   let tmp: string;
@@ -55,4 +57,36 @@ describe('normalizers never throw (format drift is never fatal)', () => {
 test('an unknown record type is kept as a system entry naming it', () => {
   const claude = BUILTIN_SOURCES.find((s) => s.name === 'claude')!;
   expect(claude.normalize({ type: 'queue-operation', operation: 'enqueue' })?.entry).toMatchObject({ role: 'system', text: '[queue-operation]' });
+});
+
+describe('Gemini JSON Lines replay', () => {
+  const rec = (pos: number, value: unknown) => ({ pos, value });
+  test('the last version of a message counts; a rewind takes back the message named and every later one', () => {
+    const got = geminiSuperseded([
+      rec(0, { sessionId: 's', projectHash: 'h' }), rec(1, { id: 'a' }), rec(2, { id: 'b' }), rec(3, { id: 'a' }),
+      rec(4, { $set: { lastUpdated: 'x' } }), rec(5, { id: 'c' }), rec(6, { $rewindTo: 'b' }), rec(7, { id: 'b' }),
+    ]);
+    // a: 1 replaced by 3; b (2) and c (5) rewound; the later b (7) counts; a's position stays first-written, before b
+    expect([...got].sort((x, y) => x - y)).toEqual([1, 2, 5]);
+  });
+
+  test('a rewind to an unknown message takes back everything before it', () => {
+    expect([...geminiSuperseded([rec(0, { id: 'a' }), rec(1, { id: 'b' }), rec(2, { $rewindTo: 'zz' }), rec(3, { id: 'c' })])].sort()).toEqual([0, 1]);
+  });
+
+  test('bookkeeping records: metadata gives hints, $set a summary entry or nothing, $rewindTo a checkpoint', () => {
+    expect(normalizeGemini({ sessionId: 's1', projectHash: 'h', startTime: '2026-01-01T00:00:00Z' })).toEqual({ hints: { session_id: 's1', timestamp: '2026-01-01T00:00:00Z' } });
+    expect(normalizeGemini({ $set: { lastUpdated: '2026-01-01T00:00:00Z' } })).toBeNull();
+    expect(normalizeGemini({ $set: { summary: 'Fix it' } })?.entry).toMatchObject({ role: 'summary', text: 'Fix it' });
+    expect(normalizeGemini({ $rewindTo: 'm9' })?.entry).toMatchObject({ role: 'checkpoint' });
+  });
+});
+
+test('Kimi wire records: a StatusUpdate is one response\'s usage by message id; other events and the metadata line are nothing', () => {
+  expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'StatusUpdate', payload: { token_usage: { input_other: 5, output: 6, input_cache_read: 7, input_cache_creation: 8 }, message_id: 'm1' } } })).toEqual({
+    usage: { key: 'm1', tokens: { input_tokens: 5, output_tokens: 6, cache_read_tokens: 7, cache_write_tokens: 8 }, timestamp: '2026-01-01T00:00:00.000Z' },
+    hints: { timestamp: '2026-01-01T00:00:00.000Z' },
+  });
+  expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'ContentPart', payload: { type: 'text', text: 'hi' } } })).toBeNull();
+  expect(normalizeKimi({ type: 'metadata', protocol_version: '1.3' })).toBeNull();
 });

@@ -3,7 +3,10 @@ import * as path from 'node:path';
 import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
-import { SessionFiles, type StartAt } from './session/files';
+import { SessionFiles, type Replay, type StartAt } from './session/files';
+import { geminiSource, geminiSuperseded } from './sources/gemini';
+import { kimiSource, kimiUsageFiles } from './sources/kimi';
+import { safeNormalize } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
 import { semanticIndexFor, type SemanticIndex } from './semantic/service';
@@ -14,6 +17,12 @@ import { shownText } from './text';
 const CATALOG_TTL_MS = 2000;
 /** Entries kept in summaries across sessions (about 250 bytes each). */
 const SUMMARY_BUDGET = 400_000;
+
+/** Built-in sources that keep token usage in files beside a session's own (Kimi: `wire.jsonl`). */
+const USAGE_FILES = new Map<SessionSource, (sessionPath: string) => string[]>([[kimiSource, kimiUsageFiles]]);
+
+/** Built-in sources whose records can replace earlier ones, and how (see `Replay`). */
+const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded]]);
 
 /** A session located from a `path` argument. */
 export interface Located {
@@ -120,7 +129,7 @@ export class SessionsService {
 
   /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
   open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt);
+    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, REPLAYS.get(located.source));
   }
 
   /**
@@ -159,15 +168,52 @@ export class SessionsService {
    * undefined when the summary is not complete by then (the next call continues it).
    */
   async sessionStats(ctx: ToolContext, located: Located, deadline: number): Promise<SessionStats | undefined> {
-    const key = identityKey(located.session);
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
     const id = `${located.source.name}\n${located.session.path}`;
     const kept = this.stats.get(id);
     if (kept && kept.key === key) return kept.stats;
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
     const stats = statsOf(summary);
+    for (const f of extra) await this.addUsageFrom(ctx, located, f, stats);
     this.stats.set(id, { key, stats });
     return stats;
+  }
+
+  /**
+   * Adds the responses recorded in a file beside the session (Kimi's `wire.jsonl`) to its stats, each once by its key;
+   * their times widen the session's time span. A file that cannot be read adds nothing (logged at debug level).
+   */
+  private async addUsageFrom(ctx: ToolContext, located: Located, file: string, stats: SessionStats): Promise<void> {
+    const keys = new Set(stats.usage.map((u) => u.key).filter((k): k is string => k !== undefined));
+    let files: SessionFiles;
+    try {
+      files = await SessionFiles.open(this.files(ctx, [located.home]), [file], { kind: 'lines' }, ctx.signal);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'CANCELLED') throw err;
+      ctx.log.debug('usage: a file beside a session could not be read', { path: file, error: String(err) });
+      return;
+    }
+    try {
+      for await (const item of files.records(0, ctx.signal)) {
+        if (item.error !== undefined) continue;
+        const n = safeNormalize(located.source, item.value);
+        const u = n instanceof Error ? undefined : n?.usage;
+        if (!u) continue;
+        if (u.key !== undefined) {
+          if (keys.has(u.key)) continue;
+          keys.add(u.key);
+        }
+        stats.usage.push(u);
+        if (u.timestamp) {
+          if (stats.firstTimestamp === null || u.timestamp < stats.firstTimestamp) stats.firstTimestamp = u.timestamp;
+          if (stats.lastTimestamp === null || u.timestamp > stats.lastTimestamp) stats.lastTimestamp = u.timestamp;
+        }
+      }
+    } finally {
+      files.close();
+    }
   }
 
   /** A summary already in memory for this session as it is now, or undefined (never reads). */
@@ -188,6 +234,15 @@ function folderTimes(d: Discovery): Map<string, number> {
     }
   }
   return out;
+}
+
+function statKey(p: string): string {
+  try {
+    const st = statSync(p);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '-';
+  }
 }
 
 function mtimeOf(p: string): number {

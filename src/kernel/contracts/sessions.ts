@@ -108,8 +108,9 @@ export type SessionLayout =
   /** JSON Lines: every line is one record (Claude, Codex, Copilot, Qwen, Kimi). */
   | { kind: 'lines' }
   /**
-   * One JSON document per session (Gemini): the records are the elements of the array at RFC 6901
+   * One JSON document per session (Gemini before 0.39): the records are the elements of the array at RFC 6901
    * `entriesPointer`; `hints` maps SessionHints keys to pointers of top-level scalars (`{session_id: "/sessionId"}`).
+   * A session file of such a source named `*.jsonl` is read as JSON Lines (Gemini since 0.39).
    */
   | { kind: 'document'; entriesPointer: string; hints?: Partial<Record<keyof SessionHints, string>> };
 

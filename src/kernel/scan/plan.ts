@@ -33,6 +33,8 @@ export interface Plan {
   maxNodes: number;
   /** ms since the epoch: an evaluation running past it stops (absent on worker threads, which are stopped instead). */
   deadline?: number;
+  /** The clock `deadline` is on (absent on worker threads). */
+  now?: () => number;
   /** Units per record: all nodes, or the first only. */
   firstOnly: boolean;
 }
@@ -196,7 +198,7 @@ const isRecordLimit = (name: string | undefined) => name === 'maxDepth' || name 
 
 /** The bounds of one evaluation under `plan`. */
 export function evaluateOptions(plan: Plan): EvaluateOptions {
-  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline } : { maxNodes: plan.maxNodes };
+  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline, ...(plan.now ? { now: plan.now } : {}) } : { maxNodes: plan.maxNodes };
 }
 
 /** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */

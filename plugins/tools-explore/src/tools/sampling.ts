@@ -22,12 +22,11 @@ async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[],
   let lastYield = Date.now();
   for (let k = 0; k < indexes.length; k++) {
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-    const now = Date.now();
-    if (now > ctx.deadline && k > 0) {
+    if (ctx.clock.now() > ctx.deadline && k > 0) {
       warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) after reading ${k} of the ${indexes.length} records to sample; the answer covers those.` });
       break;
     }
-    if (now - lastYield > YIELD_MS) {
+    if (Date.now() - lastYield > YIELD_MS) {
       await new Promise((r) => setImmediate(r));
       lastYield = Date.now();
     }
@@ -247,7 +246,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
   async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const source = file.opened.source;
-    const started = Date.now();
+    const started = ctx.clock.now();
     const warnings: Warning[] = [];
     const indexes = sampleIndexes(source.count, Math.min(args.sample_size, 100_000), 'even');
     // Large records (a big single document) are read through lazy nodes, level by level; others are parsed.
@@ -262,7 +261,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     const r = inferWithinBudget(values, {
       // levels until about a second has passed (never past the deadline, but at least a moment for what was read)
-      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), Date.now() + 50),
+      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), ctx.clock.now() + 50), now: () => ctx.clock.now(),
       maxProps: Math.ceil(room / 16), rootOffset: args.offset ?? 0,
     });
     if (jsonBytes(r.schema) > room) {

@@ -115,6 +115,7 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
       continue;
     }
     trailingBad = null;
+    if (item.superseded) continue;
     const normalized = safeNormalize(s.source, item.value);
     const e = normalized instanceof Error ? undefined : normalized?.entry;
     if (!e) continue;

@@ -6,6 +6,11 @@ export interface RecordItem {
   value?: unknown;
   /** Set when the record is malformed (a line being written, broken JSON): the record is skipped and counted. */
   error?: string;
+  /**
+   * Set when a later record replaced this one (see `Replay`): it is no entry and no match, though what it says of
+   * usage still counts (a response taken back had been paid for).
+   */
+  superseded?: true;
 }
 
 interface Part {
@@ -30,6 +35,12 @@ export interface StartAt {
   pos: number;
 }
 
+/**
+ * For sources whose records can replace earlier ones (Gemini CLI's JSON Lines write a message again under its id when
+ * it changes, and take messages back): the positions, among `records` (in order), that later records replaced.
+ */
+export type Replay = (records: Iterable<RecordItem>) => Set<number>;
+
 /** Records fetched per step from a document's entries array. */
 const DOC_STEP = 256;
 
@@ -40,13 +51,29 @@ const DOC_STEP = 256;
  */
 export class SessionFiles {
   /** `first`: the position of the first record held (records before it were not opened, see `StartAt`). */
+  /** Positions of records a later record replaced (see `Replay`): never yielded as records. */
+  private superseded: ReadonlySet<number> = new Set();
+
   private constructor(readonly layout: SessionLayout, private readonly parts: Part[], readonly first = 0) {}
 
   /**
-   * Opens every file of a session. @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR
-   * (a document session that is not one JSON document), IO_ERROR, CANCELLED.
+   * Opens every file of a session. A document-layout source's session in a `.jsonl` file is read as JSON Lines (Gemini
+   * CLI moved from one document to lines); `replay`, when given, names the records later ones replaced (one pass over
+   * the records at open). @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR (a document
+   * session that is not one JSON document), IO_ERROR, CANCELLED.
    */
-  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt): Promise<SessionFiles> {
+  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt, replay?: Replay): Promise<SessionFiles> {
+    if (layout.kind === 'document' && /\.jsonl$/i.test(paths[0] ?? '')) layout = { kind: 'lines' };
+    const opened = await SessionFiles.openParts(files, paths, layout, signal, startAt);
+    if (replay && layout.kind === 'lines') {
+      const seen: RecordItem[] = [];
+      for await (const item of opened.records(opened.first, signal)) if (item.error === undefined) seen.push(item);
+      opened.superseded = replay(seen);
+    }
+    return opened;
+  }
+
+  private static async openParts(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt): Promise<SessionFiles> {
     const parts: Part[] = [];
     let base = startAt?.pos ?? 0;
     try {
@@ -57,7 +84,7 @@ export class SessionFiles {
           // The file was indexed from its start after all: read the whole session instead.
           opened.close();
           for (const part of parts) part.opened.close();
-          return SessionFiles.open(files, paths, layout, signal);
+          return SessionFiles.openParts(files, paths, layout, signal);
         }
         const part: Part = { file: f, opened, base, count: 0 };
         parts.push(part);
@@ -131,7 +158,10 @@ export class SessionFiles {
     return part.opened.source.value(local);
   }
 
-  /** Records from position `from` in order; malformed ones come with `error`. Checks the signal between reads. */
+  /**
+   * Records from position `from` in order; malformed ones come with `error`, replaced ones with `superseded`. Checks
+   * the signal between reads.
+   */
   async *records(from = 0, signal?: AbortSignal): AsyncGenerator<RecordItem> {
     for (const part of this.parts) {
       const end = part.base + part.count;
@@ -153,6 +183,7 @@ export class SessionFiles {
             const pos = part.base + batch.first + k;
             let item: RecordItem;
             try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
+            if (this.superseded.has(pos)) item.superseded = true;
             yield item;
           }
         }
@@ -196,6 +227,7 @@ export class SessionFiles {
         re.candidates(batch, (k) => void hits.push(k));
         for (const k of hits) {
           const pos = part.base + batch.first + k;
+          if (this.superseded.has(pos)) continue;
           let item: RecordItem;
           try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
           yield item;

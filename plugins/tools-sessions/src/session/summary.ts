@@ -121,7 +121,8 @@ export async function extendSummary(s: SessionSummary, files: SessionFiles, sour
     else {
       const normalized = safeNormalize(source, item.value);
       if (normalized instanceof Error) skip(s, item.pos, `the ${source.name} source could not read it: ${normalized.message}`);
-      else addRecord(s, item.pos, normalized);
+      else if (!item.superseded) addRecord(s, item.pos, normalized);
+      else if (normalized?.usage) addRecord(s, item.pos, { usage: normalized.usage });
     }
     s.records = item.pos + 1;
     if ((++n & 63) === 0 && Date.now() > deadline) return;

@@ -3,9 +3,16 @@ import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plug
 import { arr, blocksText, count, entry, filesIn, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
- * Gemini CLI: `<home>/tmp/<project hash>/chats/<session>.json`, ONE JSON document per session:
- * `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`. The hash (SHA-256 of the folder) cannot be
- * turned back into the folder; a `.project_root` file next to `chats/`, when present, names it.
+ * Gemini CLI: `<home>/tmp/<project hash>/chats/session-*.json` before 0.39, ONE JSON document per session
+ * (`{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`), and `session-*.jsonl` since, JSON Lines
+ * appended as the session goes: a first record with the session's metadata (`{sessionId, projectHash, startTime,
+ * lastUpdated, kind?, directories?}`), message records (`{id, timestamp, type, content, toolCalls?, thoughts?,
+ * tokens?, model?}` — a message is written again under its id each time its tokens or tool calls change, the last
+ * version counts), `{$set: {...}}` metadata updates (`lastUpdated`, `summary`, …) and `{$rewindTo: id}` (that message
+ * and every later one were taken back). A `.json` session resumed by a newer CLI is copied whole into a `.jsonl` of
+ * the same name, which is then the session. Subagents' logs (`chats/<parent session id>/*.jsonl`) are not sessions.
+ * The hash (SHA-256 of the folder) cannot be turned back into the folder; a `.project_root` file next to `chats/`,
+ * when present, names it.
  */
 export const geminiSource: SessionSource = {
   name: 'gemini',
@@ -17,7 +24,9 @@ export const geminiSource: SessionSource = {
   async discover(home) {
     const projects: SessionProject[] = [];
     for (const dir of subdirs(path.join(home, 'tmp'))) {
-      const files = filesIn(path.join(dir, 'chats'), (n) => n.endsWith('.json'));
+      const all = filesIn(path.join(dir, 'chats'), (n) => n.endsWith('.json') || n.endsWith('.jsonl'));
+      const lines = new Set(all.filter((f) => f.endsWith('.jsonl')));
+      const files = all.filter((f) => !(f.endsWith('.json') && lines.has(`${f}l`)));
       if (files.length === 0) continue;
       const id = path.basename(dir);
       const root = headText(path.join(dir, '.project_root'), 4096).trim() || null;
@@ -25,7 +34,7 @@ export const geminiSource: SessionSource = {
         id,
         name: projectName(root, id.slice(0, 12)),
         path: root,
-        sessions: files.map((f) => ({ id: firstStringMember(headText(f, 4096), 'sessionId') ?? path.basename(f, '.json'), path: f })),
+        sessions: files.map((f) => ({ id: firstStringMember(headText(f, 4096), 'sessionId') ?? path.basename(f).replace(/\.jsonl?$/, ''), path: f })),
       });
     }
     return projects;
@@ -36,6 +45,20 @@ export const geminiSource: SessionSource = {
 export function normalizeGemini(record: unknown): NormalizedRecord | null {
   const m = obj(record);
   if (!m) return null;
+  // JSON Lines bookkeeping: the session's metadata, updates of it, and a rewind.
+  const set = obj(m.$set);
+  if (set) {
+    const summary = str(set.summary);
+    return summary ? { entry: entry('summary', { text: summary }) } : null;
+  }
+  const rewind = str(m.$rewindTo);
+  if (rewind !== undefined) return { entry: entry('checkpoint', { text: `[rewound: message ${rewind} and the later ones were taken back]` }) };
+  if (m.id === undefined && typeof m.sessionId === 'string' && typeof m.projectHash === 'string') {
+    const hints: NormalizedRecord['hints'] = { session_id: m.sessionId };
+    const start = str(m.startTime);
+    if (start) hints.timestamp = start;
+    return { hints };
+  }
   const type = str(m.type);
   const base = { uuid: str(m.id) ?? null, timestamp: str(m.timestamp) ?? null, model: str(m.model) ?? null };
   const role = type === 'user' ? 'user' : type === 'gemini' || type === 'model' ? 'assistant' : null;
@@ -63,6 +86,35 @@ export function normalizeGemini(record: unknown): NormalizedRecord | null {
   if (base.model) out.hints = { model: base.model };
   if (usage) out.usage = { ...(base.uuid ? { key: base.uuid } : {}), ...(base.model ? { model: base.model } : {}), tokens: usage, ...(base.timestamp ? { timestamp: base.timestamp } : {}) };
   return out;
+}
+
+/**
+ * Positions of the records of a Gemini JSON Lines session that a later record replaced: earlier versions of a
+ * message written again under its id, and messages taken back by `$rewindTo` (the message named and every message
+ * first written after it; an unknown id takes back all). The same replay as the CLI's own loader.
+ */
+export function geminiSuperseded(records: Iterable<{ pos: number; value?: unknown }>): Set<number> {
+  const live = new Map<string, number>(); // message id → position of its latest version, in first-written order
+  const superseded = new Set<number>();
+  for (const { pos, value } of records) {
+    const r = obj(value);
+    if (!r) continue;
+    const rewind = str(r.$rewindTo);
+    if (rewind !== undefined) {
+      let found = !live.has(rewind);
+      for (const [id, at] of live) {
+        if (id === rewind) found = true;
+        if (found) { superseded.add(at); live.delete(id); }
+      }
+      continue;
+    }
+    const id = str(r.id);
+    if (id === undefined || r.$set !== undefined) continue;
+    const before = live.get(id);
+    if (before !== undefined) superseded.add(before);
+    live.set(id, pos);
+  }
+  return superseded;
 }
 
 /** A tool call's recorded result: `[{functionResponse: {response: {output}}}]`, or text. */
