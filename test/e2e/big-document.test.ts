@@ -94,6 +94,12 @@ async function readAll(args: Record<string, unknown>): Promise<{ items: { path: 
   return { items, pages };
 }
 
+/**
+ * get_schema's levels are bounded by time too (about a second of wall clock): on a machine too loaded to finish a level
+ * in time the answer says so — `depth` and a warning naming the time — and the levels past it are type only.
+ */
+const stoppedByTime = (r: any): boolean => r.data.depth !== undefined && r.data.warnings?.some((w: any) => w.code === 'RESOURCE_LIMIT_EXCEEDED' && /within the time/.test(w.message));
+
 describe('whole-file queries over a document over maxRecordBytes evaluate through lazy nodes', () => {
   test('json_read: names, indexes, filters, pointers', async () => {
     const read = (language: string, query: string) => call(c.client, 'json_read', { path: 'big.json', language, query });
@@ -209,7 +215,7 @@ describe('the queries users asked for, on documents over maxRecordBytes', () => 
     const r = await call(c.client, 'get_schema', { handle: opened.data.handle });
     expect(r.isError).toBe(false);
     const str = { type: 'string' };
-    expect(r.data.schema).toEqual({
+    const full = {
       type: 'object',
       properties: {
         type: str,
@@ -229,7 +235,12 @@ describe('the queries users asked for, on documents over maxRecordBytes', () => 
         },
       },
       required: ['features', 'type'],
-    });
+    };
+    if (stoppedByTime(r)) {
+      expect(r.data.schema).toMatchObject({ type: 'object', properties: { type: str, features: { type: 'array' } } });
+      return;
+    }
+    expect(r.data.schema).toEqual(full);
     expect(r.data.depth).toBeUndefined();
     expect(r.data.warnings).toEqual([{ code: 'SAMPLED', message: expect.stringContaining('256') }]);
   });
@@ -398,7 +409,8 @@ describe('member lists page: extract_keys, get_outline, get_schema', () => {
       expect(r.data.members).toMatchObject({ total: 6000, offset });
       const props = Object.keys(r.data.schema.properties);
       described.push(...props);
-      expect(r.data.schema.properties[props[0]!]).toMatchObject({ type: 'object', properties: { i: { type: 'integer' }, tag: { type: expect.anything() } } });
+      if (stoppedByTime(r)) expect(r.data.schema.properties[props[0]!]).toMatchObject({ type: 'object' });
+      else expect(r.data.schema.properties[props[0]!]).toMatchObject({ type: 'object', properties: { i: { type: 'integer' }, tag: { type: expect.anything() } } });
       offset = r.data.members.next_offset;
     }
     expect(described).toEqual(MANY);
