@@ -4,6 +4,7 @@
  * verbatim: 12345678901234567891 and 1.50 stay as written, escapes stay escaped, key order
  * and duplicate keys stay as in the file. The text must already be known to be valid JSON.
  */
+import { isJsonWhitespace as isWs } from 'mcpgw/plugin-api';
 export function reindent(text: string, indent = '  '): string {
   const out: string[] = [];
   let depth = 0;
@@ -60,10 +61,6 @@ export function reindent(text: string, indent = '  '): string {
     }
   }
   return out.join('');
-}
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 function isDelimiter(c: number): boolean {
