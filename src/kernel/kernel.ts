@@ -27,6 +27,7 @@ import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
 import { McpgwError } from './errors';
 import { Session } from './session/session';
+import { jsonLayout } from './records/json-layout';
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -211,6 +212,7 @@ export class Kernel {
       root: spec.root,
       scan: spec.scan,
       regex: spec.regex,
+      json: jsonLayout,
       print: io.print,
       interactive: io.interactive,
     };

@@ -10,6 +10,7 @@ import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
+import { indexOfLiteral } from './needle';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -80,13 +81,13 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
   let any = false;
   for (const needle of needles) {
-    let pos = b.bytes.indexOf(needle, lo);
+    let pos = indexOfLiteral(b.bytes, needle, lo);
     while (pos !== -1 && pos < hi) {
       const k = b.recordAt(pos);
       if (k < fromK || k >= toK) break;
       const [s, e] = b.span(k);
       if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
-      pos = b.bytes.indexOf(needle, Math.max(pos + 1, e));
+      pos = indexOfLiteral(b.bytes, needle, Math.max(pos + 1, e));
     }
   }
   const out: number[] = [];

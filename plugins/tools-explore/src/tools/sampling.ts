@@ -190,9 +190,9 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
       let item: (typeof records)[number] = { index, record };
       const size = jsonBytes(record);
       if (size > ctx.limits.maxRecordPreviewBytes) {
-        const text = JSON.stringify(record);
-        const cutText = Buffer.from(text).subarray(0, ctx.limits.maxRecordPreviewBytes).toString('utf8').replace(/\uFFFD$/, '');
-        item = { index, record: `${cutText}… [cut at ${ctx.limits.maxRecordPreviewBytes} of ${size} bytes: get_record ${index} with offset reads it all]`, truncated: true, record_bytes: size };
+        // Its compact text cut as every tool cuts JSON text (ctx.json): on a character boundary outside escapes.
+        const page = ctx.json.page(JSON.stringify(record), { indent: '', maxBytes: ctx.limits.maxRecordPreviewBytes });
+        item = { index, record: `${page.text}… [cut at ${page.end} of ${size} bytes: get_record ${index} with offset reads it all]`, truncated: true, record_bytes: size };
       }
       const itemBytes = jsonBytes(item) + 1;
       if (used + itemBytes > budget && records.length > 0) {
