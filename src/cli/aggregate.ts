@@ -7,6 +7,7 @@ import { runTool } from '../kernel/server/tool-adapter';
 import { Session } from '../kernel/session/session';
 import { progressBar } from './progress';
 import { prepare, type CommonOptions } from './setup';
+import { jsonLayout } from '../kernel/records/json-layout';
 
 export interface AggregateOptions extends CommonOptions {
   groupBy?: string[];
@@ -63,6 +64,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
     root: path.dirname(real),
     scan: scope.resolve(Tokens.ScanEngine),
     regex: scope.resolve(Tokens.Regex),
+    json: jsonLayout,
   };
   const call = async (tool: typeof open, args: Record<string, unknown>) => {
     const r = await runTool(tool, args, ctx);

@@ -27,6 +27,7 @@ import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
 import { McpgwError } from './errors';
 import { Session } from './session/session';
+import { jsonLayout } from './records/json-layout';
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -38,6 +39,8 @@ export interface KernelOptions {
   log: Logger;
   /** The clock every deadline, expiry and timeout reads (default the system clock; tests pass a FakeClock). */
   clock?: Clock;
+  /** Loads a plugin's resolved entry file (default `import()`); tests load plugin objects in-process with it. */
+  importModule?: (entry: string) => Promise<unknown>;
 }
 
 /** What a service scope is made for: a root folder (null: none) and the limits of an effective config. */
@@ -76,7 +79,7 @@ export class Kernel {
    */
   async load(specs: readonly PluginSpec[]): Promise<void> {
     installApiResolution();
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock });
+    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}) });
     checkRequirements(this.registry);
   }
 
@@ -157,7 +160,7 @@ export class Kernel {
     const scope = this.container.createChildContainer();
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     scope.register(Tokens.Limits, { useValue: options.limits });
-    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits);
+    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits, this.clock);
     scope.register(Tokens.Files, { useValue: files });
     scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
     return containerOf(scope);
@@ -209,6 +212,7 @@ export class Kernel {
       root: spec.root,
       scan: spec.scan,
       regex: spec.regex,
+      json: jsonLayout,
       print: io.print,
       interactive: io.interactive,
     };

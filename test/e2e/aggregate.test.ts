@@ -233,3 +233,37 @@ test('keys and metrics too long to show come as the start of their JSON text, ma
   expect(obj['max(s)'].startsWith('"éé')).toBe(true);
   expect(obj['max(s)'].endsWith('…')).toBe(true);
 });
+
+test('a where JSONPath whose search() pattern is not I-Regexp: the same NOT_I_REGEXP warning as search, and nothing counted', async () => {
+  const h = await handle(c);
+  const where = "$[?search(@, '\\\\w+')]";
+  const fromSearch = (await call(c.client, 'search', { handle: h, query: where })).data.warnings;
+  expect(fromSearch).toHaveLength(1);
+  expect(fromSearch[0].code).toBe('NOT_I_REGEXP');
+  expect(fromSearch[0].message).toContain('\\w → [0-9A-Za-z_]');
+  const r = await call(c.client, 'aggregate', { handle: h, where, group_by: 'level' });
+  expect(r.isError).toBe(false);
+  expect(r.data.records_matched).toBe(0);
+  expect(r.data.warnings).toEqual(fromSearch);
+  // Its I-Regexp spelling counts every record that has a level.
+  const good = await call(c.client, 'aggregate', { handle: h, where: "$[?search(@, '[0-9A-Za-z_]+')]" });
+  expect(good.data.records_matched).toBe(N);
+  expect(good.data.warnings).toBeUndefined();
+});
+
+test('a long key is cut as every tool cuts JSON text: never inside an escape', async () => {
+  // Keys made of escapes only: a byte cut would end inside \n or \u00e9 at most positions.
+  const key = '\\n\\u00e9\\"'.repeat(400);
+  fs.writeFileSync(path.join(base, 'data', 'esc.jsonl'), `{"k":"${key}"}\n{"k":"x${key}"}\n`);
+  const h = await handle(small, 'esc.jsonl');
+  const r = await call(small.client, 'aggregate', { handle: h, group_by: 'k', order: 'key_asc' });
+  expect(r.isError).toBe(false);
+  for (const g of r.data.groups) {
+    expect(g.key_truncated).toBe(true);
+    const shown = (g.key as string).slice(0, -1); // the "…" mark
+    const whole = JSON.stringify(JSON.parse(`"${g.key.startsWith('"x') ? 'x' : ''}${key}"`));
+    expect(whole.startsWith(shown)).toBe(true);
+    // What remains after the cut starts a new escape or character: the shown text ends on a piece boundary.
+    expect(/(^|[^\\])(\\\\)*\\(u[0-9a-fA-F]{0,3})?$/.test(shown)).toBe(false);
+  }
+});

@@ -475,28 +475,6 @@ describe('reader: cancellation', () => {
   }, 60_000);
 });
 
-describe('reader: expiry and the request deadline', () => {
-  let dir: ReaderDir;
-  let c: Connected;
-  beforeAll(async () => {
-    dir = makeReaderDir({ 'orders.jsonl': ORDERS }, { limits: { handleIdleMs: 400, cursorIdleMs: 400 } });
-    c = await connect(['--config', dir.config]);
-  });
-  afterAll(async () => {
-    await c.close();
-    dir.remove();
-  });
-
-  test('an idle handle and an idle cursor expire: HANDLE_EXPIRED', async () => {
-    const opened = await call(c.client, 'json_open', { path: 'orders.jsonl' });
-    const page = await call(c.client, 'json_read', { path: 'orders.jsonl', language: 'jsonpath', query: '$[*].id', max_items: 1 });
-    await new Promise((r) => setTimeout(r, 900));
-    const h = await call(c.client, 'json_read', { file_id: opened.data.file_id, language: 'pointer', query: '/0' });
-    expect(h.data.error.code).toBe('HANDLE_EXPIRED');
-    const cur = await call(c.client, 'json_read', { cursor: page.data.next_cursor });
-    expect(cur.data.error.code).toBe('HANDLE_EXPIRED');
-  });
-});
 
 test('reader: a read that reaches requestTimeoutMs returns complete: false with a cursor that continues', async () => {
   const N = 50_000;
@@ -576,4 +554,3 @@ test('reader: a 1.32 SDK client (v1) accepts results and error results', async (
     dir.remove();
   }
 });
-

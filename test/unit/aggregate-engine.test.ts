@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { AggregateDimension, AggregateMetric, AggregateOptions, AggregateResult, Format, QueryLanguage, RecordSource } from '../../src/kernel/contracts';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { AggregateThreads, QueryScanEngine } from '../../src/kernel/scan';
+import type { AggregateJob } from '../../src/kernel/scan/aggregate';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { fileService, formatsOf } from '../helpers/formats';
 import { aggregateEngine, engine, jsonpath } from '../helpers/query';
@@ -403,6 +404,88 @@ describe('formats and units', () => {
     // the same continuation with the same spec is accepted and finishes the count
     expect((await engine().aggregate(spec({ source: f.source, resume: r.resume! }))).groups).toEqual([{ key: [], missing: [], unbucketable: [], count: 60000, metrics: [] }]);
   });
+});
+
+describe('threads and the byte prefilter', () => {
+  /** Worker threads (minBytes 0) that note where each run they are given starts. */
+  class SpyThreads extends AggregateThreads {
+    froms: number[] = [];
+    override run(job: AggregateJob) {
+      this.froms.push(job.from);
+      return super.run(job);
+    }
+  }
+  const spyEngine = () => {
+    const entries: Record<string, string> = { jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js') };
+    const pool = new SpyThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads: 2, minBytes: 0 });
+    return { pool, eng: new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregates: pool }) };
+  };
+  // ~11 MB, three 4 MiB batches: "rare" in 1 record of 100 up to record 50,000, in every record from there (the second batch holds more than half "rare": the third goes to the threads).
+  const N = 100_000, TURN = 50_000;
+  const PAD = 'x'.repeat(60);
+  const tagOf = (i: number) => (i >= TURN || i % 100 === 0 ? 'rare' : 'common');
+  let source: RecordSource;
+  beforeAll(async () => {
+    const lines = Array.from({ length: N }, (_, i) => `{"i":${i},"tag":"${tagOf(i)}","g":"${'abc'[i % 3]}","k":"k${i % 500}","pad":"${PAD}"}`);
+    source = (await open('turn.jsonl', lines.join('\n'))).source;
+  });
+  const byG = (pass: (i: number) => boolean) => {
+    const m = new Map<string, number>();
+    for (let i = 0; i < N; i++) if (pass(i)) m.set('abc'[i % 3]!, (m.get('abc'[i % 3]!) ?? 0) + 1);
+    return m;
+  };
+  const groups = (r: AggregateResult) => new Map(r.groups.map((g) => [g.key[0] as string, g.count]));
+  const where = (q: string) => ({ query: jp.compile(q), as: 'filter' as const });
+  const dims: AggregateDimension[] = [{ kind: 'value', path: ['g'] }];
+
+  test('a literal in few records keeps the aggregate on this thread', async () => {
+    const { pool, eng } = spyEngine();
+    const r = await eng.aggregate(spec({ source, where: where('$[?@.k == "k7"]'), dimensions: dims }));
+    expect(groups(r)).toEqual(byG((i) => i % 500 === 7));
+    expect(r).toMatchObject({ recordsScanned: N, recordsMatched: N / 500, complete: true });
+    expect(pool.froms).toEqual([]);
+  }, 60_000);
+
+  test('a literal that turns common mid-file: the rest goes to the threads once, at a batch boundary, progress going on', async () => {
+    const { pool, eng } = spyEngine();
+    const progress: [number, number][] = [];
+    const r = await eng.aggregate(spec({ source, where: where('$[?@.tag == "rare"]'), dimensions: dims, onProgress: (d, t) => progress.push([d, t]) }));
+    expect(groups(r)).toEqual(byG((i) => tagOf(i) === 'rare'));
+    expect(r).toMatchObject({ recordsScanned: N, recordsMatched: N - TURN + TURN / 100, complete: true });
+    expect(pool.froms).toHaveLength(1);
+    expect(pool.froms[0]).toBeGreaterThan(TURN);
+    expect(pool.froms[0]).toBeLessThan(N);
+    expect(progress.every(([, t]) => t === N)).toBe(true);
+    expect(progress.map(([d]) => d)).toEqual([...progress.map(([d]) => d)].sort((a, b) => a - b));
+    expect(progress[progress.length - 1]).toEqual([N, N]);
+    // the same answer on this thread alone
+    expect((await engine().aggregate(spec({ source, where: where('$[?@.tag == "rare"]'), dimensions: dims }))).groups).toEqual(r.groups);
+  }, 60_000);
+
+  test('a literal in every record: the first batch here, the rest on the threads; no where or no literal: threads from the start', async () => {
+    const { pool, eng } = spyEngine();
+    const all = await eng.aggregate(spec({ source, where: where(`$[?@.pad == "${PAD}"]`), dimensions: dims }));
+    expect(groups(all)).toEqual(byG(() => true));
+    expect(pool.froms).toHaveLength(1);
+    expect(pool.froms[0]).toBeGreaterThan(0);
+    pool.froms.length = 0;
+    expect(groups(await eng.aggregate(spec({ source, dimensions: dims })))).toEqual(byG(() => true));
+    expect(groups(await eng.aggregate(spec({ source, where: where('$[?@.i < 500]'), dimensions: dims })))).toEqual(byG((i) => i < 500));
+    expect(groups(await eng.aggregate(spec({ source, where: where('$[?match(@.tag, "r.re")]'), dimensions: dims })))).toEqual(byG((i) => tagOf(i) === 'rare'));
+    expect(pool.froms).toEqual([0, 0, 0]);
+  }, 60_000);
+
+  test('a deadline while on this thread stops there; the continuation finishes with the same answer', async () => {
+    const { eng } = spyEngine();
+    const opts = spec({ source, where: where('$[?@.tag == "rare"]'), dimensions: dims });
+    let r = await eng.aggregate({ ...opts, deadline: Date.now() - 1 });
+    expect(r.complete).toBe(false);
+    let pages = 1;
+    while (!r.complete) { r = await eng.aggregate({ ...opts, deadline: Date.now() - 1, resume: r.resume! }); pages++; }
+    expect(pages).toBeGreaterThan(2);
+    expect(groups(r)).toEqual(byG((i) => tagOf(i) === 'rare'));
+    expect(r.recordsScanned).toBe(N);
+  }, 60_000);
 });
 
 describe('bounded memory, cancellation', () => {

@@ -1,10 +1,13 @@
-import { reindent } from '../../plugins/tools-explore/src/text/reindent';
+import { layoutJsonPage } from '../../src/kernel/records/json-layout';
 import { pointerAt } from '../../plugins/tools-explore/src/text/locate';
 import { preview } from '../../plugins/tools-explore/src/text/preview';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import type { RecordBatch } from '../../src/kernel/contracts';
 
-describe('reindent', () => {
+/** The whole text re-indented (one page large enough), as get_record lays a record out. */
+const reindent = (text: string) => layoutJsonPage(text, { indent: '  ', maxBytes: 1 << 30 }).text;
+
+describe('re-indenting (ctx.json, one page holding everything)', () => {
   test('matches JSON.stringify(v, null, 2) on ordinary values', () => {
     const v = { id: 4, name: 'Diana', tags: ['a', 'b'], empty: {}, none: [], nested: { x: [1, { y: null }] }, t: true };
     expect(reindent(JSON.stringify(v))).toBe(JSON.stringify(v, null, 2));

@@ -1,7 +1,7 @@
 /**
  * Every tool obeys the request deadline, not only scans: the sampling tools read records until the deadline and
  * answer with what they read (a RESOURCE_LIMIT_EXCEEDED warning says so), list_files stops its walk, and numbers
- * of any length are handled in time linear in their length.
+ * of any length are handled in time linear in their length. Time is a FakeClock (ctx.clock): no test waits.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -15,6 +15,7 @@ import { McpgwError } from '../../src/kernel/errors';
 import { listFiles } from '../../src/kernel/files/list-files';
 import { Sandbox } from '../../src/kernel/files/sandbox';
 import { Session } from '../../src/kernel/session/session';
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 
@@ -26,14 +27,21 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A tool context over one open explorer file (`file_1`) whose deadline is `deadline`. */
-async function contextWith(deadline: number): Promise<ToolContext> {
+/**
+ * A tool context over one open explorer file (`file_1`) whose deadline is `left` ms away on a FakeClock; reading a
+ * record moves that clock `perRecord` ms.
+ */
+async function contextWith(left: number, perRecord = 0): Promise<ToolContext> {
+  const clock = new FakeClock();
   const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
+  const value = opened.source.value.bind(opened.source);
+  opened.source.value = (i: number) => { clock.advance(perRecord); return value(i); };
   const ctx = {
-    session: new Session().scope('explore'),
+    session: new Session(clock).scope('explore'),
     limits: DEFAULT_LIMITS,
     signal: new AbortController().signal,
-    deadline,
+    deadline: clock.now() + left,
+    clock,
     progress: () => undefined,
     log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
@@ -45,7 +53,7 @@ async function contextWith(deadline: number): Promise<ToolContext> {
 
 describe('sampling tools at the deadline', () => {
   test('get_schema, extract_keys, sample_records past the deadline: one record read, the rest left out, said in a warning', async () => {
-    const ctx = await contextWith(Date.now() - 1);
+    const ctx = await contextWith(-1);
     const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
     expect(schema.records_sampled).toBe(1);
     expect(schema.schema).toEqual({ type: 'object', properties: { id: { type: 'integer' }, k0: { type: 'boolean' } }, required: ['id', 'k0'] });
@@ -59,7 +67,7 @@ describe('sampling tools at the deadline', () => {
   });
 
   test('with time left they read every record asked for', async () => {
-    const ctx = await contextWith(Date.now() + 60_000);
+    const ctx = await contextWith(60_000);
     const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
     expect(schema.records_sampled).toBe(50);
     expect(schema.warnings).toBeUndefined();
@@ -67,12 +75,20 @@ describe('sampling tools at the deadline', () => {
   });
 });
 
+test('the deadline is read on ctx.clock: 10 ms a record and 95 ms left, sample_records reads exactly 10 records', async () => {
+  const ctx = await contextWith(95, 10);
+  const sample = (await sampleRecords.handler({ handle: 'file_1', count: 50, strategy: 'first' } as any, ctx)) as any;
+  expect(sample.records.map((r: { index: number }) => r.index)).toEqual([...Array(10).keys()]);
+  expect(sample.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Stopped at the request deadline (requestTimeoutMs) after reading 10 of the 50 records to sample; the answer covers those.' }]);
+});
+
 test('list_files stops its walk at the deadline: truncated, with what it found', async () => {
   const sandbox = new Sandbox(dir);
   const all = await listFiles(sandbox, [], undefined, {});
   expect(all.files).toHaveLength(31);
   expect(all.truncated).toBe(false);
-  const late = await listFiles(sandbox, [], undefined, { deadline: Date.now() - 1 });
+  const clock = new FakeClock();
+  const late = await listFiles(sandbox, [], undefined, { deadline: clock.now() - 1, now: () => clock.now() });
   expect(late.truncated).toBe(true);
   expect(late.files).toEqual([]);
 });

@@ -34,6 +34,8 @@ export class Budget {
     readonly maxNodes: number,
     readonly deadline: number | undefined,
     private readonly makeError: MakeError,
+    /** The clock `deadline` is on (EvaluateOptions.now). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Counts one node. @throws RESOURCE_LIMIT_EXCEEDED past maxNodes or past the deadline */
@@ -49,7 +51,7 @@ export class Budget {
 
   /** One step of work, counted or not: the deadline is checked every 1,024. @throws RESOURCE_LIMIT_EXCEEDED */
   pace(): void {
-    if ((++this.steps & 1023) === 0 && this.deadline !== undefined && Date.now() > this.deadline) {
+    if ((++this.steps & 1023) === 0 && this.deadline !== undefined && this.now() > this.deadline) {
       throw this.makeError('RESOURCE_LIMIT_EXCEEDED', `The query was still evaluating one value at the request deadline, after ${this.used} nodes, and was stopped.`, {
         limit: { name: 'requestTimeoutMs', limit: 0 },
         hint: HINT,

@@ -30,6 +30,16 @@ export function queryWarnings(query: CompiledQuery): ToolWarning[] {
 }
 
 /**
+ * Record i's text, checked as `readRecord` checks it (SYNTAX_ERROR with its location, RESOURCE_LIMIT_EXCEEDED) but
+ * without building its value (`RecordSource.checkedText`): for tools that show text only.
+ */
+export function readRecordText(ctx: ToolContext, file: ExplorerFile, index: number): string {
+  checkIndex(ctx, file, index);
+  const { source } = file.opened;
+  return source.checkedText ? source.checkedText(index) : readRecord(ctx, file, index).text;
+}
+
+/**
  * Resolves a user path (dot form, JSON Pointer, `$`-JSONPath; see json/paths.ts) against one record
  * to reference tokens. A non-singular JSONPath is evaluated with the `jsonpath` query language and its
  * first node is taken; the query's warnings (queryWarnings) are pushed onto `warnings`.
@@ -120,32 +130,28 @@ export function cutAtCharBoundary(buf: Uint8Array, start: number, max: number): 
 }
 
 /**
- * One part of a long text: the whole text when it fits `max` bytes and no offset/length was asked;
- * otherwise bytes [offset, offset+min(length, max)) on character boundaries, with the paging fields.
- * The default call (no offset/length) on a long text gets a `[cut: …]` marker naming `tool` and how to read on.
+ * A page of JSON `text` laid out with `indent` ("  " re-indented, "" compact) through the kernel's `ctx.json`: the
+ * layout stops at the page, so a page of a big value costs its bytes, not the whole laid-out text. Without offset or
+ * length, a text that fits `max` comes whole; a longer one is cut (on a character boundary outside escapes) and
+ * marked; with offset/length, bytes [offset, offset + length) of the laid-out text, in parts that concatenate exactly.
  * @throws INVALID_ARGUMENT (offset past the end)
  */
 export function pageText(
   ctx: ToolContext,
   text: string,
-  opts: { offset?: number; length?: number; max: number; tool: string; what: string },
+  opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string },
 ): { text: string; truncated?: boolean; total_bytes?: number; offset?: number; next_offset?: number } {
-  const bytes = Buffer.from(text, 'utf8');
-  if (opts.offset === undefined && opts.length === undefined && bytes.length <= opts.max) return { text };
-  const offset = opts.offset ?? 0;
-  if (offset > bytes.length) throw ctx.error('INVALID_ARGUMENT', `offset ${offset} is past the end of the ${opts.what} (${bytes.length} bytes).`);
-  let start = offset;
-  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
-  const end = cutAtCharBoundary(bytes, start, Math.min(opts.length ?? opts.max, opts.max));
-  const part = bytes.subarray(start, end).toString('utf8');
-  const more = end < bytes.length;
+  const page = ctx.json.page(text, { indent: opts.indent, from: opts.offset ?? 0, maxBytes: Math.min(opts.length ?? opts.max, opts.max) });
+  if (opts.offset === undefined && opts.length === undefined && page.end >= page.total) return { text: page.text };
+  if ((opts.offset ?? 0) > page.total) throw ctx.error('INVALID_ARGUMENT', `offset ${opts.offset} is past the end of the ${opts.what} (${page.total} bytes).`);
+  const more = page.end < page.total;
   const marked = more && opts.offset === undefined && opts.length === undefined;
   return {
-    text: marked ? `${part}\n… [cut: bytes ${start}–${end} of ${bytes.length}; call ${opts.tool} with offset ${end} for the rest]` : part,
-    truncated: more || start > 0,
-    total_bytes: bytes.length,
-    offset: start,
-    ...(more ? { next_offset: end } : {}),
+    text: marked ? `${page.text}\n… [cut: bytes ${page.start}–${page.end} of ${page.total}; call ${opts.tool} with offset ${page.end} for the rest]` : page.text,
+    truncated: more || page.start > 0,
+    total_bytes: page.total,
+    offset: page.start,
+    ...(more ? { next_offset: page.end } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { LazyNode, RecordSource, ScanNode } from 'mcpgw/plugin-api';
+import type { JsonLayout, LazyNode, RecordSource, ScanNode } from 'mcpgw/plugin-api';
 
 /** One item of a json_read page: a whole value, or one part of a value too large for any page. */
 export interface Item {
@@ -47,25 +47,24 @@ export function itemText(source: RecordSource, n: ScanNode): ItemText {
 export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? 'null');
 
 /**
- * The part of `text` from `offset` (a character start) that fits `room` bytes of result JSON as the item
- * `{path, value: <part>, value_truncated, value_bytes, offset, next_offset}`: whole UTF-8 characters, escaping
- * counted. Always at least one character (a reader following next_offset always advances), or null when not even one
- * character fits `room`.
+ * The part of `text` from `offset` (a character start outside any escape) that fits `room` bytes of result JSON as
+ * the item `{path, value: <part>, value_truncated, value_bytes, offset, next_offset}`: whole UTF-8 characters and whole
+ * escape sequences (`safeCut`: the kernel's `ctx.json.safeCut`), escaping counted. Always at least one character or
+ * escape (a reader following next_offset always advances), or null when not even one fits `room`.
  */
-export function itemPart(path: string, text: ItemText, offset: number, room: number): Item | null {
+export function itemPart(path: string, text: ItemText, offset: number, room: number, safeCut: JsonLayout['safeCut']): Item | null {
   const envelope = byteLength({ path, value: '', value_truncated: true, value_bytes: text.size, offset, next_offset: text.size });
   const limit = room - envelope; // bytes the part may take, escaped, inside the result
   if (limit <= 0) return null;
   let budget = limit; // bytes of text to try
   for (;;) {
     const want = Math.min(budget, text.size - offset);
-    // read a few bytes more than wanted, so a character cut at the end can be completed or dropped
-    const raw = text.read(offset, Math.min(text.size, offset + want + 3));
-    let end = want;
-    while (end > 0 && end < raw.length && (raw[end]! & 0xc0) === 0x80) end--;
+    // read a few bytes more than wanted, so a character or an escape cut at the end can be completed or dropped
+    const raw = text.read(offset, Math.min(text.size, offset + want + 12));
+    let end = safeCut(raw, 0, Math.min(want, raw.length));
     if (end === 0) {
-      end = 1;
-      while (end < raw.length && (raw[end]! & 0xc0) === 0x80) end++;
+      end = Math.min(raw.length, 1);
+      for (let k = 1; k <= Math.min(raw.length, 12); k++) if (safeCut(raw, 0, k) === k) { end = k; break; }
     }
     const part = raw.subarray(0, end).toString('utf8');
     const cost = byteLength(part) - 2;

@@ -123,7 +123,7 @@ export async function withLease<T>(ctx: ToolContext, fileId: string, file: Reade
     });
   }
   let done!: () => void;
-  file.lastUsed = Date.now();
+  file.lastUsed = ctx.clock.now();
   file.lease = new Promise<void>((resolve) => (done = resolve));
   try {
     return await work();

@@ -38,7 +38,7 @@ async function validateByScan(source: RecordSource, mode: ValidationMode, ctx: T
         }
       }
     }
-    if (Date.now() > ctx.deadline) break;
+    if (ctx.clock.now() > ctx.deadline) break;
   }
   report.complete = report.records_examined === source.count;
   return report;

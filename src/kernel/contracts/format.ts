@@ -240,6 +240,12 @@ export interface RecordSource {
   /** Record i as text, strict UTF-8. @throws SYNTAX_ERROR on invalid UTF-8 (with its byte offset). */
   text(i: number): string;
   /**
+   * Record i as text, after every check `value(i)` makes (framing, strict UTF-8, maxDepth, JSON syntax) and with its
+   * errors, without building the value (no exact numbers, no reviver walk): for tools that show the text only.
+   * Optional: kernels before 1.1 lack it.
+   */
+  checkedText?(i: number): string;
+  /**
    * Record i parsed; numbers that a double cannot hold exactly are `JSON.rawJSON` objects of their
    * lexeme, so they serialize digit for digit. Key order is kept; a repeated member name: the last wins.
    * Escaped lone surrogates (`"\ud800"`, RFC 8259 §8.2) come back as U+FFFD, never as lone surrogates;

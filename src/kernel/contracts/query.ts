@@ -83,6 +83,11 @@ export interface EvaluateOptions {
   maxNodes?: number;
   /** ms since the epoch: an evaluation still running past it stops with RESOURCE_LIMIT_EXCEEDED ("requestTimeoutMs"). */
   deadline?: number;
+  /**
+   * The clock `deadline` is on (the kernel's `Clock.now`, a fake one in tests); absent: `Date.now`. A language reads
+   * the time through it, never through `Date.now()` directly.
+   */
+  now?: () => number;
 }
 
 /**

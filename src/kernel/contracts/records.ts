@@ -121,3 +121,36 @@ export interface RecordsToolkit {
    */
   compareNumerals?(a: string | number, b: string | number): -1 | 0 | 1;
 }
+
+/** One page of laid-out JSON text (`JsonLayout.page`): offsets in UTF-8 bytes of the whole laid-out text. */
+export interface JsonLayoutPage {
+  /** The page's text. */
+  text: string;
+  /** Where it starts: the first character at or after the `from` asked for. */
+  start: number;
+  /** Where it stops (exclusive): read on from here; `end === total` when nothing remains. */
+  end: number;
+  /** Bytes of the whole laid-out text. */
+  total: number;
+}
+
+/**
+ * JSON text laid out for reading one page at a time (`ctx.json`): the explorer's get_record and get_value_at_path and
+ * the reader's json_read cut values through it, so a page never ends inside a character or an escape sequence and
+ * costs its own bytes plus one counting scan, never the whole laid-out text.
+ */
+export interface JsonLayout {
+  /**
+   * Bytes [from, from + maxBytes) of valid JSON `text` laid out with `indent`: "  " re-indents (as
+   * `JSON.stringify(v, null, 2)` lays a value out), "" is compact; every string and number lexeme is copied as written
+   * (escapes, key order and repeated names as in the text). The page ends on a character boundary outside any escape
+   * (`\u00e9`, and a `\uD83D\uDE00` pair, stay whole), with at least one character or escape when any remains.
+   */
+  page(text: string, options: { indent: string; from?: number; maxBytes: number }): JsonLayoutPage;
+  /**
+   * The greatest cut at or before `end` in UTF-8 JSON text `bytes` (read from `start`, a character boundary outside
+   * any escape) that is a character boundary outside an escape sequence; `start` when there is none.
+   */
+  safeCut(bytes: Uint8Array, start: number, end: number): number;
+}
+

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode, ErrorDetails, McpgwError } from '../errors';
 import type { FormatProbe, OpenedFile, ProgressReporter, RecordSource } from './format';
-import type { FileChunk } from './records';
+import type { FileChunk, JsonLayout } from './records';
 import type { Clock } from './clock';
 import type { Limits } from './limits';
 import type { QueryLanguage } from './query';
@@ -222,6 +222,11 @@ export interface ToolContext {
    * the literals every match requires. Shared server-wide; compiled patterns hold no per-request state.
    */
   readonly regex: RegexService;
+  /**
+   * JSON text laid out one page at a time (contracts/records.ts): re-indented or compact, lexemes as written, cut on a
+   * character boundary outside escapes; a page costs its bytes plus one counting scan, never the whole laid-out text.
+   */
+  readonly json: JsonLayout;
 }
 
 export type { OpenedFile };

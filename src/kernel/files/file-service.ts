@@ -9,6 +9,8 @@ import { listFiles } from './list-files';
 import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
+import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
 import { ScopedFiles } from './scoped-files';
 import { readChunksPooled } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
@@ -22,6 +24,8 @@ export class FileService implements FileAccess {
     private readonly sandbox: Sandbox,
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
+    /** The clock `list` deadlines are on. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The root folder (real path). */
@@ -79,7 +83,8 @@ export class FileService implements FileAccess {
   }
 
   list(input: string | undefined, options?: Parameters<NonNullable<FileAccess['list']>>[1]) {
-    return listFiles(this.sandbox, this.formats(), input, options);
+    const clock = this.clock;
+    return listFiles(this.sandbox, this.formats(), input, { ...options, now: () => clock.now() });
   }
 
   verify(source: RecordSource, realPath: string): void {

@@ -31,7 +31,7 @@ export async function listFiles(
   sandbox: Sandbox,
   formats: readonly Format[],
   input: string | undefined,
-  options: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number } = {},
+  options: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number; now?: () => number } = {},
 ): Promise<FileListing> {
   const folder = sandbox.resolve(input === undefined || input === '' ? '.' : input);
   const top = openInside(sandbox, folder, input ?? '.');
@@ -58,7 +58,7 @@ export async function listFiles(
     }
     for (const name of names) {
       if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The listing was cancelled.');
-      if (++visited > MAX_VISITED || (options.deadline !== undefined && Date.now() > options.deadline)) { truncated = true; return false; }
+      if (++visited > MAX_VISITED || (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline)) { truncated = true; return false; }
       if (Date.now() - lastYield > 50) { await new Promise((r) => setImmediate(r)); lastYield = Date.now(); }
       const lexical = path.join(dir, name);
       let entry;

@@ -237,7 +237,7 @@ export function escapeToken(key: string): string {
  * @throws McpgwError SYNTAX_ERROR with byte offset, line, column and record index;
  *   RESOURCE_LIMIT_EXCEEDED when nesting exceeds `maxDepth`.
  */
-export function parseExact(text: string, where: () => ParseSite, maxDepth: number, warnings?: ParseWarning[]): unknown {
+export function parseExact(text: string, where: () => ParseSite, maxDepth: number, warnings?: ParseWarning[], checkOnly = false): unknown {
   // Depth d needs at least d bytes: short texts cannot be too deep.
   if (text.length > maxDepth) {
     const depth = nestingDepth(text, maxDepth);
@@ -252,7 +252,8 @@ export function parseExact(text: string, where: () => ParseSite, maxDepth: numbe
   }
   let value: unknown;
   try {
-    value = needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
+    // Checking only: the same syntax and depth verdicts without building exact numbers (no reviver walk).
+    value = checkOnly ? (JSON.parse(text), undefined) : needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
   } catch (err) {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // The reviver walk is recursive in V8 (~4,500 levels on Node 22's default stack): a maxDepth
@@ -266,7 +267,7 @@ export function parseExact(text: string, where: () => ParseSite, maxDepth: numbe
     }
     throw syntaxError(err, text, where());
   }
-  if (SURROGATE_ESCAPE.test(text)) {
+  if (!checkOnly && SURROGATE_ESCAPE.test(text)) {
     const fixed = replaceLoneSurrogates(value);
     if (fixed.paths.length) {
       value = fixed.value;

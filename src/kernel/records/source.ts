@@ -223,6 +223,14 @@ export class IndexedRecordSource implements RecordSource {
     return this.decode(i, bytes, offset);
   }
 
+  checkedText(i: number): string {
+    const { bytes, offset, extent, a, b } = this.readRecord(i);
+    this.checkFraming(i, extent, a, b);
+    const text = this.decode(i, bytes, offset);
+    this.parseText(i, text, undefined, true);
+    return text;
+  }
+
   value(i: number, warnings?: RecordWarning[]): unknown {
     const { bytes, offset, extent, a, b } = this.readRecord(i);
     this.checkFraming(i, extent, a, b);
@@ -255,11 +263,11 @@ export class IndexedRecordSource implements RecordSource {
   }
 
   /** Parses record i's text exactly; locates errors lazily. */
-  parseText(i: number, text: string, warnings?: RecordWarning[]): unknown {
+  parseText(i: number, text: string, warnings?: RecordWarning[], checkOnly = false): unknown {
     return parseExact(text, () => {
       const loc = this.location(i);
       return { byteOffset: loc.byte_offset!, line: loc.line!, column: loc.column!, recordIndex: i, maxDepth: this.spec.limits.maxDepth };
-    }, this.spec.limits.maxDepth, warnings);
+    }, this.spec.limits.maxDepth, warnings, checkOnly);
   }
 
   location(i: number): ErrorLocation {

@@ -93,13 +93,14 @@ export function exactParser(maxDepth: number): (text: string) => unknown {
 /**
  * Aggregates records `view.first + k` for k in [fromK, toK) into `table`. `onRecord(i)` is called before each record
  * is evaluated (worker threads publish it, for the deadline's stuck-record check). `spans`: the view's spans as
- * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record).
+ * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record). Returns how many records the byte
+ * prefilter left to evaluate (all of them without one).
  */
-export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array): void {
+export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array): number {
   const b = view.bytes;
   stats.scanned += toK - fromK;
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
-  if (toK <= fromK) return;
+  if (toK <= fromK) return 0;
   // Valid UTF-8 is checked once for the stretch when most records are read, else per record.
   const utf8Ok = list !== null && list.length <= (toK - fromK) / 8 ? false : isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1]));
   const occ = new Occurrences();
@@ -150,4 +151,5 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
     stats.matched++;
     stats.units++;
   }
+  return n;
 }

@@ -3,6 +3,10 @@
  * record-aligned batches and aggregated on this thread, or on worker threads for big files and for `where` queries
  * with regular expressions (aggregate-threads.ts); `each` units come from the engine's own query scan. Partial
  * tables are merged in file order, so a deadline stops at a batch boundary and `resume` continues exactly there.
+ * A big file's `where` with a byte prefilter (required literals, no regular expression) starts on this thread, as
+ * the search engine's scans do: while the prefilter narrows, there is little to evaluate and worker threads would
+ * cost more (start-up, copies, their heaps) than they save; from the first batch it leaves more than half of, the
+ * rest goes to the threads, into the same table.
  */
 import type { AggregateOptions, AggregateProgress, AggregateResult } from '../contracts/aggregate';
 import type { Limits } from '../contracts/limits';
@@ -124,15 +128,24 @@ export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): P
     const from = state.record;
     const to = source.count;
     if (from < to) {
-      const pool = env.pool;
-      if (pool && pool.wanted(source.identity.size, where)) {
-        const r = await pool.run({ opts, compiled, where, from, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: () => { whenDistinctGrows(); checkMemory(); } });
+      const pool = env.pool && env.pool.wanted(source.identity.size, where) ? env.pool : null;
+      const memory = () => { whenDistinctGrows(); checkMemory(); };
+      // A prefilter that narrows: this thread, until a batch shows it does not (then `handOver`, the next record).
+      const here = !pool || (!!where?.query.requiredLiterals?.length && !where.query.usesRegex);
+      let start = from;
+      if (here) {
+        const r = await runHere(opts, env, compiled, where, from, to, state, memory, pool);
+        if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
+        else if (r.handOver === null) state.record = to;
+        else start = r.handOver;
+      }
+      if (pool && (!here || start > from)) {
+        // Progress goes on from the records done here, against the same total.
+        const onProgress = opts.onProgress;
+        const moved = start === from ? opts : { ...opts, ...(onProgress ? { onProgress: (done: number) => onProgress(start - from + done, to - from) } : {}) };
+        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory });
         for (const s of r.stuck) state.stuck.add(s);
         if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
-        else state.record = to;
-      } else {
-        const stoppedAt = await runHere(opts, env, compiled, where, from, to, state, () => { whenDistinctGrows(); checkMemory(); });
-        if (stoppedAt !== null) { state.record = stoppedAt; complete = false; }
         else state.record = to;
       }
     }
@@ -140,8 +153,12 @@ export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): P
   return result(state, compiled, opts, complete, maxDepth);
 }
 
-/** Records [from, to) on this thread. Returns where the deadline stopped it, or null. */
-async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Compiled, where: WhereTest | null, from: number, to: number, state: AggregateState, checkMemory: () => void): Promise<number | null> {
+/**
+ * Records [from, to) on this thread. Returns where the deadline stopped it (`stoppedAt`), or, given a `pool`, the
+ * first record of the rest once a batch's prefilter left more than half of its records (`handOver`; the batch itself
+ * is done), else nulls.
+ */
+async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Compiled, where: WhereTest | null, from: number, to: number, state: AggregateState, checkMemory: () => void, pool: AggregatePool | null = null): Promise<{ stoppedAt: number | null; handOver: number | null }> {
   const { source } = opts;
   const maxDepth = env.limits.maxDepth;
   const site = (i: number): ParseSite => {
@@ -152,6 +169,7 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
   const parse = exactParser(maxDepth);
   const total = to - from;
   for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+    let wide = false;
     if (batch.oversized) {
       const err = oversizedOutcome(batch).error!;
       if (!source.rootIsSequence) throw err; // one document: the answer is the error
@@ -159,17 +177,19 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
       skip(state.stats, batch.first, err);
     } else {
       const batchStats = newStats();
-      aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse);
+      const evaluated = aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse);
       if (!source.rootIsSequence && batchStats.skipped > 0) throw recreate(opts, 0);
       addStats(state.stats, batchStats);
       checkMemory();
+      wide = evaluated > batch.count / 2;
     }
     const next = batch.first + batch.count;
     opts.onProgress?.(next - from, total);
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-    if (opts.deadline !== undefined && Date.now() > opts.deadline && next < to) return next;
+    if (opts.deadline !== undefined && Date.now() > opts.deadline && next < to) return { stoppedAt: next, handOver: null };
+    if (pool && wide && next < to) return { stoppedAt: null, handOver: next };
   }
-  return null;
+  return { stoppedAt: null, handOver: null };
 }
 
 /** The error of record i, read again (a single-document file: a malformed document is the answer). */

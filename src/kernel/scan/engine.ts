@@ -52,9 +52,13 @@ const sizeOf = (source: RecordSource) => (source instanceof ElementSource ? sour
 export class QueryScanEngine implements ScanEngine {
   private readonly slots: Semaphore;
   private readonly clock: Clock;
+  /** `clock.now` as a function (evaluations read the deadline's clock through it). */
+  private readonly now: () => number;
 
   constructor(private readonly options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
+    const clock = this.clock;
+    this.now = () => clock.now();
     this.slots = new Semaphore(() => options.limits().maxConcurrentScans, this.clock);
   }
 
@@ -95,7 +99,7 @@ export class QueryScanEngine implements ScanEngine {
     const base = {
       literals, slashEscape: !!query.requiredLiterals?.some((l) => l.includes('/')),
       maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, firstOnly: opts.unit === 'records',
-      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline, now: this.now } : {}),
     };
     if (opts.addressing === 'record') return { kind: 'record', start: 0, end: source.count, step: 1, query, ...base };
     if (!source.rootIsSequence) return { kind: 'document', start: 0, end: Math.min(1, source.count), step: 1, query, ...base };
@@ -224,7 +228,7 @@ export class QueryScanEngine implements ScanEngine {
   /** What record walks need from this engine. */
   private walkHost(): WalkHost {
     const limits = this.options.limits();
-    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, ...this.options.walk };
+    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, now: this.now, ...this.options.walk };
   }
 
   /** Record i's root as a lazy node of a kernel source, or null (another implementation: no walking). */

@@ -10,6 +10,7 @@ import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
+import { indexOfLiteral } from './needle';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -32,6 +33,8 @@ export interface Plan {
   maxNodes: number;
   /** ms since the epoch: an evaluation running past it stops (absent on worker threads, which are stopped instead). */
   deadline?: number;
+  /** The clock `deadline` is on (absent on worker threads). */
+  now?: () => number;
   /** Units per record: all nodes, or the first only. */
   firstOnly: boolean;
 }
@@ -78,13 +81,13 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
   let any = false;
   for (const needle of needles) {
-    let pos = b.bytes.indexOf(needle, lo);
+    let pos = indexOfLiteral(b.bytes, needle, lo);
     while (pos !== -1 && pos < hi) {
       const k = b.recordAt(pos);
       if (k < fromK || k >= toK) break;
       const [s, e] = b.span(k);
       if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
-      pos = b.bytes.indexOf(needle, Math.max(pos + 1, e));
+      pos = indexOfLiteral(b.bytes, needle, Math.max(pos + 1, e));
     }
   }
   const out: number[] = [];
@@ -195,7 +198,7 @@ const isRecordLimit = (name: string | undefined) => name === 'maxDepth' || name 
 
 /** The bounds of one evaluation under `plan`. */
 export function evaluateOptions(plan: Plan): EvaluateOptions {
-  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline } : { maxNodes: plan.maxNodes };
+  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline, ...(plan.now ? { now: plan.now } : {}) } : { maxNodes: plan.maxNodes };
 }
 
 /** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */

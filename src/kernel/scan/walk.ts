@@ -46,6 +46,8 @@ export interface WalkHost {
   pieceBytes?: number;
   /** Arrays with at least this many elements are streamed as a nested scan (default STREAM_MIN). */
   streamMin?: number;
+  /** The clock deadlines are on (default `Date.now`). */
+  now?: () => number;
 }
 
 /** How a walk ended: went through, the record is done early (`unit: records`), the scan stops, or the deadline passed. */
@@ -113,12 +115,11 @@ export class RecordWalk {
   private async tick(): Promise<boolean> {
     if ((++this.ticks & 255) !== 0) return true;
     if (this.opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-    const now = Date.now();
-    if (this.opts.deadline !== undefined && now > this.opts.deadline) {
+    if (this.opts.deadline !== undefined && (this.host.now ?? Date.now)() > this.opts.deadline) {
       this.stopAt = { record: this.record, node: this.unitBase + this.emitted, at: this.cur.slice() };
       return this.stop('deadline');
     }
-    if (now - this.lastYield > 20) {
+    if (Date.now() - this.lastYield > 20) {
       await this.collector.flush();
       await new Promise<void>((r) => setImmediate(r));
       this.lastYield = Date.now();
@@ -281,7 +282,7 @@ export class RecordWalk {
 
   /** The bounds of one evaluation: Limits.maxNodes and the request deadline. */
   private bounds(): EvaluateOptions {
-    return { ...(this.host.maxNodes !== undefined ? { maxNodes: this.host.maxNodes } : {}), ...(this.opts.deadline !== undefined ? { deadline: this.opts.deadline } : {}) };
+    return { ...(this.host.maxNodes !== undefined ? { maxNodes: this.host.maxNodes } : {}), ...(this.opts.deadline !== undefined ? { deadline: this.opts.deadline, ...(this.host.now ? { now: this.host.now } : {}) } : {}) };
   }
 
   /**

@@ -10,6 +10,7 @@ import { McpgwError } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { runTool } from './tool-adapter';
+import { jsonLayout } from '../records/json-layout';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
 export interface OfferedTool {
@@ -112,5 +113,6 @@ function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCt
     root: spec.root,
     scan: spec.scan,
     regex: spec.regex,
+    json: jsonLayout,
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProgress, AggregateResult, CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
+import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
 
@@ -182,29 +183,28 @@ function rowsOf(ctx: ToolContext, spec: Spec, groups: AggregateGroup[]): Row[] {
     const cut: string[] = [];
     spec.metricNames.forEach((name, j) => {
       const text = JSON.stringify(g.metrics[j]) ?? 'null';
-      if (Buffer.byteLength(text) > most) { row[name] = clip(text, most); cut.push(name); }
+      if (Buffer.byteLength(text) > most) { row[name] = clip(ctx, text, most); cut.push(name); }
       else row[name] = g.metrics[j];
     });
     if (cut.length) row.metrics_truncated = cut;
     const keyText = JSON.stringify(row.key) ?? 'null';
     if (Buffer.byteLength(keyText) > most) {
-      row.key = clip(keyText, most);
+      row.key = clip(ctx, keyText, most);
       row.key_truncated = true;
     }
     return row;
   });
 }
 
-/** The start of a JSON text, at most `bytes` of UTF-8 and never half a character, marked with `…`. */
-function clip(text: string, bytes: number): string {
-  let s = Buffer.from(text).subarray(0, bytes).toString('utf8');
-  if (s.endsWith('\uFFFD')) s = s.slice(0, -1);
-  return s.replace(/[\uD800-\uDBFF]$/, '') + '…';
+/** The start of a JSON text, at most `bytes` of UTF-8, cut as every tool cuts JSON text (ctx.json: on a character boundary outside escapes), marked with `…`. */
+function clip(ctx: ToolContext, text: string, bytes: number): string {
+  return ctx.json.page(text, { indent: '', maxBytes: bytes }).text + '…';
 }
 
 function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number): Output {
   const warnings: NonNullable<Output['warnings']> = [];
-  for (const w of [...(spec.where?.query.warnings ?? []), ...(spec.each?.warnings ?? [])]) warnings.push({ code: w.code, message: w.message });
+  // The queries' own warnings (NOT_I_REGEXP), as every explorer tool that takes a JSONPath passes them on.
+  for (const q of [spec.where?.query, spec.each]) if (q) warnings.push(...queryWarnings(q));
   for (const s of r.firstSkipped) warnings.push({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) });
   if (r.skipped > r.firstSkipped.length) warnings.push({ code: r.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${r.skipped} records were skipped in all.` });
   for (const w of r.warnings) warnings.push(w);

@@ -27,6 +27,8 @@ export interface BudgetOptions {
   maxBytes: number;
   /** ms since the epoch: no deeper level is started past it (the first two, the root and its members, always complete). */
   until: number;
+  /** The clock `until` is on (ToolContext.clock; default `Date.now`). */
+  now?: () => number;
   /** Elements looked at per array (default 256). */
   arraySample?: number;
   /** Lazy values up to this size are parsed (default 64 KiB). */
@@ -88,7 +90,7 @@ export function inferWithinBudget(values: readonly unknown[], opts: BudgetOption
     levelLoop: for (const [place, vals] of frontier) {
       for (let v of vals) {
         // a level that cannot finish in time is not described (the root's type and its members' always are)
-        if (level > 1 && (++work & 1023) === 0 && Date.now() > opts.until) { late = true; break levelLoop; }
+        if (level > 1 && (++work & 1023) === 0 && (opts.now ?? Date.now)() > opts.until) { late = true; break levelLoop; }
         if (v instanceof LazyValue && v.node.byteLength <= parseBytes) v = v.node.value();
         place.seen++;
         place.types.add(typeOfValue(v));
@@ -141,7 +143,7 @@ export function inferWithinBudget(values: readonly unknown[], opts: BudgetOption
     best = { schema, ...(rootPage && (rootPage.offset > 0 || rootPage.count < rootNames.size) ? { root: rootInfo(rootNames.size, rootPage) } : {}) };
     if (size > opts.maxBytes) { stopped = 'bytes'; break; } // even the types alone: the caller reports it
     if (level >= opts.maxDepth || next.size === 0) break;
-    if (level >= 1 && Date.now() > opts.until) { stopped = 'time'; break; }
+    if (level >= 1 && (opts.now ?? Date.now)() > opts.until) { stopped = 'time'; break; }
     frontier = next;
   }
   return { schema: best!.schema, depth: described, ...(stopped ? { stopped } : {}), sampledArrays, ...(best!.root ? { root: best!.root } : {}) };

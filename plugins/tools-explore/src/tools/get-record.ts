@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
-import { pageText, parseFields, previewBytes, projectText, readRecord } from '../records';
+import { pageText, parseFields, previewBytes, projectText, readRecordText } from '../records';
 import { fieldsArg, handleArg, indexArg } from '../schemas';
 import { mergeRepeatedNames } from '../json/scan';
-import { reindent } from '../text/reindent';
 
 const input = z.object({
   handle: handleArg,
@@ -38,8 +37,9 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     const fields = parseFields(ctx, args.fields);
     const raw = recordText(ctx, file, args.index);
     // A repeated member name shows once, with the value every other tool sees (the last), at its first position.
-    const text = reindent(mergeRepeatedNames(fields ? projectText(raw, fields) : raw));
-    const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
+    // Laid out page by page: only the asked bytes of the re-indented text are built (ctx.json).
+    const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
+    const page = pageText(ctx, text, { indent: '  ', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
     return {
       index: args.index,
@@ -58,7 +58,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
  */
 function recordText(ctx: ToolContext, file: ExplorerFile, index: number): string {
   try {
-    return readRecord(ctx, file, index).text;
+    return readRecordText(ctx, file, index);
   } catch (err) {
     const e = err as { code?: string; message?: string; limit?: { name: string; limit: number; value?: number }; location?: Record<string, unknown> };
     if (e.code !== 'RESOURCE_LIMIT_EXCEEDED' || e.limit?.name !== 'maxRecordBytes' || !file.opened.source.node) throw err;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { children, compact, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
+import { children, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, emptyPathHint, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutAtCharBoundary, emptyPathHint, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
-import type { ToolContext } from 'mcpgw/plugin-api';
+import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg, warningSchema } from '../schemas';
 
 const input = z.object({
@@ -44,9 +44,10 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     const lazy = lazyRoot(ctx, file, args.index);
     const parsedPath = parseUserPath(ctx, args.path);
     if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, args, parsedPath.tokens);
-    const { value, text } = readRecord(ctx, file, args.index);
+    // A dot path or pointer needs the record's text only; a JSONPath is evaluated on its value.
+    const { value, text } = 'tokens' in parsedPath ? { value: undefined, text: readRecordText(ctx, file, args.index) } : readRecord(ctx, file, args.index);
     const warnings: ToolWarning[] = [];
-    const tokens = resolvePath(ctx, args.path, value, warnings);
+    const tokens = 'tokens' in parsedPath ? parsedPath.tokens : resolvePath(ctx, args.path, value, warnings);
     if (tokens === null) {
       throw ctx.error('NOT_FOUND', `The JSONPath ${args.path} selects nothing in record ${args.index}.`, {
         location: { record_index: args.index },
@@ -72,7 +73,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     }
     const lexeme = text.slice(span.start, span.end);
     const type = typeAt(text, span.start);
-    const page = pageText(ctx, compact(mergeRepeatedNames(lexeme)), { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+    const page = pageText(ctx, mergeRepeatedNames(lexeme), { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
     return {
       value: page.text,
       path: args.path,
@@ -116,7 +117,9 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     const raw = node.bytes(offset, Math.min(node.byteLength, offset + want + 7));
     let start = 0;
     while (start < raw.length && (raw[start]! & 0xc0) === 0x80) start++; // an offset inside a character: the next one
-    const end = cutAtCharBoundary(raw, start, want);
+    // A character boundary outside any escape (ctx.json.safeCut); at least one character or escape.
+    let end = ctx.json.safeCut(raw, start, Math.min(raw.length, start + want));
+    if (end === start) end = Math.max(cutAtCharBoundary(raw, start, 1), firstPieceEnd(ctx, raw, start));
     const from = offset + start, to = offset + end;
     const part = raw.subarray(start, end).toString('utf8');
     const marked = to < node.byteLength && args.offset === undefined && args.length === undefined;
@@ -131,8 +134,8 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
       ...(to < node.byteLength ? { next_offset: to } : {}),
     };
   }
-  const text = JSON.stringify(node.value()) ?? 'null';
-  const page = pageText(ctx, text, { offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+  const text = nodeText(node);
+  const page = pageText(ctx, text, { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
   return {
     value: page.text,
     path: args.path,
@@ -142,4 +145,25 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
     ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
   };
+}
+
+/** The end of the first character or escape sequence of `raw` from `start` (an escape is at most 12 bytes). */
+function firstPieceEnd(ctx: ToolContext, raw: Uint8Array, start: number): number {
+  for (let k = start + 1; k <= Math.min(raw.length, start + 12); k++) if (ctx.json.safeCut(raw, start, k) === k) return k;
+  return Math.min(raw.length, start + 1);
+}
+
+/**
+ * A lazy node's value as JSON text for paging: its text as in the file (repeated names merged) once it parses, so a
+ * big value is not built with exact numbers only to be cut to a page; otherwise its value (which throws the kernel's
+ * located SYNTAX_ERROR or RESOURCE_LIMIT_EXCEEDED).
+ */
+function nodeText(node: LazyNode): string {
+  if (node.text) {
+    const text = node.text();
+    let ok = true;
+    try { JSON.parse(text); } catch { ok = false; }
+    if (ok) return mergeRepeatedNames(text);
+  }
+  return JSON.stringify(node.value()) ?? 'null';
 }

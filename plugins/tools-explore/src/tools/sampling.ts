@@ -22,12 +22,11 @@ async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[],
   let lastYield = Date.now();
   for (let k = 0; k < indexes.length; k++) {
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-    const now = Date.now();
-    if (now > ctx.deadline && k > 0) {
+    if (ctx.clock.now() > ctx.deadline && k > 0) {
       warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) after reading ${k} of the ${indexes.length} records to sample; the answer covers those.` });
       break;
     }
-    if (now - lastYield > YIELD_MS) {
+    if (Date.now() - lastYield > YIELD_MS) {
       await new Promise((r) => setImmediate(r));
       lastYield = Date.now();
     }
@@ -191,9 +190,9 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
       let item: (typeof records)[number] = { index, record };
       const size = jsonBytes(record);
       if (size > ctx.limits.maxRecordPreviewBytes) {
-        const text = JSON.stringify(record);
-        const cutText = Buffer.from(text).subarray(0, ctx.limits.maxRecordPreviewBytes).toString('utf8').replace(/\uFFFD$/, '');
-        item = { index, record: `${cutText}… [cut at ${ctx.limits.maxRecordPreviewBytes} of ${size} bytes: get_record ${index} with offset reads it all]`, truncated: true, record_bytes: size };
+        // Its compact text cut as every tool cuts JSON text (ctx.json): on a character boundary outside escapes.
+        const page = ctx.json.page(JSON.stringify(record), { indent: '', maxBytes: ctx.limits.maxRecordPreviewBytes });
+        item = { index, record: `${page.text}… [cut at ${page.end} of ${size} bytes: get_record ${index} with offset reads it all]`, truncated: true, record_bytes: size };
       }
       const itemBytes = jsonBytes(item) + 1;
       if (used + itemBytes > budget && records.length > 0) {
@@ -247,7 +246,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
   async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const source = file.opened.source;
-    const started = Date.now();
+    const started = ctx.clock.now();
     const warnings: Warning[] = [];
     const indexes = sampleIndexes(source.count, Math.min(args.sample_size, 100_000), 'even');
     // Large records (a big single document) are read through lazy nodes, level by level; others are parsed.
@@ -262,7 +261,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     const r = inferWithinBudget(values, {
       // levels until about a second has passed (never past the deadline, but at least a moment for what was read)
-      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), Date.now() + 50),
+      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), ctx.clock.now() + 50), now: () => ctx.clock.now(),
       maxProps: Math.ceil(room / 16), rootOffset: args.offset ?? 0,
     });
     if (jsonBytes(r.schema) > room) {

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// bench/big-record.mjs — reading one big record in pages: get_record (first page and a page from the middle),
+// get_value_at_path of a big member and json_read of the record, through the real MCP interface.
+//
+//   node bench/big-record.mjs [--mb 8] [--runs 7] [--gateway bin/mcpgw.js]
+//
+// The record is one JSON Lines line of about --mb MiB (default 8): an object holding an array of event-like
+// objects (strings with escapes and emoji, integers, decimals, nested objects). The file is written to a temp
+// folder and removed after. Each figure is the median (min–max) of --runs calls after one warm-up call, timed
+// as the tools/call round trip with performance.now().
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..');
+const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
+const MB = Number(arg('--mb', '8'));
+const RUNS = Math.max(1, Number(arg('--runs', '7')));
+const GATEWAY = path.resolve(arg('--gateway', path.join(REPO, 'bin', 'mcpgw.js')));
+
+/** One record of about `bytes` bytes (deterministic). */
+function bigRecord(bytes) {
+  const items = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const item = `{"id":${i},"name":"item ${i} caf\\u00e9 \\"q\\" 😀","score":${(i * 7919) % 1000}.${i % 100},"tags":["a${i % 13}","b${i % 7}"],"meta":{"ok":${i % 2 === 0},"note":null,"path":"\\/x\\/${i}"}}`;
+    items.push(item);
+    size += Buffer.byteLength(item) + 1;
+  }
+  return `{"kind":"big","count":${items.length},"items":[${items.join(',')}]}`;
+}
+
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
+}
+const fmt = (x) => `${x.median.toFixed(1)} ms (${x.min.toFixed(1)}–${x.max.toFixed(1)})`;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-big-'));
+const record = bigRecord(MB * 1024 * 1024);
+fs.writeFileSync(path.join(dir, 'big.jsonl'), record + '\n');
+const { Client } = await import('@modelcontextprotocol/client');
+const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+const transport = new StdioClientTransport({ command: process.execPath, args: [GATEWAY, 'serve', '--root', dir], stderr: 'pipe', cwd: REPO });
+const client = new Client({ name: 'mcpgw-bench', version: '1.0.0' });
+try {
+  await client.connect(transport);
+  const call = async (name, args) => {
+    const t0 = performance.now();
+    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 600000 });
+    const ms = performance.now() - t0;
+    if (r.isError) throw new Error(`${name}: ${r.content[0]?.text}`);
+    return { ms, data: r.structuredContent };
+  };
+  const { data: open } = await call('open_file', { path: 'big.jsonl' });
+  const handle = open.handle;
+  const first = (await call('get_record', { handle, index: 0 })).data;
+  const middle = Math.floor(first.record_bytes / 2);
+  const cases = [
+    ['get_record, first page', 'get_record', { handle, index: 0 }],
+    ['get_record, a page from the middle (offset)', 'get_record', { handle, index: 0, offset: middle, length: 16384 }],
+    ['get_value_at_path items (compact, first page)', 'get_value_at_path', { handle, index: 0, path: 'items' }],
+    ['json_read $[0].items (first page)', 'json_read', { path: 'big.jsonl', language: 'jsonpath', query: '$[0].items', max_items: 1 }],
+  ];
+  const rows = [];
+  for (const [label, tool, args] of cases) {
+    await call(tool, args); // warm-up
+    const ms = [];
+    for (let r = 0; r < RUNS; r++) ms.push((await call(tool, args)).ms);
+    rows.push([label, stats(ms)]);
+  }
+  console.log(`One record of ${(Buffer.byteLength(record) / 1048576).toFixed(2)} MiB (re-indented: ${(first.record_bytes / 1048576).toFixed(2)} MiB), ${RUNS} runs, median (min–max):`);
+  for (const [label, s] of rows) console.log(`  ${label.padEnd(48)} ${fmt(s)}`);
+} finally {
+  await client.close().catch(() => undefined);
+  fs.rmSync(dir, { recursive: true, force: true });
+}

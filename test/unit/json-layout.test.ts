@@ -1,0 +1,107 @@
+/**
+ * The page-at-a-time JSON layout (ctx.json): a page equals the same bytes of the whole laid-out text, computed here
+ * independently with JSON.stringify on fixtures where it lays out exactly as the file is written (integers, plain and
+ * JSON.stringify-style escapes, raw emoji); pages read from `end` to `end` rebuild the text; no page ends inside a
+ * character or an escape.
+ */
+import { layoutJsonPage, safeJsonCut } from '../../src/kernel/records/json-layout';
+
+const E = '\u{1F600}';
+const VALUE = {
+  id: 7,
+  name: `tab\there "quoted" back\\slash ${E} é`,
+  tags: ['a', `${E}${E}`, '', 'line\nbreak'],
+  empty: {},
+  none: [],
+  nested: { deep: { deeper: [1, 2, { x: null, y: true, z: false }] }, list: [[], [{}], [[3]]] },
+  ctrl: '\u0001\u001f',
+  long: 'w'.repeat(300),
+};
+const COMPACT = JSON.stringify(VALUE);
+// The same value written with other whitespace: the layout must not depend on how the file is spaced.
+const SPACED = JSON.stringify(VALUE, null, '\t').replace(/\n/g, '\r\n  ');
+
+const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** True when `s` ends inside an escape sequence: an odd run of backslashes, or \u with fewer than 4 hex digits after. */
+function endsMidEscape(s: string): boolean {
+  const m = /(\\+)(u[0-9a-fA-F]{0,3})?$/.exec(s);
+  if (m && m[1]!.length % 2 === 1) return true;
+  const u = /(\\+)u[0-9a-fA-F]{0,3}$/.exec(s);
+  return u !== null && u[1]!.length % 2 === 1;
+}
+
+describe.each([
+  ['re-indented', '  ', JSON.stringify(VALUE, null, 2)],
+  ['compact', '', JSON.stringify(VALUE)],
+])('%s', (_name, indent, full) => {
+  const bytes = Buffer.from(full);
+
+  test('the whole text in one page equals JSON.stringify, from either spelling of the input', () => {
+    for (const input of [COMPACT, SPACED]) {
+      expect(layoutJsonPage(input, { indent, maxBytes: 1 << 20 })).toEqual({ text: full, start: 0, end: bytes.length, total: bytes.length });
+    }
+  });
+
+  test('a cut page is the prefix of the whole text, on a character boundary outside escapes', () => {
+    for (let max = 1; max <= bytes.length; max += 1) {
+      const page = layoutJsonPage(SPACED, { indent, maxBytes: max });
+      expect(page.start).toBe(0);
+      expect(page.total).toBe(bytes.length);
+      expect(page.text).toBe(bytes.subarray(0, page.end).toString('utf8'));
+      expect(Buffer.byteLength(page.text)).toBe(page.end);
+      expect(page.end).toBeLessThanOrEqual(max);
+      expect(page.end).toBeGreaterThan(max - 13); // at most one escape pair or character given back
+      expect(lone.test(page.text)).toBe(false);
+      expect(endsMidEscape(page.text)).toBe(false);
+    }
+  });
+
+  test('pages read on from end continue exactly and rebuild the whole text', () => {
+    for (const max of [1, 2, 3, 5, 7, 11, 64, 333]) {
+      const parts: string[] = [];
+      let from = 0;
+      for (;;) {
+        const page = layoutJsonPage(COMPACT, { indent, from, maxBytes: max });
+        expect(page.start).toBe(from);
+        expect(page.end).toBeGreaterThan(from); // always advances
+        parts.push(page.text);
+        from = page.end;
+        if (from >= page.total) break;
+      }
+      expect(parts.join('')).toBe(full);
+    }
+  });
+
+  test('a start inside a character moves to the next character; past the end is an empty page at the end', () => {
+    const at = bytes.indexOf(Buffer.from(E));
+    const page = layoutJsonPage(COMPACT, { indent, from: at + 1, maxBytes: 8 });
+    expect(page.start).toBe(at + 4);
+    expect(page.text).toBe(bytes.subarray(at + 4, page.end).toString('utf8'));
+    expect(layoutJsonPage(COMPACT, { indent, from: bytes.length + 5, maxBytes: 8 })).toEqual({ text: '', start: bytes.length, end: bytes.length, total: bytes.length });
+  });
+});
+
+test('escapes JSON.stringify would not write stay as in the file, whole, even as a \\u pair', () => {
+  const text = '{"a":"caf\\u00e9 \\ud83d\\ude00 \\/ end","n":1.50,"b":12345678901234567890}';
+  const full = '{\n  "a": "caf\\u00e9 \\ud83d\\ude00 \\/ end",\n  "n": 1.50,\n  "b": 12345678901234567890\n}';
+  expect(layoutJsonPage(text, { indent: '  ', maxBytes: 1000 }).text).toBe(full);
+  const pair = full.indexOf('\\ud83d');
+  for (let max = pair + 1; max < pair + 12; max++) {
+    expect(layoutJsonPage(text, { indent: '  ', maxBytes: max }).end).toBe(pair); // never half of the pair
+  }
+  expect(layoutJsonPage(text, { indent: '  ', maxBytes: pair + 12 }).end).toBe(pair + 12);
+});
+
+test('safeJsonCut: bytes as in a file are cut outside characters and escapes', () => {
+  const b = Buffer.from('"ab\\ncd\\u00e9\\ud83d\\ude00\\\\x' + E + '"');
+  const s = b.toString('latin1');
+  const at = (t: string) => s.indexOf(t);
+  expect(safeJsonCut(b, 0, at('\\n') + 1)).toBe(at('\\n')); // inside \n
+  expect(safeJsonCut(b, 0, at('\\n') + 2)).toBe(at('\\n') + 2); // right after it
+  expect(safeJsonCut(b, 0, at('\\u00e9') + 4)).toBe(at('\\u00e9'));
+  expect(safeJsonCut(b, 0, at('\\ude00') + 2)).toBe(at('\\ud83d')); // the second half of a pair of escapes
+  expect(safeJsonCut(b, 0, at('\\\\x') + 1)).toBe(at('\\\\x'));
+  expect(safeJsonCut(b, 0, at('\\\\x') + 2)).toBe(at('\\\\x') + 2); // after an escaped backslash: "x" is plain
+  const emoji = b.indexOf(Buffer.from(E));
+  for (let k = 1; k < 4; k++) expect(safeJsonCut(b, 0, emoji + k)).toBe(emoji);
+});

@@ -1,0 +1,56 @@
+/**
+ * indexOfLiteral (the scan prefilter's literal search through a probe at the literal's rarest byte) gives exactly
+ * what Buffer.indexOf gives: on generated JSON-like text, overlapping and repeated occurrences, occurrences at the
+ * buffer's ends and cut by them, from every position.
+ */
+import { indexOfLiteral } from '../../src/kernel/scan/needle';
+
+/** A deterministic generator (mulberry32). */
+function rng(seed: number) {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ['"', ':', ',', ' ', 'e', 'r', 'o', 'a', 'E', 'R', 'x', 'q', 'Z', '0', '7', '\\', 'u', '{', '}', 'é', '😀'];
+
+test('the same positions as indexOf, from every offset, on 400 generated texts and needles', () => {
+  const r = rng(7);
+  const pick = () => ALPHABET[Math.floor(r() * ALPHABET.length)]!;
+  let checked = 0, found = 0;
+  for (let t = 0; t < 400; t++) {
+    const needle = Buffer.from(Array.from({ length: 1 + Math.floor(r() * 12) }, pick).join(''));
+    // Text made of the needle's pieces and noise, so that partial and overlapping matches are common.
+    const parts: string[] = [];
+    const ns = needle.toString();
+    for (let k = 0; k < 60; k++) {
+      const x = r();
+      parts.push(x < 0.2 ? ns : x < 0.4 ? ns.slice(0, Math.max(1, Math.floor(r() * ns.length))) : x < 0.5 ? ns.slice(Math.floor(r() * ns.length)) : pick());
+    }
+    const hay = Buffer.from(parts.join(''));
+    for (let from = 0; from <= hay.length + 2; from++) {
+      const want = hay.indexOf(needle, from);
+      const got = indexOfLiteral(hay, needle, from);
+      if (got !== want) throw new Error(`needle ${JSON.stringify(ns)} from ${from} in ${JSON.stringify(hay.toString('latin1'))}: ${got} vs ${want}`);
+      checked++;
+      if (want >= 0) found++;
+    }
+  }
+  expect(checked).toBeGreaterThan(50_000);
+  expect(found).toBeGreaterThan(checked / 4);
+});
+
+test('JSON literals as the prefilter gets them: quoted values, member names, escapes; at the start, the end and cut by it', () => {
+  const rec = '{"level":"error","msg":"an error\\u00e9 \\"x\\"","NEEDLE-7f3a":1,"z":"failed"}';
+  const hay = Buffer.from(`${rec}\n${rec}`);
+  for (const lit of ['"error"', 'error', '"failed"', '\\u', 'NEEDLE-7f3a', '{"level"', '"failed"}', '"z"', 'q', '"nope"', `${rec}\n${rec}`, `${rec}\n${rec}x`]) {
+    const needle = Buffer.from(lit);
+    for (let from = 0; from <= hay.length; from++) expect([lit, from, indexOfLiteral(hay, needle, from)]).toEqual([lit, from, hay.indexOf(needle, from)]);
+  }
+  // the buffer cut inside an occurrence: no match past its end
+  const cut = hay.subarray(0, hay.length - 3);
+  expect(indexOfLiteral(cut, Buffer.from('"failed"}'), rec.length)).toBe(-1);
+});
