@@ -502,7 +502,7 @@ function peerDefs(ctx, file, bytes, kinds) { // file: absolute path
   return Object.entries(kinds).map(([id, expect]) => ({ id, ...defs[id], expect, bytes }));
 }
 
-// The explorer evaluates each record as `$` (DESIGN "Two addressing modes"): its record predicate form
+// The explorer evaluates each record as `$` (docs/architecture.md "Two addressing modes"): its record predicate form
 // `$.status == "failed"` selects records; an RFC 9535 filter `$[?…]` there would filter each record's members.
 // match_case: true compares strings exactly, as jq and DuckDB do.
 // Regular expressions (RE2 syntax, the same text for rg): one whose matches all contain the literal "NEEDLE-" (the

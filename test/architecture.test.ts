@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * The import graph's rules (DESIGN "Small rooms"): the kernel never imports a plugin; a plugin
+ * The import graph's rules (docs/architecture.md "Small rooms"): the kernel never imports a plugin; a plugin
  * imports only its own files, npm packages and the public plugin API (types only, so that one
  * kernel instance serves every plugin); nothing reaches into another plugin's internals.
  */
@@ -59,9 +59,106 @@ test.each(plugins)('plugins/%s imports only its own files, npm packages and the 
   expect(bad).toEqual([]);
 });
 
+test('src/kernel/contracts imports only its own files, the error catalogue and types from npm packages', () => {
+  const own = path.join('src', 'kernel', 'contracts');
+  const bad = tsFiles(path.join(REPO, own))
+    .flatMap(importsOf)
+    .filter((i) => {
+      if (i.spec.startsWith('.')) return !(resolveRel(i).startsWith(own + path.sep) || resolveRel(i) === path.join('src', 'kernel', 'errors'));
+      return !i.typeOnly;
+    });
+  expect(bad).toEqual([]);
+});
+
 test('each plugin package has its own package.json with a @mcpgw/ name and a dist entry', () => {
   for (const plugin of plugins) {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins', plugin, 'package.json'), 'utf8'));
     expect({ plugin, name: pkg.name, main: pkg.main }).toEqual({ plugin, name: `@mcpgw/${plugin}`, main: 'dist/index.js' });
   }
+});
+
+/**
+ * The design of record is docs/architecture.md: code, tests, benchmarks and docs never cite a design document outside
+ * the repository nor an issue number, and every reference into it (its path, then a heading in double quotes) names one
+ * of its headings.
+ */
+describe('references point into docs/architecture.md', () => {
+  const TEXT = /\.(ts|mts|cts|js|mjs|cjs|md)$/;
+  function textFiles(dir: string): string[] {
+    if (!fs.existsSync(dir)) return [];
+    if (fs.statSync(dir).isFile()) return [dir];
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return ['node_modules', 'dist', 'results'].includes(e.name) ? [] : textFiles(p);
+      return TEXT.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+    });
+  }
+  const files = ['src', 'plugins', 'test', 'bench', 'docs', 'README.md'].flatMap((d) => textFiles(path.join(REPO, d)));
+  const THIS = path.join(REPO, 'test', 'architecture.test.ts');
+  /** `[file:line, text]` of every line matching `re`, outside this file (which spells the patterns). */
+  const grep = (re: RegExp) => files.filter((f) => f !== THIS).flatMap((f) => fs.readFileSync(f, 'utf8').split('\n')
+    .flatMap((line, i) => (re.test(line) ? [`${path.relative(REPO, f)}:${i + 1}: ${line.trim()}`] : [])));
+
+  test('the scan covers the code, the tests and the docs', () => {
+    const rel = files.map((f) => path.relative(REPO, f));
+    expect(rel).toEqual(expect.arrayContaining(['src/kernel/errors.ts', 'test/helpers/shared.ts', 'docs/architecture.md', 'README.md', 'bench/run.mjs']));
+    expect(rel.some((f) => f.startsWith('plugins/tools-explore/src/'))).toBe(true);
+  });
+
+  test('no reference to an outside design document', () => {
+    expect(grep(/DESIGN|design card|\.\.\/shared\/[A-Za-z]/)).toEqual([]);
+  });
+
+  test('no issue numbers', () => {
+    expect(grep(/(^|[^&\w])#[0-9]{1,4}\b|\bissues? #?[0-9]+\b/i)).toEqual([]);
+  });
+
+  test('every reference into docs/architecture.md names one of its headings', () => {
+    const headings = new Set([...fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) => m[1]!.trim()));
+    const refs = files.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/architecture\.md\s*(?:\*\s*)?"([^"]+)"/g)]
+      .map((m) => ({ file: path.relative(REPO, f), section: m[1]!.replace(/\s+/g, ' ') })));
+    expect(refs.length).toBeGreaterThan(20);
+    expect(refs.filter((r) => !headings.has(r.section))).toEqual([]);
+  });
+});
+
+/** The tables of docs/architecture.md that restate code are checked against it, so they cannot go stale. */
+describe('docs/architecture.md tables match the code', () => {
+  const doc = fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8');
+  /** The rows (cells) of the first table after the heading `## name`. */
+  function table(name: string): string[][] {
+    const start = doc.indexOf(`\n## ${name}\n`);
+    expect(start).toBeGreaterThan(-1);
+    const end = doc.indexOf('\n## ', start + 4);
+    const lines = doc.slice(start, end === -1 ? undefined : end).split('\n');
+    const first = lines.findIndex((l) => l.startsWith('| '));
+    const rows: string[][] = [];
+    for (const line of lines.slice(first + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    }
+    return rows;
+  }
+
+  test('"Error results" lists exactly the catalogue of src/kernel/errors.ts, in order, each with when it is used', () => {
+    const { ERROR_CODES } = require('../src/kernel/errors') as typeof import('../src/kernel/errors');
+    const rows = table('Error results');
+    expect(rows.map((r) => r[0])).toEqual([...ERROR_CODES]);
+    for (const r of rows) expect(r[1]!.length).toBeGreaterThan(10);
+  });
+
+  test('"Configuration" lists every limit of the limits schema, in order, with its default', () => {
+    const { limitsSchema } = require('../src/kernel/config/schema') as typeof import('../src/kernel/config/schema');
+    const { DEFAULT_LIMITS } = require('../src/kernel/config/defaults') as typeof import('../src/kernel/config/defaults');
+    const rows = table('Configuration');
+    expect(rows.map((r) => r[0])).toEqual(Object.keys(limitsSchema.shape));
+    expect(Object.keys(DEFAULT_LIMITS)).toEqual(Object.keys(limitsSchema.shape));
+    const value = (text: string): number | null => {
+      if (text === 'none') return null;
+      const m = /^(\d+) (KiB|MiB)$/.exec(text);
+      return m ? Number(m[1]) * (m[2] === 'KiB' ? 1024 : 1024 * 1024) : Number(text);
+    };
+    expect(Object.fromEntries(rows.map((r) => [r[0], value(r[1]!)]))).toEqual(DEFAULT_LIMITS);
+    for (const r of rows) expect(r[2]!.length).toBeGreaterThan(10);
+  });
 });

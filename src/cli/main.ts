@@ -8,7 +8,7 @@ import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type Serv
 import { queryCommand, type QueryOptions } from './query';
 import { aggregateCommand, type AggregateOptions } from './aggregate';
 
-/** Exit codes (DESIGN): 0 success, 1 runtime failure, 2 usage or configuration error. */
+/** Exit codes (docs/architecture.md "Configuration"): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
 
 /** Error codes that mean the arguments were wrong (exit 2). */

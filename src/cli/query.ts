@@ -22,8 +22,8 @@ export function defaultLanguage(query: string): string {
 }
 
 /**
- * `mcpgw query FILE QUERY`: runs the scan engine over the whole file (whole-file addressing, DESIGN "Two addressing
- * modes") and prints the node list as JSON Lines `{"path": …, "value": …}` with exact numbers. With --root DIR, FILE
+ * `mcpgw query FILE QUERY`: runs the scan engine over the whole file (whole-file addressing, docs/architecture.md
+ * "Two addressing modes") and prints the node list as JSON Lines `{"path": …, "value": …}` with exact numbers. With --root DIR, FILE
  * is a path under DIR as in every tool (relative to it; an absolute path must lie inside it); without it, the file's
  * own folder is the sandbox root (the person at the terminal chose the file; a root from MCPGW_ROOT or a config file
  * is for serve). Progress bar on stderr when it is a terminal.

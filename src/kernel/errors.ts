@@ -1,6 +1,6 @@
 /**
  * The one catalogue of error codes shared by every tool bundle, format and query language
- * (DESIGN "Error results"). Tools never invent codes: they throw {@link McpgwError} (or any
+ * (docs/architecture.md "Error results"). Tools never invent codes: they throw {@link McpgwError} (or any
  * error object carrying one of these codes) and the server turns it into an MCP tool result
  * with `isError: true` and structuredContent `{ error: ErrorPayload }`.
  */
@@ -51,7 +51,7 @@ export interface ErrorPayload {
   limit?: ErrorLimit;
 }
 
-/** Messages are capped at this many bytes (DESIGN). */
+/** Messages are capped at this many bytes (docs/architecture.md "Error results"). */
 export const MAX_MESSAGE_BYTES = 1024;
 
 export interface ErrorDetails {

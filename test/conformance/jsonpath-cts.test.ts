@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { QueryLanguage } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
 import { jsonpath } from '../helpers/query';
-import { sharedPath } from '../helpers/shared';
+import { sharedPath, skipMissing } from '../helpers/shared';
 
 export interface CtsCase {
   name: string;
@@ -54,7 +54,8 @@ beforeAll(async () => {
   jp = await jsonpath();
 });
 
-(file ? describe : describe.skip)('JSONPath Compliance Test Suite (RFC 9535), every case through the plugin', () => {
+if (!file) skipMissing('conformance/jsonpath-cts.json');
+(file ? describe : () => undefined)('JSONPath Compliance Test Suite (RFC 9535), every case through the plugin', () => {
   test('the suite has 703 cases', () => {
     expect(cases).toHaveLength(703);
   });

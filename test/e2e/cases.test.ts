@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, connect, REPO, type Connected } from '../helpers/mcp';
 
-/** Field cases (../shared/cases, inputs copied to test/fixtures/cases): each expected value is asserted here. */
+/** Field cases (inputs copied to test/fixtures/cases): each expected value is asserted here. */
 const CASES = path.join(REPO, 'test', 'fixtures', 'cases');
 const caseJson = (id: string) => JSON.parse(fs.readFileSync(path.join(CASES, id, 'case.json'), 'utf8'));
 

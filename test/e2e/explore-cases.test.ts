@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, connect, REPO, type Connected } from '../helpers/mcp';
 
-/** Field case C14 through the wire: get_schema over test/fixtures/cases/C14/schema.jsonl (a copy of ../shared/cases/C14). */
+/** Field case C14 through the wire: get_schema over test/fixtures/cases/C14/schema.jsonl (a copy of the field case's input). */
 const CASES = path.join(REPO, 'test', 'fixtures', 'cases');
 let c: Connected;
 beforeAll(async () => {

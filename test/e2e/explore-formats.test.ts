@@ -5,7 +5,7 @@ import { call, connect, type Connected } from '../helpers/mcp';
 
 /**
  * Every explorer tool on .json (array and single object), .jsonl and .json-seq files holding the same records
- * gives the same answers (issue 7); only the file's own facts (path, file_type, format, size) differ.
+ * gives the same answers; only the file's own facts (path, file_type, format, size) differ.
  */
 const RECORDS = [
   '{"id":1,"name":"Alice","age":30,"tags":["a","b"],"user":{"city":"Caf\\u00e9"},"big":12345678901234567891}',

@@ -3,7 +3,7 @@ import { call, connect, REPO, type Connected } from '../helpers/mcp';
 
 const EXAMPLES = path.join(REPO, 'examples');
 
-/** The walkthrough an assistant does on people.ndjson (issue 7, "Tests"), through a real MCP client over stdio. */
+/** The walkthrough an assistant does on people.ndjson, through a real MCP client over stdio. */
 describe('explorer walkthrough on examples/people.ndjson', () => {
   let c: Connected;
   let handle: string;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { call, connect, REPO, type Connected } from '../helpers/mcp';
 
 /**
- * Field cases C01, C07, C09, C11, C12 (../shared/cases, inputs copied to test/fixtures/cases) over a real
+ * Field cases C01, C07, C09, C11, C12 (inputs copied to test/fixtures/cases) over a real
  * MCP client against the built CLI, in every format they fit: the case's own file plus .json (pretty
  * array) and .json-seq variants made from it byte for byte (numerals, escapes and framing kept).
  */

@@ -1,5 +1,5 @@
 /**
- * Profiles (DESIGN "Configuration", issue 8) through the BUILT CLI and a real MCP client:
+ * Profiles (docs/architecture.md "Configuration") through the BUILT CLI and a real MCP client:
  * every example config's tools/list equals `mcpgw list-tools --profile X`; extends chains (profiles
  * and shareable profiles from npm packages); allow/deny (deny wins); limits and root per profile;
  * hidden tools are absent and unknown when called; start-up errors exit 2 naming the culprit.

@@ -1,6 +1,6 @@
 /**
  * The reader tool set (json_open / json_read / json_close) end to end: the built CLI over stdio,
- * a real MCP client, the contract of ../shared/seeds/mcp-json-reader.md as issue 6 states it.
+ * a real MCP client, the contract docs/tools-reader.md states.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Third-party plugins, proven as a user outside this repository would meet them (issue 8):
+ * Third-party plugins, proven as a user outside this repository would meet them:
  * `npm pack` mcpgw (its built-ins bundled inside) and the fixture plugin packages in
  * test/fixtures/third-party, `npm install` the tarballs into a temp project next to a `.mcpgwrc.yaml`
  * naming the plugins, type-check a TypeScript plugin against the installed package's

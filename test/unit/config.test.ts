@@ -1,5 +1,5 @@
 /**
- * Configuration (DESIGN "Configuration"): cosmiconfig discovery and --config, one zod schema whose
+ * Configuration (docs/architecture.md "Configuration"): cosmiconfig discovery and --config, one zod schema whose
  * errors name the key path, the precedence flag > environment > config > default, and profiles.
  */
 import * as fs from 'node:fs';
@@ -275,7 +275,7 @@ describe('resolveConfig: no profiles', () => {
     expect(resolveConfig({ config: {}, dir: '/cfg' }, {}, {}, '/cwd', { rootOptional: true }).root).toBeNull();
   });
 
-  test('DEFAULT_LIMITS are the values of the DESIGN table', () => {
+  test('DEFAULT_LIMITS are the values of the limits table in docs/architecture.md', () => {
     expect(DEFAULT_LIMITS).toEqual({
       maxFileBytes: null,
       maxRecordBytes: 64 * 1024 * 1024,

@@ -1,5 +1,5 @@
 /**
- * Shareable profiles (`extends: "<npm package>"`, DESIGN "Configuration"): where packages are looked
+ * Shareable profiles (`extends: "<npm package>"`, docs/architecture.md "Configuration"): where packages are looked
  * up — the config file's folder first, then mcpgw's own folder — and how they merge. The CLI paths
  * (ESM-only packages, error exits) are in test/e2e/profiles.test.ts.
  */

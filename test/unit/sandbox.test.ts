@@ -1,5 +1,5 @@
 /**
- * The root sandbox (DESIGN "The root is a wall"): one test per hazard, on real files, symlinks
+ * The root sandbox (docs/architecture.md "The root is a wall"): one test per hazard, on real files, symlinks
  * and a real FIFO in a fresh temp folder.
  *
  * Layout built in beforeAll (T = the temp folder):

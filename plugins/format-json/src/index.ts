@@ -1,7 +1,7 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJson } from './detect';
 
-/** The explorer's `file_type` for each root type (DESIGN "Format names"). */
+/** The explorer's `file_type` for each root type (docs/architecture.md "Records and formats"). */
 const FILE_TYPES: Record<string, string> = { array: 'json_array', object: 'json_object' };
 
 function jsonFormat(registry: PluginContext): Format {

@@ -10,7 +10,7 @@ import { openFile } from './tools/open-file';
 import { getOutline } from './tools/outline';
 import { extractKeys, getSchema, sampleRecords } from './tools/sampling';
 
-/** Bundle `explore`: the Thoth explorer tool set plus list_files and get_outline, record by record (DESIGN "Two addressing modes"). */
+/** Bundle `explore`: the Thoth explorer tool set plus list_files and get_outline, record by record (docs/architecture.md "Two addressing modes"). */
 export const exploreBundle: ToolBundle = {
   name: 'explore',
   description:

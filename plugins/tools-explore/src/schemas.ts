@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const handleArg = z.string().min(1).max(256).describe('Handle returned by open_file, e.g. "file_1"');
 export const indexArg = z.number().int().min(0).describe('Zero-based record index');
 
-/** Explorer file_type names (DESIGN "Format names"); a third-party format's file_type is its name. */
+/** Explorer file_type names (docs/architecture.md "Records and formats"); a third-party format's file_type is its name. */
 export const fileType = z.string().describe('ndjson, json_array, json_object, json_value, json_seq, or a plugin format name');
 
 export const detectionSchema = z.object({
@@ -34,7 +34,7 @@ export const fieldsArg = z
   .optional()
   .describe('Return only these members of each record: dot paths (user.name, items[0].id) or JSON Pointers (/user/name); missing members are left out');
 
-/** Where and why a result was cut, and how to get the rest (DESIGN "Context budget"). */
+/** Where and why a result was cut, and how to get the rest (docs/architecture.md "Context budget"). */
 export const cutSchema = z.object({
   limit: z.string().describe('The limit that cut the result, e.g. maxResultBytes'),
   at: z.string().describe('Where the result was cut'),

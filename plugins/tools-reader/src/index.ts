@@ -5,7 +5,7 @@ import { jsonRead } from './tools/json-read';
 
 /**
  * Bundle `reader`: the strict reader tool set (the MCP JSON Reader contract) — json_open, json_read,
- * json_close with opaque handles and cursors, hard limits and whole-file addressing (DESIGN "Two addressing modes").
+ * json_close with opaque handles and cursors, hard limits and whole-file addressing (docs/architecture.md "Two addressing modes").
  */
 export const readerBundle: ToolBundle = {
   name: 'reader',

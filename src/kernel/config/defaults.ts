@@ -1,6 +1,6 @@
 import type { Limits } from '../contracts/limits';
 
-/** Defaults of the limits table in DESIGN "Configuration". */
+/** Defaults of the limits table in docs/architecture.md "Configuration". */
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxFileBytes: null,
   maxRecordBytes: 64 * 1024 * 1024,

@@ -4,7 +4,7 @@ import { cosmiconfig, globalConfigSearchPlaces, type CosmiconfigResult, type Pub
 import { configSchema, type ConfigFile } from './schema';
 import { ConfigError, describeIssues } from './config-error';
 
-/** Cosmiconfig search places (DESIGN "Configuration"). */
+/** Cosmiconfig search places (docs/architecture.md "Configuration"). */
 export const SEARCH_PLACES = [
   'package.json',
   '.mcpgwrc',

@@ -62,7 +62,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Applies DESIGN's precedence and profile composition. `extends` names another profile of the same
+ * Applies the precedence and profile composition of docs/architecture.md "Configuration". `extends` names another profile of the same
  * config, or else a shareable profile: an npm package (or a path, relative to the config file) whose
  * default export is a profile object, looked up from the config file's folder, then from mcpgw's own
  * folder (`options.ownDir`). A shareable profile's own `extends` names another package, looked up from

@@ -24,7 +24,7 @@ export const limitsSchema = z.strictObject({
 
 const name = z.string().min(1);
 
-/** One profile (DESIGN "Configuration"): which bundles and tools it offers, and its limits. */
+/** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, and its limits. */
 export const profileSchema = z.strictObject({
   extends: name.optional(),
   bundles: z.array(name).optional(),

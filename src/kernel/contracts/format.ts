@@ -52,7 +52,7 @@ export interface OpenOptions {
 
 /**
  * A format plugin's contribution: how to recognise a file and how to see it as records.
- * Detection is content first, extension as a tie-breaker; an explicit format always wins (DESIGN).
+ * Detection is content first, extension as a tie-breaker; an explicit format always wins (docs/architecture.md "Records and formats").
  */
 export interface Format {
   /** Registered name: `json`, `jsonl`, `json-seq`, or a third party's. Unique across plugins. */
@@ -217,7 +217,7 @@ export interface ScanOptions {
 }
 
 /**
- * One opened file seen as records `0..count-1` (DESIGN "The contracts"). Built by one streaming
+ * One opened file seen as records `0..count-1` (docs/architecture.md "Contracts"). Built by one streaming
  * pass that stores record offsets, never the file.
  */
 export interface RecordSource {
@@ -228,7 +228,7 @@ export interface RecordSource {
   /** Framed records, malformed ones included. */
   readonly count: number;
   /**
-   * Whole-file addressing (DESIGN "Two addressing modes"): true when the file's root is the sequence of its
+   * Whole-file addressing (docs/architecture.md "Two addressing modes"): true when the file's root is the sequence of its
    * records (JSON Lines, JSON-seq, a top-level array: record i is `/i`), false when the file is one document
    * (a top-level object or scalar: record 0 is the root `""`).
    */

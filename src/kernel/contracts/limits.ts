@@ -1,5 +1,5 @@
 /**
- * The limits every part obeys (DESIGN "Configuration", limits table). Sizes in bytes, times in
+ * The limits every part obeys (docs/architecture.md "Configuration", the limits table). Sizes in bytes, times in
  * milliseconds, counts in items. A profile or config may change them; a tool call may only lower
  * `maxResultBytes` and `maxItems` for itself.
  */

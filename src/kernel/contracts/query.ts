@@ -7,7 +7,7 @@ export interface QueryNode {
 
 /**
  * How a query over a whole file whose root is the sequence of its records (JSON Lines, JSON-seq, a top-level
- * array; DESIGN "Two addressing modes") distributes over the records: first "which records" (`select`), then
+ * array; docs/architecture.md "Two addressing modes") distributes over the records: first "which records" (`select`), then
  * "what inside each selected record" (`inner`, evaluated with the record as its root). The node list of the
  * whole query is the concatenation, in file order, of `inner`'s node lists of the selected records, each node's
  * path prefixed with `/<record index>`. Absent on a CompiledQuery when the query does not distribute that way

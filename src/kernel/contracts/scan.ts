@@ -3,7 +3,7 @@ import type { CompiledQuery } from './query';
 import type { AggregateOptions, AggregateResult } from './aggregate';
 
 /**
- * How node locations are reported (DESIGN "Two addressing modes").
+ * How node locations are reported (docs/architecture.md "Two addressing modes").
  * - `record`: each record is `$`; paths are RFC 6901 pointers inside the record (the explorer).
  * - `file`: the whole file is `$` (the reader, `mcpgw query`): when `source.rootIsSequence` the root is the sequence
  *   of records and paths are `/<i>/…`; otherwise record 0 is the root document and paths start at `""`.
@@ -122,6 +122,13 @@ export interface ScanEngine {
   run(options: ScanQueryOptions): Promise<ScanResult>;
   /** Count, group, sum and bucket (contracts/aggregate.ts); the same slots, prefilters, threads and deadline. */
   aggregate(options: AggregateOptions): Promise<AggregateResult>;
+  /**
+   * One of the same server-wide scan slots, for a scan a tool runs itself (the explorer's text search): waits in
+   * arrival order until a slot frees; resolves to the function that gives it back (idempotent). Hold it only while
+   * scanning. @throws RESOURCE_LIMIT_EXCEEDED (limit `maxConcurrentScans`) when none frees before `deadline` (ms since
+   * the epoch), CANCELLED when `signal` fires first.
+   */
+  slot(deadline: number | undefined, signal: AbortSignal | undefined): Promise<() => void>;
   /**
    * Explains an empty answer: which of `names` (a query's `CompiledQuery.memberNames`) no record examined has as a
    * member name at any depth, with the nearest names the records do have (edit distance). Examines records from the

@@ -71,7 +71,7 @@ export interface OpenedSource {
   close(): void;
 }
 
-/** Sandboxed file access: every path is resolved inside the root (DESIGN "The root is a wall"). */
+/** Sandboxed file access: every path is resolved inside the root (docs/architecture.md "The root is a wall"). */
 export interface FileAccess {
   /**
    * Opens `path` (relative to the root, or absolute inside it) as records.

@@ -4,7 +4,7 @@ import { McpgwError, shownInput } from '../errors';
 import { osError } from './os-error';
 
 /**
- * The root sandbox (DESIGN "The root is a wall"). Resolves a user path to a real path inside the
+ * The root sandbox (docs/architecture.md "The root is a wall"). Resolves a user path to a real path inside the
  * root, or throws:
  * - INVALID_ARGUMENT: empty path, NUL byte;
  * - ACCESS_DENIED: `..` escapes, absolute paths elsewhere, symlinks that leave the root, sibling

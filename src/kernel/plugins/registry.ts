@@ -174,7 +174,7 @@ function withLanguage(query: CompiledQuery, name: string): CompiledQuery {
 const TIE = 0.1;
 
 /**
- * Chooses the format of a file (DESIGN "Format"): an explicit name always wins; otherwise the
+ * Chooses the format of a file (docs/architecture.md "Records and formats"): an explicit name always wins; otherwise the
  * content decides (highest `detect` confidence), the extension breaks ties and decides alone
  * when no content matches (an empty `.jsonl` file is JSON Lines).
  * @throws McpgwError INVALID_ARGUMENT for an unknown explicit name; UNSUPPORTED_FORMAT when nothing matches.

@@ -72,6 +72,12 @@ export class QueryScanEngine implements ScanEngine {
     }
   }
 
+  /** A scan slot for a scan a tool runs itself (contracts/scan.ts). */
+  async slot(deadline: number | undefined, signal: AbortSignal | undefined): Promise<() => void> {
+    if (signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    return this.slots.acquire(deadline, signal);
+  }
+
   /** Aggregates (contracts/aggregate.ts, aggregate.ts), in one of the same scan slots. */
   async aggregate(opts: AggregateOptions): Promise<AggregateResult> {
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');

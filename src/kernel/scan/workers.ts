@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { RecordBatch } from '../contracts/format';
 import type { CompiledQuery, QueryNode } from '../contracts/query';
 import type { ScanQueryOptions, ScanResult } from '../contracts/scan';
@@ -15,7 +15,9 @@ import { inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
 import type { WorkerPlugin } from '../plugins/registry';
+import { initialState, step, type PoolEvent } from './pool-machine';
 
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
@@ -44,8 +46,6 @@ export interface WorkerJob {
 
 /** Files at least this large are scanned on worker threads (queries whose regular expressions may backtrack always are). */
 export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
-/** How long a scan past its deadline waits for the batch in progress before terminating its thread, ms. */
-const GRACE_MS = 200;
 
 
 /** The compiled worker script: beside this file, or in dist/ when running from TypeScript sources (tests). */
@@ -64,26 +64,40 @@ export interface ThreadPoolOptions {
   threads?: number;
   /** Size threshold, bytes (default WORKER_MIN_BYTES). */
   minBytes?: number;
+  /** Starts a slot; default a real worker thread (tests give fake slots). */
+  startSlot?: SlotStarter;
 }
 
-interface Slot {
-  worker: Worker;
-  port: MessagePort;
-  progress: Int32Array;
-  queue: number[];
+/** One worker thread as the pool drives it (tests give fake ones). */
+export interface PoolSlot {
+  /** Posts a batch message, transferring `transfer`. */
+  post(message: BatchMessage, transfer: ArrayBuffer[]): void;
+  /** The messages the thread already sent that were not delivered yet (delivered now, in order). */
+  drain(): WorkerMessage[];
+  /** The record the thread evaluates (-1: none) and when it started, ms after the scan's epoch. */
+  progress(): { current: number; startedAt: number };
+  terminate(): void;
 }
 
-interface Pending {
+/** Starts one slot for a scan; `onMessage` gets every message the thread sends, `onError` its crash. */
+export type SlotStarter = (init: Omit<WorkerInit, 'port' | 'progress'>, onMessage: (m: WorkerMessage) => void, onError: (err: Error) => void) => PoolSlot;
+
+/** A batch for a thread: the records' bytes and their spans, and what to report. */
+export interface BatchMessage {
+  type: 'batch';
+  wantValues: boolean;
+  countOnly: boolean;
+  countAll: boolean;
+  cap: number;
   seq: number;
   first: number;
   count: number;
-  slot: Slot;
-  messages: WorkerMessage[];
-  done: boolean;
-  resolve?: () => void;
+  bytes: Uint8Array;
+  spans: Uint32Array | Float64Array;
+  utf8Ok: boolean;
 }
 
-type WorkerMessage =
+export type WorkerMessage =
   | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
   | { type: 'skip'; seq: number; record: number; code: string; message: string }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
@@ -91,6 +105,27 @@ type WorkerMessage =
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
+
+/** A real worker thread running worker.ts. */
+const startThread: SlotStarter = (init, onMessage, onError) => {
+  const { port1, port2 } = new MessageChannel();
+  const progress = new Int32Array(new SharedArrayBuffer(8));
+  progress[0] = -1;
+  const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
+  port1.on('message', onMessage);
+  worker.on('error', onError);
+  worker.unref();
+  return {
+    post: (message, transfer) => port1.postMessage(message, transfer),
+    drain: () => {
+      const out: WorkerMessage[] = [];
+      for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) out.push(m.message as WorkerMessage);
+      return out;
+    },
+    progress: () => ({ current: Atomics.load(progress, 0), startedAt: Atomics.load(progress, 1) }),
+    terminate: () => void worker.terminate(),
+  };
+};
 
 /**
  * Worker threads started per scan (so a thread stuck in a regular expression is simply terminated) evaluating
@@ -110,38 +145,44 @@ export class ThreadPool implements WorkerPool {
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(literals && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
   }
 
+  /**
+   * Scans `job.from..job.to` on worker threads: `ThreadPool` performs what the pool's state machine
+   * (pool-machine.ts) decides — reading and posting batches, consuming results in file order, waiting on the clock,
+   * answering at the deadline — and feeds it what happens (threads ready, batches done, failures, cancellation).
+   */
   async run(job: WorkerJob): Promise<ScanResult> {
     const { opts, plan, from, to, collector } = job;
     const { source, query } = opts;
     const plugin = this.options.pluginOf(query.language!)!;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    const clock = this.options.clock ?? systemClock;
     const immediate = !!query.usesRegex;
-    /** Threads time each record from this instant (ms): progress[1] is when the record in progress[0] started. */
-    const epoch = Date.now();
-    const slots: Slot[] = [];
-    const pending = new Map<number, Pending>();
-    let failure: McpgwError | null = null;
-    let wake: (() => void) | null = null;
-    const poke = () => { const w = wake; wake = null; w?.(); };
+    /** Threads time each record from this instant (ms): progress().startedAt is relative to it. */
+    const epoch = clock.now();
+    const state = initialState({ from, to, threads, immediate, epoch, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}) });
 
+    /** Events for the machine, in arrival order; `wake` ends the current wait. */
+    const inbox: PoolEvent[] = [];
+    let wake: (() => void) | null = null;
+    const deliver = (e: PoolEvent) => {
+      inbox.push(e);
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    /** The results threads sent for each batch in flight, in order. */
+    const results = new Map<number, WorkerMessage[]>();
     const route = (m: WorkerMessage) => {
-      if (m.type === 'fatal') {
-        failure ??= new McpgwError(isErrorCode(m.code) ? m.code : 'INTERNAL_ERROR', m.message);
-        poke();
-        return;
-      }
-      if (m.type === 'ready') return;
-      const p = pending.get(m.seq);
-      if (!p) return;
-      if (m.type === 'done') {
-        p.done = true;
-        p.slot.queue.shift();
-        p.resolve?.();
-        poke();
-      } else if (m.type === 'many') {
+      if (m.type === 'fatal') deliver({ type: 'fatal', code: m.code, message: m.message });
+      else if (m.type === 'ready') deliver({ type: 'ready' });
+      else if (m.type === 'done') deliver({ type: 'batchDone', seq: m.seq });
+      else {
+        const list = results.get(m.seq);
+        if (!list) return;
         // One by one: a batch may hold many messages, too many for the arguments of one push (a stack overflow).
-        for (const x of m.messages) p.messages.push(x);
-      } else p.messages.push(m);
+        if (m.type === 'many') for (const x of m.messages) list.push(x);
+        else list.push(m);
+      }
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
@@ -152,204 +193,124 @@ export class ThreadPool implements WorkerPool {
         literals: plan.literals ? plan.literals.map((b) => b.toString('utf8')) : null,
       },
     };
-    const ready: Promise<void>[] = [];
-    for (let t = 0; t < threads; t++) {
-      const { port1, port2 } = new MessageChannel();
-      const progress = new Int32Array(new SharedArrayBuffer(8));
-      progress[0] = -1;
-      const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
-      const slot: Slot = { worker, port: port1, progress, queue: [] };
-      slots.push(slot);
-      ready.push(new Promise((resolve) => {
-        const first = (m: WorkerMessage) => { if (m.type === 'ready' || m.type === 'fatal') { port1.off('message', first); route(m); resolve(); } };
-        port1.on('message', first);
-      }));
-      port1.on('message', (m: WorkerMessage) => { if (m.type !== 'ready' && m.type !== 'fatal') route(m); });
-      worker.on('error', (err) => { failure ??= new McpgwError('INTERNAL_ERROR', `A scan worker failed: ${err.message}`); poke(); });
-      worker.unref();
-    }
-    const stopAll = () => { for (const s of slots) void s.worker.terminate(); };
-    const onAbort = () => poke();
+    const start = this.options.startSlot ?? startThread;
+    const slots: PoolSlot[] = [];
+    const onAbort = () => deliver({ type: 'abort' });
     opts.signal?.addEventListener('abort', onAbort);
-    const timer = opts.deadline !== undefined ? setTimeout(poke, Math.max(0, opts.deadline - Date.now())) : undefined;
-    const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
-    /** The page's time, ms, and how long one record may run before it counts as one that cannot be evaluated. */
-    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - epoch) : 0;
-    const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
-    /** Resolves when p finishes, on another wake-up, or after `ms`. */
-    const pause = (p: Pending, ms: number) => new Promise<void>((r) => {
-      const t = setTimeout(done, Math.max(1, ms));
-      function done() { clearTimeout(t); r(); }
-      wake = done;
-      p.resolve = done;
-    });
-    /**
-     * Resolves when woken (a batch finished, a failure, cancellation) or once the deadline has passed. A timer can
-     * fire a millisecond before Date.now() passes the deadline (timers run on the monotonic clock); one wake-up
-     * from the single deadline timer was then spent while expired() was still false and a scan with a stuck
-     * thread waited forever. Every wait therefore carries its own timer to just past the deadline.
-     */
-    const sleep = (p?: Pending) => new Promise<void>((r) => {
-      let t: NodeJS.Timeout | undefined;
-      const done = () => { if (t) clearTimeout(t); r(); };
-      wake = done;
-      if (p) p.resolve = done;
-      if (opts.deadline !== undefined) { t = setTimeout(done, Math.max(0, opts.deadline - Date.now()) + 2); t.unref(); }
-    });
+
+    /** Feeds a batch's results (records before `upTo`) to the collector in order. Returns false when the scan can stop. */
+    const consume = (messages: WorkerMessage[], upTo = Number.POSITIVE_INFINITY): boolean => {
+      for (const m of messages) {
+        if (m.type === 'nodes') {
+          if (m.record >= upTo) break;
+          if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
+        } else if (m.type === 'count') {
+          if (m.record !== undefined && m.record >= upTo) break;
+          collector.addCount(m.units, m.skips ?? 0);
+        } else if (m.type === 'skip') {
+          if (m.record >= upTo) break;
+          const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError(isErrorCode(m.code) ? m.code : 'SYNTAX_ERROR', m.message);
+          if (!collector.take({ record: m.record, error }, source, plan)) return false;
+        }
+      }
+      return true;
+    };
 
     try {
-      await Promise.race([Promise.all(ready), sleep()]);
-      if (failure) throw failure;
-      let seq = 0;
-      let nextToConsume = 0;
-      const total = to - from;
-      const maxInFlight = threads * 2;
-
-      /** Feeds a finished batch's results to the collector in order. Returns false when the scan can stop. */
-      const consume = (p: Pending, upTo = Number.POSITIVE_INFINITY): boolean => {
-        for (const m of p.messages) {
-          if (m.type === 'nodes') {
-            if (m.record >= upTo) break;
-            if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
-          } else if (m.type === 'count') {
-            if (m.record !== undefined && m.record >= upTo) break;
-            collector.addCount(m.units, m.skips ?? 0);
-          } else if (m.type === 'skip') {
-            if (m.record >= upTo) break;
-            const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError(isErrorCode(m.code) ? m.code : 'SYNTAX_ERROR', m.message);
-            if (!collector.take({ record: m.record, error }, source, plan)) return false;
-          }
-        }
-        return true;
-      };
-
-      /** Waits for the next batch in order (or the deadline / a failure / cancellation). */
-      const waitNext = async (): Promise<'ok' | 'stop'> => {
-        for (;;) {
-          if (failure) throw failure;
-          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-          const p = pending.get(nextToConsume)!;
-          if (p.done) return 'ok';
-          if (expired()) return 'stop';
-          await sleep(p);
-        }
-      };
-
-      /**
-       * The deadline passed: keep what finished in order, then report exactly where to continue. A record still in
-       * evaluation is not lost: the next page starts with it. Two rules keep a walk of pages finite: a page finishes
-       * at least one record before it stops (evaluation without regular expressions always ends), and a record whose
-       * evaluation alone has run for `stuckAfter` ms is skipped as RESOURCE_LIMIT_EXCEEDED (the next page would give
-       * it no more time than this one did).
-       */
-      const stopAtDeadline = async (): Promise<ScanResult> => {
-        const graceEnd = Date.now() + GRACE_MS;
-        for (;;) {
-          if (failure) throw failure;
-          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-          const p = pending.get(nextToConsume);
-          if (!p) return collector.finish({ record: nextRecord(), node: 0 }, false);
-          // The record in evaluation is read before the messages are drained: a thread posts a record's results
-          // before it moves on, so every record before `current` then has its results here (read after the drain,
-          // `current` could pass a record whose results were posted between the two and lose them).
-          const current = Atomics.load(p.slot.progress, 0);
-          const startedAt = Atomics.load(p.slot.progress, 1);
-          for (const s of slots) for (let m = receiveMessageOnPort(s.port); m; m = receiveMessageOnPort(s.port)) route(m.message as WorkerMessage);
-          if (p.done) {
-            if (!consume(p)) return collector.finish(null, true);
-            return collector.finish({ record: p.first + p.count, node: 0 }, p.first + p.count >= to);
-          }
-          const now = Date.now();
-          // Batches before p were consumed: this page has finished records.
-          const progressed = p.first > from;
-          if (immediate && p.slot.queue[0] === p.seq) {
-            // The thread is on record `current` of p; the results of p's records before it were posted at once.
-            if (current >= p.first && current < p.first + p.count) {
-              const ran = now - epoch - startedAt;
-              if (ran >= stuckAfter) {
-                if (!consume(p, current)) return collector.finish(null, true);
-                collector.take({ record: current, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: budget, value: ran }, location: { record_index: current } }) }, source, { ...plan, kind: 'split' });
-                return collector.finish({ record: current + 1, node: 0 }, false);
-              }
-              if (now >= graceEnd && (progressed || current > from)) {
-                // Retried by the next page, from this very record.
-                if (!consume(p, current)) return collector.finish(null, true);
-                return collector.finish({ record: current, node: 0 }, false);
-              }
-              await pause(p, Math.min(stuckAfter - ran, now < graceEnd ? graceEnd - now : Number.POSITIVE_INFINITY));
-              continue;
-            }
-          }
-          if (now >= graceEnd && progressed) return collector.finish({ record: p.first, node: 0 }, false);
-          await pause(p, now < graceEnd ? graceEnd - now : 50);
-        }
-      };
-      let dispatched = from;
-      const nextRecord = () => { const p = pending.get(nextToConsume); return p ? p.first : dispatched; };
-
+      for (let t = 0; t < threads; t++) slots.push(start(init, route, (err) => deliver({ type: 'workerError', message: err.message })));
+      if (opts.signal?.aborted) deliver({ type: 'abort' });
       const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
-      let exhausted = false;
-      /** A record over maxRecordBytes waiting until every batch before it is consumed (then this thread takes it). */
-      let barrier: RecordBatch | null = null;
-      while (!exhausted || nextToConsume < seq || barrier) {
-        if (barrier && nextToConsume >= seq) {
-          const b: RecordBatch = barrier;
-          barrier = null;
-          if (expired()) return collector.finish({ record: b.first, node: 0 }, false);
-          if (inRange(plan, b.first)) {
-            if (job.oversized) {
-              const r = await job.oversized(b);
-              if (r) return r;
-            } else if (!collector.take(oversizedOutcome(b), source, plan)) return (await collector.flush(), collector.finish(null, true));
+      /** The batch last read (posted, or held as the oversized record the machine evaluates here). */
+      let held: RecordBatch | null = null;
+      let answer: ScanResult | null = null;
+      let actions = step(state, { type: 'start' }, clock.now());
+      for (;;) {
+        let result: PoolEvent | null = null;
+        for (const a of actions) {
+          switch (a.type) {
+            case 'read': {
+              const r = await it.next();
+              if (r.done) result = { type: 'sourceExhausted' };
+              else {
+                held = r.value;
+                result = { type: 'batchRead', batch: { first: held.first, count: held.count, oversized: !!held.oversized, inRange: inRange(plan, held.first) } };
+              }
+              break;
+            }
+            case 'post': {
+              const batch = held!;
+              const spans = spansOf(batch);
+              const bytes = new Uint8Array(batch.bytes.length);
+              bytes.set(batch.bytes);
+              results.set(a.seq, []);
+              const cap = collector.room(batch.first, batch.first + batch.count);
+              slots[a.slot]!.post({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq: a.seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
+              break;
+            }
+            case 'consume': {
+              const go = consume(results.get(a.seq) ?? [], a.upTo);
+              if (a.flush) await collector.flush();
+              if (a.upTo === undefined) results.delete(a.seq);
+              result = { type: 'consumed', go };
+              break;
+            }
+            case 'progress':
+              opts.onProgress?.(a.done, a.total);
+              break;
+            case 'oversized': {
+              // Not for a thread: the record has no bytes here. It is evaluated here, in order.
+              const b = held!;
+              if (job.oversized) {
+                answer = await job.oversized(b);
+                result = { type: 'oversizedDone', outcome: answer ? 'answered' : 'go' };
+              } else result = { type: 'oversizedDone', outcome: collector.take(oversizedOutcome(b), source, plan) ? 'go' : 'full' };
+              break;
+            }
+            case 'probe': {
+              // The record in evaluation is read before the messages are delivered: a thread posts a record's results
+              // before it moves on, so every record before `current` then has its results here (read after, `current`
+              // could pass a record whose results were posted between the two and lose them).
+              const { current, startedAt } = slots[a.slot]!.progress();
+              for (const s of slots) for (const m of s.drain()) route(m);
+              result = { type: 'probed', current, startedAt };
+              break;
+            }
+            case 'skipStuck':
+              collector.take({ record: a.record, error: new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${a.record} could not be evaluated: match()/search() ran for ${a.ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, { limit: { name: 'requestTimeoutMs', limit: a.budget, value: a.ran }, location: { record_index: a.record } }) }, source, { ...plan, kind: 'split' });
+              break;
+            case 'wait':
+              await new Promise<void>((resolve) => {
+                if (inbox.length > 0) return resolve();
+                const timer = a.until === undefined ? undefined : clock.setTimeout(() => ended(), Math.max(0, a.until - clock.now()));
+                function ended() {
+                  timer?.cancel();
+                  wake = null;
+                  resolve();
+                }
+                wake = ended;
+              });
+              result = { type: 'tick' };
+              break;
+            case 'finish': {
+              if (a.flush === 'before') await collector.flush();
+              const r = collector.finish(a.position, a.complete);
+              if (a.flush === 'after') await collector.flush();
+              return r;
+            }
+            case 'answer':
+              return answer!;
+            case 'fail':
+              throw new McpgwError(a.code, a.message);
           }
-          dispatched = b.first + 1;
-          continue;
         }
-        // dispatch while there is room
-        while (!exhausted && !barrier && seq - nextToConsume < maxInFlight) {
-          if (expired() && seq > 0) break; // the first batch goes out in any case: a page finishes a record
-          const r = await it.next();
-          if (r.done) { exhausted = true; break; }
-          const batch = r.value;
-          if (batch.oversized) {
-            // Not for a thread: the record has no bytes here. It is evaluated here, in order.
-            barrier = batch;
-            break;
-          }
-          const spans = spansOf(batch);
-          const bytes = new Uint8Array(batch.bytes.length);
-          bytes.set(batch.bytes);
-          const slot = slots.reduce((a, b) => (b.queue.length < a.queue.length ? b : a));
-          const p: Pending = { seq, first: batch.first, count: batch.count, slot, messages: [], done: false };
-          pending.set(seq, p);
-          slot.queue.push(seq);
-          const cap = collector.room(batch.first, batch.first + batch.count);
-          slot.port.postMessage({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
-          seq++;
-          dispatched = batch.first + batch.count;
-        }
-        if (nextToConsume >= seq) {
-          if (expired() && !exhausted && !barrier) return collector.finish({ record: dispatched, node: 0 }, false);
-          continue;
-        }
-        if ((await waitNext()) === 'stop') {
-          const r = await stopAtDeadline();
-          await collector.flush();
-          return r;
-        }
-        const p = pending.get(nextToConsume)!;
-        const go = consume(p);
-        await collector.flush();
-        if (!go) return collector.finish(null, true);
-        pending.delete(nextToConsume);
-        nextToConsume++;
-        opts.onProgress?.(Math.min(p.first + p.count - from, total), total);
+        actions = [];
+        for (const e of inbox.splice(0)) actions.push(...step(state, e, clock.now()));
+        if (result) actions.push(...step(state, result, clock.now()));
+        if (actions.length === 0 && inbox.length === 0) throw new McpgwError('INTERNAL_ERROR', `The worker pool stalled in phase ${state.phase}.`);
       }
-      return collector.finish(null, true);
     } finally {
-      if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      stopAll();
+      for (const s of slots) s.terminate();
     }
   }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors';
 
-/** The error object of an error result (DESIGN "Error results"), as JSON Schema. */
+/** The error object of an error result (docs/architecture.md "Error results"), as JSON Schema. */
 export const errorPayloadSchema = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),

@@ -1,28 +1,44 @@
 import type { ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 
-/** Where a search continues: the query it belongs to and the first record not yet paged. */
-export interface SearchCursor {
+/** What every search cursor holds: the search it belongs to and where its next page starts. */
+interface CursorBase {
   handle: string;
   query: string;
-  mode: 'text' | 'jsonpath';
   matchCase: boolean;
-  /** Text mode with `regex: true` (absent: false). */
-  regex?: boolean;
   /** A count (`max_results: 0`) stopped by the deadline (absent: false): the cursor continues the count. */
   countOnly?: boolean;
   /** First record index the next page starts at. */
   nextRecord: number;
-  /** Search counting nodes: the exact place of the first match not yet returned (record and walk trail). */
+  /** A search counting nodes: the exact place of the first match not yet returned (record and walk trail). */
   position?: ScanPosition;
-  /** Text mode: matching records counted so far (the whole file's when `countFrom` is null). JSONPath mode: matches before `nextRecord`. */
-  counted: number;
-  /** Text mode: first record not yet counted (a scan stopped at the deadline), or null when the count is complete. */
-  countFrom: number | null;
-  /** JSONPath mode: the whole file's match count once a scan has counted to the end. */
+  /** The whole file's match count, once a scan has counted to the end. */
   total?: number;
-  /** JSONPath mode, before that: the largest lower bound of the count reported so far (total_matches never shrinks). */
+  /** Before that: the largest lower bound of the count reported so far (total_matches never shrinks). */
   atLeast?: number;
 }
+
+/** Where a text search (text-engine.ts) continues. */
+export interface TextCursor extends CursorBase {
+  mode: 'text';
+  /** `regex: true` (absent: false). */
+  regex?: boolean;
+  /**
+   * Counting records: matching records counted so far (the whole file's when `countFrom` is null). Counting nodes:
+   * matches before the position.
+   */
+  counted: number;
+  /** Counting records: first record not yet counted (a scan stopped at the deadline), or null when the count is complete. */
+  countFrom: number | null;
+}
+
+/** Where a JSONPath search or a record predicate search (jsonpath-engine.ts, predicate-engine.ts) continues. */
+export interface QueryCursor extends CursorBase {
+  mode: 'jsonpath';
+  /** Matches before `nextRecord` (before `position` when counting nodes). */
+  counted: number;
+}
+
+export type SearchCursor = TextCursor | QueryCursor;
 
 /** The session's search cursors: opaque `sc_…` ids, single use, idle expiry (cursorIdleMs). */
 export function cursorTable(ctx: ToolContext) {

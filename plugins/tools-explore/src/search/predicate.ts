@@ -1,5 +1,5 @@
 /**
- * Record predicates, the explorer's convenience form of a JSONPath search (issue 7):
+ * Record predicates, the explorer's convenience form of a JSONPath search:
  * Thoth's `path = value` (`$.status = "active"`, `$.user.name == 'alice'`, `$.age = 30`; the value a
  * JSON literal, a single-quoted string or a bare word) extended to RFC 9535 filter syntax over the
  * record's singular paths: `$.age > 40`, `$.status != "done" && $.bytes >= 1024`, `!($.tags)`,

@@ -213,7 +213,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   const counted = spec.count ? spec.count.counted + (outcome.total ?? 0) : undefined;
   if (items.length === 0 && !counted && outcome.skipped > 0 && addressesOneRecord(spec.compiled, source.count)) {
     // The query names one record (a pointer "/7/…", "$[7]…") and that record is malformed (or could not be
-    // evaluated): reading it is the error (DESIGN "Records"), not an empty answer with a warning.
+    // evaluated): reading it is the error (docs/architecture.md "Records and formats"), not an empty answer with a warning.
     const first = outcome.firstSkipped[0];
     const limited = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
     const limit = first?.limit ?? 'requestTimeoutMs';

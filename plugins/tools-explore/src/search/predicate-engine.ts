@@ -1,0 +1,98 @@
+import type { CompiledQuery, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { QueryCursor } from './cursors';
+import { PredicateError, translatePredicate, type Predicate } from './predicate';
+import { jsonPathLanguage, nodePreview, queryPage } from './query-page';
+import type { Match, Page, SearchRequest } from './shape';
+
+/**
+ * Record predicate search: the explorer's convenience form (`$.status = "active"`, predicate.ts) translated to an
+ * RFC 9535 filter. Over a file whose root is the sequence of its records it runs as `$[?<filter>]` with file
+ * addressing — exactly "the records for which the filter holds", which the scan engine splits per record (reading
+ * only the members the filter needs); over a single-document file it is evaluated on `[document]`. A predicate tests
+ * records, so it counts records in any file; a match's preview shows the first member the predicate names that the
+ * record has.
+ */
+export async function predicateSearch(ctx: ToolContext, request: SearchRequest<QueryCursor>): Promise<Page> {
+  const { args, file, resume, limit } = request;
+  const source = file.opened.source;
+  const language = jsonPathLanguage(ctx);
+  const predicate = translate(ctx, args.query, args.match_case);
+  const text = `$[?${predicate.filter}]`;
+  let query: CompiledQuery;
+  try {
+    query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
+  } catch (err) {
+    const e = err as { code?: string; message: string };
+    throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The record predicate translates to the RFC 9535 query ${text}, which is not valid: ${e.message}`, {
+      hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
+    });
+  }
+  const pathQueries = [...new Set(predicate.paths)].flatMap((p) => {
+    try { return [language.compile(p)]; } catch { return []; }
+  });
+
+  let result: ScanResult;
+  if (!source.rootIsSequence) {
+    // One document: the predicate over it.
+    const from = resume?.nextRecord ?? 0;
+    let hit = false;
+    let skipped = 0;
+    const firstSkipped: ScanResult['firstSkipped'] = [];
+    if (from < source.count) {
+      try {
+        hit = query.evaluate([source.value(0)], { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline }).length > 0;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
+        skipped = 1;
+        firstSkipped.push({ record_index: 0, code: 'SYNTAX_ERROR', message: (err as Error).message });
+      }
+    }
+    result = { nodes: hit ? [{ record: 0, path: '', value: null }] : [], next: null, complete: true, total: hit ? 1 : 0, skipped, firstSkipped };
+  } else {
+    result = await ctx.scan.run({
+      source,
+      query,
+      addressing: 'file',
+      unit: 'records',
+      limit,
+      countAll: resume?.total === undefined,
+      ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+      onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
+    });
+  }
+
+  const page = await queryPage(ctx, request, query, result, 'records', (node): Match => {
+    let value: unknown;
+    try { value = source.value(node.record); } catch { value = undefined; }
+    for (const q of pathQueries) {
+      const nodes = value === undefined ? [] : q.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
+      if (nodes.length) return { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path };
+    }
+    return { record_index: node.record, preview: nodePreview('', value), match_path: '' };
+  });
+  // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
+  const filter = predicate.filter.length > 2048 ? `${predicate.filter.slice(0, /[\uD800-\uDBFF]/.test(predicate.filter[2047]!) ? 2047 : 2048)}… (${predicate.filter.length} characters)` : predicate.filter;
+  return withFilter(page, filter);
+}
+
+/** The page with `filter` placed after `next_cursor`, where the answer has always had it. */
+function withFilter(page: Page, filter: string): Page {
+  const { hint, cut, warnings, ...head } = page;
+  return { ...head, filter, ...(hint ? { hint } : {}), ...(cut ? { cut } : {}), ...(warnings ? { warnings } : {}) };
+}
+
+function translate(ctx: ToolContext, query: string, matchCase: boolean): Predicate {
+  try {
+    return translatePredicate(query, matchCase);
+  } catch (err) {
+    if (err instanceof PredicateError) {
+      throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
+        location: { position: err.position },
+        hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
+      });
+    }
+    throw err;
+  }
+}

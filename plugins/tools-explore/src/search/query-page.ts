@@ -1,0 +1,92 @@
+import type { CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import { projectValue, queryWarnings } from '../records';
+import { cursorTable, type QueryCursor } from './cursors';
+import { emptyAnswerHint } from './hint';
+import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
+
+/**
+ * The page of a query search (jsonpath-engine.ts, predicate-engine.ts) from the scan engine's result: the matches
+ * that fit the byte budget (`matchOf` turns a node into a match), the count, the warnings, the hint for an empty
+ * answer and the cursor for the next page. total_matches: the engine counted from the resume position to the end (or
+ * the deadline); the matches before it were paged.
+ */
+export async function queryPage(
+  ctx: ToolContext,
+  { args, file, fields, resume, limit, budget }: SearchRequest<QueryCursor>,
+  query: CompiledQuery,
+  result: ScanResult,
+  counts: 'nodes' | 'records',
+  matchOf: (node: ScanNode) => Match,
+): Promise<Page> {
+  const source = file.opened.source;
+  const before = resume?.counted ?? 0;
+  const known = resume?.total;
+  const matches: Match[] = [];
+  let pageBytes = 0;
+  let nextPosition: ScanPosition | null = result.next;
+  let cut = false;
+  const countOnly = limit === 0;
+  for (const node of countOnly ? [] : result.nodes) {
+    const m = matchOf(node);
+    if (fields) {
+      try { m.record = projectValue(source.value(node.record), fields); } catch { /* malformed: no projection */ }
+    }
+    const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+    if (pageBytes + size > budget && matches.length > 0) {
+      cut = true;
+      nextPosition = counts === 'nodes' && node.position ? node.position : { record: node.record, node: 0 };
+      break;
+    }
+    matches.push(m);
+    pageBytes += size;
+  }
+  const next = nextPosition ? nextPosition.record : null;
+  // A page stopped by the deadline counts to where it stopped; an earlier page may have counted further.
+  const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
+  const complete = known !== undefined || result.complete;
+  const warnings: Warning[] = queryWarnings(query);
+  warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
+  if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
+  // Nothing at all: say which member names of the query no record has, and the nearest ones seen.
+  const hint = total === 0 && complete && matches.length === 0 && !resume ? await emptyAnswerHint(ctx, source, query) : undefined;
+  let next_cursor: string | undefined;
+  if (next !== null) {
+    next_cursor = cursorTable(ctx).add({
+      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
+      // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
+      counted: countOnly ? before + (result.total ?? 0) : before + matches.length,
+      ...(countOnly ? { countOnly } : {}), ...(complete ? { total } : { atLeast: total }),
+    });
+  }
+  return {
+    total_matches: total,
+    counts,
+    matches,
+    query: args.query,
+    mode: 'jsonpath',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(hint ? { hint } : {}),
+    ...(cut ? { cut: cutByBytes(`after ${matches.length} matches (next: record ${next})`) } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+
+/** `path = «value»`, the value's JSON cut at 120 characters (on a character boundary). */
+export function nodePreview(path: string, value: unknown): string {
+  let shown = JSON.stringify(value) ?? 'null';
+  if (shown.length > 120) shown = shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '') + '…';
+  return `${path || '$'} = «${shown}»`;
+}
+
+/** The registered JSONPath language. @throws UNSUPPORTED_QUERY_FEATURE when no plugin registers it */
+export function jsonPathLanguage(ctx: ToolContext) {
+  const language = ctx.registry.queryLanguages.get('jsonpath');
+  if (!language) {
+    throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'JSONPath search is not available on this server: no loaded plugin registers the "jsonpath" query language.', {
+      hint: 'Use mode "text", or enable the query-jsonpath plugin.',
+    });
+  }
+  return language;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { RecordSource } from 'mcpgw/plugin-api';
+import type { ExplorerFile } from '../files';
+import type { parseFields } from '../records';
+import { cutSchema, fieldsArg, handleArg } from '../schemas';
+import type { QueryCursor, TextCursor } from './cursors';
+
+/** The search tool's arguments and its answer (wire shapes), shared by the tool and its three engines. */
+export const searchInput = z.object({
+  handle: handleArg,
+  query: z.string().min(1).max(16384).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
+  mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $ or parses as a record predicate (!($.tags), length($.tags) > 2), else text'),
+  match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
+  max_results: z.number().int().min(0).default(50).describe('Matches per page (default 50, at most the server maxItems); 0 counts only: total_matches without matches'),
+  regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
+  fields: fieldsArg,
+  cursor: z.string().max(256).optional().describe('next_cursor of a previous call with the same handle and query'),
+});
+
+export const searchMatch = z.object({
+  record_index: z.number().int(),
+  preview: z.string().describe('The hit with context, marked «…»'),
+  match_path: z.string().describe('RFC 6901 pointer, inside the record, of the first matching value or key ("" for the whole record)'),
+  record: z.record(z.string(), z.unknown()).optional().describe('With fields: the record projected to them'),
+});
+
+export const searchOutput = z.object({
+  total_matches: z.number().int().describe('Matches in the whole file, counted as counts says (a lower bound when complete is false)'),
+  counts: z.enum(['nodes', 'records']).describe('What a match is: "records" (one per matching record, its first hit) or "nodes" (every matching value or member name, in a single-document file or one whose records are over 1 MiB on average)'),
+  matches: z.array(searchMatch),
+  query: z.string(),
+  mode: z.enum(['text', 'jsonpath']).describe('The mode that ran: text, or jsonpath for a JSONPath query or a record predicate (then filter is set)'),
+  complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
+  next_cursor: z.string().optional(),
+  filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
+  hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has, with the nearest names seen'),
+  cut: cutSchema.optional(),
+  warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
+});
+
+export type Args = z.output<typeof searchInput>;
+export type Page = z.input<typeof searchOutput>;
+export type Match = z.infer<typeof searchMatch>;
+export type Warning = NonNullable<z.infer<typeof searchOutput>['warnings']>[number];
+
+/** One search call as an engine gets it: the arguments, the open file, the page's bounds and the cursor it continues. */
+export interface SearchRequest<C extends TextCursor | QueryCursor> {
+  args: Args;
+  file: ExplorerFile;
+  fields: ReturnType<typeof parseFields>;
+  /** The cursor this page continues, or null for a first page. */
+  resume: C | null;
+  /** Matches per page; 0 counts only. */
+  limit: number;
+  /** Bytes the matches of a page may take. */
+  budget: number;
+}
+
+/** Records averaging more than this many bytes are too large to be useful units: search counts their nodes. */
+const NODE_UNIT_BYTES = 1024 * 1024;
+
+/**
+ * What a match is in this file: every matching node in a single document (or in records over NODE_UNIT_BYTES on
+ * average), else one match per record.
+ */
+export function countsOf(source: RecordSource): 'nodes' | 'records' {
+  if (!source.rootIsSequence) return 'nodes';
+  return source.count > 0 && source.identity.size / source.count > NODE_UNIT_BYTES ? 'nodes' : 'records';
+}
+
+/** The cut a page reports when the byte budget ended it. */
+export function cutByBytes(at: string) {
+  return { limit: 'maxResultBytes', at, rest: 'Pass next_cursor as cursor for the next page; fields or a smaller max_results keep pages small.' };
+}

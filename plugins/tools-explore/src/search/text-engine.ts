@@ -1,0 +1,239 @@
+import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
+import { projectValue } from '../records';
+import { tokenPreview } from '../text/preview';
+import { cursorTable, type TextCursor } from './cursors';
+import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
+import type { RegexMatcher } from './regex';
+import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
+import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
+
+/**
+ * Text search: a substring (or, with `regex`, an RE2 pattern) of any decoded string value, member name, number or
+ * literal. Over records (`counts` "records") a match is a record, its first hit shown; over a single document or
+ * records of over 1 MiB on average (`counts` "nodes") every hit is a match, in document order. The scan holds one of
+ * the server-wide scan slots (ctx.scan.slot) like every other scan, so text searches count against
+ * maxConcurrentScans too.
+ */
+export async function textSearch(ctx: ToolContext, request: SearchRequest<TextCursor>, counts: 'nodes' | 'records', regex: RegexMatcher | null): Promise<Page> {
+  const matcher = regex ?? textMatcher(ctx, request.args.query, request.args.match_case);
+  const release = await ctx.scan.slot(ctx.deadline, ctx.signal);
+  try {
+    return counts === 'nodes' ? await nodeTextSearch(ctx, request, matcher) : await recordTextSearch(ctx, request, matcher);
+  } finally {
+    release();
+  }
+}
+
+function textMatcher(ctx: ToolContext, query: string, matchCase: boolean): TextMatcher {
+  try {
+    return new TextMatcher(query, matchCase);
+  } catch (err) {
+    // The text matcher builds regular expressions from the query; one the engine refuses (too large) is a bad argument.
+    if (!(err instanceof SyntaxError)) throw err;
+    throw ctx.error('INVALID_ARGUMENT', `This text query (${query.length} characters) is too large to search for case-insensitively.`, { hint: 'Search for a shorter text, or pass match_case: true.' });
+  }
+}
+
+/**
+ * Text search counting records: batches in file order, a byte prefilter (`matcher.candidates`) before any parse; a
+ * page takes up to `limit` matching records (and the byte budget), then the count runs on to the end of the file or
+ * the deadline (a lower bound then; the cursor's `countFrom` is where counting continues).
+ */
+async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, limit, budget }: SearchRequest<TextCursor>, matcher: TextMatcher | RegexMatcher): Promise<Page> {
+  const source = file.opened.source;
+  const countOnly = limit === 0;
+  const from = resume?.nextRecord ?? 0;
+  // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
+  const countFrom = resume ? resume.countFrom : 0;
+  const matches: Match[] = [];
+  const warnings: Warning[] = [];
+  let malformed = 0;
+  let pageBytes = 0;
+  let counted = resume?.counted ?? 0;
+  let nextRecord: number | null = null; // first matching record not in this page
+  let stoppedAt: number | null = null; // deadline: first record not scanned
+  let cut = false;
+  const onMalformed = (i: number, err: unknown) => {
+    malformed++;
+    const code = (err as { code?: string }).code ?? 'SYNTAX_ERROR';
+    if (warnings.length < 5) warnings.push({ code, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
+  };
+
+  const take = (record: number, m: Match): boolean => {
+    if (countFrom !== null && record >= countFrom) counted++;
+    if (nextRecord === null && matches.length < limit) {
+      if (fields) {
+        try { m.record = projectValue(source.value(record), fields); } catch { /* malformed: no projection */ }
+      }
+      const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+      if (pageBytes + size <= budget || matches.length === 0) {
+        matches.push(m);
+        pageBytes += size;
+        return true;
+      }
+      cut = true;
+    }
+    if (nextRecord === null && !countOnly) nextRecord = record;
+    return countFrom !== null; // go on only while the total is still being counted
+  };
+
+  const piece = Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes);
+  /** The first hit of a record too long to read whole, found through lazy nodes (null: none; the reason is reported). */
+  const firstHitInParts = (i: number): Match | null => {
+    try {
+      for (const e of recordHits(source, i, matcher, null, () => false, piece)) {
+        if (e.kind === 'hit') return { record_index: i, preview: e.preview, match_path: e.match_path };
+      }
+    } catch (err) {
+      onMalformed(i, err);
+    }
+    return null;
+  };
+  const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
+    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly);
+    return m ? onHit(k, m) : true;
+  });
+  const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
+  for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
+    if (batch.oversized) {
+      // A record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read).
+      const m = firstHitInParts(batch.first);
+      if (m && !take(batch.first, m)) break;
+      continue;
+    }
+    let go = true;
+    visit(batch, (k, m) => (go = take(batch.first + k, m)));
+    if (!go) break;
+    if (Date.now() > ctx.deadline && batch.first + batch.count < source.count) {
+      stoppedAt = batch.first + batch.count;
+      break;
+    }
+  }
+  if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were skipped in all.` });
+
+  // The count is complete when it was complete before, or this scan reached the end.
+  const newCountFrom = countFrom === null || stoppedAt === null ? null : Math.max(stoppedAt, countFrom);
+  const complete = newCountFrom === null;
+  const continueAt = nextRecord ?? stoppedAt;
+  let next_cursor: string | undefined;
+  if (continueAt !== null) {
+    next_cursor = cursorTable(ctx).add({ handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
+  }
+  return {
+    total_matches: counted,
+    counts: 'records',
+    matches,
+    query: args.query,
+    mode: 'text',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(cut ? { cut: cutByBytes(`after ${matches.length} matches (next: record ${nextRecord})`) } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false): Match | null {
+  let text: string;
+  let hit: ReturnType<TextMatcher['match']>;
+  try {
+    text = batch.text(k); // strict UTF-8
+    hit = matcher.match(text);
+    if (!hit) return null;
+    // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds
+    // once parsed (a repeated member name: the last value wins).
+    const value = parseKeepingLexemes(text);
+    if (!holds(value, hit.token, hit.decoded)) hit = matcher.match(text, value);
+    if (!hit) return null;
+  } catch (err) {
+    if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
+    onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
+    return null;
+  }
+  if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
+  return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
+}
+
+/**
+ * Text search counting nodes (nodes.ts): every member name and value holding the text is a match, in document
+ * order. A page takes up to `limit` matches (and the byte budget); the count then runs on to the end of the file
+ * or the deadline (a lower bound then, counted again from the next page's start). The cursor holds the position of
+ * the first match not returned: the record and the walk's trail.
+ */
+async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, limit, budget }: SearchRequest<TextCursor>, matcher: NodeMatcher): Promise<Page> {
+  const source = file.opened.source;
+  const start: ScanPosition = resume?.position ?? { record: resume?.nextRecord ?? 0, node: 0 };
+  const known = resume?.total;
+  const before = resume?.counted ?? 0;
+  const matches: Match[] = [];
+  const warnings: Warning[] = [];
+  let pageBytes = 0;
+  let counted = 0; // matches from `start` on
+  let next: ScanPosition | null = null;
+  let stopped: ScanPosition | null = null;
+  let cut = false;
+  let ticks = 0;
+  const expired = () => (++ticks & 15) === 0 && Date.now() > ctx.deadline;
+  outer: for (let i = start.record; i < source.count; i++) {
+    if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+    if (i > start.record && Date.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
+    const at = i === start.record && start.at ? start.at : null;
+    let events: Iterable<ReturnType<typeof recordHits> extends Iterable<infer E> ? E : never>;
+    try {
+      events = recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes));
+      for (const e of events) {
+        if (e.kind === 'stop') { stopped = { record: i, node: 0, at: e.at }; break outer; }
+        if (e.kind === 'skipped') {
+          if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
+          continue;
+        }
+        counted++;
+        if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
+          const m: Match = { record_index: i, preview: e.preview, match_path: e.match_path };
+          if (fields) {
+            try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
+          }
+          const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+          if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
+            matches.push(m);
+            pageBytes += size;
+            continue;
+          }
+          if (matches.length < limit) cut = true;
+          next = { record: i, node: 0, at: e.at };
+          if (known !== undefined) break outer; // the total is known: no need to count on
+        }
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'SYNTAX_ERROR' && code !== 'RESOURCE_LIMIT_EXCEEDED') throw err;
+      if (!source.rootIsSequence) throw err;
+      if (warnings.length < 5) warnings.push({ code: code!, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
+    }
+    ctx.progress(i + 1, source.count, `searching ${file.opened.path}`);
+  }
+  // Counted to the end unless stopped; a stop while the page was still filling is where the next page starts.
+  const complete = known !== undefined || stopped === null;
+  const total = known ?? Math.max(resume?.atLeast ?? 0, before + counted);
+  const continueAt = next ?? stopped;
+  let next_cursor: string | undefined;
+  if (continueAt !== null) {
+    next_cursor = cursorTable(ctx).add({
+      handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}),
+      nextRecord: continueAt.record, position: continueAt, countFrom: null,
+      // Count only: the cursor continues the count where the deadline stopped it, every match before it counted.
+      counted: limit === 0 ? before + counted : before + matches.length, ...(limit === 0 ? { countOnly: true } : {}),
+      ...(complete ? { total } : { atLeast: total }),
+    });
+  }
+  return {
+    total_matches: total,
+    counts: 'nodes',
+    matches,
+    query: args.query,
+    mode: 'text',
+    complete,
+    ...(next_cursor ? { next_cursor } : {}),
+    ...(cut ? { cut: cutByBytes(`after ${matches.length} matches`) } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}

@@ -1,0 +1,69 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../plugins/format-jsonl/src/index';
+import { fileTable } from '../../plugins/tools-explore/src/files';
+import { search } from '../../plugins/tools-explore/src/search/search';
+import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
+import type { ScanEngine, ToolContext } from '../../src/kernel/contracts';
+import { McpgwError } from '../../src/kernel/errors';
+import { Re2RegexService } from '../../src/kernel/regex';
+import { QueryScanEngine } from '../../src/kernel/scan';
+import { Session } from '../../src/kernel/session/session';
+import { fileService, formatsOf } from '../helpers/formats';
+
+/**
+ * The search tool's engines share the kernel's scan limit: a text search takes one of the same server-wide scan slots
+ * as JSONPath and predicate searches (ctx.scan.slot), waits for one like them, and gives it back.
+ */
+const N = 300;
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-search-slots-'));
+  fs.writeFileSync(path.join(dir, 'a.jsonl'), Array.from({ length: N }, (_, i) => JSON.stringify({ id: i, s: i % 3 === 0 ? 'needle' : 'hay' })).join('\n') + '\n');
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function setup(deadline: number) {
+  const limits = { ...DEFAULT_LIMITS, maxConcurrentScans: 1 };
+  const engine = new QueryScanEngine({ limits: () => limits });
+  const slots = { taken: 0 };
+  const scan: ScanEngine = Object.assign(Object.create(engine) as ScanEngine, {
+    slot: (d: number | undefined, s: AbortSignal | undefined) => { slots.taken++; return engine.slot(d, s); },
+  });
+  const ctx = {
+    session: new Session().scope('explore'), limits, signal: new AbortController().signal, deadline,
+    progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
+    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
+    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
+  } as unknown as ToolContext;
+  const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
+  fileTable(ctx).add({ opened, malformedRecords: 0 });
+  return { ctx, engine, slots, opened };
+}
+
+test('a text search holds a scan slot while it scans and gives it back', async () => {
+  const { ctx, engine, slots, opened } = await setup(Date.now() + 60_000);
+  const r = (await search.handler({ handle: 'file_1', query: 'needle', mode: 'text', match_case: false, max_results: 5, regex: false } as any, ctx)) as any;
+  expect({ total: r.total_matches, mode: r.mode, first: r.matches.map((m: any) => m.record_index) }).toEqual({ total: N / 3, mode: 'text', first: [0, 3, 6, 9, 12] });
+  expect(slots.taken).toBe(1);
+  // given back: the only slot is free at once, even with a deadline already past
+  const release = await engine.slot(Date.now() - 1, undefined);
+  release();
+  opened.close();
+});
+
+test('with every scan slot busy until the deadline, a text search is RESOURCE_LIMIT_EXCEEDED (maxConcurrentScans), like any scan', async () => {
+  const { ctx, engine, opened } = await setup(Date.now() - 1);
+  const held = await engine.slot(undefined, undefined);
+  try {
+    for (const args of [{ query: 'needle', mode: 'text', regex: false }, { query: 'ne+dle', mode: 'text', regex: true }]) {
+      const err = await search.handler({ handle: 'file_1', match_case: false, max_results: 5, ...args } as any, ctx).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(McpgwError);
+      expect({ code: (err as McpgwError).code, limit: (err as McpgwError).limit?.name }).toEqual({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: 'maxConcurrentScans' });
+    }
+  } finally {
+    held();
+    opened.close();
+  }
+});
