@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // bench/big-record.mjs — reading one big record in pages: get_record (first page and a page from the middle),
-// get_value_at_path of a big member and json_read of the record, through the real MCP interface.
+// get_value_at_path of a big member, json_read of the record and sample_records (which cuts it), through the real
+// MCP interface.
 //
 //   node bench/big-record.mjs [--mb 8] [--runs 7] [--gateway bin/mcpgw.js]
 //
@@ -64,6 +65,7 @@ try {
     ['get_record, a page from the middle (offset)', 'get_record', { handle, index: 0, offset: middle, length: 16384 }],
     ['get_value_at_path items (compact, first page)', 'get_value_at_path', { handle, index: 0, path: 'items' }],
     ['json_read $[0].items (first page)', 'json_read', { path: 'big.jsonl', language: 'jsonpath', query: '$[0].items', max_items: 1 }],
+    ['sample_records count 1 (the record cut)', 'sample_records', { handle, count: 1 }],
   ];
   const rows = [];
   for (const [label, tool, args] of cases) {

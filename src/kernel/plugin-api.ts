@@ -3,7 +3,9 @@
  * `mcpgw/plugin-api` (package.json `exports`, with typings). Plugins import types from here; runtime
  * services arrive through `PluginContext` and `ToolContext`, so one kernel instance serves every plugin.
  * The runtime members hold no state of the kernel: plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`),
- * the identity helper `definePlugin`, the pure function `compareNumerals`, and test helpers (`FakeClock`, `registerPlugin`).
+ * the identity helper `definePlugin`, pure functions (`compareNumerals`, the RFC 6901 pointer helpers, the JSON
+ * whitespace tests), and test helpers (`FakeClock`, `registerPlugin`). Built-in and third-party plugins import them at run time: the kernel resolves
+ * `mcpgw/plugin-api` to its own module for every plugin it loads (plugins/api-module.ts).
  *
  * Versioning: `PLUGIN_API_VERSION` follows semver. A plugin's `apiVersion` is a semver range over it,
  * checked at load time (a mismatch names both versions). Additive changes (new optional members)
@@ -24,6 +26,10 @@ export { compareNumerals } from './numbers/compare';
 export { PLUGIN_API_VERSION } from './version';
 /** A clock for tests that moves only when told (contracts/clock.ts): deadlines and expiry without sleeping. */
 export { FakeClock } from './api/fake-clock';
+/** RFC 6901 JSON Pointer: escape, unescape, append, format and parse reference tokens (src/kernel/api/pointer.ts). */
+export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, unescapeToken } from './api/pointer';
+/** JSON whitespace (RFC 8259 §2) for byte-level format code (src/kernel/api/whitespace.ts). */
+export { isJsonWhitespace, skipJsonWhitespace } from './api/whitespace';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */
 export { registerPlugin, type Contributions } from './api/testing';
 

@@ -245,6 +245,23 @@ describe('the queries users asked for, on documents over maxRecordBytes', () => 
     expect(r.data.warnings).toEqual([{ code: 'SAMPLED', message: expect.stringContaining('256') }]);
   });
 
+  test('an empty answer on a document over maxRecordBytes: the hint reads member names through lazy nodes and says it sampled', async () => {
+    // "features" is a member of the root: an empty answer for another reason gets no hint about names
+    const none = await call(c.client, 'json_read', { path: 'geo.json', language: 'jsonpath', query: '$[?@.features]' });
+    expect(none.data).toMatchObject({ items: [], complete: true });
+    expect(none.data.hint).toBeUndefined();
+    // a misspelt member: named, with the nearest names seen, and the part examined said
+    const q = '$.features[?@.properties.popp > 1].id';
+    const typo = await call(c.client, 'json_read', { path: 'geo.json', language: 'jsonpath', query: q });
+    expect(typo.data).toMatchObject({ items: [], complete: true });
+    expect(typo.data.hint).toContain('No member named "popp" (nearest names seen: "pop"');
+    expect(typo.data.hint).toContain('a sample of it');
+    const opened = await call(c.client, 'open_file', { path: 'geo.json' });
+    const s = await call(c.client, 'search', { handle: opened.data.handle, query: q, mode: 'jsonpath' });
+    expect(s.data).toMatchObject({ total_matches: 0, complete: true });
+    expect(s.data.hint).toContain('No member named "popp" (nearest names seen: "pop"');
+  });
+
   test('a query that must read a value over maxRecordBytes whole is an error naming the limit, never an empty success', async () => {
     const opened = await call(c.client, 'open_file', { path: 'geo.json' });
     const featuresBytes = Buffer.byteLength(JSON.stringify(FEATURES));

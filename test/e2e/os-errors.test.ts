@@ -8,13 +8,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect, type Connected } from '../helpers/mcp';
+import { unprivilegedEnv } from '../helpers/unprivileged';
 
 let base: string;
 let root: string;
 let server: Connected;
 
 const LONG = 'n'.repeat(300); // one name over NAME_MAX (255 bytes)
-const asRoot = process.getuid?.() === 0;
 
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-oserr-'));
@@ -34,13 +34,7 @@ beforeAll(async () => {
   fs.chmodSync(path.join(root, 'sub', 'a.jsonl'), 0o644);
   const config = path.join(base, 'mcpgw.json');
   fs.writeFileSync(config, JSON.stringify({ root: './data', profile: 'both', profiles: { both: { bundles: ['explore', 'reader'] } } }));
-  const env: Record<string, string> = {};
-  if (asRoot) {
-    const drop = path.join(base, 'drop-privileges.js');
-    fs.writeFileSync(drop, 'if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534); }\n');
-    env.NODE_OPTIONS = `--require ${drop}`;
-  }
-  server = await connect(['--config', config], { env, cwd: base });
+  server = await connect(['--config', config], { env: unprivilegedEnv(base), cwd: base });
 });
 
 afterAll(async () => {
@@ -107,7 +101,7 @@ test('EISDIR: a folder named like a file is INVALID_ARGUMENT for the file tools 
     });
   }
   const listed = await call(server.client, 'list_files', { path: 'folder.jsonl' });
-  expect(listed.data).toEqual({ files: [], truncated: false });
+  expect(listed.data).toEqual({ files: [], truncated: false, complete: true });
 });
 
 test('ENOTDIR: a path through a file is NOT_FOUND', async () => {

@@ -113,9 +113,50 @@ test('sample_records: a record over the preview is the prefix of its compact tex
   const big = r.data.records.find((x: any) => x.index === 1);
   const compact = JSON.stringify(RECORD);
   expect(big).toMatchObject({ index: 1, truncated: true, record_bytes: Buffer.byteLength(compact) });
-  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_record 1 with offset reads it all\]$/.exec(big.record)!;
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path 1 with path "" and offset (\d+) reads on\]$/.exec(big.record)!;
   expect(m).not.toBeNull();
   expect(m[1]).toBe(bytesOf(compact, 0, Number(m[2])));
+  expect([Number(m[3]), Number(m[4])]).toEqual([Buffer.byteLength(compact), Number(m[2])]);
   expect(Number(m[2])).toBeGreaterThan(16 * 1024 - 13);
   expect(endsMidEscape(m[1]!)).toBe(false);
+  // The offset it names reads on where the cut stopped: get_value_at_path's whole-record text continues it exactly.
+  const next = await call(c.client, 'get_value_at_path', { handle, index: 1, path: '', offset: Number(m[4]), length: 5000 });
+  expect(next.data.value).toBe(bytesOf(compact, Number(m[4]), next.data.next_offset));
+});
+
+test('sample_records with fields: the cut is the prefix of the fields\' compact object, saying it was cut', async () => {
+  const r = await call(c.client, 'sample_records', { handle, count: 2, strategy: 'first', fields: ['items', 'kind'] });
+  const expected = JSON.stringify({ items: RECORD.items, kind: RECORD.kind });
+  expect(r.data.records[0]).toEqual({ index: 0, record: {} });
+  const big = r.data.records[1];
+  expect(big).toMatchObject({ index: 1, truncated: true, record_bytes: Buffer.byteLength(expected) });
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path reads each field in parts\]$/.exec(big.record)!;
+  expect(m).not.toBeNull();
+  expect(m[1]).toBe(bytesOf(expected, 0, Number(m[2])));
+  expect(Number(m[3])).toBe(Buffer.byteLength(expected));
+});
+
+test('sample_records cuts the record\'s text as in the file (lexemes and escapes kept, spaces dropped), not a re-serialized value', async () => {
+  // Compact text written by hand: numbers and escapes JSON.stringify of the value would rewrite (1.50, 1e5, \u00e9, \/).
+  const parts = Array.from({ length: 900 }, (_, i) => `{"n":1.50,"e":1e5,"s":"caf\\u00e9 \\/ ${i}","i":${i}}`);
+  const compact = `{"rows":[${parts.join(',')}]}`;
+  const spaced = compact.replace(/([,:[{])/g, '$1 '); // no string holds , : [ or {
+  expect(JSON.parse(spaced)).toEqual(JSON.parse(compact));
+  fs.writeFileSync(path.join(dir, 'asfile.jsonl'), `${spaced}\n`);
+  const h = (await call(c.client, 'open_file', { path: 'asfile.jsonl' })).data.handle;
+  const r = await call(c.client, 'sample_records', { handle: h, count: 1 });
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path 0 with path "" and offset (\d+) reads on\]$/.exec(r.data.records[0].record)!;
+  expect(m).not.toBeNull();
+  expect(r.data.records[0]).toMatchObject({ index: 0, truncated: true, record_bytes: Buffer.byteLength(compact) });
+  expect(m[1]).toBe(bytesOf(compact, 0, Number(m[2])));
+  expect(m[1]!.startsWith('{"rows":[{"n":1.50,"e":1e5,"s":"caf\\u00e9 \\/ 0","i":0}')).toBe(true);
+  // The same text, whole, as get_value_at_path pages it: the sample is its prefix.
+  let whole = '';
+  for (let offset: number | undefined = 0, n = 0; offset !== undefined && n < 50; n++) {
+    const p = await call(c.client, 'get_value_at_path', { handle: h, index: 0, path: '', offset, length: 16000 });
+    whole += p.data.value;
+    offset = p.data.next_offset;
+  }
+  expect(whole).toBe(compact);
+  expect(whole.startsWith(m[1]!)).toBe(true);
 });

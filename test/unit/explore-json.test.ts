@@ -200,9 +200,10 @@ describe('schema inference within a budget (level by level)', () => {
     expect(r.stopped).toBeUndefined();
   });
 
-  test('out of time after the first level: the types only, depth 0, said', () => {
-    const r = inferWithinBudget([{ a: { b: 1 } }], { ...roomy, until: 0 });
-    expect(r).toMatchObject({ schema: { type: 'object' }, depth: 0, stopped: 'time' });
+  test('out of time from the start: the root and its members by type (an answer of the bare root type says nothing), depth 1, said', () => {
+    const r = inferWithinBudget([{ a: { b: 1 }, c: 'x' }, { a: { b: 2 } }], { ...roomy, until: 0 });
+    expect(r).toMatchObject({ depth: 1, stopped: 'time' });
+    expect(r.schema).toEqual({ type: 'object', properties: { a: { type: 'object' }, c: { type: 'string', 'x-occurrences': 1, 'x-frequency': 0.5 } }, required: ['a'] });
   });
 
   test('a level that would pass the byte budget is not described', () => {

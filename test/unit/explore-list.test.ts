@@ -62,3 +62,41 @@ describe('FileAccess.list', () => {
     await expect(listFiles(sandbox, [], undefined, { signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });
+
+describe('FileAccess.list: entries it cannot read are counted, not silently dropped', () => {
+  let root: string;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-list-skip-'));
+    fs.writeFileSync(path.join(root, 'a.jsonl'), '{"a":1}\n');
+    fs.writeFileSync(path.join(root, 'gone.jsonl'), '{"a":1}\n');
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.symlinkSync('missing.jsonl', path.join(root, 'sub', 'dangling.jsonl'));
+    fs.symlinkSync('loop-b', path.join(root, 'sub', 'loop-a'));
+    fs.symlinkSync('loop-a', path.join(root, 'sub', 'loop-b'));
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+  afterEach(() => jest.restoreAllMocks());
+
+  test('a dangling link, a link loop and an entry that vanishes during the walk, grouped by code, paths relative', async () => {
+    // gone.jsonl is removed for real between reading the folder's names and resolving it.
+    const resolve = fs.realpathSync.native;
+    jest.spyOn(fs.realpathSync, 'native').mockImplementation(((p: string) => {
+      if (path.basename(String(p)) === 'gone.jsonl' && fs.existsSync(p)) fs.unlinkSync(p);
+      return resolve(p);
+    }) as typeof fs.realpathSync.native);
+    const r = await listFiles(new Sandbox(root), [], undefined);
+    expect(r.files.map((f) => f.path)).toEqual(['a.jsonl']);
+    expect(r.truncated).toBe(false);
+    expect(r.skipped).toEqual([
+      { code: 'NOT_FOUND', count: 2, paths: ['gone.jsonl', 'sub/dangling.jsonl'], message: 'No such file: gone.jsonl' },
+      { code: 'INVALID_ARGUMENT', count: 2, paths: ['sub/loop-a', 'sub/loop-b'], message: 'Too many levels of symbolic links: sub/loop-a' },
+    ]);
+  });
+
+  test('a glob still reports the links (they could have led to folders); nothing skipped is an empty list', async () => {
+    expect((await listFiles(new Sandbox(root), [], undefined, { glob: 'a.*' })).skipped!.map((s) => [s.code, s.count])).toEqual([['NOT_FOUND', 1], ['INVALID_ARGUMENT', 2]]);
+    fs.mkdirSync(path.join(root, 'clean'));
+    fs.writeFileSync(path.join(root, 'clean', 'b.jsonl'), '{"b":1}\n');
+    expect(await listFiles(new Sandbox(root), [], 'clean')).toMatchObject({ files: [{ path: 'clean/b.jsonl' }], truncated: false, skipped: [] });
+  });
+});

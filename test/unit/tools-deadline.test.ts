@@ -14,6 +14,7 @@ import type { ToolContext } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
 import { listFiles } from '../../src/kernel/files/list-files';
 import { Sandbox } from '../../src/kernel/files/sandbox';
+import { jsonLayout } from '../../src/kernel/records/json-layout';
 import { Session } from '../../src/kernel/session/session';
 import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
@@ -46,6 +47,7 @@ async function contextWith(left: number, perRecord = 0): Promise<ToolContext> {
     log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
     files: { verify: () => undefined },
+    json: jsonLayout,
   } as unknown as ToolContext;
   fileTable(ctx).add({ opened, malformedRecords: 0 });
   return ctx;

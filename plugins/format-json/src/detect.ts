@@ -1,9 +1,7 @@
-import type { FormatProbe } from 'mcpgw/plugin-api';
+import { isJsonWhitespace as isWs, type FormatProbe } from 'mcpgw/plugin-api';
 
 /** Bytes of a cut probe examined. */
 const CUT_SCAN = 256 * 1024;
-
-const isWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /**
  * Content detection for one JSON value per file. Reads only the probe bytes; cheap, never throws.

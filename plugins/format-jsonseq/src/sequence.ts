@@ -1,10 +1,8 @@
-import type { FormatProbe, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+import { isJsonWhitespace as isWs, type FormatProbe, type OffsetIndex, type OpenOptions, type OpenedFile, type RecordsToolkit } from 'mcpgw/plugin-api';
 
 /** RFC 7464 §2: the record separator that introduces every JSON text. */
 export const RS = 0x1e;
 const LF = 0x0a;
-
-const isWs = (b: number) => b === 0x20 || b === 0x09 || b === LF || b === 0x0d;
 
 /** Bytes around an element that are not part of it: RS and JSON whitespace (LF ends each element). */
 export function isSequencePadding(b: number): boolean {

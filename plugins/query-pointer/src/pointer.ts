@@ -1,4 +1,4 @@
-import type { CompiledQuery, ErrorCode, ErrorDetails, McpgwError, SequenceSplit } from 'mcpgw/plugin-api';
+import { escapeToken as escape, parsePointer as parseRfc6901, PointerSyntaxError, type CompiledQuery, type ErrorCode, type ErrorDetails, type McpgwError, type SequenceSplit } from 'mcpgw/plugin-api';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
 
@@ -12,45 +12,28 @@ const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
  * @throws QUERY_SYNTAX_ERROR with the 0-based character position.
  */
 export function parsePointer(text: string, makeError: MakeError): string[] {
-  let p = text;
-  let offset = 0;
-  if (p.startsWith('#')) {
-    try {
-      p = decodeURIComponent(p.slice(1));
-    } catch {
+  try {
+    return parseRfc6901(text, { fragment: true });
+  } catch (err) {
+    if (!(err instanceof PointerSyntaxError)) throw err;
+    const location = { position: err.position };
+    if (err.reason === 'fragment') {
       throw makeError('QUERY_SYNTAX_ERROR', `JSON Pointer fragment ${JSON.stringify(text)} has a bad percent-encoding.`, {
-        location: { position: Math.max(0, text.search(/%(?![0-9a-fA-F]{2})/)) },
-        hint: 'Percent-encode as UTF-8 (RFC 3986), e.g. #/a%20b for the key "a b".',
+        location, hint: 'Percent-encode as UTF-8 (RFC 3986), e.g. #/a%20b for the key "a b".',
       });
     }
-    offset = 1;
-  }
-  if (p === '') return [];
-  if (p[0] !== '/') {
-    throw makeError('QUERY_SYNTAX_ERROR', `JSON Pointer ${JSON.stringify(text)} must be "" or start with "/" (character ${offset}).`, {
-      location: { position: offset },
-      hint: 'RFC 6901 §3: a pointer is "" (the whole document) or /token/token…; e.g. /users/0/name.',
+    if (err.reason === 'start') {
+      throw makeError('QUERY_SYNTAX_ERROR', `JSON Pointer ${JSON.stringify(text)} must be "" or start with "/" (character ${err.position}).`, {
+        location, hint: 'RFC 6901 §3: a pointer is "" (the whole document) or /token/token…; e.g. /users/0/name.',
+      });
+    }
+    throw makeError('QUERY_SYNTAX_ERROR', `JSON Pointer ${JSON.stringify(text)} has a bad escape at character ${err.position}: "~" must be followed by 0 or 1.`, {
+      location, hint: 'RFC 6901 §3: write ~0 for "~" and ~1 for "/".',
     });
   }
-  const tokens = p.slice(1).split('/');
-  let pos = offset + 1;
-  return tokens.map((t) => {
-    for (let k = t.indexOf('~'); k !== -1; k = t.indexOf('~', k + 1)) {
-      const n = t[k + 1];
-      if (n !== '0' && n !== '1') {
-        throw makeError('QUERY_SYNTAX_ERROR', `JSON Pointer ${JSON.stringify(text)} has a bad escape at character ${pos + k}: "~" must be followed by 0 or 1.`, {
-          location: { position: pos + k },
-          hint: 'RFC 6901 §3: write ~0 for "~" and ~1 for "/".',
-        });
-      }
-      k++;
-    }
-    pos += t.length + 1;
-    return t.replace(/~1/g, '/').replace(/~0/g, '~');
-  });
 }
 
-const escape = (t: string) => t.replace(/~/g, '~0').replace(/\//g, '~1');
+
 
 /** Resolves tokens in `value`: own members only, canonical indexes only; undefined when it points at nothing. */
 export function resolveTokens(value: unknown, tokens: readonly string[]): { found: boolean; value?: unknown } {

@@ -131,6 +131,25 @@ export interface FileListing {
   files: { path: string; size: number; mtimeMs: number; format: string | null; note?: string }[];
   /** True when more files matched than were returned. */
   truncated: boolean;
+  /**
+   * Entries under the folder the walk could not read, so the listing may miss files: one group per catalogue code
+   * (as `osError` maps the system error: ACCESS_DENIED for EACCES/EPERM, INVALID_ARGUMENT for a symbolic link loop
+   * (ELOOP), NOT_FOUND for a dangling link or an entry that vanished during the walk…), in the order first met.
+   * `count` counts the entries, `paths` names the first 5 as listed paths are named (relative to the root), `message`
+   * says what happened to the first. Empty when the walk read everything; absent from older kernels.
+   */
+  skipped?: ListingSkip[];
+}
+
+/** Entries a listing left out for one reason (`FileListing.skipped`). */
+export interface ListingSkip {
+  code: ErrorCode;
+  /** Entries left out with this code. */
+  count: number;
+  /** The first (at most 5) of them, as listed paths are named. */
+  paths: string[];
+  /** The catalogue message for the first, e.g. "Permission denied: logs/private". */
+  message: string;
 }
 
 /** A session's table of opaque ids → values, with idle expiry and a size cap. */

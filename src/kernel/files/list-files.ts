@@ -1,18 +1,21 @@
 import { closeSync, readSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Format } from '../contracts/format';
-import type { FileListing } from '../contracts/tool';
+import type { FileListing, ListingSkip } from '../contracts/tool';
 import { McpgwError, shownInput } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { namesIn, openInside } from './descriptor';
 import { sniffContent } from './encoding';
 import { compileGlob } from './glob';
+import { osError } from './os-error';
 import type { Sandbox } from './sandbox';
 
 /** Bytes read from each listed file to detect its format. */
 const LIST_PROBE_BYTES = 64 * 1024;
 /** Directory entries visited at most in one listing (a bound on work, not on results). */
 const MAX_VISITED = 100_000;
+/** Paths named per reason an entry was left out (`ListingSkip.paths`). */
+const SKIPPED_PATHS = 5;
 
 /** The first bytes of an open file, read through its descriptor. */
 function head(fd: number, size: number): Buffer {
@@ -43,6 +46,18 @@ export async function listFiles(
   let visited = 0;
   let truncated = false;
   let lastYield = Date.now();
+  const skipped = new Map<string, ListingSkip>();
+  /** Records that the entry shown as `shown` (relative to the root) could not be read: `err` from the system or openInside. */
+  const skip = (shown: string, err: unknown, action: string): void => {
+    const mapped = err instanceof McpgwError ? err : osError(err, shown, action);
+    const group = skipped.get(mapped.code);
+    if (group === undefined) {
+      skipped.set(mapped.code, { code: mapped.code, count: 1, paths: [shown], message: mapped.message });
+      return;
+    }
+    group.count++;
+    if (group.paths.length < SKIPPED_PATHS) group.paths.push(shown);
+  };
 
   /**
    * Lists folder `fd` (opened inside the root, shown as `dir`): names through the descriptor; each entry resolved
@@ -53,23 +68,38 @@ export async function listFiles(
     let names: string[];
     try {
       names = namesIn(fd, real).sort();
-    } catch {
-      return true; // unreadable folder: skipped
+    } catch (err) {
+      skip(sandbox.relative(dir) || '.', err, 'read'); // a folder opened but whose names cannot be read
+      return true;
     }
     for (const name of names) {
       if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The listing was cancelled.');
       if (++visited > MAX_VISITED || (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline)) { truncated = true; return false; }
       if (Date.now() - lastYield > 50) { await new Promise((r) => setImmediate(r)); lastYield = Date.now(); }
       const lexical = path.join(dir, name);
+      const shown = sandbox.relative(lexical);
+      const rel = path.relative(folder, lexical).split(path.sep).join('/');
+      /** Whether a file here would be listed (the glob); a folder, or an entry of unknown kind, may hold files that would. */
+      const wanted = (file: boolean) => !file || !glob || glob.test(onBase ? name : rel);
       let entry;
+      let isFile = false;
       try {
-        const target = realpathSync.native(path.join(real, name));
+        let target: string;
+        try {
+          target = realpathSync.native(path.join(real, name));
+        } catch (err) {
+          skip(shown, err, 'resolve'); // a dangling link, a link loop (ELOOP), an entry that vanished, a folder not searchable
+          continue;
+        }
         if (!sandbox.contains(target)) continue; // a link out of the root is not listed
         const kind = statSync(target);
         if (!kind.isFile() && !kind.isDirectory()) continue; // FIFOs, sockets and devices are neither listed nor opened
-        entry = openInside(sandbox, target, name);
-      } catch {
-        continue; // dangling link, vanished entry, unreadable, or a link swapped in to leave the root
+        isFile = kind.isFile();
+        entry = openInside(sandbox, target, shown);
+      } catch (err) {
+        // unreadable (EACCES), vanished since it was resolved, or a link swapped in to leave the root
+        if (wanted(isFile)) skip(shown, err, 'open');
+        continue;
       }
       try {
         const st = entry.stats;
@@ -80,8 +110,7 @@ export async function listFiles(
           continue;
         }
         if (!st.isFile()) continue;
-        const rel = path.relative(folder, lexical).split(path.sep).join('/');
-        if (glob && !glob.test(onBase ? name : rel)) continue;
+        if (!wanted(true)) continue;
         if (files.length >= max) { truncated = true; return false; }
         let format: string | null = null;
         let note: string | undefined;
@@ -93,7 +122,7 @@ export async function listFiles(
         } catch {
           format = null;
         }
-        files.push({ path: sandbox.relative(lexical), size: st.size, mtimeMs: st.mtimeMs, format, ...(note ? { note } : {}) });
+        files.push({ path: shown, size: st.size, mtimeMs: st.mtimeMs, format, ...(note ? { note } : {}) });
       } finally {
         closeSync(entry.fd);
       }
@@ -108,5 +137,5 @@ export async function listFiles(
   } finally {
     closeSync(top.fd);
   }
-  return { folder: sandbox.relative(folder), files, truncated };
+  return { folder: sandbox.relative(folder), files, truncated, skipped: [...skipped.values()] };
 }

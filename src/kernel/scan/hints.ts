@@ -2,7 +2,7 @@
  * Explaining an empty answer: the member names a query selects that no examined record has, each with the nearest
  * names the records do have (`$.lable` → "label"). Records are examined from the start of the file, within bounds.
  */
-import type { RecordSource } from '../contracts/format';
+import type { LazyNode, RecordSource } from '../contracts/format';
 import type { MissingMembers } from '../contracts/scan';
 
 /** Records and bytes examined at most. */
@@ -13,6 +13,11 @@ const MAX_NAMES = 20_000;
 const MAX_DEPTH = 64;
 /** Nearest names listed for each missing one. */
 const NEAREST = 5;
+/** A record longer than this is not parsed for its names: they are read through lazy nodes (`RecordSource.node`). */
+const WHOLE_BYTES = 1024 * 1024;
+/** Through lazy nodes: containers looked into at most, and elements of an array (spread evenly). */
+const LAZY_CONTAINERS = 4096;
+const LAZY_ELEMENTS = 64;
 
 /** See ScanEngine.missingMembers. */
 export async function missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers> {
@@ -20,22 +25,60 @@ export async function missingMembers(source: RecordSource, names: readonly strin
   const seen = new Set<string>();
   let examined = 0;
   let bytes = 0;
+  let partial = false;
   if (wanted.length > 0 && source.count > 0) {
     outer: for await (const batch of source.batches({ to: Math.min(source.count, MAX_RECORDS), signal })) {
       for (let k = 0; k < batch.count; k++) {
         const [s, e] = batch.span(k);
         if (examined > 0 && bytes + (e - s) > MAX_BYTES) break outer;
-        bytes += e - s;
         examined++;
-        let value: unknown;
-        try { value = batch.value(k); } catch { continue; } // malformed: nothing seen
-        collect(value, seen);
+        if (e - s > WHOLE_BYTES || batch.oversized) {
+          // a big document: never parsed whole for a hint; its member names through lazy nodes, bounded
+          let root: LazyNode | undefined;
+          try { root = source.node?.(batch.first + k, ''); } catch { root = undefined; }
+          partial = !root || collectLazy(root, seen) || partial;
+        } else {
+          bytes += e - s;
+          let value: unknown;
+          try { value = batch.value(k); } catch { continue; } // malformed: nothing seen
+          collect(value, seen);
+        }
         if (seen.size >= MAX_NAMES || wanted.every((n) => seen.has(n))) break outer;
       }
     }
   }
   const missing = wanted.filter((n) => !seen.has(n)).map((name) => ({ name, nearest: nearest(name, seen) }));
-  return { examined, missing };
+  return { examined, missing, ...(partial ? { partial: true } : {}) };
+}
+
+/**
+ * Member names under lazy node `root`, breadth first: at most LAZY_CONTAINERS containers, LAZY_ELEMENTS elements of
+ * each array (spread evenly), MAX_DEPTH levels. True when it did not look at everything (a sample).
+ */
+function collectLazy(root: LazyNode, seen: Set<string>): boolean {
+  let sampled = false;
+  let queue: LazyNode[] = [root];
+  let visited = 0;
+  for (let depth = 0; queue.length && depth < MAX_DEPTH; depth++) {
+    const next: LazyNode[] = [];
+    for (const n of queue) {
+      if (visited++ >= LAZY_CONTAINERS || seen.size >= MAX_NAMES) return true;
+      const count = n.childCount ?? 0;
+      let kids: { key?: string; node: LazyNode }[];
+      try {
+        if (n.type === 'array' && count > LAZY_ELEMENTS) {
+          sampled = true;
+          kids = Array.from({ length: LAZY_ELEMENTS }, (_, i) => n.children!(Math.floor((i * (count - 1)) / (LAZY_ELEMENTS - 1)), Math.floor((i * (count - 1)) / (LAZY_ELEMENTS - 1)) + 1)[0]!);
+        } else kids = count ? n.children!(0, count) : [];
+      } catch { sampled = true; continue; } // a container that does not scan: nothing more from it
+      for (const c of kids) {
+        if (c.key !== undefined) seen.add(c.key);
+        if (c.node.type === 'object' || c.node.type === 'array') next.push(c.node);
+      }
+    }
+    queue = next;
+  }
+  return sampled || queue.length > 0;
 }
 
 /** Member names at any depth (iterative, bounded). */

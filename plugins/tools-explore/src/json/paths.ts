@@ -8,6 +8,7 @@
  * A `$` path that is not singular (wildcards, filters, descendants) is not handled here: `parsePath`
  * returns `{ jsonpath }` and the caller evaluates it with the jsonpath query language.
  */
+import { formatPointer, parsePointer as parseRfc6901, PointerSyntaxError } from 'mcpgw/plugin-api';
 export type Tokens = (string | number)[];
 
 export class PathError extends Error {
@@ -32,12 +33,13 @@ export function parsePath(path: string): { tokens: Tokens } | { jsonpath: string
 
 /** RFC 6901 §3–4: `/a~1b/~0c` → ["a/b", "~c"]. Array indexes stay strings; navigation decides. */
 export function parsePointer(p: string): Tokens {
-  if (p === '') return [];
-  if (!p.startsWith('/')) throw new PathError('A JSON Pointer starts with "/".', 0);
-  return p.slice(1).split('/').map((t, k) => {
-    if (/~[^01]|~$/.test(t)) throw new PathError(`Bad escape in reference token ${k + 1}: "~" must be followed by 0 or 1.`, 0);
-    return t.replace(/~1/g, '/').replace(/~0/g, '~');
-  });
+  try {
+    return parseRfc6901(p);
+  } catch (err) {
+    if (!(err instanceof PointerSyntaxError)) throw err;
+    if (err.reason === 'start') throw new PathError('A JSON Pointer starts with "/".', 0);
+    throw new PathError(`Bad escape in reference token ${p.slice(0, err.position).split('/').length - 1}: "~" must be followed by 0 or 1.`, 0);
+  }
 }
 
 /** Dot form, or the segments after `$` of a singular JSONPath (`strict`: names must follow a dot or sit in brackets). */
@@ -100,5 +102,5 @@ function parseDotted(s: string, base: number, strict: boolean): Tokens {
 
 /** Tokens back to an RFC 6901 pointer. */
 export function toPointer(tokens: readonly (string | number)[]): string {
-  return tokens.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return formatPointer(tokens);
 }

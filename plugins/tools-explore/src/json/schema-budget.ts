@@ -5,7 +5,8 @@ import type { Schema } from './schema';
 /**
  * Schema inference within a budget, level by level (breadth first): the types of the sampled values, then their
  * members and elements, then theirs, each level described only once the one above it is complete, and only while
- * the answer stays under `maxBytes` and time remains. So a large document gets the deepest description that fits,
+ * the answer stays under `maxBytes` and time remains (the root's type and its members' types are described whatever
+ * the time: an answer of the bare root type says nothing). So a large document gets the deepest description that fits,
  * cheap levels first, instead of a deep pass that has to be thrown away.
  * - Arrays longer than `arraySample` are sampled: that many elements spread evenly (said in `sampledArrays`).
  * - Values may be lazy nodes ({@link LazyValue}: a document too large to parse): their types, member names and
@@ -24,7 +25,7 @@ export interface BudgetOptions {
   maxDepth: number;
   /** Bytes the schema's JSON may take. */
   maxBytes: number;
-  /** ms since the epoch: no deeper level is started past it (the first always completes). */
+  /** ms since the epoch: no deeper level is started past it (the first two, the root and its members, always complete). */
   until: number;
   /** The clock `until` is on (ToolContext.clock; default `Date.now`). */
   now?: () => number;
@@ -88,8 +89,8 @@ export function inferWithinBudget(values: readonly unknown[], opts: BudgetOption
     let late = false;
     levelLoop: for (const [place, vals] of frontier) {
       for (let v of vals) {
-        // a level that cannot finish in time is not described (the first always is)
-        if (level > 0 && (++work & 1023) === 0 && (opts.now ?? Date.now)() > opts.until) { late = true; break levelLoop; }
+        // a level that cannot finish in time is not described (the root's type and its members' always are)
+        if (level > 1 && (++work & 1023) === 0 && (opts.now ?? Date.now)() > opts.until) { late = true; break levelLoop; }
         if (v instanceof LazyValue && v.node.byteLength <= parseBytes) v = v.node.value();
         place.seen++;
         place.types.add(typeOfValue(v));
@@ -142,7 +143,7 @@ export function inferWithinBudget(values: readonly unknown[], opts: BudgetOption
     best = { schema, ...(rootPage && (rootPage.offset > 0 || rootPage.count < rootNames.size) ? { root: rootInfo(rootNames.size, rootPage) } : {}) };
     if (size > opts.maxBytes) { stopped = 'bytes'; break; } // even the types alone: the caller reports it
     if (level >= opts.maxDepth || next.size === 0) break;
-    if ((opts.now ?? Date.now)() > opts.until) { stopped = 'time'; break; }
+    if (level >= 1 && (opts.now ?? Date.now)() > opts.until) { stopped = 'time'; break; }
     frontier = next;
   }
   return { schema: best!.schema, depth: described, ...(stopped ? { stopped } : {}), sampledArrays, ...(best!.root ? { root: best!.root } : {}) };

@@ -1,4 +1,2 @@
-/** Appends a reference token to an RFC 6901 pointer (§3: `~` → `~0`, `/` → `~1`). */
-export function appendToken(pointer: string, token: string | number): string {
-  return `${pointer}/${String(token).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-}
+/** Appends a reference token to an RFC 6901 pointer: the plugin API's helper (§3: `~` → `~0`, `/` → `~1`). */
+export { appendToken } from 'mcpgw/plugin-api';

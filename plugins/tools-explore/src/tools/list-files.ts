@@ -18,16 +18,24 @@ const output = z.object({
     note: z.string().optional().describe('Why format is null, when the content says: empty file, binary data, UTF-16/UTF-32 text (convert to UTF-8), gzip/zstd-compressed (decompress)'),
   })),
   truncated: z.boolean(),
+  complete: z.boolean().describe('true when the files are every file under the folder that matches: nothing truncated, cut or left unread'),
   cut: cutSchema.optional(),
+  warnings: z.array(z.object({
+    code: z.string().describe('Catalogue code of the reason: ACCESS_DENIED (permission), INVALID_ARGUMENT (a symbolic link loop), NOT_FOUND (a dangling link, an entry that vanished)…'),
+    message: z.string(),
+    count: z.number().int().describe('Entries left out for this reason'),
+    paths: z.array(z.string()).describe('The first of them (at most 5), relative to the root'),
+  })).optional().describe('Entries the server could not read, left out of the listing (complete: false)'),
 });
 
 export const listFiles: ToolDefinition<typeof input, typeof output> = {
   name: 'list_files',
   title: 'List files',
   description:
-    'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated}. ' +
+    'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated, complete, warnings?}. ' +
     'path picks a folder under the root; glob filters ("*.jsonl", "**/*.json", "logs/*.ndjson" — a pattern without "/" matches file names at any depth). ' +
-    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open (note says why: empty, binary, UTF-16 text, compressed). truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob.',
+    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open (note says why: empty, binary, UTF-16 text, compressed). truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob. ' +
+    'complete: false when the listing may miss files: truncated, or entries the server could not read (permission, a link loop, a dangling link) were left out — warnings then give each reason\'s code, count and first paths.',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -48,6 +56,14 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
       }
       files.push(item);
     }
-    return { files, truncated: listing.truncated || cut !== undefined, ...(cut ? { cut } : {}) };
+    const skipped = listing.skipped ?? [];
+    const warnings = skipped.map((s) => ({
+      code: s.code,
+      message: `${s.count === 1 ? '1 entry' : `${s.count} entries`} could not be read and ${s.count === 1 ? 'is' : 'are'} not listed (first: ${s.message})`,
+      count: s.count,
+      paths: s.paths,
+    }));
+    const truncated = listing.truncated || cut !== undefined;
+    return { files, truncated, complete: !truncated && warnings.length === 0, ...(cut ? { cut } : {}), ...(warnings.length ? { warnings } : {}) };
   },
 };

@@ -3,7 +3,8 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectValue } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, projectValue, readRecordText } from '../records';
+import { mergeRepeatedNames } from '../json/scan';
 import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
 import { cutSchema, fieldsArg, handleArg, warningSchema } from '../schemas';
 
@@ -44,6 +45,11 @@ async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[],
     yield [i, value];
   }
   if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were left out in all.` });
+}
+
+/** The first page of an over-size record's compact text: bytes [0, end) of `total`. */
+class CutRecord {
+  constructor(readonly text: string, readonly end: number, readonly total: number) {}
 }
 
 const sampleSize = (def: number) => z.number().int().min(1).default(def);
@@ -171,7 +177,7 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     'Return a representative sample of records as JSON values: {records: [{index, record}], total_records, strategy}. ' +
     'strategy "first" (default) takes the first count records, "last" the final count, "even" spreads them over the file: index floor(i*(total-1)/(count-1)) for i = 0..count-1 (3 of 10 gives 0, 4, 9; count 1 gives 0). ' +
     'fields (dot paths or JSON Pointers) keeps only those members of each record — use it to keep the answer small. ' +
-    'A record over the preview size is replaced by its cut text (truncated: true, record_bytes); when the result would pass maxResultBytes the list stops and cut says where: use get_record for the rest.',
+    'A record whose compact text passes the preview size is replaced by the start of that text as in the file, marked cut (truncated: true, record_bytes); get_value_at_path with path "" and the offset the marker names reads on. When the result would pass maxResultBytes the list stops and cut says where: use get_record for the rest.',
   inputSchema: sampleInput,
   outputSchema: sampleOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -185,14 +191,26 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
-    for await (const [index, value] of sampled(ctx, file, indexes, warnings)) {
-      const record = fields ? projectValue(value, fields) : value;
-      let item: (typeof records)[number] = { index, record };
-      const size = jsonBytes(record);
-      if (size > ctx.limits.maxRecordPreviewBytes) {
-        // Its compact text cut as every tool cuts JSON text (ctx.json): on a character boundary outside escapes.
-        const page = ctx.json.page(JSON.stringify(record), { indent: '', maxBytes: ctx.limits.maxRecordPreviewBytes });
-        item = { index, record: `${page.text}… [cut at ${page.end} of ${size} bytes: get_record ${index} with offset reads it all]`, truncated: true, record_bytes: size };
+    /**
+     * Record i when its compact text (the record, or its fields, as get_value_at_path's text shows them) passes the
+     * preview size: that text's first page, laid out by ctx.json from the checked record text, so nothing past the
+     * page is built (no value, no whole serialization); undefined when it fits, and the record is read as a value.
+     */
+    const overSize = (i: number): CutRecord | undefined => {
+      const raw = readRecordText(ctx, file, i);
+      const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
+      const page = ctx.json.page(text, { indent: '', maxBytes: ctx.limits.maxRecordPreviewBytes });
+      return page.end < page.total ? new CutRecord(page.text, page.end, page.total) : undefined;
+    };
+    for await (const [index, value] of sampled(ctx, file, indexes, warnings, overSize)) {
+      let item: (typeof records)[number];
+      if (value instanceof CutRecord) {
+        const rest = fields
+          ? 'get_value_at_path reads each field in parts'
+          : `get_value_at_path ${index} with path "" and offset ${value.end} reads on`;
+        item = { index, record: `${value.text}… [cut at ${value.end} of ${value.total} bytes: ${rest}]`, truncated: true, record_bytes: value.total };
+      } else {
+        item = { index, record: fields ? projectValue(value, fields) : value };
       }
       const itemBytes = jsonBytes(item) + 1;
       if (used + itemBytes > budget && records.length > 0) {

@@ -1,0 +1,103 @@
+/**
+ * The plugin API's runtime helpers, tested once for every plugin that uses them: RFC 6901 pointers (escape, format,
+ * parse with positions of faults), RFC 8259 whitespace, the capturing test context, and the resolution of
+ * `mcpgw/plugin-api` to the running kernel's module for plugins that live where no `mcpgw` package is installed.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  appendToken, escapeToken, formatPointer, isJsonWhitespace, parsePointer, PointerSyntaxError, registerPlugin, skipJsonWhitespace, unescapeToken,
+} from '../../src/kernel/plugin-api';
+import { REPO, NODE } from '../helpers/mcp';
+
+describe('RFC 6901 pointers', () => {
+  test('escaping: ~ first, then / (§3); unescaping in the reverse order (§4), so ~01 is ~1', () => {
+    expect(escapeToken('a/b~c')).toBe('a~1b~0c');
+    expect(escapeToken('~1')).toBe('~01');
+    expect(escapeToken(12)).toBe('12');
+    expect(unescapeToken('~01')).toBe('~1');
+    expect(unescapeToken('a~1b~0c')).toBe('a/b~c');
+  });
+
+  test('formatting and appending', () => {
+    expect(formatPointer([])).toBe('');
+    expect(formatPointer(['', 'a/b', 0, '~'])).toBe('//a~1b/0/~0');
+    expect(appendToken('/x', 'm~n')).toBe('/x/m~0n');
+  });
+
+  test('parsing the examples of RFC 6901 §5 and the fragment form of §6', () => {
+    const doc = { foo: ['bar', 'baz'], '': 0, 'a/b': 1, 'c%d': 2, 'e^f': 3, 'g|h': 4, 'i\\j': 5, 'k"l': 6, ' ': 7, 'm~n': 8 };
+    const cases: [string, string[]][] = [
+      ['', []], ['/foo', ['foo']], ['/foo/0', ['foo', '0']], ['/', ['']], ['/a~1b', ['a/b']], ['/c%d', ['c%d']], ['/e^f', ['e^f']],
+      ['/g|h', ['g|h']], ['/i\\j', ['i\\j']], ['/k"l', ['k"l']], ['/ ', [' ']], ['/m~0n', ['m~n']],
+    ];
+    for (const [text, tokens] of cases) {
+      expect(parsePointer(text)).toEqual(tokens);
+      expect(formatPointer(tokens)).toBe(text);
+      expect(tokens.every((t, k) => k > 0 || t in doc)).toBe(true);
+    }
+    expect(parsePointer('#/c%25d', { fragment: true })).toEqual(['c%d']);
+    expect(parsePointer('#/m~0n', { fragment: true })).toEqual(['m~n']);
+    expect(parsePointer('#', { fragment: true })).toEqual([]);
+  });
+
+  test.each([
+    ['a/b', 'start', 0], ['/a~2', 'escape', 2], ['/ok/x~', 'escape', 5], ['#a', 'start', 1], ['#/%zz', 'fragment', 2],
+  ] as const)('%s is no pointer: %s at character %d', (text, reason, position) => {
+    let err: unknown;
+    try { parsePointer(text, { fragment: true }); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(PointerSyntaxError);
+    expect(err).toMatchObject({ reason, position });
+  });
+
+  test('without fragment: true, # is an ordinary first character (not a pointer)', () => {
+    expect(() => parsePointer('#/a')).toThrow(expect.objectContaining({ reason: 'start', position: 0 }));
+  });
+});
+
+test('JSON whitespace is exactly space, tab, LF and CR (RFC 8259 §2)', () => {
+  const ws = [...Array(256).keys()].filter(isJsonWhitespace);
+  expect(ws).toEqual([0x09, 0x0a, 0x0d, 0x20]);
+  const bytes = Buffer.from(' \t\r\n x \u00a0');
+  expect(skipJsonWhitespace(bytes, 0)).toBe(5);
+  expect(skipJsonWhitespace(bytes, 6)).toBe(7);
+  expect(skipJsonWhitespace(bytes, 0, 3)).toBe(3);
+});
+
+test('registerPlugin captures contributions, validated options and log lines', async () => {
+  const got = await registerPlugin({
+    name: 'p', version: '1.0.0', apiVersion: '^2.0.0',
+    options: { safeParse: (o: unknown) => ({ success: true as const, data: { n: Number((o as { n?: number }).n ?? 1) * 2 } }) },
+    register(c, o) {
+      c.log.warn('hi', { n: o.n });
+      c.registerQueryLanguage({ name: 'q', compile: (text) => ({ text, evaluate: () => [] }) });
+    },
+  }, { n: 4 });
+  expect(got.options).toEqual({ n: 8 });
+  expect(got.queryLanguages.map((l) => l.name)).toEqual(['q']);
+  expect(got.logged).toEqual([['warn', 'hi', { n: 8 }]]);
+});
+
+test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel\'s module, wherever it lives', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-apimod-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'p.cjs'), "module.exports = require('mcpgw/plugin-api');\n");
+    fs.writeFileSync(path.join(dir, 'p.mjs'), "export { PLUGIN_API_VERSION, escapeToken } from 'mcpgw/plugin-api';\n");
+    const script = `
+      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugin-api.js'))});
+      let before = 'resolved';
+      try { require(${JSON.stringify(path.join(dir, 'p.cjs'))}); } catch (e) { before = e.code; }
+      require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugins', 'api-module.js'))}).installApiResolution();
+      const cjs = require(${JSON.stringify(path.join(dir, 'p.cjs'))});
+      import(${JSON.stringify('file://' + path.join(dir, 'p.mjs'))}).then((esm) => {
+        process.stdout.write(JSON.stringify([before, cjs === kernel, esm.PLUGIN_API_VERSION, esm.escapeToken('a/b')]));
+      });`;
+    const r = spawnSync(NODE, ['-e', script], { cwd: dir, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.0.0', 'a~1b']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

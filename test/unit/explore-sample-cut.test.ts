@@ -1,0 +1,60 @@
+/**
+ * sample_records never builds an over-size record: its cut text is laid out from the checked record text a page at a
+ * time (ctx.json), so the record's value is read only for records that fit the preview.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../plugins/format-jsonl/src/index';
+import { sampleRecords } from '../../plugins/tools-explore/src/tools/sampling';
+import { fileTable } from '../../plugins/tools-explore/src/files';
+import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
+import type { ToolContext } from '../../src/kernel/contracts';
+import { McpgwError } from '../../src/kernel/errors';
+import { jsonLayout } from '../../src/kernel/records/json-layout';
+import { Session } from '../../src/kernel/session/session';
+import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { fileService, formatsOf } from '../helpers/formats';
+
+let dir: string;
+const BIG = { list: Array.from({ length: 20_000 }, (_, i) => ({ i, s: `v${i}` })) };
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-sample-cut-'));
+  fs.writeFileSync(path.join(dir, 'r.jsonl'), `{"a":1}\n${JSON.stringify(BIG)}\n{"a":2}\n{"a":`);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('the over-size record is cut from its text, its value never built; small records are values; a malformed one is left out', async () => {
+  const clock = new FakeClock();
+  const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
+  const built: number[] = [];
+  const value = opened.source.value.bind(opened.source);
+  opened.source.value = (i: number, w?: any) => { built.push(i); return value(i, w); };
+  const ctx = {
+    session: new Session(clock).scope('explore'),
+    limits: { ...DEFAULT_LIMITS, maxRecordPreviewBytes: 1000 },
+    signal: new AbortController().signal,
+    deadline: clock.now() + 60_000,
+    clock,
+    progress: () => undefined,
+    log: { error() {}, warn() {}, info() {}, debug() {} },
+    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
+    files: { verify: () => undefined },
+    json: jsonLayout,
+  } as unknown as ToolContext;
+  fileTable(ctx).add({ opened, malformedRecords: 0 });
+  const r = (await sampleRecords.handler({ handle: 'file_1', count: 4, strategy: 'first' } as any, ctx)) as any;
+  const compact = JSON.stringify(BIG); // ASCII: bytes are characters
+  expect(r.records).toEqual([
+    { index: 0, record: { a: 1 } },
+    {
+      index: 1,
+      record: `${compact.slice(0, 1000)}… [cut at 1000 of ${compact.length} bytes: get_value_at_path 1 with path "" and offset 1000 reads on]`,
+      truncated: true,
+      record_bytes: compact.length,
+    },
+    { index: 2, record: { a: 2 } },
+  ]);
+  expect(built).toEqual([0, 2]);
+  expect(r.warnings.map((w: any) => [w.code, w.record_index])).toEqual([['SYNTAX_ERROR', 3]]);
+});
