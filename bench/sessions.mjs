@@ -34,12 +34,13 @@ function parseSize(s) {
 function ensureHistory(sessions, size, seed) {
   const dir = path.join(HERE, '.data', `sessions-s${seed}-n${sessions}-${size}B`);
   const metaFile = path.join(dir, 'meta.json');
-  if (fs.existsSync(metaFile)) return { dir, meta: JSON.parse(fs.readFileSync(metaFile, 'utf8')) };
+  // Real paths: the I/O probe matches the paths of open descriptors, which are real (bench/.data may be a link).
+  if (fs.existsSync(metaFile)) return { dir: fs.realpathSync(dir), meta: JSON.parse(fs.readFileSync(metaFile, 'utf8')) };
   log(`generating ${sessions} sessions, ${(size / 2 ** 20).toFixed(0)} MiB into ${path.relative(REPO, dir)}`);
   const t0 = Date.now();
   const meta = generate({ out: dir, sessions, size, seed });
   log(`generated ${meta.files} files, ${(meta.bytes / 2 ** 20).toFixed(0)} MiB in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return { dir, meta };
+  return { dir: fs.realpathSync(dir), meta };
 }
 
 async function gateway(node, env, configFile) {

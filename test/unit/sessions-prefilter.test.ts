@@ -1,6 +1,6 @@
 /** search_sessions' file-level byte prefilter: never passes over a file that can hold a match. */
 import fc from 'fast-check';
-import { fileMayMatch, literalTest } from '../../plugins/tools-sessions/src/search/prefilter';
+import { addTraits, emptyTraits, fileMayMatch, literalTest } from '../../plugins/tools-sessions/src/search/prefilter';
 import { Re2RegexService } from '../../src/kernel/regex';
 
 const chunksOf = (b: Buffer, size: number) => (async function* () {
@@ -39,4 +39,49 @@ test('agrees with the regex service: whenever a JSON record\'s strings match, th
     const matches = re.test(JSON.parse(record).text);
     if (matches) expect(t.test(Buffer.from(record))).toBe(true);
   }), { numRuns: 500 });
+});
+
+describe('escape traits, kept per file', () => {
+  test('a file\'s traits: the ASCII characters its \\u escapes spell, and the Kelvin sign or long s written or escaped', () => {
+    const t = emptyTraits();
+    addTraits(t, Buffer.from('{"a":"\\u001b[31mred\\u001b[0m \\u0041","b":"\\u212a"}'));
+    expect([...t.ascii.keys()].filter((c) => t.ascii[c])).toEqual([0x1b, 0x41]);
+    expect([t.kelvin, t.longS]).toEqual([true, false]);
+    const raw = emptyTraits();
+    addTraits(raw, Buffer.from('{"a":"\u017f"}'));
+    expect([raw.kelvin, raw.longS]).toEqual([false, true]);
+  });
+
+  test('with a file\'s traits known, only the literal\'s bytes are looked for; the verdict is the same', async () => {
+    const t = literalTest(['needle'], true)!;
+    const cases: [string, boolean][] = [
+      ['{"a":"hay needle"}', true],
+      ['{"a":"hay n\\u0065edle"}', true], // spelled through an escape
+      ['{"a":"hay \\u001b[0m hay"}', false], // an ANSI escape spells nothing of the literal
+      ['{"a":"hay hay"}', false],
+    ];
+    for (const [text, want] of cases) {
+      let learned: ReturnType<typeof emptyTraits> | undefined;
+      expect(await fileMayMatch(chunksOf(Buffer.from(text), 7), t, undefined, (x) => { learned = x; })).toBe(want);
+      if (learned) expect(await fileMayMatch(chunksOf(Buffer.from(text), 5), t, learned)).toBe(want);
+      else expect(want).toBe(true); // traits are learned only from a file read to its end
+    }
+    // an escape that spells the literal across a chunk boundary
+    expect(await fileMayMatch(chunksOf(Buffer.from('{"a":"xxxxxxxxx\\u006eeedle"}'), 12), t)).toBe(true);
+  });
+
+  test('agrees with the regex service when letters are written as \\u escapes, whatever the chunking', async () => {
+    const svc = new Re2RegexService();
+    const escapeSome = (s: string, mask: number) => [...s].map((ch, i) => (mask >> (i % 16)) & 1 && /[a-z]/i.test(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch).join('');
+    await fc.assert(fc.asyncProperty(fc.stringMatching(/^[a-zA-Z]{3,8}$/), fc.stringMatching(/^[a-z ]{0,30}$/), fc.integer({ min: 0, max: 65535 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), async (lit, hay, mask, size, ci) => {
+      const t = literalTest([lit], ci)!;
+      const re = svc.compile(lit, { caseInsensitive: ci });
+      const text = `${hay}${ci ? lit.toUpperCase() : lit}${hay}`;
+      const json = `{"text":"${escapeSome(text, mask)}"}`;
+      expect(re.test(JSON.parse(json).text)).toBe(true);
+      let learned: ReturnType<typeof emptyTraits> | undefined;
+      expect(await fileMayMatch(chunksOf(Buffer.from(json), size), t, undefined, (x) => { learned = x; })).toBe(true);
+      if (learned) expect(await fileMayMatch(chunksOf(Buffer.from(json), size), t, learned)).toBe(true);
+    }), { numRuns: 300 });
+  });
 });

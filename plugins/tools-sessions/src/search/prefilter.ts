@@ -33,8 +33,45 @@ interface Needle {
 export interface ByteTest {
   /** True when `bytes` may hold a match (a literal is present, or an escape that could spell one). */
   test(bytes: Uint8Array): boolean;
-  /** Longest literal, bytes (chunk boundaries keep this many minus one bytes of overlap). */
+  /** True when a literal is present in `bytes` as written (any letter case when case-insensitive). */
+  probe(bytes: Uint8Array): boolean;
+  /** True when a file with these escape traits could spell a literal through them (see `EscapeTraits`). */
+  escapes(traits: EscapeTraits): boolean;
+  /** Longest literal, bytes, times 6 (a `\uXXXX` escape spells one character in 6 bytes): chunk boundaries keep this
+   * many minus one bytes of overlap. */
   readonly span: number;
+}
+
+/**
+ * What a file's bytes could spell other than as written, for every literal at once: the ASCII characters some
+ * `\u00XX` escape in it decodes to, and whether it holds the Kelvin sign (U+212A) or the long s (U+017F) — written or
+ * escaped — which Unicode case folding turns into k and s. A file's traits are kept while it is unchanged
+ * (`TraitsCache`), so a later search for another literal only looks for that literal's bytes.
+ */
+export interface EscapeTraits {
+  /** 128 flags: ascii[c] = 1 when an escape spells character code c. */
+  ascii: Uint8Array;
+  kelvin: boolean;
+  longS: boolean;
+}
+
+export function emptyTraits(): EscapeTraits {
+  return { ascii: new Uint8Array(128), kelvin: false, longS: false };
+}
+
+/** Adds the traits of `buf` to `into`. */
+export function addTraits(into: EscapeTraits, buf: Uint8Array): void {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let i = b.indexOf(ESCAPE_U); i !== -1; i = b.indexOf(ESCAPE_U, i + 2)) {
+    // (An escaped backslash before "u" only makes this conservative.)
+    const code = parseInt(b.toString('latin1', i + 2, i + 6), 16);
+    if (Number.isNaN(code)) continue;
+    if (code < 0x80) into.ascii[code] = 1;
+    else if (code === 0x212a) into.kelvin = true;
+    else if (code === 0x17f) into.longS = true;
+  }
+  if (!into.kelvin && b.indexOf(KELVIN) !== -1) into.kelvin = true;
+  if (!into.longS && b.indexOf(LONG_S) !== -1) into.longS = true;
 }
 
 /**
@@ -51,39 +88,47 @@ export function literalTest(literals: readonly string[] | null | undefined, case
     const probes = caseInsensitive && b >= 0x61 && b <= 0x7a ? [b, b - 32] : [b];
     return { bytes, at, probes };
   });
-  // Letters a JSON \u escape could spell, and (case-insensitive) k and s, which Unicode folds with the Kelvin sign
-  // (U+212A) and the long s (U+017F): a file holding those is passed to the exact prefilter.
+  // Characters a JSON \u escape could spell a literal with (either case), and (case-insensitive) k and s, which
+  // Unicode folds with the Kelvin sign and the long s.
+  const spelled = new Uint8Array(128);
+  for (const ch of literals.join('')) {
+    spelled[ch.toLowerCase().charCodeAt(0)] = 1;
+    spelled[ch.toUpperCase().charCodeAt(0)] = 1;
+  }
   const letters = new Set(literals.join('').toLowerCase());
   const kelvin = caseInsensitive && letters.has('k');
   const longS = caseInsensitive && letters.has('s');
-  const span = Math.max(...needles.map((n) => n.bytes.length));
-  return {
-    span,
-    test(buf: Uint8Array): boolean {
-      const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-      for (const n of needles) {
-        const len = n.bytes.length;
-        for (const probe of n.probes) {
-          for (let i = b.indexOf(probe, n.at); i !== -1; i = b.indexOf(probe, i + 1)) {
-            const s = i - n.at;
-            if (s + len > b.length) break;
-            let k = 0;
-            if (caseInsensitive) while (k < len && fold[b[s + k]!] === n.bytes[k]) k++;
-            else while (k < len && b[s + k] === n.bytes[k]) k++;
-            if (k === len) return true;
-          }
+  const span = 6 * Math.max(...needles.map((n) => n.bytes.length));
+  const probe = (buf: Uint8Array): boolean => {
+    const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (const n of needles) {
+      const len = n.bytes.length;
+      for (const p of n.probes) {
+        for (let i = b.indexOf(p, n.at); i !== -1; i = b.indexOf(p, i + 1)) {
+          const s = i - n.at;
+          if (s + len > b.length) break;
+          let k = 0;
+          if (caseInsensitive) while (k < len && fold[b[s + k]!] === n.bytes[k]) k++;
+          else while (k < len && b[s + k] === n.bytes[k]) k++;
+          if (k === len) return true;
         }
       }
-      for (let i = b.indexOf(ESCAPE_U); i !== -1; i = b.indexOf(ESCAPE_U, i + 2)) {
-        // A \uXXXX escape that decodes to a character of a literal (or to a character Unicode folds to one) could
-        // spell it: the file is left to the exact test. (An escaped backslash before "u" only makes this conservative.)
-        const code = parseInt(b.toString('latin1', i + 2, i + 6), 16);
-        if (Number.isNaN(code)) continue;
-        if (code < 0x80 ? letters.has(String.fromCharCode(code).toLowerCase()) || letters.has(String.fromCharCode(code)) : (kelvin && code === 0x212a) || (longS && code === 0x17f)) return true;
-      }
-      if (kelvin && b.indexOf(KELVIN) !== -1) return true;
-      if (longS && b.indexOf(LONG_S) !== -1) return true;
-      return false;
+    }
+    return false;
+  };
+  const escapes = (t: EscapeTraits): boolean => {
+    for (let c = 0; c < 128; c++) if (t.ascii[c] && spelled[c]) return true;
+    return (kelvin && t.kelvin) || (longS && t.longS);
+  };
+  return {
+    span,
+    probe,
+    escapes,
+    test(buf: Uint8Array): boolean {
+      if (probe(buf)) return true;
+      const t = emptyTraits();
+      addTraits(t, buf);
+      return escapes(t);
     },
   };
 }
@@ -98,13 +143,44 @@ export function queryTest(re: CompiledRegex): ByteTest | null {
   return req ? literalTest(req.literals, req.caseInsensitive) : null;
 }
 
-/** Whether any chunk of a file passes `t` (chunk boundaries overlapped by `t.span - 1` bytes). */
-export async function fileMayMatch(chunks: AsyncIterable<FileChunk>, t: ByteTest): Promise<boolean> {
+/** Escape traits of files by identity (device, inode, size, modification time, path), the most recent kept. */
+export class TraitsCache {
+  private readonly map = new Map<string, EscapeTraits>();
+  constructor(private readonly max = 50_000) {}
+
+  get(key: string): EscapeTraits | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, traits: EscapeTraits): void {
+    this.map.delete(key);
+    this.map.set(key, traits);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+}
+
+/**
+ * Whether any chunk of a file passes `t` (chunk boundaries overlapped by `t.span - 1` bytes). `traits`: the file's
+ * escape traits when known (then only the literals' bytes are looked for); `learn` receives them when this read
+ * gathered them (a file read to its end without finding a literal).
+ */
+export async function fileMayMatch(chunks: AsyncIterable<FileChunk>, t: ByteTest, traits?: EscapeTraits, learn?: (traits: EscapeTraits) => void): Promise<boolean> {
+  const gathered = traits ? null : emptyTraits();
   let tail: Buffer | null = null;
   for await (const { bytes } of chunks) {
-    if (t.test(bytes)) return true;
-    if (tail && t.span > 1 && t.test(Buffer.concat([tail, bytes.subarray(0, t.span - 1)]))) return true;
-    tail = t.span > 1 ? Buffer.from(bytes.subarray(Math.max(0, bytes.length - (t.span - 1)))) : null;
+    if (t.probe(bytes)) return true;
+    if (gathered) addTraits(gathered, bytes);
+    if (tail && t.span > 1) {
+      const seam = Buffer.concat([tail, bytes.subarray(0, t.span - 1)]);
+      if (t.probe(seam)) return true;
+      if (gathered) addTraits(gathered, seam);
+    }
+    // The last span - 1 bytes read so far (across chunks shorter than that, too).
+    if (t.span > 1) {
+      const keep = t.span - 1;
+      tail = bytes.length >= keep || !tail ? Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep))) : Buffer.concat([tail, bytes]).subarray(-keep);
+    }
   }
-  return false;
+  if (gathered) learn?.(gathered);
+  return t.escapes(traits ?? gathered!);
 }

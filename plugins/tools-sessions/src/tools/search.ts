@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { compileQuery, matchEntry } from '../search/matcher';
-import { fileMayMatch, queryTest, type ByteTest } from '../search/prefilter';
+import { fileMayMatch, queryTest, TraitsCache, type ByteTest, type EscapeTraits } from '../search/prefilter';
 import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
@@ -84,6 +84,7 @@ function inProject(s: CatalogSession, project: string): boolean {
 }
 
 export function searchSessions(service: SessionsService): ToolDefinition<typeof input, typeof output> {
+  const traits = new TraitsCache();
   return {
     name: 'search_sessions',
     title: 'Search sessions',
@@ -107,7 +108,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
         .sort(newestFirst);
-      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, byteTest) : null;
+      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, byteTest, traits) : null;
       let first = 0;
       let firstPos = 0;
       if (cursor) {
@@ -225,15 +226,25 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
   };
 }
 
-/** Whether a session's files may hold a match, by one raw read of their bytes through the byte test. */
-function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], test: ByteTest) {
+/**
+ * Whether a session's files may hold a match, by one raw read of their bytes through the byte test. What a file's
+ * escapes could spell is kept by file identity (`traits`): a later search reads an unchanged file only for its literals.
+ */
+function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], test: ByteTest, traits: TraitsCache) {
   const access = new Map<string, ReturnType<SessionsService['files']>>();
   return async (s: CatalogSession): Promise<boolean> => {
     let files = access.get(s.source);
     if (!files) access.set(s.source, (files = service.files(ctx, [homes.find((h) => h.source.name === s.source)!])));
     if (!files.read) return true;
     try {
-      for (const f of s.files) if (await fileMayMatch(files.read(f, { signal: ctx.signal }), test)) return true;
+      for (let j = 0; j < s.files.length; j++) {
+        const f = s.files[j]!;
+        const st = s.fileStats?.[j];
+        const key = st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${f}` : null;
+        const known = key === null ? undefined : traits.get(key);
+        const learn = key === null ? undefined : (t: EscapeTraits) => traits.set(key, t);
+        if (await fileMayMatch(files.read(f, { signal: ctx.signal }), test, known, learn)) return true;
+      }
       return false;
     } catch (err) {
       if ((err as { code?: string }).code === 'CANCELLED') throw err;
