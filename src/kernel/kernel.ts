@@ -179,6 +179,11 @@ export class Kernel {
 
   private engine: QueryScanEngine | undefined;
 
+  /** A Session (an MCP session's state) whose handle tables expire on the kernel's clock. */
+  newSession(): Session {
+    return new Session(this.clock);
+  }
+
   /** The per-connection server factory for an effective config. @throws McpgwError when the root is missing. */
   serverFactory(config: EffectiveConfig) {
     return createServerFactory(this.serverSpec(config));

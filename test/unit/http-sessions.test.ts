@@ -1,8 +1,9 @@
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { McpServer, type AuthInfo } from '@modelcontextprotocol/server';
 import { LegacySessions } from '../../src/kernel/http/legacy-sessions';
 import { PrincipalStores } from '../../src/kernel/http/principal-stores';
 import { ANONYMOUS, principalOf, sharedTokenVerifier } from '../../src/kernel/http/token';
-import type { Session } from '../../src/kernel/session/session';
+import { Session } from '../../src/kernel/session/session';
 
 /**
  * The 2025-era session table and the 2026-era principal stores, driven through web Requests (no
@@ -30,6 +31,7 @@ function ping(sid: string): Request {
 
 function setup(maxSessions = 8) {
   let now = 1_000_000;
+  const clock = new FakeClock();
   const evicted: string[] = [];
   const sessions: Session[] = [];
   const table = new LegacySessions({
@@ -46,8 +48,9 @@ function setup(maxSessions = 8) {
     maxBodyBytes: 1 << 20,
     log: quiet,
     now: () => now,
+    newSession: () => new Session(clock),
   });
-  return { table, evicted, advance: (ms: number) => (now += ms) };
+  return { table, evicted, sessions, clock, advance: (ms: number) => (now += ms) };
 }
 
 const alice: AuthInfo = { token: 'a', clientId: 'token:alice', scopes: [] };
@@ -64,6 +67,17 @@ test('initialize opens a session; its id serves later requests; another principa
   expect((await table.handle(ping(sid), bob)).status).toBe(404);
   expect((await table.handle(ping(sid), undefined)).status).toBe(404);
   expect((await table.handle(ping('00000000-0000-0000-0000-000000000000'), alice)).status).toBe(404);
+  await table.closeAll();
+});
+
+test('a session is made by newSession (the kernel\'s, on its clock): its handles expire on that clock', async () => {
+  const { table, sessions, clock } = setup();
+  const res = await table.handle(initialize(), alice);
+  expect(res.status).toBe(200);
+  const files = sessions[0]!.scope('test').handles<string>('files', { style: 'counter', prefix: 'f', noun: 'file handle', limit: 'maxOpenFiles', idleMs: 10 * IDLE, max: 4 });
+  expect(files.get('f1')).toBe('file of session 1');
+  clock.advance(10 * IDLE + 1);
+  expect(() => files.get('f1')).toThrow(expect.objectContaining({ code: 'HANDLE_EXPIRED' }));
   await table.closeAll();
 });
 

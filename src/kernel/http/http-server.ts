@@ -18,6 +18,8 @@ export interface McpHttpServerOptions {
   settings: HttpSettings;
   /** Builds a server over a Session; `ownsSession` ends the Session when the server closes. */
   build: (session: Session, ownsSession: boolean) => McpServer;
+  /** Makes a Session (a 2025-era session's, a principal's store); default `new Session()`. The kernel's runs on its clock. */
+  newSession?: () => Session;
   limits: Pick<Limits, 'handleIdleMs' | 'cursorIdleMs' | 'requestTimeoutMs'>;
   log: Logger;
 }
@@ -39,7 +41,7 @@ export class McpHttpServer {
   private readonly server: http.Server;
   private readonly verifier: OAuthTokenVerifier | null;
   private readonly legacy: LegacySessions;
-  private readonly stores = new PrincipalStores();
+  private readonly stores: PrincipalStores;
   private readonly modern;
   private readonly node;
   private stopping = false;
@@ -51,7 +53,9 @@ export class McpHttpServer {
     const { settings, build, log } = options;
     this.verifier = settings.token !== null ? sharedTokenVerifier(settings.token) : null;
     const onerror = (e: Error) => log.debug('http: request error', { error: e.message });
+    this.stores = new PrincipalStores(options.newSession);
     this.legacy = new LegacySessions({
+      ...(options.newSession ? { newSession: options.newSession } : {}),
       build: (session) => build(session, true),
       maxSessions: settings.maxSessions,
       idleMs: Math.max(options.limits.handleIdleMs, options.limits.cursorIdleMs),

@@ -17,6 +17,8 @@ export interface LegacySessionsOptions {
   maxBodyBytes: number;
   log: Logger;
   now?: () => number;
+  /** Makes the Session of a new MCP session (default `new Session()`; the kernel's on its clock). */
+  newSession?: () => Session;
 }
 
 interface Entry {
@@ -79,7 +81,7 @@ export class LegacySessions {
   }
 
   private async open(request: Request, parsedBody: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> {
-    const session = new Session();
+    const session = this.options.newSession?.() ?? new Session();
     const server = this.options.build(session);
     let entry: Entry | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({

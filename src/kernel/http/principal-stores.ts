@@ -10,10 +10,13 @@ import { Session } from '../session/session';
 export class PrincipalStores {
   private readonly stores = new Map<string, Session>();
 
+  /** `newSession`: makes a principal's store (the kernel's: on its clock). */
+  constructor(private readonly newSession: () => Session = () => new Session()) {}
+
   of(principal: string): Session {
     let s = this.stores.get(principal);
     if (!s) {
-      s = new Session();
+      s = this.newSession();
       this.stores.set(principal, s);
     }
     return s;
