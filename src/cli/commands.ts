@@ -8,6 +8,8 @@ import { serveHttp } from './serve-http';
 
 const out = (s: string) => process.stdout.write(s);
 
+const REQUIREMENT_WORDS = { format: 'format', queryLanguage: 'query language', bundle: 'tool bundle', sessionSource: 'session source', embedder: 'embedder' } as const;
+
 export interface ServeOptions extends CommonOptions {
   http?: boolean;
   host?: string;
@@ -58,6 +60,7 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.sessionSources?.length) out(`  session sources: ${p.sessionSources.join(', ')}\n`);
     if (p.embedders?.length) out(`  embedders: ${p.embedders.join(', ')}\n`);
     if (p.commands?.length) out(`  commands: ${p.commands.map((c) => `mcpgw ${c}`).join(', ')}\n`);
+    if (p.requires?.length) out(`  requires: ${p.requires.map((r) => `${REQUIREMENT_WORDS[r.kind]} ${r.name}${r.providedBy ? ` (from ${r.providedBy})` : ''}`).join(', ')}\n`);
   }
 }
 

@@ -45,11 +45,12 @@ test('a third-party plugin requiring jq without the jq plugin: exit 2 naming it 
   expect(r.status).toBe(2);
 });
 
-test('with the required plugin loaded, start-up succeeds and plugins --json lists the requirement', () => {
+test('with the required plugin loaded, start-up succeeds and mcpgw plugins lists the requirement', () => {
   const config = { root: './data', builtins: ['format-jsonl', 'query-jsonpath', 'tools-explore'] };
   const check = mcpgw(config, ['check']);
   expect(check.status).toBe(0);
   expect(check.stdout).toContain('ok\n');
   const listed = JSON.parse(mcpgw(config, ['plugins', '--json']).stdout) as { name: string; requires?: unknown }[];
   expect(listed.find((p) => p.name === '@mcpgw/tools-explore')!.requires).toEqual([{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }]);
+  expect(mcpgw(config, ['plugins']).stdout).toContain('  requires: query language jsonpath (from @mcpgw/query-jsonpath)\n');
 });
