@@ -35,7 +35,7 @@ async function setup(deadline: number) {
     session: new Session().scope('explore'), limits, signal: new AbortController().signal, deadline,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
+    clock: { now: () => Date.now() }, scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
   } as unknown as ToolContext;
   const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
   fileTable(ctx).add({ opened, malformedRecords: 0 });
