@@ -94,7 +94,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
-  for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
+  for await (const batch of source.batches({ from, signal: ctx.signal, onProgress })) {
     if (batch.oversized) {
       // A record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read).
       const m = firstHitInParts(batch.first);
