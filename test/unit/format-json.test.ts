@@ -42,7 +42,7 @@ describe('format-json: a top-level array is a sequence of records', () => {
   test('pretty array: one record per element, exact text, locations with lines', async () => {
     const text = JSON.stringify([{ a: 1 }, [1, [2]], 'x,]', 3, null, { s: 'q"}]' }], null, 2) + '\n';
     const { source, close } = await open(write('pretty.json', text));
-    expect(source).toMatchObject({ format: 'json', fileType: 'json_array', rootIsSequence: true, count: 6 });
+    expect(source).toMatchObject({ format: 'json', rootType: 'array', rootIsSequence: true, count: 6 });
     expect(values(source)).toEqual([{ a: 1 }, [1, [2]], 'x,]', 3, null, { s: 'q"}]' }]);
     expect(source.text(1)).toBe('[\n    1,\n    [\n      2\n    ]\n  ]');
     expect(source.location(0)).toEqual({ byte_offset: 4, line: 2, column: 3, record_index: 0 });
@@ -56,19 +56,19 @@ describe('format-json: a top-level array is a sequence of records', () => {
     a.close();
     const b = await open(write('empty.json', ' [ ] '));
     expect(b.source.count).toBe(0);
-    expect(b.source.fileType).toBe('json_array');
+    expect(b.source.rootType).toBe('array');
     b.close();
   });
 
   test('a top-level object or scalar is one record (json_object / json_value), not a sequence', async () => {
     const o = await open(write('obj.json', '{"b":1,"a":[1,2]}\n'));
-    expect(o.source).toMatchObject({ fileType: 'json_object', rootIsSequence: false, count: 1 });
+    expect(o.source).toMatchObject({ rootType: 'object', rootIsSequence: false, count: 1 });
     expect(o.source.text(0)).toBe('{"b":1,"a":[1,2]}');
     expect(Object.keys(o.source.value(0) as object)).toEqual(['b', 'a']);
     o.close();
-    for (const [name, text, v] of [['n.json', ' 12 ', 12], ['s.json', '"x y"', 'x y'], ['t.json', 'true\n', true], ['z.json', 'null', null]] as const) {
+    for (const [name, text, v, type] of [['n.json', ' 12 ', 12, 'number'], ['s.json', '"x y"', 'x y', 'string'], ['t.json', 'true\n', true, 'boolean'], ['z.json', 'null', null, 'null']] as const) {
       const s = await open(write(name, text));
-      expect(s.source).toMatchObject({ fileType: 'json_value', rootIsSequence: false, count: 1 });
+      expect(s.source).toMatchObject({ rootType: type, rootIsSequence: false, count: 1 });
       expect(s.source.value(0)).toEqual(v);
       s.close();
     }
@@ -125,7 +125,7 @@ describe('format-json: a top-level array is a sequence of records', () => {
       expect(loc.column).toBe(2);
     }
     let n = 0;
-    for await (const b of source.scan()) for (let k = 0; k < b.count; k++) { expect((b.value(k) as { i: number }).i).toBe(n); n++; }
+    for await (const b of source.batches()) for (let k = 0; k < b.count; k++) { expect((b.value(k) as { i: number }).i).toBe(n); n++; }
     expect(n).toBe(60_000);
     close();
   });
@@ -185,7 +185,7 @@ describe('lazy nodes: RecordSource.node', () => {
 
   test('a FeatureCollection: /features/5 without parsing the file', async () => {
     const { source, close } = await open(write('fc.geojson', text), {}, 'auto');
-    expect(source.fileType).toBe('json_object');
+    expect(source.rootType).toBe('object');
     const root = source.node!(0, '')!;
     expect(root).toMatchObject({ type: 'object', byteOffset: 0, byteLength: text.length, childCount: 3 });
     expect(root.children!(0, 3).map((c) => c.key)).toEqual(['type', 'name', 'features']);
@@ -237,13 +237,13 @@ describe('validate: probe and full passes', () => {
     const { source, close } = await open(write('v.jsonl', lines.join('\n') + '\n'), {}, 'jsonl');
     const report = await source.validate!({ mode: 'full' });
     expect(report).toMatchObject({
-      mode: 'full', complete: true, records_examined: 6, malformed_records: 2, duplicate_keys: 2, lone_surrogates: 1, oversized_records: 0,
-      first_duplicate_key: { record_index: 2, key: 'k', path: '/k' },
-      first_error: { code: 'SYNTAX_ERROR', location: expect.objectContaining({ line: 2, record_index: 1 }) },
+      mode: 'full', complete: true, recordsExamined: 6, malformedRecords: 2, duplicateKeys: 2, loneSurrogates: 1, oversizedRecords: 0,
+      firstDuplicateKey: { recordIndex: 2, key: 'k', path: '/k' },
+      firstError: { code: 'SYNTAX_ERROR', location: expect.objectContaining({ line: 2, record_index: 1 }) },
     });
-    expect(report.first_malformed.map((m) => [m.record_index, m.line])).toEqual([[1, 2], [5, 6]]);
+    expect(report.firstMalformed.map((m) => [m.recordIndex, m.line])).toEqual([[1, 2], [5, 6]]);
     const probe = await source.validate!({ probeRecords: 2 });
-    expect(probe).toMatchObject({ mode: 'probe', complete: false, records_examined: 2, malformed_records: 1 });
+    expect(probe).toMatchObject({ mode: 'probe', complete: false, recordsExamined: 2, malformedRecords: 1 });
     close();
   });
 
@@ -251,7 +251,7 @@ describe('validate: probe and full passes', () => {
     const { source, close } = await open(write('v2.json', '[{"a":[{"b":1}]},{"a":[0,{"c":1,"c":2}]}]'));
     const seen: number[] = [];
     const r = await source.validate!({ mode: 'full', onProgress: (d) => seen.push(d) });
-    expect(r.first_duplicate_key).toEqual({ record_index: 1, key: 'c', path: '/a/1/c' });
+    expect(r.firstDuplicateKey).toEqual({ recordIndex: 1, key: 'c', path: '/a/1/c' });
     expect(seen.length).toBeGreaterThan(0);
     const ac = new AbortController();
     ac.abort();
@@ -262,7 +262,7 @@ describe('validate: probe and full passes', () => {
   test('a scan goes on past a record over maxRecordBytes: it comes alone, without bytes, and reading it throws', async () => {
     const { source, close } = await open(write('v4.json', `[1,"${'x'.repeat(3000)}",3]`), { maxRecordBytes: 1024 });
     const seen: unknown[] = [];
-    for await (const b of source.scan()) {
+    for await (const b of source.batches()) {
       for (let k = 0; k < b.count; k++) {
         try { seen.push(b.value(k)); } catch (e) { seen.push([(e as McpgwError).code, (e as McpgwError).limit]); }
       }
@@ -271,7 +271,7 @@ describe('validate: probe and full passes', () => {
     // longer than a scan chunk: alone in its batch, without bytes
     const big = await open(write('v5.json', `[1,"${'x'.repeat(5 * 1024 * 1024)}",3]`), { maxRecordBytes: 1024 });
     const batches: [number, number, number][] = [];
-    for await (const b of big.source.scan()) batches.push([b.first, b.count, b.bytes.length]);
+    for await (const b of big.source.batches()) batches.push([b.first, b.count, b.bytes.length]);
     expect(batches).toEqual([[0, 1, expect.any(Number)], [1, 1, 0], [2, 1, expect.any(Number)]]);
     big.close();
     close();
@@ -280,7 +280,7 @@ describe('validate: probe and full passes', () => {
   test('records over maxRecordBytes are counted as oversized, not malformed', async () => {
     const { source, close } = await open(write('v3.json', `[{"s":"${'x'.repeat(3000)}"},1]`), { maxRecordBytes: 1024 });
     const r = await source.validate!({ mode: 'full' });
-    expect(r).toMatchObject({ complete: true, records_examined: 2, oversized_records: 1, malformed_records: 0 });
+    expect(r).toMatchObject({ complete: true, recordsExamined: 2, oversizedRecords: 1, malformedRecords: 0 });
     close();
   });
 });

@@ -38,7 +38,8 @@ describe('format-jsonseq (RFC 7464)', () => {
 
   test('RS-introduced, LF-ended texts are records; values, text and locations', async () => {
     const { source, close } = await open(write('a.json-seq', `${RS}{"a":1}\n${RS}[1,2]\n${RS}"s"\n${RS}3\n${RS}true\n`));
-    expect(source).toMatchObject({ format: 'json-seq', fileType: 'json_seq', rootIsSequence: true, count: 5 });
+    expect(source).toMatchObject({ format: 'json-seq', rootIsSequence: true, count: 5 });
+    expect(source.rootType).toBeUndefined();
     expect(values(source)).toEqual([{ a: 1 }, [1, 2], 's', 3, true]);
     expect(source.text(1)).toBe('[1,2]');
     expect(source.location(1)).toEqual({ byte_offset: 10, line: 2, column: 2, record_index: 1 });
@@ -61,8 +62,8 @@ describe('format-jsonseq (RFC 7464)', () => {
     expect(err.location).toMatchObject({ record_index: 1, line: 2 });
     expect(thrown(() => source.value(3)).location).toMatchObject({ record_index: 3, line: 4 });
     const report = await source.validate!({ mode: 'full' });
-    expect(report).toMatchObject({ complete: true, malformed_records: 2 });
-    expect(report.first_malformed.map((m) => m.record_index)).toEqual([1, 3]);
+    expect(report).toMatchObject({ complete: true, malformedRecords: 2 });
+    expect(report.firstMalformed.map((m) => m.recordIndex)).toEqual([1, 3]);
     close();
   });
 
@@ -74,7 +75,7 @@ describe('format-jsonseq (RFC 7464)', () => {
     expect(thrown(() => source.value(2)).code).toBe('SYNTAX_ERROR');
     // the same check in scans
     const got: unknown[] = [];
-    for await (const b of source.scan()) for (let k = 0; k < b.count; k++) { try { got.push(b.value(k)); } catch (e) { got.push((e as McpgwError).code); } }
+    for await (const b of source.batches()) for (let k = 0; k < b.count; k++) { try { got.push(b.value(k)); } catch (e) { got.push((e as McpgwError).code); } }
     expect(got).toEqual(['SYNTAX_ERROR', 456, 'SYNTAX_ERROR']);
     close();
   });

@@ -119,7 +119,7 @@ describe('format-jsonl framing', () => {
     // line numbers count the blank lines before each record
     expect(source.location(1001).line).toBe(1001 + 2 + 1);
     let seen = 0, last = -1;
-    for await (const batch of source.scan()) {
+    for await (const batch of source.batches()) {
       for (let k = 0; k < batch.count; k++) {
         const v = JSON.parse(batch.text(k)) as { i: number };
         expect(v.i).toBe(last + 1);
@@ -134,11 +134,11 @@ describe('format-jsonl framing', () => {
   test('scan with from/to delivers exactly those records; an aborted signal stops it with CANCELLED', async () => {
     const { source, close } = await open(write('range.jsonl', Array.from({ length: 50 }, (_, i) => `{"i":${i}}`).join('\n')));
     const got: number[] = [];
-    for await (const b of source.scan({ from: 10, to: 13 })) for (let k = 0; k < b.count; k++) got.push((b.value(k) as { i: number }).i);
+    for await (const b of source.batches({ from: 10, to: 13 })) for (let k = 0; k < b.count; k++) got.push((b.value(k) as { i: number }).i);
     expect(got).toEqual([10, 11, 12]);
     const ac = new AbortController();
     ac.abort();
-    await expect((async () => { for await (const _ of source.scan({ signal: ac.signal })) void _; })()).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect((async () => { for await (const _ of source.batches({ signal: ac.signal })) void _; })()).rejects.toMatchObject({ code: 'CANCELLED' });
     close();
   });
 });

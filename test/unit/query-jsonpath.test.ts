@@ -36,7 +36,7 @@ function documentSource(file: string): { source: RecordSource; close(): void } {
   index.finish();
   const source = recordsToolkit.createSource({
     file: { realPath: file, displayPath: path.basename(file), fd, identity: { size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev } },
-    format: 'json', fileType: 'json_object', rootIsSequence: false, index, end: st.size,
+    format: 'json', rootType: 'object', rootIsSequence: false, index, end: st.size,
     framing: { isPadding: (b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 }, limits: DEFAULT_LIMITS,
   });
   return { source, close: () => fs.closeSync(fd) };

@@ -29,7 +29,7 @@ test('C12: lone surrogates come back as U+FFFD with a warning naming the record;
   expect(warnings.map((w) => [w.code, w.record_index, w.path])).toEqual([['LONE_SURROGATE_REPLACED', 0, '/k'], ['LONE_SURROGATE_REPLACED', 3, '/k']]);
   for (const v of [v0, v3]) expect(JSON.stringify(v).isWellFormed()).toBe(true);
   const report = await source.validate!({ mode: 'full' });
-  expect(report).toMatchObject({ malformed_records: 1, lone_surrogates: 2, first_malformed: [expect.objectContaining({ record_index: 2, line: 3 })] });
+  expect(report).toMatchObject({ malformedRecords: 1, loneSurrogates: 2, firstMalformed: [expect.objectContaining({ recordIndex: 2, line: 3 })] });
   close();
 });
 

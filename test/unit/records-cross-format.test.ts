@@ -6,6 +6,7 @@ import json from '../../plugins/format-json/src/index';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import jsonseq from '../../plugins/format-jsonseq/src/index';
 import type { Format } from '../../src/kernel/contracts';
+import { fileTypeOf } from '../../plugins/tools-explore/src/schemas';
 import { fileService, formatsOf } from '../helpers/formats';
 import { sharedPath, skipMissing } from '../helpers/shared';
 
@@ -34,12 +35,12 @@ if (!gen) skipMissing('bench/gen-data.mjs');
 (gen ? test : () => undefined)('pretty .json, .jsonl and .json-seq: equal counts, equal records, every value exact', async () => {
   const files = fileService(dir, formats);
   const opened = await Promise.all(['data.json', 'data.jsonl', 'data.json-seq'].map((f) => files.open(f)));
-  expect(opened.map((o) => [o.source.format, o.source.fileType, o.source.count])).toEqual([
+  expect(opened.map((o) => [o.source.format, fileTypeOf(o.source), o.source.count])).toEqual([
     ['json', 'json_array', N], ['jsonl', 'ndjson', N], ['json-seq', 'json_seq', N],
   ]);
   const texts = await Promise.all(opened.map(async (o) => {
     const out: string[] = [];
-    for await (const b of o.source.scan()) for (let k = 0; k < b.count; k++) out.push(JSON.stringify(b.value(k)));
+    for await (const b of o.source.batches()) for (let k = 0; k < b.count; k++) out.push(JSON.stringify(b.value(k)));
     return out;
   }));
   expect(texts[0]).toEqual(texts[1]);

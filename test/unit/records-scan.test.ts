@@ -116,7 +116,7 @@ describe('format-jsonl crash leftovers', () => {
     expect(v.slice(0, 2)).toEqual([{ a: 1 }, { a: 2 }]);
     expect(v[2]).toMatchObject({ code: 'SYNTAX_ERROR', location: { line: 3, record_index: 2 } });
     const report = await source.validate!({ mode: 'full' });
-    expect(report).toMatchObject({ complete: true, malformed_records: 1, first_malformed: [expect.objectContaining({ record_index: 2, line: 3 })] });
+    expect(report).toMatchObject({ complete: true, malformedRecords: 1, firstMalformed: [expect.objectContaining({ recordIndex: 2, line: 3 })] });
     close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

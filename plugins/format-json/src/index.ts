@@ -1,9 +1,6 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJson } from './detect';
 
-/** The explorer's `file_type` for each root type (docs/architecture.md "Records and formats"). */
-const FILE_TYPES: Record<string, string> = { array: 'json_array', object: 'json_object' };
-
 function jsonFormat(registry: PluginContext): Format {
   return {
     name: 'json',
@@ -15,7 +12,7 @@ function jsonFormat(registry: PluginContext): Format {
       return registry.records.createSource({
         file,
         format: 'json',
-        fileType: FILE_TYPES[text.rootType] ?? 'json_value',
+        rootType: text.rootType,
         rootIsSequence: text.rootType === 'array',
         index: text.index,
         end: text.end,

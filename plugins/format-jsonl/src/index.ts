@@ -14,7 +14,6 @@ function jsonLinesFormat(registry: PluginContext): Format {
       return registry.records.createSource({
         file,
         format: 'jsonl',
-        fileType: 'ndjson',
         rootIsSequence: true,
         index: indexer.index,
         end: file.identity.size,

@@ -13,7 +13,6 @@ function sequenceFormat(registry: PluginContext): Format {
       return registry.records.createSource({
         file,
         format: 'json-seq',
-        fileType: 'json_seq',
         rootIsSequence: true,
         index: indexer.index,
         ...(extend ? { extend } : {}),

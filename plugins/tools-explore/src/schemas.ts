@@ -1,9 +1,28 @@
 import { z } from 'zod';
+import type { RecordSource } from 'mcpgw/plugin-api';
 
 export const handleArg = z.string().min(1).max(256).describe('Handle returned by open_file, e.g. "file_1"');
 export const indexArg = z.number().int().min(0).describe('Zero-based record index');
 
-/** Explorer file_type names (docs/architecture.md "Records and formats"); a third-party format's file_type is its name. */
+/**
+ * The explorer's `file_type` of a source (docs/architecture.md "Records and formats"), the names its users know:
+ * `ndjson` (format jsonl), `json_seq` (json-seq), `json_array`, `json_object` or `json_value` (a scalar document) for
+ * format json; a third-party format's file_type is its name.
+ */
+export function fileTypeOf(source: RecordSource): string {
+  switch (source.format) {
+    case 'jsonl':
+      return 'ndjson';
+    case 'json-seq':
+      return 'json_seq';
+    case 'json':
+      return source.rootType === 'array' ? 'json_array' : source.rootType === 'object' ? 'json_object' : 'json_value';
+    default:
+      return source.format;
+  }
+}
+
+/** Explorer file_type names (fileTypeOf). */
 export const fileType = z.string().describe('ndjson, json_array, json_object, json_value, json_seq, or a plugin format name');
 
 export const detectionSchema = z.object({

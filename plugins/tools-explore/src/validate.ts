@@ -1,6 +1,6 @@
 import type { ErrorLocation, RecordSource, ToolContext } from 'mcpgw/plugin-api';
 
-/** The outcome of the bounded validation pass run at open. */
+/** The outcome of the bounded validation pass run at open, in the explorer's own (wire) names. */
 export interface ProbeValidation {
   /** True when every record was examined (the file is within the probe bounds). */
   complete: boolean;
@@ -25,17 +25,17 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
     const r = await source.validate({ mode: 'probe', signal: ctx.signal, probeBytes: ctx.limits.probeBytes, probeRecords: ctx.limits.probeRecords });
     return {
       complete: r.complete,
-      records_examined: r.records_examined,
-      bytes_examined: r.bytes_examined,
-      malformed_records: r.malformed_records,
-      first_malformed: r.first_malformed.map((m) => ({ record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
-      duplicate_keys: r.duplicate_keys,
-      ...(r.first_duplicate_key ? { first_duplicate_key: r.first_duplicate_key } : {}),
+      records_examined: r.recordsExamined,
+      bytes_examined: r.bytesExamined,
+      malformed_records: r.malformedRecords,
+      first_malformed: r.firstMalformed.map((m) => ({ record_index: m.recordIndex, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
+      duplicate_keys: r.duplicateKeys,
+      ...(r.firstDuplicateKey ? { first_duplicate_key: { record_index: r.firstDuplicateKey.recordIndex, key: r.firstDuplicateKey.key, path: r.firstDuplicateKey.path } } : {}),
     };
   }
   const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0 };
   const to = Math.min(source.count, ctx.limits.probeRecords);
-  outer: for await (const batch of source.scan({ to, signal: ctx.signal })) {
+  outer: for await (const batch of source.batches({ to, signal: ctx.signal })) {
     for (let k = 0; k < batch.count; k++) {
       const [s, e] = batch.span(k);
       if (result.records_examined > 0 && result.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;

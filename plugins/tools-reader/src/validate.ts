@@ -19,34 +19,34 @@ export async function validate(source: RecordSource, mode: ValidationMode, ctx: 
 }
 
 async function validateByScan(source: RecordSource, mode: ValidationMode, ctx: ToolContext, onProgress?: (done: number, total: number) => void): Promise<ValidationReport> {
-  const report: ValidationReport = { mode, complete: false, bytes_examined: 0, records_examined: 0, malformed_records: 0, first_malformed: [], oversized_records: 0, duplicate_keys: 0, lone_surrogates: 0 };
+  const report: ValidationReport = { mode, complete: false, bytesExamined: 0, recordsExamined: 0, malformedRecords: 0, firstMalformed: [], oversizedRecords: 0, duplicateKeys: 0, loneSurrogates: 0 };
   const to = mode === 'probe' ? Math.min(source.count, Math.max(1, ctx.limits.probeRecords)) : source.count;
-  outer: for await (const batch of source.scan({ to, signal: ctx.signal, onProgress })) {
+  outer: for await (const batch of source.batches({ to, signal: ctx.signal, onProgress })) {
     for (let k = 0; k < batch.count; k++) {
       const [s, e] = batch.span(k);
-      if (mode === 'probe' && report.records_examined > 0 && report.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;
-      report.records_examined++;
-      report.bytes_examined += e - s;
+      if (mode === 'probe' && report.recordsExamined > 0 && report.bytesExamined + (e - s) > ctx.limits.probeBytes) break outer;
+      report.recordsExamined++;
+      report.bytesExamined += e - s;
       try {
         batch.value(k);
       } catch (err) {
-        report.malformed_records++;
-        if (report.first_malformed.length < 5) {
+        report.malformedRecords++;
+        if (report.firstMalformed.length < 5) {
           const e = err as { code?: string; message: string; location?: ErrorLocation };
           const loc = e.location ?? source.location(batch.first + k);
-          report.first_malformed.push({ record_index: batch.first + k, code: e.code ?? 'SYNTAX_ERROR', message: e.message, ...pick(loc) });
+          report.firstMalformed.push({ recordIndex: batch.first + k, code: e.code ?? 'SYNTAX_ERROR', message: e.message, ...pick(loc) });
         }
       }
     }
     if (ctx.clock.now() > ctx.deadline) break;
   }
-  report.complete = report.records_examined === source.count;
+  report.complete = report.recordsExamined === source.count;
   return report;
 }
 
-function pick(loc: ErrorLocation): { byte_offset?: number; line?: number; column?: number } {
+function pick(loc: ErrorLocation): { byteOffset?: number; line?: number; column?: number } {
   return {
-    ...(loc.byte_offset !== undefined ? { byte_offset: loc.byte_offset } : {}),
+    ...(loc.byte_offset !== undefined ? { byteOffset: loc.byte_offset } : {}),
     ...(loc.line !== undefined ? { line: loc.line } : {}),
     ...(loc.column !== undefined ? { column: loc.column } : {}),
   };

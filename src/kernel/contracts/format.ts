@@ -141,26 +141,29 @@ export interface ValidateOptions {
   onProgress?: ProgressReporter;
 }
 
-/** What a validation pass found. Record indexes are 0-based; lines 1-based; offsets in bytes. */
+/**
+ * What a validation pass found (`RecordSource.validate`). Record indexes are 0-based; lines 1-based; offsets in bytes.
+ * Kernel names are camelCase; each bundle maps them to its own wire shape (the explorer's and the reader's `validation`).
+ */
 export interface ValidationReport {
   mode: 'probe' | 'full';
   /** True when every record of the file was examined. */
   complete: boolean;
-  records_examined: number;
-  bytes_examined: number;
+  recordsExamined: number;
+  bytesExamined: number;
   /** Records that are not valid JSON (SYNTAX_ERROR when read), deeper than maxDepth, or broken framing. */
-  malformed_records: number;
+  malformedRecords: number;
   /** The first malformed records (at most 5), in file order. */
-  first_malformed: { record_index: number; code: string; message: string; byte_offset?: number; line?: number; column?: number }[];
-  /** The first error of all (the first of `first_malformed`), as an error payload location. */
-  first_error?: { code: string; message: string; location?: ErrorLocation };
+  firstMalformed: { recordIndex: number; code: string; message: string; byteOffset?: number; line?: number; column?: number }[];
+  /** The first error of all (the first of `firstMalformed`), with its location as an error payload carries it. */
+  firstError?: { code: string; message: string; location?: ErrorLocation };
   /** Records longer than maxRecordBytes: not parsed whole; examined in parts through lazy nodes when the source has `node`. */
-  oversized_records: number;
+  oversizedRecords: number;
   /** Records holding an object with a repeated member name (the last one wins everywhere). */
-  duplicate_keys: number;
-  first_duplicate_key?: { record_index: number; key: string; path: string };
+  duplicateKeys: number;
+  firstDuplicateKey?: { recordIndex: number; key: string; path: string };
   /** Records in which escaped lone surrogates are replaced by U+FFFD when read. */
-  lone_surrogates: number;
+  loneSurrogates: number;
 }
 
 /**
@@ -206,7 +209,8 @@ export interface LazyNode {
   bytes?(from?: number, to?: number): Buffer;
 }
 
-export interface ScanOptions {
+/** Which records `RecordSource.batches` reads, and its cancellation and progress. */
+export interface BatchOptions {
   /** First record index (inclusive), default 0. */
   from?: number;
   /** Last record index (exclusive), default `count`. */
@@ -223,8 +227,12 @@ export interface ScanOptions {
 export interface RecordSource {
   /** The format's registered name. */
   readonly format: string;
-  /** The explorer's `file_type` name: `ndjson`, `json_array`, `json_object`, `json_value`, `json_seq`, or a plugin's. */
-  readonly fileType: string;
+  /**
+   * The type of the file's root value when the file is one JSON text (format `json`: `array`, `object`, or a scalar's
+   * type); absent for formats that frame a sequence of texts (JSON Lines, JSON-seq). Each bundle names files in its own
+   * words from this and `format` (the explorer's `file_type`).
+   */
+  readonly rootType?: 'array' | 'object' | 'string' | 'number' | 'boolean' | 'null';
   /** Framed records, malformed ones included. */
   readonly count: number;
   /**
@@ -261,8 +269,11 @@ export interface RecordSource {
    * touching the file. Kernel sources implement it.
    */
   offset?(i: number): number;
-  /** Records in file order, in batches; checks the signal between batches. */
-  scan(options?: ScanOptions): AsyncIterable<RecordBatch>;
+  /**
+   * Records in file order, in batches (reading them, not evaluating anything: a scan is the scan engine's evaluation
+   * of a query over these batches); checks the signal between batches.
+   */
+  batches(options?: BatchOptions): AsyncIterable<RecordBatch>;
   /**
    * Validates records by parsing them (as `value` does), streaming with progress and cancellation:
    * `probe` mode examines a bounded prefix (the check at open), `full` mode every record (the reader

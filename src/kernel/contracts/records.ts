@@ -68,7 +68,8 @@ export interface JsonTextIndex {
 export interface SourceSpec {
   file: OpenedFile;
   format: string;
-  fileType: string;
+  /** See RecordSource.rootType: the root value's type when the file holds one JSON text (`JsonTextIndex.rootType`). */
+  rootType?: JsonTextIndex['rootType'];
   /** See RecordSource.rootIsSequence. */
   rootIsSequence: boolean;
   index: OffsetIndex;

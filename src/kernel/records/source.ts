@@ -1,6 +1,6 @@
 import { read, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, ScanOptions, ValidateOptions, ValidationReport } from '../contracts/format';
+import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
@@ -22,7 +22,7 @@ const GROW_MAX_BYTES = 256 * 1024 * 1024;
  */
 export class IndexedRecordSource implements RecordSource {
   readonly format: string;
-  readonly fileType: string;
+  readonly rootType?: SourceSpec['rootType'];
   readonly rootIsSequence: boolean;
   /** As indexed; replaced when the index grows with the file (`grow`). */
   identity: FileIdentity;
@@ -38,7 +38,7 @@ export class IndexedRecordSource implements RecordSource {
     this.spec = { ...spec };
     this.structure = spec.structure instanceof Map ? (spec.structure as StructureCache) : new Map();
     this.format = spec.format;
-    this.fileType = spec.fileType;
+    if (spec.rootType !== undefined) this.rootType = spec.rootType;
     this.rootIsSequence = spec.rootIsSequence;
     this.identity = spec.file.identity;
     if (spec.extend) this.tailCrc = this.crcBefore(spec.end);
@@ -182,6 +182,7 @@ export class IndexedRecordSource implements RecordSource {
     const c = inner.container();
     return new ElementSource({
       ...this.spec,
+      rootType: 'array',
       rootIsSequence: true,
       index: new ContainerOffsets(c.starts, c.count),
       end: c.close,
@@ -344,7 +345,7 @@ export class IndexedRecordSource implements RecordSource {
    * when it is longer), so no bytes are copied between chunks; the next read is in flight while
    * the caller works on the current batch.
    */
-  async *scan(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+  async *batches(options: BatchOptions = {}): AsyncGenerator<RecordBatch> {
     const from = Math.max(0, options.from ?? 0);
     const to = Math.min(this.count, options.to ?? this.count);
     if (from >= to) return;

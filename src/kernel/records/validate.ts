@@ -8,7 +8,7 @@ const LIST = 5;
 
 /**
  * The validation pass behind `RecordSource.validate`, implemented once for every kernel source:
- * reads records through `scan` (record-aligned chunks, progress, the signal checked per batch),
+ * reads records through `batches` (record-aligned chunks, progress, the signal checked per batch),
  * parses each as `value` does, counts malformed records (keeping the first five with their
  * locations), records over maxRecordBytes (skipped, not parsed), records with duplicate member
  * names (text member count against the parsed value's, then the first duplicate located) and
@@ -20,57 +20,57 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
   const maxRecords = mode === 'full' ? Infinity : Math.max(1, options.probeRecords ?? limits.probeRecords);
   const maxBytes = mode === 'full' ? Infinity : (options.probeBytes ?? limits.probeBytes);
   const report: ValidationReport = {
-    mode, complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [],
-    oversized_records: 0, duplicate_keys: 0, lone_surrogates: 0,
+    mode, complete: false, recordsExamined: 0, bytesExamined: 0, malformedRecords: 0, firstMalformed: [],
+    oversizedRecords: 0, duplicateKeys: 0, loneSurrogates: 0,
   };
   const to = Math.min(source.count, maxRecords);
   let from = 0;
   let stop = false;
   let partial = false;
   const malformed = (index: number, err: unknown) => {
-    report.malformed_records++;
-    if (report.first_malformed.length < LIST) {
+    report.malformedRecords++;
+    if (report.firstMalformed.length < LIST) {
       const e = err as { code?: string; message?: string; location?: ErrorLocation };
       const loc = e.location ?? {};
-      report.first_malformed.push({
-        record_index: index, code: e.code ?? 'SYNTAX_ERROR', message: String(e.message ?? err),
-        ...(loc.byte_offset !== undefined ? { byte_offset: loc.byte_offset } : {}),
+      report.firstMalformed.push({
+        recordIndex: index, code: e.code ?? 'SYNTAX_ERROR', message: String(e.message ?? err),
+        ...(loc.byte_offset !== undefined ? { byteOffset: loc.byte_offset } : {}),
         ...(loc.line !== undefined ? { line: loc.line } : {}),
         ...(loc.column !== undefined ? { column: loc.column } : {}),
       });
-      report.first_error ??= { code: e.code ?? 'SYNTAX_ERROR', message: String(e.message ?? err), ...(e.location ? { location: e.location } : {}) };
+      report.firstError ??= { code: e.code ?? 'SYNTAX_ERROR', message: String(e.message ?? err), ...(e.location ? { location: e.location } : {}) };
     }
   };
   while (!stop && from < to) {
     try {
-      for await (const batch of source.scan({ from, to, signal: options.signal, onProgress: options.onProgress })) {
+      for await (const batch of source.batches({ from, to, signal: options.signal, onProgress: options.onProgress })) {
         for (let k = 0; k < batch.count; k++) {
           const [s, e] = batch.span(k);
-          if (report.records_examined > 0 && report.bytes_examined + (e - s) > maxBytes) { stop = true; break; }
+          if (report.recordsExamined > 0 && report.bytesExamined + (e - s) > maxBytes) { stop = true; break; }
           const i = batch.first + k;
           if ((batch.oversized || e - s > PIECE_BYTES) && source.node) {
             // Too long to parse whole (or long enough that parsing it whole would hold it all in memory): examined
             // piece by piece through lazy nodes, within the probe's bytes.
             const root = source.node(i, '');
-            if (batch.oversized) report.oversized_records++;
+            if (batch.oversized) report.oversizedRecords++;
             if (!root) continue;
-            const r = await validateInParts(root, i, maxBytes - report.bytes_examined, limits, options);
-            report.records_examined++;
-            report.bytes_examined += r.bytes;
+            const r = await validateInParts(root, i, maxBytes - report.bytesExamined, limits, options);
+            report.recordsExamined++;
+            report.bytesExamined += r.bytes;
             if (r.error) malformed(i, r.error);
             else {
-              if (r.loneSurrogates) report.lone_surrogates++;
+              if (r.loneSurrogates) report.loneSurrogates++;
               if (r.duplicate) {
-                report.duplicate_keys++;
-                if (!report.first_duplicate_key) report.first_duplicate_key = { record_index: i, ...r.duplicate };
+                report.duplicateKeys++;
+                if (!report.firstDuplicateKey) report.firstDuplicateKey = { recordIndex: i, ...r.duplicate };
               }
             }
             if (!r.complete) { partial = true; stop = true; break; }
             continue;
           }
-          report.records_examined++;
-          report.bytes_examined += e - s;
-          if (e - s > limits.maxRecordBytes) { report.oversized_records++; continue; }
+          report.recordsExamined++;
+          report.bytesExamined += e - s;
+          if (e - s > limits.maxRecordBytes) { report.oversizedRecords++; continue; }
           const warnings: RecordWarning[] = [];
           let value: unknown;
           try {
@@ -78,18 +78,18 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           } catch (err) {
             const e = err as McpgwError;
             if (e.code === 'CANCELLED') throw err;
-            if (e.code === 'RESOURCE_LIMIT_EXCEEDED' && e.limit?.name === 'maxRecordBytes') { report.oversized_records++; continue; }
+            if (e.code === 'RESOURCE_LIMIT_EXCEEDED' && e.limit?.name === 'maxRecordBytes') { report.oversizedRecords++; continue; }
             malformed(i, err);
             continue;
           }
-          if (warnings.some((w) => w.code === 'LONE_SURROGATE_REPLACED')) report.lone_surrogates++;
+          if (warnings.some((w) => w.code === 'LONE_SURROGATE_REPLACED')) report.loneSurrogates++;
           if (value !== null && typeof value === 'object') {
             const text = decodeUtf8(batch.bytes.subarray(s, e), 0);
             if (countMemberNames(text) !== countMembers(value)) {
-              report.duplicate_keys++;
-              if (!report.first_duplicate_key) {
+              report.duplicateKeys++;
+              if (!report.firstDuplicateKey) {
                 const dup = findDuplicateKey(text);
-                if (dup) report.first_duplicate_key = { record_index: i, ...dup };
+                if (dup) report.firstDuplicateKey = { recordIndex: i, ...dup };
               }
             }
           }
@@ -103,15 +103,15 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
       // a record too long for a scan read: count it and go on after it
       const e = err as McpgwError;
       if (e.code === 'RESOURCE_LIMIT_EXCEEDED' && e.location?.record_index !== undefined && e.limit?.name === 'maxRecordBytes') {
-        report.oversized_records++;
-        report.records_examined++;
+        report.oversizedRecords++;
+        report.recordsExamined++;
         from = e.location.record_index + 1;
         continue;
       }
       throw err;
     }
   }
-  report.complete = !partial && report.records_examined === source.count;
+  report.complete = !partial && report.recordsExamined === source.count;
   return report;
 }
 

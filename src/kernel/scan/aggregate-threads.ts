@@ -194,7 +194,7 @@ export class AggregateThreads implements AggregatePool {
       let dispatched = from;
       let consumedAny = false;
       const maxInFlight = threads * (regex ? 8 : 2);
-      const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
+      const it = source.batches({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
       let exhausted = false;
       /**
        * Slices go to the threads through shared buffers, one per slice in flight, reused (no garbage per batch, and

@@ -168,7 +168,7 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
   const ctx = batchContext(compiled, where, maxDepth, state.stuck, site);
   const parse = exactParser(maxDepth);
   const total = to - from;
-  for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+  for await (const batch of source.batches({ from, to, signal: opts.signal })) {
     let wide = false;
     if (batch.oversized) {
       const err = oversizedOutcome(batch).error!;

@@ -169,7 +169,7 @@ export class QueryScanEngine implements ScanEngine {
     const epoch = this.clock.now();
     let lastYield = Date.now();
     let finished = 0;
-    for await (const batch of source.scan({ from, to, signal: opts.signal })) {
+    for await (const batch of source.batches({ from, to, signal: opts.signal })) {
       if (batch.oversized) {
         if (!inRange(plan, batch.first)) continue;
         const r = await oversized(batch);
@@ -306,7 +306,7 @@ export class QueryScanEngine implements ScanEngine {
     const { source, query } = opts;
     const limits = this.options.limits();
     const records: unknown[] = [];
-    for await (const batch of source.scan({ signal: opts.signal })) {
+    for await (const batch of source.batches({ signal: opts.signal })) {
       for (let k = 0; k < batch.count; k++) {
         const i = batch.first + k;
         try {

@@ -27,7 +27,7 @@ export async function missingMembers(source: RecordSource, names: readonly strin
   let bytes = 0;
   let partial = false;
   if (wanted.length > 0 && source.count > 0) {
-    outer: for await (const batch of source.scan({ to: Math.min(source.count, MAX_RECORDS), signal })) {
+    outer: for await (const batch of source.batches({ to: Math.min(source.count, MAX_RECORDS), signal })) {
       for (let k = 0; k < batch.count; k++) {
         const [s, e] = batch.span(k);
         if (examined > 0 && bytes + (e - s) > MAX_BYTES) break outer;

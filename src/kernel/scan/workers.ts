@@ -219,7 +219,7 @@ export class ThreadPool implements WorkerPool {
     try {
       for (let t = 0; t < threads; t++) slots.push(start(init, route, (err) => deliver({ type: 'workerError', message: err.message })));
       if (opts.signal?.aborted) deliver({ type: 'abort' });
-      const it = source.scan({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
+      const it = source.batches({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
       /** The batch last read (posted, or held as the oversized record the machine evaluates here). */
       let held: RecordBatch | null = null;
       let answer: ScanResult | null = null;

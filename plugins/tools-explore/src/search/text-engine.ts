@@ -94,7 +94,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
-  for await (const batch of source.scan({ from, signal: ctx.signal, onProgress })) {
+  for await (const batch of source.batches({ from, signal: ctx.signal, onProgress })) {
     if (batch.oversized) {
       // A record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read).
       const m = firstHitInParts(batch.first);
@@ -104,7 +104,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     let go = true;
     visit(batch, (k, m) => (go = take(batch.first + k, m)));
     if (!go) break;
-    if (Date.now() > ctx.deadline && batch.first + batch.count < source.count) {
+    if (ctx.clock.now() > ctx.deadline && batch.first + batch.count < source.count) {
       stoppedAt = batch.first + batch.count;
       break;
     }
@@ -172,10 +172,10 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
   let stopped: ScanPosition | null = null;
   let cut = false;
   let ticks = 0;
-  const expired = () => (++ticks & 15) === 0 && Date.now() > ctx.deadline;
+  const expired = () => (++ticks & 15) === 0 && ctx.clock.now() > ctx.deadline;
   outer: for (let i = start.record; i < source.count; i++) {
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-    if (i > start.record && Date.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
+    if (i > start.record && ctx.clock.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
     const at = i === start.record && start.at ? start.at : null;
     let events: Iterable<ReturnType<typeof recordHits> extends Iterable<infer E> ? E : never>;
     try {

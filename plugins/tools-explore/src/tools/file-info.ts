@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { detectionSchema, fileType, handleArg } from '../schemas';
+import { detectionSchema, fileType, fileTypeOf, handleArg } from '../schemas';
 
 const input = z.object({ handle: handleArg });
 const output = z.object({
@@ -29,7 +29,7 @@ export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
     return {
       handle: args.handle,
       path: opened.path,
-      file_type: source.fileType,
+      file_type: fileTypeOf(source),
       record_count: source.count,
       format: source.format,
       size_bytes: source.identity.size,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileTable } from '../files';
-import { detectionSchema, fileType, validationSchema, warningSchema } from '../schemas';
+import { detectionSchema, fileType, fileTypeOf, validationSchema, warningSchema } from '../schemas';
 import { probeValidate } from '../validate';
 
 const input = z.object({
@@ -77,7 +77,7 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
     return {
       handle,
       path: opened.path,
-      file_type: source.fileType,
+      file_type: fileTypeOf(source),
       record_count: source.count,
       format: source.format,
       size_bytes: source.identity.size,

@@ -69,34 +69,34 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
       throw err;
     }
     const { source } = opened;
-    const warnings: Warning[] = report.first_malformed.map((m) => ({ code: m.code, message: m.message, location: warningLocation(m) }));
-    if (report.malformed_records > report.first_malformed.length) {
-      warnings.push({ code: 'SYNTAX_ERROR', message: `${report.malformed_records} malformed records in all among the ${report.records_examined} examined.` });
+    const warnings: Warning[] = report.firstMalformed.map((m) => ({ code: m.code, message: m.message, location: warningLocation({ record_index: m.recordIndex, ...(m.byteOffset !== undefined ? { byte_offset: m.byteOffset } : {}), ...(m.line !== undefined ? { line: m.line } : {}), ...(m.column !== undefined ? { column: m.column } : {}) }) }));
+    if (report.malformedRecords > report.firstMalformed.length) {
+      warnings.push({ code: 'SYNTAX_ERROR', message: `${report.malformedRecords} malformed records in all among the ${report.recordsExamined} examined.` });
     }
-    if (report.oversized_records > 0) {
-      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `${report.oversized_records} record(s) over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes) were not parsed.` });
+    if (report.oversizedRecords > 0) {
+      warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: `${report.oversizedRecords} record(s) over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes) were not parsed.` });
     }
-    if (report.duplicate_keys > 0) {
-      const d = report.first_duplicate_key;
+    if (report.duplicateKeys > 0) {
+      const d = report.firstDuplicateKey;
       let line: number | undefined;
-      if (d) try { line = source.location(d.record_index).line; } catch { /* no location */ }
-      let message = `${report.duplicate_keys} record(s) repeat a member name (the last one wins)${d ? `; the first: ${JSON.stringify(d.key)} at ${JSON.stringify(d.path)} in record ${d.record_index}${line !== undefined ? ` (line ${line})` : ''}` : ''}.`;
+      if (d) try { line = source.location(d.recordIndex).line; } catch { /* no location */ }
+      let message = `${report.duplicateKeys} record(s) repeat a member name (the last one wins)${d ? `; the first: ${JSON.stringify(d.key)} at ${JSON.stringify(d.path)} in record ${d.recordIndex}${line !== undefined ? ` (line ${line})` : ''}` : ''}.`;
       if (message.length > 1000) message = message.slice(0, /[\uD800-\uDBFF]/.test(message[999]!) ? 999 : 1000);
       warnings.push({
         code: 'DUPLICATE_KEY',
         message,
-        ...(d ? { location: { record_index: d.record_index, ...(line !== undefined ? { line } : {}) } } : {}),
+        ...(d ? { location: { record_index: d.recordIndex, ...(line !== undefined ? { line } : {}) } } : {}),
       });
     }
-    if (report.lone_surrogates > 0) {
-      warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${report.lone_surrogates} record(s) hold escaped lone surrogates, read as U+FFFD.` });
+    if (report.loneSurrogates > 0) {
+      warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${report.loneSurrogates} record(s) hold escaped lone surrogates, read as U+FFFD.` });
     }
     return {
       file_id: fileId,
       requested_format: args.format ?? 'auto',
       detected_format: source.format,
       detection: opened.detection,
-      validation: { mode, complete: report.complete, bytes_examined: report.bytes_examined, records_examined: report.records_examined, malformed_records: report.malformed_records },
+      validation: { mode, complete: report.complete, bytes_examined: report.bytesExamined, records_examined: report.recordsExamined, malformed_records: report.malformedRecords },
       source: { size: source.identity.size, modified_time: new Date(source.identity.mtimeMs).toISOString() },
       ...(warnings.length ? { warnings } : {}),
     };

@@ -178,7 +178,7 @@ export class SessionFiles {
           await new Promise((r) => setImmediate(r));
         }
       } else {
-        for await (const batch of part.opened.source.scan({ from: local, signal })) {
+        for await (const batch of part.opened.source.batches({ from: local, signal })) {
           for (let k = 0; k < batch.count; k++) {
             const pos = part.base + batch.first + k;
             let item: RecordItem;
@@ -222,7 +222,7 @@ export class SessionFiles {
         continue;
       }
       const local = Math.max(0, from - part.base);
-      for await (const batch of part.opened.source.scan({ from: local, signal })) {
+      for await (const batch of part.opened.source.batches({ from: local, signal })) {
         const hits: number[] = [];
         re.candidates(batch, (k) => void hits.push(k));
         for (const k of hits) {
