@@ -168,6 +168,25 @@ describe('search with regex: true (RE2 syntax), end to end', () => {
     expect(good.data).toEqual({ value: '"1234"', path: "$.annotations[?search(@, '[0-9]{3}')]", value_type: 'string', pointer: '/annotations/0' });
   });
 
+  test('a JSONPath selecting several nodes: get_value_at_path and get_outline answer the first and say how many there were', async () => {
+    // Record 2 is {"emoji":"🐆","name":"leopard","annotations":["bobcat","wildcat","concatenate"]}.
+    const several = "$.annotations[?search(@, 'cat')]";
+    const expected = JSON.parse(EMOJI[2]!).annotations.filter((a: string) => a.includes('cat'));
+    expect(expected).toHaveLength(3);
+    const warning = {
+      code: 'SEVERAL_NODES',
+      message: `The JSONPath selected ${expected.length} nodes; this answer is the first (/annotations/0). search with mode "jsonpath" (or json_read) lists every node.`,
+    };
+    const got = await call(c.client, 'get_value_at_path', { handle: emoji, index: 2, path: several });
+    expect(got.data).toEqual({ value: JSON.stringify(expected[0]), path: several, value_type: 'string', pointer: '/annotations/0', warnings: [warning] });
+    const outlined = await call(c.client, 'get_outline', { handle: emoji, index: 2, path: several });
+    expect(outlined.data.pointer).toBe('/annotations/0');
+    expect(outlined.data.warnings).toEqual([warning]);
+    // One node: no warning.
+    const one = await call(c.client, 'get_value_at_path', { handle: emoji, index: 2, path: "$.annotations[?@ == 'wildcat']" });
+    expect(one.data).toEqual({ value: '"wildcat"', path: "$.annotations[?@ == 'wildcat']", value_type: 'string', pointer: '/annotations/1' });
+  });
+
   test('the reader\'s json_read carries the same warning, with the position of the pattern', async () => {
     const query = "$[?search(@.name, '\\\\bcat\\\\b')].emoji";
     const r = await call(c.client, 'json_read', { path: 'emoji.jsonl', language: 'jsonpath', query });

@@ -1,3 +1,4 @@
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,37 +25,39 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function setup(deadline: number) {
+/** A context whose deadline is `left` ms away on a FakeClock (the engine's clock too). */
+async function setup(left: number) {
+  const clock = new FakeClock();
   const limits = { ...DEFAULT_LIMITS, maxConcurrentScans: 1 };
-  const engine = new QueryScanEngine({ limits: () => limits });
+  const engine = new QueryScanEngine({ limits: () => limits, clock });
   const slots = { taken: 0 };
   const scan: ScanEngine = Object.assign(Object.create(engine) as ScanEngine, {
     slot: (d: number | undefined, s: AbortSignal | undefined) => { slots.taken++; return engine.slot(d, s); },
   });
   const ctx = {
-    session: new Session().scope('explore'), limits, signal: new AbortController().signal, deadline,
+    session: new Session(clock).scope('explore'), limits, signal: new AbortController().signal, deadline: clock.now() + left, clock,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
     clock: { now: () => Date.now() }, scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
   } as unknown as ToolContext;
   const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
   fileTable(ctx).add({ opened, malformedRecords: 0 });
-  return { ctx, engine, slots, opened };
+  return { ctx, engine, slots, opened, clock };
 }
 
 test('a text search holds a scan slot while it scans and gives it back', async () => {
-  const { ctx, engine, slots, opened } = await setup(Date.now() + 60_000);
+  const { ctx, engine, slots, opened, clock } = await setup(60_000);
   const r = (await search.handler({ handle: 'file_1', query: 'needle', mode: 'text', match_case: false, max_results: 5, regex: false } as any, ctx)) as any;
   expect({ total: r.total_matches, mode: r.mode, first: r.matches.map((m: any) => m.record_index) }).toEqual({ total: N / 3, mode: 'text', first: [0, 3, 6, 9, 12] });
   expect(slots.taken).toBe(1);
   // given back: the only slot is free at once, even with a deadline already past
-  const release = await engine.slot(Date.now() - 1, undefined);
+  const release = await engine.slot(clock.now() - 1, undefined);
   release();
   opened.close();
 });
 
 test('with every scan slot busy until the deadline, a text search is RESOURCE_LIMIT_EXCEEDED (maxConcurrentScans), like any scan', async () => {
-  const { ctx, engine, opened } = await setup(Date.now() - 1);
+  const { ctx, engine, opened } = await setup(-1);
   const held = await engine.slot(undefined, undefined);
   try {
     for (const args of [{ query: 'needle', mode: 'text', regex: false }, { query: 'ne+dle', mode: 'text', regex: true }]) {

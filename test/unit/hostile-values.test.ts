@@ -16,7 +16,7 @@ import { McpgwError } from '../../src/kernel/errors';
 import { hasInexactNumeral, needsExactParse, parseExact } from '../../src/kernel/records/parse';
 import { mayNeedExact, parseRecord } from '../../src/kernel/scan/fast-parse';
 import { Session } from '../../src/kernel/session/session';
-import { systemClock } from '../../src/kernel/clock';
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 
 const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: 2000 });
@@ -41,10 +41,12 @@ describe('numerals of millions of digits', () => {
 test('get_schema of a record with 30,000 distinct keys: a page of its members (members.next_offset continues), not a 2 MB schema built five times', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-hostile-'));
   try {
+    // A clock that stands still: get_schema's time budget never runs out, so the answer does not depend on the load.
+    const clock = new FakeClock();
     fs.writeFileSync(path.join(dir, 'wide.jsonl'), JSON.stringify(Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i]))) + '\n{"a":{"b":1}}\n');
     const opened = await fileService(dir, await formatsOf(jsonl)).open('wide.jsonl');
     const ctx = {
-      session: new Session().scope('explore'), limits: DEFAULT_LIMITS, signal: new AbortController().signal, deadline: Date.now() + 60_000, clock: systemClock,
+      session: new Session().scope('explore'), limits: DEFAULT_LIMITS, signal: new AbortController().signal, deadline: clock.now() + 60_000, clock,
       progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
       error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
     } as unknown as ToolContext;

@@ -57,6 +57,14 @@ export function resolvePath(ctx: ToolContext, path: string, value: unknown, warn
   const query = language.compile(parsed.jsonpath);
   warnings?.push(...queryWarnings(query));
   const nodes = query.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
+  if (nodes.length > 1) {
+    // The answer is the first node only: say how many there were, so one value is never mistaken for the only one.
+    warnings?.push({
+      code: 'SEVERAL_NODES',
+      message: `The JSONPath selected ${nodes.length} nodes; this answer is the first (${nodes[0]!.path || '""'}). ` +
+        'search with mode "jsonpath" (or json_read) lists every node.',
+    });
+  }
   return nodes.length ? parsePointer(nodes[0]!.path) : null;
 }
 

@@ -38,16 +38,18 @@ export class Semaphore {
       };
       const onAbort = () => fail(new McpgwError('CANCELLED', 'The request was cancelled.'));
       const wait = deadline === undefined ? undefined : Math.max(0, deadline - this.clock.now());
-      const timer = wait === undefined ? undefined : this.clock.setTimeout(() => fail(new McpgwError('RESOURCE_LIMIT_EXCEEDED',
+      const timedOut = () => new McpgwError('RESOURCE_LIMIT_EXCEEDED',
         `All ${this.max()} scan slots stayed busy until the request deadline.`, {
           limit: { name: 'maxConcurrentScans', limit: this.max() },
           hint: 'Retry when the other scans have finished, or raise limits.maxConcurrentScans.',
-        })), wait);
+        });
+      const timer = wait === undefined || wait === 0 ? undefined : this.clock.setTimeout(() => fail(timedOut()), wait);
       const cleanup = () => {
         timer?.cancel();
         signal?.removeEventListener('abort', onAbort);
       };
       if (signal?.aborted) return onAbort();
+      if (deadline !== undefined && this.clock.now() >= deadline) return fail(timedOut()); // past already: no timer to wait for
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(entry);
     });

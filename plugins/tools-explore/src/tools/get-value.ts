@@ -34,7 +34,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
   description:
     'Extract one nested value from a record: {value, path, value_type}. value is JSON text (a string "\\"Frank\\"" is quoted), numbers exact. ' +
     'path forms: dot notation user.address.city, items[2].name, items[-1] for the last element, [\'a.b\'] for names containing dots or brackets; ' +
-    'a JSON Pointer /user/address/city; or JSONPath $.user.name (a query selecting several nodes gives the first). "" or $ is the whole record. ' +
+    'a JSON Pointer /user/address/city; or JSONPath $.user.name (a query selecting several nodes gives the first, with a SEVERAL_NODES warning saying how many). "" or $ is the whole record. ' +
     'A missing member is NOT_FOUND, naming the part of the path that exists and the keys available there. Long values come back cut with next_offset; pass offset to read on (a value over maxRecordBytes as its text in the file, never parsed).',
   inputSchema: input,
   outputSchema: output,
