@@ -12,4 +12,4 @@ export const PLUGIN_API_VERSION = '2.0.0';
 export const API_2_CHANGES =
   'register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; tools read ' +
   'ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare ' +
-  'what it needs in `requires`';
+  'what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts)';

@@ -111,7 +111,7 @@ describe('apiVersion', () => {
     expect(err.message).toBe(
       `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.0.0, which refuses 1.x plugins. `
       + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
-      + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`. '
+      + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts). '
       + 'Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".',
     );
   });

@@ -64,5 +64,5 @@ function expand(p: string, userHome: string): string {
 
 /** The registered sources (the kernel's registry view; none on a kernel without session sources). */
 export function registeredSources(ctx: Pick<ToolContext, 'registry'>): readonly SessionSource[] {
-  return ctx.registry.sessionSources?.list() ?? [];
+  return ctx.registry.sessionSources.list();
 }

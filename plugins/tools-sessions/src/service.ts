@@ -58,7 +58,6 @@ export class SessionsService {
 
   /** File access confined to the available homes. @throws INTERNAL_ERROR on a kernel without `FileAccess.within`. */
   files(ctx: Pick<ToolContext, 'files' | 'error'>, homes: readonly SourceHome[]): FileAccess {
-    if (!ctx.files.within) throw ctx.error('INTERNAL_ERROR', 'This mcpgw kernel cannot read folders outside the root (FileAccess.within is missing).');
     // The homes as configured: a session listed under a home that is a symbolic link (~/.claude linked to a dotfiles
     // folder) is routed by that path; each wall still decides on real paths.
     return ctx.files.within(homes.filter((h) => h.available).map((h) => h.home));

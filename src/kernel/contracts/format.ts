@@ -250,7 +250,7 @@ export interface RecordSource {
   /**
    * Record i as text, after every check `value(i)` makes (framing, strict UTF-8, maxDepth, JSON syntax) and with its
    * errors, without building the value (no exact numbers, no reviver walk): for tools that show the text only.
-   * Optional: kernels before 1.1 lack it.
+   * Optional: a format that lacks it is read through value().
    */
   checkedText?(i: number): string;
   /**

@@ -97,9 +97,9 @@ export interface RecordsToolkit {
   chunks(file: OpenedFile, options?: ChunkReadOptions): AsyncIterable<FileChunk>;
   /**
    * The same chunks read synchronously, without yielding (for `SourceSpec.extend`, which runs inside a tool's
-   * synchronous identity check). Optional: kernels before 1.1 lack it.
+   * synchronous identity check).
    */
-  chunksSync?(file: OpenedFile, options?: Omit<ChunkReadOptions, 'signal' | 'onProgress'>): Iterable<FileChunk>;
+  chunksSync(file: OpenedFile, options?: Omit<ChunkReadOptions, 'signal' | 'onProgress'>): Iterable<FileChunk>;
   createIndex(): OffsetIndex;
   /** A RecordSource over an offset index: raw/text/value/scan/location/validate/node implemented once for all formats. */
   createSource(spec: SourceSpec): RecordSource;
@@ -117,10 +117,10 @@ export interface RecordsToolkit {
    * §6; a `JSON.rawJSON` number's `rawJSON`) or a finite JavaScript number, which stands for its shortest round-trip
    * spelling `String(n)` (the lexeme the kernel's parsers kept it for). Linear in the lexemes' length, no rounding:
    * `1e400 < 1e401`, `-0 == 0`, `0.1000000000000000000001 > 0.1`. The same function as `compareNumerals` of
-   * `mcpgw/plugin-api`, here for plugins that take nothing from mcpgw at run time. Optional: kernels before 1.1 lack it.
+   * `mcpgw/plugin-api`, here for plugins that take nothing from mcpgw at run time.
    * @throws TypeError for a string that is not a JSON number; RangeError for NaN or ±Infinity
    */
-  compareNumerals?(a: string | number, b: string | number): -1 | 0 | 1;
+  compareNumerals(a: string | number, b: string | number): -1 | 0 | 1;
 }
 
 /** One page of laid-out JSON text (`JsonLayout.page`): offsets in UTF-8 bytes of the whole laid-out text. */

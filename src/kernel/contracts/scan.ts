@@ -139,8 +139,8 @@ export interface ScanEngine {
    * Explains an empty answer: which of `names` (a query's `CompiledQuery.memberNames`) no record examined has as a
    * member name at any depth, with the nearest names the records do have (edit distance). Examines records from the
    * start of the file: at most 1,000 records and 8 MiB, stopping once every name is seen; malformed records add
-   * nothing; a record over 1 MiB is not parsed but looked into through lazy nodes (`partial` when sampled). Optional:
-   * kernels before 1.1 lack it. @throws CANCELLED, IO_ERROR
+   * nothing; a record over 1 MiB is not parsed but looked into through lazy nodes (`partial` when sampled).
+   * @throws CANCELLED, IO_ERROR
    */
-  missingMembers?(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers>;
+  missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers>;
 }

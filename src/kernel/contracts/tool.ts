@@ -99,25 +99,25 @@ export interface FileAccess {
    * first 64 KiB). Symlinks are followed only while they stay inside the root; folders are not listed.
    * `glob` (`*`, `**`, `?`, `[…]`, `{a,b}`) filters paths relative to `path`; a glob without `/` matches
    * the base name at any depth. At most `max` files (default 200); `truncated` says more exist, or that the walk
-   * stopped at `deadline` (ms since the epoch) with what it had found. Optional: kernels before 1.1 lack it.
+   * stopped at `deadline` (ms since the epoch) with what it had found.
    * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
    */
-  list?(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
+  list(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
   /**
    * A FileAccess over `folders` (absolute paths) instead of the root, each folder a wall as the root is (real-path
    * containment; a symlink that leaves it is refused). `open`, `verify` and `list` take absolute paths inside one of
    * them; `OpenedSource.path` and listed paths are absolute. Folders that do not exist are left out; a path inside
    * none of them is ACCESS_DENIED (without saying whether it exists). The session-history bundle reads the
-   * assistants' folders through it. Optional: kernels before 1.1 lack it.
+   * assistants' folders through it.
    */
-  within?(folders: readonly string[]): FileAccess;
+  within(folders: readonly string[]): FileAccess;
   /**
    * The raw bytes of a file inside the walls, in chunks (`[from, to)`, default the whole file), with no format and no
    * index: for byte-level prefilters that decide whether a file is worth opening. Opened and checked as `open` does;
-   * a chunk's bytes are valid until the iteration after next. Optional: kernels before 1.1 lack it.
+   * a chunk's bytes are valid until the iteration after next.
    * @throws as `open` (ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT), IO_ERROR, CANCELLED.
    */
-  read?(path: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncIterable<FileChunk>;
+  read(path: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncIterable<FileChunk>;
 }
 
 /** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */
@@ -205,10 +205,10 @@ export interface RegistryView {
   queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
   /** Detects a format for a probe (used by tools that list files). */
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
-  /** Registered session sources, in registration order (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
-  sessionSources?: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
-  /** Registered embedders (contracts/sessions.ts). Optional: kernels before 1.1 lack it. */
-  embedders?: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
+  /** Registered session sources, in registration order (contracts/sessions.ts). */
+  sessionSources: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
+  /** Registered embedders (contracts/sessions.ts). */
+  embedders: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */

@@ -40,7 +40,6 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
-    if (!ctx.files.list) throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'This server kernel cannot list files.', { hint: 'Open files by path with open_file.' });
     const max = Math.min(args.max_results, ctx.limits.maxItems);
     const listing = await ctx.files.list(args.path, { glob: args.glob, max, signal: ctx.signal, deadline: ctx.deadline });
     const files: z.input<typeof output>['files'] = [];
