@@ -37,7 +37,7 @@ beforeAll(async () => {
     verify: (s, r) => inner.verify(s, r),
   });
   ctx = {
-    registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: () => undefined, list: () => [] }, detect: () => null, sessionSources: { list: () => [claudeSource], get: () => claudeSource } },
+    registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: () => undefined, list: () => [] }, detect: () => null, sessionSources: { list: () => [claudeSource], get: () => claudeSource }, embedders: { list: () => [], get: () => undefined } },
     files: { ...files, open: files.open.bind(files), verify: files.verify.bind(files), within: (folders: readonly string[]) => spy(files.within(folders)) },
     session: {} as never, limits: {} as never, signal: new AbortController().signal, deadline: Date.now() + 60_000,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} },
