@@ -33,6 +33,14 @@ try {
   }
   throw err;
 }
+// A reader that stops early (`mcpgw plugins | head -1`) closes the pipe: the output it did not want is not an error.
+// `serve` keeps its own handling (its stdout is the protocol channel).
+if (process.argv[2] !== 'serve') {
+  process.stdout.on('error', (err) => {
+    if (err && err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
 cli.main(process.argv).then(
   (code) => {
     if (code !== 0) process.exitCode = code;

@@ -6,7 +6,7 @@
  *
  * Requires a build: `npm test` runs `tsc -b` before jest.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -317,6 +317,16 @@ describe('CLI usage', () => {
     const r = mcpgw(['--help']);
     expect(r.status).toBe(0);
     for (const cmd of ['serve', 'list-tools', 'plugins', 'check']) expect(r.stdout).toContain(cmd);
+  });
+
+  test('a reader that closes the pipe early (mcpgw plugins | head -1) ends the command quietly, exit 0', async () => {
+    // The read end is closed before the command writes anything, so every write meets EPIPE.
+    const child = spawn(NODE, [CLI, 'plugins'], { cwd: os.tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
   });
 
   test('a command\'s --help exits 0 and lists its options', () => {
