@@ -97,7 +97,8 @@ describe('the source lease', () => {
     let fail!: () => void;
     const reading = withLease(ctx, 'jf_x', file, () => new Promise<void>((_, reject) => (fail = () => reject(new Error('boom')))));
     const releasing = release(ctx, file);
-    await new Promise((r) => setTimeout(r, 10));
+    // A few turns of the event loop (no time needs to pass): the release is still waiting for the read.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
     expect(closed.count).toBe(0);
     expect(file.closed).toBe(true);
     fail();
