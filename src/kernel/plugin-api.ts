@@ -28,6 +28,8 @@ export { PLUGIN_API_VERSION } from './version';
 export { FakeClock } from './api/fake-clock';
 /** RFC 6901 JSON Pointer: escape, unescape, append, format and parse reference tokens (src/kernel/api/pointer.ts). */
 export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, unescapeToken } from './api/pointer';
+/** The hint of an empty answer: query member names no record examined has, with the nearest seen (src/kernel/api/empty-answer-hint.ts). */
+export { emptyAnswerHint } from './api/empty-answer-hint';
 /** JSON whitespace (RFC 8259 §2) for byte-level format code (src/kernel/api/whitespace.ts). */
 export { isJsonWhitespace, skipJsonWhitespace } from './api/whitespace';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */

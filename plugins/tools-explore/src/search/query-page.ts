@@ -1,7 +1,7 @@
 import type { CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
 import { cursorTable, type QueryCursor } from './cursors';
-import { emptyAnswerHint } from './hint';
+import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
 
 /**

@@ -3,7 +3,7 @@ import type { CompiledQuery, ScanNode, ScanPosition, ToolContext, ToolDefinition
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, evictedIds, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
-import { emptyAnswerHint } from '../hint';
+import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { checkRoom, openSource } from './json-open';
 
 /**

@@ -1,16 +1,16 @@
-import type { CompiledQuery, RecordSource, ToolContext } from 'mcpgw/plugin-api';
+import type { CompiledQuery, RecordSource, ToolContext } from '../contracts';
 
 /**
  * For an empty answer: names the member names the query uses that no record examined has, with the nearest names
  * seen (`$.lable` → "label"), through the kernel's `ctx.scan.missingMembers`. Undefined when every name occurs (the
- * answer is empty for another reason) or the kernel cannot tell. The kernel examines a sample from the start of the
+ * answer is empty for another reason). The kernel examines a sample from the start of the
  * file (at most 1,000 records and 8 MiB): when it did not reach the end, the hint says how many records it looked at
  * and that the others may have the name; so it does when a record too large to read whole was looked into through a
  * sample of it (`partial`).
  */
 export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery): Promise<string | undefined> {
   const names = query.memberNames;
-  if (!names?.length || !ctx.scan.missingMembers) return undefined;
+  if (!names?.length) return undefined;
   const found = await ctx.scan.missingMembers(source, names, ctx.signal);
   if (found.missing.length === 0) return undefined;
   const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
