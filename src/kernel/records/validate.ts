@@ -95,7 +95,7 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           }
         }
         from = batch.first + batch.count;
-        if (options.deadline !== undefined && Date.now() > options.deadline) stop = true;
+        if (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline) stop = true;
         if (stop) break;
       }
       break;
@@ -181,7 +181,7 @@ export async function validateInParts(root: LazyNode, recordIndex: number, budge
         sinceYield = 0;
         await new Promise<void>((r) => setImmediate(r));
         if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-        if (options.deadline !== undefined && Date.now() > options.deadline) { out.complete = false; return out; }
+        if (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline) { out.complete = false; return out; }
       }
     }
   } catch (err) {
