@@ -1,7 +1,8 @@
 import type { LazyNode, RecordSource, RecordWarning, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import { McpgwError, type ErrorLocation } from '../errors';
-import { countMemberNames, countMembers, decodeUtf8, escapeToken, findDuplicateKey, parseExact } from './parse';
+import { countMemberNames, countMembers, decodeUtf8, findDuplicateKey, parseExact } from './parse';
+import { escapeToken } from '../api/pointer';
 
 /** Malformed records listed in a report. */
 const LIST = 5;
