@@ -10,6 +10,10 @@ import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import jsonseq from '../../plugins/format-jsonseq/src/index';
 import { formatsOf } from '../helpers/formats';
+import { recordsToolkit } from '../../src/kernel/records';
+import { Float64OffsetIndex } from '../../src/kernel/records/offset-index';
+import { LineIndexer } from '../../plugins/format-jsonl/src/index-lines';
+import { SequenceIndexer } from '../../plugins/format-jsonseq/src/sequence';
 import { CLI, NODE } from '../helpers/mcp';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { FileService } from '../../src/kernel/files/file-service';
@@ -33,13 +37,32 @@ let warnings: string[];
 const log: Logger = { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} };
 
 beforeAll(async () => {
+  // an open that reads the file through the records toolkit's chunks made a pass; one that did not, restored
+  const chunks = jest.spyOn(recordsToolkit, 'chunks');
   formats = [...(await formatsOf(jsonl)), ...(await formatsOf(jsonseq))].map((f) => ({
     ...f,
-    open: (file, options) => {
-      opens.push(options.restored ? 'restored' : 'indexed');
-      return f.open(file, options);
+    open: async (file, options) => {
+      const before = chunks.mock.calls.length;
+      const source = await f.open(file, options);
+      opens.push(chunks.mock.calls.length > before ? 'indexed' : 'restored');
+      return source;
     },
   }));
+});
+
+test('the formats\' indexer states round-trip, from any byte offset (a view into an entry)', () => {
+  const lines = new LineIndexer(new Float64OffsetIndex());
+  lines.feed(0, Buffer.from('{"a":1}\n\n{"b":'));
+  const at = Buffer.concat([Buffer.alloc(3), Buffer.from(lines.saveState())]).subarray(3);
+  const back = LineIndexer.restore(new Float64OffsetIndex(), at)!;
+  expect(back).not.toBeNull();
+  expect({ ...back }).toEqual({ ...lines, index: back.index });
+  expect(LineIndexer.restore(new Float64OffsetIndex(), new Uint8Array(40))).toBeNull();
+  const seq = new SequenceIndexer(new Float64OffsetIndex());
+  seq.feed(0, Buffer.from('\x1e{"a":1}\n\x1e'));
+  const seqBack = SequenceIndexer.restore(new Float64OffsetIndex(), Buffer.concat([Buffer.alloc(5), Buffer.from(seq.saveState())]).subarray(5))!;
+  expect({ ...seqBack }).toEqual({ ...seq, index: seqBack.index });
+  expect(SequenceIndexer.restore(new Float64OffsetIndex(), lines.saveState())).toBeNull();
 });
 
 beforeEach(() => {

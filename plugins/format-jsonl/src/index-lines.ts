@@ -43,7 +43,7 @@ export class LineIndexer {
   /** An indexer going on from a stored state (`OpenOptions.restored`); null when `state` is not one this class saved. */
   static restore(index: OffsetIndex, state: Uint8Array): LineIndexer | null {
     if (state.byteLength !== 40) return null;
-    const [tag, line, lineStart, content, fed] = new Float64Array(state.slice().buffer);
+    const [tag, line, lineStart, content, fed] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
     if (tag !== STATE_TAG || !(fed! >= 0) || !(lineStart! >= 0) || lineStart! > fed! || (content !== 0 && content !== 1)) return null;
     const indexer = new LineIndexer(index);
     indexer.line = line!;

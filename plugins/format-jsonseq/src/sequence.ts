@@ -59,7 +59,7 @@ export class SequenceIndexer {
   /** An indexer going on from a stored state (`OpenOptions.restored`); null when `state` is not one this class saved. */
   static restore(index: OffsetIndex, state: Uint8Array): SequenceIndexer | null {
     if (state.byteLength !== 32) return null;
-    const [tag, pending, leading, fed] = new Float64Array(state.slice().buffer);
+    const [tag, pending, leading, fed] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
     if (tag !== STATE_TAG || !(fed! >= 0) || !(pending! >= -1) || pending! >= fed! || (leading !== 0 && leading !== 1)) return null;
     const indexer = new SequenceIndexer(index);
     indexer.pending = pending!;

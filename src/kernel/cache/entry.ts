@@ -203,7 +203,7 @@ export function decodeEntry(buf: Buffer): ReadEntry {
     detection: { basis, confidence: buf.readDoubleLE(96) },
     format: buf.toString('utf8', at, at + formatLength),
     salt: buf.toString('utf8', at + formatLength, at + formatLength + saltLength),
-    state: buf.subarray(at + formatLength + saltLength, at + formatLength + saltLength + stateLength),
+    state: new Uint8Array(buf.subarray(at + formatLength + saltLength, at + formatLength + saltLength + stateLength)),
     offsets: new Float64Array(buf.buffer, buf.byteOffset + headerBytes, count),
     checkpoints: new Float64Array(buf.buffer, buf.byteOffset + headerBytes + 8 * count, cps),
     bytes: total,
