@@ -19,7 +19,8 @@ const output = z.object({
 export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
   name: 'get_file_info',
   title: 'File metadata',
-  description: 'Metadata of an open file: path, file type, record count, format, size in bytes, modification time.',
+  description:
+    'Metadata of an open file: path, file_type, record_count, format, size_bytes, modified',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -46,7 +47,8 @@ const countOutput = z.object({ record_count: z.number().int() });
 export const getRecordCount: ToolDefinition<typeof countInput, typeof countOutput> = {
   name: 'get_record_count',
   title: 'Record count',
-  description: 'The number of top-level records in an open file (lines of JSON Lines, elements of a top-level array, 1 for a single object). Malformed lines count as records.',
+  description:
+    'Records in an open file: lines of JSON Lines, elements of a top-level array, else 1',
   inputSchema: countInput,
   outputSchema: countOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
