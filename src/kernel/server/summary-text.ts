@@ -6,7 +6,8 @@ const SUMMARY_STRING = 80;
  * budget"): what the structuredContent holds, not a second copy of it. Top-level members in order; numbers,
  * booleans and null as they are; strings up to 80 characters (longer ones cut, with their size in bytes); arrays
  * and objects by their size (`[5 items]`, `{3 members}`). One line of JSON-like text, for 1.x clients and logs;
- * a client that reads structuredContent has the whole answer there.
+ * a client that reads structuredContent has the whole answer there. The tool adapter keeps the full text when it is
+ * no longer than this.
  */
 export function summaryText(result: Record<string, unknown>): string {
   const parts: string[] = [];

@@ -46,7 +46,8 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: 'Ask for fewer items (max_results / count) or a smaller part of the record.',
       });
     }
-    const shown = ctx.answers?.resultText === 'summary' ? summaryText(result) : text;
+    const summary = ctx.answers?.resultText === 'summary' ? summaryText(result) : null;
+    const shown = summary !== null && Buffer.byteLength(summary) < bytes ? summary : text;
     return { content: [{ type: 'text', text: shown }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);

@@ -48,7 +48,7 @@ export const getRecordCount: ToolDefinition<typeof countInput, typeof countOutpu
   name: 'get_record_count',
   title: 'Record count',
   description:
-    'Records in an open file: lines of JSON Lines, elements of a top-level array, else 1',
+    'Records in an open file (1 for a single document)',
   inputSchema: countInput,
   outputSchema: countOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -32,9 +32,9 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
   name: 'get_value_at_path',
   title: 'Read a nested value',
   description:
-    'One nested value of record index as compact JSON text (a string comes quoted): {value, path, value_type}. ' +
+    'One value of record index as compact JSON text (a string comes quoted): {value, path, value_type}. ' +
     'path: user.address.city, items[2].name, items[-1], [\'a.b\'], /user/name (pointer) or $.user.name (JSONPath, first node). ' +
-    'A missing member is NOT_FOUND naming the keys there; a long value pages with offset',
+    'A missing member is NOT_FOUND naming the keys there',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -66,8 +66,8 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   name: 'get_outline',
   title: 'Outline a record',
   description:
-    'The shape of one record, or of one huge document (GeoJSON), without reading it all: members with type, children, bytes and short values. ' +
-    'index, path, depth and max_members choose what; next_offset pages. Find the data here, then get_value_at_path',
+    'The shape of a record, or of a huge document (GeoJSON), without reading it all: members with type, children, bytes, short values. ' +
+    'index, path, depth and max_members choose what; next_offset pages. Then get_value_at_path',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -251,7 +251,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
   title: 'Infer the schema',
   description:
     'Infer a JSON Schema from sample_size records spread over the file: {schema, records_sampled}. ' +
-    'integer vs number, nullable types list null, required (in every sample), x-frequency on optional members. Fewer than depth levels when too big (depth says so); top-level members page with offset',
+    'integer vs number, nullable types list null, x-frequency on optional members. Too big: fewer levels than depth (depth says so); top-level members page with offset',
   inputSchema: schemaInput,
   outputSchema: schemaOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

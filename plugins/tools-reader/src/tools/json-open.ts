@@ -48,7 +48,7 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
   name: 'json_open',
   title: 'Open a JSON / JSON Lines / JSON-seq file',
   description:
-    'Open a file (path under the server root) for json_read, addressed whole: the root of JSON Lines or JSON-seq is the array of its records. ' +
+    'Open a file (path under the server root) for json_read, addressed whole: JSON Lines or JSON-seq is an array of records. ' +
     'Returns file_id, the detected format and validation coverage (validation: full checks every record)',
   inputSchema: input,
   outputSchema: output,
