@@ -1,25 +1,4 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors';
-
-/** The error object of an error result (docs/architecture.md "Error results"), as JSON Schema. */
-export const errorPayloadSchema = z.object({
-  code: z.enum(ERROR_CODES),
-  message: z.string(),
-  hint: z.string().optional(),
-  location: z
-    .object({
-      byte_offset: z.number().optional(),
-      line: z.number().optional(),
-      column: z.number().optional(),
-      record_index: z.number().optional(),
-      path: z.string().optional(),
-      position: z.number().optional(),
-    })
-    .optional(),
-  limit: z.object({ name: z.string(), limit: z.number(), value: z.number().optional() }).optional(),
-});
-
-export const errorEnvelopeSchema = z.object({ error: errorPayloadSchema });
 
 type JsonSchema = Record<string, unknown>;
 

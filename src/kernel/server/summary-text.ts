@@ -2,8 +2,8 @@
 const SUMMARY_STRING = 80;
 
 /**
- * The text block of a result under the profile setting `resultText: "summary"` (docs/architecture.md "Context
- * budget"): what the structuredContent holds, not a second copy of it. Top-level members in order; numbers,
+ * The text block of a result under the profile setting `resultText: "summary"`
+ * (docs/architecture.md "Context budget"): what the structuredContent holds, not a second copy of it. Top-level members in order; numbers,
  * booleans and null as they are; strings up to 80 characters (longer ones cut, with their size in bytes); arrays
  * and objects by their size (`[5 items]`, `{3 members}`). One line of JSON-like text, for 1.x clients and logs;
  * a client that reads structuredContent has the whole answer there. The tool adapter keeps the full text when it is
@@ -17,7 +17,8 @@ export function summaryText(result: Record<string, unknown>): string {
 
 function summarize(value: unknown): string {
   if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? '' : 's'}]`;
-  if (value !== null && typeof value === 'object') {
+  // an exact number (JSON.rawJSON, docs/architecture.md "Decisions") is an object that stringifies as its digits
+  if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) {
     const n = Object.keys(value).length;
     return `{${n} member${n === 1 ? '' : 's'}}`;
   }

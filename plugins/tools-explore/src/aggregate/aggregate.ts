@@ -118,9 +118,9 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
   name: 'aggregate',
   title: 'Count, group, sum and bucket',
   description:
-    'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], groups_total, complete, next_cursor}. ' +
+    'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
     'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
-    'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc; top per page',
+    'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -33,7 +33,7 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   title: 'List files',
   description:
     'Find files under the server root: {files: [{path, size_bytes, modified, format}], complete}. path: a folder; glob: *.jsonl (without /: at any depth). ' +
-    'format null: open_file cannot read it (note says why). complete: false: narrow path or glob',
+    'format null: open_file cannot read it (see note). complete: false: narrow path or glob',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

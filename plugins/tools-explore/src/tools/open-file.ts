@@ -16,7 +16,7 @@ const output = z.object({
   format: z.string(),
   size_bytes: z.number().int(),
   detection: detectionSchema.optional().describe('How the format was chosen, when not by the content alone'),
-  validation: validationSchema.optional().describe('What the validation at open examined, when it found malformed records'),
+  validation: validationSchema.optional().describe('What the validation at open examined, when it found malformed records (get_file_info always says)'),
   warnings: z.array(warningSchema).optional(),
 });
 
@@ -54,7 +54,11 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
     let validation;
     try {
       validation = await probeValidate(opened.source, ctx);
-      handle = table.add({ opened, malformedRecords: validation.complete ? validation.malformed_records : null });
+      handle = table.add({
+        opened,
+        malformedRecords: validation.complete ? validation.malformed_records : null,
+        validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records },
+      });
     } catch (err) {
       opened.close();
       throw err;

@@ -206,7 +206,8 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
       const laid = value as RecordText;
       let item: (typeof records)[number];
       if (laid.end < laid.total) {
-        const how = `get_record ${index}${fields ? ' with the same fields' : ''}${args.record_format ? ` and record_format ${args.record_format}` : ''} and offset ${laid.end} reads on`;
+        // get_record pages the same text: the same fields and layout, from this offset
+        const how = `get_record ${index}${fields ? ' with the same fields,' : ' with'} record_format "${indent ? 'pretty' : 'compact'}" and offset ${laid.end} reads on`;
         item = { index, record: `${laid.text}… [cut at ${laid.end} of ${laid.total} bytes: ${how}]`, truncated: true, record_bytes: laid.total };
       } else {
         item = { index, record: laid.text };
