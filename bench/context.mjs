@@ -101,7 +101,8 @@ async function connect(node, gateway, root, configFile) {
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
     command: node, args: [gateway, 'serve', '--root', root, ...(configFile ? ['--config', configFile] : [])],
-    stderr: 'pipe', cwd: REPO, env: { PATH: process.env.PATH ?? '' },
+    // the persistent index cache goes to the scenario's temporary folder, removed at the end
+    stderr: 'pipe', cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: path.join(root, '.cache') },
   });
   let stderr = '';
   transport.stderr?.on('data', (b) => { stderr = (stderr + b).slice(-2000); });

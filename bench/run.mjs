@@ -53,7 +53,8 @@ const SCENARIOS = [
   ['aggregate-status', '14. aggregate group_by status (count), vs DuckDB GROUP BY and jq -s group_by'],
   ['aggregate-bucket', '15. aggregate where level == "error", bucket ts 1h, vs DuckDB time_bucket'],
   ['count-only', '16. search max_results 0 and json_read count: count-only vs the same with results'],
-  ['context', '17. bytes, not time: tools/list and the exploration workflow per step (bench/context.mjs; run alone)'],
+  ['reopen', '17. open_file of an already-indexed file in a new server (persistent index) vs the first open and the open with the cache off'],
+  ['context', '18. bytes, not time: tools/list and the exploration workflow per step (bench/context.mjs; run alone)'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -188,7 +189,11 @@ class GwError extends Error {}
 const liveGateways = new Set();
 
 class Gateway {
-  static async start(cfg) {
+  /**
+   * A fresh server. The persistent index cache is off (every open is a full pass, as the scenarios measure) unless
+   * `cacheDir` names a folder for it (the `reopen` scenario); the user's own cache is never touched.
+   */
+  static async start(cfg, { cacheDir = null } = {}) {
     const { Client } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const g = new Gateway();
@@ -196,7 +201,7 @@ class Gateway {
     g.cache = new Map();
     const t0 = performance.now();
     g.transport = new StdioClientTransport({
-      command: cfg.node, args: [...(cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cfg.cpuProf] : []), cfg.gateway, 'serve', '--root', DATA_DIR],
+      command: cfg.node, args: [...(cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cfg.cpuProf] : []), cfg.gateway, 'serve', '--root', DATA_DIR, '--config', benchConfig(cacheDir)],
       stderr: 'pipe', cwd: REPO,
       maxBufferSize: 64 * MiB,
     });
@@ -265,6 +270,15 @@ class Gateway {
     for (let i = 0; i < 30 && tree.some(alive); i++) await sleep(100);
     for (const p of tree) if (alive(p)) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
   }
+}
+/** A config file for the bench's servers: the index cache off, or in `cacheDir`. */
+function benchConfig(cacheDir) {
+  const file = path.join(os.tmpdir(), `mcpgw-bench-${process.pid}-${cacheDir ? 'cache-' + path.basename(cacheDir) : 'nocache'}.json`);
+  if (!fs.existsSync(file)) {
+    fs.writeFileSync(file, JSON.stringify(cacheDir ? { cacheDir } : { cache: false }));
+    process.once('exit', () => { try { fs.unlinkSync(file); } catch { /* gone */ } });
+  }
+  return file;
 }
 function alive(pid) { try { process.kill(pid, 0); return !fs.readFileSync(`/proc/${pid}/stat`, 'latin1').includes(') Z '); } catch { return false; } }
 
@@ -666,6 +680,47 @@ async function scenarioCold(ctx) {
   return { rows: [row, ref], ratios };
 }
 
+/**
+ * Re-open of an already-indexed file in a new server process: per run, an empty cache folder; server A opens the file
+ * (index pass + the index stored), server B (a new process) opens it again (the stored index read back); server C, the
+ * cache off, opens it too (the pass alone). open_file times, client-side; the server's peak RSS after the open.
+ */
+async function scenarioReopen(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const mk = (id, label) => ({ scenario: 'reopen', kind: 'gateway', tool: 'mcpgw', id, label, bytes: jsonl.meta.bytes, expect: jsonl.meta.records, status: 'ok', times: [], counts: [], peakKb: [] });
+  const first = mk('open-store', 'open_file, fresh server, empty cache: index pass + index stored');
+  const reopen = mk('reopen', 'open_file, fresh server, file already indexed: stored index read back');
+  const nocache = mk('open-nocache', 'open_file, fresh server, cache off: index pass');
+  const rows = [first, reopen, nocache];
+  if (ctx.gatewayDown) for (const r of rows) Object.assign(r, { status: 'error', reason: ctx.gatewayDown });
+  const openIn = async (row, run, opts) => {
+    const gw = await Gateway.start(cfg, opts);
+    try {
+      gw.need('open_file');
+      const r = await gw.call('open_file', { path: jsonl.rel });
+      if (run > 0) { row.times.push(r.ms); row.counts.push(r.sc.record_count); row.peakKb.push(gw.mem()?.hwm); }
+    } finally { await gw.close(); }
+  };
+  for (let run = 0; run <= cfg.runs && first.status === 'ok'; run++) {
+    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-index-'));
+    try {
+      await openIn(first, run, { cacheDir });
+      await openIn(reopen, run, { cacheDir });
+      await openIn(nocache, run, {});
+      if (run === 1) reopen.entryBytes = fs.readdirSync(cacheDir).reduce((n, f) => n + fs.statSync(path.join(cacheDir, f)).size, 0);
+    } catch (e) {
+      for (const r of rows) Object.assign(r, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+    } finally { fs.rmSync(cacheDir, { recursive: true, force: true }); }
+  }
+  for (const r of rows) finishRow(r);
+  const ratio = (a, b, peerLabel) => {
+    const per = a.times.map((t, i) => t / b.times[i]);
+    return { scenario: 'reopen', op: a.id, opLabel: a.label, peer: b.id, peerLabel, status: a.status, values: per, ...(per.length ? stats(per) : {}) };
+  };
+  return { rows, ratios: [ratio(reopen, nocache, nocache.label), ratio(first, nocache, nocache.label)] };
+}
+
 async function scenarioGetRecord(ctx) {
   const { cfg, jsonl } = ctx;
   warmCache(jsonl.file);
@@ -987,6 +1042,14 @@ function targets(ctx, all) {
     out.push({ target: 'cold start to tools/list', goal: '< 400 ms', measured: ok ? `${fmtMs(r.median)} [${fmtMs(r.min)}–${fmtMs(r.max)}]` : '',
       result: !ok ? r?.status ?? 'not run' : r.median < 400 ? 'pass' : 'miss' });
   }
+  if (ctx.selected.has('reopen')) {
+    const r = all.rows.find((x) => x.scenario === 'reopen' && x.id === 'reopen');
+    const q = all.ratios.find((x) => x.scenario === 'reopen' && x.op === 'reopen');
+    const ok = r?.status === 'ok' && r.median != null;
+    out.push({ target: 'reopen of an indexed file, new server', goal: '< 50 ms (moonshot < 10 ms)',
+      measured: ok ? `${fmtMs(r.median)} [${fmtMs(r.min)}–${fmtMs(r.max)}]; ${fmtRatio(q?.median)}× the open with the cache off; entry ${fmtMiB((r.entryBytes ?? 0) / 1024)}` : '',
+      result: !ok ? r?.status ?? 'not run' : r.median < 10 ? 'pass (moonshot)' : r.median < 50 ? 'pass' : 'miss' });
+  }
   if (ctx.selected.has('paging')) {
     const r = row('paging');
     const ok = r?.status === 'ok' && r.ratio;
@@ -1169,6 +1232,7 @@ async function main() {
       res = { rows: [], ratios: [] };
     }
     else if (name === 'count-only') res = await scenarioCountOnly(ctx);
+    else if (name === 'reopen') res = await scenarioReopen(ctx);
     else {
       const sc = buildScenario(ctx, name);
       res = await pairedScenario(ctx, sc);

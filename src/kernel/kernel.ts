@@ -5,6 +5,8 @@ import type { Logger } from './contracts/plugin';
 import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
+import type { CacheConfig } from './config';
+import { IndexCache } from './cache/index-cache';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
@@ -25,7 +27,7 @@ import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
-import { McpgwError } from './errors';
+import { errorFactory } from './errors';
 import { Session } from './session/session';
 import { jsonLayout } from './records/json-layout';
 
@@ -47,6 +49,8 @@ export interface KernelOptions {
 export interface ScopeOptions {
   root: string | null;
   limits: Limits;
+  /** The persistent index cache's folder and bound; absent or null: none (every open indexes). */
+  cache?: CacheConfig | null;
 }
 
 /** The wiring: registries filled by plugins, the profile's tool selection, the server factory. */
@@ -160,7 +164,7 @@ export class Kernel {
     const scope = this.container.createChildContainer();
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     scope.register(Tokens.Limits, { useValue: options.limits });
-    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits, this.clock);
+    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits, this.clock, this.indexCache(options.cache));
     scope.register(Tokens.Files, { useValue: files });
     scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
     return containerOf(scope);
@@ -178,6 +182,21 @@ export class Kernel {
   }
 
   private engine: QueryScanEngine | undefined;
+
+  /**
+   * The persistent index cache of a folder (one per folder and kernel). Its salt names mcpgw's version and each
+   * format's plugin and version, so an index written by other code is never read as this code's.
+   */
+  private indexCache(config: CacheConfig | null | undefined): IndexCache | null {
+    if (!config) return null;
+    const salt = [`mcpgw@${this.options.version}`, ...[...this.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${this.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
+    const key = `${config.dir}\0${config.maxBytes}`;
+    let cache = this.caches.get(key);
+    if (!cache) this.caches.set(key, (cache = new IndexCache({ dir: config.dir, maxBytes: config.maxBytes, salt, log: this.options.log })));
+    return cache;
+  }
+
+  private readonly caches = new Map<string, IndexCache>();
 
   /** A Session (an MCP session's state) whose handle tables expire on the kernel's clock. */
   newSession(): Session {
@@ -213,7 +232,7 @@ export class Kernel {
       clock: spec.clock,
       progress: io.progress,
       log: plugin ? tagLogger(spec.log, { plugin, command: owner }) : spec.log,
-      error: (code, message, details) => new McpgwError(code, message, details),
+      error: errorFactory(plugin),
       root: spec.root,
       scan: spec.scan,
       regex: spec.regex,
@@ -226,7 +245,7 @@ export class Kernel {
 
   private serverSpec(config: EffectiveConfig, checkRoot = true): ServerSpec {
     if (checkRoot && config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
-    const scope = this.scope({ root: config.root, limits: config.limits });
+    const scope = this.scope({ root: config.root, limits: config.limits, cache: config.cache });
     const files = scope.resolve(Tokens.Files);
     return {
       name: 'mcpgw',

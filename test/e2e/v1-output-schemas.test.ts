@@ -13,7 +13,7 @@ let client: V1Client;
 let names: string[];
 beforeAll(async () => {
   client = new V1Client({ name: 'v1-schemas', version: '1.0.0' });
-  await client.connect(new V1Transport({ command: NODE, args: [CLI, 'serve', '--root', EXAMPLES], stderr: 'pipe' }));
+  await client.connect(new V1Transport({ command: NODE, args: [CLI, 'serve', '--root', EXAMPLES], stderr: 'pipe', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } }));
   names = (await client.listTools()).tools.map((t) => t.name);
 });
 afterAll(async () => client.close());

@@ -8,6 +8,7 @@ import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
+import { isJsonWhitespace } from '../api/whitespace';
 import { validateSource } from './validate';
 
 /** Bytes before the indexed end whose checksum tells that a file only grew. */
@@ -68,6 +69,16 @@ export class IndexedRecordSource implements RecordSource {
 
   get count(): number {
     return this.spec.index.count;
+  }
+
+  /**
+   * What the index cache stores of this source (docs/architecture.md "Persistent index"): the offset index, its end,
+   * the root type and the format's state; null when the format supplies no `saveState` (its index is never stored).
+   */
+  persistable(): { index: OffsetIndex; end: number; rootType?: SourceSpec['rootType']; rootIsSequence: boolean; state: Uint8Array } | null {
+    const save = this.spec.saveState;
+    if (!save || this.closed) return null;
+    return { index: this.spec.index, end: this.spec.end, ...(this.rootType !== undefined ? { rootType: this.rootType } : {}), rootIsSequence: this.rootIsSequence, state: save() };
   }
 
   private check(i: number): void {
@@ -186,7 +197,7 @@ export class IndexedRecordSource implements RecordSource {
       rootIsSequence: true,
       index: new ContainerOffsets(c.starts, c.count),
       end: c.close,
-      framing: { isPadding: (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x2c },
+      framing: { isPadding: (b: number) => isJsonWhitespace(b) || b === 0x2c },
       structure: this.structure,
     }, node.byteLength);
   }

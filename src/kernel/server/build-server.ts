@@ -6,7 +6,7 @@ import { tagLogger } from '../log';
 import type { AnswerSettings, FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
-import { McpgwError } from '../errors';
+import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { runTool } from './tool-adapter';
@@ -64,19 +64,20 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   const prepared = spec.tools.map(({ tool, bundle, plugin }) => ({
     tool,
     bundle,
+    plugin,
     log: tagLogger(spec.log, { plugin, bundle }),
     input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
     output: advertiseOnly(outputJsonSchema(tool.outputSchema)),
   }));
   return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
-    for (const { tool, bundle, log, input, output } of prepared) {
+    for (const { tool, bundle, plugin, log, input, output } of prepared) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
-          const ctx = makeContext(spec, session.scope(bundle), log, sdkCtx);
-          return runTool(tool, args, ctx) as any;
+          const ctx = makeContext(spec, session.scope(bundle), plugin, log, sdkCtx);
+          return runTool(tool, args, ctx, plugin) as any;
         },
       );
     }
@@ -91,7 +92,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   };
 }
 
-function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCtx: any): ToolContext {
+function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, log: Logger, sdkCtx: any): ToolContext {
   const signal: AbortSignal = sdkCtx?.mcpReq?.signal ?? new AbortController().signal;
   const token = sdkCtx?.mcpReq?._meta?.progressToken;
   let last = 0;
@@ -114,7 +115,7 @@ function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCt
     clock: spec.clock,
     progress,
     log,
-    error: (code, message, details) => new McpgwError(code, message, details),
+    error: errorFactory(plugin),
     root: spec.root,
     scan: spec.scan,
     regex: spec.regex,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
-import { McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
+import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { wellFormed } from '../unicode';
 import { summaryText } from './summary-text';
@@ -24,9 +24,11 @@ export function errorResult(payload: ErrorPayload): ToolResult {
  * and shapes the answer: structuredContent plus its compact JSON as the text block (with the profile's
  * `resultText: "summary"`, a summary of it: summary-text.ts). Thrown errors
  * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
- * bound their own results; this is the last guard).
+ * bound their own results; this is the last guard). `plugin`: the package that registered the tool — an
+ * INTERNAL_ERROR's message names it (where to report the fault), and every error result's log line carries the plugin
+ * that raised the error when it was not the kernel.
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string): Promise<ToolResult> {
   try {
     const strict = (tool.inputSchema as z.ZodObject).strict();
     const parsed = strict.safeParse(rawArgs ?? {});
@@ -51,8 +53,13 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
     return { content: [{ type: 'text', text: shown }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);
-    if (payload.code === 'INTERNAL_ERROR') ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
-    else ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message });
+    if (payload.code === 'INTERNAL_ERROR') {
+      if (plugin !== undefined) payload.message = capMessage(`Internal error in ${plugin} (tool ${tool.name}): ${payload.message.replace(/^Internal error: /, '')}`);
+      ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
+    } else {
+      const raisedBy = err instanceof McpgwError && err.plugin !== undefined ? { raisedBy: err.plugin } : {};
+      ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message, ...raisedBy });
+    }
     return errorResult(payload);
   }
 }
