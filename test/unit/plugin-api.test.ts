@@ -67,7 +67,7 @@ const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugi
 
 describe('mcpgw/plugin-api', () => {
   test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin, compareNumerals and FakeClock', () => {
-    expect(PLUGIN_API_VERSION).toBe('2.0.0');
+    expect(PLUGIN_API_VERSION).toBe('2.1.0');
     expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'appendToken', 'compareNumerals', 'definePlugin', 'emptyAnswerHint', 'escapeToken', 'formatPointer', 'isJsonWhitespace', 'parsePointer', 'registerPlugin', 'skipJsonWhitespace', 'unescapeToken']);
     expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
@@ -170,7 +170,7 @@ describe('register()', () => {
     await load([plugin('probe', (r) => { made = r.error('NOT_FOUND', 'x', { hint: 'y' }); versions = [r.apiVersion, r.kernelVersion]; })]);
     expect(made).toBeInstanceOf(McpgwError);
     expect(made).toMatchObject({ code: 'NOT_FOUND', message: 'x' });
-    expect(versions).toEqual(['2.0.0', '0.1.0']);
+    expect(versions).toEqual(['2.1.0', '0.1.0']);
   });
 });
 
