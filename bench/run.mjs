@@ -214,6 +214,12 @@ class Gateway {
       const { tools } = await g.client.listTools(undefined, { timeout: 30000 });
       g.coldMs = performance.now() - t0;
       g.tools = new Map(tools.map((t) => [t.name, t]));
+      // The client's one-time work before its first tools/call of a session: it compiles the outputSchema of every
+      // listed tool (ajv). Paid here, untimed, with a call of a tool name that does not exist (the server only
+      // dispatches it), so that a timed first call measures the call itself; the figure is `primeMs` (cold-start).
+      const tp = performance.now();
+      await g.client.callTool({ name: 'bench-prime-no-such-tool', arguments: {} }, { timeout: 30000 }).catch(() => undefined);
+      g.primeMs = performance.now() - tp;
     } catch (e) {
       await g.close();
       throw new GwError(`gateway did not start: ${e.message}${g.stderrTail ? ` — stderr: ${g.stderrTail.trim().slice(-500)}` : ''}`);
@@ -666,7 +672,7 @@ async function scenarioCold(ctx) {
       try {
         const gw = await Gateway.start(ctx.cfg);
         const m = gw.mem();
-        if (run > 0) { row.times.push(gw.coldMs); if (m) { row.idleKb.push(m.rss); row.peakKb.push(m.hwm); } }
+        if (run > 0) { row.times.push(gw.coldMs); (row.firstCall ??= []).push(gw.primeMs); if (m) { row.idleKb.push(m.rss); row.peakKb.push(m.hwm); } }
         row.tools = [...gw.tools.keys()];
         await gw.close();
       } catch (e) { Object.assign(row, { status: 'error', reason: e.message }); }
@@ -1039,7 +1045,8 @@ function targets(ctx, all) {
   if (ctx.selected.has('cold-start')) {
     const r = row('cold-start');
     const ok = r?.status === 'ok' && r.median != null;
-    out.push({ target: 'cold start to tools/list', goal: '< 400 ms', measured: ok ? `${fmtMs(r.median)} [${fmtMs(r.min)}–${fmtMs(r.max)}]` : '',
+    const first = r?.firstCall?.length ? [...r.firstCall].sort((a, b) => a - b)[r.firstCall.length >> 1] : null;
+    out.push({ target: 'cold start to tools/list', goal: '< 400 ms', measured: ok ? `${fmtMs(r.median)} [${fmtMs(r.min)}–${fmtMs(r.max)}]${first != null ? `; then the client's first tools/call (it compiles every outputSchema) ${fmtMs(first)}` : ''}` : '',
       result: !ok ? r?.status ?? 'not run' : r.median < 400 ? 'pass' : 'miss' });
   }
   if (ctx.selected.has('reopen')) {

@@ -13,6 +13,7 @@ import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
+import { nodeFileSystem, type FileSystem } from './files/file-system';
 import type { Clock } from './contracts/clock';
 import type { FileAccess } from './contracts/tool';
 import type { ScanEngine } from './contracts/scan';
@@ -61,6 +62,7 @@ export class Kernel {
   constructor(readonly options: KernelOptions) {
     this.container = rootContainer.createChildContainer();
     this.container.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
+    this.container.register(Tokens.FileSystem, { useValue: nodeFileSystem });
     this.container.register(Tokens.Logger, { useValue: options.log });
     this.container.register(Tokens.Records, { useValue: recordsToolkit });
     this.container.register(Tokens.Regex, { useValue: new Re2RegexService() });
@@ -164,7 +166,10 @@ export class Kernel {
     const scope = this.container.createChildContainer();
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     scope.register(Tokens.Limits, { useValue: options.limits });
-    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits, this.clock, this.indexCache(options.cache));
+    const fs = this.container.resolve<FileSystem>(Tokens.FileSystem);
+    const files: FileAccess = options.root === null
+      ? new RootlessFiles(formats, options.limits, { fs, clock: this.clock })
+      : new FileService(new Sandbox(options.root, fs), formats, options.limits, this.clock, this.indexCache(options.cache));
     scope.register(Tokens.Files, { useValue: files });
     scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
     return containerOf(scope);

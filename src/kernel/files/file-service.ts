@@ -9,6 +9,7 @@ import { listFiles } from './list-files';
 import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
+import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
 import { systemClock } from '../clock';
 import { ScopedFiles } from './scoped-files';
@@ -137,7 +138,7 @@ export class FileService implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits);
+    return new ScopedFiles(folders, this.formats, this.limits, { fs: this.sandbox.fs, clock: this.clock });
   }
 
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
@@ -158,6 +159,8 @@ export class RootlessFiles implements FileAccess {
   constructor(
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
+    /** The file system and clock `within` hands on (default node:fs and the system clock). */
+    private readonly system: { fs?: FileSystem; clock?: Clock } = {},
   ) {}
 
   private denied(): McpgwError {
@@ -184,7 +187,7 @@ export class RootlessFiles implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits);
+    return new ScopedFiles(folders, this.formats, this.limits, this.system);
   }
 
 }
