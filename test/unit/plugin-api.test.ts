@@ -99,17 +99,17 @@ describe('mcpgw/plugin-api', () => {
 });
 
 describe('apiVersion', () => {
-  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.1.0']])('%s does not include the kernel\'s 2.0.0: refused naming both versions', async (range) => {
+  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.2.0']])('%s does not include the kernel\'s 2.1.0: refused naming both versions', async (range) => {
     const err = await loadError([plugin('future', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.0.0. Install a version of the plugin that supports plugin API 2.0.0.`,
+      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.1.0. Install a version of the plugin that supports plugin API 2.1.0.`,
     );
   });
 
   test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2']])('%s (a plugin for plugin API 1): refused saying what plugin API 2 changed', async (range) => {
     const err = await loadError([plugin('old', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.0.0, which refuses 1.x plugins. `
+      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.1.0, which refuses 1.x plugins. `
       + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
       + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts). '
       + 'Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".',
