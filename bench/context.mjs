@@ -6,13 +6,15 @@
 //                compact JSON, whole and as a model is sent it (name + description + inputSchema only), per bundle,
 //                and the longest description;
 //   workflow     the seed's exploration of an unknown file — open → schema → keys → 5 samples → rare-term search →
-//                that record → one value — over generated event records (bench/gen.mjs), bytes per step, in four
+//                that record → one value — over generated event records (bench/gen.mjs), bytes per step, in five
 //                runs: the defaults; the economy options an assistant can pass (record_format "compact"); the
-//                profile setting resultText "summary"; and both. A step's bytes are those of its text block plus
+//                profile setting resultText "summary"; both; and both with what the descriptions point to for
+//                smaller answers (get_schema depth 1, samples projected with fields). A step's bytes are those of its text block plus
 //                its structuredContent as compact JSON (what a client holds; JSON-RPC's own escaping aside); the
 //                text block alone is what a client that shows only text passes to the model.
-// The answers each run gives (record count, keys, sampled indexes, the search's matches, the record, the value) are
-// compared: the runs must agree, else the script says which step differs and exits 1.
+// The answers each run gives (record count, keys, top-level schema, sampled indexes and records — the projected
+// members in the last run —, the search's matches, the record, the value) are compared: the runs must agree, else the
+// script says which step differs and exits 1.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,11 +56,16 @@ export function resultBytes(result) {
   return { text, structured, total: text + structured };
 }
 
+/** The members the economy run keeps of each sample (sample_records `fields`). */
+export const SAMPLE_FIELDS = ['id', 'ts', 'level', 'status', 'msg'];
+
 /**
  * The exploration workflow on one open connection. `call(name, args)` returns the CallToolResult; `compact` passes
- * record_format "compact" where a tool takes it. Returns each step's bytes and the answers to compare.
+ * record_format "compact" where a tool takes it; `economy` also uses what the descriptions point to for a smaller
+ * answer: the schema's top level only (get_schema depth 1) and samples projected to SAMPLE_FIELDS. Returns each
+ * step's bytes and the answers to compare.
  */
-export async function runWorkflow(call, file, { compact = false, needle = NEEDLE } = {}) {
+export async function runWorkflow(call, file, { compact = false, economy = false, needle = NEEDLE } = {}) {
   const steps = [];
   const step = async (label, name, args) => {
     const result = await call(name, args);
@@ -70,9 +77,9 @@ export async function runWorkflow(call, file, { compact = false, needle = NEEDLE
   const fmt = compact ? { record_format: 'compact' } : {};
   const opened = await step('open', 'open_file', { path: file });
   const handle = opened.handle;
-  const schema = await step('schema', 'get_schema', { handle });
+  const schema = await step('schema', 'get_schema', { handle, ...(economy ? { depth: 1 } : {}) });
   const keys = await step('keys', 'extract_keys', { handle });
-  const samples = await step('5 samples', 'sample_records', { handle, count: 5, ...fmt });
+  const samples = await step('5 samples', 'sample_records', { handle, count: 5, ...fmt, ...(economy ? { fields: SAMPLE_FIELDS } : {}) });
   const found = await step('rare-term search', 'search', { handle, query: needle });
   const index = found.matches[0]?.record_index ?? 0;
   const record = await step('record', 'get_record', { handle, index, ...fmt });
@@ -90,9 +97,11 @@ export async function runWorkflow(call, file, { compact = false, needle = NEEDLE
   return { steps, answers, total: steps.reduce((n, s) => n + s.total, 0), text: steps.reduce((n, s) => n + s.text, 0) };
 }
 
-/** The first difference between two answers objects, or null. */
-function differs(a, b) {
-  for (const k of Object.keys(a)) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return k;
+/** The first difference between two answers objects, or null; `projected`: b's samples hold only SAMPLE_FIELDS. */
+function differs(a, b, projected = false) {
+  const pick = (r) => Object.fromEntries(SAMPLE_FIELDS.filter((k) => k in r).map((k) => [k, r[k]]));
+  const mine = projected ? { ...a, samples: a.samples.map((s) => ({ index: s.index, record: pick(s.record) })) } : a;
+  for (const k of Object.keys(mine)) if (JSON.stringify(mine[k]) !== JSON.stringify(b[k])) return k;
   return null;
 }
 
@@ -148,6 +157,7 @@ export async function runContextBench(options) {
       { name: 'record_format compact', compact: true, config: null },
       { name: 'resultText summary', compact: false, config: summaryConfig },
       { name: 'compact + summary', compact: true, config: summaryConfig },
+      { name: 'economy: + depth 1, fields', compact: true, economy: true, config: summaryConfig },
     ];
     let tools = null;
     const out = [];
@@ -158,7 +168,7 @@ export async function runContextBench(options) {
         if (!tools) tools = toolsListBytes((await gw.client.listTools()).tools);
         const offered = (await gw.client.listTools()).tools;
         const compact = run.compact && offered.find((t) => t.name === 'get_record')?.inputSchema?.properties?.record_format !== undefined;
-        out.push({ ...run, compact, ...(await runWorkflow(gw.call, file, { compact })) });
+        out.push({ ...run, compact, ...(await runWorkflow(gw.call, file, { compact, economy: run.economy })) });
       } catch (e) {
         if (!run.config) throw e;
         out.push({ ...run, error: e.message });
@@ -171,7 +181,7 @@ export async function runContextBench(options) {
     let disagree = null;
     for (const r of out.slice(1)) {
       if (r.error) continue;
-      const k = differs(base.answers, r.answers);
+      const k = differs(base.answers, r.answers, r.economy);
       if (k) disagree = `${r.name} answers "${k}" differently from the defaults`;
     }
     const report = { date: new Date().toISOString(), load: os.loadavg().map((x) => x.toFixed(2)).join(' '), records: meta.records, bytes: meta.bytes, needles: meta.needles, tools,
