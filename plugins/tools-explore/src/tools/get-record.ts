@@ -26,7 +26,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   name: 'get_record',
   title: 'Read one record',
   description:
-    'One record (index zero-based) as JSON text, re-indented, exactly as in the file. fields (user.name, /tags/0) returns only those members; ' +
+    'One record (index zero-based) as JSON text, re-indented; numbers, strings and key order as in the file. fields (user.name, /tags/0) returns only those members; ' +
     'record_format: compact saves bytes. A long record is cut: pass next_offset as offset',
   inputSchema: input,
   outputSchema: output,
