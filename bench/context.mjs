@@ -5,7 +5,7 @@
 //   tools/list   the tools array of the explore and reader bundles (a server with no profile offers both) as
 //                compact JSON, whole and as a model is sent it (name + description + inputSchema only), per bundle,
 //                and the longest description;
-//   workflow     the seed's exploration of an unknown file — open → schema → keys → 5 samples → rare-term search →
+//   workflow     an assistant's exploration of an unknown file — open → schema → keys → 5 samples → rare-term search →
 //                that record → one value — over generated event records (bench/gen.mjs), bytes per step, in five
 //                runs: the defaults; the economy options an assistant can pass (record_format "compact"); the
 //                profile setting resultText "summary"; both; and both with what the descriptions point to for

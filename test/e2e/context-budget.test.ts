@@ -70,7 +70,7 @@ describe('tools/list', () => {
 });
 
 /**
- * The seed's exploration of an unknown file on examples/events.jsonl (3,000 records): open → schema → keys →
+ * An assistant's exploration of an unknown file on examples/events.jsonl (3,000 records): open → schema → keys →
  * 5 samples → a rare term ("u-1047", in one record) → that record → one value. The budget is the bytes of these
  * answers when they were slimmed (defaults: 5,926 in all), plus 5%: a change that makes them bigger fails here.
  */
