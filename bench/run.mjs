@@ -54,6 +54,7 @@ const SCENARIOS = [
   ['aggregate-bucket', '15. aggregate where level == "error", bucket ts 1h, vs DuckDB time_bucket'],
   ['count-only', '16. search max_results 0 and json_read count: count-only vs the same with results'],
   ['reopen', '17. open_file of an already-indexed file in a new server (persistent index) vs the first open and the open with the cache off'],
+  ['context', '18. bytes, not time: tools/list and the exploration workflow per step (bench/context.mjs; run alone)'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
@@ -69,6 +70,8 @@ function usage() {
   --sessions N         sessions scenario: sessions in the synthetic history (default 2000; 200 with --quick)
   --sessions-size SIZE sessions scenario: bytes of history (default 1GiB; 60MB with --quick)
   --seed N             data seed (default 42)
+  --records N          context scenario: event records in its file (default 200000)
+  --json               context scenario: the figures as JSON instead of markdown
   --gateway FILE       the CLI to spawn (default bin/mcpgw.js); run as FILE serve --root bench/.data
   --node FILE          the Node binary for the gateway and DuckDB (default: this Node if >= 22, else
                        the repository's pinned node_modules/.bin/node)
@@ -93,6 +96,8 @@ function parseArgs(argv) {
       case '--sessions': o.sessions = Number(val(i)); i++; break;
       case '--sessions-size': o.sessionsSize = val(i); i++; break;
       case '--seed': o.seed = Number(val(i)); i++; break;
+      case '--records': o.records = Number(val(i)); i++; break;
+      case '--json': o.json = true; break;
       case '--gateway': o.gateway = path.resolve(val(i)); i++; break;
       case '--node': o.node = path.resolve(val(i)); i++; break;
       case '--no-save': o.save = false; break;
@@ -1168,7 +1173,13 @@ async function main() {
   if (cfg.installPeers) { installPeers(); return 0; }
   cfg.node ??= Number(process.versions.node.split('.')[0]) >= 22 || !fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'node'))
     ? process.execPath : path.join(REPO, 'node_modules', '.bin', 'node');
-  const selected = new Set(cfg.only ?? NAMES);
+  const selected = new Set(cfg.only ?? NAMES.filter((n) => n !== 'context'));
+  if (selected.has('context')) {
+    // bytes, not time: its own data and options (see bench/context.mjs)
+    if (selected.size > 1) die(2, 'the context scenario runs alone: npm run bench -- --only context [--records N]');
+    const { runContextBench } = await import('./context.mjs');
+    return runContextBench({ records: cfg.records, seed: cfg.seed, json: cfg.json, node: cfg.node, gateway: cfg.gateway });
+  }
   if (selected.size === 1 && selected.has('sessions')) {
     // its own data and peer (rg): see bench/sessions.mjs
     const { runSessionsBench } = await import('./sessions.mjs');
