@@ -76,7 +76,7 @@ test('open_file validates the document in parts: every byte of its values examin
   expect(r.data.validation).toEqual({ complete: true, records_examined: 1, bytes_examined: examined, malformed_records: 0 });
 });
 
-const cli = (...args: string[]) => spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+const cli = (...args: string[]) => spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
 
 /** Every page of a json_read, following next_cursor. */
 async function readAll(args: Record<string, unknown>): Promise<{ items: { path: string; value: unknown }[]; pages: number }> {

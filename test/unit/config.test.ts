@@ -259,7 +259,7 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, logLevel: 'warn', sessions: { enabled: false, sources: {} } });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, logLevel: 'warn', sessions: { enabled: false, sources: {} }, cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
   });
 
   test('sessions: homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {

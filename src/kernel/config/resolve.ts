@@ -5,7 +5,7 @@ import { resolvePluginModule } from '../plugins/resolve-module';
 import { describeIssues } from './config-error';
 import { profileSchema } from './schema';
 import type { Limits } from '../contracts/limits';
-import { DEFAULT_LIMITS } from './defaults';
+import { DEFAULT_CACHE_MAX_BYTES, DEFAULT_LIMITS } from './defaults';
 import { ConfigError } from './config-error';
 import { logLevelSchema, type LoadedConfigLike, type LimitsConfig, type LogLevel, type ProfileConfig } from './types';
 import type { SessionsConfigFile } from './schema';
@@ -48,6 +48,16 @@ export interface EffectiveConfig {
   limits: Limits;
   logLevel: LogLevel;
   sessions: SessionsConfig;
+  /** The persistent index cache: its folder (absolute) and bound (bytes); null or absent: off. */
+  cache?: CacheConfig | null;
+}
+
+/** Where the persistent index cache lives and how big it may grow (docs/architecture.md "Persistent index"). */
+export interface CacheConfig {
+  /** Absolute folder. */
+  dir: string;
+  /** Bytes. */
+  maxBytes: number;
 }
 
 /** Where shareable profiles are looked up after the config file's folder. */
@@ -105,7 +115,19 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
     limits,
     logLevel: log.data,
     sessions: resolveSessions(config.sessions, dir),
+    cache: config.cache === false ? null : { dir: config.cacheDir !== undefined ? absPath(config.cacheDir, dir) : defaultCacheDir(env), maxBytes: config.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES },
   };
+}
+
+/** The index cache's default folder: `$XDG_CACHE_HOME/mcpgw/index` (an absolute XDG_CACHE_HOME only, as the XDG spec says), else `~/.cache/mcpgw/index`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'mcpgw', 'index');
+}
+
+/** A path from the config: relative to the config file's folder, `~/…` to the user's home folder. */
+function absPath(p: string, dir: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : path.resolve(dir, p);
 }
 
 /** `sessions` with its paths made absolute: relative to the config file's folder, `~/…` to the user's home folder. */

@@ -90,6 +90,12 @@ export const configSchema = z.strictObject({
   logLevel: logLevelSchema.optional(),
   sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),
+  /** The persistent index cache (docs/architecture.md "Persistent index"): false turns it off. Default true. */
+  cache: z.boolean().optional(),
+  /** Its folder (default `$XDG_CACHE_HOME/mcpgw/index`, else `~/.cache/mcpgw/index`); relative to the config file. */
+  cacheDir: name.optional(),
+  /** Its bound, bytes: the least recently used entries are removed past it. Default 1 GiB. */
+  cacheMaxBytes: positiveInt.optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
