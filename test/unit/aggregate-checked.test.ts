@@ -85,11 +85,30 @@ describe.each([['this thread', () => engine()], ['worker threads', () => aggrega
       expect(r.recordsMatched).toBe(3000 - want.malformed.length);
     }
     expect(groupsOf(answers[0]!).get('"decoy"')).toBeUndefined();
-    // Marked: exactly the well-formed records whose status is not repeated.
+    // Marked: exactly the well-formed records whose status is not repeated, but the last (a growing file may continue it).
     const marks = checkedMarks(source, checkedKey(['status'], DEFAULT_LIMITS.maxDepth))!;
     const bad = new Set(want.malformed);
     const marked = [...marks.keys()].filter((i) => marks[i] === 1);
-    expect(marked).toEqual([...Array(3000).keys()].filter((i) => !bad.has(i) && i % 50 !== 2));
+    expect(marked).toEqual([...Array(2999).keys()].filter((i) => !bad.has(i) && i % 50 !== 2));
+  });
+
+  test('a file that grew: its last record was continued by the appended bytes and is checked again', async () => {
+    const file = path.join(dir, `growing-${name}.jsonl`);
+    fs.writeFileSync(file, '{"status":"a"}\n{"status":"b"}\n{"status":"c"}'); // the last line not ended yet
+    const source = (await fileService(dir, formats).open(`growing-${name}.jsonl`)).source;
+    const eng = make();
+    const before = await eng.aggregate(spec(source));
+    expect(groupsOf(before)).toEqual(new Map([['"a"', 1], ['"b"', 1], ['"c"', 1]]));
+    fs.appendFileSync(file, ',"status":"d"}\n'); // the last line becomes {"status":"c"},"status":"d"}: malformed
+    const st = fs.statSync(file);
+    expect(source.grow!({ size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev })).toBe(true);
+    for (let run = 0; run < 2; run++) {
+      const after = await eng.aggregate(spec(source));
+      expect(groupsOf(after)).toEqual(new Map([['"a"', 1], ['"b"', 1]]));
+      expect(after.skipped).toBe(1);
+      expect(after.firstSkipped.map((x) => x.record_index)).toEqual([2]);
+    }
+    expect([...checkedMarks(source, checkedKey(['status'], DEFAULT_LIMITS.maxDepth))!]).toEqual([1, 1]);
   });
 });
 

@@ -19,17 +19,20 @@ const marks = new WeakMap<RecordSource, Map<string, Uint8Array>>();
 
 /**
  * The marks of `source` for one set of names and nesting bound (`key`): `marks[i] === 1` when record i is checked.
- * Null when the source is too large to keep them. Grown (keeping the marks) when the source gained records.
+ * Null when the source is too large to keep them. The last record has no mark (the array ends before it: reads give
+ * undefined, writes are dropped): when a file grows, the bytes appended may continue its last record, and every
+ * other record keeps its bytes. Grown (keeping the marks) when the source gained records.
  */
 export function checkedMarks(source: RecordSource, key: string): Uint8Array | null {
   const count = source.count;
   if (count > CHECKED_MAX_RECORDS) return null;
+  const length = Math.max(0, count - 1);
   let sets = marks.get(source);
   if (!sets) marks.set(source, (sets = new Map()));
   let m = sets.get(key);
   if (m) sets.delete(key); // most recent last
-  if (!m || m.length < count) {
-    const grown = new Uint8Array(count);
+  if (!m || m.length < length) {
+    const grown = new Uint8Array(length);
     if (m) grown.set(m);
     m = grown;
   }
