@@ -22,7 +22,7 @@ import { containerOf } from './container';
 import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
-import { createServerBuilder, createServerFactory, type OfferedTool, type ServerSpec } from './server/build-server';
+import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from './scan';
 import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
@@ -242,6 +242,7 @@ export class Kernel {
       scan: spec.scan,
       regex: spec.regex,
       json: jsonLayout,
+      answers: spec.answers,
       print: io.print,
       interactive: io.interactive,
     };
@@ -264,6 +265,7 @@ export class Kernel {
       root: files instanceof FileService ? files.root : '',
       scan: scope.resolve(Tokens.ScanEngine),
       regex: scope.resolve(Tokens.Regex),
+      answers: config.answers ?? DEFAULT_ANSWERS,
     };
   }
 }

@@ -24,7 +24,11 @@ export const limitsSchema = z.strictObject({
 
 const name = z.string().min(1);
 
-/** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, and its limits. */
+/** How answers are written (docs/architecture.md "Context budget"): record text layout and the text block of results. */
+export const recordFormatSchema = z.enum(['pretty', 'compact']);
+export const resultTextSchema = z.enum(['full', 'summary']);
+
+/** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, its limits and how it answers. */
 export const profileSchema = z.strictObject({
   extends: name.optional(),
   bundles: z.array(name).optional(),
@@ -32,6 +36,8 @@ export const profileSchema = z.strictObject({
   deny: z.array(name).optional(),
   root: name.optional(),
   limits: limitsSchema.optional(),
+  recordFormat: recordFormatSchema.optional(),
+  resultText: resultTextSchema.optional(),
 });
 
 /** A plugin entry: an npm name or a path, optionally with options. */
@@ -87,6 +93,8 @@ export const configSchema = z.strictObject({
   profiles: z.record(name, profileSchema).optional(),
   profile: name.optional(),
   limits: limitsSchema.optional(),
+  recordFormat: recordFormatSchema.optional(),
+  resultText: resultTextSchema.optional(),
   logLevel: logLevelSchema.optional(),
   sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),
