@@ -25,6 +25,8 @@ import { oversizedOutcome } from './engine';
 import type { AggregateWorkerInit } from './aggregate-worker';
 import type { WorkerPlugin } from '../plugins/registry';
 import { WORKER_MIN_BYTES } from './workers';
+import { checkedKey, checkedMarks } from './checked';
+import { slotPlan } from '../aggregate/extract';
 
 /** Records per message when `where` uses regular expressions. */
 export const REGEX_SLICE = 64;
@@ -132,6 +134,8 @@ export class AggregateThreads implements AggregatePool {
     const posted: TableData[] = [];
     let flushed = 0;
     const hold = !regex;
+    // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
+    const marks = checkedMarks(source, checkedKey(slotPlan(job.compiled.spec.slots, job.maxDepth).tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
       where: where ? { plugin: this.options.pluginOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
@@ -145,7 +149,7 @@ export class AggregateThreads implements AggregatePool {
       const slot: Slot = { worker, port: port1, progress, busy: 0 };
       slots.push(slot);
       ready.push(new Promise((resolve) => {
-        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; final?: boolean; code?: string; message?: string }) => {
+        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {
           if (m.type === 'ready') { resolve(); return; }
           if (m.type === 'table') {
             posted.push(m.table!);
@@ -165,6 +169,7 @@ export class AggregateThreads implements AggregatePool {
           if (p.buf) p.buf.users--;
           if (m.table) p.table = m.table;
           p.stats = m.stats!;
+          if (marks && m.checked) marks.set(m.checked, p.first);
           slot.busy--;
           poke();
         });
@@ -272,7 +277,8 @@ export class AggregateThreads implements AggregatePool {
           slot.busy++;
           buf.users++;
           pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
-          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans }, [spans.buffer as ArrayBuffer]);
+          const checked = marks ? marks.slice(batch.first + k0, batch.first + k1) : null;
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked }, [spans.buffer as ArrayBuffer, ...(checked ? [checked.buffer as ArrayBuffer] : [])]);
           seq++;
           dispatched = batch.first + k1;
         }

@@ -18,6 +18,7 @@ import { specData } from '../aggregate/spec';
 import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, type Compiled, type GroupRow, type TableData } from '../aggregate/table';
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
+import { checkedKey, checkedMarks } from './checked';
 
 /** Estimated bytes a group table may hold (the groups, their keys and metric states). */
 export const AGGREGATE_TABLE_BYTES = 48 * 1024 * 1024;
@@ -168,6 +169,8 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
   const ctx = batchContext(compiled, where, maxDepth, state.stuck, site);
   const parse = exactParser(maxDepth);
   const total = to - from;
+  const marks = checkedMarks(source, checkedKey(ctx.plan.tops, maxDepth));
+  const checked = marks ? { marks, first: 0 } : null;
   for await (const batch of source.batches({ from, to, signal: opts.signal })) {
     let wide = false;
     if (batch.oversized) {
@@ -177,7 +180,7 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
       skip(state.stats, batch.first, err);
     } else {
       const batchStats = newStats();
-      const evaluated = aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse);
+      const evaluated = aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse, undefined, undefined, checked);
       if (!source.rootIsSequence && batchStats.skipped > 0) throw recreate(opts, 0);
       addStats(state.stats, batchStats);
       checkMemory();
