@@ -3,6 +3,7 @@ import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { wellFormed } from '../unicode';
+import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -23,10 +24,15 @@ export function errorResult(payload: ErrorPayload): ToolResult {
  * and shapes the answer: structuredContent plus its compact JSON as the text block. Thrown errors
  * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
  * bound their own results; this is the last guard).
+ * `options.lenient` (a bundle's `lenientArguments`): the arguments go through lenient-args.ts first — null is the
+ * default, unknown keys and out-of-enum values of optional parameters are dropped — and what was dropped is named in
+ * the result's `warnings` (appended to the tool's own).
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, options: { lenient?: boolean } = {}): Promise<ToolResult> {
   try {
     const strict = (tool.inputSchema as z.ZodObject).strict();
+    let notices: ArgumentNotice[] = [];
+    if (options.lenient) ({ args: rawArgs, notices } = lenientArguments(tool.inputSchema as z.ZodObject, rawArgs));
     const parsed = strict.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       throw new McpgwError('INVALID_ARGUMENT', `Invalid arguments for ${tool.name}:\n${describeIssues(parsed.error.issues)}`, {
@@ -35,6 +41,10 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
     }
     // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries).
     const result = wellFormed((await tool.handler(parsed.data, ctx)) as Record<string, unknown>);
+    if (notices.length) {
+      const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
+      result.warnings = [...own, ...argumentWarnings(tool.name, notices, result)];
+    }
     if (ctx.signal.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     const text = JSON.stringify(result);
     const bytes = Buffer.byteLength(text);

@@ -17,7 +17,7 @@ const input = z.object({
     epoch: z.enum(['s', 'ms']).optional().describe('Epoch numbers are seconds, or milliseconds from 1e11 on; say which to override'),
   }).optional().describe('Groups by a bucket of a number or a timestamp, after the group_by paths: errors per hour is {where: \'$.level == "error"\', bucket: {path: "ts", width: "1h"}}'),
   each: z.string().min(1).optional().describe('The units to aggregate inside each record, a JSONPath ($.items[*]); paths and where are then relative to each unit. Default: each record is a unit'),
-  top: z.number().int().min(1).default(20).describe('Groups per page (default 20, at most the server maxItems)'),
+  top: z.number().int().min(0).default(20).describe('Groups per page (default 20, at most the server maxItems); 0 counts only: groups_total without groups'),
   order: z.string().default('count_desc').describe('count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc ("sum(bytes)_desc")'),
   cursor: z.string().optional().describe('next_cursor of a previous call with the same arguments (top may differ)'),
 });
@@ -245,7 +245,7 @@ function page(ctx: ToolContext, args: Args, signature: string, rows: Row[], offs
     bytes += size;
   }
   const out: Output = { groups, ...base };
-  if (more && i < rows.length) {
+  if (more && i < rows.length && top > 0) {
     let held: Row[] | null = rows;
     let size = 0;
     for (const r of rows) { size += JSON.stringify(r).length; if (size > CURSOR_ROWS_BYTES) { held = null; break; } }

@@ -1,6 +1,6 @@
 import type { LazyNode, RecordBatch, RecordSource } from 'mcpgw/plugin-api';
 import { appendToken } from '../text/pointer';
-import { tokenPreview } from '../text/preview';
+import { preview, tokenPreview } from '../text/preview';
 import { parseKeepingLexemes, type TextHit } from './text-matcher';
 
 /**
@@ -17,6 +17,8 @@ const WINDOW = 256;
 /** What a text matcher offers (TextMatcher and RegexMatcher). */
 export interface NodeMatcher {
   matchAll(text: string, parsed?: unknown): TextHit[];
+  /** Plain text search only: the raw-text hits no decoded hit covers (TextMatcher.rawHits). */
+  rawHits?(text: string, decodedHits: readonly TextHit[], parsed?: unknown): TextHit[];
   candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
 }
 
@@ -108,12 +110,17 @@ function oneRecord(bytes: Buffer): RecordBatch {
 /** The hits inside one JSON text (a record, or a value inside one at `pointer`), from hit index `resume[0]` on. */
 function* pieceHits(text: string, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher): Generator<NodeEvent> {
   let hits = matcher.matchAll(text);
-  if (hits.length === 0) return;
+  const raw = matcher.rawHits?.(text, hits) ?? [];
+  if (hits.length === 0 && raw.length === 0) return;
   // what the value holds once parsed (a repeated member name: the last value wins)
-  hits = matcher.matchAll(text, parseKeepingLexemes(text));
+  const parsed = parseKeepingLexemes(text);
+  hits = matcher.matchAll(text, parsed);
+  // raw-text hits (a query spanning structure) merged in document order: one list, the same for every page's walk
+  if (raw.length) hits = [...hits, ...matcher.rawHits!(text, hits, parsed)].sort((a, b) => a.token.start - b.token.start);
   for (let j = resume && resume.length ? resume[0]! : 0; j < hits.length; j++) {
     const h = hits[j]!;
-    yield { kind: 'hit', at: [...trail, j], match_path: pointer + h.token.pointer, preview: tokenPreview(text, h.token, h.decoded, h.start, h.end) };
+    const shown = h.raw ? preview(text, h.raw.start, h.raw.end) : tokenPreview(text, h.token, h.decoded, h.start, h.end);
+    yield { kind: 'hit', at: [...trail, j], match_path: pointer + h.token.pointer, preview: shown };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
-import { tokenPreview } from '../text/preview';
+import { forEachToken } from '../json/scan';
+import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
@@ -90,7 +91,8 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     return null;
   };
   const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly);
+    // once the page is full (or for a count) a match is only counted: no hit to place, no preview
+    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null);
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
@@ -135,22 +137,43 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
 function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
+  let raw: { start: number; end: number } | null = null;
   try {
     text = batch.text(k); // strict UTF-8
+    // Counting only: a raw-text hit in a well-formed record settles it, without walking the decoded tokens.
+    if (countOnly && matcher instanceof TextMatcher && matcher.rawMatch(text)) {
+      JSON.parse(text);
+      return { record_index: batch.first + k, preview: '', match_path: '' };
+    }
     hit = matcher.match(text);
-    if (!hit) return null;
     // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds
     // once parsed (a repeated member name: the last value wins).
-    const value = parseKeepingLexemes(text);
-    if (!holds(value, hit.token, hit.decoded)) hit = matcher.match(text, value);
-    if (!hit) return null;
+    if (hit) {
+      const parsed = parseKeepingLexemes(text);
+      if (!holds(parsed, hit.token, hit.decoded)) hit = matcher.match(text, parsed);
+    }
+    // Else the raw text as in the file (plain text search, not regex): a query spanning structure, `"status":"failed"`.
+    if (!hit) {
+      if (!(matcher instanceof TextMatcher)) return null;
+      raw = matcher.rawMatch(text);
+      if (!raw) return null;
+      JSON.parse(text); // only in a well-formed record
+    }
   } catch (err) {
     if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
-  return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
+  if (raw) return { record_index: batch.first + k, preview: preview(text, raw.start, raw.end), match_path: pointerAt(text, raw.start) };
+  return { record_index: batch.first + k, preview: tokenPreview(text, hit!.token, hit!.decoded, hit!.start, hit!.end), match_path: hit!.token.pointer };
+}
+
+/** The pointer of the first member name or value of a JSON text that ends after `offset` ("" when none does). */
+function pointerAt(text: string, offset: number): string {
+  let pointer = '';
+  forEachToken(text, (t) => (t.end > offset ? ((pointer = t.pointer), true) : false));
+  return pointer;
 }
 
 /**

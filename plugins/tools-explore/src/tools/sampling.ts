@@ -52,14 +52,15 @@ class CutRecord {
   constructor(readonly text: string, readonly end: number, readonly total: number) {}
 }
 
-const sampleSize = (def: number) => z.number().int().min(1).default(def);
+/** sample_size: records to read; 0 (or absent, or null) is the default, as in Thoth. */
+const sampleSize = (def: number) => z.number().int().min(0).default(def).transform((n) => n || def);
 
 // ---------------------------------------------------------------- extract_keys
 
 const keysInput = z.object({
   handle: handleArg,
   path: z.string().max(16384).optional().describe('Nested path whose object keys to list (e.g. "user" or "user.address"); default the top level. Arrays of objects on the way are looked into.'),
-  sample_size: sampleSize(100).describe('Records to sample, spread evenly over the file (default 100)'),
+  sample_size: sampleSize(100).describe('Records to sample, spread evenly over the file (default 100; 0 = default)'),
   offset: z.number().int().min(0).default(0).describe('Keys (in sorted order) to skip: next_offset of a previous answer'),
 });
 const keysOutput = z.object({
@@ -152,7 +153,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
 
 const sampleInput = z.object({
   handle: handleArg,
-  count: z.number().int().min(1).default(5).describe('Number of records (default 5)'),
+  count: z.number().int().min(0).default(5).describe('Number of records (default 5; 0: none)'),
   strategy: z.enum(['first', 'last', 'even']).default('first').describe('"first" (default), "last", or "even" (evenly spaced: index floor(i*(total-1)/(count-1)))'),
   fields: fieldsArg,
 });
@@ -228,7 +229,7 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
 
 const schemaInput = z.object({
   handle: handleArg,
-  sample_size: sampleSize(50).describe('Records to sample, spread evenly over the file (default 50)'),
+  sample_size: sampleSize(50).describe('Records to sample, spread evenly over the file (default 50; 0 = default)'),
   depth: z.number().int().min(1).max(64).default(16).describe('Nesting levels described (default 16); deeper values are given by type only'),
   offset: z.number().int().min(0).default(0).describe('The top-level object\'s members listed from this one on (first-seen order): members.next_offset of a previous answer'),
 });
