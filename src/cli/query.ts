@@ -7,6 +7,7 @@ import { Tokens } from '../kernel/contracts/tokens';
 import { NODE_TEXT } from '../kernel/scan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
+import { isJsonWhitespace as isWs } from '../kernel/api/whitespace';
 
 export interface QueryOptions extends CommonOptions {
   /** Default: `pointer` for a query starting with `/` or `#` (or empty: the whole document), else `jsonpath`. */
@@ -102,7 +103,6 @@ function line(n: ScanNode): string {
   return `{"path":${JSON.stringify(n.path)},"value":${text !== undefined ? compactText(text) : JSON.stringify(n.value)}}\n`;
 }
 
-const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** JSON text without the whitespace outside strings (lexemes and escapes kept as written). */
 function compactText(text: string): string {

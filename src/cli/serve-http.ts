@@ -17,7 +17,7 @@ export async function serveHttp(opts: CommonOptions & { host?: string; port?: nu
   const { loaded, config, kernel } = await prepare(opts, true);
   const settings = resolveHttpConfig(loaded, { host: opts.host, port: opts.port }, process.env);
   const log = kernel.options.log;
-  const server = new McpHttpServer({ settings, build: kernel.serverBuilder(config), newSession: () => kernel.newSession(), limits: config.limits, log });
+  const server = new McpHttpServer({ settings, build: kernel.serverBuilder(config), newSession: () => kernel.newSession(), limits: config.limits, log, clock: kernel.clock });
   let url: URL;
   try {
     url = await server.listen();

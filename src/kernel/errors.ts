@@ -59,6 +59,11 @@ export interface ErrorDetails {
   location?: ErrorLocation;
   limit?: ErrorLimit;
   cause?: unknown;
+  /**
+   * The plugin that raised the error (its package name), set by the `error()` of a plugin's or a tool's context.
+   * Logged with the error and named in an INTERNAL_ERROR's message; never part of the payload otherwise.
+   */
+  plugin?: string;
 }
 
 /** An error with a catalogue code. Thrown by kernel and plugins; rendered as an error result by the server. */
@@ -67,6 +72,8 @@ export class McpgwError extends Error {
   readonly hint?: string;
   readonly location?: ErrorLocation;
   readonly limit?: ErrorLimit;
+  /** The plugin that raised it (ErrorDetails.plugin), when a plugin's or a tool's context made it. */
+  readonly plugin?: string;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -75,6 +82,7 @@ export class McpgwError extends Error {
     if (details.hint !== undefined) this.hint = details.hint;
     if (details.location !== undefined) this.location = details.location;
     if (details.limit !== undefined) this.limit = details.limit;
+    if (details.plugin !== undefined) this.plugin = details.plugin;
   }
 
   toPayload(): ErrorPayload {
@@ -84,6 +92,14 @@ export class McpgwError extends Error {
     if (this.limit !== undefined) payload.limit = this.limit;
     return payload;
   }
+}
+
+/**
+ * The `error()` of a plugin's or a tool's context: catalogue errors tagged with the plugin that raised them
+ * (`plugin`: its package name; undefined for the kernel's own contexts).
+ */
+export function errorFactory(plugin?: string): (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError {
+  return (code, message, details) => new McpgwError(code, message, plugin === undefined ? details : { ...details, plugin });
 }
 
 const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);

@@ -25,7 +25,7 @@ import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
-import { McpgwError } from './errors';
+import { errorFactory } from './errors';
 import { Session } from './session/session';
 import { jsonLayout } from './records/json-layout';
 
@@ -214,7 +214,7 @@ export class Kernel {
       clock: spec.clock,
       progress: io.progress,
       log: plugin ? tagLogger(spec.log, { plugin, command: owner }) : spec.log,
-      error: (code, message, details) => new McpgwError(code, message, details),
+      error: errorFactory(plugin),
       root: spec.root,
       scan: spec.scan,
       regex: spec.regex,

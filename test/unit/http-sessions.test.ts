@@ -30,7 +30,6 @@ function ping(sid: string): Request {
 }
 
 function setup(maxSessions = 8) {
-  let now = 1_000_000;
   const clock = new FakeClock();
   const evicted: string[] = [];
   const sessions: Session[] = [];
@@ -47,10 +46,10 @@ function setup(maxSessions = 8) {
     idleMs: IDLE,
     maxBodyBytes: 1 << 20,
     log: quiet,
-    now: () => now,
+    clock,
     newSession: () => new Session(clock),
   });
-  return { table, evicted, sessions, clock, advance: (ms: number) => (now += ms) };
+  return { table, evicted, sessions, clock };
 }
 
 const alice: AuthInfo = { token: 'a', clientId: 'token:alice', scopes: [] };
@@ -76,7 +75,12 @@ test('a session is made by newSession (the kernel\'s, on its clock): its handles
   expect(res.status).toBe(200);
   const files = sessions[0]!.scope('test').handles<string>('files', { style: 'counter', prefix: 'f', noun: 'file handle', limit: 'maxOpenFiles', idleMs: 10 * IDLE, max: 4 });
   expect(files.get('f1')).toBe('file of session 1');
-  clock.advance(10 * IDLE + 1);
+  const sid = res.headers.get('mcp-session-id')!;
+  // The session is kept in use (a ping every IDLE / 2) while its file handle is not used for 10 × IDLE.
+  for (let t = 0; t <= 10 * IDLE; t += IDLE / 2) {
+    await clock.advanceAsync(IDLE / 2);
+    expect((await table.handle(ping(sid), alice)).status).toBe(200);
+  }
   expect(() => files.get('f1')).toThrow(expect.objectContaining({ code: 'HANDLE_EXPIRED' }));
   await table.closeAll();
 });
@@ -91,15 +95,14 @@ test('without a session id, only initialize is accepted (400 otherwise)', async 
   expect(table.size).toBe(0);
 });
 
-test('a session idle past idleMs is closed with its files; one in use is kept', async () => {
-  const { table, evicted, advance } = setup();
+test('a session idle past idleMs is closed with its files by the sweep on the clock; one in use is kept', async () => {
+  const { table, evicted, clock } = setup();
   const a = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
   const b = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
-  advance(IDLE - 1000);
+  await clock.advanceAsync(IDLE - 1000);
   expect((await table.handle(ping(b), alice)).status).toBe(200);
-  advance(2000);
-  table.sweep();
-  await new Promise((r) => setImmediate(r));
+  expect(evicted).toEqual([]);
+  await clock.advanceAsync(IDLE); // the sweep (every idleMs / 2, at least 1 s) runs past a's idle time, not b's
   expect(evicted).toEqual(['file of session 1']);
   expect(table.size).toBe(1);
   expect((await table.handle(ping(a), alice)).status).toBe(404);
@@ -118,14 +121,15 @@ test('DELETE ends the session and closes its files', async () => {
 });
 
 test('past maxSessions a new session is 503 with Retry-After; expired ones make room first', async () => {
-  const { table, advance } = setup(2);
+  const { table, clock } = setup(2);
   await table.handle(initialize(), alice);
   await table.handle(initialize(), alice);
   const full = await table.handle(initialize(), alice);
   expect(full.status).toBe(503);
   expect(full.headers.get('retry-after')).toBe('5');
   expect((await full.json()).error.message).toContain('http.maxSessions');
-  advance(IDLE + 1);
+  clock.advance(IDLE + 1); // past their idle time, before the next sweep (every IDLE / 2: the last one ran at IDLE)
+  expect(table.size).toBe(2);
   expect((await table.handle(initialize(), alice)).status).toBe(200);
   expect(table.size).toBe(1);
   await table.closeAll();

@@ -137,3 +137,25 @@ describe('offset index', () => {
     expect(ix.checkpointLine(Math.floor((N - 1) / 1024))).toBe(Math.floor((N - 1) / 1024) * 1024 + 1);
   });
 });
+
+describe('full validation against the deadline, on a fake clock', () => {
+  test('past the deadline it stops after the current batch with complete: false; before it, every record is examined', async () => {
+    const { FakeClock } = jest.requireActual('../../src/kernel/api/fake-clock') as typeof import('../../src/kernel/api/fake-clock');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-vdl-'));
+    const N = 20_000; // ~10 MB: three 4 MiB batches
+    const pad = 'x'.repeat(500);
+    fs.writeFileSync(path.join(dir, 'many.jsonl'), Array.from({ length: N }, (_, i) => `{"i":${i},"pad":"${pad}"}\n`).join(''));
+    const files = fileService(dir, await formatsOf(jsonl));
+    const { source, close } = await files.open('many.jsonl');
+    const clock = new FakeClock(1_000);
+    const inTime = await source.validate!({ mode: 'full', deadline: 2_000, now: () => clock.now() });
+    expect(inTime).toMatchObject({ complete: true, recordsExamined: N });
+    clock.advance(1_001); // now 2,001: past the deadline before the first batch ends
+    const late = await source.validate!({ mode: 'full', deadline: 2_000, now: () => clock.now() });
+    expect(late.complete).toBe(false);
+    expect(late.recordsExamined).toBeGreaterThan(0);
+    expect(late.recordsExamined).toBeLessThan(N);
+    close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -14,6 +14,7 @@ import { claudeSource } from '../../plugins/tools-sessions/src/sources/claude';
 import { McpgwError } from '../../src/kernel/errors';
 import type { FileAccess, ToolContext } from '../../src/kernel/contracts';
 import { fileService, formatsOf } from '../helpers/formats';
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 
 let tmp: string;
 let home: string;
@@ -21,6 +22,8 @@ let file: string;
 let opens: { path: string; from?: number }[];
 let ctx: ToolContext;
 let service: SessionsService;
+/** Deadlines are read on this clock: it moves only when a test says so. */
+const clock = new FakeClock();
 
 const line = (i: number, text: string) => JSON.stringify({ type: i % 2 ? 'assistant' : 'user', uuid: `u${i}`, sessionId: 's', cwd: '/w', timestamp: `2025-01-01T00:00:0${i % 10}.000Z`, message: { role: i % 2 ? 'assistant' : 'user', content: i % 2 ? [{ type: 'text', text }] : text } }) + '\n';
 
@@ -39,7 +42,7 @@ beforeAll(async () => {
   ctx = {
     registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: () => undefined, list: () => [] }, detect: () => null, sessionSources: { list: () => [claudeSource], get: () => claudeSource }, embedders: { list: () => [], get: () => undefined } },
     files: { ...files, open: files.open.bind(files), verify: files.verify.bind(files), within: (folders: readonly string[]) => spy(files.within(folders)) },
-    session: {} as never, limits: {} as never, signal: new AbortController().signal, deadline: Date.now() + 60_000,
+    session: {} as never, limits: {} as never, signal: new AbortController().signal, deadline: clock.now() + 60_000, clock,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code, message, details) => new McpgwError(code, message, details), root: tmp, scan: {} as never, regex: {} as never,
   } as ToolContext;
@@ -53,8 +56,8 @@ async function update() {
   const index = service.semantic(ctx);
   const homes = service.homes(ctx).filter((h) => h.available);
   const sessions = (await service.catalog(ctx, homes)).projects.flatMap((p) => p.sessions);
-  ctx = { ...ctx, deadline: Date.now() + 60_000 };
-  const report = await index.update(ctx, service, homes, sessions, Date.now() + 60_000);
+  ctx = { ...ctx, deadline: clock.now() + 60_000 };
+  const report = await index.update(ctx, service, homes, sessions, clock.now() + 60_000);
   return { report, stored: index.store.session(file)!, index };
 }
 
@@ -106,9 +109,10 @@ test('an update stopped by its deadline reports the sessions left and keeps what
   const index = service.semantic(ctx);
   const homes = service.homes(ctx).filter((h) => h.available);
   const sessions = (await service.catalog(ctx, homes)).projects.flatMap((p) => p.sessions);
-  const late = await index.update(ctx, service, homes, sessions, Date.now() - 1);
+  clock.advance(1_000);
+  const late = await index.update(ctx, service, homes, sessions, clock.now() - 1);
   expect(late.pending).toBeGreaterThan(0);
-  const done = await index.update(ctx, service, homes, sessions, Date.now() + 60_000);
+  const done = await index.update(ctx, service, homes, sessions, clock.now() + 60_000);
   expect(done).toMatchObject({ pending: 0, indexed: 2 });
   expect(index.store.session(other)).toMatchObject({ records: 300, entries: 300, complete: true });
 });

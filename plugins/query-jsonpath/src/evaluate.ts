@@ -18,7 +18,7 @@
  * one key), so selection stays json-p3's.
  */
 import { jsonpath, JSONPathNode, JSONPathNodeList } from 'json-p3';
-import type { ErrorCode, ErrorDetails, McpgwError } from 'mcpgw/plugin-api';
+import { escapeToken, type ErrorCode, type ErrorDetails, type McpgwError } from 'mcpgw/plugin-api';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
 
@@ -87,7 +87,7 @@ export function pointerOfFound(n: Found): string {
     if (c.parent === null) c.pointer = '';
     else {
       const k = c.key!;
-      c.pointer = prefix + '/' + (typeof k === 'number' ? String(k) : k.replace(/~/g, '~0').replace(/\//g, '~1'));
+      c.pointer = prefix + '/' + (typeof k === 'number' ? String(k) : escapeToken(k));
     }
     prefix = c.pointer;
   }

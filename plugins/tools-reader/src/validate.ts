@@ -13,7 +13,7 @@ export type ValidationMode = 'probe' | 'full';
 export async function validate(source: RecordSource, mode: ValidationMode, ctx: ToolContext): Promise<ValidationReport> {
   const onProgress = mode === 'full' ? (done: number, total: number) => ctx.progress(done, total, 'validating') : undefined;
   if (source.validate) {
-    return source.validate({ mode, probeBytes: ctx.limits.probeBytes, probeRecords: ctx.limits.probeRecords, signal: ctx.signal, deadline: ctx.deadline, onProgress });
+    return source.validate({ mode, probeBytes: ctx.limits.probeBytes, probeRecords: ctx.limits.probeRecords, signal: ctx.signal, deadline: ctx.deadline, now: () => ctx.clock.now(), onProgress });
   }
   return validateByScan(source, mode, ctx, onProgress);
 }

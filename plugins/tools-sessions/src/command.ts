@@ -16,7 +16,7 @@ export function indexCommand(service: SessionsService): CommandDefinition {
       if (at !== -1 && !source) { process.stderr.write('mcpgw: --source needs a source name\n'); return 2; }
       const unknown = args.filter((a, i) => a !== '--source' && i !== at + 1);
       if (unknown.length) { process.stderr.write(`mcpgw: sessions index: unexpected argument ${JSON.stringify(unknown[0])}\n`); return 2; }
-      const started = Date.now();
+      const started = ctx.clock.now();
       const homes = service.homes(ctx).filter((h) => h.available && (source === undefined || h.source.name === source));
       if (source !== undefined && homes.length === 0) {
         process.stderr.write(`mcpgw: no available session source named ${JSON.stringify(source)}\n`);
@@ -28,7 +28,7 @@ export function indexCommand(service: SessionsService): CommandDefinition {
       const sessions = catalog.projects.flatMap((p) => p.sessions).filter((s) => source === undefined || s.source === source).sort((a, b) => b.mtimeMs - a.mtimeMs);
       const report = await index.update(ctx, service, all, sessions, Number.POSITIVE_INFINITY, source === undefined);
       if (report.updated > 0) index.engine.prepare();
-      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
       ctx.print(`indexed ${report.indexed} sessions (${report.updated} read now, ${report.failed.length} unreadable) in ${secs} s: ${index.store.file}\n`);
       for (const f of report.failed.slice(0, 10)) process.stderr.write(`mcpgw: could not index ${f.path}: ${f.message}\n`);
       return 0;

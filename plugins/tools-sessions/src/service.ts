@@ -64,9 +64,9 @@ export class SessionsService {
   }
 
   /** Every project and session, the files looked at now (the sources' folder listing is reused for a moment). */
-  async catalog(ctx: Pick<ToolContext, 'registry' | 'signal' | 'log'>, homes = this.homes(ctx)): Promise<Catalog> {
+  async catalog(ctx: Pick<ToolContext, 'registry' | 'signal' | 'log' | 'clock'>, homes = this.homes(ctx)): Promise<Catalog> {
     const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
-    const now = Date.now();
+    const now = ctx.clock.now();
     if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS || !(await this.unchanged(this.discovery))) {
       const found = discover(homes, { signal: ctx.signal, log: ctx.log });
       const entry = { key, at: now, found, folders: null as Map<string, number> | null };
@@ -148,7 +148,7 @@ export class SessionsService {
     if (cached) { this.summaries.delete(id); this.summaryWeight -= cached.summary.weight; }
     const files = await this.open(ctx, located);
     try {
-      await extendSummary(summary, files, located.source, deadline, ctx.signal);
+      await extendSummary(summary, files, located.source, deadline, () => ctx.clock.now(), ctx.signal);
     } finally {
       files.close();
     }

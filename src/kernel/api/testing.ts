@@ -7,7 +7,7 @@ import type { QueryLanguage } from '../contracts/query';
 import type { Embedder, SessionSource } from '../contracts/sessions';
 import { Tokens } from '../contracts/tokens';
 import type { ToolBundle } from '../contracts/tool';
-import { McpgwError } from '../errors';
+import { errorFactory } from '../errors';
 import { recordsToolkit } from '../records';
 import { PLUGIN_API_VERSION } from '../version';
 import { containerOf } from '../container';
@@ -60,7 +60,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     registerEmbedder: (e) => void out.embedders.push(e),
     registerCommand: (c) => void out.commands.push(c),
     records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
+    error: errorFactory(plugin.name),
     container: containerOf(container),
     log: logger,
     clock,

@@ -137,6 +137,8 @@ export interface ValidateOptions {
    * report so far with `complete: false` (checked between batches). Default: none.
    */
   deadline?: number;
+  /** The clock `deadline` is on: ms since the epoch (pass a tool's `ctx.clock.now`). Default: the system clock. */
+  now?: () => number;
   /** Bytes examined of bytes to examine. */
   onProgress?: ProgressReporter;
 }

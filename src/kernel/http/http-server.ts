@@ -5,6 +5,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HttpSettings } from '../config/http';
 import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
+import type { Clock } from '../contracts/clock';
 import type { Session } from '../session/session';
 import { checkBody, checkHost, checkOrigin, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
 import { LegacySessions } from './legacy-sessions';
@@ -22,6 +23,8 @@ export interface McpHttpServerOptions {
   newSession?: () => Session;
   limits: Pick<Limits, 'handleIdleMs' | 'cursorIdleMs' | 'requestTimeoutMs'>;
   log: Logger;
+  /** The clock 2025-era sessions expire on (the kernel's; default the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -61,6 +64,7 @@ export class McpHttpServer {
       idleMs: Math.max(options.limits.handleIdleMs, options.limits.cursorIdleMs),
       maxBodyBytes: settings.maxBodyBytes,
       log,
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     this.modern = createMcpHandler((ctx) => build(this.stores.of(principalOf(ctx.authInfo)), false), {
       legacy: 'reject',

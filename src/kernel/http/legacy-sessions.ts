@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../contracts/plugin';
+import type { Clock, ClockTimer } from '../contracts/clock';
+import { systemClock } from '../clock';
 import { Session } from '../session/session';
 import { principalOf } from './token';
 
@@ -16,7 +18,8 @@ export interface LegacySessionsOptions {
   /** Bytes; the transport answers 413 past it. */
   maxBodyBytes: number;
   log: Logger;
-  now?: () => number;
+  /** The clock idle expiry reads and its sweep timer runs on (the kernel's; default the system clock). */
+  clock?: Clock;
   /** Makes the Session of a new MCP session (default `new Session()`; the kernel's on its clock). */
   newSession?: () => Session;
 }
@@ -42,11 +45,11 @@ const json = (status: number, code: number, message: string, headers: Record<str
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, Entry>();
-  private readonly now: () => number;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly clock: Clock;
+  private timer: ClockTimer | null = null;
 
   constructor(private readonly options: LegacySessionsOptions) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   get size(): number {
@@ -60,7 +63,7 @@ export class LegacySessions {
     if (id) {
       const entry = this.sessions.get(id);
       if (!entry || entry.principal !== principal) return json(404, -32001, 'Session not found');
-      entry.lastUsed = this.now();
+      entry.lastUsed = this.clock.now();
       return entry.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== 'POST') return json(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -88,7 +91,7 @@ export class LegacySessions {
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (sid) => {
-        entry = { transport, server, session, principal, lastUsed: this.now() };
+        entry = { transport, server, session, principal, lastUsed: this.clock.now() };
         this.sessions.set(sid, entry);
         this.arm();
         this.options.log.debug('http: session opened', { session: sid, principal });
@@ -111,7 +114,7 @@ export class LegacySessions {
 
   /** Closes sessions unused for `idleMs` (their Sessions end, closing files). */
   sweep(): void {
-    const cutoff = this.now() - this.options.idleMs;
+    const cutoff = this.clock.now() - this.options.idleMs;
     for (const [sid, e] of this.sessions) {
       if (e.lastUsed < cutoff) {
         this.sessions.delete(sid);
@@ -125,7 +128,7 @@ export class LegacySessions {
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await Promise.all(all.map((e) => e.server.close().catch(() => undefined)));
   }
@@ -133,13 +136,12 @@ export class LegacySessions {
   private arm(): void {
     if (this.timer) return;
     const every = Math.max(1000, Math.min(60_000, this.options.idleMs / 2));
-    this.timer = setInterval(() => {
+    this.timer = this.clock.setInterval(() => {
       this.sweep();
       if (this.sessions.size === 0 && this.timer) {
-        clearInterval(this.timer);
+        this.timer.cancel();
         this.timer = null;
       }
-    }, every);
-    this.timer.unref();
+    }, every, { unref: true });
   }
 }

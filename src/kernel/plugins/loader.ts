@@ -7,7 +7,7 @@ import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
 import type { Embedder, SessionSource } from '../contracts/sessions';
 import type { CommandDefinition } from '../contracts/command';
-import { McpgwError } from '../errors';
+import { errorFactory, McpgwError } from '../errors';
 import { Tokens } from '../contracts/tokens';
 import { API_2_CHANGES, PLUGIN_API_VERSION } from '../version';
 import { tagLogger } from '../log';
@@ -225,7 +225,7 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
       ctx.registry.addEmbedder(record, embedder);
     },
     records: recordsToolkit,
-    error: (code, message, details) => new McpgwError(code, message, details),
+    error: errorFactory(record.name),
     container: containerOf(container),
     log,
     clock: ctx.clock,

@@ -2,6 +2,8 @@ import { readSync } from 'node:fs';
 import type { LazyNode, RecordWarning } from '../contracts/format';
 import { McpgwError, osErrorName } from '../errors';
 import { clipText } from '../unicode';
+import { isJsonWhitespace as isWs } from '../api/whitespace';
+import { parsePointer as parseRfc6901, PointerSyntaxError } from '../api/pointer';
 import { indexContainerSync, scanFault, type ContainerIndex, type StructureCache } from './json-index';
 import { JsonScanError } from './json-scan';
 import { decodeUtf8, parseExact } from './parse';
@@ -32,8 +34,6 @@ const MAX_CACHED = 4096;
 /** `children(from, to)` reads consecutive children in one read of at most this many bytes. */
 export const GROUP_BYTES = 4 * 1024 * 1024;
 
-const isWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-
 function readAt(fd: number, offset: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
   let done = 0;
@@ -59,16 +59,17 @@ function bytesAt(ctx: LazyContext, held: HeldBytes | undefined, offset: number, 
 const covers = (held: HeldBytes | undefined, s: number, e: number) => !!held && s >= held.base && e <= held.base + held.buf.length;
 
 /**
- * Parses an RFC 6901 JSON Pointer into reference tokens (§3: `~1` is `/`, `~0` is `~`).
- * @throws INVALID_ARGUMENT when it is neither empty nor starts with `/`, or holds a bad `~` escape.
+ * Parses an RFC 6901 JSON Pointer into reference tokens (§3: `~1` is `/`, `~0` is `~`) with the plugin API's parser.
+ * @throws INVALID_ARGUMENT when it is neither empty nor starts with `/`, or holds a bad `~` escape, with the
+ *   character `position` of the fault.
  */
 export function parsePointer(pointer: string): string[] {
-  if (pointer === '') return [];
-  if (pointer[0] !== '/') throw new McpgwError('INVALID_ARGUMENT', `"${clipText(pointer, 100)}" is not a JSON Pointer: it must be empty or start with "/" (RFC 6901 §3).`);
-  return pointer.slice(1).split('/').map((t) => {
-    if (/~(?![01])/.test(t)) throw new McpgwError('INVALID_ARGUMENT', `JSON Pointer token "${clipText(t, 100)}" has a "~" not followed by 0 or 1 (RFC 6901 §3).`);
-    return t.replace(/~1/g, '/').replace(/~0/g, '~');
-  });
+  try {
+    return parseRfc6901(pointer);
+  } catch (err) {
+    if (!(err instanceof PointerSyntaxError)) throw err;
+    throw new McpgwError('INVALID_ARGUMENT', `"${clipText(pointer, 100)}" is not a JSON Pointer: ${err.message} (RFC 6901 §3).`, { location: { position: err.position } });
+  }
 }
 
 /** Kernel-side internals of a lazy node (not part of the plugin contract). */

@@ -1,4 +1,5 @@
 import { McpgwError, type ErrorLocation } from '../errors';
+import { escapeToken } from '../api/pointer';
 
 declare global {
   interface JSON {
@@ -218,11 +219,6 @@ export function replaceLoneSurrogates(value: unknown): { value: unknown; paths: 
     }
   }
   return { value, paths };
-}
-
-/** RFC 6901 §3 reference token escaping. */
-export function escapeToken(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /**

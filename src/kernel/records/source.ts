@@ -8,6 +8,7 @@ import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
+import { isJsonWhitespace } from '../api/whitespace';
 import { validateSource } from './validate';
 
 /** Bytes before the indexed end whose checksum tells that a file only grew. */
@@ -186,7 +187,7 @@ export class IndexedRecordSource implements RecordSource {
       rootIsSequence: true,
       index: new ContainerOffsets(c.starts, c.count),
       end: c.close,
-      framing: { isPadding: (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x2c },
+      framing: { isPadding: (b: number) => isJsonWhitespace(b) || b === 0x2c },
       structure: this.structure,
     }, node.byteLength);
   }

@@ -1,7 +1,8 @@
 import type { LazyNode, RecordSource, RecordWarning, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import { McpgwError, type ErrorLocation } from '../errors';
-import { countMemberNames, countMembers, decodeUtf8, escapeToken, findDuplicateKey, parseExact } from './parse';
+import { countMemberNames, countMembers, decodeUtf8, findDuplicateKey, parseExact } from './parse';
+import { escapeToken } from '../api/pointer';
 
 /** Malformed records listed in a report. */
 const LIST = 5;
@@ -95,7 +96,7 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           }
         }
         from = batch.first + batch.count;
-        if (options.deadline !== undefined && Date.now() > options.deadline) stop = true;
+        if (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline) stop = true;
         if (stop) break;
       }
       break;
@@ -181,7 +182,7 @@ export async function validateInParts(root: LazyNode, recordIndex: number, budge
         sinceYield = 0;
         await new Promise<void>((r) => setImmediate(r));
         if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-        if (options.deadline !== undefined && Date.now() > options.deadline) { out.complete = false; return out; }
+        if (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline) { out.complete = false; return out; }
       }
     }
   } catch (err) {

@@ -20,7 +20,8 @@ import type { CompiledQuery, EvaluateOptions, QueryNode, QuerySegment, SegmentSe
 import type { ScanNode, ScanPosition, ScanQueryOptions, ScanResult } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { internalsOf, lastMember, memberName } from '../records/lazy';
-import { decodeUtf8, escapeToken } from '../records/parse';
+import { decodeUtf8 } from '../records/parse';
+import { escapeToken } from '../api/pointer';
 import type { IndexedRecordSource } from '../records/source';
 import type { Collector } from './engine';
 import { readMembers } from './members';

@@ -6,7 +6,7 @@ import { tagLogger } from '../log';
 import type { FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
-import { McpgwError } from '../errors';
+import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientInput, lenientOutput } from './lenient-schemas';
@@ -62,6 +62,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   const prepared = spec.tools.map(({ tool, bundle, plugin, lenient }) => ({
     tool,
     bundle,
+    plugin,
     lenient: lenient === true,
     log: tagLogger(spec.log, { plugin, bundle }),
     input: advertiseOnly(lenient ? lenientInput(inputJsonSchema(tool.inputSchema)) : inputJsonSchema(tool.inputSchema)),
@@ -69,13 +70,13 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   }));
   return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
-    for (const { tool, bundle, lenient, log, input, output } of prepared) {
+    for (const { tool, bundle, plugin, lenient, log, input, output } of prepared) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
-          const ctx = makeContext(spec, session.scope(bundle), log, sdkCtx);
-          return runTool(tool, args, ctx, { lenient }) as any;
+          const ctx = makeContext(spec, session.scope(bundle), plugin, log, sdkCtx);
+          return runTool(tool, args, ctx, plugin, { lenient }) as any;
         },
       );
     }
@@ -90,7 +91,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
   };
 }
 
-function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCtx: any): ToolContext {
+function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, log: Logger, sdkCtx: any): ToolContext {
   const signal: AbortSignal = sdkCtx?.mcpReq?.signal ?? new AbortController().signal;
   const token = sdkCtx?.mcpReq?._meta?.progressToken;
   let last = 0;
@@ -113,7 +114,7 @@ function makeContext(spec: ServerSpec, session: SessionScope, log: Logger, sdkCt
     clock: spec.clock,
     progress,
     log,
-    error: (code, message, details) => new McpgwError(code, message, details),
+    error: errorFactory(plugin),
     root: spec.root,
     scan: spec.scan,
     regex: spec.regex,

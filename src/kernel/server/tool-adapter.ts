@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
-import { McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
+import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { wellFormed } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
@@ -23,12 +23,14 @@ export function errorResult(payload: ErrorPayload): ToolResult {
  * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
  * and shapes the answer: structuredContent plus its compact JSON as the text block. Thrown errors
  * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
- * bound their own results; this is the last guard).
+ * bound their own results; this is the last guard). `plugin`: the package that registered the tool — an
+ * INTERNAL_ERROR's message names it (where to report the fault), and every error result's log line carries the plugin
+ * that raised the error when it was not the kernel.
  * `options.lenient` (a bundle's `lenientArguments`): the arguments go through lenient-args.ts first — null is the
  * default, unknown keys and out-of-enum values of optional parameters are dropped — and what was dropped is named in
  * the result's `warnings` (appended to the tool's own).
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, options: { lenient?: boolean } = {}): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean } = {}): Promise<ToolResult> {
   try {
     const strict = (tool.inputSchema as z.ZodObject).strict();
     let notices: ArgumentNotice[] = [];
@@ -57,8 +59,13 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
     return { content: [{ type: 'text', text }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);
-    if (payload.code === 'INTERNAL_ERROR') ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
-    else ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message });
+    if (payload.code === 'INTERNAL_ERROR') {
+      if (plugin !== undefined) payload.message = capMessage(`Internal error in ${plugin} (tool ${tool.name}): ${payload.message.replace(/^Internal error: /, '')}`);
+      ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
+    } else {
+      const raisedBy = err instanceof McpgwError && err.plugin !== undefined ? { raisedBy: err.plugin } : {};
+      ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message, ...raisedBy });
+    }
     return errorResult(payload);
   }
 }

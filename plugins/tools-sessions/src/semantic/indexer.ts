@@ -81,6 +81,8 @@ export interface IndexOptions {
   embedder: Embedder;
   /** ms since the epoch: stop between records past it (the session is kept as far as read, and resumed later). */
   deadline: number;
+  /** The clock `deadline` is on (the tool's `ctx.clock.now`). */
+  now: () => number;
   signal?: AbortSignal;
 }
 
@@ -124,7 +126,7 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
     const d = draftOf(e, idx);
     if (d) batch.push(d);
     if (batch.length >= 64) await flush();
-    if ((++n & 63) === 0 && Date.now() > o.deadline) { complete = false; break; }
+    if ((++n & 63) === 0 && o.now() > o.deadline) { complete = false; break; }
   }
   await flush();
   if (complete) records = files.count;

@@ -60,7 +60,7 @@ export class SemanticIndex {
       const old = stored.get(s.path);
       const change = changeOf(old, s.files, s.fileStats);
       if (change.kind === 'same' && old?.complete) { report.indexed++; continue; }
-      if (Date.now() > deadline || ctx.signal.aborted) { report.pending++; continue; }
+      if (ctx.clock.now() > deadline || ctx.signal.aborted) { report.pending++; continue; }
       const home = homes.find((h) => h.source.name === s.source);
       if (!home) continue;
       const located: Located = { session: s, home, source: home.source };
@@ -71,7 +71,7 @@ export class SemanticIndex {
         try {
           const finished = await indexSession(this.store, {
             source: home.source, path: s.path, files: s.files, sessionId: s.id, projectName: s.projectName, projectPath: s.projectPath, modifiedMs: s.mtimeMs,
-          }, files, from > 0 ? old : undefined, from, { embedder: this.embedder, deadline, signal: ctx.signal });
+          }, files, from > 0 ? old : undefined, from, { embedder: this.embedder, deadline, now: () => ctx.clock.now(), signal: ctx.signal });
           report.updated++;
           if (finished) report.indexed++; else report.pending++;
         } finally {

@@ -111,9 +111,9 @@ export function safeNormalize(source: SessionSource, record: unknown): Normalize
 
 /**
  * Reads the session's records from `s.records` on, adding them to `s`, until the end (then `complete`) or until
- * `deadline` (ms since the epoch) passes between records.
+ * `deadline` (ms since the epoch, read on `now`: the tool's `ctx.clock.now`) passes between records.
  */
-export async function extendSummary(s: SessionSummary, files: SessionFiles, source: SessionSource, deadline: number, signal?: AbortSignal): Promise<void> {
+export async function extendSummary(s: SessionSummary, files: SessionFiles, source: SessionSource, deadline: number, now: () => number, signal?: AbortSignal): Promise<void> {
   if (s.records === 0) mergeHints(s.hints, files.documentHints());
   let n = 0;
   for await (const item of files.records(s.records, signal)) {
@@ -125,7 +125,7 @@ export async function extendSummary(s: SessionSummary, files: SessionFiles, sour
       else if (normalized?.usage) addRecord(s, item.pos, { usage: normalized.usage });
     }
     s.records = item.pos + 1;
-    if ((++n & 63) === 0 && Date.now() > deadline) return;
+    if ((++n & 63) === 0 && now() > deadline) return;
   }
   s.records = files.count;
   s.complete = true;

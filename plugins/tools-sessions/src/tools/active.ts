@@ -73,7 +73,7 @@ export function listActiveSessions(service: SessionsService, procRoot = '/proc')
     async handler(args, ctx) {
       const homes = service.homes(ctx).filter((h) => h.available);
       const catalog = await service.catalog(ctx, homes);
-      const now = Date.now();
+      const now = ctx.clock.now();
       const rows = new Map<string, Row>();
       const key = (s: CatalogSession) => `${s.source}\n${s.path}`;
       for (const p of catalog.projects) {

@@ -174,12 +174,12 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       const n = pageLimit(ctx, args.limit);
       const slice = project.sessions.slice(args.offset, args.offset + n);
       // Entry counts come from summaries: read what is missing, leaving a margin before the deadline.
-      const deadline = Math.min(ctx.deadline - 1000, Date.now() + Math.max(1000, (ctx.deadline - Date.now()) / 2));
+      const deadline = Math.min(ctx.deadline - 1000, ctx.clock.now() + Math.max(1000, (ctx.deadline - ctx.clock.now()) / 2));
       let complete = true;
       const rows = [];
       for (const s of slice) {
         let summary = service.cachedSummary({ session: s, source: home.source });
-        if ((!summary || !summary.complete) && Date.now() < deadline) {
+        if ((!summary || !summary.complete) && ctx.clock.now() < deadline) {
           try {
             summary = await service.summary(ctx, { session: s, home, source: home.source }, deadline);
           } catch (err) {

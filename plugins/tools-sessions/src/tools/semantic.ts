@@ -57,7 +57,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
       const catalog = await service.catalog(ctx, homes);
       const listed = catalog.projects.flatMap((p) => p.sessions).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
       // Index until a fraction of the time is left for the query itself.
-      const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - Date.now()) * 0.2));
+      const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - ctx.clock.now()) * 0.2));
       const report = await index.update(ctx, service, homes, listed, deadline);
       const byRow = index.sessionsByRow(new Set(listed.map((s) => s.path)));
       const wanted = new Set<number>();

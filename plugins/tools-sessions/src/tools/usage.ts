@@ -82,7 +82,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
           let stats;
           try {
-            stats = Date.now() < deadline ? await service.sessionStats(ctx, { session: s, home, source: home.source }, deadline) : undefined;
+            stats = ctx.clock.now() < deadline ? await service.sessionStats(ctx, { session: s, home, source: home.source }, deadline) : undefined;
           } catch (err) {
             if ((err as { code?: string }).code === 'CANCELLED') throw err;
             ctx.log.debug('usage: a session could not be read', { path: s.path, error: String(err) });
