@@ -38,6 +38,9 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(base, 'events.jsonl'), events.join('\n') + '\n');
   // One document (search counts nodes): the same events as an array, as written above.
   fs.writeFileSync(path.join(base, 'doc.json'), `{"events":[${events.join(',')}]}`);
+  // One document over 1 MiB, walked in parts: its top-level members are read apart from their names.
+  const features = Array.from({ length: 6000 }, (_, i) => `{"type":"Feature","properties":{"id":${i},"status":"${STATUSES[i % 4]}","pad":"${'x'.repeat(200)}"}}`);
+  fs.writeFileSync(path.join(base, 'geo.json'), `{"type":"FeatureCollection", "name":"big","features":[${features.join(',')}]}`);
   c = await connect(['--root', base]);
   handle = (await call(c.client, 'open_file', { path: 'events.jsonl' })).data.handle;
   docHandle = (await call(c.client, 'open_file', { path: 'doc.json' })).data.handle;
@@ -128,6 +131,25 @@ describe('text search matches the raw record bytes too', () => {
     expect(seen).toHaveLength(occurrences + notes);
     expect(seen.filter((m) => /^\/events\/\d+\/status$/.test(m.match_path))).toHaveLength(occurrences);
     expect(seen.filter((m) => /^\/events\/\d+\/note$/.test(m.match_path))).toHaveLength(notes);
+  });
+
+  test('one document walked in parts: a hit spanning a member\'s name and value is found, at that member', async () => {
+    const text = fs.readFileSync(path.join(base, 'geo.json'), 'utf8');
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const geo = (await call(c.client, 'open_file', { path: 'geo.json' })).data.handle;
+    const top = await call(c.client, 'search', { handle: geo, query: '"type":"FeatureCollection"' });
+    expect(top.data).toMatchObject({ counts: 'nodes', total_matches: 1, matches: [{ record_index: 0, match_path: '/type', preview: expect.stringContaining('«"type":"FeatureCollection"»') }] });
+    // the comma and space before a member's name are part of its raw text; a space the file does not have is not
+    expect((await call(c.client, 'search', { handle: geo, query: ', "name":"big"' })).data).toMatchObject({ total_matches: 1, matches: [{ match_path: '/name' }] });
+    expect((await call(c.client, 'search', { handle: geo, query: ',"name":"big"' })).data.total_matches).toBe(0);
+    const lower = text.toLowerCase();
+    let occurrences = 0;
+    for (let at = lower.indexOf('"type":"feature'); at !== -1; at = lower.indexOf('"type":"feature', at + 1)) occurrences++;
+    expect(occurrences).toBe(6001);
+    const counted = await call(c.client, 'search', { handle: geo, query: '"type":"feature', max_results: 0 });
+    expect(counted.data).toMatchObject({ total_matches: occurrences, complete: true });
+    const failed = await call(c.client, 'search', { handle: geo, query: '"status":"failed"', match_case: true, max_results: 0 });
+    expect(failed.data.total_matches).toBe(text.split('"status":"failed"').length - 1);
   });
 
   test('regex mode stays on decoded names and string values (no raw-text match)', async () => {

@@ -1,6 +1,5 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
-import { forEachToken } from '../json/scan';
 import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
@@ -91,7 +90,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     return null;
   };
   const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-    // once the page is full (or for a count) a match is only counted: no hit to place, no preview
+    // once the page is full (or for a count) a match is only counted: no preview
     const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null);
     return m ? onHit(k, m) : true;
   });
@@ -137,27 +136,22 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
 function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
-  let raw: { start: number; end: number } | null = null;
   try {
     text = batch.text(k); // strict UTF-8
-    // Counting only: a raw-text hit in a well-formed record settles it, without walking the decoded tokens.
-    if (countOnly && matcher instanceof TextMatcher && matcher.rawMatch(text)) {
-      JSON.parse(text);
-      return { record_index: batch.first + k, preview: '', match_path: '' };
-    }
     hit = matcher.match(text);
     // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds
     // once parsed (a repeated member name: the last value wins).
+    let parsed: unknown;
     if (hit) {
-      const parsed = parseKeepingLexemes(text);
+      parsed = parseKeepingLexemes(text);
       if (!holds(parsed, hit.token, hit.decoded)) hit = matcher.match(text, parsed);
     }
-    // Else the raw text as in the file (plain text search, not regex): a query spanning structure, `"status":"failed"`.
+    // Else the raw text as in the file (plain text search, not regex): a query spanning structure, `"status":"failed"`,
+    // found in what the record holds as well (not inside a member that a repeated name replaces).
     if (!hit) {
-      if (!(matcher instanceof TextMatcher)) return null;
-      raw = matcher.rawMatch(text);
-      if (!raw) return null;
-      JSON.parse(text); // only in a well-formed record
+      if (!(matcher instanceof TextMatcher) || !matcher.rawMatch(text)) return null;
+      hit = matcher.rawHits(text, [], parsed ?? parseKeepingLexemes(text), 1)[0] ?? null;
+      if (!hit) return null;
     }
   } catch (err) {
     if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
@@ -165,15 +159,8 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     return null;
   }
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
-  if (raw) return { record_index: batch.first + k, preview: preview(text, raw.start, raw.end), match_path: pointerAt(text, raw.start) };
-  return { record_index: batch.first + k, preview: tokenPreview(text, hit!.token, hit!.decoded, hit!.start, hit!.end), match_path: hit!.token.pointer };
-}
-
-/** The pointer of the first member name or value of a JSON text that ends after `offset` ("" when none does). */
-function pointerAt(text: string, offset: number): string {
-  let pointer = '';
-  forEachToken(text, (t) => (t.end > offset ? ((pointer = t.pointer), true) : false));
-  return pointer;
+  const shown = hit.raw ? preview(text, hit.raw.start, hit.raw.end) : tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
+  return { record_index: batch.first + k, preview: shown, match_path: hit.token.pointer };
 }
 
 /**

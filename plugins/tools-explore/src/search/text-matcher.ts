@@ -101,16 +101,10 @@ export class TextMatcher {
   /**
    * Hits in the raw text that no decoded hit covers, one per member name or value (the first it touches), in document
    * order: what a byte search finds that {@link matchAll} does not (a query spanning structure, or escapes as
-   * written). With `parsed`, only tokens the parsed value holds (see {@link match}).
+   * written). With `parsed`, only tokens the parsed value holds (see {@link match}). At most `max` hits.
    */
-  rawHits(text: string, decodedHits: readonly TextHit[], parsed?: unknown): TextHit[] {
-    const spans: { start: number; end: number }[] = [];
-    const all = this.rawAll ??= new RegExp(this.decodedRe ? this.decodedRe.source : escapeRegExp(this.query), this.decodedRe ? 'giu' : 'g');
-    all.lastIndex = 0;
-    for (let m = all.exec(text); m; m = all.exec(text)) {
-      spans.push({ start: m.index, end: m.index + m[0].length });
-      if (m[0].length === 0) all.lastIndex++;
-    }
+  rawHits(text: string, decodedHits: readonly TextHit[], parsed?: unknown, max = Infinity): TextHit[] {
+    const spans = this.rawSpans(text);
     if (spans.length === 0) return [];
     const taken = new Set(decodedHits.map((h) => h.token.start));
     const hits: TextHit[] = [];
@@ -118,16 +112,33 @@ export class TextMatcher {
     forEachToken(text, (token) => {
       // the raw spans whose first touched token is this one: they start before its end
       let first: { start: number; end: number } | null = null;
-      while (k < spans.length && spans[k]!.start < token.end) first ??= spans[k++]!;
+      for (; k < spans.length && spans[k]!.start < token.end; k++) first ??= spans[k]!;
       if (!first || taken.has(token.start)) return k >= spans.length;
       // a span within one token that the decoded match did not find (an escape as written, `\u00e9`) counts as well
       const lexeme = text.slice(token.start, token.end);
       const quoted = token.kind === 'key' || token.kind === 'string';
       const decoded = quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme;
       if (parsed === undefined || holds(parsed, token, decoded)) hits.push({ token, decoded, start: 0, end: 0, raw: first });
-      return k >= spans.length;
+      return k >= spans.length || hits.length >= max;
     });
     return hits;
+  }
+
+  /** Every occurrence of the query in a raw text, without overlaps, in order: `[start, end)` in UTF-16 units. */
+  rawSpans(text: string): { start: number; end: number }[] {
+    const spans: { start: number; end: number }[] = [];
+    const all = this.rawAll ??= new RegExp(this.decodedRe ? this.decodedRe.source : escapeRegExp(this.query), this.decodedRe ? 'giu' : 'g');
+    all.lastIndex = 0;
+    for (let m = all.exec(text); m; m = all.exec(text)) {
+      spans.push({ start: m.index, end: m.index + m[0].length });
+      if (m[0].length === 0) all.lastIndex++;
+    }
+    return spans;
+  }
+
+  /** The most bytes a raw hit can span: the query's UTF-8 bytes, or 3× that when case folds (`K` is 3 bytes as `K`). */
+  get maxHitBytes(): number {
+    return this.needle.length * (this.matchCase ? 1 : 3);
   }
 
   /** Every matching token of a JSON text, in document order (one hit per token: its first occurrence). */
