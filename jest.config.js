@@ -16,6 +16,9 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/kernel/plugin-api.ts' },
   testTimeout: 60000,
+  // A temporary XDG_CACHE_HOME for the whole run (test/setup/cache-home.js): tests never write the user's cache.
+  globalSetup: '<rootDir>/test/setup/cache-home.js',
+  globalTeardown: '<rootDir>/test/setup/cache-home-teardown.js',
   // End-to-end tests spawn servers; two workers suit this 2-core machine.
   maxWorkers: 2,
 };

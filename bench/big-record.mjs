@@ -45,7 +45,10 @@ const record = bigRecord(MB * 1024 * 1024);
 fs.writeFileSync(path.join(dir, 'big.jsonl'), record + '\n');
 const { Client } = await import('@modelcontextprotocol/client');
 const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-const transport = new StdioClientTransport({ command: process.execPath, args: [GATEWAY, 'serve', '--root', dir], stderr: 'pipe', cwd: REPO });
+// the persistent index cache off: every open is measured as a pass, and the user's cache is never touched
+const configFile = path.join(dir, '.mcpgwrc.json');
+fs.writeFileSync(configFile, JSON.stringify({ cache: false }));
+const transport = new StdioClientTransport({ command: process.execPath, args: [GATEWAY, 'serve', '--root', dir, '--config', configFile], stderr: 'pipe', cwd: REPO });
 const client = new Client({ name: 'mcpgw-bench', version: '1.0.0' });
 try {
   await client.connect(transport);

@@ -40,7 +40,7 @@ function startHttpServer(node, gateway, configFile) {
 }
 
 /** A connected client of `kind` (stdio | legacy | modern | v1) with a timed, checked `call`. */
-async function connect(kind, { node, gateway, root, url }) {
+async function connect(kind, { node, gateway, root, url, configFile }) {
   const { Client } = await import('@modelcontextprotocol/client');
   let client, transport;
   if (kind === 'v1') {
@@ -52,7 +52,7 @@ async function connect(kind, { node, gateway, root, url }) {
     client = new Client({ name: 'mcpgw-bench', version: '1.0.0' }, kind === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
     if (kind === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-      transport = new StdioClientTransport({ command: node, args: [gateway, 'serve', '--root', root], stderr: 'ignore' });
+      transport = new StdioClientTransport({ command: node, args: [gateway, 'serve', '--root', root, '--config', configFile], stderr: 'ignore' });
     } else {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
       transport = new StreamableHTTPClientTransport(url);
@@ -116,13 +116,14 @@ export async function benchHttp({ node, gateway, root, data, runs, log }) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-http-'));
   // 2026-era clients share one principal (no token): room for their files and unfinished cursors.
   const configFile = path.join(tmp, '.mcpgwrc.json');
-  fs.writeFileSync(configFile, JSON.stringify({ root, limits: { maxOpenFiles: 256, maxCursors: 4096 } }));
+  // the persistent index cache off: every open is measured as a pass, and the user's cache is never touched
+  fs.writeFileSync(configFile, JSON.stringify({ root, cache: false, limits: { maxOpenFiles: 256, maxCursors: 4096 } }));
   const wrong = [];
   const out = { single: {}, load: null, wrong, clients: HTTP_CLIENTS, calls: HTTP_CALLS };
   let server;
   try {
     server = await startHttpServer(node, gateway, configFile);
-    const env = { node, gateway, root, url: server.url };
+    const env = { node, gateway, root, url: server.url, configFile };
     // 1. one client alone
     for (const kind of ['stdio', 'legacy', 'modern']) {
       log(`http: one ${kind} client, ${HTTP_CALLS} calls × 4`);

@@ -23,6 +23,14 @@ if (process.platform === 'linux' && process.argv[2] === 'serve' && !process.env.
     // not allowed here: serve as is
   }
 }
+// V8's compile cache (Node >= 22.1): the compiled code of mcpgw, its plugins and its dependencies is kept on disk
+// (Node's default folder under the system temp folder, keyed by each file's content and the Node version), so a start
+// after the first compiles nothing again. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+try {
+  require('node:module').enableCompileCache?.();
+} catch {
+  // no cache: compile as usual
+}
 let cli;
 try {
   cli = require('../dist/cli/main.js');

@@ -43,7 +43,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
   }
   // No request deadline at a terminal (Ctrl-C cancels); 2e9 ms keeps every timer within its 32-bit range.
   const limits = { ...config.limits, requestTimeoutMs: 2_000_000_000 };
-  const scope = kernel.scope({ root: path.dirname(real), limits });
+  const scope = kernel.scope({ root: path.dirname(real), limits, cache: config.cache });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);

@@ -4,7 +4,6 @@ import { Tokens } from '../kernel/contracts/tokens';
 import { LineTransport } from '../kernel/server/stdio-transport';
 import { ConfigError, resolveHttpConfig } from '../kernel/config';
 import { prepare, type CommonOptions } from './setup';
-import { serveHttp } from './serve-http';
 
 const out = (s: string) => process.stdout.write(s);
 
@@ -18,11 +17,13 @@ export interface ServeOptions extends CommonOptions {
 
 /**
  * `mcpgw serve`: MCP over stdio, both protocol eras (2025-11-25 initialize, 2026-07-28 server/discover);
- * with `--http`, over Streamable HTTP (see serveHttp).
+ * with `--http`, over Streamable HTTP (see serveHttp in serve-http.ts).
  */
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   if (!opts.http && (opts.host !== undefined || opts.port !== undefined)) throw new ConfigError('--host and --port apply only with --http.');
-  if (opts.http) return serveHttp(opts);
+  // The HTTP server (Hono, the SDK's Node entry points) is loaded only for --http: stdio start-up does not pay for it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (opts.http) return (require('./serve-http') as typeof import('./serve-http')).serveHttp(opts);
   const { config, kernel } = await prepare(opts, true);
   const factory = kernel.serverFactory(config);
   const log = kernel.options.log;

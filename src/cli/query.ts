@@ -55,7 +55,7 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
     input = path.basename(real);
   }
   const limits = config.limits;
-  const scope = kernel.scope({ root: sandboxRoot, limits });
+  const scope = kernel.scope({ root: sandboxRoot, limits, cache: config.cache });
   const files = scope.resolve(Tokens.Files);
   const controller = new AbortController();
   const onSignal = () => controller.abort();

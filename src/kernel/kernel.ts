@@ -5,12 +5,15 @@ import type { Logger } from './contracts/plugin';
 import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
+import type { CacheConfig } from './config';
+import { IndexCache } from './cache/index-cache';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
 import { checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
+import { nodeFileSystem, type FileSystem } from './files/file-system';
 import type { Clock } from './contracts/clock';
 import type { FileAccess } from './contracts/tool';
 import type { ScanEngine } from './contracts/scan';
@@ -19,7 +22,7 @@ import { containerOf } from './container';
 import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
-import { createServerBuilder, createServerFactory, type OfferedTool, type ServerSpec } from './server/build-server';
+import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from './scan';
 import { Re2RegexService } from './regex';
 import type { Limits } from './contracts/limits';
@@ -47,6 +50,8 @@ export interface KernelOptions {
 export interface ScopeOptions {
   root: string | null;
   limits: Limits;
+  /** The persistent index cache's folder and bound; absent or null: none (every open indexes). */
+  cache?: CacheConfig | null;
 }
 
 /** The wiring: registries filled by plugins, the profile's tool selection, the server factory. */
@@ -57,6 +62,7 @@ export class Kernel {
   constructor(readonly options: KernelOptions) {
     this.container = rootContainer.createChildContainer();
     this.container.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
+    this.container.register(Tokens.FileSystem, { useValue: nodeFileSystem });
     this.container.register(Tokens.Logger, { useValue: options.log });
     this.container.register(Tokens.Records, { useValue: recordsToolkit });
     this.container.register(Tokens.Regex, { useValue: new Re2RegexService() });
@@ -161,7 +167,10 @@ export class Kernel {
     const scope = this.container.createChildContainer();
     const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     scope.register(Tokens.Limits, { useValue: options.limits });
-    const files: FileAccess = options.root === null ? new RootlessFiles(formats, options.limits) : new FileService(new Sandbox(options.root), formats, options.limits, this.clock);
+    const fs = this.container.resolve<FileSystem>(Tokens.FileSystem);
+    const files: FileAccess = options.root === null
+      ? new RootlessFiles(formats, options.limits, { fs, clock: this.clock })
+      : new FileService(new Sandbox(options.root, fs), formats, options.limits, this.clock, this.indexCache(options.cache));
     scope.register(Tokens.Files, { useValue: files });
     scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
     return containerOf(scope);
@@ -179,6 +188,21 @@ export class Kernel {
   }
 
   private engine: QueryScanEngine | undefined;
+
+  /**
+   * The persistent index cache of a folder (one per folder and kernel). Its salt names mcpgw's version and each
+   * format's plugin and version, so an index written by other code is never read as this code's.
+   */
+  private indexCache(config: CacheConfig | null | undefined): IndexCache | null {
+    if (!config) return null;
+    const salt = [`mcpgw@${this.options.version}`, ...[...this.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${this.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
+    const key = `${config.dir}\0${config.maxBytes}`;
+    let cache = this.caches.get(key);
+    if (!cache) this.caches.set(key, (cache = new IndexCache({ dir: config.dir, maxBytes: config.maxBytes, salt, log: this.options.log })));
+    return cache;
+  }
+
+  private readonly caches = new Map<string, IndexCache>();
 
   /** A Session (an MCP session's state) whose handle tables expire on the kernel's clock. */
   newSession(): Session {
@@ -219,6 +243,7 @@ export class Kernel {
       scan: spec.scan,
       regex: spec.regex,
       json: jsonLayout,
+      answers: spec.answers,
       print: io.print,
       interactive: io.interactive,
     };
@@ -226,7 +251,7 @@ export class Kernel {
 
   private serverSpec(config: EffectiveConfig, checkRoot = true): ServerSpec {
     if (checkRoot && config.root === null && this.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
-    const scope = this.scope({ root: config.root, limits: config.limits });
+    const scope = this.scope({ root: config.root, limits: config.limits, cache: config.cache });
     const files = scope.resolve(Tokens.Files);
     return {
       name: 'mcpgw',
@@ -241,6 +266,7 @@ export class Kernel {
       root: files instanceof FileService ? files.root : '',
       scan: scope.resolve(Tokens.ScanEngine),
       regex: scope.resolve(Tokens.Regex),
+      answers: config.answers ?? DEFAULT_ANSWERS,
     };
   }
 }

@@ -34,7 +34,7 @@ function run(...args: string[]) {
   return runWith([], args);
 }
 function runWith(nodeArgs: string[], args: string[]) {
-  const r = spawnSync(NODE, [...nodeArgs, CLI, 'aggregate', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(NODE, [...nodeArgs, CLI, 'aggregate', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
   return { code: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
 }
 

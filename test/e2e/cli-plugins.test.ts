@@ -27,7 +27,7 @@ beforeAll(() => {
   if (!fs.existsSync(path.join(REPO, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/cli/main.js is missing: build first (`npx tsc -b`; `npm test` does it before jest).');
   }
-  const r = spawnSync(NODE, [CLI, 'list-tools', '--json'], { cwd: os.tmpdir(), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(NODE, [CLI, 'list-tools', '--json'], { cwd: os.tmpdir(), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
   BUILTIN_TOOLS = (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name);
   expect(BUILTIN_TOOLS).toEqual(expect.arrayContaining(['open_file', 'get_record', 'search']));
 });
@@ -60,7 +60,7 @@ interface Run {
 function mcpgw(args: string[], cwd = tmp, env: Record<string, string> = {}): Run {
   const r = spawnSync(NODE, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, ...env },
+    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: process.env.HOME ?? tmp, ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });

@@ -129,7 +129,7 @@ describe('aggregate: groups, key order, min and max by exact value (10^300 in pl
 
 describe('mcpgw query', () => {
   const run = (query: string) => {
-    const p = spawnSync(NODE, [CLI, 'query', 'nums.jsonl', query], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const p = spawnSync(NODE, [CLI, 'query', 'nums.jsonl', query], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
     return { code: p.status, err: p.stderr, paths: p.stdout.split('\n').filter(Boolean).map((l) => /^\{"path":"([^"]*)"/.exec(l)![1]) };
   };
 

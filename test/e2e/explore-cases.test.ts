@@ -30,5 +30,6 @@ test('C14: get_schema infers over all 3 records (integer vs number, nullable, nu
   expect(normalize(r.data.schema)).toEqual(normalize(spec.expected));
   expect(r.data.schema.properties.meta).toMatchObject({ 'x-occurrences': 1, 'x-frequency': 0.333 });
   const keys = await call(c.client, 'extract_keys', { handle: data.handle });
-  expect(keys.data.key_counts).toEqual({ extra: 1, id: 3, meta: 1, note: 3, score: 3, site: 3, tags: 3 });
+  // counts only for the keys some of the 3 records lack
+  expect(keys.data).toMatchObject({ keys: ['extra', 'id', 'meta', 'note', 'score', 'site', 'tags'], records_sampled: 3, key_counts: { extra: 1, meta: 1 } });
 });

@@ -189,7 +189,7 @@ describe('a server with a token', () => {
 describe('start-up checks', () => {
   function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
     return new Promise((resolve) => {
-      const p = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env } });
+      const p = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env } });
       let stderr = '';
       let stdout = '';
       p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

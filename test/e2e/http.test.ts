@@ -76,7 +76,7 @@ describe('one HTTP endpoint, three kinds of client', () => {
         records_sampled: 10,
       });
       const even = await c.call('sample_records', { handle, count: 3, strategy: 'even' });
-      expect(even.data.records.map((r: { index: number; record: { name: string } }) => [r.index, r.record.name])).toEqual([[0, 'Alice'], [4, 'Eve'], [9, 'Jack']]);
+      expect(even.data.records.map((r: { index: number; record: string }) => [r.index, JSON.parse(r.record).name])).toEqual([[0, 'Alice'], [4, 'Eve'], [9, 'Jack']]);
       const jack = await c.call('search', { handle, query: 'jack' });
       expect(jack.data.matches).toEqual([{ record_index: 9, preview: '{"id":10,"name":"«Jack»","age":41}', match_path: '/name' }]);
       const older = await c.call('search', { handle, query: '$.age > 40' });

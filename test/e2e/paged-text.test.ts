@@ -78,7 +78,7 @@ test('get_record: pages read from next_offset continue exactly and rebuild the w
 
 test('get_value_at_path: a big member in compact pages that rebuild JSON.stringify of it', async () => {
   const first = await call(c.client, 'get_value_at_path', { handle, index: 1, path: 'items' });
-  expect(first.data).toMatchObject({ value_type: 'array', pointer: '/items', truncated: true, value_bytes: Buffer.byteLength(COMPACT_ITEMS), offset: 0 });
+  expect(first.data).toMatchObject({ path: 'items', value_type: 'array', truncated: true, value_bytes: Buffer.byteLength(COMPACT_ITEMS), offset: 0 });
   expect(first.data.value.startsWith(bytesOf(COMPACT_ITEMS, 0, first.data.next_offset))).toBe(true);
   const parts: string[] = [];
   let offset = 0;
@@ -113,27 +113,33 @@ test('sample_records: a record over the preview is the prefix of its compact tex
   const big = r.data.records.find((x: any) => x.index === 1);
   const compact = JSON.stringify(RECORD);
   expect(big).toMatchObject({ index: 1, truncated: true, record_bytes: Buffer.byteLength(compact) });
-  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path 1 with path "" and offset (\d+) reads on\]$/.exec(big.record)!;
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_record 1 with record_format "compact" and offset (\d+) reads on\]$/.exec(big.record)!;
   expect(m).not.toBeNull();
   expect(m[1]).toBe(bytesOf(compact, 0, Number(m[2])));
   expect([Number(m[3]), Number(m[4])]).toEqual([Buffer.byteLength(compact), Number(m[2])]);
   expect(Number(m[2])).toBeGreaterThan(16 * 1024 - 13);
   expect(endsMidEscape(m[1]!)).toBe(false);
-  // The offset it names reads on where the cut stopped: get_value_at_path's whole-record text continues it exactly.
-  const next = await call(c.client, 'get_value_at_path', { handle, index: 1, path: '', offset: Number(m[4]), length: 5000 });
-  expect(next.data.value).toBe(bytesOf(compact, Number(m[4]), next.data.next_offset));
+  // The call it names reads on where the cut stopped: get_record's compact text continues it exactly, and so does
+  // get_value_at_path's whole-record text.
+  const next = await call(c.client, 'get_record', { handle, index: 1, record_format: 'compact', offset: Number(m[4]), length: 5000 });
+  expect(next.data.record).toBe(bytesOf(compact, Number(m[4]), next.data.next_offset));
+  const value = await call(c.client, 'get_value_at_path', { handle, index: 1, path: '', offset: Number(m[4]), length: 5000 });
+  expect(value.data.value).toBe(next.data.record);
 });
 
 test('sample_records with fields: the cut is the prefix of the fields\' compact object, saying it was cut', async () => {
   const r = await call(c.client, 'sample_records', { handle, count: 2, strategy: 'first', fields: ['items', 'kind'] });
   const expected = JSON.stringify({ items: RECORD.items, kind: RECORD.kind });
-  expect(r.data.records[0]).toEqual({ index: 0, record: {} });
+  expect(r.data.records[0]).toEqual({ index: 0, record: '{}' });
   const big = r.data.records[1];
   expect(big).toMatchObject({ index: 1, truncated: true, record_bytes: Buffer.byteLength(expected) });
-  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path reads each field in parts\]$/.exec(big.record)!;
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_record 1 with the same fields, record_format "compact" and offset (\d+) reads on\]$/.exec(big.record)!;
   expect(m).not.toBeNull();
   expect(m[1]).toBe(bytesOf(expected, 0, Number(m[2])));
   expect(Number(m[3])).toBe(Buffer.byteLength(expected));
+  // get_record with the same fields and layout continues the same text
+  const next = await call(c.client, 'get_record', { handle, index: 1, fields: ['items', 'kind'], record_format: 'compact', offset: Number(m[4]), length: 5000 });
+  expect(next.data.record).toBe(bytesOf(expected, Number(m[4]), next.data.next_offset));
 });
 
 test('sample_records cuts the record\'s text as in the file (lexemes and escapes kept, spaces dropped), not a re-serialized value', async () => {
@@ -145,7 +151,7 @@ test('sample_records cuts the record\'s text as in the file (lexemes and escapes
   fs.writeFileSync(path.join(dir, 'asfile.jsonl'), `${spaced}\n`);
   const h = (await call(c.client, 'open_file', { path: 'asfile.jsonl' })).data.handle;
   const r = await call(c.client, 'sample_records', { handle: h, count: 1 });
-  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_value_at_path 0 with path "" and offset (\d+) reads on\]$/.exec(r.data.records[0].record)!;
+  const m = /^([\s\S]*)… \[cut at (\d+) of (\d+) bytes: get_record 0 with record_format "compact" and offset (\d+) reads on\]$/.exec(r.data.records[0].record)!;
   expect(m).not.toBeNull();
   expect(r.data.records[0]).toMatchObject({ index: 0, truncated: true, record_bytes: Buffer.byteLength(compact) });
   expect(m[1]).toBe(bytesOf(compact, 0, Number(m[2])));

@@ -19,7 +19,7 @@ const EXAMPLES = fs.readdirSync(CONFIG_DIR).filter((f) => /\.mcpgwrc\.(ya?ml|jso
 interface Run { status: number | null; stdout: string; stderr: string }
 
 function mcpgw(args: string[], cwd: string, env: Record<string, string> = {}): Run {
-  const r = spawnSync(NODE, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(NODE, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: cwd, ...env }, encoding: 'utf8', timeout: 30_000 });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -22,7 +22,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(...args: string[]) {
-  const r = spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
   return { code: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
 }
 
@@ -88,7 +88,7 @@ describe('mcpgw query', () => {
     expect(outside.err).toContain('outside the root');
     expect(run('--root', 'root', 'events.jsonl', '$').code).toBe(2); // relative to the root, not to the current folder
     // A root from the environment (or a config file) is the server's: FILE stays relative to the current folder.
-    const env = spawnSync(NODE, [CLI, 'query', 'events.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', MCPGW_ROOT: root } });
+    const env = spawnSync(NODE, [CLI, 'query', 'events.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', MCPGW_ROOT: root } });
     expect(env.stdout).toBe('{"path":"/0/id","value":1}\n');
   });
 

@@ -20,7 +20,7 @@ afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function mcpgw(config: unknown, args: string[]) {
   fs.writeFileSync(path.join(tmp, '.mcpgwrc.json'), JSON.stringify(config));
-  const r = spawnSync(NODE, [CLI, ...args], { cwd: tmp, input: '', encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: tmp } });
+  const r = spawnSync(NODE, [CLI, ...args], { cwd: tmp, input: '', encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: tmp } });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

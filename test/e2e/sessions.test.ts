@@ -515,7 +515,7 @@ describe('configuration', () => {
       fs.writeFileSync(file, JSON.stringify(config));
       args.push('--config', file);
     }
-    const r = spawnSync(NODE, [CLI, ...args], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const r = spawnSync(NODE, [CLI, ...args], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
     return { status: r.status, stderr: r.stderr, tools: r.status === 0 ? (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name) : [] };
   };
 
@@ -528,18 +528,18 @@ describe('configuration', () => {
   test('a sessions-only profile serves without a root; a profile with the explorer still needs one', () => {
     const cfg = path.join(fx.dir, 'only-sessions.json');
     fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } } }));
-    const ok = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const ok = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('root: (none');
     fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions', 'explore'] } } }));
-    const bad = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const bad = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/No root folder/);
   });
 
   test('mcpgw sessions index builds the index the server then uses; an unknown plugin command is exit 2', async () => {
     const cache = path.join(fx.dir, 'cli-cache');
-    const env = { PATH: process.env.PATH ?? '', ...fx.env, XDG_CACHE_HOME: cache };
+    const env = { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...fx.env, XDG_CACHE_HOME: cache };
     const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^indexed 8 sessions \\(8 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
@@ -563,7 +563,7 @@ describe('configuration', () => {
     fs.symlinkSync(fx.homes.claude, link);
     const cache = path.join(fx.dir, 'link-cache');
     const env = { ...fx.env, MCPGW_CLAUDE_HOME: link, XDG_CACHE_HOME: cache };
-    const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env } });
     expect(indexed.stderr).toBe('');
     expect(indexed.stdout).toMatch(/^indexed 3 sessions \(3 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env });

@@ -16,7 +16,7 @@ class RawServer {
   private waiters: (() => void)[] = [];
 
   constructor(args: string[]) {
-    this.proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' } });
+    this.proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
     this.proc.stdout.on('data', (d: Buffer) => {
       this.buf += d.toString('utf8');
       let nl: number;

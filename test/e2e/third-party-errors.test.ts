@@ -30,7 +30,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function runAll(plugins: string[]): { status: number | null; stderr: string; stdout: string }[] {
   fs.writeFileSync(path.join(tmp, '.mcpgwrc.json'), JSON.stringify({ root: './data', plugins }));
   return ['check', 'list-tools', 'serve'].map((cmd) => {
-    const r = spawnSync(NODE, [CLI, cmd], { cwd: tmp, env: { PATH: process.env.PATH ?? '', HOME: tmp }, encoding: 'utf8', timeout: 30_000, input: '' });
+    const r = spawnSync(NODE, [CLI, cmd], { cwd: tmp, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: tmp }, encoding: 'utf8', timeout: 30_000, input: '' });
     return { status: r.status, stderr: r.stderr, stdout: r.stdout };
   });
 }

@@ -63,7 +63,7 @@ function stage(name: string): string {
 }
 
 function mcpgw(args: string[]) {
-  const r = spawnSync(NODE, [bin, ...args], { cwd: app, env: { PATH: process.env.PATH ?? '', HOME: app }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(NODE, [bin, ...args], { cwd: app, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: app }, encoding: 'utf8', timeout: 30_000 });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

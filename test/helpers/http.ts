@@ -23,7 +23,7 @@ export interface HttpServer {
 export async function startHttp(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<HttpServer> {
   const proc = spawn(NODE, [CLI, 'serve', '--http', '--port', '0', ...args], {
     cwd: opts.cwd ?? REPO,
-    env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}) },
+    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...(opts.env ?? {}) },
   });
   let out = '';
   let err = '';

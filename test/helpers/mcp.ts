@@ -31,7 +31,7 @@ export async function connect(args: string[], opts: { era?: Era; cwd?: string; e
     command: NODE,
     args: [opts.cli ?? CLI, 'serve', ...args],
     cwd: opts.cwd ?? REPO,
-    env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}) },
+    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...(opts.env ?? {}) },
     stderr: 'pipe',
   });
   let err = '';

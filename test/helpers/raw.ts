@@ -17,7 +17,7 @@ export interface RawServer {
 }
 
 export function rawServer(args: string[]): RawServer {
-  const proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const lines: string[] = [];

@@ -66,7 +66,7 @@ test('mcpgw check as an unprivileged user whose ~/.config cannot be read: exit 0
   if (asRoot) fs.chmodSync(home, 0o755);
   const out = spawnSync(NODE, [CLI, 'check', '--root', root], {
     cwd: home, encoding: 'utf8', timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: home },
+    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: home },
     ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
   });
   if ((out.error as NodeJS.ErrnoException | undefined)?.code === 'EPERM') return; // this system lets no process change its user

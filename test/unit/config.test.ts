@@ -167,6 +167,13 @@ describe('loadConfig: validation names the key path', () => {
     expect(err.message).toContain('profiles.analysts.limits.maxResultBytes');
   });
 
+  test('recordFormat and resultText take only their values, in a profile and at the top level', async () => {
+    write('.mcpgwrc.json', JSON.stringify({ resultText: 'short', profiles: { analysts: { recordFormat: 'tight' } } }));
+    const err = await loadError(undefined, tmp);
+    expect(err.message).toContain('resultText: Invalid option: expected one of "full"|"summary"');
+    expect(err.message).toContain('profiles.analysts.recordFormat: Invalid option: expected one of "pretty"|"compact"');
+  });
+
   test('every problem is listed, one per line', async () => {
     write('.mcpgwrc.json', JSON.stringify({ rooot: 'x', limits: { maxItems: 'x' }, builtins: 'yes' }));
     const err = await loadError(undefined, tmp);
@@ -259,7 +266,11 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, logLevel: 'warn', sessions: { enabled: false, sources: {} } });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full' }, logLevel: 'warn', sessions: { enabled: false, sources: {} }, cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
+  });
+
+  test('recordFormat and resultText at the top level apply without profiles', () => {
+    expect(resolve({ root: 'r', recordFormat: 'compact', resultText: 'summary' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary' });
   });
 
   test('sessions: homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {
@@ -316,6 +327,14 @@ describe('resolveConfig: profiles and extends', () => {
     analysts: { extends: 'mid', bundles: ['explore'], deny: ['search'], limits: { maxResultBytes: 262144 } },
     rooted: { extends: 'base', root: '/elsewhere', allow: ['open_file'] },
   };
+
+  test('recordFormat and resultText: the profile\'s, else its parent\'s, else the config\'s, else pretty and full', () => {
+    const answers = { base: { recordFormat: 'compact' as const }, child: { extends: 'base', resultText: 'summary' as const }, again: { extends: 'child', recordFormat: 'pretty' as const }, plain: {} };
+    expect(resolve({ root: 'r', profiles: answers, profile: 'child' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary' });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'again' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary' });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', resultText: 'summary' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary' });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'full' });
+  });
 
   test('a profile without extends is taken as written; its limits beat the config\'s', () => {
     const eff = resolve({ root: 'r', profiles, profile: 'base', limits: { maxItems: 7, maxOpenFiles: 3 } });

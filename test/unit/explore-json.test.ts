@@ -184,7 +184,8 @@ describe('text search over decoded names and values', () => {
   test('previews are bounded and marked', () => {
     const long = `{"a":"${'x'.repeat(500)}needle${'y'.repeat(500)}"}`;
     const p = m('needle', long)!.preview;
-    expect(p).toBe(`…${'x'.repeat(40)}«needle»${'y'.repeat(40)}…`);
+    // 20 characters of context either side
+    expect(p).toBe(`…${'x'.repeat(20)}«needle»${'y'.repeat(20)}…`);
   });
 });
 

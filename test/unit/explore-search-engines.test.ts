@@ -38,7 +38,7 @@ async function setup(left: number) {
     session: new Session(clock).scope('explore'), limits, signal: new AbortController().signal, deadline: clock.now() + left, clock,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    clock: { now: () => Date.now() }, scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
+    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
   } as unknown as ToolContext;
   const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
   fileTable(ctx).add({ opened, malformedRecords: 0 });
@@ -69,4 +69,37 @@ test('with every scan slot busy until the deadline, a text search is RESOURCE_LI
     held();
     opened.close();
   }
+});
+
+describe('a text search at the deadline, on the fake clock', () => {
+  const BIG = 60_000; // ~9 MB: three 4 MiB batches
+  let big: string;
+  beforeAll(() => {
+    big = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-text-deadline-'));
+    const pad = 'x'.repeat(120);
+    fs.writeFileSync(path.join(big, 'big.jsonl'), Array.from({ length: BIG }, (_, i) => JSON.stringify({ id: i, s: i % 7 === 0 ? 'needle' : 'hay', pad })).join('\n') + '\n');
+  });
+  afterAll(() => fs.rmSync(big, { recursive: true, force: true }));
+
+  test('time passes the deadline after the first batch: the page stops there, says so, and its cursor counts on to the exact total', async () => {
+    const { ctx, clock } = await setup(1_000);
+    const opened = await fileService(big, await formatsOf(jsonl)).open('big.jsonl');
+    const handle = fileTable(ctx).add({ opened, malformedRecords: 0 });
+    let batches = 0;
+    // Each batch read costs 600 ms of the call's 1,000: the deadline passes during the second batch.
+    (ctx as { progress: unknown }).progress = () => { batches++; clock.advance(600); };
+    const first = (await search.handler({ handle, query: 'needle', mode: 'text', match_case: false, max_results: 0, regex: false } as any, ctx)) as any;
+    expect(first.complete).toBe(false);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    expect(first.total_matches).toBeGreaterThan(0);
+    expect(first.total_matches).toBeLessThan(Math.ceil(BIG / 7));
+    // The next call has its own deadline and no more time passes: it counts to the end.
+    (ctx as { deadline: number }).deadline = clock.now() + 60_000;
+    (ctx as { progress: unknown }).progress = () => undefined;
+    const rest = (await search.handler({ handle, query: 'needle', mode: 'text', match_case: false, max_results: 0, regex: false, cursor: first.next_cursor } as any, ctx)) as any;
+    expect(rest.complete).toBe(true);
+    expect(rest.total_matches).toBe(Math.ceil(BIG / 7));
+    expect(batches).toBeGreaterThanOrEqual(2);
+    opened.close();
+  });
 });

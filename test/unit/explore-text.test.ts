@@ -44,7 +44,8 @@ describe('pointerAt', () => {
 describe('preview', () => {
   test('marks the hit and cuts long context with …', () => {
     const text = 'x'.repeat(100) + 'NEEDLE' + 'y'.repeat(100);
-    expect(preview(text, 100, 106)).toBe('…' + 'x'.repeat(40) + '«NEEDLE»' + 'y'.repeat(40) + '…');
+    // 20 characters of context either side
+    expect(preview(text, 100, 106)).toBe('…' + 'x'.repeat(20) + '«NEEDLE»' + 'y'.repeat(20) + '…');
   });
   test('short records are shown whole, newlines flattened', () => {
     expect(preview('{"a":\n"hit"}', 7, 10)).toBe('{"a": "«hit»"}');

@@ -155,4 +155,30 @@ describe('syntax errors and hints', () => {
     expect(jp.compile("$.trace_id").requiredLiterals).toEqual(['"trace_id"']);
     expect(jp.compile("$[?match(@.s, 'a.*')]").usesRegex).toBe(true);
   });
+  test('prefilter literals without case: a match() of a fixed pattern of ASCII letters in both cases', () => {
+    const caseless = (q: string) => {
+      const c = jp.compile(q);
+      return c.requiredLiterals ? { exact: c.requiredLiterals } : c.requiredCaselessLiterals;
+    };
+    // the explorer's case-insensitive `$.status = "failed"`: the whole value, with its quotes
+    expect(caseless('$[?match(@.status, "[Ff][Aa][Ii][Ll][Ee][Dd]")]')).toEqual(['"failed"']);
+    // characters without case, escapes (\\. is "."; \\n a newline, JSON-encoded) and single letters join the run
+    expect(caseless('$[?match(@.v, "[Ee]rr\\\\.[Xx]-1")]')).toEqual(['"err.x-1"']);
+    expect(caseless('$[?match(@.v, "[Aa]\\\\n[Bb]")]')).toEqual(['"a\\nb"']);
+    // a class with a non-ASCII member (KELVIN SIGN, LONG S) ends the run: its bytes differ from the letter's
+    expect(caseless('$[?match(@.unit, "[Kk\u212A][Ee][Ll][Vv][Ii][Nn]")]')).toEqual(['elvin"']);
+    expect(caseless('$[?match(@.w, "[Ss\u017F][Tt][Aa][Tt][Uu][Ss\u017F]")]')).toEqual(['tatu']);
+    expect(caseless('$[?match(@.w, "[Ss\u017F]")]')).toBeUndefined();
+    // dotless and dotted capital I have no simple folding to i: [Ii] is ASCII
+    expect(caseless('$[?match(@.w, "[Ii][Ll][Ii][Kk\u212A]")]')).toEqual(['"ili']);
+    // `.`, ranges, negated classes, \\p{…}: not one character; quantifiers: not a fixed pattern
+    expect(caseless('$[?match(@.w, "[Aa].[Bb][Cc]")]')).toEqual(['bc"']);
+    expect(caseless('$[?match(@.w, "[a-c][Xx]")]')).toEqual(['x"']);
+    expect(caseless('$[?match(@.w, "[^a]\\\\p{Lu}")]')).toBeUndefined();
+    expect(caseless('$[?match(@.w, "[Aa]+")]')).toBeUndefined();
+    expect(caseless('$[?match(@.w, "[Aa][Bb]") || @.x == "Q"]')).toEqual(['"ab"', '"q"']);
+    expect(caseless('$[?match(@.w, "[Aa][Bb]") && @.x == "Quux"]')).toEqual({ exact: ['"Quux"'] });
+    expect(caseless('$[?!match(@.w, "[Aa][Bb]")]')).toBeUndefined();
+    expect(caseless('$[?search(@.w, "[Aa][Bb]")]')).toBeUndefined();
+  });
 });

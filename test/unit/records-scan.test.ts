@@ -42,6 +42,20 @@ describe('structural scanner', () => {
     ), { numRuns: 300 });
   });
 
+  test('strings short and long (walked byte by byte, or searched), cut at every byte, escapes at the cut included', () => {
+    const long = 'x'.repeat(60);
+    const text = `{"a\\\\":["\\"",{"k\\\\\\"":"${long}\\\\"},"${long}\\"${long}","]\\\\"],"b":[1,"\\u00e9\\\\"]}`;
+    expect(JSON.parse(text)).toBeTruthy();
+    const b = Buffer.from(text);
+    const whole = scan(b, []);
+    expect(whole).toEqual({ starts: [1, text.indexOf('"b"')], end: text.length });
+    for (let cut = 0; cut <= b.length; cut++) expect(scan(b, [cut])).toEqual(whole);
+    for (let cut = 0; cut + 3 <= b.length; cut++) expect(scan(b, [cut, cut + 1, cut + 3])).toEqual(whole);
+    // the same text with a quote left open in a long string is unterminated however it is cut
+    const open = Buffer.from(text.slice(0, text.indexOf(long) + 30));
+    for (let cut = 0; cut <= open.length; cut += 7) expect(scan(open, [cut])).toMatchObject({ error: expect.stringMatching(/Unterminated string/) });
+  });
+
   test('child offsets are where the elements start', () => {
     const text = '[ 1 ,"a\\\\",{"k":"]"}, [] ]';
     const r = scan(Buffer.from(text), []);

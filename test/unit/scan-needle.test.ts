@@ -3,7 +3,7 @@
  * what Buffer.indexOf gives: on generated JSON-like text, overlapping and repeated occurrences, occurrences at the
  * buffer's ends and cut by them, from every position.
  */
-import { indexOfLiteral } from '../../src/kernel/scan/needle';
+import { indexOfCaseless, indexOfLiteral } from '../../src/kernel/scan/needle';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number) {
@@ -53,4 +53,41 @@ test('JSON literals as the prefilter gets them: quoted values, member names, esc
   // the buffer cut inside an occurrence: no match past its end
   const cut = hay.subarray(0, hay.length - 3);
   expect(indexOfLiteral(cut, Buffer.from('"failed"}'), rec.length)).toBe(-1);
+});
+
+/** ASCII letters in lower case, other bytes as they are (what indexOfCaseless compares). */
+const asciiLower = (b: Buffer) => Buffer.from(b.map((x) => (x >= 0x41 && x <= 0x5a ? x + 32 : x)));
+
+test('indexOfCaseless: the positions indexOf finds in the text with ASCII letters lowered, from every offset', () => {
+  const r = rng(11);
+  const pick = () => ALPHABET[Math.floor(r() * ALPHABET.length)]!;
+  let checked = 0, found = 0;
+  for (let t = 0; t < 300; t++) {
+    const ns = Array.from({ length: 1 + Math.floor(r() * 10) }, pick).join('');
+    const needle = asciiLower(Buffer.from(ns));
+    // the needle's pieces in random case, and noise
+    const parts: string[] = [];
+    const cased = () => [...ns].map((c) => (r() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+    for (let k = 0; k < 50; k++) {
+      const x = r();
+      parts.push(x < 0.25 ? cased() : x < 0.4 ? cased().slice(0, Math.max(1, Math.floor(r() * ns.length))) : pick());
+    }
+    const hay = Buffer.from(parts.join(''));
+    const lowered = asciiLower(hay);
+    for (let from = 0; from <= hay.length + 2; from++) {
+      const want = lowered.indexOf(needle, from);
+      const got = indexOfCaseless(hay, needle, from);
+      if (got !== want) throw new Error(`needle ${JSON.stringify(ns)} from ${from} in ${JSON.stringify(hay.toString('latin1'))}: ${got} vs ${want}`);
+      checked++;
+      if (want >= 0) found++;
+    }
+  }
+  expect(checked).toBeGreaterThan(30_000);
+  expect(found).toBeGreaterThan(checked / 4);
+  // only ASCII letters fold: é/É (UTF-8 C3 A9 / C3 89) and the KELVIN SIGN are bytes like any other
+  const cafe = Buffer.from('"CAFÉ" "Café"');
+  expect(indexOfCaseless(cafe, Buffer.from('"café"'), 0)).toBe(cafe.indexOf('"Café"'));
+  // a KELVIN SIGN spelled as an escape and as UTF-8 (E2 84 AA): neither is the letter k
+  const kelvin = Buffer.from('"\\u212Aelvin" "\u212Aelvin" "KELVIN"');
+  expect(indexOfCaseless(kelvin, Buffer.from('"kelvin"'), 0)).toBe(kelvin.indexOf('"KELVIN"'));
 });

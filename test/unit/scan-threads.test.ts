@@ -61,8 +61,13 @@ describe('worker threads: judged by bytes unless a regular expression may backtr
     expect(p.wanted(bytes, predicate('$.name = "alice"'))).toBe(false);
     expect(p.wanted(bytes, predicate('$.name = "alice"', true))).toBe(false);
     expect(p.wanted(bytes, jp.compile("$[?match(@.name, 'a.*')]"))).toBe(true);
-    // big files still go to threads, as for any query the prefilter cannot narrow
-    expect(p.wanted(WORKER_MIN_BYTES, predicate('$.name = "alice"'))).toBe(true);
+    // a big file: its bytes are prefiltered without case for "alice" on the main thread, as for an exact comparison
+    expect(predicate('$.name = "alice"').requiredCaselessLiterals).toEqual(['"alice"']);
+    expect(p.wanted(WORKER_MIN_BYTES, predicate('$.name = "alice"'))).toBe(false);
+    // big files still go to threads for a query the prefilter cannot narrow: "k" folds with U+212A KELVIN SIGN, whose
+    // bytes are not a letter's, so its pattern names no literal
+    expect(predicate('$.name = "k"').requiredCaselessLiterals).toBeUndefined();
+    expect(p.wanted(WORKER_MIN_BYTES, predicate('$.name = "k"'))).toBe(true);
   });
 
   test('the engine starts no thread for it (and the answer is the same)', async () => {

@@ -53,6 +53,30 @@ describe('scan engine on worker threads', () => {
     f.close();
   });
 
+  test('a case-insensitive match() is prefiltered without case: every spelling found, on one thread and on two', async () => {
+    // status spellings (JSON text): the letters' cases, \u escapes, and near misses (dotted İ, dotless ı, a space)
+    const spellings = ['"failed"', '"FAILED"', '"Failed"', '"fAiLeD"', '"\\u0046ailed"', '"fai\\u006Ced"', '"FAİLED"', '"faıled"', '"failed "', '"ok"'];
+    const lines: string[] = [];
+    for (let i = 0; i < 40000; i++) {
+      const status = i % 97 === 5 ? spellings[(i / 97) % spellings.length | 0]! : '"ok"';
+      // "failed" elsewhere in the record never makes it match
+      lines.push(`{"id":${i},"status":${status},"msg":"${i % 89 === 3 ? 'FAILED earlier' : 'x'.repeat(120)}","note":"${i % 113 === 1 ? 'failed' : 'n'}"}`);
+    }
+    const f = await open('cases.jsonl', lines.join('\n') + '\n');
+    const want = lines.flatMap((l) => {
+      const r = JSON.parse(l) as { id: number; status: unknown };
+      return typeof r.status === 'string' && r.status.replace(/[A-Z]/g, (c) => c.toLowerCase()) === 'failed' ? [r.id] : [];
+    });
+    expect(want.length).toBeGreaterThan(200);
+    const query = jp.compile('$[?match(@.status, "[Ff][Aa][Ii][Ll][Ee][Dd]")].id');
+    expect(query.requiredCaselessLiterals).toEqual(['"failed"']);
+    for (const e of [engine(), threadedEngine()]) {
+      const r = await e.run({ source: f.source, query, addressing: 'file' });
+      expect(r.nodes.map((n) => Number(n.value))).toEqual(want);
+    }
+    f.close();
+  });
+
   test('worker threads compare numbers exactly too (their registry carries compareNumerals)', async () => {
     const tiny = '0.' + '0'.repeat(400) + '1';
     const xs = [tiny, '0', '-0', '1e400', '1e401', '0.1000000000000000000001', '0.1', '1' + '0'.repeat(1500)];

@@ -30,13 +30,15 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
  * A tool context over one open explorer file (`file_1`) whose deadline is `left` ms away on a FakeClock; reading a
- * record moves that clock `perRecord` ms.
+ * record (its value, or its checked text: sample_records reads text) moves that clock `perRecord` ms.
  */
 async function contextWith(left: number, perRecord = 0): Promise<ToolContext> {
   const clock = new FakeClock();
   const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
   const value = opened.source.value.bind(opened.source);
   opened.source.value = (i: number) => { clock.advance(perRecord); return value(i); };
+  const checkedText = opened.source.checkedText!.bind(opened.source);
+  opened.source.checkedText = (i: number) => { clock.advance(perRecord); return checkedText(i); };
   const ctx = {
     session: new Session(clock).scope('explore'),
     limits: DEFAULT_LIMITS,
@@ -61,10 +63,12 @@ describe('sampling tools at the deadline', () => {
     expect(schema.schema).toEqual({ type: 'object', properties: { id: { type: 'integer' }, k0: { type: 'boolean' } }, required: ['id', 'k0'] });
     expect(schema.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Stopped at the request deadline (requestTimeoutMs) after reading 1 of the 50 records to sample; the answer covers those.' }]);
     const keys = (await extractKeys.handler({ handle: 'file_1', sample_size: 50 } as any, ctx)) as any;
-    expect(keys).toMatchObject({ keys: ['id', 'k0'], records_sampled: 1, key_counts: { id: 1, k0: 1 } });
+    // both keys are in the one record read: no count differs from records_sampled
+    expect(keys).toMatchObject({ keys: ['id', 'k0'], records_sampled: 1 });
+    expect(keys.key_counts).toBeUndefined();
     expect(keys.warnings[0].code).toBe('RESOURCE_LIMIT_EXCEEDED');
     const sample = (await sampleRecords.handler({ handle: 'file_1', count: 5, strategy: 'first' } as any, ctx)) as any;
-    expect(sample.records).toEqual([{ index: 0, record: { id: 0, k0: true } }]);
+    expect(sample.records).toEqual([{ index: 0, record: '{"id":0,"k0":true}' }]);
     expect(sample.warnings[0].code).toBe('RESOURCE_LIMIT_EXCEEDED');
   });
 

@@ -1,6 +1,8 @@
 import type { OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
 
 const LF = 0x0a, CR = 0x0d, SP = 0x20, TAB = 0x09;
+/** First double of a saved state: names this layout (change it when the state's meaning changes). */
+const STATE_TAG = 0x4a4c0001;
 
 /** Bytes around a line that are not part of its record: blanks, CR, LF. */
 export function isLinePadding(b: number): boolean {
@@ -31,6 +33,24 @@ export class LineIndexer {
       this.lineStart = from;
       this.fed = from;
     }
+  }
+
+  /** The indexer's state where it stopped, for the persistent index (`SourceSpec.saveState`): 5 doubles. */
+  saveState(): Uint8Array {
+    return new Uint8Array(Float64Array.of(STATE_TAG, this.line, this.lineStart, this.content ? 1 : 0, this.fed).buffer);
+  }
+
+  /** An indexer going on from a stored state (`OpenOptions.restored`); null when `state` is not one this class saved. */
+  static restore(index: OffsetIndex, state: Uint8Array): LineIndexer | null {
+    if (state.byteLength !== 40) return null;
+    const [tag, line, lineStart, content, fed] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
+    if (tag !== STATE_TAG || !(fed! >= 0) || !(lineStart! >= 0) || lineStart! > fed! || (content !== 0 && content !== 1)) return null;
+    const indexer = new LineIndexer(index);
+    indexer.line = line!;
+    indexer.lineStart = lineStart!;
+    indexer.content = content === 1;
+    indexer.fed = fed!;
+    return indexer;
   }
 
   feed(offset: number, bytes: Uint8Array): void {

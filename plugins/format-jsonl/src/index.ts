@@ -1,6 +1,6 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJsonLines } from './detect';
-import { extender, indexLines, isLinePadding } from './index-lines';
+import { LineIndexer, extender, indexLines, isLinePadding } from './index-lines';
 
 function jsonLinesFormat(registry: PluginContext): Format {
   return {
@@ -9,14 +9,16 @@ function jsonLinesFormat(registry: PluginContext): Format {
     description: 'JSON Lines / NDJSON: one JSON value per line; blank lines are skipped; CRLF and a UTF-8 BOM are accepted; a file that grows (appended lines) extends its index.',
     detect: detectJsonLines,
     async open(file, options) {
-      const indexer = await indexLines(file, registry.records, options);
+      const restored = options.restored && options.from === undefined ? LineIndexer.restore(options.restored.index, options.restored.state) : null;
+      const indexer = restored ?? (await indexLines(file, registry.records, options));
       const extend = extender(file, registry.records, indexer);
       return registry.records.createSource({
         file,
         format: 'jsonl',
         rootIsSequence: true,
         index: indexer.index,
-        end: file.identity.size,
+        end: indexer.fed,
+        saveState: () => indexer.saveState(),
         framing: { isPadding: isLinePadding },
         limits: options.limits,
         ...(extend ? { extend } : {}),

@@ -1,5 +1,5 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
-import { checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
+import { SequenceIndexer, checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
 
 function sequenceFormat(registry: PluginContext): Format {
   return {
@@ -8,7 +8,8 @@ function sequenceFormat(registry: PluginContext): Format {
     description: 'RFC 7464 JSON text sequences: each JSON text introduced by RS (0x1E) and ended by LF; a truncated element is one malformed record.',
     detect: detectSequence,
     async open(file, options) {
-      const indexer = await indexSequence(file, registry.records, options);
+      const restored = options.restored ? SequenceIndexer.restore(options.restored.index, options.restored.state) : null;
+      const indexer = restored ?? (await indexSequence(file, registry.records, options));
       const extend = sequenceExtender(file, registry.records, indexer);
       return registry.records.createSource({
         file,
@@ -16,7 +17,8 @@ function sequenceFormat(registry: PluginContext): Format {
         rootIsSequence: true,
         index: indexer.index,
         ...(extend ? { extend } : {}),
-        end: file.identity.size,
+        end: indexer.fed,
+        saveState: () => indexer.saveState(),
         framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord },
         limits: options.limits,
       });

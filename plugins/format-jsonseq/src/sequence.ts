@@ -3,6 +3,8 @@ import { isJsonWhitespace as isWs, type FormatProbe, type OffsetIndex, type Open
 /** RFC 7464 §2: the record separator that introduces every JSON text. */
 export const RS = 0x1e;
 const LF = 0x0a;
+/** First double of a saved state: names this layout (change it when the state's meaning changes). */
+const STATE_TAG = 0x4a530001;
 
 /** Bytes around an element that are not part of it: RS and JSON whitespace (LF ends each element). */
 export function isSequencePadding(b: number): boolean {
@@ -48,6 +50,23 @@ export class SequenceIndexer {
   fed = 0;
 
   constructor(readonly index: OffsetIndex) {}
+
+  /** The indexer's state where it stopped, for the persistent index (`SourceSpec.saveState`): 4 doubles. */
+  saveState(): Uint8Array {
+    return new Uint8Array(Float64Array.of(STATE_TAG, this.pending, this.leading ? 1 : 0, this.fed).buffer);
+  }
+
+  /** An indexer going on from a stored state (`OpenOptions.restored`); null when `state` is not one this class saved. */
+  static restore(index: OffsetIndex, state: Uint8Array): SequenceIndexer | null {
+    if (state.byteLength !== 32) return null;
+    const [tag, pending, leading, fed] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
+    if (tag !== STATE_TAG || !(fed! >= 0) || !(pending! >= -1) || pending! >= fed! || (leading !== 0 && leading !== 1)) return null;
+    const indexer = new SequenceIndexer(index);
+    indexer.pending = pending!;
+    indexer.leading = leading === 1;
+    indexer.fed = fed!;
+    return indexer;
+  }
 
   feed(offset: number, bytes: Uint8Array): void {
     // Lines are not tracked here: the kernel's source counts them on first need (OffsetIndex.push with NaN).

@@ -2,7 +2,7 @@ import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPath
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
-import { isFixedSequence } from './fixed-pattern';
+import { caselessLiteral, isFixedSequence } from './fixed-pattern';
 import { comparable, ExactNumber, exactComparisons, exactOf, hasRaw, type CompareNumerals, type ExactComparisons } from './exact';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
@@ -179,28 +179,54 @@ function namesOfExpr(e: any, out: Set<string>): void {
   if (e instanceof X.FunctionExtension) for (const a of e.args) namesOfExpr(a, out);
 }
 
-/** Byte literals one of which every matching value must contain (see CompiledQuery.requiredLiterals). */
-function literalsOfSegments(segments: readonly any[]): string[] {
-  let best: string[] = [];
+/**
+ * A prefilter literal: bytes every matching record contains (see CompiledQuery.requiredLiterals), or with `fold`, bytes
+ * it contains with ASCII letters compared without case (CompiledQuery.requiredCaselessLiterals).
+ */
+interface Literal {
+  text: string;
+  fold: boolean;
+}
+
+/** The prefilter members of a compiled query: exact literals, or case-insensitive ones when any literal is. */
+function prefilterOf(segments: readonly any[]): { requiredLiterals?: string[]; requiredCaselessLiterals?: string[] } {
+  const lits = literalsOfSegments(segments);
+  if (!lits.length) return {};
+  if (!lits.some((l) => l.fold)) return { requiredLiterals: lits.map((l) => l.text) };
+  // an exact literal among case-insensitive ones is searched without case too (it then keeps more records, never fewer)
+  return { requiredCaselessLiterals: [...new Set(lits.map((l) => (l.fold ? l.text : asciiLower(l.text))))] };
+}
+
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** Literals one of which every matching value must contain. */
+function literalsOfSegments(segments: readonly any[]): Literal[] {
+  let best: Literal[] = [];
   for (const seg of segments) {
     if (seg.selectors.length !== 1) continue;
     const sel = seg.selectors[0];
-    let lits: string[] = [];
-    if (sel instanceof S.NameSelector) lits = [JSON.stringify(sel.name)];
+    let lits: Literal[] = [];
+    if (sel instanceof S.NameSelector) lits = [{ text: JSON.stringify(sel.name), fold: false }];
     else if (sel instanceof S.FilterSelector) lits = literalsOfExpr(sel.expression);
     if (lits.length && (best.length === 0 || score(lits) > score(best))) best = lits;
   }
   return best;
 }
 
-/** Shortest literal's length minus their count (a loop: a query may hold more literals than a call takes arguments). */
-const score = (lits: string[]) => {
+/**
+ * Shortest literal's length minus their count (a loop: a query may hold more literals than a call takes arguments);
+ * a case-insensitive literal counts one byte less than an exact one of its length (it keeps more records).
+ */
+const score = (lits: Literal[]) => {
   let min = Number.POSITIVE_INFINITY;
-  for (const l of lits) if (l.length < min) min = l.length;
+  for (const l of lits) {
+    const len = l.text.length - (l.fold ? 1 : 0);
+    if (len < min) min = len;
+  }
   return min - lits.length;
 };
 
-function literalsOfExpr(e: any): string[] {
+function literalsOfExpr(e: any): Literal[] {
   if (e instanceof X.LogicalExpression) return literalsOfExpr(e.expression);
   if (e instanceof X.InfixExpression) {
     if (e.operator === '&&') {
@@ -216,7 +242,16 @@ function literalsOfExpr(e: any): string[] {
     if (e.operator === '==') {
       // A relative or root query compared to a string literal: the matched value is that string.
       const [q, lit] = e.left instanceof X.StringLiteral ? [e.right, e.left] : [e.left, e.right];
-      if (lit instanceof X.StringLiteral && q instanceof X.RelativeQuery) return [JSON.stringify(lit.value)];
+      if (lit instanceof X.StringLiteral && q instanceof X.RelativeQuery) return [{ text: JSON.stringify(lit.value), fold: false }];
+    }
+    return [];
+  }
+  if (e instanceof X.FunctionExtension && e.name === 'match' && e.args.length === 2) {
+    // match(@.path, "fixed pattern"): the value is a string the pattern matches whole (RFC 9535 §2.4.6)
+    const [q, p] = e.args;
+    if (q instanceof X.RelativeQuery && p instanceof X.StringLiteral) {
+      const text = caselessLiteral(String(p.value));
+      if (text !== null) return [{ text, fold: true }];
     }
     return [];
   }
@@ -339,14 +374,14 @@ type BudgetOf = (o?: EvaluateOptions) => Budget;
 
 /** The compiled form of a parsed query: evaluation, prefilter literals, record split, and segments for lazy walks. */
 function build(path: JSONPathQuery, text: string, walk: Walk, run: Run, budgetOf: BudgetOf, warnings: readonly QueryWarning[] = []): CompiledQuery {
-  const literals = literalsOfSegments(path.segments);
+  const prefilter = prefilterOf(path.segments);
   const names = new Set<string>();
   namesOfSegments(path.segments, names);
   const compiled: { -readonly [K in keyof CompiledQuery]: CompiledQuery[K] } = {
     text,
     language: 'jsonpath',
     evaluate: (value, options) => run(path, value, options),
-    ...(literals.length ? { requiredLiterals: literals } : {}),
+    ...prefilter,
     ...(walk.usesRegex ? { usesRegex: true } : {}),
     ...(warnings.length ? { warnings } : {}),
     ...(names.size ? { memberNames: [...names] } : {}),

@@ -5,6 +5,8 @@ export interface ExplorerFile {
   opened: OpenedSource;
   /** Malformed records in the whole file, when known (the open-time validation covered it). */
   malformedRecords: number | null;
+  /** What the validation at open examined (get_file_info shows it; open_file only when it found malformed records). */
+  validation?: { complete: boolean; records_examined: number; bytes_examined: number; malformed_records: number };
 }
 
 /** The session's explorer handles: `file_1`, `file_2`, … (Thoth's style), idle expiry, capped at maxOpenFiles. */

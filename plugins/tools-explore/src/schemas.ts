@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { RecordSource } from 'mcpgw/plugin-api';
 
-export const handleArg = z.string().min(1).max(256).describe('Handle returned by open_file, e.g. "file_1"');
-export const indexArg = z.number().int().min(0).describe('Zero-based record index');
+export const handleArg = z.string().min(1).max(256);
+export const indexArg = z.number().int().min(0);
 
 /**
  * The explorer's `file_type` of a source (docs/architecture.md "Records and formats"), the names its users know:
@@ -50,8 +50,18 @@ export const fieldsArg = z
   .array(z.string().max(4096))
   .min(1)
   .max(100)
-  .optional()
-  .describe('Return only these members of each record: dot paths (user.name, items[0].id) or JSON Pointers (/user/name); missing members are left out');
+  .optional();
+
+/** How record text is laid out: re-indented (pretty) or on one line (compact). */
+export const recordFormatArg = z.enum(['pretty', 'compact']).optional();
+
+/**
+ * The indent of record text: the call's record_format, else the tool's own default (sample_records: compact), else
+ * the profile's recordFormat (`ctx.answers`), else pretty.
+ */
+export function recordIndent(ctx: { answers?: { recordFormat?: 'pretty' | 'compact' } }, asked: 'pretty' | 'compact' | undefined, toolDefault?: 'pretty' | 'compact'): string {
+  return (asked ?? toolDefault ?? ctx.answers?.recordFormat ?? 'pretty') === 'compact' ? '' : '  ';
+}
 
 /** Where and why a result was cut, and how to get the rest (docs/architecture.md "Context budget"). */
 export const cutSchema = z.object({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-export const pathArg = z.string().min(1).max(4096).describe('File path relative to the server root (absolute paths must lie inside it)');
-export const formatArg = z.string().min(1).max(256).describe('"auto" (default: the content decides) or a registered format name: json, jsonl, json-seq, or a plugin\'s. An explicit format is authoritative; content that is plainly another format is FORMAT_MISMATCH');
-export const fileIdArg = z.string().min(1).max(256).describe('file_id returned by json_open (jf_…)');
+export const pathArg = z.string().min(1).max(4096);
+export const formatArg = z.string().min(1).max(256);
+export const fileIdArg = z.string().min(1).max(256);
 
 /** A warning carried by a result: a malformed record skipped, with its location; or a note about the query (`position` in it). */
 export const warningSchema = z.object({

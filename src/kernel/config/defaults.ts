@@ -19,3 +19,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   probeBytes: 4 * 1024 * 1024,
   probeRecords: 32,
 });
+
+/** Default bound of the persistent index cache's folder, bytes (config `cacheMaxBytes`). */
+export const DEFAULT_CACHE_MAX_BYTES = 1024 * 1024 * 1024;

@@ -5,7 +5,8 @@ import { resolvePluginModule } from '../plugins/resolve-module';
 import { describeIssues } from './config-error';
 import { profileSchema } from './schema';
 import type { Limits } from '../contracts/limits';
-import { DEFAULT_LIMITS } from './defaults';
+import type { AnswerSettings } from '../contracts/tool';
+import { DEFAULT_CACHE_MAX_BYTES, DEFAULT_LIMITS } from './defaults';
 import { ConfigError } from './config-error';
 import { logLevelSchema, type LoadedConfigLike, type LimitsConfig, type LogLevel, type ProfileConfig } from './types';
 import type { SessionsConfigFile } from './schema';
@@ -46,8 +47,20 @@ export interface EffectiveConfig {
   /** Tool names never offered. */
   deny: string[];
   limits: Limits;
+  /** How answers are written: the profile's `recordFormat` and `resultText`, else the config's, else pretty and full. */
+  answers: AnswerSettings;
   logLevel: LogLevel;
   sessions: SessionsConfig;
+  /** The persistent index cache: its folder (absolute) and bound (bytes); null or absent: off. */
+  cache?: CacheConfig | null;
+}
+
+/** Where the persistent index cache lives and how big it may grow (docs/architecture.md "Persistent index"). */
+export interface CacheConfig {
+  /** Absolute folder. */
+  dir: string;
+  /** Bytes. */
+  maxBytes: number;
 }
 
 /** Where shareable profiles are looked up after the config file's folder. */
@@ -66,7 +79,7 @@ export interface ResolveOptions {
  * config, or else a shareable profile: an npm package (or a path, relative to the config file) whose
  * default export is a profile object, looked up from the config file's folder, then from mcpgw's own
  * folder (`options.ownDir`). A shareable profile's own `extends` names another package, looked up from
- * its folder. The child's `bundles`, `allow`, `root` replace the parent's, `deny` lists are joined,
+ * its folder. The child's `bundles`, `allow`, `root`, `recordFormat`, `resultText` replace the parent's, `deny` lists are joined,
  * `limits` merge key by key with the child first; a `root` (wherever it was written) is relative to
  * the config file. A cycle, an unknown profile, a missing package or one whose export is not a valid
  * profile is a ConfigError naming it.
@@ -103,9 +116,25 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
     allow: profile?.allow ?? null,
     deny: profile?.deny ?? [],
     limits,
+    answers: {
+      recordFormat: profile?.recordFormat ?? config.recordFormat ?? 'pretty',
+      resultText: profile?.resultText ?? config.resultText ?? 'full',
+    },
     logLevel: log.data,
     sessions: resolveSessions(config.sessions, dir),
+    cache: config.cache === false ? null : { dir: config.cacheDir !== undefined ? absPath(config.cacheDir, dir) : defaultCacheDir(env), maxBytes: config.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES },
   };
+}
+
+/** The index cache's default folder: `$XDG_CACHE_HOME/mcpgw/index` (an absolute XDG_CACHE_HOME only, as the XDG spec says), else `~/.cache/mcpgw/index`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'mcpgw', 'index');
+}
+
+/** A path from the config: relative to the config file's folder, `~/…` to the user's home folder. */
+function absPath(p: string, dir: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : path.resolve(dir, p);
 }
 
 /** `sessions` with its paths made absolute: relative to the config file's folder, `~/…` to the user's home folder. */
@@ -148,6 +177,8 @@ function flattenProfile(name: string, lookup: ProfileLookup, seen: string[] = []
     root: own.root ?? parent.root,
     deny: [...new Set([...(parent.deny ?? []), ...(own.deny ?? [])])],
     limits: { ...stripUndefined(parent.limits), ...stripUndefined(own.limits) },
+    recordFormat: own.recordFormat ?? parent.recordFormat,
+    resultText: own.resultText ?? parent.resultText,
   };
   return merged;
 }

@@ -24,7 +24,11 @@ export const limitsSchema = z.strictObject({
 
 const name = z.string().min(1);
 
-/** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, and its limits. */
+/** How answers are written (docs/architecture.md "Context budget"): record text layout and the text block of results. */
+export const recordFormatSchema = z.enum(['pretty', 'compact']);
+export const resultTextSchema = z.enum(['full', 'summary']);
+
+/** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, its limits and how it answers. */
 export const profileSchema = z.strictObject({
   extends: name.optional(),
   bundles: z.array(name).optional(),
@@ -32,6 +36,8 @@ export const profileSchema = z.strictObject({
   deny: z.array(name).optional(),
   root: name.optional(),
   limits: limitsSchema.optional(),
+  recordFormat: recordFormatSchema.optional(),
+  resultText: resultTextSchema.optional(),
 });
 
 /** A plugin entry: an npm name or a path, optionally with options. */
@@ -87,9 +93,17 @@ export const configSchema = z.strictObject({
   profiles: z.record(name, profileSchema).optional(),
   profile: name.optional(),
   limits: limitsSchema.optional(),
+  recordFormat: recordFormatSchema.optional(),
+  resultText: resultTextSchema.optional(),
   logLevel: logLevelSchema.optional(),
   sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),
+  /** The persistent index cache (docs/architecture.md "Persistent index"): false turns it off. Default true. */
+  cache: z.boolean().optional(),
+  /** Its folder (default `$XDG_CACHE_HOME/mcpgw/index`, else `~/.cache/mcpgw/index`); relative to the config file. */
+  cacheDir: name.optional(),
+  /** Its bound, bytes: the least recently used entries are removed past it. Default 1 GiB. */
+  cacheMaxBytes: positiveInt.optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;

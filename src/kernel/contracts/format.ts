@@ -1,5 +1,6 @@
 import type { ErrorLocation } from '../errors';
 import type { Limits } from './limits';
+import type { OffsetIndex } from './records';
 
 /** A file's identity when it was opened; any change between calls is SOURCE_CHANGED. */
 export interface FileIdentity {
@@ -48,6 +49,25 @@ export interface OpenOptions {
    * others index the whole file. See `RecordSource.offset` to tell which happened.
    */
   from?: number;
+  /**
+   * A persistent index read back from the index cache (docs/architecture.md "Persistent index"): the records of the
+   * file's bytes `[0, end)` as an earlier pass found them, and the format's own state as its `SourceSpec.saveState`
+   * gave it. A format that supports it builds its source from these without reading the file (and extends the index
+   * through `SourceSpec.extend` when the kernel then finds the file grew); one that does not simply ignores it. A
+   * `state` the format does not recognise means: index the file as usual.
+   */
+  restored?: RestoredIndex;
+}
+
+/** See {@link OpenOptions.restored}. */
+export interface RestoredIndex {
+  /** The stored offsets and line checkpoints (more records may be pushed onto it). */
+  index: OffsetIndex;
+  /** `SourceSpec.end` as it was stored, bytes. */
+  end: number;
+  rootType?: RecordSource['rootType'];
+  /** The format's own resumable state (`SourceSpec.saveState`), at most 64 KiB. */
+  state: Uint8Array;
 }
 
 /**

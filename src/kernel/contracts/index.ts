@@ -8,6 +8,7 @@ export * from './tool';
 export * from './scan';
 export * from './aggregate';
 export * from './sessions';
+export * from './file-system';
 export * from './regex';
 export * from './command';
 export * from './clock';

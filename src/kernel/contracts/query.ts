@@ -119,6 +119,14 @@ export interface CompiledQuery {
    */
   readonly requiredLiterals?: readonly string[];
   /**
+   * Optional prefilter hint, for a query that has no {@link requiredLiterals}: byte strings of which at least one must
+   * occur in the raw text of any record that can match, ASCII letters compared without case (`"failed"` finds
+   * `"FAILED"` and `"Failed"`; other bytes exactly). Written with lower-case ASCII letters, in the canonical JSON
+   * encoding; records holding a `\u` escape (or `\/` when a literal has `/`) are kept as for requiredLiterals. A case-
+   * insensitive match() of a fixed pattern (`match(@.status, "[fF][aA][iI][lL][eE][dD]")`) gives one.
+   */
+  readonly requiredCaselessLiterals?: readonly string[];
+  /**
    * Member names the query selects by name anywhere (its segments and filters: `$.user.lable`, `$[?@.lable == 1]`),
    * for explaining an empty answer (ScanEngine.missingMembers). Optional.
    */

@@ -86,6 +86,13 @@ export interface SourceSpec {
    * (JSON Lines, JSON-seq) supply it; without it a file that grew is SOURCE_CHANGED (see `RecordSource.grow`).
    */
   extend?(to: number): number;
+  /**
+   * Persistent index: the format's resumable state at `end` (what its indexer needs to go on: e.g. the line number and
+   * whether the last line is open), at most 64 KiB. A format that supplies it, and that rebuilds its source from
+   * `OpenOptions.restored`, has its index stored in the index cache and read back by later opens of the unchanged
+   * file (docs/architecture.md "Persistent index"); without it the kernel never stores the index.
+   */
+  saveState?(): Uint8Array;
 }
 
 /**

@@ -69,11 +69,11 @@ export interface CompiledRegex {
   /**
    * The byte prefilter for JSON records: calls `onCandidate(k)`, in order, for each record `k` (0-based in the batch)
    * whose raw JSON bytes can hold a match inside one of its DECODED strings (string values and member names) — it
-   * contains one of the required literals as bytes (case-folded when case-insensitive), or holds a backslash escape
-   * through which a decoded string could differ from its bytes (`\u` always; any escape when a literal contains `"`,
-   * `\`, `/` or a control character). Without required literals every record is a candidate. Stops when
-   * `onCandidate` returns false. Records are not parsed: the caller decodes candidates and runs `test`/`exec` on
-   * their strings. Cost: one pass of `Buffer.indexOf` (or an equivalent search) over `batch.bytes`.
+   * contains one of the required literals as bytes (case-folded when case-insensitive), or holds an escape (RFC 8259
+   * §7) that decodes to a character of one (or is not a valid escape). Without required literals every record is a
+   * candidate. Stops when `onCandidate` returns false. Records are not parsed: the caller decodes candidates and runs
+   * `test`/`exec` on their strings. Cost: one pass of `Buffer.indexOf` for the literal (or an equivalent search) and
+   * one for escapes over `batch.bytes`; records are visited only where these hit.
    */
   candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
   /** The same test for one raw JSON text: bytes `[start, end)` of `bytes` (default: all of them). */

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import type { FileSystem } from './file-system';
 import type { Limits } from './limits';
 import type { Logger, PluginInfo } from './plugin';
 import type { RecordsToolkit } from './records';
@@ -14,7 +15,7 @@ const token = <T>(name: string): Token<T> => name as Token<T>;
 /**
  * The injection tokens of the kernel's services (docs/architecture.md "Services and the container"). Strings, so two
  * copies of the plugin API agree on them: `context.container.resolve(Tokens.Clock)`.
- * Kernel-wide: Clock, Logger, Records, Regex, Registry. Per effective config (a service scope): Limits, Files,
+ * Kernel-wide: Clock, FileSystem, Logger, Records, Regex, Registry. Per effective config (a service scope): Limits, Files,
  * ScanEngine. Per plugin (its child container): Plugin, PluginOptions, and a Logger tagged with its name.
  */
 export const Tokens = {
@@ -26,6 +27,8 @@ export const Tokens = {
   Registry: token<RegistryView>('mcpgw:registry'),
   /** `Limits` of the active profile. */
   Limits: token<Limits>('mcpgw:limits'),
+  /** The system calls the sandbox resolves and opens paths with (node:fs; tests register a scripted one). */
+  FileSystem: token<FileSystem>('mcpgw:file-system'),
   /** Sandboxed file access under the root (`ToolContext.files`). */
   Files: token<FileAccess>('mcpgw:files'),
   /** The server-wide query scan engine (`ToolContext.scan`). */

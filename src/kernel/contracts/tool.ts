@@ -257,6 +257,22 @@ export interface ToolContext {
    * character boundary outside escapes; a page costs its bytes plus one counting scan, never the whole laid-out text.
    */
   readonly json: JsonLayout;
+  /**
+   * How the profile wants answers written (docs/architecture.md "Context budget"); absent where no profile applies
+   * (then every setting is its default).
+   */
+  readonly answers?: AnswerSettings;
+}
+
+/** A profile's settings about how answers are written (`.mcpgwrc`: `recordFormat`, `resultText`). */
+export interface AnswerSettings {
+  /** Record text a tool shows by default: `pretty` (re-indented, the default) or `compact` (one line). */
+  readonly recordFormat: 'pretty' | 'compact';
+  /**
+   * The text block of a result: `full` (its structuredContent as compact JSON, the default: 1.x clients read only the
+   * text) or `summary` (a short line naming what the structuredContent holds). Error results are always full.
+   */
+  readonly resultText: 'full' | 'summary';
 }
 
 export type { OpenedFile };

@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { McpgwError, shownInput } from '../errors';
 import { osError } from './os-error';
 import type { Sandbox } from './sandbox';
+import { nodeFileSystem, type FileSystem } from './file-system';
 
 /** A descriptor opened inside the root: where it really is, and what it is. */
 export interface InsideDescriptor {
@@ -11,28 +12,29 @@ export interface InsideDescriptor {
   stats: Stats;
 }
 
-/** Whether `/proc/self/fd/N` names descriptors here (Linux): unknown until first used. */
-let procFd: boolean | null = null;
+/** Per file system: whether `/proc/self/fd/N` names descriptors there (Linux); absent until first used. */
+const procFd = new WeakMap<FileSystem, boolean>();
 
 /**
  * The path the kernel gives open descriptor `fd` (Linux: the target of `/proc/self/fd/N`, which is the opened file
  * itself, whatever happened to the path it was opened by), or null where there is no such name.
  */
-export function descriptorPath(fd: number): string | null {
-  if (procFd === false) return null;
+export function descriptorPath(fd: number, fs: FileSystem = nodeFileSystem): string | null {
+  const known = procFd.get(fs);
+  if (known === false) return null;
   try {
-    const p = readlinkSync(`/proc/self/fd/${fd}`);
-    procFd = true;
+    const p = fs.readlink(`/proc/self/fd/${fd}`);
+    procFd.set(fs, true);
     return p;
   } catch {
-    if (procFd === null) procFd = false;
+    if (known === undefined) procFd.set(fs, false);
     return null;
   }
 }
 
 /** A path that reaches open folder descriptor `fd` itself (no lookup by name), or null where there is none. */
-export function descriptorFolder(fd: number): string | null {
-  return descriptorPath(fd) === null ? null : `/proc/self/fd/${fd}`;
+export function descriptorFolder(fd: number, fs: FileSystem = nodeFileSystem): string | null {
+  return descriptorPath(fd, fs) === null ? null : `/proc/self/fd/${fd}`;
 }
 
 /**
@@ -45,9 +47,10 @@ export function descriptorFolder(fd: number): string | null {
  *   INVALID_ARGUMENT (a socket), IO_ERROR.
  */
 export function openInside(sandbox: Sandbox, real: string, input: string, flags = 0): InsideDescriptor {
+  const fs = sandbox.fs;
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
+    fd = fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'It was removed or moved while it was opened.' });
@@ -56,8 +59,8 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
     throw osError(err, input, 'open');
   }
   try {
-    const stats = fstatSync(fd);
-    const named = descriptorPath(fd);
+    const stats = fs.fstat(fd);
+    const named = descriptorPath(fd, fs);
     if (named !== null) {
       if (!sandbox.contains(named)) throw changed(input);
       return { fd, realPath: named, stats };
@@ -65,22 +68,22 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
     let again: string;
     let st: Stats;
     try {
-      again = realpathSync.native(real);
-      st = statSync(again);
+      again = fs.realpath(real);
+      st = fs.stat(again);
     } catch {
       throw changed(input);
     }
     if (again !== real || st.ino !== stats.ino || st.dev !== stats.dev) throw changed(input);
     return { fd, realPath: real, stats };
   } catch (err) {
-    closeSync(fd);
+    fs.close(fd);
     throw err;
   }
 }
 
 /** The names in open folder descriptor `fd` (through the descriptor where the system allows; else by `real`). */
-export function namesIn(fd: number, real: string): string[] {
-  return readdirSync(descriptorFolder(fd) ?? real);
+export function namesIn(fd: number, real: string, fs: FileSystem = nodeFileSystem): string[] {
+  return fs.readdir(descriptorFolder(fd, fs) ?? real);
 }
 
 function changed(input: string): McpgwError {

@@ -9,11 +9,15 @@ import { listFiles } from './list-files';
 import { releaseSoon } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
+import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
 import { systemClock } from '../clock';
 import { ScopedFiles } from './scoped-files';
 import { readChunksPooled } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
+import type { OpenedFile } from '../contracts/format';
+import type { IndexCache } from '../cache/index-cache';
+import { IndexedRecordSource } from '../records/source';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
@@ -26,6 +30,8 @@ export class FileService implements FileAccess {
     private readonly limits: Limits,
     /** The clock `list` deadlines are on. */
     private readonly clock: Clock = systemClock,
+    /** The persistent index cache (docs/architecture.md "Persistent index"); null: every open indexes. */
+    private readonly cache: IndexCache | null = null,
   ) {}
 
   /** The root folder (real path). */
@@ -42,25 +48,37 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
-      // An explicit format without the strict check needs no content probe: only the first 4 bytes are read, which
-      // tell UTF-16/UTF-32 text and compressed data apart from UTF-8.
-      const explicit = options.format !== undefined && options.format !== 'auto' && !options.strictFormat;
-      const probe = {
-        fileName: path.basename(file.realPath),
-        extension: path.extname(file.realPath).toLowerCase(),
-        bytes: readHead(file, explicit ? 4 : this.limits.probeBytes),
-        size: file.identity.size,
-      };
-      // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
-      // the caller names explicitly, whose records then report what they are).
-      const sniff = sniffContent(probe.bytes, probe.size);
-      if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && options.format !== undefined && options.format !== 'auto')) {
-        throw unsupportedContent(file.displayPath, sniff);
-      }
-      const { format, detection } = selectFormat(this.formats(), probe, options.format);
-      if (options.strictFormat && detection.basis === 'explicit') checkExplicitFormat(this.formats(), format, probe, file.displayPath);
       const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
-      const source = await format.open(file, { limits: this.limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) });
+      const explicitName = options.format !== undefined && options.format !== 'auto' ? options.format : undefined;
+      // A stored index of this very file (or of its first bytes, when it only grew) spares the probe and the pass.
+      const hit = this.cache && from === undefined ? this.cache.lookup(file.fd, file.identity) : null;
+      let chosen: ReturnType<typeof selectFormat> | null = null;
+      if (hit && !options.strictFormat && (explicitName === undefined ? hit.entry.detection.basis !== 'explicit' : hit.entry.format === explicitName)) {
+        const format = this.formats().find((f) => f.name === hit.entry.format);
+        if (format) chosen = { format, detection: explicitName === undefined ? hit.entry.detection : { basis: 'explicit', confidence: 1 } };
+      }
+      const { format, detection } = chosen ?? this.chooseFormat(file, options, explicitName);
+      const restore = hit && hit.entry.format === format.name ? hit : null;
+      const openOptions = { limits: this.limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) };
+      let source = restore
+        ? await format.open(restore.fit === 'grown' ? { ...file, identity: restore.identity } : file, {
+            ...openOptions,
+            restored: { index: restore.index, end: restore.entry.end, ...(restore.entry.rootType !== undefined ? { rootType: restore.entry.rootType } : {}), state: restore.entry.state },
+          })
+        : await format.open(file, openOptions);
+      // A stored index of a file that grew since: extended over the appended bytes, or (too much appended) rebuilt.
+      if (restore?.fit === 'grown' && !source.grow?.(file.identity)) {
+        source.close();
+        source = await format.open(file, openOptions);
+      }
+      let saved = restore?.fit === 'same' ? source.identity.size : -1;
+      const persist = () => {
+        if (!this.cache || from !== undefined || !(source instanceof IndexedRecordSource) || source.identity.size === saved) return;
+        const data = source.persistable();
+        if (data) this.cache.save(file.fd, source.identity, format.name, detection, data);
+        saved = source.identity.size;
+      };
+      persist();
       let closed = false;
       return {
         source,
@@ -70,7 +88,10 @@ export class FileService implements FileAccess {
         close: () => {
           if (closed) return;
           closed = true;
-          try { source.close(); } finally {
+          try {
+            persist(); // an index that grew with the file while open is stored as it is now
+            source.close();
+          } finally {
             closeQuietly(file.fd);
             releaseSoon(); // its index and buffers are garbage now: have them collected, not kept until pressure
           }
@@ -80,6 +101,31 @@ export class FileService implements FileAccess {
       closeQuietly(file.fd);
       throw err;
     }
+  }
+
+  /**
+   * The format of a file opened without a stored index: the probe read, what it is (sniffContent), then the format
+   * named or detected (selectFormat) and the strict check.
+   */
+  private chooseFormat(file: OpenedFile, options: Parameters<FileAccess['open']>[1] & object, explicitName: string | undefined): ReturnType<typeof selectFormat> {
+    // An explicit format without the strict check needs no content probe: only the first 4 bytes are read, which
+    // tell UTF-16/UTF-32 text and compressed data apart from UTF-8.
+    const explicit = explicitName !== undefined && !options.strictFormat;
+    const probe = {
+      fileName: path.basename(file.realPath),
+      extension: path.extname(file.realPath).toLowerCase(),
+      bytes: readHead(file, explicit ? 4 : this.limits.probeBytes),
+      size: file.identity.size,
+    };
+    // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
+    // the caller names explicitly, whose records then report what they are).
+    const sniff = sniffContent(probe.bytes, probe.size);
+    if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && explicitName !== undefined)) {
+      throw unsupportedContent(file.displayPath, sniff);
+    }
+    const chosen = selectFormat(this.formats(), probe, options.format);
+    if (options.strictFormat && chosen.detection.basis === 'explicit') checkExplicitFormat(this.formats(), chosen.format, probe, file.displayPath);
+    return chosen;
   }
 
   list(input: string | undefined, options?: Parameters<NonNullable<FileAccess['list']>>[1]) {
@@ -92,7 +138,7 @@ export class FileService implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits);
+    return new ScopedFiles(folders, this.formats, this.limits, { fs: this.sandbox.fs, clock: this.clock });
   }
 
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
@@ -113,6 +159,8 @@ export class RootlessFiles implements FileAccess {
   constructor(
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
+    /** The file system and clock `within` hands on (default node:fs and the system clock). */
+    private readonly system: { fs?: FileSystem; clock?: Clock } = {},
   ) {}
 
   private denied(): McpgwError {
@@ -139,7 +187,7 @@ export class RootlessFiles implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits);
+    return new ScopedFiles(folders, this.formats, this.limits, this.system);
   }
 
 }

@@ -67,7 +67,7 @@ export async function listFiles(
   const walk = async (dir: string, fd: number, real: string): Promise<boolean> => {
     let names: string[];
     try {
-      names = namesIn(fd, real).sort();
+      names = namesIn(fd, real, sandbox.fs).sort();
     } catch (err) {
       skip(sandbox.relative(dir) || '.', err, 'read'); // a folder opened but whose names cannot be read
       return true;

@@ -1,7 +1,7 @@
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpgwError, shownInput } from '../errors';
 import { osError } from './os-error';
+import { nodeFileSystem, type FileSystem } from './file-system';
 
 /**
  * The root sandbox (docs/architecture.md "The root is a wall"). Resolves a user path to a real path inside the
@@ -12,7 +12,8 @@ import { osError } from './os-error';
  * - NOT_FOUND: nothing there (checked only after containment, so paths outside the root never
  *   reveal whether they exist).
  * Relative paths resolve against the root. Containment is decided on path segments
- * (`path.relative`), never on string prefixes.
+ * (`path.relative`), never on string prefixes. Every system call goes through `fs` (`Tokens.FileSystem`; a test
+ * gives a scripted one), and so do the opens of descriptor.ts.
  */
 export class Sandbox {
   /** The root's real path. */
@@ -20,15 +21,18 @@ export class Sandbox {
   /** The root as configured (absolute, symlinks not resolved): absolute paths may be spelled through it. */
   private readonly given: string;
 
-  /** @throws McpgwError NOT_FOUND / INVALID_ARGUMENT when the root is missing or not a folder. */
-  constructor(root: string) {
+  /**
+   * `fs`: the system calls to resolve and open with (default node:fs).
+   * @throws McpgwError NOT_FOUND / INVALID_ARGUMENT when the root is missing or not a folder.
+   */
+  constructor(root: string, readonly fs: FileSystem = nodeFileSystem) {
     let real: string;
     try {
-      real = realpathSync(root);
+      real = fs.realpath(root);
     } catch {
       throw new McpgwError('NOT_FOUND', `The root folder ${root} does not exist.`);
     }
-    if (!statSync(real).isDirectory()) throw new McpgwError('INVALID_ARGUMENT', `The root ${root} is not a folder.`);
+    if (!fs.stat(real).isDirectory()) throw new McpgwError('INVALID_ARGUMENT', `The root ${root} is not a folder.`);
     this.root = real;
     this.given = path.resolve(root);
   }
@@ -50,7 +54,7 @@ export class Sandbox {
     if (!this.contains(lexical) && !this.contains(lexical, this.given)) throw this.denied(input);
     let real: string;
     try {
-      real = realpathSync.native(lexical);
+      real = this.fs.realpath(lexical);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -75,8 +79,8 @@ export class Sandbox {
 
   private danglingTarget(p: string): string | null {
     try {
-      if (!lstatSync(p).isSymbolicLink()) return null;
-      return path.resolve(path.dirname(p), readlinkSync(p));
+      if (!this.fs.lstat(p).isSymbolicLink()) return null;
+      return path.resolve(path.dirname(p), this.fs.readlink(p));
     } catch {
       return null;
     }
@@ -86,7 +90,7 @@ export class Sandbox {
     let cur = path.dirname(p);
     for (;;) {
       try {
-        return realpathSync.native(cur);
+        return this.fs.realpath(cur);
       } catch {
         const up = path.dirname(cur);
         if (up === cur) return null;

@@ -7,6 +7,8 @@ import type { FileChunk } from '../contracts/records';
 import { McpgwError } from '../errors';
 import { FileService } from './file-service';
 import { Sandbox } from './sandbox';
+import type { FileSystem } from './file-system';
+import type { Clock } from '../contracts/clock';
 
 /** A sandbox whose display paths are absolute real paths (files outside the root have no root to be relative to). */
 class AbsoluteSandbox extends Sandbox {
@@ -30,16 +32,17 @@ interface Wall {
 export class ScopedFiles implements FileAccess {
   private readonly walls: Wall[] = [];
 
-  constructor(folders: readonly string[], private readonly formats: () => readonly Format[], private readonly limits: Limits) {
+  /** `system`: the file system and clock of the FileAccess it narrows (default node:fs and the system clock). */
+  constructor(folders: readonly string[], private readonly formats: () => readonly Format[], private readonly limits: Limits, private readonly system: { fs?: FileSystem; clock?: Clock } = {}) {
     for (const folder of folders) {
       if (typeof folder !== 'string' || !path.isAbsolute(folder)) continue;
       let sandbox: Sandbox;
       try {
-        sandbox = new AbsoluteSandbox(folder);
+        sandbox = new AbsoluteSandbox(folder, system.fs);
       } catch {
         continue; // a folder that does not exist (yet) holds nothing to read
       }
-      this.walls.push({ given: path.resolve(folder), sandbox, files: new FileService(sandbox, formats, limits) });
+      this.walls.push({ given: path.resolve(folder), sandbox, files: new FileService(sandbox, formats, limits, system.clock) });
     }
   }
 
@@ -97,7 +100,7 @@ export class ScopedFiles implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits);
+    return new ScopedFiles(folders, this.formats, this.limits, this.system);
   }
 }
 

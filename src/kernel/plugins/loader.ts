@@ -1,5 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import * as semver from 'semver';
+// the three functions used, not the package's index (which loads every module of semver: start-up time)
+import satisfies = require('semver/functions/satisfies');
+import validRange = require('semver/ranges/valid');
+import intersects = require('semver/ranges/intersects');
 import type { Clock } from '../contracts/clock';
 import type { Plugin, PluginContext, Requirement } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
@@ -83,11 +86,11 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   if (problem) throw new PluginLoadError(spec.id, `${entry} does not export a plugin: ${problem}. A plugin's default export is { name, version, apiVersion, register(context, options) }.`);
   const p = plugin as Plugin;
   const label = `${p.name}@${p.version}`;
-  if (!semver.validRange(p.apiVersion)) {
+  if (!validRange(p.apiVersion)) {
     throw new PluginLoadError(label, `apiVersion "${p.apiVersion}" is not a semver range.`);
   }
-  if (!semver.satisfies(PLUGIN_API_VERSION, p.apiVersion, { includePrerelease: true })) {
-    if (semver.intersects(p.apiVersion, '1.x', { includePrerelease: true })) {
+  if (!satisfies(PLUGIN_API_VERSION, p.apiVersion, { includePrerelease: true })) {
+    if (intersects(p.apiVersion, '1.x', { includePrerelease: true })) {
       throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}; this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}. Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".`);
     }
     throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}, but this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);

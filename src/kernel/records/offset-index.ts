@@ -16,9 +16,9 @@ const BLOCK_MASK = BLOCK - 1;
  * and the spare capacity is at most one block.
  */
 export class Float64OffsetIndex implements OffsetIndex {
-  private blocks: Float64Array[] = [];
-  private current = new Float64Array(1024);
-  private checkpoints = new Float64Array(16);
+  private blocks: Float64Array<ArrayBufferLike>[] = [];
+  private current: Float64Array<ArrayBufferLike> = new Float64Array(1024);
+  private checkpoints: Float64Array<ArrayBufferLike> = new Float64Array(16);
   private n = 0;
 
   push(offset: number, line: number): void {
@@ -61,6 +61,36 @@ export class Float64OffsetIndex implements OffsetIndex {
 
   setCheckpointLine(c: number, line: number): void {
     this.checkpoints[c] = line;
+  }
+
+  /**
+   * An index over stored offsets and checkpoint lines (a persistent index read back, see src/kernel/cache/): the
+   * blocks are views into `offsets` (no copy); pushing more records goes on after them.
+   */
+  static fromArrays(offsets: Float64Array, checkpoints: Float64Array): Float64OffsetIndex {
+    const index = new Float64OffsetIndex();
+    for (let at = 0; at < offsets.length; at += BLOCK) index.blocks.push(offsets.subarray(at, Math.min(offsets.length, at + BLOCK)));
+    index.n = offsets.length;
+    // push() copies a partly filled last block (a view exactly as long as its records) into a full block of its own
+    // before appending, so appended records never write into the stored buffer
+    if (index.blocks.length) index.current = index.blocks[index.blocks.length - 1]!;
+    index.checkpoints = checkpoints.length ? checkpoints : new Float64Array(16);
+    if (checkpoints.length < Math.ceil(index.n / CHECKPOINT_EVERY)) throw new RangeError('fewer checkpoints than records need');
+    return index;
+  }
+
+  /** Calls `each` with the offsets block by block, in file order (views: valid until the next push). */
+  offsetBlocks(each: (offsets: Float64Array) => void): void {
+    for (let b = 0; b < this.blocks.length; b++) {
+      const block = this.blocks[b]!;
+      const used = b === this.blocks.length - 1 ? this.n - b * BLOCK : BLOCK;
+      each(used === block.length ? block : block.subarray(0, used));
+    }
+  }
+
+  /** The line checkpoints of the records pushed so far (a view). */
+  usedCheckpoints(): Float64Array {
+    return this.checkpoints.subarray(0, Math.ceil(this.n / CHECKPOINT_EVERY));
   }
 
   /** Gives back the unused tail of the last block and of the checkpoints once indexing is done. */

@@ -230,10 +230,12 @@ export function replaceLoneSurrogates(value: unknown): { value: unknown; paths: 
  * warning naming the record and the first changed path is pushed to `warnings` when given.
  * Duplicate member names: the last one wins (as JSON.parse).
  * `where` is called only on error or warning, to locate it (a record's line costs a read).
+ * `exactNumbers: false` (a caller that only checks syntax, counts members or looks for lone surrogates) skips the
+ * numeral scan and the reviver: numbers come back as plain doubles, every other verdict is the same.
  * @throws McpgwError SYNTAX_ERROR with byte offset, line, column and record index;
  *   RESOURCE_LIMIT_EXCEEDED when nesting exceeds `maxDepth`.
  */
-export function parseExact(text: string, where: () => ParseSite, maxDepth: number, warnings?: ParseWarning[], checkOnly = false): unknown {
+export function parseExact(text: string, where: () => ParseSite, maxDepth: number, warnings?: ParseWarning[], checkOnly = false, exactNumbers = true): unknown {
   // Depth d needs at least d bytes: short texts cannot be too deep.
   if (text.length > maxDepth) {
     const depth = nestingDepth(text, maxDepth);
@@ -249,7 +251,8 @@ export function parseExact(text: string, where: () => ParseSite, maxDepth: numbe
   let value: unknown;
   try {
     // Checking only: the same syntax and depth verdicts without building exact numbers (no reviver walk).
-    value = checkOnly ? (JSON.parse(text), undefined) : needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
+    // Plain numbers (`exactNumbers` false): the same verdicts, member counts and strings, for a caller that only checks.
+    value = checkOnly ? (JSON.parse(text), undefined) : exactNumbers && needsExactParse(text) ? JSON.parse(text, reviveExact) : JSON.parse(text);
   } catch (err) {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // The reviver walk is recursive in V8 (~4,500 levels on Node 22's default stack): a maxDepth

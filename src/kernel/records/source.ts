@@ -71,6 +71,16 @@ export class IndexedRecordSource implements RecordSource {
     return this.spec.index.count;
   }
 
+  /**
+   * What the index cache stores of this source (docs/architecture.md "Persistent index"): the offset index, its end,
+   * the root type and the format's state; null when the format supplies no `saveState` (its index is never stored).
+   */
+  persistable(): { index: OffsetIndex; end: number; rootType?: SourceSpec['rootType']; rootIsSequence: boolean; state: Uint8Array } | null {
+    const save = this.spec.saveState;
+    if (!save || this.closed) return null;
+    return { index: this.spec.index, end: this.spec.end, ...(this.rootType !== undefined ? { rootType: this.rootType } : {}), rootIsSequence: this.rootIsSequence, state: save() };
+  }
+
   private check(i: number): void {
     if (this.closed) throw new McpgwError('NOT_FOUND', 'The file was closed.');
     if (!Number.isInteger(i) || i < 0 || i >= this.count) {

@@ -142,7 +142,8 @@ export async function validateInParts(root: LazyNode, recordIndex: number, budge
       let text: string, value: unknown;
       if (node.text) {
         text = node.text();
-        value = parseExact(text, () => ({ byteOffset: node.byteOffset, line: 0, column: 0, recordIndex, maxDepth: limits.maxDepth }), limits.maxDepth, warnings);
+        // the value is only counted and checked for lone surrogates: no exact numbers needed (no numeral scan, no reviver)
+        value = parseExact(text, () => ({ byteOffset: node.byteOffset, line: 0, column: 0, recordIndex, maxDepth: limits.maxDepth }), limits.maxDepth, warnings, false, false);
       } else {
         value = node.value(warnings);
         text = JSON.stringify(value);

@@ -101,9 +101,10 @@ export class QueryScanEngine implements ScanEngine {
   plan(opts: ScanQueryOptions): Plan | 'materialize' {
     const { source, query } = opts;
     const limits = this.options.limits();
-    const literals = query.requiredLiterals?.length ? query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
+    const { texts, fold } = prefilterLiterals(query);
+    const literals = texts ? texts.map((l) => Buffer.from(l, 'utf8')) : null;
     const base = {
-      literals, slashEscape: !!query.requiredLiterals?.some((l) => l.includes('/')),
+      literals, slashEscape: !!texts?.some((l) => l.includes('/')), ...(fold ? { fold } : {}),
       maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, firstOnly: opts.unit === 'records',
       ...(opts.deadline !== undefined ? { deadline: opts.deadline, now: this.now } : {}),
     };
@@ -571,3 +572,10 @@ export class Collector {
 }
 
 export type { CompiledQuery };
+
+/** The query's prefilter literals: exact ones, else case-insensitive ones (`fold`), else none. */
+export function prefilterLiterals(query: CompiledQuery): { texts: readonly string[] | null; fold: boolean } {
+  if (query.requiredLiterals?.length) return { texts: query.requiredLiterals, fold: false };
+  if (query.requiredCaselessLiterals?.length) return { texts: query.requiredCaselessLiterals, fold: true };
+  return { texts: null, fold: false };
+}

@@ -59,3 +59,46 @@ export function indexOfLiteral(hay: Buffer, needle: Buffer, from: number): numbe
   }
   return -1;
 }
+
+/** ASCII upper-case letters mapped to lower case; every other byte to itself. */
+const LOWER = new Uint8Array(256);
+for (let b = 0; b < 256; b++) LOWER[b] = b >= 0x41 && b <= 0x5a ? b + 32 : b;
+
+/** The byte of a caseless needle searched for (its rarest), computed once per needle. */
+const caselessProbes = new WeakMap<Buffer, number>();
+
+/**
+ * The first position ≥ `from` where `needle` (non-empty, ASCII letters in lower case) occurs in `hay` with ASCII
+ * letters compared without case, or -1. The search runs on the needle's rarest byte (`RANK`; a letter is searched in
+ * both cases, two `memchr` streams merged in order) and each hit is checked in place, so hits come in position order
+ * and the first that checks is the leftmost occurrence.
+ */
+export function indexOfCaseless(hay: Buffer, needle: Buffer, from: number): number {
+  let at = caselessProbes.get(needle);
+  if (at === undefined) {
+    at = 0;
+    for (let i = 1; i < needle.length; i++) if (RANK[needle[i]!]! > RANK[needle[at]!]!) at = i;
+    caselessProbes.set(needle, at);
+  }
+  const len = needle.length, last = hay.length - len;
+  const lo = needle[at]!;
+  const up = lo >= 0x61 && lo <= 0x7a ? lo - 32 : -1;
+  let x = hay.indexOf(lo, from + at);
+  let y = up === -1 ? -1 : hay.indexOf(up, from + at);
+  for (;;) {
+    let h: number;
+    if (x === -1) {
+      if (y === -1) return -1;
+      h = y; y = hay.indexOf(up, y + 1);
+    } else if (y === -1 || x < y) {
+      h = x; x = hay.indexOf(lo, x + 1);
+    } else {
+      h = y; y = hay.indexOf(up, y + 1);
+    }
+    const s = h - at;
+    if (s > last) return -1;
+    let k = 0;
+    while (k < len && LOWER[hay[s + k]!] === needle[k]) k++;
+    if (k === len) return s;
+  }
+}

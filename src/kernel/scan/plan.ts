@@ -10,7 +10,7 @@ import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
-import { indexOfLiteral } from './needle';
+import { indexOfCaseless, indexOfLiteral } from './needle';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -26,6 +26,8 @@ export interface Plan {
   testReads?: readonly string[];
   /** Prefilter: canonical encodings, one of which a candidate record contains. */
   literals: Buffer[] | null;
+  /** The literals are compared ignoring ASCII letter case (they are written in lower case). */
+  fold?: boolean;
   /** Also keep records containing `\/` (a literal has `/`). */
   slashEscape: boolean;
   maxDepth: number;
@@ -70,7 +72,7 @@ const BACKSLASH_SLASH = Buffer.from('\\/');
 
 /**
  * The candidate records of a batch, in order (batch-relative `k`), or null when every record in range is one.
- * A record is a candidate when it contains one of the literals, or a `\u` escape (or `\/` when a literal has `/`),
+ * A record is a candidate when it contains one of the literals (ignoring ASCII case when `plan.fold`), or a `\u` escape (or `\/` when a literal has `/`),
  * through which it could spell the literal differently.
  */
 export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number): number[] | null {
@@ -79,15 +81,18 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   const lo = b.span(fromK)[0], hi = b.span(toK - 1)[1];
   const marks = new Uint8Array(toK - fromK);
   const needles = [...plan.literals, BACKSLASH_U, ...(plan.slashEscape ? [BACKSLASH_SLASH] : [])];
+  const folded = plan.fold ? plan.literals.length : 0;
   let any = false;
-  for (const needle of needles) {
-    let pos = indexOfLiteral(b.bytes, needle, lo);
+  for (let n = 0; n < needles.length; n++) {
+    const needle = needles[n]!;
+    const find = n < folded ? indexOfCaseless : indexOfLiteral;
+    let pos = find(b.bytes, needle, lo);
     while (pos !== -1 && pos < hi) {
       const k = b.recordAt(pos);
       if (k < fromK || k >= toK) break;
       const [s, e] = b.span(k);
       if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
-      pos = indexOfLiteral(b.bytes, needle, Math.max(pos + 1, e));
+      pos = find(b.bytes, needle, Math.max(pos + 1, e));
     }
   }
   const out: number[] = [];

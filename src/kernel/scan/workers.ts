@@ -141,7 +141,7 @@ export class ThreadPool implements WorkerPool {
   wanted(bytes: number, query: CompiledQuery, narrowed = true): boolean {
     if (!query.language || !this.options.pluginOf(query.language)) return false;
     if (query.usesRegex) return true;
-    const literals = narrowed && !!query.requiredLiterals && query.requiredLiterals.length > 0;
+    const literals = narrowed && (!!query.requiredLiterals?.length || !!query.requiredCaselessLiterals?.length);
     return bytes >= (this.options.minBytes ?? WORKER_MIN_BYTES) && !(literals && (this.options.minBytes ?? WORKER_MIN_BYTES) > 0);
   }
 
@@ -188,7 +188,7 @@ export class ThreadPool implements WorkerPool {
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
       plugin, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
       plan: {
-        kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape,
+        kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape, ...(plan.fold ? { fold: true } : {}),
         maxDepth: plan.maxDepth, maxNodes: plan.maxNodes, firstOnly: plan.firstOnly,
         literals: plan.literals ? plan.literals.map((b) => b.toString('utf8')) : null,
       },

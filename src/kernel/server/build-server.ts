@@ -3,7 +3,7 @@ import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { Clock } from '../contracts/clock';
 import { tagLogger } from '../log';
-import type { FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
+import type { AnswerSettings, FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
 import { errorFactory } from '../errors';
@@ -38,7 +38,12 @@ export interface ServerSpec {
   scan: ScanEngine;
   /** The server-wide regex service handed to tools as `ctx.regex`. */
   regex: RegexService;
+  /** How the profile wants answers written (`ctx.answers`; the tool adapter writes the text block by it). */
+  answers: AnswerSettings;
 }
+
+/** Answer settings where no profile says otherwise. */
+export const DEFAULT_ANSWERS: AnswerSettings = { recordFormat: 'pretty', resultText: 'full' };
 
 /** Minimum interval between progress notifications of one request, ms. */
 const PROGRESS_EVERY_MS = 100;
@@ -119,5 +124,6 @@ function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, lo
     scan: spec.scan,
     regex: spec.regex,
     json: jsonLayout,
+    answers: spec.answers,
   };
 }

@@ -4,6 +4,7 @@ import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload }
 import { describeIssues } from '../config/config-error';
 import { wellFormed } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
+import { summaryText } from './summary-text';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -21,7 +22,8 @@ export function errorResult(payload: ErrorPayload): ToolResult {
 
 /**
  * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
- * and shapes the answer: structuredContent plus its compact JSON as the text block. Thrown errors
+ * and shapes the answer: structuredContent plus its compact JSON as the text block (with the profile's
+ * `resultText: "summary"`, a summary of it: summary-text.ts). Thrown errors
  * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
  * bound their own results; this is the last guard). `plugin`: the package that registered the tool — an
  * INTERNAL_ERROR's message names it (where to report the fault), and every error result's log line carries the plugin
@@ -56,7 +58,9 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: 'Ask for fewer items (max_results / count) or a smaller part of the record.',
       });
     }
-    return { content: [{ type: 'text', text }], structuredContent: result };
+    const summary = ctx.answers?.resultText === 'summary' ? summaryText(result) : null;
+    const shown = summary !== null && Buffer.byteLength(summary) < bytes ? summary : text;
+    return { content: [{ type: 'text', text: shown }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);
     if (payload.code === 'INTERNAL_ERROR') {

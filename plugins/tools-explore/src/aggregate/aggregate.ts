@@ -7,19 +7,19 @@ import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type 
 
 const input = z.object({
   handle: handleArg,
-  where: z.string().min(1).optional().describe('Only records (units) this accepts count: a record predicate ($.status = "failed", $.latency_ms > 100 && $.level == "error") or a JSONPath query (a unit counts when it selects something), as search takes'),
-  match_case: z.boolean().default(false).describe('Case-sensitive string equality in a where predicate (default false, as search)'),
-  group_by: z.union([z.string(), z.array(z.string()).max(8)]).optional().describe('One path or a list (dot path status, user.address.city; JSON Pointer /user/name; singular JSONPath $.user.name); a missing member is its own group, apart from null'),
-  metrics: z.array(z.string()).max(16).optional().describe('Besides count: count_distinct(path), sum(path), avg(path), min(path), max(path); e.g. ["sum(bytes)", "count_distinct(user.id)"]'),
+  where: z.string().min(1).optional(),
+  match_case: z.boolean().default(false),
+  group_by: z.union([z.string(), z.array(z.string()).max(8)]).optional(),
+  metrics: z.array(z.string()).max(16).optional(),
   bucket: z.object({
-    path: z.string().describe('The number or timestamp to bucket (ts, latency_ms)'),
-    width: z.union([z.string(), z.number()]).describe('A positive number (numbers: ⌊v / width⌋ × width), or a duration for RFC 3339 / epoch timestamps: "15m", "1h", "1d" (UTC)'),
-    epoch: z.enum(['s', 'ms']).optional().describe('Epoch numbers are seconds, or milliseconds from 1e11 on; say which to override'),
-  }).optional().describe('Groups by a bucket of a number or a timestamp, after the group_by paths: errors per hour is {where: \'$.level == "error"\', bucket: {path: "ts", width: "1h"}}'),
-  each: z.string().min(1).optional().describe('The units to aggregate inside each record, a JSONPath ($.items[*]); paths and where are then relative to each unit. Default: each record is a unit'),
-  top: z.number().int().min(0).default(20).describe('Groups per page (default 20, at most the server maxItems); 0 counts only: groups_total without groups'),
-  order: z.string().default('count_desc').describe('count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc ("sum(bytes)_desc")'),
-  cursor: z.string().optional().describe('next_cursor of a previous call with the same arguments (top may differ)'),
+    path: z.string(),
+    width: z.union([z.string(), z.number()]),
+    epoch: z.enum(['s', 'ms']).optional(),
+  }).optional(),
+  each: z.string().min(1).optional(),
+  top: z.number().int().min(0).default(20),
+  order: z.string().default('count_desc'),
+  cursor: z.string().optional(),
 });
 
 const group = z.object({
@@ -118,13 +118,9 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
   name: 'aggregate',
   title: 'Count, group, sum and bucket',
   description:
-    'Aggregates over every record of an open file without reading it into the conversation: how many, which values and how often, errors per hour. ' +
-    'Returns {groups: [{key, count, …metrics}], groups_total, records_scanned, records_matched, complete, next_cursor?}. ' +
-    'group_by: a path or a list (status, user.country, /a/b, $.x); a missing member is its own group (missing lists it), apart from null; 1 and "1" are different groups. ' +
-    'metrics: count_distinct(path), sum(path), avg(path), min(path), max(path), exact: integer sums never round, min/max return the file\'s lexeme, averages keep full precision; a distinct count past the exact bound is {value, estimated: true, error_bound}. ' +
-    'bucket: {path, width}: numbers by a width (100), RFC 3339 or epoch timestamps by a duration ("15m", "1h", "1d", UTC). ' +
-    'where: a record predicate ($.level == "error") or JSONPath, as search takes. each: JSONPath of the units inside a record ($.items[*] of one document). ' +
-    'Sorted by order (count_desc default, key_asc, sum(bytes)_desc, …), top per page; next_cursor gives the next page. complete: false means the scan hit the time limit: the groups so far are shown and next_cursor continues.',
+    'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
+    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
+    'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -21,13 +21,9 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
   name: 'search',
   title: 'Search records',
   description:
-    'Search every record of an open file; returns {total_matches, matches: [{record_index, preview, match_path}], query, mode} for the whole file, one page at a time. ' +
-    'Text mode (the default unless the query starts with $ or parses as a record predicate; the result\'s mode says which ran): substring of any decoded string value, member name, number or literal, or of the record\'s raw JSON text (\'"status":"failed"\' finds those bytes), case-insensitive with Unicode case folding unless match_case; escapes are decoded first ("\\u00e9" matches é); regex: true takes an RE2 pattern (\\d \\w \\s \\b, classes, alternation, (?i); ^ and $ bound one string) found in decoded member names and string values, not numbers; a bad pattern is QUERY_SYNTAX_ERROR with its position. ' +
-    'JSONPath mode: each record is $; a record matches when the query selects something (e.g. $.user.name, $.tags[?@ == "x"]). ' +
-    'Record predicates: $.status = "active", $.age > 40, $.status != "done" && $.bytes >= 1024, !($.tags), length($.tags) > 2, parentheses; values are JSON literals, \'single-quoted\' strings or bare words; string equality ignores case unless match_case. ' +
-    'match_path is the JSON Pointer, inside the record, of the first matching value or key; preview shows it marked «…». ' +
-    'fields (dot paths or pointers) adds each match\'s record projected to those members. max_results (default 50) bounds a page; pass next_cursor as cursor with the same query for the next; max_results: 0 only counts (total_matches, no matches). ' +
-    'complete: false means the scan hit the time limit: total_matches is then a lower bound and next_cursor continues.',
+    'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. The query picks the mode: ' +
+    'text (a substring of values, keys or the raw JSON text, case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags). ' +
+    'max_results: 0 only counts; fields adds projected records; next_cursor as cursor gives more. complete: false: time ran out',
   inputSchema: searchInput,
   outputSchema: searchOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

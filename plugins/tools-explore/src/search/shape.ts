@@ -8,13 +8,13 @@ import type { QueryCursor, TextCursor } from './cursors';
 /** The search tool's arguments and its answer (wire shapes), shared by the tool and its three engines. */
 export const searchInput = z.object({
   handle: handleArg,
-  query: z.string().min(1).max(16384).describe('Text to find; or JSONPath starting with $ ($.user.name); or a record predicate ($.status = "active", $.age > 40 && $.name != "bob")'),
-  mode: z.enum(['text', 'jsonpath']).optional().describe('Default: jsonpath when the query starts with $ or parses as a record predicate (!($.tags), length($.tags) > 2), else text'),
-  match_case: z.boolean().default(false).describe('Case-sensitive text matching and string equality (default false)'),
-  max_results: z.number().int().min(0).default(50).describe('Matches per page (default 50, at most the server maxItems); 0 counts only: total_matches without matches'),
-  regex: z.boolean().default(false).describe('Text mode: the query is an RE2 regular expression (\\d \\w \\s \\b, [classes], a|b, (?i)) found in decoded member names and string values (not numbers); linear time'),
+  query: z.string().min(1).max(16384),
+  mode: z.enum(['text', 'jsonpath']).optional(),
+  match_case: z.boolean().default(false),
+  max_results: z.number().int().min(0).default(50),
+  regex: z.boolean().default(false),
   fields: fieldsArg,
-  cursor: z.string().max(256).optional().describe('next_cursor of a previous call with the same handle and query'),
+  cursor: z.string().max(256).optional(),
 });
 
 export const searchMatch = z.object({

@@ -1,10 +1,10 @@
 /** Characters of context on each side of a hit in a preview. */
-export const PREVIEW_CONTEXT = 40;
+export const PREVIEW_CONTEXT = 20;
 /** Longest hit shown whole in a preview; longer hits are cut in the middle. */
 const MAX_HIT = 120;
 
 /**
- * A one-line preview of a hit: up to 40 characters either side, the hit marked `«…»`, `…` where
+ * A one-line preview of a hit: up to PREVIEW_CONTEXT (20) characters either side, the hit marked `«…»`, `…` where
  * the record was cut. Newlines and tabs are shown as spaces. Never splits a surrogate pair.
  */
 export function preview(text: string, start: number, end: number): string {
@@ -24,7 +24,7 @@ function safeIndex(s: string, i: number): number {
 
 /**
  * A one-line preview of a hit inside one token of a record's text: the token shown decoded-and-re-escaped
- * (so a hit inside `\u00e9` shows as é), up to 40 characters of the record either side, the hit marked `«…»`.
+ * (so a hit inside `\u00e9` shows as é), up to PREVIEW_CONTEXT characters of the record either side, the hit marked `«…»`.
  * `decoded` is the token's value, the hit `[hs, he)` inside it.
  */
 export function tokenPreview(text: string, token: { kind: string; start: number; end: number }, decoded: string, hs: number, he: number): string {

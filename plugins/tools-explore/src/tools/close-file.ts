@@ -9,7 +9,8 @@ const output = z.object({ closed: z.boolean() });
 export const closeFile: ToolDefinition<typeof input, typeof output> = {
   name: 'close_file',
   title: 'Close a file',
-  description: 'Close a file opened with open_file and free its resources. Closing an unknown or already closed handle returns closed: false.',
+  description:
+    'Release a handle from open_file. An unknown or closed handle gives closed: false',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },

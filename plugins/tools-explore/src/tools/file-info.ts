@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { detectionSchema, fileType, fileTypeOf, handleArg } from '../schemas';
+import { detectionSchema, fileType, fileTypeOf, handleArg, validationSchema } from '../schemas';
 
 const input = z.object({ handle: handleArg });
 const output = z.object({
@@ -14,17 +14,19 @@ const output = z.object({
   modified: z.string().describe('Modification time, ISO 8601'),
   detection: detectionSchema,
   malformed_records: z.number().int().optional().describe('Malformed records in the whole file, when known'),
+  validation: validationSchema.optional().describe('What the validation at open examined'),
 });
 
 export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
   name: 'get_file_info',
   title: 'File metadata',
-  description: 'Metadata of an open file: path, file type, record count, format, size in bytes, modification time.',
+  description:
+    'Metadata of an open file: path, file_type, record_count, format, size_bytes, modified, detection, validation',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler(args, ctx) {
-    const { opened, malformedRecords } = fileFor(ctx, args.handle);
+    const { opened, malformedRecords, validation } = fileFor(ctx, args.handle);
     const { source } = opened;
     return {
       handle: args.handle,
@@ -36,6 +38,7 @@ export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
       modified: new Date(source.identity.mtimeMs).toISOString(),
       detection: opened.detection,
       ...(malformedRecords !== null ? { malformed_records: malformedRecords } : {}),
+      ...(validation ? { validation } : {}),
     };
   },
 };
@@ -46,7 +49,8 @@ const countOutput = z.object({ record_count: z.number().int() });
 export const getRecordCount: ToolDefinition<typeof countInput, typeof countOutput> = {
   name: 'get_record_count',
   title: 'Record count',
-  description: 'The number of top-level records in an open file (lines of JSON Lines, elements of a top-level array, 1 for a single object). Malformed lines count as records.',
+  description:
+    'Records in an open file (1 for a single document)',
   inputSchema: countInput,
   outputSchema: countOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

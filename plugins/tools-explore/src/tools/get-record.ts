@@ -2,21 +2,22 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { pageText, parseFields, previewBytes, projectText, readRecordText } from '../records';
-import { fieldsArg, handleArg, indexArg } from '../schemas';
+import { fieldsArg, handleArg, indexArg, recordFormatArg, recordIndent } from '../schemas';
 import { mergeRepeatedNames } from '../json/scan';
 
 const input = z.object({
   handle: handleArg,
   index: indexArg,
   fields: fieldsArg,
-  offset: z.number().int().min(0).optional().describe('Byte offset in the re-indented record text to read from (for records longer than the preview)'),
-  length: z.number().int().min(1).optional().describe('Bytes of record text to return from offset (at most the preview size)'),
+  record_format: recordFormatArg,
+  offset: z.number().int().min(0).optional(),
+  length: z.number().int().min(1).optional(),
 });
 const output = z.object({
   index: z.number().int(),
-  record: z.string().describe('The record as JSON text, re-indented; numbers, strings and key order exactly as in the file'),
+  record: z.string().describe('The record as JSON text, re-indented (or compact); numbers, strings and key order exactly as in the file'),
   truncated: z.boolean().optional(),
-  record_bytes: z.number().int().optional().describe('Bytes of the whole re-indented record text (when cut or read in parts)'),
+  record_bytes: z.number().int().optional().describe('Bytes of the whole record text as laid out (when cut or read in parts)'),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional().describe('Pass as offset to read on'),
 });
@@ -25,10 +26,8 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   name: 'get_record',
   title: 'Read one record',
   description:
-    'Retrieve one record by zero-based index as re-indented JSON text (a string), every number, string and key order exactly as in the file (a member name repeated in an object shows once, with its last value). ' +
-    'Pass fields (e.g. ["name", "user.address.city", "/tags/0"]) to get only those members: the record becomes an object keyed by the fields as written, missing ones absent — much smaller for big records. ' +
-    'A record longer than the preview size (16 KiB by default) comes back cut, ending in a [cut: …] marker, with truncated: true, record_bytes and next_offset; call again with offset (and length) to read the rest in clean parts. ' +
-    'A malformed record is a SYNTAX_ERROR with its line and column.',
+    'One record (index zero-based) as JSON text, re-indented; numbers, strings and key order as in the file. fields (user.name, /tags/0) returns only those members; ' +
+    'record_format: compact saves bytes. A long record is cut: pass next_offset as offset',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -39,7 +38,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     // A repeated member name shows once, with the value every other tool sees (the last), at its first position.
     // Laid out page by page: only the asked bytes of the re-indented text are built (ctx.json).
     const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
-    const page = pageText(ctx, text, { indent: '  ', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_record', what: 'record text' });
+    const page = pageText(ctx, text, { indent: recordIndent(ctx, args.record_format), offset: args.offset, length: args.length, max: previewBytes(ctx), tool: args.record_format ? `get_record (record_format ${args.record_format})` : 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
     return {
       index: args.index,

@@ -11,15 +11,15 @@ import { handleArg, indexArg, warningSchema } from '../schemas';
 const input = z.object({
   handle: handleArg,
   index: indexArg,
-  path: z.string().max(16384).describe('user.address.city, items[2].name, [\'a.b\'] for names with dots, /user/address/city (JSON Pointer) or $.user.name (JSONPath; first node)'),
-  offset: z.number().int().min(0).optional().describe('Byte offset in the value text to read from (long values)'),
-  length: z.number().int().min(1).optional().describe('Bytes of value text to return from offset'),
+  path: z.string().max(16384),
+  offset: z.number().int().min(0).optional(),
+  length: z.number().int().min(1).optional(),
 });
 const output = z.object({
   value: z.string().describe('The value as compact JSON text, numbers and strings exactly as in the file'),
   path: z.string(),
   value_type: z.enum(['object', 'array', 'string', 'number', 'boolean', 'null']),
-  pointer: z.string().describe('RFC 6901 pointer of the value inside the record'),
+  pointer: z.string().optional().describe('For a JSONPath path: the RFC 6901 pointer of the node it selected'),
   integer: z.boolean().optional().describe('For numbers: true when the number has no fractional part'),
   truncated: z.boolean().optional(),
   value_bytes: z.number().int().optional(),
@@ -32,10 +32,9 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
   name: 'get_value_at_path',
   title: 'Read a nested value',
   description:
-    'Extract one nested value from a record: {value, path, value_type}. value is JSON text (a string "\\"Frank\\"" is quoted), numbers exact. ' +
-    'path forms: dot notation user.address.city, items[2].name, items[-1] for the last element, [\'a.b\'] for names containing dots or brackets; ' +
-    'a JSON Pointer /user/address/city; or JSONPath $.user.name (a query selecting several nodes gives the first, with a SEVERAL_NODES warning saying how many). "" or $ is the whole record. ' +
-    'A missing member is NOT_FOUND, naming the part of the path that exists and the keys available there. Long values come back cut with next_offset; pass offset to read on (a value over maxRecordBytes as its text in the file, never parsed).',
+    'One value of record index as compact JSON text (a string comes quoted): {value, path, value_type}. ' +
+    'path: user.address.city, items[2].name, items[-1], [\'a.b\'], /user/name (pointer) or $.user.name (JSONPath, first node). ' +
+    'A missing member is NOT_FOUND naming the keys there',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -78,7 +77,8 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
       value: page.text,
       path: args.path,
       value_type: type,
-      pointer: toPointer(tokens),
+      // the location is the path itself unless a JSONPath was evaluated to find it
+      ...('tokens' in parsedPath ? {} : { pointer: toPointer(tokens) }),
       ...(type === 'number' ? { integer: lexemeIsInteger(lexeme) } : {}),
       ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
       ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
@@ -127,7 +127,6 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
       value: marked ? `${part}\n… [cut: bytes ${from}–${to} of ${node.byteLength} (the value's text as in the file); call get_value_at_path with offset ${to} for the rest]` : part,
       path: args.path,
       value_type: node.type,
-      pointer,
       truncated: true,
       value_bytes: node.byteLength,
       offset: from,
@@ -140,7 +139,6 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     value: page.text,
     path: args.path,
     value_type: node.type,
-    pointer,
     ...(node.type === 'number' ? { integer: lexemeIsInteger(text) } : {}),
     ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
     ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),

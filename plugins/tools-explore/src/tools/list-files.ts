@@ -5,9 +5,9 @@ import { cutSchema } from '../schemas';
 
 
 const input = z.object({
-  path: z.string().max(4096).optional().describe('Folder under the root to list (default the root)'),
-  glob: z.string().max(4096).optional().describe('Filter, e.g. "*.jsonl", "**/*.json", "logs/2024-*.ndjson"; without "/" it matches file names at any depth'),
-  max_results: z.number().int().min(1).default(200).describe('Files returned at most (default 200)'),
+  path: z.string().max(4096).optional(),
+  glob: z.string().max(4096).optional(),
+  max_results: z.number().int().min(1).default(200),
 });
 const output = z.object({
   files: z.array(z.object({
@@ -32,10 +32,8 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   name: 'list_files',
   title: 'List files',
   description:
-    'List the files under the server root (recursively, in path order) so you can find what to open: {files: [{path, size_bytes, modified, format}], truncated, complete, warnings?}. ' +
-    'path picks a folder under the root; glob filters ("*.jsonl", "**/*.json", "logs/*.ndjson" — a pattern without "/" matches file names at any depth). ' +
-    'format is the format open_file would detect from the content (jsonl, json, json-seq), null for files it cannot open (note says why: empty, binary, UTF-16 text, compressed). truncated: true means more files matched than max_results (default 200), or the walk reached the request deadline: narrow path or glob. ' +
-    'complete: false when the listing may miss files: truncated, or entries the server could not read (permission, a link loop, a dangling link) were left out — warnings then give each reason\'s code, count and first paths.',
+    'Find files under the server root: {files: [{path, size_bytes, modified, format}], complete}. path: a folder; glob: *.jsonl (without /: at any depth). ' +
+    'format null: open_file cannot read it (see note). complete: false: narrow path or glob',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -5,8 +5,8 @@ import { detectionSchema, fileType, fileTypeOf, validationSchema, warningSchema 
 import { probeValidate } from '../validate';
 
 const input = z.object({
-  path: z.string().max(4096).describe('Path of the file, relative to the server root (absolute paths must lie inside it)'),
-  format: z.string().max(256).optional().describe('Format name to force (e.g. "jsonl"); by default the content decides'),
+  path: z.string().max(4096),
+  format: z.string().max(256).optional(),
 });
 const output = z.object({
   handle: z.string(),
@@ -15,8 +15,8 @@ const output = z.object({
   record_count: z.number().int(),
   format: z.string(),
   size_bytes: z.number().int(),
-  detection: detectionSchema,
-  validation: validationSchema,
+  detection: detectionSchema.optional().describe('How the format was chosen, when not by the content alone'),
+  validation: validationSchema.optional().describe('What the validation at open examined, when it found malformed records (get_file_info always says)'),
   warnings: z.array(warningSchema).optional(),
 });
 
@@ -31,8 +31,8 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
   name: 'open_file',
   title: 'Open a JSON / JSON Lines file',
   description:
-    'Open a JSON, NDJSON/JSON Lines or JSON-seq file and index its records; returns a handle for the other tools, the file type and the record count. ' +
-    'Paths are relative to the server root. Large files are indexed in one streaming pass (progress is reported when requested); the first records are validated and malformed ones reported in warnings with their lines; records that repeat a member name in an object are reported too (DUPLICATE_KEY, with the first one\'s record, line and path: every tool uses the last value).',
+    'Open a JSON, JSON Lines or JSON-seq file (path under the server root; format forces one) and index it: {handle, file_type, record_count}; ' +
+    'pass handle to the other tools. warnings name malformed records and repeated keys',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -54,7 +54,11 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
     let validation;
     try {
       validation = await probeValidate(opened.source, ctx);
-      handle = table.add({ opened, malformedRecords: validation.complete ? validation.malformed_records : null });
+      handle = table.add({
+        opened,
+        malformedRecords: validation.complete ? validation.malformed_records : null,
+        validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records },
+      });
     } catch (err) {
       opened.close();
       throw err;
@@ -81,8 +85,9 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
       record_count: source.count,
       format: source.format,
       size_bytes: source.identity.size,
-      detection: opened.detection,
-      validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records },
+      // details only when notable: a format not chosen by the content alone, malformed records found
+      ...(opened.detection.basis !== 'content' ? { detection: opened.detection } : {}),
+      ...(validation.malformed_records > 0 ? { validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records } } : {}),
       ...(warnings.length ? { warnings } : {}),
     };
   },

@@ -45,11 +45,11 @@ export function outline(text: string, start: number, end: number, depth: number,
 
 const input = z.object({
   handle: handleArg,
-  index: z.number().int().min(0).default(0).describe('Zero-based record index (default 0; a single-document file has one record)'),
-  path: z.string().max(16384).optional().describe('Where to start inside the record: dot path, JSON Pointer or $-path; default the record root'),
-  depth: z.number().int().min(0).max(8).default(2).describe('Levels of members to show (default 2)'),
-  max_members: z.number().int().min(1).default(50).describe('Members listed per object or array (default 50); the rest are counted in more'),
-  offset: z.number().int().min(0).default(0).describe('The outlined value\'s own members listed from this one on: next_offset of a previous answer'),
+  index: z.number().int().min(0).default(0),
+  path: z.string().max(16384).optional(),
+  depth: z.number().int().min(0).max(8).default(2),
+  max_members: z.number().int().min(1).default(50),
+  offset: z.number().int().min(0).default(0),
 });
 const output = z.object({
   index: z.number().int(),
@@ -66,9 +66,8 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   name: 'get_outline',
   title: 'Outline a record',
   description:
-    'Show the shape of one record (or of a large single-document file such as a GeoJSON) without reading it all: a depth-limited tree of its members, each with key, type, children (member or element count) and bytes (size of its JSON text), scalars with their value (long strings shortened). ' +
-    'index (default 0) picks the record, path (dot path, JSON Pointer or $-path) a place inside it, depth (default 2) the levels shown, max_members (default 50) the members listed per container (more counts the rest); next_offset pages the outlined value\'s own members (pass it as offset). ' +
-    'Use it before get_value_at_path to find where the data is; then outline a deeper path.',
+    'The shape of a record, or of a huge document (GeoJSON), without reading it all: members with type, children, bytes, short values. ' +
+    'index, path, depth and max_members choose what; next_offset pages. Then get_value_at_path',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -3,10 +3,10 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, projectValue, readRecordText } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, readRecordText } from '../records';
 import { mergeRepeatedNames } from '../json/scan';
 import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
-import { cutSchema, fieldsArg, handleArg, warningSchema } from '../schemas';
+import { cutSchema, fieldsArg, handleArg, recordFormatArg, recordIndent, warningSchema } from '../schemas';
 
 type Warning = z.infer<typeof warningSchema>;
 
@@ -47,8 +47,8 @@ async function* sampled(ctx: ToolContext, file: ExplorerFile, indexes: number[],
   if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were left out in all.` });
 }
 
-/** The first page of an over-size record's compact text: bytes [0, end) of `total`. */
-class CutRecord {
+/** A sampled record's laid-out text: whole, or its first page, bytes [0, end) of `total`. */
+class RecordText {
   constructor(readonly text: string, readonly end: number, readonly total: number) {}
 }
 
@@ -59,14 +59,14 @@ const sampleSize = (def: number) => z.number().int().min(0).default(def).transfo
 
 const keysInput = z.object({
   handle: handleArg,
-  path: z.string().max(16384).optional().describe('Nested path whose object keys to list (e.g. "user" or "user.address"); default the top level. Arrays of objects on the way are looked into.'),
-  sample_size: sampleSize(100).describe('Records to sample, spread evenly over the file (default 100; 0 = default)'),
-  offset: z.number().int().min(0).default(0).describe('Keys (in sorted order) to skip: next_offset of a previous answer'),
+  path: z.string().max(16384).optional(),
+  sample_size: sampleSize(100),
+  offset: z.number().int().min(0).default(0),
 });
 const keysOutput = z.object({
   keys: z.array(z.string()),
   records_sampled: z.number().int(),
-  key_counts: z.record(z.string(), z.number().int()).describe('For each key, how many sampled records have it'),
+  key_counts: z.record(z.string(), z.number().int()).optional().describe('The keys some sampled records lack, with how many have them (a key absent here is in every one)'),
   total_keys: z.number().int().optional().describe('When the keys do not all fit one answer: how many there are'),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional().describe('Pass as offset for the next keys'),
@@ -82,10 +82,8 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
   name: 'extract_keys',
   title: 'List the keys',
   description:
-    'Discover the unique keys across records: {keys, records_sampled, key_counts}. keys are sorted; key_counts tells how many sampled records have each key (a key in every record has the count records_sampled). ' +
-    'path (dot path, JSON Pointer or $-path) lists the keys of a nested object instead, e.g. "user.address"; when the value there is an array of objects (or the path passes through arrays), the keys of every object element are collected. ' +
-    'sample_size records (default 100) are read, spread evenly across the whole file; malformed records are left out and reported in warnings. ' +
-    'Many keys are paged: total_keys and next_offset say there are more; pass offset for the next page. In a document too large to read whole, only member names are read.',
+    'Sorted keys of sample_size records spread over the file: {keys, records_sampled, key_counts}; key_counts names only keys some records lack. ' +
+    'path lists a nested object\'s keys (user.address), through arrays of objects. Many keys page with offset',
   inputSchema: keysInput,
   outputSchema: keysOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -132,13 +130,15 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     }
     const kept = keys.slice(offset, end);
     const paged = offset > 0 || end < keys.length;
+    const partial = kept.filter((k) => counts.get(k)! !== list!.records);
     // kept while pages remain (the next page then costs only its keys), dropped with the last
     if (end < keys.length) keyLists.set(file, list);
     else keyLists.delete(file);
     return {
       keys: kept,
       records_sampled: list.records,
-      key_counts: Object.fromEntries(kept.map((k) => [k, counts.get(k)!])),
+      // only where the count differs from records_sampled: a key in every sampled record needs no count
+      ...(partial.length ? { key_counts: Object.fromEntries(partial.map((k) => [k, counts.get(k)!])) } : {}),
       ...(paged ? { total_keys: keys.length, offset, ...(end < keys.length ? { next_offset: end } : {}) } : {}),
       ...(end < keys.length ? {
         truncated: true,
@@ -153,14 +153,15 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
 
 const sampleInput = z.object({
   handle: handleArg,
-  count: z.number().int().min(0).default(5).describe('Number of records (default 5; 0: none)'),
-  strategy: z.enum(['first', 'last', 'even']).default('first').describe('"first" (default), "last", or "even" (evenly spaced: index floor(i*(total-1)/(count-1)))'),
+  count: z.number().int().min(0).default(5),
+  strategy: z.enum(['first', 'last', 'even']).default('first'),
   fields: fieldsArg,
+  record_format: recordFormatArg,
 });
 const sampleOutput = z.object({
   records: z.array(z.object({
     index: z.number().int(),
-    record: z.unknown().describe('The record as a JSON value (exact numbers); with fields, an object keyed by the fields'),
+    record: z.string().describe('The record as JSON text, compact (record_format pretty: re-indented); with fields, the object of those members'),
     truncated: z.boolean().optional(),
     record_bytes: z.number().int().optional(),
   })),
@@ -175,10 +176,8 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
   name: 'sample_records',
   title: 'Sample records',
   description:
-    'Return a representative sample of records as JSON values: {records: [{index, record}], total_records, strategy}. ' +
-    'strategy "first" (default) takes the first count records, "last" the final count, "even" spreads them over the file: index floor(i*(total-1)/(count-1)) for i = 0..count-1 (3 of 10 gives 0, 4, 9; count 1 gives 0). ' +
-    'fields (dot paths or JSON Pointers) keeps only those members of each record — use it to keep the answer small. ' +
-    'A record whose compact text passes the preview size is replaced by the start of that text as in the file, marked cut (truncated: true, record_bytes); get_value_at_path with path "" and the offset the marker names reads on. When the result would pass maxResultBytes the list stops and cut says where: use get_record for the rest.',
+    'A few records as JSON text, to see the data: {records: [{index, record}], total_records}. strategy first, last or even (spread over the file); ' +
+    'fields keeps only those members; one line each (record_format: pretty re-indents)',
   inputSchema: sampleInput,
   outputSchema: sampleOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -192,26 +191,27 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
+    // several records at once: one line each unless asked (the record's compact text, as in the file)
+    const indent = recordIndent(ctx, args.record_format, 'compact');
     /**
-     * Record i when its compact text (the record, or its fields, as get_value_at_path's text shows them) passes the
-     * preview size: that text's first page, laid out by ctx.json from the checked record text, so nothing past the
-     * page is built (no value, no whole serialization); undefined when it fits, and the record is read as a value.
+     * Record i's text as get_record lays it out (the record, or its fields; numbers, strings and key order as in the
+     * file), through ctx.json from the checked record text: a record over the preview size costs its first page only.
      */
-    const overSize = (i: number): CutRecord | undefined => {
+    const laidOut = (i: number): RecordText => {
       const raw = readRecordText(ctx, file, i);
       const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
-      const page = ctx.json.page(text, { indent: '', maxBytes: ctx.limits.maxRecordPreviewBytes });
-      return page.end < page.total ? new CutRecord(page.text, page.end, page.total) : undefined;
+      const page = ctx.json.page(text, { indent, maxBytes: ctx.limits.maxRecordPreviewBytes });
+      return new RecordText(page.text, page.end, page.total);
     };
-    for await (const [index, value] of sampled(ctx, file, indexes, warnings, overSize)) {
+    for await (const [index, value] of sampled(ctx, file, indexes, warnings, laidOut)) {
+      const laid = value as RecordText;
       let item: (typeof records)[number];
-      if (value instanceof CutRecord) {
-        const rest = fields
-          ? 'get_value_at_path reads each field in parts'
-          : `get_value_at_path ${index} with path "" and offset ${value.end} reads on`;
-        item = { index, record: `${value.text}… [cut at ${value.end} of ${value.total} bytes: ${rest}]`, truncated: true, record_bytes: value.total };
+      if (laid.end < laid.total) {
+        // get_record pages the same text: the same fields and layout, from this offset
+        const how = `get_record ${index}${fields ? ' with the same fields,' : ' with'} record_format "${indent ? 'pretty' : 'compact'}" and offset ${laid.end} reads on`;
+        item = { index, record: `${laid.text}… [cut at ${laid.end} of ${laid.total} bytes: ${how}]`, truncated: true, record_bytes: laid.total };
       } else {
-        item = { index, record: fields ? projectValue(value, fields) : value };
+        item = { index, record: laid.text };
       }
       const itemBytes = jsonBytes(item) + 1;
       if (used + itemBytes > budget && records.length > 0) {
@@ -229,9 +229,9 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
 
 const schemaInput = z.object({
   handle: handleArg,
-  sample_size: sampleSize(50).describe('Records to sample, spread evenly over the file (default 50; 0 = default)'),
-  depth: z.number().int().min(1).max(64).default(16).describe('Nesting levels described (default 16); deeper values are given by type only'),
-  offset: z.number().int().min(0).default(0).describe('The top-level object\'s members listed from this one on (first-seen order): members.next_offset of a previous answer'),
+  sample_size: sampleSize(50),
+  depth: z.number().int().min(1).max(64).default(16),
+  offset: z.number().int().min(0).default(0),
 });
 const schemaOutput = z.object({
   schema: z.record(z.string(), z.unknown()).describe('JSON Schema: {type, properties, required, items}'),
@@ -252,13 +252,8 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
   name: 'get_schema',
   title: 'Infer the schema',
   description:
-    'Infer a JSON Schema from sampled records: {schema: {type, properties, required}, records_sampled}. ' +
-    'Records are sampled evenly across the whole file (sample_size, default 50), not only the first ones. ' +
-    'Types are JSON Schema names: integer (no fractional part) is told from number, and a nullable member lists null among its types (["null", "string"]). ' +
-    'Nested objects get their own properties and required; arrays get items merged over their elements (long arrays: 256 elements spread evenly). ' +
-    'required lists the members present in every sampled record; each optional member carries x-occurrences (how many records had it) and x-frequency (that share). ' +
-    'Levels are described one at a time while the answer fits and about a second lasts; when fewer than asked, depth says how many and a warning why. ' +
-    'A top-level object with more members than fit is paged: members {total, offset, next_offset}; pass offset for the next.',
+    'Infer a JSON Schema from sample_size records spread over the file: {schema, records_sampled}. ' +
+    'integer vs number, nullable types list null, x-frequency on optional members. Too big: fewer levels than depth (depth says so); top-level members page with offset',
   inputSchema: schemaInput,
   outputSchema: schemaOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

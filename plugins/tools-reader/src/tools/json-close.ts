@@ -10,8 +10,7 @@ export const jsonClose: ToolDefinition<typeof input, typeof output> = {
   name: 'json_close',
   title: 'Close a file handle',
   description:
-    'Close a file_id from json_open (or from an implicit json_read that returned a cursor) and free it. Its cursors stop working at once; ' +
-    'an in-flight read on it finishes first. Closing again returns closed: false.',
+    'Release a file_id and its cursors. Closing again gives closed: false',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },

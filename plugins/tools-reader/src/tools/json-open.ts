@@ -7,7 +7,7 @@ import { validate } from '../validate';
 const input = z.object({
   path: pathArg,
   format: formatArg.optional(),
-  validation: z.enum(['probe', 'full']).optional().describe('"probe" (default): a bounded prefix (probeBytes, probeRecords); "full": every record'),
+  validation: z.enum(['probe', 'full']).optional(),
 });
 
 const output = z.object({
@@ -48,9 +48,8 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
   name: 'json_open',
   title: 'Open a JSON / JSON Lines / JSON-seq file',
   description:
-    'Open a JSON, JSON Lines or JSON-seq file under the server root and validate it; returns a file_id (jf_…) for json_read and json_close, ' +
-    'the requested and detected format, validation coverage (probe: a bounded prefix; full: every record, complete: false if input remains unchecked) and the source size and modification time. ' +
-    'The file is addressed as a whole: the root of a JSON Lines or JSON-seq file is the array of its records. An explicit format is authoritative.',
+    'Open a file (path under the server root) for json_read, addressed whole: JSON Lines or JSON-seq is an array of records. ' +
+    'Returns file_id, the detected format and validation coverage (validation: full checks every record)',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -11,15 +11,15 @@ import { checkRoom, openSource } from './json-open';
  * model APIs' tool schemas, so the three shapes are checked by the handler (exactly one, no mixing).
  */
 const input = z.object({
-  cursor: z.string().min(1).max(256).optional().describe('Shape 1: next_cursor of a previous page, alone'),
-  file_id: fileIdArg.optional().describe('Shape 2: file_id from json_open, with language and query'),
-  path: pathArg.optional().describe('Shape 3: a file path (implicit open, closed when the read completes), with language and query'),
-  format: formatArg.optional().describe('Shape 3 only: "auto" (default) or a format name; explicit is authoritative'),
-  language: z.string().min(1).max(256).optional().describe('"pointer" (RFC 6901), "jsonpath" (RFC 9535) or another registered query language'),
-  query: z.string().max(16384).optional().describe('The query, e.g. "/0/id" or "$[*].id"; evaluated on the whole file (JSON Lines / JSON-seq root = array of records)'),
-  max_items: z.number().int().min(1).optional().describe('Page size; default and cap: the server maxItems'),
-  max_result_bytes: z.number().int().min(1).optional().describe('Cap on this result\'s JSON bytes; default and cap: the server maxResultBytes'),
-  count: z.boolean().optional().describe('Shapes 2 and 3: true returns only count, the number of nodes the query selects in the whole file, without items'),
+  cursor: z.string().min(1).max(256).optional(),
+  file_id: fileIdArg.optional(),
+  path: pathArg.optional(),
+  format: formatArg.optional(),
+  language: z.string().min(1).max(256).optional(),
+  query: z.string().max(16384).optional(),
+  max_items: z.number().int().min(1).optional(),
+  max_result_bytes: z.number().int().min(1).optional(),
+  count: z.boolean().optional(),
 });
 type Input = z.output<typeof input>;
 
@@ -328,12 +328,9 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
   name: 'json_read',
   title: 'Read JSON values with a pointer or JSONPath',
   description:
-    'Read values from a JSON, JSON Lines or JSON-seq file with a JSON Pointer or JSONPath query over the whole file, in bounded pages. ' +
-    'Languages: "pointer" (RFC 6901, like "/0/id") and "jsonpath" (RFC 9535, like "$[*].id"); the root of a JSON Lines or JSON-seq file is the array of its records. ' +
-    'Exactly one argument shape: {cursor} continues a page; {file_id, language, query, max_items?, max_result_bytes?} reads an open file; ' +
-    '{path, format?, language, query, max_items?, max_result_bytes?} opens, reads and closes (it returns file_id when it returns a cursor). ' +
-    'Returns items [{path (RFC 6901 pointer), value (numbers exact)}], complete, next_cursor (single use) and stats {returned, skipped}; with count: true only count, the number of nodes the query selects in the whole file. ' +
-    'A page holds whole items up to max_result_bytes and then a cursor; a single value larger than a page comes alone, cut on a character boundary: value is then a string holding bytes [offset, next_offset) of its JSON text, with value_truncated and value_bytes, and next_cursor reads the next part.',
+    'Read values by JSON Pointer (/0/id) or JSONPath ($[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
+    'Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: pointer or jsonpath. count: true only counts. ' +
+    'A value too big for a page comes in parts (value_truncated)',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

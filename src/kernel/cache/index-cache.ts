@@ -1,0 +1,229 @@
+import { mkdirSync, readdirSync, readSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { FileIdentity, RecordSource } from '../contracts/format';
+import type { Logger } from '../contracts/plugin';
+import type { Detection } from '../contracts/tool';
+import { Float64OffsetIndex } from '../records/offset-index';
+import { DamagedEntry, FINGERPRINT_BYTES, readEntry, writeEntry, type EntryKey, type ReadEntry } from './entry';
+
+/** Files smaller than this are indexed faster than an entry is read and written: they are never stored. */
+export const CACHE_MIN_FILE_BYTES = 1024 * 1024;
+/** Temporary files older than this are left-overs of a process that died while writing: removed when seen. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+const ENTRY_SUFFIX = '.idx';
+
+export interface IndexCacheOptions {
+  /** The cache folder (created on first write). */
+  dir: string;
+  /** Bound of the folder's entries, bytes (least recently used go first). */
+  maxBytes: number;
+  /** Who writes: mcpgw's version and the formats' plugins and versions; entries written with another salt are stale. */
+  salt: string;
+  /** Damaged entries are reported at `warn`, failures to write at `debug`. */
+  log: Logger;
+  /** Smaller files are not stored (default CACHE_MIN_FILE_BYTES). */
+  minFileBytes?: number;
+  /** The time entries are touched with (ms since the epoch); default Date.now. */
+  now?: () => number;
+}
+
+/** A stored index that fits the file as it is now: `same` (unchanged) or `grown` (the stored bytes, then more). */
+export interface CacheHit {
+  fit: 'same' | 'grown';
+  entry: ReadEntry;
+  /** The file's identity as stored (for `grown`, the smaller size the index covers). */
+  identity: FileIdentity;
+  /** The stored offsets and checkpoints as an offset index (appending goes on after them). */
+  index: Float64OffsetIndex;
+}
+
+/** What `save` stores of a source (see IndexedRecordSource.persistable). */
+export interface Persistable {
+  index: { count: number };
+  end: number;
+  rootType?: RecordSource['rootType'];
+  rootIsSequence: boolean;
+  state: Uint8Array;
+}
+
+/**
+ * The persistent index cache (docs/architecture.md "Persistent index"): one entry file per indexed file, named by its
+ * device and inode, holding its record index (entry.ts). An entry is used only when the file's device, inode, size
+ * and modification time and the CRC-32 of its first and last 4 KiB match it (`same`), or when the file only grew
+ * from it (same device and inode, the first and last 4 KiB of the stored size unchanged: `grown`). Entries are
+ * written to a temporary file and renamed into place, so concurrent servers see a whole entry or none; the folder is
+ * kept under `maxBytes` by removing the least recently used entries (a hit touches its entry's modification time).
+ * A damaged entry is removed, logged, and the file indexed again; no failure of the cache fails an open.
+ */
+export class IndexCache {
+  readonly dir: string;
+  private readonly minFileBytes: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: IndexCacheOptions) {
+    this.dir = options.dir;
+    this.minFileBytes = options.minFileBytes ?? CACHE_MIN_FILE_BYTES;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Whether a file of `size` bytes is stored at all. */
+  wants(size: number): boolean {
+    return size >= this.minFileBytes && os.endianness() === 'LE';
+  }
+
+  /** The entry file of a device and inode. */
+  entryPath(dev: number, ino: number): string {
+    return path.join(this.dir, `${dev.toString(16)}-${ino.toString(16)}${ENTRY_SUFFIX}`);
+  }
+
+  /**
+   * The stored index of the file open as `fd` with identity `now`, when one fits it; null otherwise (none, stale,
+   * another file, changed, damaged — a damaged one is removed and logged).
+   */
+  lookup(fd: number, now: FileIdentity): CacheHit | null {
+    if (!this.wants(now.size)) return null;
+    const file = this.entryPath(now.dev, now.inode);
+    let entry: ReadEntry;
+    try {
+      entry = readEntry(file);
+    } catch (err) {
+      if (err instanceof DamagedEntry) this.discard(file, err.reason);
+      else if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log.debug('index cache: an entry could not be read', { entry: path.basename(file), error: String(err) });
+      return null;
+    }
+    if (entry.salt !== this.options.salt || entry.dev !== now.dev || entry.ino !== now.inode) return null;
+    if (!sane(entry)) {
+      this.discard(file, 'its offsets do not fit its end');
+      return null;
+    }
+    let fit: CacheHit['fit'];
+    if (entry.size === now.size && entry.mtimeMs === now.mtimeMs) fit = 'same';
+    else if (entry.size < now.size) fit = 'grown';
+    else return null;
+    const print = fingerprint(fd, entry.size);
+    if (print === null || print.headCrc !== entry.headCrc || print.tailCrc !== entry.tailCrc) return null;
+    let index: Float64OffsetIndex;
+    try {
+      index = Float64OffsetIndex.fromArrays(entry.offsets, entry.checkpoints);
+    } catch {
+      this.discard(file, 'its checkpoints do not fit its records');
+      return null;
+    }
+    this.touch(file);
+    this.options.log.debug(`index cache: ${fit === 'same' ? 'the stored index fits the file' : 'the stored index covers the file\'s first bytes; the rest is indexed'}`, { entry: path.basename(file), records: entry.offsets.length });
+    return { fit, entry, identity: { dev: entry.dev, inode: entry.ino, size: entry.size, mtimeMs: entry.mtimeMs }, index };
+  }
+
+  /**
+   * Stores the index of the file open as `fd`, indexed as `identity`, then keeps the folder under its bound.
+   * Never throws: a failure to write is logged at debug and the entry is simply not there.
+   */
+  save(fd: number, identity: FileIdentity, format: string, detection: Detection, source: Persistable): void {
+    if (!this.wants(identity.size) || !(source.index instanceof Float64OffsetIndex)) return;
+    const index = source.index;
+    const bytes = 8 * index.count;
+    if (bytes > this.options.maxBytes) return;
+    const print = fingerprint(fd, identity.size);
+    if (print === null) return;
+    const key: EntryKey = { dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ...print };
+    const file = this.entryPath(identity.dev, identity.inode);
+    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const written = writeEntry(
+        temp,
+        { ...key, format, salt: this.options.salt, detection, end: source.end, ...(source.rootType !== undefined ? { rootType: source.rootType } : {}), rootIsSequence: source.rootIsSequence, state: source.state },
+        index.count,
+        (each) => index.offsetBlocks(each),
+        index.usedCheckpoints(),
+      );
+      renameSync(temp, file);
+      this.touch(file);
+      this.options.log.debug('index cache: stored an index', { entry: path.basename(file), records: index.count, bytes: written });
+      if (written > 0) this.evict(file);
+    } catch (err) {
+      try { unlinkSync(temp); } catch { /* not written */ }
+      this.options.log.debug('index cache: an entry could not be written', { entry: path.basename(file), error: String(err) });
+    }
+  }
+
+  /** Removes the least recently used entries until the folder's entries total at most `maxBytes`; keeps `keep`. */
+  evict(keep?: string): void {
+    let names: string[];
+    try { names = readdirSync(this.dir); } catch { return; }
+    const entries: { file: string; bytes: number; used: number }[] = [];
+    let total = 0;
+    const now = this.now();
+    for (const name of names) {
+      const file = path.join(this.dir, name);
+      let st;
+      try { st = statSync(file); } catch { continue; }
+      if (!st.isFile()) continue;
+      if (name.endsWith('.tmp')) {
+        if (now - st.mtimeMs > STALE_TEMP_MS) removeQuietly(file);
+        continue;
+      }
+      if (!name.endsWith(ENTRY_SUFFIX)) continue;
+      entries.push({ file, bytes: st.size, used: st.mtimeMs });
+      total += st.size;
+    }
+    if (total <= this.options.maxBytes) return;
+    entries.sort((a, b) => a.used - b.used);
+    for (const e of entries) {
+      if (total <= this.options.maxBytes) break;
+      if (e.file === keep) continue;
+      if (removeQuietly(e.file)) total -= e.bytes;
+    }
+  }
+
+  private touch(file: string): void {
+    const t = this.now() / 1000;
+    try { utimesSync(file, t, t); } catch { /* removed meanwhile: nothing to keep fresh */ }
+  }
+
+  private discard(file: string, reason: string): void {
+    removeQuietly(file);
+    this.options.log.warn(`index cache: discarded a damaged entry (${reason}); the file is indexed again`, { entry: path.basename(file) });
+  }
+}
+
+/**
+ * CRC-32 of the first and of the last FINGERPRINT_BYTES of the file's first `size` bytes (the two overlap or
+ * coincide in a small file); null when they cannot be read whole.
+ */
+export function fingerprint(fd: number, size: number): { headCrc: number; tailCrc: number } | null {
+  const n = Math.min(FINGERPRINT_BYTES, size);
+  const buf = Buffer.allocUnsafe(n);
+  const readAt = (position: number): boolean => {
+    let done = 0;
+    while (done < n) {
+      let got: number;
+      try { got = readSync(fd, buf, done, n - done, position + done); } catch { return false; }
+      if (got === 0) return false;
+      done += got;
+    }
+    return true;
+  };
+  if (!readAt(0)) return null;
+  const headCrc = crc32(buf);
+  if (!readAt(size - n)) return null;
+  return { headCrc, tailCrc: crc32(buf) };
+}
+
+/** Offsets that fit the entry's own end: the first at or after 0, the last before `end`, `end` within `size`. */
+function sane(e: ReadEntry): boolean {
+  if (!(e.end >= 0 && e.end <= e.size)) return false;
+  if (e.offsets.length === 0) return true;
+  return e.offsets[0]! >= 0 && e.offsets[e.offsets.length - 1]! < e.end;
+}
+
+function removeQuietly(file: string): boolean {
+  try {
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

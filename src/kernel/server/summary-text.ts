@@ -1,0 +1,32 @@
+/** Longest string shown whole in a summary, characters; longer ones are cut and their size given. */
+const SUMMARY_STRING = 80;
+
+/**
+ * The text block of a result under the profile setting `resultText: "summary"`
+ * (docs/architecture.md "Context budget"): what the structuredContent holds, not a second copy of it. Top-level members in order; numbers,
+ * booleans and null as they are; strings up to 80 characters (longer ones cut, with their size in bytes); arrays
+ * and objects by their size (`[5 items]`, `{3 members}`). One line of JSON-like text, for 1.x clients and logs;
+ * a client that reads structuredContent has the whole answer there. The tool adapter keeps the full text when it is
+ * no longer than this.
+ */
+export function summaryText(result: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(result)) parts.push(`${JSON.stringify(key)}: ${summarize(value)}`);
+  return `{${parts.join(', ')}} (summary; the whole answer is the structuredContent)`;
+}
+
+function summarize(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? '' : 's'}]`;
+  // an exact number (JSON.rawJSON, docs/architecture.md "Decisions") is an object that stringifies as its digits
+  if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) {
+    const n = Object.keys(value).length;
+    return `{${n} member${n === 1 ? '' : 's'}}`;
+  }
+  if (typeof value === 'string' && value.length > SUMMARY_STRING) {
+    // cut on a character boundary: never half a surrogate pair
+    const c = value.charCodeAt(SUMMARY_STRING - 1);
+    const head = value.slice(0, c >= 0xd800 && c <= 0xdbff ? SUMMARY_STRING - 1 : SUMMARY_STRING);
+    return `${JSON.stringify(head + '…')} (${Buffer.byteLength(value)} bytes)`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,80 @@
+/**
+ * The persistent index across server processes: a file opened in one server is opened by the next from the stored
+ * index (its stderr says so at log level debug) and every answer is identical; a damaged entry is discarded with a
+ * warning on stderr and answers stay right; `cache: false` stores nothing. Through a real MCP client against the
+ * built CLI, with the cache in a temporary folder.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { call, connect } from '../helpers/mcp';
+
+let dir: string;
+let cacheDir: string;
+
+beforeAll(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-index-cache-e2e-')));
+  cacheDir = path.join(dir, 'cache');
+  fs.mkdirSync(path.join(dir, 'root'));
+  // over the 1 MiB below which no index is stored: 40,000 records, lines past many checkpoints
+  const lines = Array.from({ length: 40_000 }, (_, i) => JSON.stringify({ id: i, status: i % 300 === 7 ? 'failed' : 'ok', pad: 'p'.repeat(i % 23) }));
+  fs.writeFileSync(path.join(dir, 'root', 'events.jsonl'), lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'on.json'), JSON.stringify({ root: 'root', cacheDir: 'cache' }));
+  fs.writeFileSync(path.join(dir, 'off.json'), JSON.stringify({ root: 'root', cacheDir: 'cache-off', cache: false }));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A fresh server: open the file, read records, search, read pages through the reader; every answer kept. */
+async function session(config: string): Promise<{ answers: unknown[]; stderr: string }> {
+  const c = await connect(['--config', path.join(dir, config), '--log-level', 'debug']);
+  try {
+    const answers: unknown[] = [];
+    const open = await call(c.client, 'open_file', { path: 'events.jsonl' });
+    expect(open.isError).toBe(false);
+    const { handle, ...rest } = open.data;
+    answers.push(rest);
+    for (const index of [0, 1, 1024, 20_000, 39_999]) answers.push((await call(c.client, 'get_record', { handle, index })).data);
+    const found = await call(c.client, 'search', { handle, query: '$.status == "failed"', max_results: 5 });
+    // cursor ids are random per server: only that there is one is compared
+    const { next_cursor: cursor, ...page } = found.data;
+    expect(typeof cursor).toBe('string');
+    answers.push(page);
+    const read = await call(c.client, 'json_read', { path: 'events.jsonl', language: 'jsonpath', query: '$[?@.status=="failed"].id', max_items: 50 });
+    answers.push(read.data.items ?? read.data);
+    return { answers, stderr: c.stderr() };
+  } finally {
+    await c.close();
+  }
+}
+
+test('a new server process reads the stored index and answers exactly as the first', async () => {
+  const first = await session('on.json');
+  const entries = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.idx'));
+  expect(entries).toHaveLength(1);
+  expect(first.stderr).toMatch(/index cache: stored an index/);
+  const second = await session('on.json');
+  expect(second.stderr).toMatch(/index cache: the stored index fits the file/);
+  expect(second.stderr).not.toMatch(/stored an index/);
+  expect(second.answers).toEqual(first.answers);
+  // the answers are the file's: record 20,000 is id 20,000, the failed ones are every 300th from 7
+  expect((first.answers[0] as { record_count: number }).record_count).toBe(40_000);
+  expect(JSON.parse((first.answers[4] as { record: string }).record)).toEqual({ id: 20_000, status: 'ok', pad: 'p'.repeat(20_000 % 23) });
+  expect((first.answers[first.answers.length - 1] as { value: number }[]).slice(0, 3).map((n) => n.value)).toEqual([7, 307, 607]);
+
+  // a damaged entry: a warning on stderr, the same answers, a sound entry again
+  const entry = path.join(cacheDir, entries[0]!);
+  const bytes = fs.readFileSync(entry);
+  bytes[bytes.length - 100]! ^= 0xff;
+  fs.writeFileSync(entry, bytes);
+  const third = await session('on.json');
+  expect(third.stderr).toMatch(/index cache: discarded a damaged entry \(its checksum does not match\)/);
+  expect(third.answers).toEqual(first.answers);
+  const fourth = await session('on.json');
+  expect(fourth.stderr).toMatch(/the stored index fits the file/);
+});
+
+test('cache: false stores nothing and reads nothing', async () => {
+  const off = await session('off.json');
+  expect(fs.existsSync(path.join(dir, 'cache-off'))).toBe(false);
+  expect(off.stderr).not.toMatch(/index cache/);
+});

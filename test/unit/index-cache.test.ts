@@ -1,0 +1,402 @@
+/**
+ * The persistent index cache: an index read back answers exactly as a fresh pass; any change of the file's identity
+ * (touch, append, rewrite, replace, truncate) is noticed; a damaged entry is discarded, logged and rebuilt; the
+ * folder stays under its bound, least recently used first; concurrent writers leave one whole entry.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../plugins/format-jsonl/src/index';
+import jsonseq from '../../plugins/format-jsonseq/src/index';
+import { formatsOf } from '../helpers/formats';
+import { recordsToolkit } from '../../src/kernel/records';
+import { Float64OffsetIndex } from '../../src/kernel/records/offset-index';
+import { LineIndexer } from '../../plugins/format-jsonl/src/index-lines';
+import { SequenceIndexer } from '../../plugins/format-jsonseq/src/sequence';
+import { CLI, NODE } from '../helpers/mcp';
+import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
+import { FileService } from '../../src/kernel/files/file-service';
+import { Sandbox } from '../../src/kernel/files/sandbox';
+import { systemClock } from '../../src/kernel/clock';
+import { IndexCache } from '../../src/kernel/cache/index-cache';
+import { ENTRY_VERSION, readEntry } from '../../src/kernel/cache/entry';
+import { defaultCacheDir, resolveConfig } from '../../src/kernel/config/resolve';
+import { configSchema } from '../../src/kernel/config/schema';
+import type { Format, RecordSource } from '../../src/kernel/contracts/format';
+import type { Logger } from '../../src/kernel/contracts/plugin';
+
+let tmp: string;
+let root: string;
+let cacheDir: string;
+let formats: Format[];
+/** How each open of the spied formats went: `restored` (from the cache) or `indexed` (a pass over the file). */
+let opens: string[];
+let warnings: string[];
+
+const log: Logger = { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} };
+
+beforeAll(async () => {
+  // an open that reads the file through the records toolkit's chunks made a pass; one that did not, restored
+  const chunks = jest.spyOn(recordsToolkit, 'chunks');
+  formats = [...(await formatsOf(jsonl)), ...(await formatsOf(jsonseq))].map((f) => ({
+    ...f,
+    open: async (file, options) => {
+      const before = chunks.mock.calls.length;
+      const source = await f.open(file, options);
+      opens.push(chunks.mock.calls.length > before ? 'indexed' : 'restored');
+      return source;
+    },
+  }));
+});
+
+test('the formats\' indexer states round-trip, from any byte offset (a view into an entry)', () => {
+  const lines = new LineIndexer(new Float64OffsetIndex());
+  lines.feed(0, Buffer.from('{"a":1}\n\n{"b":'));
+  const at = Buffer.concat([Buffer.alloc(3), Buffer.from(lines.saveState())]).subarray(3);
+  const back = LineIndexer.restore(new Float64OffsetIndex(), at)!;
+  expect(back).not.toBeNull();
+  expect({ ...back }).toEqual({ ...lines, index: back.index });
+  expect(LineIndexer.restore(new Float64OffsetIndex(), new Uint8Array(40))).toBeNull();
+  const seq = new SequenceIndexer(new Float64OffsetIndex());
+  seq.feed(0, Buffer.from('\x1e{"a":1}\n\x1e'));
+  const seqBack = SequenceIndexer.restore(new Float64OffsetIndex(), Buffer.concat([Buffer.alloc(5), Buffer.from(seq.saveState())]).subarray(5))!;
+  expect({ ...seqBack }).toEqual({ ...seq, index: seqBack.index });
+  expect(SequenceIndexer.restore(new Float64OffsetIndex(), lines.saveState())).toBeNull();
+});
+
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-index-cache-'));
+  root = path.join(tmp, 'root');
+  cacheDir = path.join(tmp, 'cache');
+  fs.mkdirSync(root);
+  opens = [];
+  warnings = [];
+});
+
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function cache(options: Partial<ConstructorParameters<typeof IndexCache>[0]> = {}): IndexCache {
+  return new IndexCache({ dir: cacheDir, maxBytes: 1 << 30, salt: 'test@1', log, minFileBytes: 0, ...options });
+}
+
+function service(c: IndexCache | null): FileService {
+  return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, c);
+}
+
+/** JSON Lines text of `n` records (blank lines and a CRLF among them, so offsets and lines differ). */
+function jsonLines(n: number, tag = 'a'): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(JSON.stringify({ i, tag, pad: 'x'.repeat(i % 37) }) + (i % 97 === 5 ? '\r' : ''));
+    if (i % 250 === 3) lines.push('');
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Everything a reader sees of a source: count, and each record's location and text. */
+function answers(source: RecordSource): unknown[] {
+  const out: unknown[] = [source.format, source.count];
+  for (let i = 0; i < source.count; i++) out.push([source.location(i), source.text(i)]);
+  return out;
+}
+
+/** What a fresh pass (no cache) answers for `name`. */
+async function fresh(name: string): Promise<unknown[]> {
+  const opened = await service(null).open(name);
+  try { return answers(opened.source); } finally { opened.close(); }
+}
+
+async function openAnswers(c: IndexCache, name: string): Promise<unknown[]> {
+  const opened = await service(c).open(name);
+  try { return answers(opened.source); } finally { opened.close(); }
+}
+
+const entryOf = (file: string) => {
+  const st = fs.statSync(file);
+  return path.join(cacheDir, `${st.dev.toString(16)}-${st.ino.toString(16)}.idx`);
+};
+
+test('an index read back answers exactly as a fresh pass (records, lines past checkpoints, offsets), without reading the file', async () => {
+  const file = path.join(root, 'a.jsonl');
+  fs.writeFileSync(file, jsonLines(3000));
+  const c = cache();
+  const first = await openAnswers(c, 'a.jsonl');
+  expect(opens).toEqual(['indexed']);
+  expect(fs.existsSync(entryOf(file))).toBe(true);
+  const entry = readEntry(entryOf(file));
+  expect(entry.offsets.length).toBe(3000);
+  expect(entry.format).toBe('jsonl');
+  const second = await openAnswers(c, 'a.jsonl');
+  expect(opens).toEqual(['indexed', 'restored']);
+  expect(second).toEqual(first);
+  expect(second).toEqual(await fresh('a.jsonl'));
+  // a new cache object (a new server process) over the same folder reads it too
+  const third = await openAnswers(cache(), 'a.jsonl');
+  expect(opens.slice(-1)).toEqual(['restored']);
+  expect(third).toEqual(first);
+});
+
+test('JSON-seq indexes are stored and read back too', async () => {
+  fs.writeFileSync(path.join(root, 's.json-seq'), Array.from({ length: 1500 }, (_, i) => `\x1e{"i":${i}}\n`).join('') + '\x1e12');
+  const c = cache();
+  const first = await openAnswers(c, 's.json-seq');
+  const second = await openAnswers(c, 's.json-seq');
+  expect(opens).toEqual(['indexed', 'restored']);
+  expect(second).toEqual(first);
+  expect(first[1]).toBe(1501);
+});
+
+describe('identity changes', () => {
+  const name = 'f.jsonl';
+  const file = () => path.join(root, name);
+  let c: IndexCache;
+  beforeEach(async () => {
+    fs.writeFileSync(file(), jsonLines(2000));
+    c = cache();
+    await openAnswers(c, name);
+    opens = [];
+  });
+
+  test('touch (same bytes, new mtime): indexed again', async () => {
+    const later = new Date(fs.statSync(file()).mtimeMs + 5000);
+    fs.utimesSync(file(), later, later);
+    expect(await openAnswers(c, name)).toEqual(await fresh(name));
+    expect(opens[0]).toBe('indexed');
+    // and stored again: the next open reads it back
+    opens = [];
+    await openAnswers(c, name);
+    expect(opens).toEqual(['restored']);
+  });
+
+  test('append: the stored index is extended over the new records, then stored as extended', async () => {
+    fs.appendFileSync(file(), '{"appended":1}\n\n{"appended":2}');
+    const got = await openAnswers(c, name);
+    expect(opens[0]).toBe('restored');
+    expect(got).toEqual(await fresh(name));
+    expect(got[1]).toBe(2002);
+    opens = [];
+    await openAnswers(c, name);
+    expect(opens).toEqual(['restored']);
+    expect(readEntry(entryOf(file())).offsets.length).toBe(2002);
+  });
+
+  test('append to a last line without its newline: the record goes on', async () => {
+    fs.writeFileSync(file(), jsonLines(1500) + '{"open":"li');
+    await openAnswers(c, name);
+    fs.appendFileSync(file(), 'ne"}\n{"next":true}\n');
+    opens = [];
+    const got = await openAnswers(c, name);
+    expect(opens[0]).toBe('restored');
+    expect(got).toEqual(await fresh(name));
+    expect((got[got.length - 2] as unknown[])[1]).toBe('{"open":"line"}');
+  });
+
+  test('rewrite to the same size, even with the old mtime put back: the checksums of the first and last blocks tell', async () => {
+    // an mtime that utimes can put back exactly (whole seconds), stored with the index
+    const mtime = Math.floor(fs.statSync(file()).mtimeMs / 1000) - 60;
+    fs.utimesSync(file(), mtime, mtime);
+    await openAnswers(c, name);
+    for (const where of ['head', 'tail'] as const) {
+      const text = fs.readFileSync(file(), 'utf8');
+      const changed = where === 'head' ? text.replace('"tag":"a"', '"tag":"b"') : text.slice(0, -40) + text.slice(-40).replace('x', 'y');
+      expect(changed.length).toBe(text.length);
+      expect(changed).not.toBe(text);
+      fs.writeFileSync(file(), changed);
+      fs.utimesSync(file(), mtime, mtime);
+      expect(fs.statSync(file()).mtimeMs).toBe(mtime * 1000);
+      opens = [];
+      expect(await openAnswers(c, name)).toEqual(await fresh(name));
+      expect(opens[0]).toBe('indexed');
+    }
+  });
+
+  test('rewrite with other line breaks at the same size: indexed again, new record boundaries', async () => {
+    const text = fs.readFileSync(file(), 'utf8');
+    // same bytes count, different framing: two records joined into one line (a newline becomes a space)
+    const k = text.indexOf('}\n{', 5000) + 1;
+    fs.writeFileSync(file(), text.slice(0, k) + ' ' + text.slice(k + 1));
+    const got = await openAnswers(c, name);
+    expect(got).toEqual(await fresh(name));
+    expect(got[1]).toBe(1999);
+    expect(opens[0]).toBe('indexed');
+  });
+
+  test('replaced by rename (another inode): indexed again', async () => {
+    const next = path.join(root, 'next.tmp');
+    fs.writeFileSync(next, jsonLines(1800, 'renamed'));
+    fs.renameSync(next, file());
+    const got = await openAnswers(c, name);
+    expect(opens[0]).toBe('indexed');
+    expect(got).toEqual(await fresh(name));
+    expect(got[1]).toBe(1800);
+  });
+
+  test('truncated: indexed again', async () => {
+    const size = fs.statSync(file()).size;
+    fs.truncateSync(file(), Math.floor(size / 2));
+    const got = await openAnswers(c, name);
+    expect(opens[0]).toBe('indexed');
+    expect(got).toEqual(await fresh(name));
+  });
+
+  test('truncated, then grown back past its old size with other bytes: the tail checksum tells', async () => {
+    const text = fs.readFileSync(file(), 'utf8');
+    fs.writeFileSync(file(), text.slice(0, text.length - 200) + '\n' + jsonLines(20, 'other'));
+    const got = await openAnswers(c, name);
+    expect(opens[0]).toBe('indexed');
+    expect(got).toEqual(await fresh(name));
+  });
+
+  test('an explicit format other than the stored one is indexed as asked', async () => {
+    const opened = await service(c).open(name, { format: 'json-seq' });
+    try {
+      expect(opened.source.format).toBe('json-seq');
+      expect(opens).toEqual(['indexed']);
+    } finally { opened.close(); }
+    // an index stored for an explicit format is never used for an open that detects
+    opens = [];
+    const auto = await service(c).open(name);
+    try { expect(auto.source.format).toBe('jsonl'); } finally { auto.close(); }
+    expect(opens).toEqual(['indexed']);
+  });
+});
+
+describe('damage', () => {
+  const name = 'd.jsonl';
+  let entry: string;
+  let expected: unknown[];
+  beforeEach(async () => {
+    fs.writeFileSync(path.join(root, name), jsonLines(2500));
+    await openAnswers(cache(), name);
+    entry = entryOf(path.join(root, name));
+    expected = await fresh(name);
+    opens = [];
+  });
+
+  const damages: [string, (bytes: Buffer) => Buffer, RegExp][] = [
+    ['truncated', (b) => b.subarray(0, b.length - 100), /lengths do not add up|says \d+ bytes/],
+    ['cut to a few bytes', (b) => b.subarray(0, 20), /shorter than any entry/],
+    ['a flipped byte among the offsets', (b) => { const c = Buffer.from(b); c[c.length - 5000]! ^= 0x10; return c; }, /checksum/],
+    ['a flipped byte in the header', (b) => { const c = Buffer.from(b); c[44]! ^= 0x01; return c; }, /checksum/],
+    ['another layout version', (b) => { const c = Buffer.from(b); c.writeUInt32LE(ENTRY_VERSION + 1, 8); return c; }, /layout version/],
+    ['bad magic', (b) => { const c = Buffer.from(b); c[0] = 0x58; return c; }, /magic/],
+    ['bytes appended', (b) => Buffer.concat([b, Buffer.alloc(16)]), /says \d+ bytes/],
+  ];
+
+  test.each(damages)('%s: discarded with a warning, the file indexed again, right answers, a sound entry written', async (_what, damage, reason) => {
+    fs.writeFileSync(entry, damage(fs.readFileSync(entry)));
+    const got = await openAnswers(cache(), name);
+    expect(got).toEqual(expected);
+    expect(opens).toEqual(['indexed']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/discarded a damaged entry/);
+    expect(warnings[0]).toMatch(reason);
+    expect(readEntry(entry).offsets.length).toBe(2500);
+    opens = [];
+    expect(await openAnswers(cache(), name)).toEqual(expected);
+    expect(opens).toEqual(['restored']);
+  });
+
+  test('an entry written by another version of the code (another salt) is not used, and replaced', async () => {
+    const got = await openAnswers(cache({ salt: 'test@2' }), name);
+    expect(got).toEqual(expected);
+    expect(opens).toEqual(['indexed']);
+    expect(warnings).toEqual([]);
+    expect(readEntry(entry).salt).toBe('test@2');
+  });
+
+  test('a folder the cache cannot write to: opens still work, nothing stored', async () => {
+    fs.writeFileSync(path.join(tmp, 'blocked'), 'a file, not a folder');
+    const c = cache({ dir: path.join(tmp, 'blocked', 'index') });
+    expect(await openAnswers(c, name)).toEqual(expected);
+    expect(await openAnswers(c, name)).toEqual(expected);
+    expect(opens).toEqual(['indexed', 'indexed']);
+  });
+});
+
+test('LRU: past maxBytes the least recently used entries are removed, a hit counting as a use', async () => {
+  let now = 1_000_000_000_000;
+  const names = ['a', 'b', 'c', 'd'].map((n) => `${n}.jsonl`);
+  for (const n of names) fs.writeFileSync(path.join(root, n), jsonLines(1000, n));
+  const probe = cache();
+  await openAnswers(probe, names[0]!);
+  const one = fs.statSync(entryOf(path.join(root, names[0]!))).size;
+  fs.rmSync(cacheDir, { recursive: true });
+  // room for three entries
+  const c = cache({ maxBytes: 3 * one + 100, now: () => now });
+  for (const n of names.slice(0, 3)) { now += 1000; await openAnswers(c, n); }
+  // a is used again: b is now the least recently used
+  now += 1000;
+  opens = [];
+  await openAnswers(c, names[0]!);
+  expect(opens).toEqual(['restored']);
+  now += 1000;
+  await openAnswers(c, names[3]!);
+  const kept = (n: string) => fs.existsSync(entryOf(path.join(root, n)));
+  expect(names.map(kept)).toEqual([true, false, true, true]);
+  const total = fs.readdirSync(cacheDir).reduce((s, f) => s + fs.statSync(path.join(cacheDir, f)).size, 0);
+  expect(total).toBeLessThanOrEqual(3 * one + 100);
+});
+
+test('an index larger than the whole bound is not stored; files under minFileBytes are not stored', async () => {
+  fs.writeFileSync(path.join(root, 'big.jsonl'), jsonLines(1000));
+  await openAnswers(cache({ maxBytes: 1000 }), 'big.jsonl');
+  await openAnswers(cache({ minFileBytes: 1 << 20 }), 'big.jsonl');
+  expect(fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : []).toEqual([]);
+});
+
+test('two processes indexing the same file at once both answer right and leave one sound entry, no temporary file', async () => {
+  const dir = path.join(tmp, 'proc');
+  fs.mkdirSync(dir);
+  // over the 1 MiB below which files are never stored
+  const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ i, v: 'y'.repeat(i % 50) }));
+  fs.writeFileSync(path.join(dir, 'big.jsonl'), lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ cacheDir: 'cache' }));
+  const run = (query: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+    const p = spawn(NODE, [CLI, 'query', 'big.jsonl', query], { cwd: dir, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: path.join(tmp, 'xdg') } });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('close', (code) => resolve({ code, out }));
+  });
+  const [a, b, c2] = await Promise.all([run('/29999/i'), run('/12345/v'), run('/0/i')]);
+  expect([a.code, b.code, c2.code]).toEqual([0, 0, 0]);
+  const value = (out: string) => JSON.parse(out.trim()).value;
+  expect(value(a.out)).toBe(29999);
+  expect(value(b.out)).toBe('y'.repeat(12345 % 50));
+  expect(value(c2.out)).toBe(0);
+  const files = fs.readdirSync(path.join(dir, 'cache'));
+  expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  expect(files.filter((f) => f.endsWith('.idx'))).toHaveLength(1);
+  expect(readEntry(path.join(dir, 'cache', files.find((f) => f.endsWith('.idx'))!)).offsets.length).toBe(30_000);
+  // a third process reads the entry back and answers the same
+  const again = await run('/29999/i');
+  expect(value(again.out)).toBe(29999);
+  expect(fs.existsSync(path.join(tmp, 'xdg'))).toBe(false);
+});
+
+describe('config', () => {
+  const resolve = (config: object, env: NodeJS.ProcessEnv = {}) => resolveConfig({ config: configSchema.parse(config), dir: '/cfg' }, {}, env, '/cwd');
+
+  test('on by default under $XDG_CACHE_HOME/mcpgw/index, else ~/.cache/mcpgw/index; 1 GiB', () => {
+    expect(resolve({ root: 'r' }, { XDG_CACHE_HOME: '/x/cache' }).cache).toEqual({ dir: '/x/cache/mcpgw/index', maxBytes: 1024 * 1024 * 1024 });
+    expect(defaultCacheDir({})).toBe(path.join(os.homedir(), '.cache', 'mcpgw', 'index'));
+    // a relative XDG_CACHE_HOME is ignored (XDG Base Directory: such paths are invalid)
+    expect(defaultCacheDir({ XDG_CACHE_HOME: 'rel' })).toBe(path.join(os.homedir(), '.cache', 'mcpgw', 'index'));
+  });
+
+  test('cacheDir relative to the config file, cacheMaxBytes; cache: false turns it off', () => {
+    expect(resolve({ root: 'r', cacheDir: 'idx', cacheMaxBytes: 4096 }).cache).toEqual({ dir: '/cfg/idx', maxBytes: 4096 });
+    expect(resolve({ root: 'r', cache: false, cacheDir: 'idx' }).cache).toBeNull();
+  });
+
+  test('bad values are refused', () => {
+    expect(configSchema.safeParse({ cache: 'no' }).success).toBe(false);
+    expect(configSchema.safeParse({ cacheMaxBytes: 0 }).success).toBe(false);
+    expect(configSchema.safeParse({ cacheDir: '' }).success).toBe(false);
+  });
+
+  test('this test run writes caches only under a temporary folder', () => {
+    expect(process.env.XDG_CACHE_HOME?.startsWith(os.tmpdir())).toBe(true);
+  });
+});
