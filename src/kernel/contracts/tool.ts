@@ -57,8 +57,9 @@ export interface ToolBundle {
    * default; a key that is not a parameter is ignored; an optional enum parameter with a value outside its enum takes
    * its default (the tool's fallback). What was ignored is named in the result's `warnings` (`{code:
    * "INVALID_ARGUMENT", message}`, after the tool's own; a tool whose output schema has no `warnings` gets one in its
-   * advertised schema). Anything else invalid is still INVALID_ARGUMENT. Default false: closed argument objects,
-   * strict values. Since plugin API 2.1.
+   * advertised schema). Anything else invalid is still INVALID_ARGUMENT. The advertised input schemas are unchanged
+   * (a `null` type on every parameter would cost bytes in every tools/list): say it once in the bundle's description,
+   * which joins the server instructions. Default false: closed argument objects, strict values. Since plugin API 2.1.
    */
   readonly lenientArguments?: boolean;
 }

@@ -9,7 +9,7 @@ import type { RegexService } from '../contracts/regex';
 import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
-import { lenientInput, lenientOutput } from './lenient-schemas';
+import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
 import { jsonLayout } from '../records/json-layout';
 
@@ -70,7 +70,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
     plugin,
     lenient: lenient === true,
     log: tagLogger(spec.log, { plugin, bundle }),
-    input: advertiseOnly(lenient ? lenientInput(inputJsonSchema(tool.inputSchema)) : inputJsonSchema(tool.inputSchema)),
+    input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
     output: advertiseOnly(outputJsonSchema(lenient ? lenientOutput(tool.outputSchema) : tool.outputSchema)),
   }));
   return (session, ownsSession) => {
