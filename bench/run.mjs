@@ -53,6 +53,7 @@ const SCENARIOS = [
   ['aggregate-status', '14. aggregate group_by status (count), vs DuckDB GROUP BY and jq -s group_by'],
   ['aggregate-bucket', '15. aggregate where level == "error", bucket ts 1h, vs DuckDB time_bucket'],
   ['count-only', '16. search max_results 0 and json_read count: count-only vs the same with results'],
+  ['predicate-case', '18. the explorer predicate $.status = "failed": case-insensitive (the default) vs match_case: true'],
   ['reopen', '17. open_file of an already-indexed file in a new server (persistent index) vs the first open and the open with the cache off'],
   ['context', '18. bytes, not time: tools/list and the exploration workflow per step (bench/context.mjs; run alone)'],
 ];
@@ -660,6 +661,39 @@ async function scenarioCountOnly(ctx) {
   return { rows, ratios };
 }
 
+// The explorer's record predicate with its default (case-insensitive: Unicode simple case folding) against the same with
+// match_case: true, on one server, back to back; both count every record and return the first 50.
+async function scenarioPredicateCase(ctx) {
+  const { cfg, jsonl } = ctx;
+  warmCache(jsonl.file);
+  const m = jsonl.meta;
+  const q = '$.status = "failed"';
+  const mk = (id, label) => ({ scenario: 'predicate-case', kind: 'gateway', tool: 'mcpgw', id, label, bytes: m.bytes, expect: m.failed, status: 'ok', times: [], counts: [], idleKb: [], peakKb: [] });
+  const fold = mk('fold', `search ${q} (default: case-insensitive), count + first 50`);
+  const exact = mk('exact', `search ${q} match_case: true, count + first 50`);
+  let gw = null;
+  try {
+    gw = ctx.gatewayDown ? null : await Gateway.start(cfg);
+    if (!gw) for (const r of [fold, exact]) Object.assign(r, { status: 'error', reason: ctx.gatewayDown });
+    else {
+      try {
+        gw.need('search');
+        const handle = await gw.handle(jsonl.rel);
+        for (let run = 0; run <= cfg.runs; run++) {
+          const a = await gw.call('search', { handle, query: q, max_results: 50 });
+          const b = await gw.call('search', { handle, query: q, max_results: 50, match_case: true });
+          if (run > 0) { fold.times.push(a.ms); fold.counts.push(a.sc.total_matches); exact.times.push(b.ms); exact.counts.push(b.sc.total_matches); }
+        }
+      } catch (e) {
+        for (const r of [fold, exact]) Object.assign(r, { status: e instanceof NotYet ? 'not available yet' : 'error', reason: e.message });
+      }
+    }
+  } finally { if (gw) await gw.close(); }
+  finishRow(fold); finishRow(exact);
+  const per = fold.times.map((t, i) => t / exact.times[i]);
+  return { rows: [fold, exact], ratios: [{ scenario: 'predicate-case', op: 'fold', opLabel: fold.label, peer: 'exact', peerLabel: exact.label, status: fold.status, values: per, ...(per.length ? stats(per) : {}) }] };
+}
+
 async function scenarioCold(ctx) {
   const row = { scenario: 'cold-start', kind: 'gateway', tool: 'mcpgw', id: 'cold', label: 'spawn → initialize → tools/list answer',
     status: 'ok', times: [], idleKb: [], peakKb: [] };
@@ -995,6 +1029,13 @@ function targets(ctx, all) {
     out.push({ target: `count only: ${gwRow?.label ?? id}`, goal: `≤ 1.2× ${r?.peerLabel ?? 'the same with results'}`, measured: ok ? `${fmtRatio(r.median)}× [${fmtRatio(r.min)}–${fmtRatio(r.max)}]` : '',
       result: !ok ? gwRow?.status ?? 'not run' : (r.median <= 1.2 ? 'pass' : 'miss') + (gwRow.check && !gwRow.check.ok ? ', WRONG ANSWER' : '') });
   }
+  if (ctx.selected.has('predicate-case')) {
+    const r = all.ratios.find((x) => x.scenario === 'predicate-case');
+    const gwRow = all.rows.find((x) => x.scenario === 'predicate-case' && x.id === 'fold');
+    const ok = r && r.status === 'ok' && r.median != null;
+    out.push({ target: 'case-insensitive predicate $.status = "failed"', goal: '≤ 1.2× match_case: true', measured: ok ? `${fmtRatio(r.median)}× [${fmtRatio(r.min)}–${fmtRatio(r.max)}]` : '',
+      result: !ok ? gwRow?.status ?? 'not run' : (r.median <= 1.2 ? 'pass' : 'miss') + (gwRow.check && !gwRow.check.ok ? ', WRONG ANSWER' : '') });
+  }
   for (const sc of ['aggregate-status', 'aggregate-bucket']) {
     if (!ctx.selected.has(sc)) continue;
     // Per call: the peak during the call (VmHWM reset just before it) − RSS just before it (the file open); median.
@@ -1253,6 +1294,7 @@ async function main() {
       res = { rows: [], ratios: [] };
     }
     else if (name === 'count-only') res = await scenarioCountOnly(ctx);
+    else if (name === 'predicate-case') res = await scenarioPredicateCase(ctx);
     else if (name === 'reopen') res = await scenarioReopen(ctx);
     else {
       const sc = buildScenario(ctx, name);

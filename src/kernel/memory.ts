@@ -33,3 +33,15 @@ export function releaseSoon(delayMs = 500): void {
   }, delayMs);
   pending.unref();
 }
+
+/**
+ * Sources smaller than this (file bytes) leave too little behind when closed to be worth a full collection: their
+ * index and buffers go with ordinary collections. A full collection costs tens of ms, and a search over many small
+ * files (search_sessions opens and closes the sessions that may match, every call) scheduled one per call.
+ */
+export const RELEASE_MIN_BYTES = 16 * 1024 * 1024;
+
+/** After closing a source over `fileBytes` bytes: {@link releaseSoon} when it was big enough to matter. */
+export function releaseAfterClose(fileBytes: number, delayMs?: number): void {
+  if (fileBytes >= RELEASE_MIN_BYTES) releaseSoon(delayMs);
+}

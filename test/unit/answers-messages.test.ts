@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
 import { syntaxError } from '../../src/kernel/records/parse';
-import { clipText, wellFormed } from '../../src/kernel/unicode';
+import { clipText, fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../../src/kernel/unicode';
 
 const unit = fc.constantFrom('a', 'é', '😀', '𝄞', ' ', '"');
 const chunk = fc.array(unit, { maxLength: 60 }).map((a) => a.join(''));
@@ -37,6 +37,25 @@ test('clipText and wellFormed', () => {
   const ok = { a: ['x', { b: 'y' }], n: 1 };
   expect(wellFormed(ok)).toBe(ok); // nothing to fix: the same object
   expect(wellFormed({ a: ['x', '\uD83D'], ['k\uDE00']: 1, r: JSON.rawJSON('12345678901234567891') })).toEqual({ a: ['x', '\uFFFD'], 'k\uFFFD': 1, r: JSON.rawJSON('12345678901234567891') });
+});
+
+test('a lone surrogate is found in the JSON text of a value exactly when one of its strings or names is not well-formed', () => {
+  // strings of surrogate halves, whole pairs, backslashes and the text `ud800` that a backslash may precede
+  const piece = fc.constantFrom('a', '\\', 'ud800', 'udc00', 'u00e9', '\uD83D', '\uDE00', '😀', '"', '\n', '\u0001');
+  const str = fc.array(piece, { maxLength: 8 }).map((a) => a.join(''));
+  const value = fc.oneof(str, fc.array(str, { maxLength: 4 }), fc.dictionary(str, str, { maxKeys: 3 }), fc.record({ a: fc.array(fc.dictionary(str, str, { maxKeys: 2 }), { maxLength: 2 }), n: fc.integer() }));
+  const strings = (v: unknown): string[] => typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v !== null && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => [k, ...strings(x)]) : [];
+  fc.assert(fc.property(value, (v) => {
+    const broken = strings(v).some((s) => !s.isWellFormed());
+    expect(hasLoneSurrogateEscape(JSON.stringify(v))).toBe(broken);
+    if (broken) {
+      const fixed = fixSurrogates(v);
+      expect(hasLoneSurrogateEscape(JSON.stringify(fixed))).toBe(false);
+      expect(fixed).toEqual(wellFormed(v));
+    }
+  }), { numRuns: 2000 });
+  expect(hasLoneSurrogateEscape(JSON.stringify({ t: '\\ud800 is text' }))).toBe(false);
+  expect(hasLoneSurrogateEscape(JSON.stringify({ t: '\\\uD800' }))).toBe(true);
 });
 
 describe('handle tables: expired and used-up ids say what to do', () => {

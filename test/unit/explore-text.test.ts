@@ -103,6 +103,24 @@ describe('TextMatcher: byte prefilter, then decoded names and values', () => {
     expect(found('ünï', false)).toEqual([[3, '/n', '"Ünïcode ÉCOLE"']]);
   });
   test('k and s fold with their non-ASCII partners (K, ſ)', () => expect(found('KILO', false)).toEqual([[6, '/kilo', '"kilo"']]));
+  test('case-insensitive ASCII over a batch of many 64 KiB windows: hits across every window boundary, none lost or doubled', () => {
+    // records of 1,000 bytes; the needle placed so that it straddles, starts at, or ends at the window edges
+    const big: string[] = [];
+    const expected: number[] = [];
+    for (let k = 0; k < 400; k++) {
+      const start = k * 1001; // each record is 1,000 bytes plus its newline
+      const window = Math.ceil(start / 65536) * 65536; // the next window edge at or after the record's start
+      const at = window - start - 5 + (k % 11); // the needle around that edge, when it falls inside this record
+      let text = 'x'.repeat(990);
+      if (at >= 10 && at <= 975) { text = text.slice(0, at - 8) + 'NeEdLe' + text.slice(at - 2); expected.push(k); }
+      else if (k % 37 === 0) { text = 'needle' + text.slice(6); expected.push(k); }
+      big.push(`{"t":"${text}"}`.padEnd(1000, ' '));
+    }
+    const out: number[] = [];
+    new TextMatcher('needle', false).candidates(batchOf(big), (k) => void out.push(k));
+    expect(expected.length).toBeGreaterThan(10);
+    expect(out).toEqual(expected);
+  });
 });
 
 describe('TextMatcher raw-text hits', () => {

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import jsonseq from '../../plugins/format-jsonseq/src/index';
+import json from '../../plugins/format-json/src/index';
 import { formatsOf } from '../helpers/formats';
 import { recordsToolkit } from '../../src/kernel/records';
 import { Float64OffsetIndex } from '../../src/kernel/records/offset-index';
@@ -39,12 +40,14 @@ const log: Logger = { error: () => {}, warn: (m) => warnings.push(m), info: () =
 beforeAll(async () => {
   // an open that reads the file through the records toolkit's chunks made a pass; one that did not, restored
   const chunks = jest.spyOn(recordsToolkit, 'chunks');
-  formats = [...(await formatsOf(jsonl)), ...(await formatsOf(jsonseq))].map((f) => ({
+  const indexJson = jest.spyOn(recordsToolkit, 'indexJson');
+  const passes = () => chunks.mock.calls.length + indexJson.mock.calls.length;
+  formats = [...(await formatsOf(jsonl)), ...(await formatsOf(jsonseq)), ...(await formatsOf(json))].map((f) => ({
     ...f,
     open: async (file, options) => {
-      const before = chunks.mock.calls.length;
+      const before = passes();
       const source = await f.open(file, options);
-      opens.push(chunks.mock.calls.length > before ? 'indexed' : 'restored');
+      opens.push(passes() > before ? 'indexed' : 'restored');
       return source;
     },
   }));
@@ -145,6 +148,34 @@ test('JSON-seq indexes are stored and read back too', async () => {
   expect(opens).toEqual(['indexed', 'restored']);
   expect(second).toEqual(first);
   expect(first[1]).toBe(1501);
+});
+
+test('a top-level JSON array\'s index is stored and read back; an object or a scalar document is never stored', async () => {
+  const elements = Array.from({ length: 2500 }, (_, i) => ({ i, tag: 'arr', nested: { list: [i, i + 1] } }));
+  fs.writeFileSync(path.join(root, 'arr.json'), JSON.stringify(elements, null, 2));
+  const c = cache();
+  const first = await openAnswers(c, 'arr.json');
+  const second = await openAnswers(c, 'arr.json');
+  expect(opens).toEqual(['indexed', 'restored']);
+  expect(second).toEqual(first);
+  expect(second).toEqual(await fresh('arr.json'));
+  expect(first[1]).toBe(2500);
+  // lazy nodes inside a restored array's records still work
+  const opened = await service(c).open('arr.json');
+  try { expect(opened.source.node!(1234, '/nested/list/1')!.value()).toBe(1235); } finally { opened.close(); }
+  // an array that grew (a JSON text cannot be extended) is indexed again, right
+  fs.writeFileSync(path.join(root, 'arr.json'), JSON.stringify([...elements, { i: 'extra' }], null, 2));
+  opens = [];
+  const grown = await openAnswers(c, 'arr.json');
+  expect(opens).toEqual(['indexed']);
+  expect(grown).toEqual(await fresh('arr.json'));
+  // one document: never stored
+  fs.writeFileSync(path.join(root, 'doc.json'), JSON.stringify({ features: elements }));
+  await openAnswers(c, 'doc.json');
+  expect(fs.existsSync(entryOf(path.join(root, 'doc.json')))).toBe(false);
+  opens = [];
+  await openAnswers(c, 'doc.json');
+  expect(opens).toEqual(['indexed']);
 });
 
 describe('identity changes', () => {

@@ -1,5 +1,5 @@
 /** Closing gives memory back: a full collection runs shortly after, so released buffers do not wait for pressure. */
-import { releaseSoon } from '../../src/kernel/memory';
+import { RELEASE_MIN_BYTES, releaseAfterClose, releaseSoon } from '../../src/kernel/memory';
 
 afterEach(() => jest.useRealTimers());
 
@@ -17,4 +17,15 @@ test('after releaseSoon, an unreachable 64 MB buffer is collected when its timer
   jest.advanceTimersByTime(10);
   expect(jest.getTimerCount()).toBe(0);
   expect(ref.deref()).toBeUndefined();
+});
+
+test('closing a small source schedules no full collection; closing a big one schedules one', () => {
+  jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+  releaseAfterClose(RELEASE_MIN_BYTES - 1, 10);
+  releaseAfterClose(540 * 1024, 10); // a session file
+  expect(jest.getTimerCount()).toBe(0);
+  releaseAfterClose(RELEASE_MIN_BYTES, 10);
+  expect(jest.getTimerCount()).toBe(1);
+  jest.advanceTimersByTime(10);
+  expect(jest.getTimerCount()).toBe(0);
 });

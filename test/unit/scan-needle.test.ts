@@ -3,7 +3,7 @@
  * what Buffer.indexOf gives: on generated JSON-like text, overlapping and repeated occurrences, occurrences at the
  * buffer's ends and cut by them, from every position.
  */
-import { indexOfCaseless, indexOfLiteral } from '../../src/kernel/scan/needle';
+import { caselessFinder, indexOfCaseless, indexOfLiteral } from '../../src/kernel/scan/needle';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number) {
@@ -90,4 +90,22 @@ test('indexOfCaseless: the positions indexOf finds in the text with ASCII letter
   // a KELVIN SIGN spelled as an escape and as UTF-8 (E2 84 AA): neither is the letter k
   const kelvin = Buffer.from('"\\u212Aelvin" "\u212Aelvin" "KELVIN"');
   expect(indexOfCaseless(kelvin, Buffer.from('"kelvin"'), 0)).toBe(kelvin.indexOf('"KELVIN"'));
+});
+
+test('caselessFinder: one finder asked again and again (from increasing, jumping, going back) answers as a fresh search', () => {
+  const r = rng(5);
+  for (let t = 0; t < 200; t++) {
+    const ns = ['"failed"', 'x', 'ab"', '"é', 'NEEDLE-7f3a'.toLowerCase()][t % 5]!;
+    const needle = Buffer.from(ns);
+    const parts: string[] = [];
+    for (let k = 0; k < 40; k++) parts.push(r() < 0.3 ? [...ns].map((c) => (r() < 0.5 ? c.toUpperCase() : c)).join('') : ['a', 'F', 'f', '"', 'é', 'X', ' '][Math.floor(r() * 7)]!);
+    const hay = Buffer.from(parts.join(''));
+    const find = caselessFinder(hay, needle);
+    let from = 0;
+    for (let step = 0; step < 60 && from <= hay.length + 1; step++) {
+      expect([from, find(from)]).toEqual([from, indexOfCaseless(hay, needle, from)]);
+      const x = r();
+      from = x < 0.1 ? Math.floor(r() * from) : from + 1 + Math.floor(r() * (x < 0.6 ? 3 : 40));
+    }
+  }
 });

@@ -8,7 +8,8 @@ function jsonFormat(registry: PluginContext): Format {
     description: 'One JSON value per file (RFC 8259): a top-level array is a sequence of records, an object or scalar is one record whose members are reached lazily.',
     detect: detectJson,
     async open(file, options) {
-      const text = await registry.records.indexJson(file, { signal: options.signal, onProgress: options.onProgress });
+      // a top-level array's stored index (the persistent index) spares the pass; anything else is indexed
+      const text = (options.restored && registry.records.restoreJson?.(options.restored)) || (await registry.records.indexJson(file, { signal: options.signal, onProgress: options.onProgress }));
       return registry.records.createSource({
         file,
         format: 'json',
@@ -19,6 +20,7 @@ function jsonFormat(registry: PluginContext): Format {
         framing: text.framing,
         limits: options.limits,
         structure: text.structure,
+        ...(text.saveState ? { saveState: text.saveState } : {}),
       });
     },
   };

@@ -45,6 +45,8 @@ export interface SlotPlan {
   spans: Int32Array;
   /** Nesting stack: 1 object, 2 array. */
   stack: Uint8Array;
+  /** Set by readRecord: a wanted top-level name occurred more than once in the record (the last one counts). */
+  dup: boolean;
 }
 
 export function slotPlan(paths: readonly PathTokens[], maxDepth: number): SlotPlan {
@@ -62,6 +64,7 @@ export function slotPlan(paths: readonly PathTokens[], maxDepth: number): SlotPl
     maxDepth,
     spans: new Int32Array(tops.length * 2),
     stack: new Uint8Array(maxDepth + 2),
+    dup: false,
   };
 }
 
@@ -145,11 +148,12 @@ function topOfKey(plan: SlotPlan, b: Buffer, ks: number, ke: number, hasEscape: 
 /**
  * Checks that `b[s, e)` is exactly one well-formed JSON value no deeper than `plan.maxDepth` and fills
  * `plan.spans` with the wanted top-level members (object records) or elements (array records, non-negative
- * indexes). Returns OK, MALFORMED or TOO_DEEP.
+ * indexes), and `plan.dup` when a wanted name occurs more than once. Returns OK, MALFORMED or TOO_DEEP.
  */
 export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): number {
   const spans = plan.spans;
   spans.fill(-1);
+  plan.dup = false;
   const stack = plan.stack;
   const max = plan.maxDepth;
   const wantTops = plan.tops.length > 0;
@@ -211,6 +215,7 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
     // A value ended at p; close containers and find the next value.
     for (;;) {
       if (depth === 1 && cur >= 0) {
+        if (spans[2 * cur] !== -1) plan.dup = true;
         spans[2 * cur] = curStart;
         spans[2 * cur + 1] = p;
         cur = -1;
@@ -245,6 +250,56 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
       return MALFORMED;
     }
   }
+}
+
+/**
+ * For a record `b[s, e)` already checked (a well-formed JSON object no deeper than the bound, valid UTF-8) in which
+ * each of the plan's top-level names occurs at most once: fills `plan.spans` as {@link readRecord} would, reading
+ * members only until every wanted one is found (their values are skipped, not checked again). False when the record
+ * is not an object or a top is an array index (then readRecord does it).
+ */
+export function findTops(b: Buffer, s: number, e: number, plan: SlotPlan): boolean {
+  const spans = plan.spans;
+  const wanted = plan.tops.length;
+  for (let w = 0; w < wanted; w++) {
+    if (typeof plan.tops[w] !== 'string') return false;
+    spans[2 * w] = -1;
+    spans[2 * w + 1] = -1;
+  }
+  let p = s;
+  while (p < e && WS[b[p]!]) p++;
+  if (b[p] !== LBRACE) return false;
+  p++;
+  let found = 0;
+  while (found < wanted) {
+    while (p < e && WS[b[p]!]) p++;
+    if (b[p] !== QUOTE) break; // the end of the object
+    const ks = p;
+    let esc = false;
+    p++;
+    for (;;) {
+      const d = b[p]!;
+      if (d === QUOTE) break;
+      if (d === BACKSLASH) { esc = true; p++; }
+      p++;
+    }
+    p++;
+    const top = topOfKey(plan, b, ks, p, esc);
+    while (p < e && WS[b[p]!]) p++;
+    p++; // the colon
+    while (p < e && WS[b[p]!]) p++;
+    const end = skipValue(b, p, e);
+    if (top >= 0) {
+      spans[2 * top] = p;
+      spans[2 * top + 1] = end;
+      found++;
+    }
+    p = end;
+    while (p < e && WS[b[p]!]) p++;
+    if (b[p] !== COMMA) break;
+    p++;
+  }
+  return true;
 }
 
 /** End of the value at `p` in bytes already checked well-formed. */

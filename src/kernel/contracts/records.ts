@@ -1,4 +1,4 @@
-import type { OpenedFile, RecordSource, ProgressReporter } from './format';
+import type { OpenedFile, RecordSource, ProgressReporter, RestoredIndex } from './format';
 import type { Limits } from './limits';
 
 /**
@@ -63,6 +63,11 @@ export interface JsonTextIndex {
   framing: RecordFraming;
   /** Structure already indexed during the pass (pass it on as `SourceSpec.structure` so `node` reuses it). */
   structure: unknown;
+  /**
+   * A top-level array's state for the persistent index (pass it on as `SourceSpec.saveState`); absent for an object or
+   * a scalar, whose index is not stored.
+   */
+  saveState?(): Uint8Array;
 }
 
 export interface SourceSpec {
@@ -119,6 +124,12 @@ export interface RecordsToolkit {
    *   mismatched bracket, empty or trailing-comma element, data after the value); CANCELLED; IO_ERROR.
    */
   indexJson(file: OpenedFile, options?: { signal?: AbortSignal; onProgress?: ProgressReporter }): Promise<JsonTextIndex>;
+  /**
+   * What `indexJson` would give, from a stored index (`OpenOptions.restored`) of a top-level array whose state came
+   * from `JsonTextIndex.saveState`, without reading the file; null when it cannot be used (then index the file).
+   * Optional: a kernel without it has no persistent index of JSON texts.
+   */
+  restoreJson?(restored: RestoredIndex): JsonTextIndex | null;
   /**
    * Compares two numbers by value, exactly (RFC 9535 §2.3.5.2.2): -1, 0 or 1. Each is a JSON number lexeme (RFC 8259
    * §6; a `JSON.rawJSON` number's `rawJSON`) or a finite JavaScript number, which stands for its shortest round-trip

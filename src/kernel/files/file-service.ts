@@ -6,7 +6,7 @@ import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
-import { releaseSoon } from '../memory';
+import { releaseAfterClose } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import type { FileSystem } from './file-system';
@@ -93,7 +93,8 @@ export class FileService implements FileAccess {
             source.close();
           } finally {
             closeQuietly(file.fd);
-            releaseSoon(); // its index and buffers are garbage now: have them collected, not kept until pressure
+            // A big file's index and buffers are garbage now: have them collected, not kept until pressure.
+            releaseAfterClose(file.identity.size);
           }
         },
       };

@@ -11,9 +11,10 @@ import { nodeFileSystem, type FileSystem } from './file-system';
  *   folders that merely share the root's name as a prefix (`/data` vs `/data-other`);
  * - NOT_FOUND: nothing there (checked only after containment, so paths outside the root never
  *   reveal whether they exist).
- * Relative paths resolve against the root. Containment is decided on path segments
- * (`path.relative`), never on string prefixes. Every system call goes through `fs` (`Tokens.FileSystem`; a test
- * gives a scripted one), and so do the opens of descriptor.ts.
+ * Relative paths resolve against the root. Containment is decided on path segments (`path.relative`, or for a
+ * plain absolute path the root followed by a separator: {@link startsInside}), never on bare string prefixes. Every
+ * system call goes through `fs` (`Tokens.FileSystem`; a test gives a scripted one), and so do the opens of
+ * descriptor.ts.
  */
 export class Sandbox {
   /** The root's real path. */
@@ -37,8 +38,13 @@ export class Sandbox {
     this.given = path.resolve(root);
   }
 
-  /** True when `real` is the root or inside it. */
+  /**
+   * True when `real` is the root or inside it. An absolute POSIX path without `.`/`..` segments or doubled slashes
+   * that starts with the root and a separator is inside it, decided on the string (a sandbox checks thousands of
+   * session files per search); any other path goes through `path.relative`.
+   */
   contains(real: string, root: string = this.root): boolean {
+    if (startsInside(real, root)) return true;
     const rel = path.relative(root, real);
     return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
   }
@@ -49,7 +55,7 @@ export class Sandbox {
       throw new McpgwError('INVALID_ARGUMENT', 'The path is empty.', { hint: 'Give a path relative to the root, e.g. "logs/app.jsonl".' });
     }
     if (input.includes('\0')) throw new McpgwError('INVALID_ARGUMENT', 'The path contains a NUL byte.');
-    const lexical = path.resolve(this.root, input);
+    const lexical = isPlainAbsolute(input) ? input : path.resolve(this.root, input);
     // Lexically inside the real root or the root as configured; the realpath check below decides.
     if (!this.contains(lexical) && !this.contains(lexical, this.given)) throw this.denied(input);
     let real: string;
@@ -104,4 +110,22 @@ export class Sandbox {
       hint: 'Only files under the configured root can be opened; use a path relative to it.',
     });
   }
+}
+
+/** A `.` or `..` segment, or an empty one (`//`), in a `/`-separated path. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)/;
+
+/** True when `p` is an absolute POSIX path that `path.resolve` leaves as it is (no `.`, `..`, `//`, trailing `/`). */
+export function isPlainAbsolute(p: string): boolean {
+  return path.sep === '/' && p.charCodeAt(0) === 0x2f && (p.length === 1 || p.charCodeAt(p.length - 1) !== 0x2f) && !NOT_NORMAL.test(p);
+}
+
+/**
+ * True when the plain absolute path `real` is `root` or lies under it, by its segments (`/data-other` is not under
+ * `/data`). False means "not decided here" (the caller asks `path.relative`). `root` is absolute and normalized.
+ */
+export function startsInside(real: string, root: string): boolean {
+  if (!real.startsWith(root) || !isPlainAbsolute(real)) return false;
+  const n = root.length;
+  return real.length === n || real.charCodeAt(n) === 0x2f || root.charCodeAt(n - 1) === 0x2f;
 }

@@ -2,7 +2,7 @@ import type { RecordsToolkit } from '../contracts/records';
 import { readChunks, readChunksSync } from './chunks';
 import { Float64OffsetIndex } from './offset-index';
 import { IndexedRecordSource } from './source';
-import { indexJson } from './json-index';
+import { indexJson, restoreJsonIndex } from './json-index';
 import { compareNumerals } from '../numbers/compare';
 
 /** The toolkit handed to format plugins as `registry.records`. */
@@ -12,6 +12,7 @@ export const recordsToolkit: RecordsToolkit = {
   createIndex: () => new Float64OffsetIndex(),
   createSource: (spec) => new IndexedRecordSource(spec),
   indexJson: (file, options) => indexJson(file, options),
+  restoreJson: (restored) => restoreJsonIndex(restored),
   compareNumerals,
 };
 

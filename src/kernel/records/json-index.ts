@@ -1,5 +1,5 @@
 import { readSync } from 'node:fs';
-import type { OpenedFile, ProgressReporter } from '../contracts/format';
+import type { OpenedFile, ProgressReporter, RestoredIndex } from '../contracts/format';
 import type { JsonTextIndex, OffsetIndex } from '../contracts/records';
 import { McpgwError, osErrorName } from '../errors';
 import { Float64OffsetIndex } from './offset-index';
@@ -114,7 +114,23 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
     end: rootType === 'array' ? closeOffset : scanner.rootEnd,
     framing: { isPadding: rootType === 'array' ? elementPadding : isJsonWs },
     structure: cache,
+    ...(rootType === 'array' ? { saveState: arrayState } : {}),
   };
+}
+
+/** First double of a stored top-level array's state (change it when what an array's index means changes). */
+const ARRAY_STATE_TAG = 0x4a410001;
+const arrayState = (): Uint8Array => new Uint8Array(Float64Array.of(ARRAY_STATE_TAG).buffer);
+
+/**
+ * A top-level array's index as an earlier `indexJson` pass stored it (the persistent index): its elements' offsets,
+ * the closing bracket as its end. Null for anything else (an object or a scalar is indexed again: its members'
+ * structure is not stored), or a state `indexJson` did not write.
+ */
+export function restoreJsonIndex(restored: RestoredIndex): JsonTextIndex | null {
+  if (restored.rootType !== 'array' || restored.state.byteLength !== 8) return null;
+  if (new Float64Array(new Uint8Array(restored.state).buffer)[0] !== ARRAY_STATE_TAG) return null;
+  return { rootType: 'array', index: restored.index, end: restored.end, framing: { isPadding: elementPadding }, structure: new Map(), saveState: arrayState };
 }
 
 /** Turns a scanner fault into SYNTAX_ERROR with byte offset, line and column. */

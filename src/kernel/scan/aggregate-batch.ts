@@ -8,7 +8,7 @@ import type { CompiledQuery } from '../contracts/query';
 import type { SkippedRecord } from '../contracts/scan';
 import { McpgwError } from '../errors';
 import { parseExact, type ParseSite } from '../records/parse';
-import { atomsOfRecord, atomsOfValue, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
+import { atomsOfRecord, atomsOfValue, findTops, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
 import { addUnit, type Compiled, type TableData } from '../aggregate/table';
 import type { Atoms } from '../aggregate/table';
 import { parseRecord } from './fast-parse';
@@ -90,13 +90,20 @@ export function exactParser(maxDepth: number): (text: string) => unknown {
   return (text) => parseExact(text, site, maxDepth);
 }
 
+/** Records already checked (checked.ts): `marks[i - first] === 1` for record i; set here for records found checked. */
+export interface CheckedMarks {
+  marks: Uint8Array;
+  first: number;
+}
+
 /**
  * Aggregates records `view.first + k` for k in [fromK, toK) into `table`. `onRecord(i)` is called before each record
  * is evaluated (worker threads publish it, for the deadline's stuck-record check). `spans`: the view's spans as
- * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record). Returns how many records the byte
- * prefilter left to evaluate (all of them without one).
+ * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record). `checked`: records an earlier
+ * aggregate found well-formed (their grouped members are found without checking them again), and where this one
+ * marks those it finds so. Returns how many records the byte prefilter left to evaluate (all of them without one).
  */
-export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array): number {
+export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array, checked?: CheckedMarks | null): number {
   const b = view.bytes;
   stats.scanned += toK - fromK;
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
@@ -114,8 +121,9 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
     let s: number, e: number;
     if (spans) { s = spans[2 * k]!; e = spans[2 * k + 1]!; } else [s, e] = view.span(k);
     let value: unknown = undefined;
+    const known = checked ? checked.marks[i - checked.first] === 1 : false;
     try {
-      if (!utf8Ok && !isUtf8(b.subarray(s, e))) {
+      if (!known && !utf8Ok && !isUtf8(b.subarray(s, e))) {
         parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i)); // names the bad byte
         throw new McpgwError('SYNTAX_ERROR', `Record ${i} is not valid UTF-8.`, { location: { record_index: i } });
       }
@@ -132,7 +140,12 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
         }
         if (!pass) continue;
       }
-      const st = value === undefined ? readRecord(b, s, e, ctx.plan) : OK;
+      let st = OK;
+      if (value === undefined && !(known && findTops(b, s, e, ctx.plan))) {
+        st = readRecord(b, s, e, ctx.plan);
+        // Valid UTF-8 (checked above), well-formed, each wanted name once at most: the next aggregate need not check.
+        if (st === OK && checked && !ctx.plan.dup) checked.marks[i - checked.first] = 1;
+      }
       if (st === OK && value === undefined && !ctx.plan.negative) atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
       else {
         // Malformed or too deep by the byte check (the parser then gives the error and its place; should it accept

@@ -17,6 +17,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RecordBatch } from '../contracts/format';
 import type { SkippedRecord } from '../contracts/scan';
 import { McpgwError, isErrorCode } from '../errors';
+import type { ClockTimer } from '../contracts/clock';
 import { mergeTable, type TableData } from '../aggregate/table';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
@@ -25,6 +26,8 @@ import { oversizedOutcome } from './engine';
 import type { AggregateWorkerInit } from './aggregate-worker';
 import type { WorkerPlugin } from '../plugins/registry';
 import { WORKER_MIN_BYTES } from './workers';
+import { checkedKey, checkedMarks } from './checked';
+import { slotPlan } from '../aggregate/extract';
 
 /** Records per message when `where` uses regular expressions. */
 export const REGEX_SLICE = 64;
@@ -122,6 +125,8 @@ export class AggregateThreads implements AggregatePool {
     const { source } = opts;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
     const regex = !!where?.query.usesRegex;
+    const { clock } = job;
+    // Threads time their records on their own (real) clock relative to this epoch (a fake clock cannot be shared).
     const epoch = Date.now();
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
@@ -132,6 +137,8 @@ export class AggregateThreads implements AggregatePool {
     const posted: TableData[] = [];
     let flushed = 0;
     const hold = !regex;
+    // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
+    const marks = checkedMarks(source, checkedKey(slotPlan(job.compiled.spec.slots, job.maxDepth).tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
       where: where ? { plugin: this.options.pluginOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
@@ -145,7 +152,7 @@ export class AggregateThreads implements AggregatePool {
       const slot: Slot = { worker, port: port1, progress, busy: 0 };
       slots.push(slot);
       ready.push(new Promise((resolve) => {
-        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; final?: boolean; code?: string; message?: string }) => {
+        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {
           if (m.type === 'ready') { resolve(); return; }
           if (m.type === 'table') {
             posted.push(m.table!);
@@ -165,6 +172,7 @@ export class AggregateThreads implements AggregatePool {
           if (p.buf) p.buf.users--;
           if (m.table) p.table = m.table;
           p.stats = m.stats!;
+          if (marks && m.checked) marks.set(m.checked, p.first);
           slot.busy--;
           poke();
         });
@@ -174,16 +182,16 @@ export class AggregateThreads implements AggregatePool {
     }
     const onAbort = () => poke();
     opts.signal?.addEventListener('abort', onAbort);
-    const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
-    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - epoch) : 0;
+    const expired = () => opts.deadline !== undefined && clock.now() > opts.deadline;
+    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - clock.now()) : 0;
     const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
-    /** Resolves on a wake-up or after `ms` (and always just past the deadline). */
+    /** Resolves on a wake-up or after `ms` on the clock (and always just past the deadline). */
     const sleep = (ms?: number) => new Promise<void>((r) => {
-      let t: NodeJS.Timeout | undefined;
-      const done = () => { if (t) clearTimeout(t); r(); };
+      let t: ClockTimer | undefined;
+      const done = () => { t?.cancel(); r(); };
       wake = done;
-      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - Date.now() + 2 : undefined);
-      if (wait !== undefined) { t = setTimeout(done, Math.max(1, wait)); t.unref(); }
+      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - clock.now() + 2 : undefined);
+      if (wait !== undefined) t = clock.setTimeout(done, Math.max(1, wait), { unref: true });
     });
     const stuck: number[] = [];
     const total = to - from;
@@ -272,7 +280,8 @@ export class AggregateThreads implements AggregatePool {
           slot.busy++;
           buf.users++;
           pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
-          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans }, [spans.buffer as ArrayBuffer]);
+          const checked = marks ? marks.slice(batch.first + k0, batch.first + k1) : null;
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked }, [spans.buffer as ArrayBuffer, ...(checked ? [checked.buffer as ArrayBuffer] : [])]);
           seq++;
           dispatched = batch.first + k1;
         }
@@ -294,17 +303,17 @@ export class AggregateThreads implements AggregatePool {
         }
         if (expired() && consumedAny) {
           // Wait a little for the slice in progress, then stop before it.
-          const graceEnd = Date.now() + GRACE_MS;
-          while (!pending.get(next)!.done && Date.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - Date.now());
+          const graceEnd = clock.now() + GRACE_MS;
+          while (!pending.get(next)!.done && clock.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - clock.now());
           if (pending.get(next)!.done) continue;
           const p = pending.get(next)!;
-          if (regex && p.slot) this.noteStuck(p, epoch, stuckAfter, job, stuck);
+          if (regex && p.slot) this.noteStuck(p, epoch, budget, stuckAfter, job, stuck);
           return { stoppedAt: p.first, stuck };
         }
         if (expired() && regex) {
           // Nothing merged yet: a record a regular expression is stuck on must not stall every page.
           const p = pending.get(next)!;
-          if (p.slot && this.noteStuck(p, epoch, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
+          if (p.slot && this.noteStuck(p, epoch, budget, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
           await sleep(50);
           continue;
         }
@@ -317,14 +326,14 @@ export class AggregateThreads implements AggregatePool {
   }
 
   /** Reports the record slice `p`'s thread is on when it has run for `stuckAfter` ms; true when it did. */
-  private noteStuck(p: Pending, epoch: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
+  private noteStuck(p: Pending, epoch: number, budget: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
     const current = Atomics.load(p.slot!.progress, 0);
     if (current < p.first || current >= p.first + p.count) return false;
     const ran = Date.now() - epoch - Atomics.load(p.slot!.progress, 1);
     if (ran < stuckAfter) return false;
     stuck.push(current);
     skip(job.stats, current, new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, {
-      limit: { name: 'requestTimeoutMs', limit: Math.max(0, (job.opts.deadline ?? epoch) - epoch), value: ran }, location: { record_index: current },
+      limit: { name: 'requestTimeoutMs', limit: budget, value: ran }, location: { record_index: current },
     }));
     return true;
   }

@@ -4,9 +4,10 @@
  * expression in `where`) every slice goes into one table the thread keeps, posted when it grows past FLUSH_BYTES and
  * when the engine asks (a flush comes after the slices sent before it, so it covers them all); otherwise each slice's
  * table is posted with its `done`, for the engine to merge in file order. Protocol (on `workerData.port`):
- *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array }   (spans: of records first…, in sab)
+ *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null }
+ *       (spans: of records first…, in sab; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
- *   out { type: 'done', seq, stats, table? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
+ *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
  * `workerData.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     Atomics.store(init.progress, 0, i);
   };
   let held = newTable();
-  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array }) => {
+  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null }) => {
     try {
       if (m.type === 'flush') {
         port.postMessage({ type: 'table', table: held, final: true });
@@ -77,13 +78,17 @@ async function main(): Promise<void> {
       const view = spansView(m.first, m.count, bytes, m.spans);
       const table = init.hold ? held : newTable();
       const stats = newStats();
-      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, m.spans);
-      if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats }); return; }
+      const checked = m.checked ? { marks: m.checked, first: m.first } : null;
+      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, m.spans, checked);
+      // The slice's marks go back with its `done` (those it set included).
+      const back = m.checked ? { checked: m.checked } : {};
+      const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];
+      if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats, ...back }, moved); return; }
       if (held.bytes > FLUSH_BYTES) {
         port.postMessage({ type: 'table', table: held, final: false });
         held = newTable();
       }
-      port.postMessage({ type: 'done', seq: m.seq, stats });
+      port.postMessage({ type: 'done', seq: m.seq, stats, ...back }, moved);
     } catch (err) {
       const e = err as { code?: string; message?: string };
       port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });

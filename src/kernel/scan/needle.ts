@@ -64,41 +64,55 @@ export function indexOfLiteral(hay: Buffer, needle: Buffer, from: number): numbe
 const LOWER = new Uint8Array(256);
 for (let b = 0; b < 256; b++) LOWER[b] = b >= 0x41 && b <= 0x5a ? b + 32 : b;
 
-/** The byte of a caseless needle searched for (its rarest), computed once per needle. */
+/** Where a caseless needle is searched: its rarest byte (RANK), computed once per needle. */
 const caselessProbes = new WeakMap<Buffer, number>();
 
-/**
- * The first position ≥ `from` where `needle` (non-empty, ASCII letters in lower case) occurs in `hay` with ASCII
- * letters compared without case, or -1. The search runs on the needle's rarest byte (`RANK`; a letter is searched in
- * both cases, two `memchr` streams merged in order) and each hit is checked in place, so hits come in position order
- * and the first that checks is the leftmost occurrence.
- */
-export function indexOfCaseless(hay: Buffer, needle: Buffer, from: number): number {
+function caselessProbeOf(needle: Buffer): number {
   let at = caselessProbes.get(needle);
   if (at === undefined) {
     at = 0;
     for (let i = 1; i < needle.length; i++) if (RANK[needle[i]!]! > RANK[needle[at]!]!) at = i;
     caselessProbes.set(needle, at);
   }
+  return at;
+}
+
+/**
+ * A search of `needle` (non-empty, ASCII letters in lower case) in `hay` with ASCII letters compared without case:
+ * `find(from)` gives the first position ≥ `from` where it occurs, or -1. It runs on the needle's rarest byte: a letter
+ * in both cases, two `memchr` streams (`indexOf` of a byte) merged in position order, each hit checked in place, so
+ * the first that checks is the leftmost occurrence. Each stream's next hit is kept between calls (a case that does not
+ * occur again is not searched again), so finding every occurrence with increasing `from` costs one pass per stream;
+ * `hay` must not change meanwhile.
+ */
+export function caselessFinder(hay: Buffer, needle: Buffer): (from: number) => number {
+  const at = caselessProbeOf(needle);
   const len = needle.length, last = hay.length - len;
   const lo = needle[at]!;
   const up = lo >= 0x61 && lo <= 0x7a ? lo - 32 : -1;
-  let x = hay.indexOf(lo, from + at);
-  let y = up === -1 ? -1 : hay.indexOf(up, from + at);
-  for (;;) {
-    let h: number;
-    if (x === -1) {
-      if (y === -1) return -1;
-      h = y; y = hay.indexOf(up, y + 1);
-    } else if (y === -1 || x < y) {
-      h = x; x = hay.indexOf(lo, x + 1);
-    } else {
-      h = y; y = hay.indexOf(up, y + 1);
+  /** Each stream's first hit at or after its `since`, or -1 when none. */
+  let x = -1, y = -1, sinceX = Infinity, sinceY = Infinity;
+  return (from: number) => {
+    const start = from + at;
+    if (start < sinceX || (x !== -1 && x < start)) { x = hay.indexOf(lo, start); sinceX = start; }
+    if (up !== -1 && (start < sinceY || (y !== -1 && y < start))) { y = hay.indexOf(up, start); sinceY = start; }
+    for (;;) {
+      let h: number;
+      if (x !== -1 && (y === -1 || x < y)) {
+        h = x; x = hay.indexOf(lo, h + 1); sinceX = h + 1;
+      } else if (y !== -1) {
+        h = y; y = hay.indexOf(up, h + 1); sinceY = h + 1;
+      } else return -1;
+      const s = h - at;
+      if (s > last) return -1;
+      let j = 0;
+      while (j < len && LOWER[hay[s + j]!] === needle[j]) j++;
+      if (j === len) return s;
     }
-    const s = h - at;
-    if (s > last) return -1;
-    let k = 0;
-    while (k < len && LOWER[hay[s + k]!] === needle[k]) k++;
-    if (k === len) return s;
-  }
+  };
+}
+
+/** The first position ≥ `from` where `needle` occurs in `hay` ignoring ASCII case, or -1 (one {@link caselessFinder} call). */
+export function indexOfCaseless(hay: Buffer, needle: Buffer, from: number): number {
+  return caselessFinder(hay, needle)(from);
 }

@@ -10,7 +10,7 @@ import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
-import { indexOfCaseless, indexOfLiteral } from './needle';
+import { caselessFinder, indexOfLiteral } from './needle';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -85,14 +85,14 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   let any = false;
   for (let n = 0; n < needles.length; n++) {
     const needle = needles[n]!;
-    const find = n < folded ? indexOfCaseless : indexOfLiteral;
-    let pos = find(b.bytes, needle, lo);
+    const find = n < folded ? caselessFinder(b.bytes, needle) : (from: number) => indexOfLiteral(b.bytes, needle, from);
+    let pos = find(lo);
     while (pos !== -1 && pos < hi) {
       const k = b.recordAt(pos);
       if (k < fromK || k >= toK) break;
       const [s, e] = b.span(k);
       if (pos >= s && pos + needle.length <= e) { marks[k - fromK] = 1; any = true; }
-      pos = find(b.bytes, needle, Math.max(pos + 1, e));
+      pos = find(Math.max(pos + 1, e));
     }
   }
   const out: number[] = [];

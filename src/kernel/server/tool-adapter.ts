@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
-import { wellFormed } from '../unicode';
+import { fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 
@@ -43,14 +43,20 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: `See the input schema of ${tool.name} in tools/list.`,
       });
     }
-    // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries).
-    const result = wellFormed((await tool.handler(parsed.data, ctx)) as Record<string, unknown>);
+    let result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
     if (notices.length) {
+      // a copy: the handler's object may be one it keeps (a cached answer)
       const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
-      result.warnings = [...own, ...argumentWarnings(tool.name, notices, result)];
+      result = { ...result, warnings: [...own, ...argumentWarnings(tool.name, notices, result)] };
     }
     if (ctx.signal.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-    const text = JSON.stringify(result);
+    let text = JSON.stringify(result);
+    // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries): a
+    // lone surrogate shows in the JSON text as an escape, and only then is the value walked and fixed.
+    if (hasLoneSurrogateEscape(text)) {
+      result = fixSurrogates(result);
+      text = JSON.stringify(result);
+    }
     const bytes = Buffer.byteLength(text);
     if (bytes > ctx.limits.maxResultBytes) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `The result of ${tool.name} is ${bytes} bytes, over maxResultBytes ${ctx.limits.maxResultBytes}.`, {

@@ -185,19 +185,14 @@ export class TextMatcher {
       return;
     }
     // Records holding a raw hit, found over the whole batch at once.
-    const latin1 = this.asciiFold ? bytes.toString('latin1') : null;
+    const folded = this.asciiFold ? foldedSearch(bytes, this.asciiFold, this.hitBytes) : null;
     let nextHitRecord = -2; // k of the next record with a raw hit, -1 when there are no more
     let pos = 0;
     const findNext = (fromK: number) => {
       if (fromK >= batch.count) { nextHitRecord = -1; return; }
       pos = Math.max(pos, batch.span(fromK)[0]);
       for (;;) {
-        let hit: number;
-        if (latin1) {
-          this.asciiFold!.lastIndex = pos;
-          const m = this.asciiFold!.exec(latin1);
-          hit = m ? m.index : -1;
-        } else hit = bytes.indexOf(this.needle, pos);
+        const hit = folded ? folded(pos) : bytes.indexOf(this.needle, pos);
         if (hit === -1) { nextHitRecord = -1; return; }
         const k = batch.recordAt(hit);
         if (k === -1) { pos = hit + 1; continue; }
@@ -241,6 +236,35 @@ const isRawJson = (v: unknown): boolean => (JSON as unknown as { isRawJSON(x: un
  */
 export function parseKeepingLexemes(text: string): unknown {
   return JSON.parse(text, (_k, v: unknown, ctx?: { source?: string }) => (typeof v === 'number' && ctx?.source !== undefined && String(v) !== ctx.source ? (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(ctx.source) : v));
+}
+
+/** Bytes of a batch turned into one latin1 string at a time by {@link foldedSearch}. */
+const FOLD_WINDOW = 64 * 1024;
+
+/**
+ * The first offset at or after `from` in `bytes` where `fold` (a global expression matching exactly `length`
+ * one-byte characters: an ASCII needle folded by ASCII rules) matches the bytes read as latin1, or -1. The bytes are
+ * read as strings of FOLD_WINDOW bytes (overlapping by `length - 1`, so a hit across two windows is found), not the
+ * whole batch at once: a 4 MiB string per batch went to V8's large-object space and a 1 GiB scan held ~100 MiB of
+ * them at its peak; a window is young garbage. Offsets asked for must not decrease (the current window is reused).
+ */
+function foldedSearch(bytes: Buffer, fold: RegExp, length: number): (from: number) => number {
+  let start = -1, end = -1, text = '';
+  return (from) => {
+    for (let at = from; at < bytes.length; ) {
+      if (at < start || at >= start + FOLD_WINDOW || start < 0) {
+        start = at;
+        end = Math.min(bytes.length, at + FOLD_WINDOW + length - 1);
+        text = bytes.toString('latin1', start, end);
+      }
+      fold.lastIndex = at - start;
+      const m = fold.exec(text);
+      if (m) return start + m.index;
+      if (end === bytes.length) return -1;
+      at = start + FOLD_WINDOW;
+    }
+    return -1;
+  };
 }
 
 /**
