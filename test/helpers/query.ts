@@ -6,6 +6,7 @@ import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
+import type { Clock } from '../../src/kernel/contracts/clock';
 
 /** Runs a plugin's register() and returns the query languages it registered. */
 export async function languagesOf(plugin: Plugin): Promise<QueryLanguage[]> {
@@ -21,9 +22,9 @@ export async function pointer(): Promise<QueryLanguage> {
 }
 
 /** A single-threaded engine with the default limits (overridable). */
-export function engine(limits: Partial<Limits> = {}): QueryScanEngine {
+export function engine(limits: Partial<Limits> = {}, clock?: Clock): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
-  return new QueryScanEngine({ limits: () => l });
+  return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}) });
 }
 
 /** An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from dist/. */
@@ -37,11 +38,11 @@ export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minByt
 }
 
 /** An engine whose aggregates run on worker threads (always, with minBytes 0), importing the built plugins from dist/. */
-export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0): QueryScanEngine {
+export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0, clock?: Clock): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
   const entries: Record<string, string> = {
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, aggregates: new AggregateThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
+  return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}), aggregates: new AggregateThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
 }

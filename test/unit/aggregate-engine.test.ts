@@ -5,6 +5,7 @@
  * repeated and escaped member names, malformed records, an empty file; on this thread and on worker threads; and
  * pages stopped at a deadline add up to the unpaged answer.
  */
+import { FakeClock } from '../../src/kernel/api/fake-clock';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -264,6 +265,23 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
     const lit = await run(eng, spec({ source, where: { query: jp.compile('$[?@.status == "Failed"]'), as: 'filter' } }));
     expect(lit.groups).toEqual([{ key: [], missing: [], unbucketable: [], count: expected.get('Failed'), metrics: [] }]);
   });
+
+  test('the deadline is read on the engine\'s clock (a fake one, months behind real time): before it the answer is whole, past it the page stops', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const timed = _name === 'this thread' ? engine({}, clock) : aggregateEngine({}, 2, 0, clock);
+    const lines: string[] = [];
+    for (let i = 0; i < 40000; i++) lines.push(recordText(i)); // ~12 MB: three batches
+    const big = (await open(`clock-${_name.replace(/ /g, '')}.jsonl`, lines.join('\n'))).source;
+    const opts = spec({ source: big, dimensions: [{ kind: 'value', path: ['status'] }] });
+    // A minute left on the engine's clock, though that moment is long past in real time: one complete page.
+    const inTime = await timed.aggregate({ ...opts, deadline: clock.now() + 60_000 });
+    expect(inTime.complete).toBe(true);
+    expect(inTime.recordsScanned).toBe(40000);
+    clock.advance(60_001);
+    const late = await timed.aggregate({ ...opts, deadline: clock.now() - 1 });
+    expect(late.complete).toBe(false);
+    expect(late.recordsScanned).toBeLessThan(40000);
+  }, 60_000);
 
   test('pages stopped at the deadline add up to the unpaged answer', async () => {
     // Without where: ~12 MB, three batches (a page stops at a batch boundary); a where with match(): 700 records

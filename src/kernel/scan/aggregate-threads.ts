@@ -17,6 +17,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RecordBatch } from '../contracts/format';
 import type { SkippedRecord } from '../contracts/scan';
 import { McpgwError, isErrorCode } from '../errors';
+import type { ClockTimer } from '../contracts/clock';
 import { mergeTable, type TableData } from '../aggregate/table';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
@@ -124,6 +125,8 @@ export class AggregateThreads implements AggregatePool {
     const { source } = opts;
     const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
     const regex = !!where?.query.usesRegex;
+    const { clock } = job;
+    // Threads time their records on their own (real) clock relative to this epoch (a fake clock cannot be shared).
     const epoch = Date.now();
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
@@ -179,16 +182,16 @@ export class AggregateThreads implements AggregatePool {
     }
     const onAbort = () => poke();
     opts.signal?.addEventListener('abort', onAbort);
-    const expired = () => opts.deadline !== undefined && Date.now() > opts.deadline;
-    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - epoch) : 0;
+    const expired = () => opts.deadline !== undefined && clock.now() > opts.deadline;
+    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - clock.now()) : 0;
     const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
-    /** Resolves on a wake-up or after `ms` (and always just past the deadline). */
+    /** Resolves on a wake-up or after `ms` on the clock (and always just past the deadline). */
     const sleep = (ms?: number) => new Promise<void>((r) => {
-      let t: NodeJS.Timeout | undefined;
-      const done = () => { if (t) clearTimeout(t); r(); };
+      let t: ClockTimer | undefined;
+      const done = () => { t?.cancel(); r(); };
       wake = done;
-      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - Date.now() + 2 : undefined);
-      if (wait !== undefined) { t = setTimeout(done, Math.max(1, wait)); t.unref(); }
+      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - clock.now() + 2 : undefined);
+      if (wait !== undefined) t = clock.setTimeout(done, Math.max(1, wait), { unref: true });
     });
     const stuck: number[] = [];
     const total = to - from;
@@ -300,17 +303,17 @@ export class AggregateThreads implements AggregatePool {
         }
         if (expired() && consumedAny) {
           // Wait a little for the slice in progress, then stop before it.
-          const graceEnd = Date.now() + GRACE_MS;
-          while (!pending.get(next)!.done && Date.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - Date.now());
+          const graceEnd = clock.now() + GRACE_MS;
+          while (!pending.get(next)!.done && clock.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - clock.now());
           if (pending.get(next)!.done) continue;
           const p = pending.get(next)!;
-          if (regex && p.slot) this.noteStuck(p, epoch, stuckAfter, job, stuck);
+          if (regex && p.slot) this.noteStuck(p, epoch, budget, stuckAfter, job, stuck);
           return { stoppedAt: p.first, stuck };
         }
         if (expired() && regex) {
           // Nothing merged yet: a record a regular expression is stuck on must not stall every page.
           const p = pending.get(next)!;
-          if (p.slot && this.noteStuck(p, epoch, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
+          if (p.slot && this.noteStuck(p, epoch, budget, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
           await sleep(50);
           continue;
         }
@@ -323,14 +326,14 @@ export class AggregateThreads implements AggregatePool {
   }
 
   /** Reports the record slice `p`'s thread is on when it has run for `stuckAfter` ms; true when it did. */
-  private noteStuck(p: Pending, epoch: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
+  private noteStuck(p: Pending, epoch: number, budget: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
     const current = Atomics.load(p.slot!.progress, 0);
     if (current < p.first || current >= p.first + p.count) return false;
     const ran = Date.now() - epoch - Atomics.load(p.slot!.progress, 1);
     if (ran < stuckAfter) return false;
     stuck.push(current);
     skip(job.stats, current, new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, {
-      limit: { name: 'requestTimeoutMs', limit: Math.max(0, (job.opts.deadline ?? epoch) - epoch), value: ran }, location: { record_index: current },
+      limit: { name: 'requestTimeoutMs', limit: budget, value: ran }, location: { record_index: current },
     }));
     return true;
   }

@@ -19,6 +19,8 @@ import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, 
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
 import { checkedKey, checkedMarks } from './checked';
+import type { Clock } from '../contracts/clock';
+import { systemClock } from '../clock';
 
 /** Estimated bytes a group table may hold (the groups, their keys and metric states). */
 export const AGGREGATE_TABLE_BYTES = 48 * 1024 * 1024;
@@ -63,6 +65,8 @@ export interface AggregateJob {
   maxDepth: number;
   /** Called after each merge: throws when the table is over its bound. */
   checkMemory: () => void;
+  /** The clock `opts.deadline` is on; the pool waits on it too. */
+  clock: Clock;
 }
 
 export interface AggregateEnv {
@@ -72,6 +76,8 @@ export interface AggregateEnv {
   pool?: AggregatePool;
   /** The engine's query scan without taking another slot (for `each`). */
   scan: (opts: ScanQueryOptions) => Promise<ScanResult>;
+  /** The clock `opts.deadline` is on (the engine's; default the system clock). */
+  clock?: Clock;
 }
 
 function signatureOf(opts: AggregateOptions): string {
@@ -144,7 +150,7 @@ export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): P
         // Progress goes on from the records done here, against the same total.
         const onProgress = opts.onProgress;
         const moved = start === from ? opts : { ...opts, ...(onProgress ? { onProgress: (done: number) => onProgress(start - from + done, to - from) } : {}) };
-        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory });
+        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock });
         for (const s of r.stuck) state.stuck.add(s);
         if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
         else state.record = to;
@@ -189,7 +195,7 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
     const next = batch.first + batch.count;
     opts.onProgress?.(next - from, total);
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-    if (opts.deadline !== undefined && Date.now() > opts.deadline && next < to) return { stoppedAt: next, handOver: null };
+    if (opts.deadline !== undefined && (env.clock ?? systemClock).now() > opts.deadline && next < to) return { stoppedAt: next, handOver: null };
     if (pool && wide && next < to) return { stoppedAt: null, handOver: next };
   }
   return { stoppedAt: null, handOver: null };

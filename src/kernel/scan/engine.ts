@@ -84,7 +84,7 @@ export class QueryScanEngine implements ScanEngine {
     const release = await this.slots.acquire(opts.deadline, opts.signal);
     try {
       return await runAggregate(opts, {
-        limits: this.options.limits(), scan: (o) => this.scan(o),
+        limits: this.options.limits(), scan: (o) => this.scan(o), clock: this.clock,
         ...(this.options.aggregates ? { pool: this.options.aggregates } : {}),
         ...(this.options.aggregateBounds ? { bounds: this.options.aggregateBounds } : {}),
       });
