@@ -10,7 +10,7 @@
 // client compiles every tool's outputSchema before its first tools/call, once per session: that is not the open's
 // cost); then the open call is timed. The persistent index cache is off (a config file of its own), so every open indexes. One warm-up run, then --runs; medians, and per-run ratios median [min–max].
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,9 +61,10 @@ for (let run = 0; run <= RUNS; run++) {
   await client.close();
   if (r.isError) throw new Error(`${TOOL}: ${r.content[0]?.text}`);
   const t1 = performance.now();
-  const out = execFileSync('/usr/bin/time', ['-f', '%U %S', 'wc', '-l', FILE], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const wc = spawnSync('/usr/bin/time', ['-f', '%U %S', 'wc', '-l', FILE], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const wcWall = performance.now() - t1;
-  const [u, s] = out.trim().split('\n').pop().split(' ').map(Number);
+  if (wc.status !== 0) throw new Error(`wc -l: ${wc.stderr}`);
+  const [u, s] = wc.stderr.trim().split('\n').pop().split(' ').map(Number);
   if (run === 0) continue;
   rows.wall.push(wall); rows.cpu.push(cpu); rows.wcWall.push(wcWall); rows.wcCpu.push((u + s) * 1000);
 }

@@ -53,9 +53,9 @@ const SCENARIOS = [
   ['aggregate-status', '14. aggregate group_by status (count), vs DuckDB GROUP BY and jq -s group_by'],
   ['aggregate-bucket', '15. aggregate where level == "error", bucket ts 1h, vs DuckDB time_bucket'],
   ['count-only', '16. search max_results 0 and json_read count: count-only vs the same with results'],
-  ['predicate-case', '18. the explorer predicate $.status = "failed": case-insensitive (the default) vs match_case: true'],
   ['reopen', '17. open_file of an already-indexed file in a new server (persistent index) vs the first open and the open with the cache off'],
   ['context', '18. bytes, not time: tools/list and the exploration workflow per step (bench/context.mjs; run alone)'],
+  ['predicate-case', '19. the explorer predicate $.status = "failed": case-insensitive (the default) vs match_case: true'],
 ];
 const NAMES = SCENARIOS.map((s) => s[0]);
 
