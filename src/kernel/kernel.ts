@@ -124,7 +124,8 @@ export class Kernel {
   offered(config: ToolSelection): OfferedTool[] {
     return this.selectTools(config).map((tool) => {
       const bundle = this.registry.tools.get(tool.name)!;
-      return { tool, bundle: bundle.item, plugin: bundle.plugin };
+      const lenient = this.registry.bundles.get(bundle.item)?.item.lenientArguments === true;
+      return { tool, bundle: bundle.item, plugin: bundle.plugin, ...(lenient ? { lenient } : {}) };
     });
   }
 

@@ -78,7 +78,6 @@ describe.each<Era>(['legacy', 'modern'])('explorer tools over stdio, %s era', (e
       [{ name: 'open_file', arguments: { path: '../package.json' } }, 'ACCESS_DENIED'],
       [{ name: 'open_file', arguments: { path: 'nope.jsonl' } }, 'NOT_FOUND'],
       [{ name: 'open_file', arguments: { path: '.' } }, 'INVALID_ARGUMENT'],
-      [{ name: 'open_file', arguments: { path: 'people.ndjson', extra: 1 } }, 'INVALID_ARGUMENT'],
       [{ name: 'open_file', arguments: { path: 'people.ndjson', format: 'csv' } }, 'INVALID_ARGUMENT'],
       [{ name: 'get_record', arguments: { handle: 'file_1', index: 'x' } }, 'INVALID_ARGUMENT'],
     ] as const;

@@ -122,3 +122,27 @@ describe('TextMatcher: byte prefilter, then decoded names and values', () => {
     expect(out).toEqual(expected);
   });
 });
+
+describe('TextMatcher raw-text hits', () => {
+  test('several raw occurrences inside one token: one hit for the token, none when a decoded hit has it', () => {
+    const m = new TextMatcher('xxx', false);
+    const text = JSON.stringify({ a: 'p00000'.padEnd(100, 'x'), b: 'yXXXy' });
+    expect(m.rawSpans(text)).toHaveLength(32);
+    expect(m.rawHits(text, [])).toEqual([
+      expect.objectContaining({ token: expect.objectContaining({ pointer: '/a', kind: 'string' }), raw: { start: text.indexOf('xxx'), end: text.indexOf('xxx') + 3 } }),
+      expect.objectContaining({ token: expect.objectContaining({ pointer: '/b', kind: 'string' }), raw: { start: text.indexOf('XXX'), end: text.indexOf('XXX') + 3 } }),
+    ]);
+    expect(m.rawHits(text, m.matchAll(text))).toEqual([]);
+  });
+
+  test('a hit spanning structure belongs to the first name or value it touches; max bounds the hits', () => {
+    const m = new TextMatcher('"status":"failed"', true);
+    const text = '{"id":1,"status":"failed","next":{"status":"failed"}}';
+    expect(m.matchAll(text)).toEqual([]);
+    expect(m.rawHits(text, []).map((h) => [h.token.pointer, h.token.kind, h.raw])).toEqual([
+      ['/status', 'key', { start: 8, end: 25 }],
+      ['/next/status', 'key', { start: 34, end: 51 }],
+    ]);
+    expect(m.rawHits(text, [], undefined, 1)).toHaveLength(1);
+  });
+});

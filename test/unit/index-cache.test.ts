@@ -212,6 +212,18 @@ describe('identity changes', () => {
     expect(readEntry(entryOf(file())).offsets.length).toBe(2002);
   });
 
+  test('a file that grew while open: its extended index is stored when it is closed', async () => {
+    const opened = await service(c).open(name);
+    fs.appendFileSync(file(), '{"late":1}\n{"late":2}\n');
+    service(c).verify(opened.source, opened.realPath); // the tools' identity check: the index grows with the file
+    expect(opened.source.count).toBe(2002);
+    opened.close();
+    expect(readEntry(entryOf(file())).offsets.length).toBe(2002);
+    opens = [];
+    expect(await openAnswers(c, name)).toEqual(await fresh(name));
+    expect(opens[0]).toBe('restored');
+  });
+
   test('append to a last line without its newline: the record goes on', async () => {
     fs.writeFileSync(file(), jsonLines(1500) + '{"open":"li');
     await openAnswers(c, name);

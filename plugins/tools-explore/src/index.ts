@@ -10,18 +10,23 @@ import { openFile } from './tools/open-file';
 import { getOutline } from './tools/outline';
 import { extractKeys, getSchema, sampleRecords } from './tools/sampling';
 
-/** Bundle `explore`: the Thoth explorer tool set plus list_files and get_outline, record by record (docs/architecture.md "Two addressing modes"). */
+/**
+ * Bundle `explore`: the Thoth explorer tool set plus list_files and get_outline, record by record (docs/architecture.md
+ * "Two addressing modes"). A drop-in for Thoth's clients, it takes arguments leniently (null = default; unknown keys and
+ * out-of-enum values ignored with a warning), where the reader set keeps closed argument objects.
+ */
 export const exploreBundle: ToolBundle = {
   name: 'explore',
   description:
-    'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, aggregate (count, group, sum, bucket), get_file_info, get_record_count; close_file when done. Record indexes are zero-based.',
+    'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, aggregate (count, group, sum, bucket), get_file_info, get_record_count; close_file when done. Record indexes are zero-based. Optional arguments may be null (= default); unknown ones are ignored with a warning.',
   tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, aggregate, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline],
+  lenientArguments: true,
 };
 
 const plugin: Plugin = {
   name: '@mcpgw/tools-explore',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^2.1.0',
   // search's JSONPath mode, get_value_at_path, the predicates and aggregate compile JSONPath.
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {

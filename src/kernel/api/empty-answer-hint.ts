@@ -1,4 +1,4 @@
-import type { CompiledQuery, RecordSource, ToolContext } from '../contracts';
+import type { Addressing, CompiledQuery, RecordSource, ToolContext } from '../contracts';
 
 /**
  * For an empty answer: names the member names the query uses that no record examined has, with the nearest names
@@ -6,15 +6,57 @@ import type { CompiledQuery, RecordSource, ToolContext } from '../contracts';
  * answer is empty for another reason). The kernel examines a sample from the start of the
  * file (at most 1,000 records and 8 MiB): when it did not reach the end, the hint says how many records it looked at
  * and that the others may have the name; so it does when a record too large to read whole was looked into through a
- * sample of it (`partial`).
+ * sample of it (`partial`). When every name occurs, the query may have been written for the other addressing mode
+ * (`addressing`: the one it ran with; see otherAddressingHint): the hint then says where it matches that way.
  */
-export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery): Promise<string | undefined> {
+export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery, addressing: Addressing = 'record'): Promise<string | undefined> {
   const names = query.memberNames;
-  if (!names?.length) return undefined;
-  const found = await ctx.scan.missingMembers(source, names, ctx.signal);
-  if (found.missing.length === 0) return undefined;
-  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
-  return clip(hintText(parts, found.examined, source.count, found.partial === true), 1000);
+  if (names?.length) {
+    const found = await ctx.scan.missingMembers(source, names, ctx.signal);
+    if (found.missing.length > 0) {
+      const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
+      return clip(hintText(parts, found.examined, source.count, found.partial === true), 1000);
+    }
+  }
+  return otherAddressingHint(ctx, source, query, addressing);
+}
+
+/** How long the look in the other addressing mode may take, ms. */
+const OTHER_MODE_MS = 1000;
+
+/**
+ * The other reason a query written for one addressing mode finds nothing in the other (docs/architecture.md "Two
+ * addressing modes"): with each record as `$`, a first segment `$[?…]`, `$[0]` or `$[1:]` steps into a record's
+ * children — the query was written for the file as an array of records; with the file as `$`, a first segment
+ * `$.name` names a member of that array, which has none — it was written for one record. Only for such a first
+ * segment, the same query runs once more in the other mode until its first node, for at most OTHER_MODE_MS (and within
+ * the call's deadline; a look that finds nothing in that time, or fails, gives no hint). Undefined when it finds
+ * nothing there either.
+ */
+async function otherAddressingHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery, used: Addressing): Promise<string | undefined> {
+  const first = query.segments?.[0];
+  if (!first || first.descendant || source.count === 0) return undefined;
+  const kinds = first.selectors.map((s) => s.kind);
+  const suspicious = used === 'record' ? kinds.some((k) => k === 'filter' || k === 'index' || k === 'slice') : kinds.includes('name');
+  if (!suspicious) return undefined;
+  let node: { record: number; path: string } | undefined;
+  try {
+    // At most OTHER_MODE_MS more: an answer that is truly empty pays a bounded look, not a second full scan.
+    const deadline = Math.min(ctx.deadline, ctx.clock.now() + OTHER_MODE_MS);
+    const r = await ctx.scan.run({ source, query, addressing: used === 'record' ? 'file' : 'record', unit: 'nodes', limit: 1, signal: ctx.signal, deadline });
+    node = r.nodes[0];
+  } catch {
+    return undefined;
+  }
+  if (!node) return undefined;
+  if (used === 'record') {
+    return clip('Each record is $ here, so a first segment $[…] looks at the children of a record, and none matched. With $ as the whole '
+      + `file (an array of the records) the query does match, first at ${node.path}. To select records by their own members, test the `
+      + 'record\'s member itself (e.g. $.status == "failed" rather than $[?@.status == "failed"]).', 1000);
+  }
+  return clip('$ is the whole file here (an array of the records), so a member name right after $ names nothing. With each record as $ '
+    + `the query matches, first in record ${node.record} at ${node.path}: write $[*].name for a member of every record, or `
+    + '$[?@.name == …] to select records.', 1000);
 }
 
 /**

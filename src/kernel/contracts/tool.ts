@@ -20,7 +20,8 @@ export interface ToolAnnotations {
 
 /**
  * One MCP tool. Input and output schemas are zod objects; the server validates arguments with
- * `inputSchema` (closed: unknown keys are INVALID_ARGUMENT) and advertises both in tools/list.
+ * `inputSchema` (closed: unknown keys are INVALID_ARGUMENT, unless the bundle takes `lenientArguments`) and advertises
+ * both in tools/list.
  * The handler returns the structuredContent object; the server adds the compact JSON text block.
  */
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -50,6 +51,17 @@ export interface ToolBundle {
    * root folder. Default true.
    */
   readonly needsRoot?: boolean;
+  /**
+   * true: the bundle's tools take arguments leniently, as a drop-in for clients and prompts written for servers whose
+   * schemas allow null and ignore unknown keys (the explorer set). An optional parameter sent as `null` takes its
+   * default; a key that is not a parameter is ignored; an optional enum parameter with a value outside its enum takes
+   * its default (the tool's fallback). What was ignored is named in the result's `warnings` (`{code:
+   * "INVALID_ARGUMENT", message}`, after the tool's own; a tool whose output schema has no `warnings` gets one in its
+   * advertised schema). Anything else invalid is still INVALID_ARGUMENT. The advertised input schemas are unchanged
+   * (a `null` type on every parameter would cost bytes in every tools/list): say it once in the bundle's description,
+   * which joins the server instructions. Default false: closed argument objects, strict values. Since plugin API 2.1.
+   */
+  readonly lenientArguments?: boolean;
 }
 
 /** How a format was chosen at open (`detection` in open results). */

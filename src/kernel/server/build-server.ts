@@ -9,6 +9,7 @@ import type { RegexService } from '../contracts/regex';
 import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
+import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
 import { jsonLayout } from '../records/json-layout';
 
@@ -17,6 +18,8 @@ export interface OfferedTool {
   tool: ToolDefinition;
   bundle: string;
   plugin: string;
+  /** The bundle's `lenientArguments` (contracts/tool.ts): null is the default, unknown keys are ignored with a warning. */
+  lenient?: boolean;
 }
 
 export interface ServerSpec {
@@ -61,23 +64,24 @@ export function createServerFactory(spec: ServerSpec): () => McpServer {
  */
 export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSession: boolean) => McpServer {
   // JSON Schemas are computed once, not per connection.
-  const prepared = spec.tools.map(({ tool, bundle, plugin }) => ({
+  const prepared = spec.tools.map(({ tool, bundle, plugin, lenient }) => ({
     tool,
     bundle,
     plugin,
+    lenient: lenient === true,
     log: tagLogger(spec.log, { plugin, bundle }),
     input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
-    output: advertiseOnly(outputJsonSchema(tool.outputSchema)),
+    output: advertiseOnly(outputJsonSchema(lenient ? lenientOutput(tool.outputSchema) : tool.outputSchema)),
   }));
   return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });
-    for (const { tool, bundle, plugin, log, input, output } of prepared) {
+    for (const { tool, bundle, plugin, lenient, log, input, output } of prepared) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
           const ctx = makeContext(spec, session.scope(bundle), plugin, log, sdkCtx);
-          return runTool(tool, args, ctx, plugin) as any;
+          return runTool(tool, args, ctx, plugin, { lenient }) as any;
         },
       );
     }

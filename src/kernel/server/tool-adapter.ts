@@ -3,6 +3,7 @@ import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../unicode';
+import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 
 /** A CallToolResult as the SDK expects it. */
@@ -27,10 +28,15 @@ export function errorResult(payload: ErrorPayload): ToolResult {
  * bound their own results; this is the last guard). `plugin`: the package that registered the tool — an
  * INTERNAL_ERROR's message names it (where to report the fault), and every error result's log line carries the plugin
  * that raised the error when it was not the kernel.
+ * `options.lenient` (a bundle's `lenientArguments`): the arguments go through lenient-args.ts first — null is the
+ * default, unknown keys and out-of-enum values of optional parameters are dropped — and what was dropped is named in
+ * the result's `warnings` (appended to the tool's own).
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean } = {}): Promise<ToolResult> {
   try {
     const strict = (tool.inputSchema as z.ZodObject).strict();
+    let notices: ArgumentNotice[] = [];
+    if (options.lenient) ({ args: rawArgs, notices } = lenientArguments(tool.inputSchema as z.ZodObject, rawArgs));
     const parsed = strict.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       throw new McpgwError('INVALID_ARGUMENT', `Invalid arguments for ${tool.name}:\n${describeIssues(parsed.error.issues)}`, {
@@ -38,6 +44,11 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
       });
     }
     let result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    if (notices.length) {
+      // a copy: the handler's object may be one it keeps (a cached answer)
+      const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
+      result = { ...result, warnings: [...own, ...argumentWarnings(tool.name, notices, result)] };
+    }
     if (ctx.signal.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     let text = JSON.stringify(result);
     // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries): a

@@ -17,7 +17,7 @@ const input = z.object({
     epoch: z.enum(['s', 'ms']).optional(),
   }).optional(),
   each: z.string().min(1).optional(),
-  top: z.number().int().min(1).default(20),
+  top: z.number().int().min(0).default(20),
   order: z.string().default('count_desc'),
   cursor: z.string().optional(),
 });
@@ -241,7 +241,7 @@ function page(ctx: ToolContext, args: Args, signature: string, rows: Row[], offs
     bytes += size;
   }
   const out: Output = { groups, ...base };
-  if (more && i < rows.length) {
+  if (more && i < rows.length && top > 0) {
     let held: Row[] | null = rows;
     let size = 0;
     for (const r of rows) { size += JSON.stringify(r).length; if (size > CURSOR_ROWS_BYTES) { held = null; break; } }

@@ -1,6 +1,6 @@
 import type { LazyNode, RecordBatch, RecordSource } from 'mcpgw/plugin-api';
 import { appendToken } from '../text/pointer';
-import { tokenPreview } from '../text/preview';
+import { preview, tokenPreview } from '../text/preview';
 import { parseKeepingLexemes, type TextHit } from './text-matcher';
 
 /**
@@ -17,6 +17,11 @@ const WINDOW = 256;
 /** What a text matcher offers (TextMatcher and RegexMatcher). */
 export interface NodeMatcher {
   matchAll(text: string, parsed?: unknown): TextHit[];
+  /** Plain text search only: the raw-text hits no decoded hit covers (TextMatcher.rawHits). */
+  rawHits?(text: string, decodedHits: readonly TextHit[], parsed?: unknown): TextHit[];
+  /** Plain text search only: every raw occurrence (TextMatcher.rawSpans), and the most bytes one spans. */
+  rawSpans?(text: string): { start: number; end: number }[];
+  readonly maxHitBytes?: number;
   candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
 }
 
@@ -48,11 +53,14 @@ export function* recordHits(source: RecordSource, i: number, matcher: NodeMatche
 function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher, expired: () => boolean, piece: number): Generator<NodeEvent> {
   const count = node.childCount ?? 0;
   const isObject = node.type === 'object';
+  let prevEnd = -1; // where the previous member's value ends (its text's end), -1 while unknown
   for (let from = resume ? resume[0]! : 0; from < count; from += WINDOW) {
     const kids = node.children!(from, Math.min(count, from + WINDOW));
     for (let j = 0; j < kids.length; j++) {
       const m = from + j;
       const kid = kids[j]!;
+      const start = prevEnd >= 0 ? prevEnd : m === 0 ? node.byteOffset + 1 : endOf(node.children!(m - 1, m)[0]!.node);
+      prevEnd = endOf(kid.node);
       const sub = resume && m === resume[0] ? resume.slice(1) : null;
       resume = null;
       if (expired()) { yield { kind: 'stop', at: [...trail, m] }; return; }
@@ -60,8 +68,8 @@ function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[
       if (isObject) {
         if (node.member && node.member(kid.key!)?.index !== m) continue; // a repeated name: the last one counts
         if (!sub || sub.length === 0 || sub[0] === -1) {
-          const hit = keyHit(kid.key!, here, matcher);
-          if (hit) yield { kind: 'hit', at: [...trail, m, -1], ...hit };
+          const hit = keyHit(kid.key!, here, matcher) ?? memberRawHit(node, start, kid.node, matcher);
+          if (hit) yield { kind: 'hit', at: [...trail, m, -1], match_path: here, preview: hit.preview };
         }
       }
       const inner = sub && sub.length && sub[0] !== -1 ? sub : null;
@@ -83,6 +91,23 @@ function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[
       } else yield* walk(kid.node, here, [...trail, m], inner, matcher, expired, piece);
     }
   }
+}
+
+const endOf = (node: LazyNode) => node.byteOffset + node.byteLength;
+
+/**
+ * A raw-text hit that starts in a member's name (or the comma and spaces before it) of a container walked in parts:
+ * `"status":"failed"` spans the name and the value, which the walk reads apart. Reads the bytes from the previous
+ * member's end (`start`, file offset) to as far into the value as a hit can reach.
+ */
+function memberRawHit(container: LazyNode, start: number, value: LazyNode, matcher: NodeMatcher): { preview: string } | null {
+  if (!matcher.rawSpans || !matcher.maxHitBytes || !container.bytes) return null;
+  const end = Math.min(endOf(value), value.byteOffset + matcher.maxHitBytes);
+  const bytes = container.bytes(start - container.byteOffset, end - container.byteOffset);
+  const nameEnd = bytes.subarray(0, value.byteOffset - start).toString('utf8').length;
+  const text = bytes.toString('utf8');
+  const span = matcher.rawSpans(text).find((h) => h.start < nameEnd);
+  return span ? { preview: preview(text, span.start, span.end) } : null;
 }
 
 /** The byte prefilter on one value's bytes: false when they cannot hold a match (see TextMatcher.candidates). */
@@ -108,12 +133,17 @@ function oneRecord(bytes: Buffer): RecordBatch {
 /** The hits inside one JSON text (a record, or a value inside one at `pointer`), from hit index `resume[0]` on. */
 function* pieceHits(text: string, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher): Generator<NodeEvent> {
   let hits = matcher.matchAll(text);
-  if (hits.length === 0) return;
+  const raw = matcher.rawHits?.(text, hits) ?? [];
+  if (hits.length === 0 && raw.length === 0) return;
   // what the value holds once parsed (a repeated member name: the last value wins)
-  hits = matcher.matchAll(text, parseKeepingLexemes(text));
+  const parsed = parseKeepingLexemes(text);
+  hits = matcher.matchAll(text, parsed);
+  // raw-text hits (a query spanning structure) merged in document order: one list, the same for every page's walk
+  if (raw.length) hits = [...hits, ...matcher.rawHits!(text, hits, parsed)].sort((a, b) => a.token.start - b.token.start);
   for (let j = resume && resume.length ? resume[0]! : 0; j < hits.length; j++) {
     const h = hits[j]!;
-    yield { kind: 'hit', at: [...trail, j], match_path: pointer + h.token.pointer, preview: tokenPreview(text, h.token, h.decoded, h.start, h.end) };
+    const shown = h.raw ? preview(text, h.raw.start, h.raw.end) : tokenPreview(text, h.token, h.decoded, h.start, h.end);
+    yield { kind: 'hit', at: [...trail, j], match_path: pointer + h.token.pointer, preview: shown };
   }
 }
 

@@ -71,7 +71,7 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
       if (nodes.length) return { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path };
     }
     return { record_index: node.record, preview: nodePreview('', value), match_path: '' };
-  });
+  }, 'file');
   // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
   const filter = predicate.filter.length > 2048 ? `${predicate.filter.slice(0, /[\uD800-\uDBFF]/.test(predicate.filter[2047]!) ? 2047 : 2048)}… (${predicate.filter.length} characters)` : predicate.filter;
   return withFilter(page, filter);

@@ -1,4 +1,4 @@
-import type { CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { Addressing, CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
 import { cursorTable, type QueryCursor } from './cursors';
 import { emptyAnswerHint } from 'mcpgw/plugin-api';
@@ -7,7 +7,7 @@ import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } f
 /**
  * The page of a query search (jsonpath-engine.ts, predicate-engine.ts) from the scan engine's result: the matches
  * that fit the byte budget (`matchOf` turns a node into a match), the count, the warnings, the hint for an empty
- * answer and the cursor for the next page. total_matches: the engine counted from the resume position to the end (or
+ * answer (the query ran with `addressing`) and the cursor for the next page. total_matches: the engine counted from the resume position to the end (or
  * the deadline); the matches before it were paged.
  */
 export async function queryPage(
@@ -17,6 +17,7 @@ export async function queryPage(
   result: ScanResult,
   counts: 'nodes' | 'records',
   matchOf: (node: ScanNode) => Match,
+  addressing: Addressing = 'record',
 ): Promise<Page> {
   const source = file.opened.source;
   const before = resume?.counted ?? 0;
@@ -47,8 +48,9 @@ export async function queryPage(
   const warnings: Warning[] = queryWarnings(query);
   warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
   if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
-  // Nothing at all: say which member names of the query no record has, and the nearest ones seen.
-  const hint = total === 0 && complete && matches.length === 0 && !resume ? await emptyAnswerHint(ctx, source, query) : undefined;
+  // Nothing at all: say which member names of the query no record has (and the nearest ones seen), or that it matches
+  // in the other addressing mode.
+  const hint = total === 0 && complete && matches.length === 0 && !resume ? await emptyAnswerHint(ctx, source, query, addressing) : undefined;
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({

@@ -22,7 +22,7 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
   title: 'Search records',
   description:
     'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. The query picks the mode: ' +
-    'text (a substring of values and keys, case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags). ' +
+    'text (a substring of values, keys or the raw JSON text, case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags). ' +
     'max_results: 0 only counts; fields adds projected records; next_cursor as cursor gives more. complete: false: time ran out',
   inputSchema: searchInput,
   outputSchema: searchOutput,

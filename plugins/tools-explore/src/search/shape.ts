@@ -33,7 +33,7 @@ export const searchOutput = z.object({
   complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
   next_cursor: z.string().optional(),
   filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
-  hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has, with the nearest names seen'),
+  hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has (with the nearest names seen), or that the query matches with $ as the whole file'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });

@@ -1,6 +1,6 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
-import { tokenPreview } from '../text/preview';
+import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
@@ -90,7 +90,8 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     return null;
   };
   const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly);
+    // once the page is full (or for a count) a match is only counted: no preview
+    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null);
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
@@ -138,19 +139,28 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
   try {
     text = batch.text(k); // strict UTF-8
     hit = matcher.match(text);
-    if (!hit) return null;
     // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds
     // once parsed (a repeated member name: the last value wins).
-    const value = parseKeepingLexemes(text);
-    if (!holds(value, hit.token, hit.decoded)) hit = matcher.match(text, value);
-    if (!hit) return null;
+    let parsed: unknown;
+    if (hit) {
+      parsed = parseKeepingLexemes(text);
+      if (!holds(parsed, hit.token, hit.decoded)) hit = matcher.match(text, parsed);
+    }
+    // Else the raw text as in the file (plain text search, not regex): a query spanning structure, `"status":"failed"`,
+    // found in what the record holds as well (not inside a member that a repeated name replaces).
+    if (!hit) {
+      if (!(matcher instanceof TextMatcher) || !matcher.rawMatch(text)) return null;
+      hit = matcher.rawHits(text, [], parsed ?? parseKeepingLexemes(text), 1)[0] ?? null;
+      if (!hit) return null;
+    }
   } catch (err) {
     if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
     return null;
   }
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
-  return { record_index: batch.first + k, preview: tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end), match_path: hit.token.pointer };
+  const shown = hit.raw ? preview(text, hit.raw.start, hit.raw.end) : tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
+  return { record_index: batch.first + k, preview: shown, match_path: hit.token.pointer };
 }
 
 /**

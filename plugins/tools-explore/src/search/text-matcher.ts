@@ -9,13 +9,20 @@ export interface TextHit {
   /** The hit inside `decoded`, in UTF-16 units. */
   start: number;
   end: number;
+  /**
+   * A hit in the raw text only (it spans structure, `"status":"failed"`, or an escape as written, `\u00e9`): its span
+   * in the record's text, in UTF-16 units; `token` is the first member name or value it touches.
+   */
+  raw?: { start: number; end: number };
 }
 
 /**
  * Text search, record by record, over DECODED member names and values: a string's value after its
  * escapes are decoded (a file storing `\u00e9` matches "é"), member names the same way, numbers and
- * `true` / `false` / `null` by their lexeme. Structure (quotes, colons, commas) never matches.
- * Case-insensitive unless `matchCase`, by Unicode simple case folding (the `iu` flags: É matches é).
+ * `true` / `false` / `null` by their lexeme — OR over the RAW text of the record, as in the file
+ * ({@link TextMatcher.rawMatch}), so that a query spanning structure (`"status":"failed"`) finds what
+ * a byte search finds. Case-insensitive unless `matchCase`, by Unicode simple case folding (the `iu`
+ * flags: É matches é), in both.
  *
  * Work is done on bytes first: a record is decoded and walked only when its raw bytes can hold a match —
  * they contain the needle (memchr `Buffer.indexOf` when case-sensitive, an ASCII-folding expression over
@@ -32,6 +39,8 @@ export class TextMatcher {
   private readonly decodedRe: RegExp | null;
   /** Needle characters that a short escape (`\n`, `\"`, …) produces. */
   private readonly shortEscapes: boolean;
+  /** Every occurrence in a raw text (rawHits), made on first use. */
+  private rawAll: RegExp | null = null;
 
   constructor(readonly query: string, readonly matchCase: boolean) {
     this.needle = Buffer.from(query, 'utf8');
@@ -73,6 +82,63 @@ export class TextMatcher {
     let hit: TextHit | null = null;
     this.each(text, parsed, (h) => { hit = h; return true; });
     return hit;
+  }
+
+  /**
+   * The first occurrence of the query in a record's raw text (its JSON text as in the file: quotes, colons, escapes as
+   * written), `[start, end)` in UTF-16 units, or null. The same folding as the decoded match. A raw-text match is a
+   * byte match: the prefilter ({@link candidates}) already found the bytes, this places them.
+   */
+  rawMatch(text: string): { start: number; end: number } | null {
+    if (this.decodedRe) {
+      const m = this.decodedRe.exec(text);
+      return m ? { start: m.index, end: m.index + m[0].length } : null;
+    }
+    const i = text.indexOf(this.query);
+    return i === -1 ? null : { start: i, end: i + this.query.length };
+  }
+
+  /**
+   * Hits in the raw text that no decoded hit covers, one per member name or value (the first it touches), in document
+   * order: what a byte search finds that {@link matchAll} does not (a query spanning structure, or escapes as
+   * written). With `parsed`, only tokens the parsed value holds (see {@link match}). At most `max` hits.
+   */
+  rawHits(text: string, decodedHits: readonly TextHit[], parsed?: unknown, max = Infinity): TextHit[] {
+    const spans = this.rawSpans(text);
+    if (spans.length === 0) return [];
+    const taken = new Set(decodedHits.map((h) => h.token.start));
+    const hits: TextHit[] = [];
+    let k = 0;
+    forEachToken(text, (token) => {
+      // the raw spans whose first touched token is this one: they start before its end
+      let first: { start: number; end: number } | null = null;
+      for (; k < spans.length && spans[k]!.start < token.end; k++) first ??= spans[k]!;
+      if (!first || taken.has(token.start)) return k >= spans.length;
+      // a span within one token that the decoded match did not find (an escape as written, `\u00e9`) counts as well
+      const lexeme = text.slice(token.start, token.end);
+      const quoted = token.kind === 'key' || token.kind === 'string';
+      const decoded = quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme;
+      if (parsed === undefined || holds(parsed, token, decoded)) hits.push({ token, decoded, start: 0, end: 0, raw: first });
+      return k >= spans.length || hits.length >= max;
+    });
+    return hits;
+  }
+
+  /** Every occurrence of the query in a raw text, without overlaps, in order: `[start, end)` in UTF-16 units. */
+  rawSpans(text: string): { start: number; end: number }[] {
+    const spans: { start: number; end: number }[] = [];
+    const all = this.rawAll ??= new RegExp(this.decodedRe ? this.decodedRe.source : escapeRegExp(this.query), this.decodedRe ? 'giu' : 'g');
+    all.lastIndex = 0;
+    for (let m = all.exec(text); m; m = all.exec(text)) {
+      spans.push({ start: m.index, end: m.index + m[0].length });
+      if (m[0].length === 0) all.lastIndex++;
+    }
+    return spans;
+  }
+
+  /** The most bytes a raw hit can span: the query's UTF-8 bytes, or 3× that when case folds (`K` is 3 bytes as `K`). */
+  get maxHitBytes(): number {
+    return this.needle.length * (this.matchCase ? 1 : 3);
   }
 
   /** Every matching token of a JSON text, in document order (one hit per token: its first occurrence). */

@@ -52,7 +52,8 @@ class RecordText {
   constructor(readonly text: string, readonly end: number, readonly total: number) {}
 }
 
-const sampleSize = (def: number) => z.number().int().min(1).default(def);
+/** sample_size: records to read; 0 (or absent, or null) is the default, as in Thoth. */
+const sampleSize = (def: number) => z.number().int().min(0).default(def).transform((n) => n || def);
 
 // ---------------------------------------------------------------- extract_keys
 
@@ -152,7 +153,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
 
 const sampleInput = z.object({
   handle: handleArg,
-  count: z.number().int().min(1).default(5),
+  count: z.number().int().min(0).default(5),
   strategy: z.enum(['first', 'last', 'even']).default('first'),
   fields: fieldsArg,
   record_format: recordFormatArg,

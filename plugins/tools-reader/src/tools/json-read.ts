@@ -40,7 +40,7 @@ const output = z.object({
   count: z.number().int().optional().describe('With count: true, the nodes the query selects in the whole file (a lower bound while complete is false: next_cursor continues the count)'),
   stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
   warnings: z.array(warningSchema).optional(),
-  hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has, with the nearest names seen'),
+  hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has (with the nearest names seen), or that the query matches with each record as $'),
 });
 type Output = z.input<typeof output>;
 
@@ -239,7 +239,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     });
   }
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
-  let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled) : undefined;
+  let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled, 'file') : undefined;
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
