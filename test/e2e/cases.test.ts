@@ -99,6 +99,17 @@ test('C09: a truncated line mid-file and a 1.25 MB line', async () => {
   const aaa = await call(c.client, 'search', { handle, query: 'AAAA' });
   expect(aaa.data.matches[0].match_path).toBe('/message/content/0/content');
   expect(aaa.data.matches[0].preview.length).toBeLessThan(200);
+
+  // "find uuid u-0004" as a predicate: case-insensitive (the default) and exact, = and ==; != leaves out exactly it
+  for (const [query, extra] of [['$.uuid = "u-0004"', {}], ['$.uuid == "U-0004"', {}], ['$.uuid == "u-0004"', { match_case: true }]] as const) {
+    const p = await call(c.client, 'search', { handle, query, ...extra });
+    expect({ query, found: p.data.matches.map((m: { record_index: number }) => m.record_index), warnings: p.data.warnings }).toEqual({ query, found: [5], warnings: undefined });
+  }
+  const others = await call(c.client, 'search', { handle, query: '$.uuid != "u-0004"', max_results: 0 });
+  // u-0001, u-0002, u-0003 and the summary, which has no uuid (Nothing != "u-0004" holds, RFC 9535 §2.3.5.2.2)
+  expect(others.data.total_matches).toBe(4);
+  const agg = await call(c.client, 'aggregate', { handle, where: '$.uuid == "u-0004"' });
+  expect(agg.data.groups.map((g: { count: number }) => g.count)).toEqual([1]);
 });
 
 test('C22: reading in parts always advances, even when length is smaller than the next character', async () => {

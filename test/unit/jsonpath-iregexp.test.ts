@@ -77,3 +77,35 @@ describe('nonIRegexpConstructs', () => {
     expect(nonIRegexpConstructs(pattern).map((c) => [c.construct, c.spelling])).toEqual(expected);
   });
 });
+
+describe('valid I-Regexps json-p3 2.3.1 made match nothing (RFC 9485 §5: NormalChar %x00-27, SingleCharEsc "\\-"; §5.3 mapping)', () => {
+  const W = ['a-b', "a'b", 'x', '10', 'x10', 'ab', 'a\nb', 'a😀b', 'a.b'];
+  it.each([
+    [`match(@, "a-b")`, ['a-b']],
+    [`match(@, "a\\\\-b")`, ['a-b']], // \- is a SingleCharEsc: a literal "-"
+    [`match(@, "[Aa]\\\\-[Bb]")`, ['a-b']], // the explorer's case-insensitive predicate spells "-" so
+    [`match(@, "[a\\\\-]-b")`, ['a-b']], // \- inside a class too
+    [`match(@, "a'b")`, ["a'b"]], // ' is a NormalChar
+    [`match(@, 'a\\'b')`, ["a'b"]], // the same pattern, in a single-quoted JSONPath string
+    [`search(@, "'")`, ["a'b"]],
+    [`match(@, "10$")`, ['10']], // match() stays anchored at both ends with an explicit $ (json-p3: "x10" too)
+    [`search(@, "10")`, ['10', 'x10']],
+    [`search(@, "10$")`, ['10', 'x10']],
+    [`match(@, "^ab")`, ['ab']],
+    [`match(@, "a.b")`, ['a-b', "a'b", 'a😀b', 'a.b']], // . is any character but CR and LF, a surrogate pair as one
+    [`match(@, "a\\\\.b")`, ['a.b']],
+  ])('%s', (expr, expected) => {
+    const r = run(`$[?${expr}]`, W);
+    expect(r.warnings).toEqual([]);
+    expect(r.values).toEqual(expected);
+  });
+
+  it('!= of such a literal (the explorer\'s `$.w != "a-b"`) excludes exactly it', () => {
+    expect(run('$[?!match(@, "[Aa]\\\\-[Bb]")]', W).values).toEqual(W.filter((w) => w !== 'a-b'));
+  });
+
+  it('patterns that are not I-Regexp still match nothing, with the warning where a construct is known', () => {
+    expect(run(`$[?match(@, "a\\\\'b")]`, W)).toEqual({ warnings: [expect.objectContaining({ code: 'NOT_I_REGEXP' })], values: [] });
+    expect(run(`$[?match(@, "a\\\\qb")]`, W).values).toEqual([]);
+  });
+});

@@ -2,6 +2,7 @@ import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPath
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
+import { forJsonP3Check, IRegexpFunction } from './iregexp-functions';
 import { caselessLiteral, isFixedSequence } from './fixed-pattern';
 import { comparable, ExactNumber, exactComparisons, exactOf, hasRaw, type CompareNumerals, type ExactComparisons } from './exact';
 
@@ -123,17 +124,24 @@ function prepareExpr(e: any, walk: Walk): void {
   }
 }
 
-/** json-p3's own match() with errors on: its I-Regexp check is the judge of which patterns RFC 9535 accepts. */
+/**
+ * json-p3's own match() with errors on: its I-Regexp check is the judge of which patterns RFC 9535 accepts, given the
+ * pattern as that check must see it (iregexp-functions.ts, forJsonP3Check: json-p3 2.3.1 refuses `'` and `\-`).
+ */
 const strictMatch = new (env.functionRegister.get('match')!.constructor as new (o: object) => { call(s: string, p: string): boolean })({ throwErrors: true, cacheSize: 0 });
 
 function isIRegexp(pattern: string): boolean {
   try {
-    strictMatch.call('', pattern);
+    strictMatch.call('', forJsonP3Check(pattern));
     return true;
   } catch {
     return false;
   }
 }
+
+// match() and search() with the I-Regexp mapping of iregexp-functions.ts (json-p3's own refuses valid patterns).
+env.functionRegister.set('match', new IRegexpFunction(true, isIRegexp));
+env.functionRegister.set('search', new IRegexpFunction(false, isIRegexp));
 
 /** NOT_I_REGEXP warnings for the pattern literals that RFC 9535 makes match nothing. */
 function patternWarnings(patterns: Walk['patterns']): QueryWarning[] {
