@@ -25,8 +25,8 @@ export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, qu
 const OTHER_MODE_MS = 1000;
 
 /**
- * The other reason a query written for one addressing mode finds nothing in the other (docs/architecture.md "Two
- * addressing modes"): with each record as `$`, a first segment `$[?…]`, `$[0]` or `$[1:]` steps into a record's
+ * The other reason a query written for one addressing mode finds nothing in the other (see docs/architecture.md
+ * "Two addressing modes"): with each record as `$`, a first segment `$[?…]`, `$[0]` or `$[1:]` steps into a record's
  * children — the query was written for the file as an array of records; with the file as `$`, a first segment
  * `$.name` names a member of that array, which has none — it was written for one record. Only for such a first
  * segment, the same query runs once more in the other mode until its first node, for at most OTHER_MODE_MS (and within
