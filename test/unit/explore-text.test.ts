@@ -97,6 +97,20 @@ describe('TextMatcher: byte prefilter, then decoded names and values', () => {
     expect(candidates('bob', false)).toEqual([2, 5]);
     expect(candidates('bob', true)).toEqual([5]);
   });
+  test('records with \\u escapes among many without: exactly those are candidates (the batch\'s backslashes searched once, in order)', () => {
+    const mixed: string[] = [];
+    const expected: number[] = [];
+    for (let k = 0; k < 300; k++) {
+      if (k % 37 === 5) { mixed.push(`{"a":"\\u0062ob ${k}"}`); expected.push(k); } // may decode into the needle
+      else if (k % 41 === 7) mixed.push(`{"a":"line\\nbreak ${k}"}`); // a short escape cannot spell "zzz"
+      else mixed.push(`{"a":"plain ${k}"}`);
+    }
+    for (const matchCase of [true, false]) {
+      const out: number[] = [];
+      new TextMatcher('zzz', matchCase).candidates(batchOf(mixed), (k) => void out.push(k));
+      expect(out).toEqual(expected);
+    }
+  });
   test('a non-ASCII needle is prefiltered on its longest ASCII run', () => {
     expect(candidates('ÉCOLE', false)).toEqual([3, 5]);
     expect(candidates('ünï', false)).toEqual([3, 5]); // no ASCII run of 3: each record is decoded and searched (5: a \u escape)
