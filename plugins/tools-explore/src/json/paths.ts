@@ -4,7 +4,8 @@
  * - dot form (Thoth): `user.address.city`, `items[2].name`, `['a.b']` / `["a.b"]` for names with dots or
  *   brackets, `items[-1]` for the last element;
  * - JSON Pointer (RFC 6901): `/user/address/city`, `~1` and `~0` escapes; `""` is the root;
- * - JSONPath (RFC 9535) singular queries: `$.user['address'].city`, `$.items[2]`; `$` is the root.
+ * - JSONPath (RFC 9535) singular queries: `$.user['address'].city`, `$.items[2]`; `$` is the root, and so is `@`
+ *   (`@.user.name`), the current node as filters write it (a member named "@" is `['@']` or `/@`).
  * A `$` path that is not singular (wildcards, filters, descendants) is not handled here: `parsePath`
  * returns `{ jsonpath }` and the caller evaluates it with the jsonpath query language.
  */
@@ -19,7 +20,9 @@ export class PathError extends Error {
 
 export function parsePath(path: string): { tokens: Tokens } | { jsonpath: string } {
   if (path.startsWith('/')) return { tokens: parsePointer(path) }; // "/" is the member named "" (RFC 6901 §5)
-  const p = path.trim();
+  let p = path.trim();
+  // `@` (the current node, as JSONPath filters write it) is the unit itself, as `$` is: `@`, `@.user.name`, `@[0]`.
+  if (p === '@' || p.startsWith('@.') || p.startsWith('@[')) p = '$' + p.slice(1);
   if (p === '' || p === '$') return { tokens: [] };
   if (p.startsWith('$')) {
     try {

@@ -18,10 +18,29 @@ export async function textSearch(ctx: ToolContext, request: SearchRequest<TextCu
   const matcher = regex ?? textMatcher(ctx, request.args.query, request.args.match_case);
   const release = await ctx.scan.slot(ctx.deadline, ctx.signal);
   try {
-    return counts === 'nodes' ? await nodeTextSearch(ctx, request, matcher) : await recordTextSearch(ctx, request, matcher);
+    const page = counts === 'nodes' ? await nodeTextSearch(ctx, request, matcher) : await recordTextSearch(ctx, request, matcher);
+    const hint = !regex && page.total_matches === 0 && page.complete && !request.resume ? structureHint(request.args.query) : undefined;
+    return hint ? { ...page, hint } : page;
   } finally {
     release();
   }
+}
+
+/** A member written as JSON (`"status": "failed"`): its name and its value as written. */
+const MEMBER = /"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)/;
+
+/**
+ * For a text query that finds nothing and spells JSON structure (`"status": "failed"`): it matched neither inside one
+ * name or value nor the raw text of any record as written in the file, whose spacing and escapes may differ; the hint
+ * names the predicate that tests that member whatever its spelling. Undefined for other queries.
+ */
+function structureHint(query: string): string | undefined {
+  const m = MEMBER.exec(query);
+  if (!m) return undefined;
+  let name: string;
+  try { name = JSON.parse(`"${m[1]}"`) as string; } catch { return undefined; }
+  const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `$.${name}` : `$[${JSON.stringify(name)}]`;
+  return `Nothing matched: text search finds a query inside one member name or value, or in a record's raw text exactly as the file writes it (its spacing and escapes may differ from ${JSON.stringify(m[0])}). To test the member whatever its spelling, search the predicate ${path} == ${m[2]}.`;
 }
 
 function textMatcher(ctx: ToolContext, query: string, matchCase: boolean): TextMatcher {
