@@ -1,11 +1,10 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { ToolContext } from '../kernel/contracts/tool';
 import { McpgwError } from '../kernel/errors';
 import { Tokens } from '../kernel/contracts/tokens';
 import { runTool } from '../kernel/server/tool-adapter';
 import { Session } from '../kernel/session/session';
 import { progressBar } from './progress';
+import { fileArgument } from './file-argument';
 import { prepare, type CommonOptions } from './setup';
 import { jsonLayout } from '../kernel/records/json-layout';
 
@@ -24,8 +23,8 @@ export interface AggregateOptions extends CommonOptions {
 }
 
 /**
- * `mcpgw aggregate FILE`: the explorer's `aggregate` tool run in this process on one file (the file's folder is the
- * sandbox root), without a request deadline, every page of groups up to `--top` gathered; prints a table (or, with
+ * `mcpgw aggregate FILE`: the explorer's `aggregate` tool run in this process on one file (FILE as in `mcpgw query`:
+ * under `--root DIR` when given, else in its own folder, which is then the sandbox root), without a request deadline, every page of groups up to `--top` gathered; prints a table (or, with
  * `--json`, the tool's answer with every group) on stdout, a progress bar on stderr when it is a terminal.
  * @throws McpgwError (exit 1; 2 for bad arguments), ConfigError (exit 2)
  */
@@ -35,15 +34,10 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
   const tools = new Map([...kernel.registry.bundles.values()].flatMap(({ item }) => item.tools.map((t) => [t.name, t] as const)));
   const open = tools.get('open_file'), aggregate = tools.get('aggregate');
   if (!open || !aggregate) throw new McpgwError('INVALID_ARGUMENT', 'mcpgw aggregate needs the explorer tools (bundle "explore"), which the loaded plugins do not offer.');
-  let real: string;
-  try {
-    real = fs.realpathSync(path.resolve(file));
-  } catch {
-    throw new McpgwError('NOT_FOUND', `No such file: ${file}`);
-  }
+  const { root, input } = fileArgument(file, opts.root !== undefined, config.root);
   // No request deadline at a terminal (Ctrl-C cancels); 2e9 ms keeps every timer within its 32-bit range.
   const limits = { ...config.limits, requestTimeoutMs: 2_000_000_000 };
-  const scope = kernel.scope({ root: path.dirname(real), limits, cache: config.cache });
+  const scope = kernel.scope({ root, limits, cache: config.cache });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -61,7 +55,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
     progress: (done, total, message) => bar?.update(done, total, message?.split(' ')[0] ?? ''),
     log: kernel.options.log,
     error: (code, message, details) => new McpgwError(code, message, details),
-    root: path.dirname(real),
+    root,
     scan: scope.resolve(Tokens.ScanEngine),
     regex: scope.resolve(Tokens.Regex),
     json: jsonLayout,
@@ -75,7 +69,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
     return r.structuredContent as Record<string, any>;
   };
   try {
-    const opened = await call(open, { path: path.basename(real), ...(opts.format ? { format: opts.format } : {}) });
+    const opened = await call(open, { path: input, ...(opts.format ? { format: opts.format } : {}) });
     const bucket = opts.bucket ? parseBucketFlag(opts.bucket) : undefined;
     const args: Record<string, unknown> = {
       handle: opened.handle,

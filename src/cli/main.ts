@@ -67,7 +67,7 @@ export function buildProgram(): Command {
     .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)')
     .option('-e, --each <jsonpath>', 'aggregate the nodes this selects in each record, e.g. $.items[*]')
     .option('-o, --order <order>', 'count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc')
-    .option('-t, --top <n>', 'print at most n groups (default 20)', (v: string) => {
+    .option('-t, --top <n>', 'print at most n groups', (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
       return n;

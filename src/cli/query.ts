@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { LazyNode } from '../kernel/contracts/format';
 import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
@@ -7,6 +5,7 @@ import { Tokens } from '../kernel/contracts/tokens';
 import { NODE_TEXT } from '../kernel/scan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
+import { fileArgument } from './file-argument';
 import { isJsonWhitespace as isWs } from '../kernel/api/whitespace';
 
 export interface QueryOptions extends CommonOptions {
@@ -38,22 +37,7 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   if (!language) {
     throw new McpgwError('INVALID_ARGUMENT', `Unknown query language "${languageName}". Loaded: ${[...kernel.registry.queryLanguages.keys()].join(', ') || '(none)'}.`);
   }
-  let sandboxRoot: string;
-  let input: string;
-  if (opts.root !== undefined && config.root !== null) {
-    sandboxRoot = config.root;
-    input = file;
-  } else {
-    const absolute = path.resolve(file);
-    let real: string;
-    try {
-      real = fs.realpathSync(absolute);
-    } catch {
-      throw new McpgwError('NOT_FOUND', `No such file: ${file}`);
-    }
-    sandboxRoot = path.dirname(real);
-    input = path.basename(real);
-  }
+  const { root: sandboxRoot, input } = fileArgument(file, opts.root !== undefined, config.root);
   const limits = config.limits;
   const scope = kernel.scope({ root: sandboxRoot, limits, cache: config.cache });
   const files = scope.resolve(Tokens.Files);

@@ -86,6 +86,18 @@ test('several --group-by and --top gathers pages past one page of the tool', () 
   expect(a.groups_total).toBe(1200);
 });
 
+test('--root: FILE is a path under the root, as for mcpgw query (relative to it; outside it is ACCESS_DENIED, exit 2)', () => {
+  const root = path.join(dir, 'root');
+  fs.mkdirSync(path.join(root, 'logs'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'logs', 'a.jsonl'), '{"k":"x"}\n{"k":"y"}\n{"k":"x"}\n');
+  const inRoot = run('logs/a.jsonl', '--root', root, '--group-by', 'k', '--json');
+  expect(inRoot.code).toBe(0);
+  expect(JSON.parse(inRoot.out).groups).toEqual([{ key: 'x', count: 2 }, { key: 'y', count: 1 }]);
+  const outside = run('../events.jsonl', '--root', root);
+  expect(outside.code).toBe(2);
+  expect(outside.err).toContain('outside the root');
+});
+
 test('usage errors exit 2 with the message on stderr', () => {
   for (const args of [['events.jsonl', '--metric', 'median(x)'], ['events.jsonl', '--bucket', 'ts'], ['nope.jsonl'], ['events.jsonl', '--top', '0']]) {
     const r = run(...args);
