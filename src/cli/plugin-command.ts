@@ -41,6 +41,17 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
     return w.every((x, i) => words[i] === x);
   });
   if (!name) {
+    // The first words of plugin commands (`mcpgw sessions`): the commands they begin, with --help a usage (exit 0).
+    const group = known.filter((n) => words.every((x, i) => n.split(' ')[i] === x) && n.split(' ').length > words.length);
+    if (group.length) {
+      const lines = group.map((n) => `  ${n.padEnd(24)} ${kernel.registry.commands.get(n)!.item.description}\n`).join('');
+      if (opts.help) {
+        process.stdout.write(`Usage: mcpgw ${words.join(' ')} <command> [options]\n\nCommands:\n${lines}\nRun mcpgw ${group[0]} --help for a command's options.\n`);
+        return 0;
+      }
+      process.stderr.write(`mcpgw: "${words.join(' ')}" needs a command:\n${lines}`);
+      return 2;
+    }
     process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${known.length ? ` Plugin commands: ${known.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
     return 2;
   }

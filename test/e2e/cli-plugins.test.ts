@@ -357,6 +357,15 @@ describe('CLI usage', () => {
     expect(r.stderr).toContain('frobnicate');
   });
 
+  test('the first word of a plugin command (mcpgw sessions): --help lists its commands (exit 0); alone it says it needs one (exit 2)', () => {
+    writeConfig({ root: './data' });
+    const line = '  sessions index           build or update the session-history search index (semantic_search) in the cache folder\n';
+    const help = mcpgw(['sessions', '--help']);
+    expect(help).toMatchObject({ status: 0, stdout: `Usage: mcpgw sessions <command> [options]\n\nCommands:\n${line}\nRun mcpgw sessions index --help for a command's options.\n` });
+    const bare = mcpgw(['sessions']);
+    expect(bare).toMatchObject({ status: 2, stdout: '', stderr: `mcpgw: "sessions" needs a command:\n${line}` });
+  });
+
   test('an invalid --log-level choice exits 2', () => {
     writeConfig({ root: './data' });
     const r = mcpgw(['check', '--log-level', 'loud']);
