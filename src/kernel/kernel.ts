@@ -198,7 +198,7 @@ export class Kernel {
     const salt = [`mcpgw@${this.options.version}`, ...[...this.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${this.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
     const key = `${config.dir}\0${config.maxBytes}`;
     let cache = this.caches.get(key);
-    if (!cache) this.caches.set(key, (cache = new IndexCache({ dir: config.dir, maxBytes: config.maxBytes, salt, log: this.options.log })));
+    if (!cache) this.caches.set(key, (cache = new IndexCache({ dir: config.dir, maxBytes: config.maxBytes, salt, log: this.options.log, now: () => this.clock.now() })));
     return cache;
   }
 

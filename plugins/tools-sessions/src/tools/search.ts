@@ -135,7 +135,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       sessions: for (let i = first; i < all.length; i++) {
         const s = all[i]!;
         const from = i === first ? firstPos : 0;
-        if (Date.now() > ctx.deadline) {
+        if (ctx.clock.now() > ctx.deadline) {
           complete = false;
           next = { k: key, s: s.path, m: s.mtimeMs, p: from };
           break;
@@ -161,7 +161,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         try {
           let n = 0;
           for await (const item of files.candidates(re, from, ctx.signal)) {
-            if ((++n & 255) === 0 && Date.now() > ctx.deadline) {
+            if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) {
               complete = false;
               next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
               break;
@@ -203,7 +203,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
 
       // Entry indexes come from the sessions' summaries (built once, kept): what the deadline leaves is skipped.
       for (const [row, { loc, positions }] of located) {
-        if (Date.now() > ctx.deadline) break;
+        if (ctx.clock.now() > ctx.deadline) break;
         try {
           const summary = await service.summary(ctx, loc);
           if (!summary.complete) continue;
