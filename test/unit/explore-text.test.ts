@@ -93,22 +93,26 @@ describe('TextMatcher: byte prefilter, then decoded names and values', () => {
     expect(found('}\n{', true)).toEqual([]);
     expect(found('"n":"B', false)).toEqual([]);
   });
-  test('the byte prefilter skips records that cannot match (only \\u escapes force a look)', () => {
-    expect(candidates('bob', false)).toEqual([2, 5]);
-    expect(candidates('bob', true)).toEqual([5]);
+  test('the byte prefilter skips records that cannot match (an escape forces a look only when it can spell part of the needle)', () => {
+    expect(candidates('bob', false)).toEqual([2]); // record 5's \u00c9 and \" spell no b or o
+    expect(candidates('bob', true)).toEqual([]);
+    expect(candidates('école', true)).toEqual([]); // \u00c9 is É, not é: case-sensitive, code units decide
+    expect(candidates('Éc', true)).toEqual([5]); // \u00c9 can spell its É (record 3 has ÉC, not Éc)
+    expect(candidates('"q"', true)).toEqual([5]); // a short escape spells "
   });
-  test('records with \\u escapes among many without: exactly those are candidates (the batch\'s backslashes searched once, in order)', () => {
+  test('records with escapes among many without: exactly those whose escapes can spell the needle (the batch\'s backslashes searched once, in order)', () => {
     const mixed: string[] = [];
     const expected: number[] = [];
     for (let k = 0; k < 300; k++) {
-      if (k % 37 === 5) { mixed.push(`{"a":"\\u0062ob ${k}"}`); expected.push(k); } // may decode into the needle
-      else if (k % 41 === 7) mixed.push(`{"a":"line\\nbreak ${k}"}`); // a short escape cannot spell "zzz"
+      if (k % 37 === 5) { mixed.push(`{"a":"\\u0062ob ${k}"}`); expected.push(k); } // \u0062 is b: it may spell "bob"
+      else if (k % 41 === 7) mixed.push(`{"a":"line\\nbreak \\u00e9 ${k}"}`); // neither \n nor é spells "bob"
+      else if (k % 43 === 9) { mixed.push(`{"a":"\\u0042OB ${k}"}`); if (k >= 0) expected.push(k); } // B: only case-insensitively
       else mixed.push(`{"a":"plain ${k}"}`);
     }
-    for (const matchCase of [true, false]) {
+    for (const matchCase of [false, true]) {
       const out: number[] = [];
-      new TextMatcher('zzz', matchCase).candidates(batchOf(mixed), (k) => void out.push(k));
-      expect(out).toEqual(expected);
+      new TextMatcher('bob', matchCase).candidates(batchOf(mixed), (k) => void out.push(k));
+      expect(out).toEqual(matchCase ? expected.filter((k) => k % 43 !== 9 || k % 37 === 5) : expected);
     }
   });
   test('a non-ASCII needle is prefiltered on its longest ASCII run', () => {

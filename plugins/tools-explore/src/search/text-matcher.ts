@@ -39,6 +39,12 @@ export class TextMatcher {
   private readonly decodedRe: RegExp | null;
   /** Needle characters that a short escape (`\n`, `\"`, …) produces. */
   private readonly shortEscapes: boolean;
+  /**
+   * The UTF-16 code units a `\uXXXX` escape must decode to for it to spell part of a match (the needle's, in both
+   * ASCII cases when case-insensitive); null when any `\u` escape may (a case-insensitive needle with non-ASCII
+   * characters, `k` or `s`, whose fold partners lie outside ASCII).
+   */
+  private readonly escapeUnits: Set<number> | null;
   /** Every occurrence in a raw text (rawHits), made on first use. */
   private rawAll: RegExp | null = null;
 
@@ -66,6 +72,16 @@ export class TextMatcher {
         } else {
           this.unicodeFold = new RegExp(escapeRegExp(query), 'iu');
         }
+      }
+    }
+    // eslint-disable-next-line no-control-regex
+    if (!matchCase && (!/^[\x00-\x7f]*$/.test(query) || /[ks]/i.test(query))) this.escapeUnits = null;
+    else {
+      this.escapeUnits = new Set();
+      for (let i = 0; i < query.length; i++) {
+        const ch = query[i]!;
+        this.escapeUnits.add(ch.charCodeAt(0));
+        if (!matchCase) { this.escapeUnits.add(ch.toLowerCase().charCodeAt(0)); this.escapeUnits.add(ch.toUpperCase().charCodeAt(0)); }
       }
     }
     // The engine compiles an expression on its first use: compile them now, so that one it refuses (too large)
@@ -220,8 +236,10 @@ export class TextMatcher {
 
   /**
    * For the records of one batch, asked in increasing order: `(s, e) => true` when the record `[s, e)` holds escapes
-   * that could decode into part of the needle. The batch's backslashes are searched once, front to back (a search per
-   * record that ran to the batch's end made a batch without backslashes cost one 4 MiB scan per record).
+   * that could decode into part of the needle: a short escape when the needle has such characters, a `\uXXXX` that
+   * decodes to one of {@link escapeUnits} (or a malformed one). The batch's backslashes are searched once, front to
+   * back (a search per record that ran to the batch's end made a batch without backslashes cost one 4 MiB scan per
+   * record); an escape that decodes to another character (`\u00e9` for a search of "NEEDLE") makes no candidate.
    */
   private escapeScan(bytes: Buffer): (s: number, e: number) => boolean {
     let next = -2; // the first backslash not yet passed (-1: none left; -2: not searched yet)
@@ -229,7 +247,13 @@ export class TextMatcher {
       if (next === -1) return false;
       if (next < s) next = bytes.indexOf(0x5c, s);
       while (next !== -1 && next < e) {
-        if (this.shortEscapes || bytes[next + 1] === 0x75 /* u */) return true;
+        if (this.shortEscapes) return true;
+        if (bytes[next + 1] === 0x75 /* u */) {
+          const u = next + 6 <= e ? hex4(bytes, next + 2) : -1;
+          if (u < 0 || this.escapeUnits === null || this.escapeUnits.has(u)) return true;
+          next = bytes.indexOf(0x5c, next + 6);
+          continue;
+        }
         next = bytes.indexOf(0x5c, next + 2);
       }
       return false;
@@ -303,4 +327,16 @@ export function holds(parsed: unknown, token: Token, decoded: string): boolean {
 
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\\/]/g, '\\$&');
+}
+
+/** The code unit of the four hex digits at `bytes[i..i+4)`, or -1 when they are not four hex digits. */
+function hex4(bytes: Uint8Array, i: number): number {
+  let u = 0;
+  for (let k = i; k < i + 4; k++) {
+    const c = bytes[k]!;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (d < 0) return -1;
+    u = u * 16 + d;
+  }
+  return u;
 }
