@@ -96,8 +96,25 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
       });`;
     const r = spawnSync(NODE, ['-e', script], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.2.0', 'a~1b']);
+    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.3.0', 'a~1b']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('indexOfBytes finds what Buffer#indexOf finds, for needles short and long, from any start', () => {
+  const fc = jest.requireActual('fast-check') as typeof import('fast-check');
+  const { indexOfBytes } = jest.requireActual('../../src/kernel/api/bytes') as typeof import('../../src/kernel/api/bytes');
+  fc.assert(fc.property(
+    fc.array(fc.constantFrom(0x41, 0x42, 0x43, 0x2d, 0x5c), { maxLength: 200 }),
+    fc.array(fc.constantFrom(0x41, 0x42, 0x43, 0x2d), { minLength: 1, maxLength: 12 }),
+    fc.nat(220),
+    (hay, needle, from) => {
+      const h = Buffer.from(hay), n = Buffer.from(needle);
+      expect(indexOfBytes(h, n, from)).toBe(h.indexOf(n, from));
+    },
+  ), { numRuns: 5000 });
+  const big = Buffer.from('x'.repeat(100) + 'NEEDLE-7f3b NEEDLE-7f3a');
+  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3a'))).toBe(112);
+  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3az'))).toBe(-1);
 });

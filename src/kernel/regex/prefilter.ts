@@ -1,5 +1,6 @@
 import type { RecordBatch } from '../contracts/format';
 import type { RequiredLiterals } from '../contracts/regex';
+import { indexOfBytes } from '../api/bytes';
 
 /**
  * The byte prefilter of a regex over raw JSON records: a record is a candidate when its bytes contain one of the
@@ -130,7 +131,7 @@ export class JsonLiteralPrefilter {
       at = bytes.indexOf(this.escapeStart, at + skip);
     }
     if (this.single) {
-      const hit = bytes.indexOf(this.single, start);
+      const hit = indexOfBytes(bytes, this.single, start);
       return hit !== -1 && hit + this.single.length <= end;
     }
     const text = bytes.toString('latin1', start, end);
@@ -140,7 +141,7 @@ export class JsonLiteralPrefilter {
 
   /** [position, length] of the first needle at or after `from`, position -1 when none. */
   private find(bytes: Buffer, latin1: string | null, from: number): [number, number] {
-    if (latin1 === null) return [bytes.indexOf(this.single!, from), this.single!.length];
+    if (latin1 === null) return [indexOfBytes(bytes, this.single!, from), this.single!.length];
     this.multi!.lastIndex = from;
     const m = this.multi!.exec(latin1);
     return m ? [m.index, m[0].length] : [-1, 0];

@@ -1,4 +1,4 @@
-import type { RecordBatch } from 'mcpgw/plugin-api';
+import { indexOfBytes, type RecordBatch } from 'mcpgw/plugin-api';
 import { forEachToken, type Token } from '../json/scan';
 
 /** The first hit of a text search inside a record. */
@@ -209,7 +209,7 @@ export class TextMatcher {
       if (fromK >= batch.count) { nextHitRecord = -1; return; }
       pos = Math.max(pos, batch.span(fromK)[0]);
       for (;;) {
-        const hit = folded ? folded(pos) : bytes.indexOf(this.needle, pos);
+        const hit = folded ? folded(pos) : indexOfBytes(bytes, this.needle, pos);
         if (hit === -1) { nextHitRecord = -1; return; }
         const k = batch.recordAt(hit);
         if (k === -1) { pos = hit + 1; continue; }
@@ -221,17 +221,43 @@ export class TextMatcher {
       }
     };
     findNext(0);
-    for (let k = 0; k < batch.count; k++) {
-      let candidate = false;
-      if (k === nextHitRecord) {
-        candidate = true;
-        findNext(k + 1);
-      } else {
-        const [s, e] = batch.span(k);
-        candidate = escapesMayMatch(s, e);
+    // Records whose escapes may spell part of the needle, found over the whole batch too: the escapes are searched
+    // (a backslash when a short escape matters, else `\u`), and records are visited only where one of them hits.
+    const escape = this.shortEscapes ? 0x5c : BACKSLASH_U;
+    let escPos = 0;
+    const nextEscapeRecord = (fromK: number): number => {
+      if (fromK >= batch.count) return -1;
+      escPos = Math.max(escPos, batch.span(fromK)[0]);
+      for (;;) {
+        const i = bytes.indexOf(escape, escPos);
+        if (i === -1) return -1;
+        const k = batch.recordAt(i);
+        if (k === -1) { escPos = i + 1; continue; }
+        const [, e] = batch.span(k);
+        if (this.escapeMatters(bytes, i, e)) { escPos = e; return k; }
+        escPos = i + 2;
       }
-      if (candidate && onCandidate(k) === false) return;
+    };
+    let nextEscape = nextEscapeRecord(0);
+    for (;;) {
+      const k = nextHitRecord === -1 ? nextEscape : nextEscape === -1 ? nextHitRecord : Math.min(nextHitRecord, nextEscape);
+      if (k === -1) return;
+      if (onCandidate(k) === false) return;
+      if (k === nextHitRecord) findNext(k + 1);
+      if (k === nextEscape) nextEscape = nextEscapeRecord(k + 1);
     }
+  }
+
+  /**
+   * Whether the escape at `bytes[i]` (a backslash), in a record ending at `e`, may spell part of the needle: any
+   * escape when a short escape can (the needle has `"`, `\`, `/` or a control character); else a `\uXXXX` that
+   * decodes to one of {@link escapeUnits}, or a malformed one.
+   */
+  private escapeMatters(bytes: Uint8Array, i: number, e: number): boolean {
+    if (this.shortEscapes) return true;
+    if (bytes[i + 1] !== 0x75 /* u */) return false;
+    const u = i + 6 <= e ? hex4(bytes, i + 2) : -1;
+    return u < 0 || this.escapeUnits === null || this.escapeUnits.has(u);
   }
 
   /**
@@ -247,13 +273,7 @@ export class TextMatcher {
       if (next === -1) return false;
       if (next < s) next = bytes.indexOf(0x5c, s);
       while (next !== -1 && next < e) {
-        if (this.shortEscapes) return true;
-        if (bytes[next + 1] === 0x75 /* u */) {
-          const u = next + 6 <= e ? hex4(bytes, next + 2) : -1;
-          if (u < 0 || this.escapeUnits === null || this.escapeUnits.has(u)) return true;
-          next = bytes.indexOf(0x5c, next + 6);
-          continue;
-        }
+        if (this.escapeMatters(bytes, next, e)) return true;
         next = bytes.indexOf(0x5c, next + 2);
       }
       return false;
@@ -328,6 +348,9 @@ export function holds(parsed: unknown, token: Token, decoded: string): boolean {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\\/]/g, '\\$&');
 }
+
+/** `\u` as bytes: what is searched for when only `\uXXXX` escapes can spell part of the needle. */
+const BACKSLASH_U = Buffer.from('\\u', 'latin1');
 
 /** The code unit of the four hex digits at `bytes[i..i+4)`, or -1 when they are not four hex digits. */
 function hex4(bytes: Uint8Array, i: number): number {
