@@ -30,8 +30,8 @@ export { FakeClock } from './api/fake-clock';
 export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, unescapeToken } from './api/pointer';
 /** The hint of an empty answer: query member names no record examined has, with the nearest seen (src/kernel/api/empty-answer-hint.ts). */
 export { emptyAnswerHint } from './api/empty-answer-hint';
-/** Byte search that stays fast for needles of 8 bytes or more (src/kernel/api/bytes.ts). */
-export { indexOfBytes } from './api/bytes';
+/** Byte search on a literal's rarest bytes, exact or ignoring ASCII case (src/kernel/api/bytes.ts). */
+export { caselessFinder, indexOfBytes, indexOfCaseless } from './api/bytes';
 /** JSON whitespace (RFC 8259 §2) for byte-level format code (src/kernel/api/whitespace.ts). */
 export { isJsonWhitespace, skipJsonWhitespace } from './api/whitespace';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */

@@ -102,7 +102,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
   }
 });
 
-test('indexOfBytes finds what Buffer#indexOf finds, for needles short and long, from any start', () => {
+test('indexOfBytes finds what Buffer#indexOf finds, for needles short and long, from any start (the probe tests are in scan-needle.test.ts)', () => {
   const fc = jest.requireActual('fast-check') as typeof import('fast-check');
   const { indexOfBytes } = jest.requireActual('../../src/kernel/api/bytes') as typeof import('../../src/kernel/api/bytes');
   fc.assert(fc.property(
@@ -115,6 +115,6 @@ test('indexOfBytes finds what Buffer#indexOf finds, for needles short and long, 
     },
   ), { numRuns: 5000 });
   const big = Buffer.from('x'.repeat(100) + 'NEEDLE-7f3b NEEDLE-7f3a');
-  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3a'))).toBe(112);
-  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3az'))).toBe(-1);
+  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3a'), 0)).toBe(112);
+  expect(indexOfBytes(big, Buffer.from('NEEDLE-7f3az'), 0)).toBe(-1);
 });

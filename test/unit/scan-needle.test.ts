@@ -1,9 +1,9 @@
 /**
- * indexOfLiteral (the scan prefilter's literal search through a probe at the literal's rarest byte) gives exactly
+ * indexOfBytes (the scan prefilter's literal search through a probe at the literal's rarest byte) gives exactly
  * what Buffer.indexOf gives: on generated JSON-like text, overlapping and repeated occurrences, occurrences at the
  * buffer's ends and cut by them, from every position.
  */
-import { caselessFinder, indexOfCaseless, indexOfLiteral } from '../../src/kernel/scan/needle';
+import { caselessFinder, indexOfCaseless, indexOfBytes } from '../../src/kernel/api/bytes';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number) {
@@ -33,7 +33,7 @@ test('the same positions as indexOf, from every offset, on 400 generated texts a
     const hay = Buffer.from(parts.join(''));
     for (let from = 0; from <= hay.length + 2; from++) {
       const want = hay.indexOf(needle, from);
-      const got = indexOfLiteral(hay, needle, from);
+      const got = indexOfBytes(hay, needle, from);
       if (got !== want) throw new Error(`needle ${JSON.stringify(ns)} from ${from} in ${JSON.stringify(hay.toString('latin1'))}: ${got} vs ${want}`);
       checked++;
       if (want >= 0) found++;
@@ -48,11 +48,11 @@ test('JSON literals as the prefilter gets them: quoted values, member names, esc
   const hay = Buffer.from(`${rec}\n${rec}`);
   for (const lit of ['"error"', 'error', '"failed"', '\\u', 'NEEDLE-7f3a', '{"level"', '"failed"}', '"z"', 'q', '"nope"', `${rec}\n${rec}`, `${rec}\n${rec}x`]) {
     const needle = Buffer.from(lit);
-    for (let from = 0; from <= hay.length; from++) expect([lit, from, indexOfLiteral(hay, needle, from)]).toEqual([lit, from, hay.indexOf(needle, from)]);
+    for (let from = 0; from <= hay.length; from++) expect([lit, from, indexOfBytes(hay, needle, from)]).toEqual([lit, from, hay.indexOf(needle, from)]);
   }
   // the buffer cut inside an occurrence: no match past its end
   const cut = hay.subarray(0, hay.length - 3);
-  expect(indexOfLiteral(cut, Buffer.from('"failed"}'), rec.length)).toBe(-1);
+  expect(indexOfBytes(cut, Buffer.from('"failed"}'), rec.length)).toBe(-1);
 });
 
 /** ASCII letters in lower case, other bytes as they are (what indexOfCaseless compares). */

@@ -10,7 +10,7 @@ import { firstInvalidUtf8 } from '../records/parse';
 import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
-import { caselessFinder, indexOfLiteral } from './needle';
+import { caselessFinder, indexOfBytes } from '../api/bytes';
 
 export interface Plan {
   /** `record`: record is `$`, paths inside it. `document`: record 0 is the file's root. `split`: sequence root. */
@@ -85,7 +85,7 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   let any = false;
   for (let n = 0; n < needles.length; n++) {
     const needle = needles[n]!;
-    const find = n < folded ? caselessFinder(b.bytes, needle) : (from: number) => indexOfLiteral(b.bytes, needle, from);
+    const find = n < folded ? caselessFinder(b.bytes, needle) : (from: number) => indexOfBytes(b.bytes, needle, from);
     let pos = find(lo);
     while (pos !== -1 && pos < hi) {
       const k = b.recordAt(pos);

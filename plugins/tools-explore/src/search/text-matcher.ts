@@ -1,4 +1,4 @@
-import { indexOfBytes, type RecordBatch } from 'mcpgw/plugin-api';
+import { caselessFinder, indexOfBytes, type RecordBatch } from 'mcpgw/plugin-api';
 import { forEachToken, type Token } from '../json/scan';
 
 /** The first hit of a text search inside a record. */
@@ -25,8 +25,8 @@ export interface TextHit {
  * flags: É matches é), in both.
  *
  * Work is done on bytes first: a record is decoded and walked only when its raw bytes can hold a match —
- * they contain the needle (memchr `Buffer.indexOf` when case-sensitive, an ASCII-folding expression over
- * the batch as latin1 for ASCII needles, a Unicode `iu` expression per record otherwise) or they hold
+ * they contain the needle (the plugin API's `indexOfBytes` when case-sensitive, its `caselessFinder` for ASCII
+ * needles: both search a literal's rarest bytes over the whole batch; a Unicode `iu` expression per record otherwise) or they hold
  * escapes that could decode into it (`\u` always; other escapes when the needle contains
  * `"`, `\`, `/` or a control character).
  */
@@ -34,7 +34,8 @@ export class TextMatcher {
   private readonly needle: Buffer;
   /** Bytes a raw prefilter hit spans (the needle, or the ASCII run of a non-ASCII needle that is searched for). */
   private readonly hitBytes: number;
-  private readonly asciiFold: RegExp | null = null;
+  /** What the raw prefilter searches ignoring ASCII case: the ASCII needle (or run) in lower case, as bytes. */
+  private readonly caseless: Buffer | null = null;
   private readonly unicodeFold: RegExp | null = null;
   private readonly decodedRe: RegExp | null;
   /** Needle characters that a short escape (`\n`, `\"`, …) produces. */
@@ -59,15 +60,14 @@ export class TextMatcher {
       // ASCII needles fold by ASCII rules on raw bytes, unless a letter has a non-ASCII fold partner (k: K, s: ſ).
       // eslint-disable-next-line no-control-regex
       if (/^[\x00-\x7f]*$/.test(query) && !/[ks]/i.test(query)) {
-        const pattern = [...query].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join('');
-        this.asciiFold = new RegExp(pattern, 'g');
+        this.caseless = Buffer.from(query.toLowerCase(), 'latin1');
       } else {
         // A non-ASCII needle: its longest ASCII run without k/s (ASCII letters fold only to ASCII letters then)
         // must appear in the raw bytes of any record that matches without \u escapes; search for that run.
         // eslint-disable-next-line no-control-regex
         const run = (query.match(/[\x00-\x7f]+/g) ?? []).flatMap((r) => r.split(/[ks]/i)).sort((a, b) => b.length - a.length)[0] ?? '';
         if (run.length >= 3) {
-          this.asciiFold = new RegExp([...run].map((ch) => (/[a-zA-Z]/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : escapeRegExp(ch))).join(''), 'g');
+          this.caseless = Buffer.from(run.toLowerCase(), 'latin1');
           this.hitBytes = run.length;
         } else {
           this.unicodeFold = new RegExp(escapeRegExp(query), 'iu');
@@ -86,7 +86,7 @@ export class TextMatcher {
     }
     // The engine compiles an expression on its first use: compile them now, so that one it refuses (too large)
     // is a SyntaxError here, where the caller turns it into INVALID_ARGUMENT, not in the middle of a scan.
-    for (const re of [this.decodedRe, this.asciiFold, this.unicodeFold]) if (re) { re.test(''); re.lastIndex = 0; }
+    for (const re of [this.decodedRe, this.unicodeFold]) if (re) { re.test(''); re.lastIndex = 0; }
   }
 
   /**
@@ -202,7 +202,7 @@ export class TextMatcher {
       return;
     }
     // Records holding a raw hit, found over the whole batch at once.
-    const folded = this.asciiFold ? foldedSearch(bytes, this.asciiFold, this.hitBytes) : null;
+    const folded = this.caseless ? caselessFinder(bytes, this.caseless) : null;
     let nextHitRecord = -2; // k of the next record with a raw hit, -1 when there are no more
     let pos = 0;
     const findNext = (fromK: number) => {
@@ -289,35 +289,6 @@ const isRawJson = (v: unknown): boolean => (JSON as unknown as { isRawJSON(x: un
  */
 export function parseKeepingLexemes(text: string): unknown {
   return JSON.parse(text, (_k, v: unknown, ctx?: { source?: string }) => (typeof v === 'number' && ctx?.source !== undefined && String(v) !== ctx.source ? (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(ctx.source) : v));
-}
-
-/** Bytes of a batch turned into one latin1 string at a time by {@link foldedSearch}. */
-const FOLD_WINDOW = 64 * 1024;
-
-/**
- * The first offset at or after `from` in `bytes` where `fold` (a global expression matching exactly `length`
- * one-byte characters: an ASCII needle folded by ASCII rules) matches the bytes read as latin1, or -1. The bytes are
- * read as strings of FOLD_WINDOW bytes (overlapping by `length - 1`, so a hit across two windows is found), not the
- * whole batch at once: a 4 MiB string per batch went to V8's large-object space and a 1 GiB scan held ~100 MiB of
- * them at its peak; a window is young garbage. Offsets asked for must not decrease (the current window is reused).
- */
-function foldedSearch(bytes: Buffer, fold: RegExp, length: number): (from: number) => number {
-  let start = -1, end = -1, text = '';
-  return (from) => {
-    for (let at = from; at < bytes.length; ) {
-      if (at < start || at >= start + FOLD_WINDOW || start < 0) {
-        start = at;
-        end = Math.min(bytes.length, at + FOLD_WINDOW + length - 1);
-        text = bytes.toString('latin1', start, end);
-      }
-      fold.lastIndex = at - start;
-      const m = fold.exec(text);
-      if (m) return start + m.index;
-      if (end === bytes.length) return -1;
-      at = start + FOLD_WINDOW;
-    }
-    return -1;
-  };
 }
 
 /**
