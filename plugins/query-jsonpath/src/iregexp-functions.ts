@@ -44,27 +44,11 @@ export class IRegexpFunction {
 
 /** A valid I-Regexp as a `u`-mode ECMAScript pattern body (RFC 9485 §5.3; see {@link IRegexpFunction}). */
 export function toEcmaScript(pattern: string): string {
-  let out = '';
-  let inClass = false;
-  const cps = [...pattern];
-  for (let i = 0; i < cps.length; i++) {
-    const c = cps[i]!;
-    if (c === '\\') {
-      const e = cps[i + 1] ?? '';
-      i++;
-      out += !inClass && e === '-' ? '-' : `\\${e}`;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === '[') { inClass = true; out += c; continue; }
-    if (c === '.') { out += '(?:(?![\\r\\n])\\P{Cs}|\\p{Cs}\\p{Cs})'; continue; }
-    out += c;
-  }
-  return out;
+  return rewrite(
+    pattern,
+    (e, inClass) => (!inClass && e === '-' ? '-' : `\\${e}`),
+    (c, inClass) => (!inClass && c === '.' ? '(?:(?![\\r\\n])\\P{Cs}|\\p{Cs}\\p{Cs})' : c),
+  );
 }
 
 /**
@@ -73,20 +57,32 @@ export function toEcmaScript(pattern: string): string {
  * SingleCharEsc; json-p3's check compiles its mapping, which refuses `\-` there).
  */
 export function forJsonP3Check(pattern: string): string {
+  return rewrite(
+    pattern,
+    (e, inClass) => '\\' + (e === "'" ? 'a' : !inClass && e === '-' ? '.' : e),
+    (c) => (c === "'" ? 'a' : c),
+  );
+}
+
+/**
+ * `pattern` rewritten piece by piece, knowing whether each piece stands inside a character class (I-Regexp classes do
+ * not nest): an escape `\x` by `escape(x, inClass)`, any other character by `char(c, inClass)` (a class's own `[`
+ * counts as outside it, its `]` as inside).
+ */
+function rewrite(pattern: string, escape: (e: string, inClass: boolean) => string, char: (c: string, inClass: boolean) => string): string {
   let out = '';
   let inClass = false;
   const cps = [...pattern];
   for (let i = 0; i < cps.length; i++) {
     const c = cps[i]!;
     if (c === '\\') {
-      const e = cps[i + 1] ?? '';
+      out += escape(cps[i + 1] ?? '', inClass);
       i++;
-      out += '\\' + (e === "'" ? 'a' : !inClass && e === '-' ? '.' : e);
       continue;
     }
-    if (c === '[') inClass = true;
-    else if (c === ']') inClass = false;
-    out += c === "'" ? 'a' : c;
+    out += char(c, inClass);
+    if (!inClass && c === '[') inClass = true;
+    else if (inClass && c === ']') inClass = false;
   }
   return out;
 }
