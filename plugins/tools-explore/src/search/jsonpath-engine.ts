@@ -1,6 +1,6 @@
 import type { ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
-import { jsonPathLanguage, nodePreview, queryPage } from './query-page';
+import { jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
 import { countsOf, type Page, type SearchRequest } from './shape';
 
 /**
@@ -9,21 +9,10 @@ import { countsOf, type Page, type SearchRequest } from './shape';
  * A record matches when the node list is not empty; each node is a match when the file counts nodes (countsOf).
  */
 export async function jsonPathSearch(ctx: ToolContext, request: SearchRequest<QueryCursor>): Promise<Page> {
-  const { args, file, resume, limit } = request;
+  const { args, file } = request;
   const source = file.opened.source;
   const query = jsonPathLanguage(ctx).compile(args.query, { maxDepth: ctx.limits.maxDepth });
   const counts = countsOf(source);
-  const result = await ctx.scan.run({
-    source,
-    query,
-    addressing: 'record',
-    unit: counts,
-    limit,
-    countAll: resume?.total === undefined,
-    ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
-    signal: ctx.signal,
-    deadline: ctx.deadline,
-    onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
-  });
+  const result = await scanQuery(ctx, request, query, 'record', counts);
   return queryPage(ctx, request, query, result, counts, (node) => ({ record_index: node.record, preview: nodePreview(node.path, node.value), match_path: node.path }));
 }

@@ -1,7 +1,7 @@
 import type { CompiledQuery, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
 import { PredicateError, translatePredicate, type Predicate } from './predicate';
-import { jsonPathLanguage, nodePreview, queryPage } from './query-page';
+import { jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
 import type { Match, Page, SearchRequest } from './shape';
 
 /**
@@ -13,7 +13,7 @@ import type { Match, Page, SearchRequest } from './shape';
  * record has.
  */
 export async function predicateSearch(ctx: ToolContext, request: SearchRequest<QueryCursor>): Promise<Page> {
-  const { args, file, resume, limit } = request;
+  const { args, file, resume } = request;
   const source = file.opened.source;
   const language = jsonPathLanguage(ctx);
   const predicate = translate(ctx, args.query, args.match_case);
@@ -49,18 +49,7 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
     }
     result = { nodes: hit ? [{ record: 0, path: '', value: null }] : [], next: null, complete: true, total: hit ? 1 : 0, skipped, firstSkipped };
   } else {
-    result = await ctx.scan.run({
-      source,
-      query,
-      addressing: 'file',
-      unit: 'records',
-      limit,
-      countAll: resume?.total === undefined,
-      ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
-      signal: ctx.signal,
-      deadline: ctx.deadline,
-      onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
-    });
+    result = await scanQuery(ctx, request, query, 'file', 'records');
   }
 
   const page = await queryPage(ctx, request, query, result, 'records', (node): Match => {

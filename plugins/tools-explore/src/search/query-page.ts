@@ -5,6 +5,26 @@ import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
 
 /**
+ * The scan of a query search (jsonpath-engine.ts, predicate-engine.ts) through the kernel's engine: with `addressing`,
+ * counting `unit`s, up to the page's `limit`, from the cursor's position, counting on to the end (or the deadline) until
+ * the total is known, with progress, cancellation and the call's deadline.
+ */
+export function scanQuery(ctx: ToolContext, { file, resume, limit }: SearchRequest<QueryCursor>, query: CompiledQuery, addressing: Addressing, unit: 'nodes' | 'records'): Promise<ScanResult> {
+  return ctx.scan.run({
+    source: file.opened.source,
+    query,
+    addressing,
+    unit,
+    limit,
+    countAll: resume?.total === undefined,
+    ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
+  });
+}
+
+/**
  * The page of a query search (jsonpath-engine.ts, predicate-engine.ts) from the scan engine's result: the matches
  * that fit the byte budget (`matchOf` turns a node into a match), the count, the warnings, the hint for an empty
  * answer (the query ran with `addressing`) and the cursor for the next page. total_matches: the engine counted from the resume position to the end (or
