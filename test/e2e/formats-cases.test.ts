@@ -165,8 +165,8 @@ test('other calls are answered while a big JSON array is being indexed (the pass
   fs.writeSync(fd, '\n]\n');
   fs.closeSync(fd);
   const order: string[] = [];
+  // the ping is sent after the open (messages are handled in order) and answered while the open still runs
   const opening = call(c.client, 'open_file', { path: 'big-array.json' }).then((r) => { order.push('open'); return r; });
-  await new Promise((r) => setTimeout(r, 20));
   await c.client.ping().then(() => order.push('ping'));
   const opened = await opening;
   expect(opened.data).toMatchObject({ format: 'json', file_type: 'json_array', record_count: 300_000 });
