@@ -84,8 +84,7 @@ function inProject(s: CatalogSession, project: string): boolean {
   return s.projectName.toLowerCase() === p || s.projectId === project || s.projectPath === project;
 }
 
-/** `threadMinBytes`: bytes left to search below which the prefilter uses no worker thread (tests lower it). */
-export function searchSessions(service: SessionsService, threadMinBytes?: number): ToolDefinition<typeof input, typeof output> {
+export function searchSessions(service: SessionsService): ToolDefinition<typeof input, typeof output> {
   const traits = new TraitsCache();
   return {
     name: 'search_sessions',
@@ -120,7 +119,7 @@ export function searchSessions(service: SessionsService, threadMinBytes?: number
           first = after === -1 ? all.length : after;
         }
       }
-      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first, threadMinBytes) : null;
+      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       const limit = Math.min(args.limit, ctx.limits.maxItems);
       const perSession = args.limit_per_session === 0 ? Infinity : args.limit_per_session;
       const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 512);
