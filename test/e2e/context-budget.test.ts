@@ -176,7 +176,7 @@ describe('profile settings: recordFormat and resultText', () => {
     const samples = summary.samples!;
     expect(samples.text).toBeLessThan(200);
     const text = (await call(s.client, 'sample_records', { handle: (await call(s.client, 'open_file', { path: 'events.jsonl' })).data.handle, count: 5 })).text;
-    expect(text).toBe('{"records": [5 items], "total_records": 3000, "strategy": "first"} (summary; the whole answer is the structuredContent)');
+    expect(text).toBe('{"records":[5 items],"total_records":3000,"strategy":"first"} (summary of structuredContent)');
     // a text block shorter than its summary stays whole
     expect(summary.value!.text).toBe(full.value!.text);
     const total = (steps: typeof full) => Object.values(steps).reduce((n, x) => n + x.total, 0);
