@@ -77,6 +77,12 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
         ...(line !== undefined ? { line } : {}),
       });
     }
+    if (validation.lone_surrogates > 0) {
+      warnings.push({
+        code: 'LONE_SURROGATE_REPLACED',
+        message: `${validation.lone_surrogates} of the ${validation.records_examined} records examined escape a lone surrogate (\\uD800–\\uDFFF without its pair; RFC 8259 §8.2): every tool gives it as U+FFFD (\\ufffd in record text).`,
+      });
+    }
     if (validation.malformed_records > 0) ctx.log.warn(`${opened.path}: ${validation.malformed_records} malformed record(s) in the first ${validation.records_examined}`, { first: warnings[0] });
     return {
       handle,

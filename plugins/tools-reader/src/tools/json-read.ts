@@ -150,7 +150,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
   const cut = (node: ScanNode, offset: number) => {
     const text = itemText(source, node);
-    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0), ctx.json.safeCut);
+    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0), ctx.json);
     if (!item) throw tooSmall(node.path, text.size);
     add(item, node);
     if (item.next_offset !== undefined) part = { path: node.path, offset: item.next_offset };
