@@ -11,6 +11,7 @@ import { parseExact, type ParseSite } from '../records/parse';
 import { atomsOfRecord, atomsOfValue, findTops, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
 import { addUnit, type Compiled, type TableData } from '../aggregate/table';
 import type { Atoms } from '../aggregate/table';
+import { FALLBACK, SimdRecordCheck } from '../aggregate/check-simd';
 import { parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
 import { candidates, type BatchView, type Plan } from './plan';
@@ -32,6 +33,8 @@ export interface BatchContext {
   /** The prefilter (`where`'s required literals), as the engine's plan holds it. */
   prefilter: Pick<Plan, 'literals' | 'slashEscape'> | null;
   atoms: Atoms;
+  /** readRecord's check in WebAssembly SIMD for this plan, or null where it is not available (check-simd.ts). */
+  simd: SimdRecordCheck | null;
   maxDepth: number;
   /** Records never evaluated (one a regular expression was stuck on in an earlier page: reported there). */
   skip: ReadonlySet<number>;
@@ -41,9 +44,10 @@ export interface BatchContext {
 
 export function batchContext(compiled: Compiled, where: WhereTest | null, maxDepth: number, skip: ReadonlySet<number>, site: (i: number) => ParseSite): BatchContext {
   const literals = where?.query.requiredLiterals?.length ? where.query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
+  const plan = slotPlan(compiled.spec.slots, maxDepth);
   return {
-    compiled, where, maxDepth, skip, site,
-    plan: slotPlan(compiled.spec.slots, maxDepth),
+    compiled, where, maxDepth, skip, site, plan,
+    simd: plan.negative ? null : SimdRecordCheck.create(plan),
     prefilter: literals ? { literals, slashEscape: where!.query.requiredLiterals!.some((l) => l.includes('/')) } : null,
     atoms: newAtoms(compiled.spec.slots.length),
   };
@@ -109,7 +113,12 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
   if (toK <= fromK) return 0;
   // Valid UTF-8 is checked once for the stretch when most records are read, else per record.
-  const utf8Ok = list !== null && list.length <= (toK - fromK) / 8 ? false : isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1]));
+  const dense = list === null || list.length > (toK - fromK) / 8;
+  const utf8Ok = dense ? isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1])) : false;
+  // The SIMD check reads a copy of the stretch in its own memory: copied when a record first needs the check (never
+  // when every record is already checked), and only when most records are read.
+  const simd = dense ? ctx.simd : null;
+  let loaded = 0; // 1: the stretch is in simd's memory; -1: it could not be (too long)
   const occ = new Occurrences();
   const where = ctx.where;
   const n = list ? list.length : toK - fromK;
@@ -142,7 +151,9 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
       }
       let st = OK;
       if (value === undefined && !(known && findTops(b, s, e, ctx.plan))) {
-        st = readRecord(b, s, e, ctx.plan);
+        if (simd && loaded === 0) loaded = simd.load(b, view.span(fromK)[0], view.span(toK - 1)[1]) ? 1 : -1;
+        st = loaded === 1 ? simd!.check(s, e, ctx.plan) : FALLBACK;
+        if (st === FALLBACK) st = readRecord(b, s, e, ctx.plan);
         // Valid UTF-8 (checked above), well-formed, each wanted name once at most: the next aggregate need not check.
         if (st === OK && checked && !ctx.plan.dup) checked.marks[i - checked.first] = 1;
       }
