@@ -29,7 +29,7 @@ function clip(text: string, max: number): string {
 
 export const openFile: ToolDefinition<typeof input, typeof output> = {
   name: 'open_file',
-  title: 'Open a JSON / JSON Lines file',
+  title: 'Open a file',
   description:
     'Open a JSON, JSON Lines or JSON-seq file (path under the server root; format forces one) and index it: {handle, file_type, record_count}; ' +
     'pass handle to the other tools. warnings name malformed records and repeated keys',

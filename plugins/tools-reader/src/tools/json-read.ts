@@ -326,7 +326,7 @@ function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void
 
 export const jsonRead: ToolDefinition<typeof input, typeof output> = {
   name: 'json_read',
-  title: 'Read JSON values with a pointer or JSONPath',
+  title: 'Read by pointer or JSONPath',
   description:
     'Read values by JSON Pointer (/0/id) or JSONPath ($[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
     'Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: pointer or jsonpath. count: true only counts. ' +
