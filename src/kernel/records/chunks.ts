@@ -97,17 +97,19 @@ let spareTimer: NodeJS.Timeout | null = null;
 
 /**
  * A buffer for reads of up to `size` bytes: past {@link SMALL_READ}, a {@link CHUNK_BYTES} one from the spares (or
- * new). A prefilter reads thousands of files one after the other: a fresh multi-megabyte buffer per file cost more
- * (page faults on first touch, then collection) than copying the file's bytes.
+ * new). A prefilter reads thousands of files one after the other, and a reader's pages each start a scan: a fresh
+ * multi-megabyte buffer per file or page cost more (page faults on first touch, then collection: V8 counts the
+ * external bytes and collects early) than the reading itself. Give it back with {@link giveBackBuffers} once no read
+ * is writing into it and no batch made from it is in use.
  */
-function takeBuffer(size: number): Buffer {
+export function takeBuffer(size: number): Buffer {
   if (size <= SMALL_READ) return unalignedBuffer(size);
   return spare.pop() ?? unalignedBuffer(CHUNK_BYTES);
 }
 
 /** Gives chunk buffers back for the next read; the spares are let go after {@link SPARE_KEEP_MS} without use. */
-function giveBack(buffers: readonly Buffer[]): void {
-  for (const b of buffers) if (b.length === CHUNK_BYTES && spare.length < SPARE_MAX) spare.push(b);
+export function giveBackBuffers(buffers: readonly Buffer[]): void {
+  for (const b of buffers) if (b.length === CHUNK_BYTES && spare.length < SPARE_MAX && !spare.includes(b)) spare.push(b);
   if (spareTimer) clearTimeout(spareTimer);
   spareTimer = setTimeout(() => { spare.length = 0; spareTimer = null; }, SPARE_KEEP_MS);
   spareTimer.unref();
@@ -150,6 +152,6 @@ export async function* readChunksPooled(file: OpenedFile, options: { from?: numb
       yield { offset, bytes: current.subarray(0, n) };
     }
   } finally {
-    giveBack(buffers);
+    giveBackBuffers(buffers);
   }
 }
