@@ -220,7 +220,7 @@ describe('encodings and compressed files: a hint, never records of garbage', () 
     put('ok.jsonl', text);
   });
 
-  test('list_files: no format for binary, empty, UTF-16/32 or compressed files, with a note saying why', async () => {
+  test('list_files: no format for binary, UTF-16/32 or compressed files, with a note saying why; an empty file the format open_file gives it', async () => {
     const r = await call(c.client, 'list_files', { path: 'enc' });
     const byName = Object.fromEntries(r.data.files.map((f: any) => [path.basename(f.path), [f.format, f.note ?? null]]));
     expect(byName).toEqual({
@@ -228,7 +228,7 @@ describe('encodings and compressed files: a hint, never records of garbage', () 
       'bom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],
       'data.jsonl.gz': [null, 'gzip-compressed: decompress it to open it'],
       'data.jsonl.zst': [null, 'zstd-compressed: decompress it to open it'],
-      'empty.jsonl': [null, 'empty file'],
+      'empty.jsonl': ['jsonl', 'empty file'],
       'image.json': [null, 'binary data, not JSON text'],
       'nobom16be.json': [null, 'UTF-16BE text: convert it to UTF-8 to open it'],
       'nobom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],

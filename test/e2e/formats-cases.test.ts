@@ -132,6 +132,23 @@ describe.each(['jsonl', 'json', 'json-seq'])('C12 as .%s: lone surrogates and in
     expect(results.map((r) => r.isError)).toEqual([false, false, true, false]);
     expect(results[2]!.data.error).toMatchObject({ code: 'SYNTAX_ERROR', message: expect.stringContaining('UTF-8') });
     expect(JSON.parse(results[1]!.data.record)).toEqual({ k: '😀', ok: 'pair' });
+    expect(results[1]!.data.warnings).toBeUndefined();
+    // the case's expected values: lines 1 and 4 with U+FFFD for the lone surrogate, and a warning saying so
+    const { expected } = caseJson('C12');
+    for (const [index, line] of [[0, expected.line_1], [3, expected.line_4]] as const) {
+      const { warning, ...record } = line;
+      expect(JSON.parse(results[index]!.data.record)).toEqual(record);
+      expect(results[index]!.data.record).toContain('\\ufffd');
+      expect(results[index]!.data.warnings).toEqual([{ code: 'LONE_SURROGATE_REPLACED', message: expect.stringContaining(warning.replace(' replaced', '')) }]);
+    }
+    // open_file says so up front; sample_records and get_value_at_path give the same text
+    expect(opened.warnings).toContainEqual({ code: 'LONE_SURROGATE_REPLACED', message: expect.stringContaining('2 of the 4 records examined') });
+    const sample = await call(c.client, 'sample_records', { handle: opened.handle, count: 4, strategy: 'first' });
+    expect(sample.data.records.map((r: { record: string }) => JSON.parse(r.record).k)).toEqual(['a\ufffdb', '😀', '\ufffd']);
+    expect(sample.data.warnings).toContainEqual({ code: 'LONE_SURROGATE_REPLACED', message: expect.stringMatching(/^2 lone surrogate escape/) });
+    const value = await call(c.client, 'get_value_at_path', { handle: opened.handle, index: 3, path: 'k' });
+    expect(value.data).toMatchObject({ value: '"\\ufffd"', warnings: [{ code: 'LONE_SURROGATE_REPLACED', message: expect.stringMatching(/^1 lone surrogate escape/) }] });
+    results.push(sample, value);
     for (const r of results) {
       expect(r.text.isWellFormed()).toBe(true);
       expect(JSON.stringify(r.data).isWellFormed()).toBe(true);
@@ -148,8 +165,8 @@ test('other calls are answered while a big JSON array is being indexed (the pass
   fs.writeSync(fd, '\n]\n');
   fs.closeSync(fd);
   const order: string[] = [];
+  // the ping is sent after the open (messages are handled in order) and answered while the open still runs
   const opening = call(c.client, 'open_file', { path: 'big-array.json' }).then((r) => { order.push('open'); return r; });
-  await new Promise((r) => setTimeout(r, 20));
   await c.client.ping().then(() => order.push('ping'));
   const opened = await opening;
   expect(opened.data).toMatchObject({ format: 'json', file_type: 'json_array', record_count: 300_000 });

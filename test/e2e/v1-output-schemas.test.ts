@@ -70,6 +70,6 @@ test('the validators are in force: a result without its required members, or an 
     expect(validate({ error: { code: 'NOT_FOUND' } }).valid).toBe(false);
   }
   expect(client.getToolOutputValidator('get_record')!({ index: 1 }).valid).toBe(false);
-  expect(client.getToolOutputValidator('get_record')!({ index: 1, record: 2 }).valid).toBe(false);
   expect(client.getToolOutputValidator('get_record')!({ index: 1, record: '{}' }).valid).toBe(true);
+  expect(client.getToolOutputValidator('open_file')!({ handle: 'file_1', path: 'a.jsonl', file_type: 'ndjson', record_count: 2, format: 'jsonl' }).valid).toBe(false);
 });

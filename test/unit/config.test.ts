@@ -302,6 +302,7 @@ describe('resolveConfig: no profiles', () => {
       cursorIdleMs: 300000,
       maxConcurrentScans: 4,
       requestTimeoutMs: 30000,
+      detailTimeMs: 1000,
       probeBytes: 4 * 1024 * 1024,
       probeRecords: 32,
     });

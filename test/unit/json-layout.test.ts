@@ -4,7 +4,8 @@
  * JSON.stringify-style escapes, raw emoji); pages read from `end` to `end` rebuild the text; no page ends inside a
  * character or an escape.
  */
-import { layoutJsonPage, safeJsonCut } from '../../src/kernel/records/json-layout';
+import { CallJsonLayout, layoutJsonPage, safeJsonCut } from '../../src/kernel/records/json-layout';
+import { replaceLoneSurrogateEscapes } from '../../src/kernel/unicode';
 
 const E = '\u{1F600}';
 const VALUE = {
@@ -104,4 +105,55 @@ test('safeJsonCut: bytes as in a file are cut outside characters and escapes', (
   expect(safeJsonCut(b, 0, at('\\\\x') + 2)).toBe(at('\\\\x') + 2); // after an escaped backslash: "x" is plain
   const emoji = b.indexOf(Buffer.from(E));
   for (let k = 1; k < 4; k++) expect(safeJsonCut(b, 0, emoji + k)).toBe(emoji);
+});
+
+describe('lone surrogate escapes (RFC 8259 §8.2) come back as \\ufffd, the same length', () => {
+  // Expected texts are written out by hand: \ud800 alone, \udc00 alone, a pair, a high before a non-low escape, an
+  // escaped backslash before "ud800" (text, not an escape), uppercase hex.
+  const cases: [string, string, number][] = [
+    ['"a\\ud800b"', '"a\\ufffdb"', 1],
+    ['"\\udc00"', '"\\ufffd"', 1],
+    ['"\\ud83d\\ude00"', '"\\ud83d\\ude00"', 0],
+    ['"\\uD83D\\uDE00x\\uDBFF"', '"\\uD83D\\uDE00x\\ufffd"', 1],
+    ['"\\ud800\\u0041"', '"\\ufffd\\u0041"', 1],
+    ['"\\ud800\\ud800\\udc00"', '"\\ufffd\\ud800\\udc00"', 1],
+    ['"\\\\ud800"', '"\\\\ud800"', 0],
+    ['"\\\\\\ud800"', '"\\\\\\ufffd"', 1],
+    ['{"\\udfff":"\\n\\ud801"}', '{"\\ufffd":"\\n\\ufffd"}', 2],
+  ];
+
+  test.each(cases)('%s → %s (%i replaced)', (input, output, replaced) => {
+    expect(replaceLoneSurrogateEscapes(input)).toEqual({ text: output, replaced });
+    expect(output.length).toBe(input.length);
+    // what a client parses is well-formed, and equals JSON.parse's reading with the lone ones as U+FFFD
+    const parsed = JSON.parse(output);
+    expect(JSON.stringify(parsed).isWellFormed()).toBe(true);
+    const fixed = (v: unknown): unknown => typeof v === 'string' ? v.toWellFormed()
+      : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.toWellFormed(), fixed(x)])) : v;
+    expect(parsed).toEqual(fixed(JSON.parse(input)));
+  });
+
+  test('a page says how many it replaced; its offsets are those of the unreplaced text', () => {
+    const text = '{"k":"a\\ud800b","pair":"\\ud83d\\ude00","low":"\\udc00"}';
+    const whole = layoutJsonPage(text, { indent: '  ', maxBytes: 1 << 20 });
+    expect(whole.replaced).toBe(2);
+    expect(JSON.parse(whole.text)).toEqual({ k: 'a\ufffdb', pair: E, low: '\ufffd' });
+    // paged in 7-byte steps, the pages rebuild the same text and the counts add up
+    let rebuilt = '', count = 0;
+    for (let from = 0; from < whole.total;) {
+      const p = layoutJsonPage(text, { indent: '  ', from, maxBytes: 7 });
+      rebuilt += p.text; count += p.replaced ?? 0; from = p.end;
+    }
+    expect(rebuilt).toBe(whole.text);
+    expect(count).toBe(2);
+    expect(layoutJsonPage('{"a":"\\u00e9"}', { indent: '', maxBytes: 100 }).replaced).toBeUndefined();
+  });
+
+  test("a call's layout counts what it replaced, in pages and in text cut with safeCut", () => {
+    const layout = new CallJsonLayout();
+    layout.page('["\\ud800"]', { indent: '', maxBytes: 100 });
+    expect(layout.wellFormedText('"x\\udc00"')).toBe('"x\\ufffd"');
+    expect(layout.wellFormedText('"fine"')).toBe('"fine"');
+    expect(layout.replaced).toBe(2);
+  });
 });

@@ -155,6 +155,67 @@ test('the kernel builds its sandboxes on Tokens.FileSystem: a scripted one regis
   opened.close();
   // within() (the session homes' walls) uses the same file system.
   const walled = files.within([path.join(root, 'd')]);
-  scripted.fail('realpath', (p) => p.endsWith('/d/f.jsonl'), 'EACCES');
+  scripted.fail('open', (p) => p.endsWith('/d/f.jsonl'), 'EACCES');
   await expect(walled.open(path.join(root, 'd', 'f.jsonl'))).rejects.toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringContaining('Permission denied') });
+});
+
+describe('opening many files of one folder (plain absolute paths, as the session homes are read)', () => {
+  const abs = (...p: string[]) => path.join(root, ...p);
+  const open = (sandbox: Sandbox, p: string) => {
+    const file = openInSandbox(sandbox, p);
+    try {
+      return { realPath: file.realPath, text: readAll(file.fd) };
+    } finally {
+      fs.closeSync(file.fd);
+    }
+  };
+
+  test('the folder is resolved once; each file is opened and checked by the descriptor\'s own path, not resolved', () => {
+    for (const n of ['a', 'b', 'c']) fs.writeFileSync(abs('d', `${n}.jsonl`), INSIDE);
+    const scripted = new ScriptedFileSystem();
+    const sandbox = new Sandbox(root, scripted);
+    expect(open(sandbox, abs('d', 'f.jsonl'))).toEqual({ realPath: abs('d', 'f.jsonl'), text: INSIDE }); // resolved: the first open learns /proc/self/fd
+    scripted.calls.length = 0;
+    for (const n of ['a', 'b', 'c']) expect(open(sandbox, abs('d', `${n}.jsonl`))).toEqual({ realPath: abs('d', `${n}.jsonl`), text: INSIDE });
+    expect(scripted.calls.filter(([c]) => c === 'realpath')).toEqual([['realpath', abs('d')]]);
+    expect(scripted.calls.filter(([c]) => c === 'open').map(([, p]) => p)).toEqual(['a', 'b', 'c'].map((n) => abs('d', `${n}.jsonl`)));
+  });
+
+  test('a verified folder later swapped for a link out of the root: ACCESS_DENIED as before, the outside file closed unread, and the folder verified again', () => {
+    const scripted = new ScriptedFileSystem();
+    const sandbox = new Sandbox(root, scripted);
+    open(sandbox, abs('top.jsonl'));
+    open(sandbox, abs('d', 'f.jsonl')); // d verified
+    fs.renameSync(abs('d'), abs('d.keep'));
+    fs.symlinkSync(outside, abs('d'));
+    scripted.calls.length = 0;
+    expect(payload(() => openInSandbox(sandbox, abs('d', 'f.jsonl')))).toEqual({
+      code: 'ACCESS_DENIED', message: `${abs('d', 'f.jsonl')} is outside the root folder.`, hint: 'Only files under the configured root can be opened; use a path relative to it.',
+    });
+    expect(scripted.calls.filter(([c]) => c === 'close')).toHaveLength(1);
+    // Forgotten: the next open resolves the path first and opens nothing outside.
+    scripted.calls.length = 0;
+    expect(payload(() => openInSandbox(sandbox, abs('d', 'f.jsonl')))).toMatchObject({ code: 'ACCESS_DENIED' });
+    expect(scripted.calls.filter(([c]) => c === 'open')).toEqual([]);
+  });
+
+  test('a link as the file\'s own name: followed inside the root as before, refused when it leads out', () => {
+    fs.symlinkSync(abs('top.jsonl'), abs('d', 'in.jsonl'));
+    fs.symlinkSync(path.join(outside, 'f.jsonl'), abs('d', 'out.jsonl'));
+    const sandbox = new Sandbox(root, new ScriptedFileSystem());
+    open(sandbox, abs('d', 'f.jsonl'));
+    open(sandbox, abs('d', 'f.jsonl'));
+    expect(open(sandbox, abs('d', 'in.jsonl'))).toEqual({ realPath: abs('top.jsonl'), text: INSIDE });
+    expect(payload(() => openInSandbox(sandbox, abs('d', 'out.jsonl')))).toMatchObject({ code: 'ACCESS_DENIED', message: `${abs('d', 'out.jsonl')} is outside the root folder.` });
+  });
+
+  test('a folder outside the root is never opened in, whatever was opened before', () => {
+    const scripted = new ScriptedFileSystem();
+    const sandbox = new Sandbox(root, scripted);
+    open(sandbox, abs('d', 'f.jsonl'));
+    open(sandbox, abs('d', 'f.jsonl'));
+    scripted.calls.length = 0;
+    expect(payload(() => openInSandbox(sandbox, path.join(outside, 'f.jsonl')))).toMatchObject({ code: 'ACCESS_DENIED' });
+    expect(scripted.calls).toEqual([]);
+  });
 });

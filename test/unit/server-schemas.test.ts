@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { inputJsonSchema, outputJsonSchema } from '../../src/kernel/server/schemas';
 
 describe('advertised input schemas', () => {
-  test('bounds that add nothing are left out; types, enums, defaults, descriptions and other bounds stay', () => {
+  test('bounds that add nothing and a flag\'s default false are left out; types, enums, other defaults, descriptions and other bounds stay', () => {
     const input = z.object({
       path: z.string().min(1).max(4096).describe('Relative to the root'),
       index: z.number().int().min(0),
       count: z.number().int().min(1).max(64).default(5),
       fields: z.array(z.string().max(100)).min(1).max(100).optional(),
       mode: z.enum(['a', 'b']).optional(),
+      flag: z.boolean().default(false),
+      on: z.boolean().default(true),
     });
     expect(inputJsonSchema(input)).toEqual({
       type: 'object',
@@ -18,6 +20,8 @@ describe('advertised input schemas', () => {
         count: { default: 5, type: 'integer', minimum: 1, maximum: 64 },
         fields: { type: 'array', items: { type: 'string' } },
         mode: { type: 'string', enum: ['a', 'b'] },
+        flag: { type: 'boolean' },
+        on: { default: true, type: 'boolean' },
       },
       required: ['path', 'index'],
     });
@@ -31,7 +35,7 @@ describe('advertised input schemas', () => {
 });
 
 describe('advertised output schemas', () => {
-  test('the required members with their JSON types, the error result once under $defs', () => {
+  test('the required members by name, or the error result with its code and message', () => {
     const output = z.object({
       n: z.number().int(),
       s: z.string().describe('said in the docs'),
@@ -44,17 +48,15 @@ describe('advertised output schemas', () => {
     });
     expect(outputJsonSchema(output)).toEqual({
       type: 'object',
-      properties: {
-        n: { type: 'integer' },
-        s: { type: 'string' },
-        maybe: { type: ['string', 'null'] },
-        either: { type: ['string', 'number'] },
-        kind: { type: 'string' },
-        list: { type: 'array' },
-        anything: {},
-      },
-      anyOf: [{ required: ['n', 's', 'maybe', 'either', 'kind', 'list', 'anything'] }, { $ref: '#/$defs/error' }],
-      $defs: { error: { required: ['error'], properties: { error: { required: ['code', 'message'] } } } },
+      anyOf: [
+        { required: ['n', 's', 'maybe', 'either', 'kind', 'list', 'anything'] },
+        { required: ['error'], properties: { error: { required: ['code', 'message'] } } },
+      ],
+    });
+    // no members at all: any object passes the first branch
+    expect(outputJsonSchema(z.object({ optional: z.string().optional() }))).toEqual({
+      type: 'object',
+      anyOf: [{ required: [] }, { required: ['error'], properties: { error: { required: ['code', 'message'] } } }],
     });
   });
 });

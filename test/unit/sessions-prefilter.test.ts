@@ -85,3 +85,19 @@ describe('escape traits, kept per file', () => {
     }), { numRuns: 300 });
   });
 });
+
+test('the byte looked for is the one rarest in the data: timestamps full of Z do not make z the probe', () => {
+  // English ranks z rarest of "zq…" letters; in session files every timestamp ends in Z.
+  const line = '{"timestamp":"2026-01-01T00:00:00.000Z","text":"plain words here"}\n';
+  const data = Buffer.from(line.repeat(2000) + '{"text":"a ZQUUX"}\n');
+  const t = literalTest(['zquux'], true)!;
+  const indexOf = jest.spyOn(Buffer.prototype, 'indexOf');
+  try {
+    expect(t.probe(data)).toBe(true);
+    // q and Q are looked for (two passes, one hit); the 2,001 Z's are never visited one by one.
+    expect(indexOf.mock.calls.length).toBeLessThan(10);
+    expect(t.probe(Buffer.from(line.repeat(2000)))).toBe(false);
+  } finally {
+    indexOf.mockRestore();
+  }
+});

@@ -24,6 +24,7 @@ let dir: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-tools-deadline-'));
   fs.writeFileSync(path.join(dir, 'r.jsonl'), Array.from({ length: 50 }, (_, i) => `{"id":${i},"k${i}":true}\n`).join(''));
+  fs.writeFileSync(path.join(dir, 'deep.jsonl'), Array.from({ length: 3 }, (_, i) => `{"a":{"b":{"c":{"d":{"e":${i}}}}}}\n`).join(''));
   for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(dir, `f${String(i).padStart(2, '0')}.jsonl`), '{}\n');
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -32,16 +33,15 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
  * A tool context over one open explorer file (`file_1`) whose deadline is `left` ms away on a FakeClock; reading a
  * record (its value, or its checked text: sample_records reads text) moves that clock `perRecord` ms.
  */
-async function contextWith(left: number, perRecord = 0): Promise<ToolContext> {
-  const clock = new FakeClock();
-  const opened = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
+async function contextWith(left: number, perRecord = 0, file = 'r.jsonl', limits = DEFAULT_LIMITS, clock = new FakeClock()): Promise<ToolContext> {
+  const opened = await fileService(dir, await formatsOf(jsonl)).open(file);
   const value = opened.source.value.bind(opened.source);
   opened.source.value = (i: number) => { clock.advance(perRecord); return value(i); };
   const checkedText = opened.source.checkedText!.bind(opened.source);
   opened.source.checkedText = (i: number) => { clock.advance(perRecord); return checkedText(i); };
   const ctx = {
     session: new Session(clock).scope('explore'),
-    limits: DEFAULT_LIMITS,
+    limits,
     signal: new AbortController().signal,
     deadline: clock.now() + left,
     clock,
@@ -88,10 +88,40 @@ test('the deadline is read on ctx.clock: 10 ms a record and 95 ms left, sample_r
   expect(sample.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Stopped at the request deadline (requestTimeoutMs) after reading 10 of the 50 records to sample; the answer covers those.' }]);
 });
 
+describe("get_schema's deeper levels within limits.detailTimeMs", () => {
+  /** A FakeClock that moves 40 ms each time it is read: inferring a level reads it, so levels cost time. */
+  class TickingClock extends FakeClock {
+    override now(): number {
+      this.advance(40);
+      return super.now();
+    }
+  }
+  const deep = { type: 'object', properties: { e: { type: 'integer' } }, required: ['e'] };
+  const nest = (names: string[], leaf: object): object => names.reduceRight((inner, n) => ({ type: 'object', properties: { [n]: inner }, required: [n] }), leaf);
+
+  test('with a minute for detail every level is described, whatever each level costs', async () => {
+    const ctx = await contextWith(3_600_000, 0, 'deep.jsonl', { ...DEFAULT_LIMITS, detailTimeMs: 60_000 }, new TickingClock());
+    const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
+    expect(schema.schema).toEqual(nest(['a', 'b', 'c', 'd'], deep));
+    expect(schema.depth).toBeUndefined();
+    expect(schema.warnings).toBeUndefined();
+  });
+
+  test('past detailTimeMs the levels stop: fewer levels, the depth and the limit named', async () => {
+    const ctx = await contextWith(3_600_000, 0, 'deep.jsonl', { ...DEFAULT_LIMITS, detailTimeMs: 1 }, new TickingClock());
+    const schema = (await getSchema.handler({ handle: 'file_1', sample_size: 50, depth: 16 } as any, ctx)) as any;
+    expect(schema.records_sampled).toBe(3);
+    expect(schema.depth).toBeGreaterThanOrEqual(2);
+    expect(schema.depth).toBeLessThan(6);
+    expect(schema.schema.properties.a.type).toBe('object');
+    expect(schema.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: expect.stringContaining(`The schema is described to depth ${schema.depth} (not 16): the next level did not finish within the time an answer may spend on detail (limits.detailTimeMs)`) }]);
+  });
+});
+
 test('list_files stops its walk at the deadline: truncated, with what it found', async () => {
   const sandbox = new Sandbox(dir);
   const all = await listFiles(sandbox, [], undefined, {});
-  expect(all.files).toHaveLength(31);
+  expect(all.files).toHaveLength(32);
   expect(all.truncated).toBe(false);
   const clock = new FakeClock();
   const late = await listFiles(sandbox, [], undefined, { deadline: clock.now() - 1, now: () => clock.now() });

@@ -12,6 +12,8 @@ export interface ProbeValidation {
   /** Records examined whose objects repeat a member name (RFC 8259 §4), and the first such name. */
   duplicate_keys: number;
   first_duplicate_key?: { record_index: number; key: string; path: string };
+  /** Records examined whose strings escape a lone surrogate (RFC 8259 §8.2): every tool gives them as U+FFFD. */
+  lone_surrogates: number;
 }
 
 /**
@@ -30,10 +32,11 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
       malformed_records: r.malformedRecords,
       first_malformed: r.firstMalformed.map((m) => ({ record_index: m.recordIndex, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
       duplicate_keys: r.duplicateKeys,
+      lone_surrogates: r.loneSurrogates,
       ...(r.firstDuplicateKey ? { first_duplicate_key: { record_index: r.firstDuplicateKey.recordIndex, key: r.firstDuplicateKey.key, path: r.firstDuplicateKey.path } } : {}),
     };
   }
-  const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0 };
+  const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0, lone_surrogates: 0 };
   const to = Math.min(source.count, ctx.limits.probeRecords);
   outer: for await (const batch of source.batches({ to, signal: ctx.signal })) {
     for (let k = 0; k < batch.count; k++) {

@@ -49,10 +49,11 @@ export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.str
 /**
  * The part of `text` from `offset` (a character start outside any escape) that fits `room` bytes of result JSON as
  * the item `{path, value: <part>, value_truncated, value_bytes, offset, next_offset}`: whole UTF-8 characters and whole
- * escape sequences (`safeCut`: the kernel's `ctx.json.safeCut`), escaping counted. Always at least one character or
+ * escape sequences (`layout`: the kernel's `ctx.json`), escaping counted; lone surrogate escapes come back as `\ufffd`. Always at least one character or
  * escape (a reader following next_offset always advances), or null when not even one fits `room`.
  */
-export function itemPart(path: string, text: ItemText, offset: number, room: number, safeCut: JsonLayout['safeCut']): Item | null {
+export function itemPart(path: string, text: ItemText, offset: number, room: number, layout: Pick<JsonLayout, 'safeCut' | 'wellFormedText'>): Item | null {
+  const safeCut = layout.safeCut.bind(layout);
   const envelope = byteLength({ path, value: '', value_truncated: true, value_bytes: text.size, offset, next_offset: text.size });
   const limit = room - envelope; // bytes the part may take, escaped, inside the result
   if (limit <= 0) return null;
@@ -66,7 +67,8 @@ export function itemPart(path: string, text: ItemText, offset: number, room: num
       end = Math.min(raw.length, 1);
       for (let k = 1; k <= Math.min(raw.length, 12); k++) if (safeCut(raw, 0, k) === k) { end = k; break; }
     }
-    const part = raw.subarray(0, end).toString('utf8');
+    // lone surrogate escapes as \ufffd: the same length, so the cost and offsets hold
+    const part = layout.wellFormedText(raw.subarray(0, end).toString('utf8'));
     const cost = byteLength(part) - 2;
     if (cost <= limit) {
       const next = offset + end;

@@ -9,12 +9,20 @@ import { kimiSource, kimiUsageFiles } from './sources/kimi';
 import { safeNormalize } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
-import { semanticIndexFor, type SemanticIndex } from './semantic/service';
+import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
 
-/** How long a discovery is reused before folders are listed again, ms (listing twice in a row reads nothing twice). */
+/**
+ * A discovery (the sources' folder listing) is reused while the folders it looked into keep their modification times
+ * — a session file created, removed or renamed changes its folder's — and listed again when one changed, on demand
+ * (`forgetCatalog`), or after CATALOG_MAX_AGE_MS (what only files' contents say, such as a project's folder read from
+ * its sessions' first lines). A folder modified less than RACY_MS before its listing began may have changed again
+ * within the same tick of its file system's clock, unseen: such a listing is reused for CATALOG_TTL_MS at most.
+ */
 const CATALOG_TTL_MS = 2000;
+const RACY_MS = 2000;
+const CATALOG_MAX_AGE_MS = 60_000;
 /** Entries kept in summaries across sessions (about 250 bytes each). */
 const SUMMARY_BUDGET = 400_000;
 
@@ -36,7 +44,7 @@ export interface Located {
  * a short-lived discovery cache, and per-session summaries keyed by the files' identities (a changed file is read again).
  */
 export class SessionsService {
-  private discovery: { key: string; at: number; found: Promise<Discovery>; folders: Map<string, number> | null } | null = null;
+  private discovery: DiscoveryEntry | null = null;
   private readonly summaries = new Map<string, { key: string; summary: SessionSummary }>();
   private summaryWeight = 0;
   /** Usage per session (small: one item per response and tool call), kept while the files are unchanged. */
@@ -48,6 +56,9 @@ export class SessionsService {
 
   /** The semantic index of the configured embedder (opened in the cache folder on first use). */
   semantic(ctx: Pick<ToolContext, 'registry' | 'error'>): SemanticIndex {
+    // The semantic index (its engine, store and ranking) is loaded on first use, not at start-up.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { semanticIndexFor } = require('./semantic/service') as typeof import('./semantic/service');
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
   }
 
@@ -63,23 +74,31 @@ export class SessionsService {
     return ctx.files.within(homes.filter((h) => h.available).map((h) => h.home));
   }
 
-  /** Every project and session, the files looked at now (the sources' folder listing is reused for a moment). */
+  /**
+   * Every project and session, the files looked at now; the sources' folder listing is reused while its folders are
+   * unchanged (see CATALOG_TTL_MS).
+   */
   async catalog(ctx: Pick<ToolContext, 'registry' | 'signal' | 'log' | 'clock'>, homes = this.homes(ctx)): Promise<Catalog> {
     const key = homes.map((h) => `${h.source.name}=${h.realHome ?? ''}`).join('\n');
     const now = ctx.clock.now();
-    if (!this.discovery || this.discovery.key !== key || now - this.discovery.at >= CATALOG_TTL_MS || !(await this.unchanged(this.discovery))) {
+    if (!this.discovery || this.discovery.key !== key || !(await this.reusable(this.discovery, now))) {
       const found = discover(homes, { signal: ctx.signal, log: ctx.log });
-      const entry = { key, at: now, found, folders: null as Map<string, number> | null };
+      const entry: DiscoveryEntry = { key, at: now, found, folders: null, settled: false };
       this.discovery = entry;
-      found.then((d) => { entry.folders = folderTimes(d); }, () => { if (this.discovery === entry) this.discovery = null; });
+      found.then((d) => {
+        entry.folders = folderTimes(d);
+        entry.settled = [...entry.folders.values()].every((mtime) => mtime < entry.at - RACY_MS);
+      }, () => { if (this.discovery === entry) this.discovery = null; });
     }
     return catalogOf(await this.discovery.found);
   }
 
-  /** Whether the folders holding the listed sessions (and the sessions roots) are as they were when listed. */
-  private async unchanged(d: { found: Promise<Discovery>; folders: Map<string, number> | null }): Promise<boolean> {
+  /** Whether a discovery may be reused at `now`: young enough, and the folders it looked into as they were. */
+  private async reusable(d: DiscoveryEntry, now: number): Promise<boolean> {
     await d.found.catch(() => undefined);
     if (!d.folders) return false;
+    const age = now - d.at;
+    if (age < 0 || age >= CATALOG_MAX_AGE_MS || (!d.settled && age >= CATALOG_TTL_MS)) return false;
     for (const [folder, mtime] of d.folders) if (mtimeOf(folder) !== mtime) return false;
     return true;
   }
@@ -222,14 +241,36 @@ export class SessionsService {
   }
 }
 
-/** Modification times of the folders a discovery looked into: each session file's folder and each sessions root. */
+/** A discovery kept by `SessionsService.catalog`. */
+interface DiscoveryEntry {
+  key: string;
+  /** When it began, ms (the kernel's clock). */
+  at: number;
+  found: Promise<Discovery>;
+  /** Modification times of the folders it looked into (once it is done). */
+  folders: Map<string, number> | null;
+  /** Every folder was last modified more than RACY_MS before it began. */
+  settled: boolean;
+}
+
+/**
+ * Modification times of the folders a discovery looked into: each sessions root, each session file's folder and every
+ * folder between the two (a new day's folder under a month's changes the month's), and the home itself.
+ */
 function folderTimes(d: Discovery): Map<string, number> {
   const out = new Map<string, number>();
+  const add = (dir: string) => { if (!out.has(dir)) out.set(dir, mtimeOf(dir)); };
   for (const { home, projects } of d.found) {
-    out.set(home.basePath, mtimeOf(home.basePath));
+    add(home.home);
+    add(home.basePath);
+    const base = home.basePath.endsWith(path.sep) ? home.basePath : home.basePath + path.sep;
     for (const p of projects) for (const s of p.sessions) for (const f of s.files ?? [s.path]) {
-      const dir = path.dirname(f);
-      if (!out.has(dir)) out.set(dir, mtimeOf(dir));
+      let dir = path.dirname(f);
+      if (out.has(dir)) continue;
+      add(dir);
+      // Up to the sessions root, when the file lies under it.
+      if (!dir.startsWith(base)) continue;
+      for (let up = path.dirname(dir); up.length >= base.length - 1 && up !== dir && !out.has(up); dir = up, up = path.dirname(up)) add(up);
     }
   }
   return out;

@@ -444,7 +444,8 @@ function atomAt(b: Buffer, vs: number, ve: number, atoms: Atoms, slot: number, p
     if (!esc) atoms.texts[slot] = b.toString('utf8', vs + 1, ve - 1);
     else {
       const v = JSON.parse(b.toString('utf8', vs, ve)) as string;
-      atoms.texts[slot] = v.isWellFormed() ? v : v.toWellFormed();
+      if (v.isWellFormed()) atoms.texts[slot] = v;
+      else { atoms.texts[slot] = v.toWellFormed(); atoms.replaced++; }
     }
   } else if (c === LBRACE || c === LBRACK) {
     const raw = b.toString('utf8', vs, ve);
@@ -536,5 +537,5 @@ export function atomsOfValue(value: unknown, paths: readonly PathTokens[], atoms
 }
 
 export function newAtoms(slots: number): Atoms {
-  return { types: new Uint8Array(slots), texts: new Array<string>(slots).fill(''), raws: new Array<string>(slots).fill('') };
+  return { types: new Uint8Array(slots), texts: new Array<string>(slots).fill(''), raws: new Array<string>(slots).fill(''), replaced: 0 };
 }

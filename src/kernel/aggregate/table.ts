@@ -24,6 +24,8 @@ export const T_UNBUCKETABLE = 8, T_BUCKET_NUMBER = 9, T_BUCKET_TIME = 10;
 export interface Atoms {
   types: Uint8Array;
   texts: string[];
+  /** Grouped strings read from bytes whose lone surrogates (RFC 8259 §8.2) became U+FFFD, so far. */
+  replaced: number;
   /** For arrays and objects: their JSON text as in the record (the key shows it). */
   raws: string[];
 }

@@ -21,15 +21,12 @@ export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, qu
   return otherAddressingHint(ctx, source, query, addressing);
 }
 
-/** How long the look in the other addressing mode may take, ms. */
-const OTHER_MODE_MS = 1000;
-
 /**
  * The other reason a query written for one addressing mode finds nothing in the other (see docs/architecture.md
  * "Two addressing modes"): with each record as `$`, a first segment `$[?…]`, `$[0]` or `$[1:]` steps into a record's
  * children — the query was written for the file as an array of records; with the file as `$`, a first segment
  * `$.name` names a member of that array, which has none — it was written for one record. Only for such a first
- * segment, the same query runs once more in the other mode until its first node, for at most OTHER_MODE_MS (and within
+ * segment, the same query runs once more in the other mode until its first node, for at most `limits.detailTimeMs` (and within
  * the call's deadline; a look that finds nothing in that time, or fails, gives no hint). Undefined when it finds
  * nothing there either.
  */
@@ -41,8 +38,8 @@ async function otherAddressingHint(ctx: ToolContext, source: RecordSource, query
   if (!suspicious) return undefined;
   let node: { record: number; path: string } | undefined;
   try {
-    // At most OTHER_MODE_MS more: an answer that is truly empty pays a bounded look, not a second full scan.
-    const deadline = Math.min(ctx.deadline, ctx.clock.now() + OTHER_MODE_MS);
+    // At most detailTimeMs more: an answer that is truly empty pays a bounded look, not a second full scan.
+    const deadline = Math.min(ctx.deadline, ctx.clock.now() + ctx.limits.detailTimeMs);
     const r = await ctx.scan.run({ source, query, addressing: used === 'record' ? 'file' : 'record', unit: 'nodes', limit: 1, signal: ctx.signal, deadline });
     node = r.nodes[0];
   } catch {

@@ -16,6 +16,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   cursorIdleMs: 300_000,
   maxConcurrentScans: 4,
   requestTimeoutMs: 30_000,
+  detailTimeMs: 1000,
   probeBytes: 4 * 1024 * 1024,
   probeRecords: 32,
 });

@@ -18,6 +18,7 @@ export const limitsSchema = z.strictObject({
   cursorIdleMs: positiveInt,
   maxConcurrentScans: positiveInt,
   requestTimeoutMs: positiveInt,
+  detailTimeMs: positiveInt,
   probeBytes: positiveInt,
   probeRecords: positiveInt,
 }).partial();

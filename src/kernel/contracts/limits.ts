@@ -35,6 +35,12 @@ export interface Limits {
   maxConcurrentScans: number;
   /** A scan past this returns what it has with a cursor (`complete: false`). */
   requestTimeoutMs: number;
+  /**
+   * Time, ms from the call's start, a tool may spend on the parts of an answer that only add detail (get_schema's
+   * levels after the first, an empty answer's look in the other addressing mode). Past it the answer says what it
+   * left out; the call's deadline (`requestTimeoutMs`) still bounds it.
+   */
+  detailTimeMs: number;
   /** Bytes and records validated at open in probe mode. */
   probeBytes: number;
   probeRecords: number;

@@ -151,12 +151,18 @@ export interface JsonLayoutPage {
   end: number;
   /** Bytes of the whole laid-out text. */
   total: number;
+  /**
+   * Escapes of lone surrogates (RFC 8259 §8.2: their meaning is unpredictable, and clients that parse the text reject
+   * it) written as `\ufffd` in this page, the same length; absent when there were none.
+   */
+  replaced?: number;
 }
 
 /**
  * JSON text laid out for reading one page at a time (`ctx.json`): the explorer's get_record and get_value_at_path and
  * the reader's json_read cut values through it, so a page never ends inside a character or an escape sequence and
- * costs its own bytes plus one counting scan, never the whole laid-out text.
+ * costs its own bytes plus one counting scan, never the whole laid-out text. Text it returns never spells a lone
+ * surrogate: such escapes come back as `\ufffd`, and the tool call's answer says so in a warning.
  */
 export interface JsonLayout {
   /**
@@ -166,6 +172,12 @@ export interface JsonLayout {
    * (`\u00e9`, and a `\uD83D\uDE00` pair, stay whole), with at least one character or escape when any remains.
    */
   page(text: string, options: { indent: string; from?: number; maxBytes: number }): JsonLayoutPage;
+  /**
+   * JSON text a tool returns without `page` (e.g. a part of a value's text cut with `safeCut`) with every escape of a
+   * lone surrogate written as `\ufffd` (the same length), as `page` does. In a tool call, either one makes the answer
+   * carry one LONE_SURROGATE_REPLACED warning.
+   */
+  wellFormedText(text: string): string;
   /**
    * The greatest cut at or before `end` in UTF-8 JSON text `bytes` (read from `start`, a character boundary outside
    * any escape) that is a character boundary outside an escape sequence; `start` when there is none.

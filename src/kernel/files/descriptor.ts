@@ -1,7 +1,8 @@
 import { constants, type Stats } from 'node:fs';
+import * as path from 'node:path';
 import { McpgwError, shownInput } from '../errors';
 import { osError } from './os-error';
-import type { Sandbox } from './sandbox';
+import { isPlainAbsolute, type Sandbox } from './sandbox';
 import { nodeFileSystem, type FileSystem } from './file-system';
 
 /** A descriptor opened inside the root: where it really is, and what it is. */
@@ -32,6 +33,11 @@ export function descriptorPath(fd: number, fs: FileSystem = nodeFileSystem): str
   }
 }
 
+/** Whether `descriptorPath` is known to name descriptors on this file system (false until a first call succeeded). */
+export function descriptorPathsKnown(fs: FileSystem = nodeFileSystem): boolean {
+  return procFd.get(fs) === true;
+}
+
 /** A path that reaches open folder descriptor `fd` itself (no lookup by name), or null where there is none. */
 export function descriptorFolder(fd: number, fs: FileSystem = nodeFileSystem): string | null {
   return descriptorPath(fd, fs) === null ? null : `/proc/self/fd/${fd}`;
@@ -50,7 +56,7 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
   const fs = sandbox.fs;
   let fd: number;
   try {
-    fd = fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW | flags);
+    fd = fs.open(real, OPEN_FLAGS | flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new McpgwError('NOT_FOUND', `No such file: ${shownInput(input)}`, { hint: 'It was removed or moved while it was opened.' });
@@ -79,6 +85,72 @@ export function openInside(sandbox: Sandbox, real: string, input: string, flags 
     fs.close(fd);
     throw err;
   }
+}
+
+/**
+ * Folders `openQuickly` looked at, per file system, keyed by the root (real and as configured) and the folder: whether
+ * the folder's real path lies inside the root. Kept across sandboxes (a tool builds a `within` scope per call), at most
+ * FOLDERS_KEPT per file system.
+ */
+const verifiedFolders = new WeakMap<FileSystem, Map<string, boolean>>();
+const FOLDERS_KEPT = 4096;
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW;
+
+/**
+ * `openInside(sandbox, sandbox.resolve(input), input)` without resolving the path first, for a plain absolute path
+ * (no `.`, `..` or `//`) directly inside a folder already found to lie inside the root: the path is opened as given
+ * (O_NOFOLLOW) and accepted only when the kernel's own name for what was opened lies inside the root — the check that
+ * decides in `openInside` too. Null when this cannot decide — no `/proc/self/fd` names (the device-and-inode check
+ * needs the resolved path), a folder not yet verified, or any failure (a final link, nothing there, what was opened
+ * lies outside): then the caller takes the resolving path, which gives the answer and its error exactly as before.
+ * A folder is verified once (its real path inside the root) and forgotten when an open under it led outside, so a
+ * search opening thousands of session files in a few folders resolves each folder, not each file. A folder swapped for
+ * a link out of the root after it was verified gets its file opened — O_NONBLOCK, never read — and closed: the same
+ * as a swap between `resolve` and the open.
+ */
+export function openQuickly(sandbox: Sandbox, input: string): InsideDescriptor | null {
+  const fs = sandbox.fs;
+  if (!descriptorPathsKnown(fs) || !isPlainAbsolute(input)) return null;
+  const folder = path.dirname(input);
+  let folders = verifiedFolders.get(fs);
+  if (!folders) verifiedFolders.set(fs, (folders = new Map()));
+  const key = `${sandbox.root}\0${sandbox.given}\0${folder}`;
+  let verified = folders.get(key);
+  if (verified === undefined) {
+    // Lexically inside (as the root is spelled, really or as configured), and really inside.
+    verified = sandbox.contains(folder) || sandbox.contains(folder, sandbox.given);
+    if (verified) {
+      try {
+        verified = sandbox.contains(fs.realpath(folder));
+      } catch {
+        return null; // not remembered: the resolving path reports what is wrong
+      }
+    }
+    if (folders.size >= FOLDERS_KEPT) folders.clear();
+    folders.set(key, verified);
+  }
+  if (!verified) return null;
+  let fd: number;
+  try {
+    fd = fs.open(input, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  let named: string | null;
+  let stats: Stats;
+  try {
+    stats = fs.fstat(fd);
+    named = descriptorPath(fd, fs);
+  } catch {
+    fs.close(fd);
+    return null;
+  }
+  if (named === null || !sandbox.contains(named)) {
+    fs.close(fd);
+    folders.delete(key);
+    return null;
+  }
+  return { fd, realPath: named, stats };
 }
 
 /** The names in open folder descriptor `fd` (through the descriptor where the system allows; else by `real`). */

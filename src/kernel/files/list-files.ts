@@ -117,8 +117,8 @@ export async function listFiles(
         try {
           const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
           const sniff = sniffContent(probe.bytes, probe.size);
-          if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format
-          else format = selectFormat(formats, probe).format.name;
+          if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
+          if (!sniff || sniff.kind === 'empty') format = selectFormat(formats, probe).format.name;
         } catch {
           format = null;
         }

@@ -1,18 +1,19 @@
 import { closeSync, readSync, statSync } from 'node:fs';
 import type { FileIdentity, OpenedFile } from '../contracts/format';
 import { McpgwError, shownInput } from '../errors';
-import { openInside } from './descriptor';
+import { openInside, openQuickly } from './descriptor';
 import type { Sandbox } from './sandbox';
 
 /**
  * Opens a path inside the sandbox read-only: resolved inside the root, opened, and what was opened checked to lie
  * inside the root (descriptor.ts: a link swapped in between is caught); every read then goes through the descriptor.
+ * A plain absolute path in a folder already verified skips the resolving (`openQuickly`, the same check after the open).
  * O_NONBLOCK makes opening a FIFO return at once (it would otherwise wait for a writer); fstat then refuses
  * anything that is not a regular file.
  * @throws McpgwError INVALID_ARGUMENT (folder, FIFO, device, socket), and the sandbox's errors.
  */
 export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
-  const { fd, realPath, stats: st } = openInside(sandbox, sandbox.resolve(input), input);
+  const { fd, realPath, stats: st } = openQuickly(sandbox, input) ?? openInside(sandbox, sandbox.resolve(input), input);
   if (!st.isFile()) {
     closeSync(fd);
     const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';

@@ -20,7 +20,7 @@ export class Sandbox {
   /** The root's real path. */
   readonly root: string;
   /** The root as configured (absolute, symlinks not resolved): absolute paths may be spelled through it. */
-  private readonly given: string;
+  readonly given: string;
 
   /**
    * `fs`: the system calls to resolve and open with (default node:fs).

@@ -11,6 +11,7 @@
  * reader following `end` always advances). Pages read from `end` to `end` concatenate to the whole laid-out text.
  */
 import type { JsonLayout, JsonLayoutPage } from '../contracts/records';
+import { replaceLoneSurrogateEscapes } from '../unicode';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
 const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
@@ -196,7 +197,10 @@ export function layoutJsonPage(text: string, options: { indent: string; from?: n
   }
   if (start < 0) start = pos; // `from` at or past the end
   if (end < 0) end = pos;
-  return { text: out.join(''), start, end, total: pos };
+  // A page never splits a pair of escapes, so a lone surrogate escape is one in the whole text too (same length: the
+  // offsets hold).
+  const page = replaceLoneSurrogateEscapes(out.join(''));
+  return { text: page.text, start, end, total: pos, ...(page.replaced ? { replaced: page.replaced } : {}) };
 }
 
 /**
@@ -247,5 +251,35 @@ function escapeBytes(bytes: Uint8Array, k: number): number {
   return 6;
 }
 
-/** The kernel's JsonLayout (`ctx.json`). */
-export const jsonLayout: JsonLayout = { page: layoutJsonPage, safeCut: safeJsonCut };
+/** JSON text as in a file (a part cut by safeCut) with its lone surrogate escapes written as `\ufffd`. */
+function wellFormedJsonText(text: string): string {
+  return replaceLoneSurrogateEscapes(text).text;
+}
+
+/** The kernel's JsonLayout, stateless (tests, the CLI). */
+export const jsonLayout: JsonLayout = { page: layoutJsonPage, safeCut: safeJsonCut, wellFormedText: wellFormedJsonText };
+
+/**
+ * One tool call's `ctx.json`: the kernel's layout, counting the lone surrogate escapes it rewrites (`replaced`), so
+ * that the call's answer says so in one warning (server/tool-adapter.ts).
+ */
+export class CallJsonLayout implements JsonLayout {
+  /** Lone surrogate escapes written as `\ufffd` in this call's text, so far. */
+  replaced = 0;
+
+  page(text: string, options: { indent: string; from?: number; maxBytes: number }): JsonLayoutPage {
+    const page = layoutJsonPage(text, options);
+    this.replaced += page.replaced ?? 0;
+    return page;
+  }
+
+  safeCut(bytes: Uint8Array, start: number, end: number): number {
+    return safeJsonCut(bytes, start, end);
+  }
+
+  wellFormedText(text: string): string {
+    const r = replaceLoneSurrogateEscapes(text);
+    this.replaced += r.replaced;
+    return r.text;
+  }
+}

@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
-import { CHUNK_BYTES, giveBackBuffers, takeBuffer, throwIfAborted, unalignedBuffer } from './chunks';
+import { CHUNK_BYTES, giveBack, takeBuffer, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
@@ -520,7 +520,7 @@ const LEFTOVER_KEEP_MS = 1000;
 
 /** Gives a leftover's buffers back to the spares once the read it left in flight has landed (or failed). */
 function releaseLeftover(kept: Leftover): void {
-  const back = () => giveBackBuffers(kept.buffers);
+  const back = () => giveBack(kept.buffers);
   if (kept.pending) kept.pending.then(back, back); else back();
 }
 

@@ -11,7 +11,8 @@ import { parseExact, type ParseSite } from '../records/parse';
 import { atomsOfRecord, atomsOfValue, findTops, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
 import { addUnit, type Compiled, type TableData } from '../aggregate/table';
 import type { Atoms } from '../aggregate/table';
-import { parseRecord } from './fast-parse';
+import { FALLBACK, SimdRecordCheck } from '../aggregate/check-simd';
+import { hasSurrogateEscape, parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
 import { candidates, type BatchView, type Plan } from './plan';
 
@@ -32,6 +33,8 @@ export interface BatchContext {
   /** The prefilter (`where`'s required literals), as the engine's plan holds it. */
   prefilter: Pick<Plan, 'literals' | 'slashEscape'> | null;
   atoms: Atoms;
+  /** readRecord's check in WebAssembly SIMD for this plan, or null where it is not available (check-simd.ts). */
+  simd: SimdRecordCheck | null;
   maxDepth: number;
   /** Records never evaluated (one a regular expression was stuck on in an earlier page: reported there). */
   skip: ReadonlySet<number>;
@@ -41,9 +44,10 @@ export interface BatchContext {
 
 export function batchContext(compiled: Compiled, where: WhereTest | null, maxDepth: number, skip: ReadonlySet<number>, site: (i: number) => ParseSite): BatchContext {
   const literals = where?.query.requiredLiterals?.length ? where.query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
+  const plan = slotPlan(compiled.spec.slots, maxDepth);
   return {
-    compiled, where, maxDepth, skip, site,
-    plan: slotPlan(compiled.spec.slots, maxDepth),
+    compiled, where, maxDepth, skip, site, plan,
+    simd: plan.negative ? null : SimdRecordCheck.create(plan),
     prefilter: literals ? { literals, slashEscape: where!.query.requiredLiterals!.some((l) => l.includes('/')) } : null,
     atoms: newAtoms(compiled.spec.slots.length),
   };
@@ -56,10 +60,12 @@ export interface BatchStats {
   units: number;
   skipped: number;
   firstSkipped: SkippedRecord[];
+  /** Records counted whose grouped strings held lone surrogates (RFC 8259 §8.2), read as U+FFFD. */
+  loneSurrogates: number;
 }
 
 export function newStats(): BatchStats {
-  return { scanned: 0, matched: 0, units: 0, skipped: 0, firstSkipped: [] };
+  return { scanned: 0, matched: 0, units: 0, skipped: 0, firstSkipped: [], loneSurrogates: 0 };
 }
 
 export function addStats(a: BatchStats, b: BatchStats): void {
@@ -67,7 +73,14 @@ export function addStats(a: BatchStats, b: BatchStats): void {
   a.matched += b.matched;
   a.units += b.units;
   a.skipped += b.skipped;
+  a.loneSurrogates += b.loneSurrogates;
   for (const s of b.firstSkipped) if (a.firstSkipped.length < 5) a.firstSkipped.push(s);
+}
+
+/** Some grouped string of the record holds U+FFFD (read from a lone surrogate when its record escaped one). */
+function groupedReplacement(atoms: Atoms): boolean {
+  for (let slot = 0; slot < atoms.texts.length; slot++) if (atoms.texts[slot]!.includes('\ufffd')) return true;
+  return false;
 }
 
 /** Records a skipped record (the first five with their message). */
@@ -109,7 +122,12 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
   if (toK <= fromK) return 0;
   // Valid UTF-8 is checked once for the stretch when most records are read, else per record.
-  const utf8Ok = list !== null && list.length <= (toK - fromK) / 8 ? false : isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1]));
+  const dense = list === null || list.length > (toK - fromK) / 8;
+  const utf8Ok = dense ? isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1])) : false;
+  // The SIMD check reads a copy of the stretch in its own memory: copied when a record first needs the check (never
+  // when every record is already checked), and only when most records are read.
+  const simd = dense ? ctx.simd : null;
+  let loaded = 0; // 1: the stretch is in simd's memory; -1: it could not be (too long)
   const occ = new Occurrences();
   const where = ctx.where;
   const n = list ? list.length : toK - fromK;
@@ -142,16 +160,23 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
       }
       let st = OK;
       if (value === undefined && !(known && findTops(b, s, e, ctx.plan))) {
-        st = readRecord(b, s, e, ctx.plan);
+        if (simd && loaded === 0) loaded = simd.load(b, view.span(fromK)[0], view.span(toK - 1)[1]) ? 1 : -1;
+        st = loaded === 1 ? simd!.check(s, e, ctx.plan) : FALLBACK;
+        if (st === FALLBACK) st = readRecord(b, s, e, ctx.plan);
         // Valid UTF-8 (checked above), well-formed, each wanted name once at most: the next aggregate need not check.
         if (st === OK && checked && !ctx.plan.dup) checked.marks[i - checked.first] = 1;
       }
-      if (st === OK && value === undefined && !ctx.plan.negative) atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
-      else {
+      const replaced = ctx.atoms.replaced;
+      if (st === OK && value === undefined && !ctx.plan.negative) {
+        atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
+        if (ctx.atoms.replaced !== replaced) stats.loneSurrogates++;
+      } else {
         // Malformed or too deep by the byte check (the parser then gives the error and its place; should it accept
         // the record, the parser decides), parsed already, or a negative index: from the parsed value.
         value ??= parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i));
         atomsOfValue(value, ctx.plan.paths, ctx.atoms);
+        // the parse made its lone surrogates U+FFFD: said when a grouped string shows one and the record escaped one
+        if (hasSurrogateEscape(b.toString('latin1', s, e)) && groupedReplacement(ctx.atoms)) stats.loneSurrogates++;
       }
     } catch (err) {
       if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {

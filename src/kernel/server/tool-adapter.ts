@@ -3,6 +3,7 @@ import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../unicode';
+import { CallJsonLayout } from '../records/json-layout';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 
@@ -19,6 +20,19 @@ export function errorResult(payload: ErrorPayload): ToolResult {
   const structuredContent = { error: wellFormed(payload) };
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
 }
+
+/** The answer's warning when text in it had lone surrogates (RFC 8259 §8.2) replaced by U+FFFD. */
+function surrogateWarning(replaced: number): { code: string; message: string } {
+  return {
+    code: 'LONE_SURROGATE_REPLACED',
+    message: replaced > 0
+      ? `${replaced} lone surrogate escape(s) in the JSON text of this answer (\\uD800–\\uDFFF without its pair, as in the file) were replaced by \\ufffd (U+FFFD): lone surrogates are not valid Unicode and clients reject them.`
+      : 'Strings in this answer held lone surrogates (\\uD800–\\uDFFF without its pair); they were replaced by U+FFFD.',
+  };
+}
+
+const hasWarning = (result: Record<string, unknown>, code: string): boolean =>
+  Array.isArray(result.warnings) && result.warnings.some((w) => (w as { code?: unknown } | null)?.code === code);
 
 /**
  * The input schema made strict (unknown keys refused), once per schema: zod compiles a schema's parser on its first
@@ -41,7 +55,8 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
  * that raised the error when it was not the kernel.
  * `options.lenient` (a bundle's `lenientArguments`): the arguments go through lenient-args.ts first — null is the
  * default, unknown keys and out-of-enum values of optional parameters are dropped — and what was dropped is named in
- * the result's `warnings` (appended to the tool's own).
+ * the result's `warnings` (appended to the tool's own). Text with lone surrogates is made well-formed (U+FFFD) and the
+ * answer carries one LONE_SURROGATE_REPLACED warning (RFC 8259 §8.2).
  */
 export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean } = {}): Promise<ToolResult> {
   try {
@@ -64,10 +79,18 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
     let text = JSON.stringify(result);
     // Every string emitted is well-formed Unicode (the last guard; tools cut their text on character boundaries): a
     // lone surrogate shows in the JSON text as an escape, and only then is the value walked and fixed.
+    let fixed = false;
     if (hasLoneSurrogateEscape(text)) {
       result = fixSurrogates(result);
-      text = JSON.stringify(result);
+      fixed = true;
     }
+    // JSON text the tool returns (record text, a value's text) had lone surrogate escapes written as \ufffd.
+    const replaced = ctx.json instanceof CallJsonLayout ? ctx.json.replaced : 0;
+    if ((fixed || replaced > 0) && !hasWarning(result, 'LONE_SURROGATE_REPLACED')) {
+      const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
+      result = { ...result, warnings: [...own, surrogateWarning(replaced)] };
+    }
+    if (fixed || replaced > 0) text = JSON.stringify(result);
     const bytes = Buffer.byteLength(text);
     if (bytes > ctx.limits.maxResultBytes) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `The result of ${tool.name} is ${bytes} bytes, over maxResultBytes ${ctx.limits.maxResultBytes}.`, {

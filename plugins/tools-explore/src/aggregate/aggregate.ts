@@ -116,7 +116,7 @@ function prepare(ctx: ToolContext, args: Args): Spec {
 
 export const aggregate: ToolDefinition<typeof input, typeof output> = {
   name: 'aggregate',
-  title: 'Count, group, sum and bucket',
+  title: 'Aggregate records',
   description:
     'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
     'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +

@@ -13,7 +13,7 @@ export const closeFile: ToolDefinition<typeof input, typeof output> = {
     'Release a handle from open_file. An unknown or closed handle gives closed: false',
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
   handler(args, ctx) {
     const table = fileTable(ctx);
     let file;

@@ -121,7 +121,7 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof i
     let end = ctx.json.safeCut(raw, start, Math.min(raw.length, start + want));
     if (end === start) end = Math.max(cutAtCharBoundary(raw, start, 1), firstPieceEnd(ctx, raw, start));
     const from = offset + start, to = offset + end;
-    const part = raw.subarray(start, end).toString('utf8');
+    const part = ctx.json.wellFormedText(raw.subarray(start, end).toString('utf8'));
     const marked = to < node.byteLength && args.offset === undefined && args.length === undefined;
     return {
       value: marked ? `${part}\n… [cut: bytes ${from}–${to} of ${node.byteLength} (the value's text as in the file); call get_value_at_path with offset ${to} for the rest]` : part,

@@ -15,7 +15,7 @@ const output = z.object({
     size_bytes: z.number().int(),
     modified: z.string().describe('ISO 8601'),
     format: z.string().nullable().describe('Format open_file would use (jsonl, json, json-seq, …), null when none recognises the file'),
-    note: z.string().optional().describe('Why format is null, when the content says: empty file, binary data, UTF-16/UTF-32 text (convert to UTF-8), gzip/zstd-compressed (decompress)'),
+    note: z.string().optional().describe('empty file; or why format is null: binary data, UTF-16/UTF-32 text (convert to UTF-8), gzip/zstd-compressed (decompress)'),
   })),
   truncated: z.boolean(),
   complete: z.boolean().describe('true when the files are every file under the folder that matches: nothing truncated, cut or left unread'),

@@ -29,7 +29,7 @@ function clip(text: string, max: number): string {
 
 export const openFile: ToolDefinition<typeof input, typeof output> = {
   name: 'open_file',
-  title: 'Open a JSON / JSON Lines file',
+  title: 'Open a file',
   description:
     'Open a JSON, JSON Lines or JSON-seq file (path under the server root; format forces one) and index it: {handle, file_type, record_count}; ' +
     'pass handle to the other tools. warnings name malformed records and repeated keys',
@@ -75,6 +75,12 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
         message: clip(`${validation.duplicate_keys} of the ${validation.records_examined} records examined repeat a member name in an object; every tool uses the last value, at the name's first position${d ? `. The first: ${JSON.stringify(d.key)} at ${JSON.stringify(d.path)} in record ${d.record_index}${line !== undefined ? ` (line ${line})` : ''}` : ''}.`, 1000),
         ...(d ? { record_index: d.record_index, path: d.path } : {}),
         ...(line !== undefined ? { line } : {}),
+      });
+    }
+    if (validation.lone_surrogates > 0) {
+      warnings.push({
+        code: 'LONE_SURROGATE_REPLACED',
+        message: `${validation.lone_surrogates} of the ${validation.records_examined} records examined escape a lone surrogate (\\uD800–\\uDFFF without its pair; RFC 8259 §8.2): every tool gives it as U+FFFD (\\ufffd in record text).`,
       });
     }
     if (validation.malformed_records > 0) ctx.log.warn(`${opened.path}: ${validation.malformed_records} malformed record(s) in the first ${validation.records_examined}`, { first: warnings[0] });

@@ -67,7 +67,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   title: 'Outline a record',
   description:
     'The shape of a record, or of a huge document (GeoJSON), without reading it all: members with type, children, bytes, short values. ' +
-    'index, path, depth and max_members choose what; next_offset pages. Then get_value_at_path',
+    'next_offset pages. Then get_value_at_path',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

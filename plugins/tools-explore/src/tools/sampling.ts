@@ -245,9 +245,6 @@ const schemaOutput = z.object({
   warnings: z.array(warningSchema).optional(),
 });
 
-/** Time for the levels after the first: an answer within about a second, whatever the size of the file. */
-const SCHEMA_MS = 800;
-
 export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> = {
   name: 'get_schema',
   title: 'Infer the schema',
@@ -274,8 +271,8 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     }
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     const r = inferWithinBudget(values, {
-      // levels until about a second has passed (never past the deadline, but at least a moment for what was read)
-      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + SCHEMA_MS), ctx.clock.now() + 50), now: () => ctx.clock.now(),
+      // levels until limits.detailTimeMs has passed (never past the deadline, but at least a moment for what was read)
+      maxDepth: args.depth, maxBytes: room, until: Math.max(Math.min(ctx.deadline, started + ctx.limits.detailTimeMs), ctx.clock.now() + 50), now: () => ctx.clock.now(),
       maxProps: Math.ceil(room / 16), rootOffset: args.offset ?? 0,
     });
     if (jsonBytes(r.schema) > room) {
@@ -289,7 +286,7 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
         code: 'RESOURCE_LIMIT_EXCEEDED',
         message: r.stopped === 'bytes'
           ? `The schema is described to depth ${r.depth} (not ${args.depth}): one level more would pass maxResultBytes; deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`
-          : `The schema is described to depth ${r.depth} (not ${args.depth}): the next level did not finish within the time an answer takes (about a second); deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`,
+          : `The schema is described to depth ${r.depth} (not ${args.depth}): the next level did not finish within the time an answer may spend on detail (limits.detailTimeMs); deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`,
       });
     }
     if (r.sampledArrays) warnings.push({ code: 'SAMPLED', message: 'Arrays longer than 256 elements were described from 256 of their elements, spread evenly.' });

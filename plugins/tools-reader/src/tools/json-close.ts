@@ -8,7 +8,7 @@ const output = z.object({ file_id: z.string(), closed: z.boolean().describe('fal
 
 export const jsonClose: ToolDefinition<typeof input, typeof output> = {
   name: 'json_close',
-  title: 'Close a file handle',
+  title: 'Close a file_id',
   description:
     'Release a file_id and its cursors. Closing again gives closed: false',
   inputSchema: input,

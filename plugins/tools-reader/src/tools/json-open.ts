@@ -46,7 +46,7 @@ export function openSource(ctx: ToolContext, path: string, format: string | unde
 
 export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
   name: 'json_open',
-  title: 'Open a JSON / JSON Lines / JSON-seq file',
+  title: 'Open a file for json_read',
   description:
     'Open a file (path under the server root) for json_read, addressed whole: JSON Lines or JSON-seq is an array of records. ' +
     'Returns file_id, the detected format and validation coverage (validation: full checks every record)',

@@ -150,7 +150,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
   const cut = (node: ScanNode, offset: number) => {
     const text = itemText(source, node);
-    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0), ctx.json.safeCut);
+    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0), ctx.json);
     if (!item) throw tooSmall(node.path, text.size);
     add(item, node);
     if (item.next_offset !== undefined) part = { path: node.path, offset: item.next_offset };
@@ -326,7 +326,7 @@ function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void
 
 export const jsonRead: ToolDefinition<typeof input, typeof output> = {
   name: 'json_read',
-  title: 'Read JSON values with a pointer or JSONPath',
+  title: 'Read by pointer or JSONPath',
   description:
     'Read values by JSON Pointer (/0/id) or JSONPath ($[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
     'Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: pointer or jsonpath. count: true only counts. ' +

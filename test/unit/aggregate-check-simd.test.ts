@@ -1,0 +1,144 @@
+/**
+ * The record check in WebAssembly SIMD against the one in JavaScript (readRecord) and against JSONTestSuite: the same
+ * verdict (OK, MALFORMED, TOO_DEEP), the same member spans and repeated-name flag on every OK record, on generated
+ * texts and their mutations, on every test_parsing file, and at the edges of a stretch (a record never read past its
+ * end, however the caller's bytes go on).
+ */
+import * as fs from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { MALFORMED, OK, readRecord, slotPlan, TOO_DEEP, type SlotPlan } from '../../src/kernel/aggregate/extract';
+import { FALLBACK, MAX_STRETCH_BYTES, SimdRecordCheck } from '../../src/kernel/aggregate/check-simd';
+import { genValue, mutate, NAMES, rng } from '../helpers/json-gen';
+import { sharedPath, skipMissing } from '../helpers/shared';
+
+/** Both checks of b[s, e) (the stretch [lo, hi) loaded): [verdict, spans, dup] of each; FALLBACK goes to readRecord. */
+function both(check: SimdRecordCheck, plan: SlotPlan, b: Buffer, s: number, e: number, lo = s, hi = e) {
+  const js = readRecord(b, s, e, plan);
+  const jsOut = [js, js === OK ? [...plan.spans] : null, js === OK ? plan.dup : null];
+  expect(check.load(b, lo, hi)).toBe(true);
+  let st = check.check(s, e, plan);
+  const fellBack = st === FALLBACK;
+  if (fellBack) st = readRecord(b, s, e, plan);
+  return { js: jsOut, simd: [st, st === OK ? [...plan.spans] : null, st === OK ? plan.dup : null], fellBack };
+}
+
+const stringTops = (maxDepth: number) => slotPlan([['status'], ['a'], ['user', 'a'], ['st"x'], ['é'], ['__proto__'], [''], ['b/c'], ['0'], ['user']], maxDepth);
+
+describe('the record check in WebAssembly SIMD', () => {
+  const plan = stringTops(50);
+  const check = SimdRecordCheck.create(plan)!;
+
+  test('is available here (Node 22 has WebAssembly SIMD), and not for plans with array indexes', () => {
+    expect(check).not.toBeNull();
+    expect(SimdRecordCheck.create(slotPlan([['a'], [0]], 50))).toBeNull();
+  });
+
+  test('agrees with readRecord on 30,000 generated texts and mutations: verdict, member spans, repeated names', () => {
+    const r = rng(19);
+    let ok = 0, bad = 0, fallback = 0;
+    for (let n = 0; n < 30000; n++) {
+      let text = genValue(r, 0);
+      if (r() < 0.3) text = `{${JSON.stringify(NAMES[Math.floor(r() * NAMES.length)])}:${text},"status":${genValue(r, 1)}}`;
+      if (r() < 0.5) text = mutate(r, text);
+      if (r() < 0.2) text = ` ${text}\t`;
+      // Records inside a longer buffer, the stretch loaded with neighbours (as a batch of JSON Lines is).
+      const b = Buffer.from(`{"x":1}\n${text}\n"tail"`);
+      const s = 8, e = b.length - 7;
+      const out = both(check, plan, b, s, e, 0, b.length);
+      expect([text, out.simd]).toEqual([text, out.js]);
+      if (out.fellBack) fallback++;
+      if (out.js[0] === OK) ok++; else bad++;
+    }
+    expect(ok).toBeGreaterThan(8000);
+    expect(bad).toBeGreaterThan(8000);
+    expect(fallback).toBeGreaterThan(100); // a top-level name with an escape is read by readRecord
+    expect(fallback).toBeLessThan(ok / 2);
+  });
+
+  test('nesting: TOO_DEEP past the bound, also inside a member; a bracket too many or too few is MALFORMED', () => {
+    for (const [text, want] of [
+      ['['.repeat(51) + ']'.repeat(51), TOO_DEEP], ['['.repeat(50) + ']'.repeat(50), OK], [`{"a":${'['.repeat(49)}${']'.repeat(49)}}`, OK],
+      [`{"a":${'['.repeat(50)}${']'.repeat(50)}}`, TOO_DEEP], ['[[]', MALFORMED], ['[]]', MALFORMED], ['{"a":[}', MALFORMED], ['[{]}', MALFORMED],
+    ] as const) {
+      const b = Buffer.from(text);
+      expect([text, both(check, plan, b, 0, b.length).simd[0]]).toEqual([text, want]);
+    }
+  });
+
+  test('the members: spans of the last of a repeated name, dup set; a name with an escape falls back', () => {
+    const b = Buffer.from('{"status":1,"a":[2,{"status":3}],"status" : "x" , "user":{"a":4}}');
+    expect(check.load(b, 0, b.length)).toBe(true);
+    expect(check.check(0, b.length, plan)).toBe(OK);
+    const at = (w: string) => { const k = plan.tops.indexOf(w); return b.toString('utf8', plan.spans[2 * k], plan.spans[2 * k + 1]); };
+    expect([at('status'), at('a'), at('user'), plan.dup]).toEqual(['"x"', '[2,{"status":3}]', '{"a":4}', true]);
+    const c = Buffer.from('{"st\\"x":1,"\\u0061":2}');
+    expect(check.load(c, 0, c.length)).toBe(true);
+    expect(check.check(0, c.length, plan)).toBe(FALLBACK);
+    const d = Buffer.from('{"x":{"\\u0061":1},"a":2}'); // escapes below the top level do not matter
+    expect(check.load(d, 0, d.length)).toBe(true);
+    expect(check.check(0, d.length, plan)).toBe(OK);
+    expect(plan.dup).toBe(false);
+  });
+
+  test('never reads past the end of a record, whatever bytes follow it in the caller\'s buffer or in memory', () => {
+    for (const [text, next] of [['"abc', '"'], ['{"a":"x', '"}'], ['[1,2', ']'], ['-', '1'], ['1.', '5'], ['1e', '5'], ['tru', 'e'], ['"\\', 'n"'], ['"\\u00', 'e9"'], ['{"a":1', '}']]) {
+      // long strings too: the 16-byte steps cross the end
+      for (const pad of ['', 'x'.repeat(13), 'y'.repeat(40)]) {
+        const t = text.startsWith('"') || text.startsWith('{"a":"') ? text.replace(/^("|\{"a":")/, `$1${pad}`) : text;
+        const b = Buffer.from(t + next);
+        const out = both(check, plan, b, 0, t.length, 0, t.length);
+        expect([t, out.simd[0]]).toEqual([t, MALFORMED]);
+        const wide = both(check, plan, b, 0, t.length, 0, b.length); // the stretch holds the next bytes
+        expect([t, wide.simd[0]]).toEqual([t, MALFORMED]);
+      }
+    }
+  });
+
+  test('a stretch of many records anywhere in the caller\'s buffer; memory grows for a long one; over the bound it is refused', () => {
+    const r = rng(5);
+    const records: string[] = [];
+    let size = 0;
+    while (size < 3 * 1024 * 1024) { const t = genValue(r, 0); records.push(t); size += t.length + 1; }
+    const b = Buffer.from('junk\n' + records.join('\n') + '\n');
+    expect(check.load(b, 5, b.length - 1)).toBe(true);
+    let s = 5, agree = 0;
+    for (const t of records) {
+      const e = s + Buffer.byteLength(t);
+      const js = readRecord(b, s, e, plan);
+      let st = check.check(s, e, plan);
+      if (st === FALLBACK) st = readRecord(b, s, e, plan);
+      if (st === js) agree++;
+      s = e + 1;
+    }
+    expect(agree).toBe(records.length);
+    const big = Buffer.alloc(MAX_STRETCH_BYTES + 2, 0x20);
+    expect(check.load(big, 0, big.length)).toBe(false);
+  });
+});
+
+const dir = sharedPath('conformance/JSONTestSuite/test_parsing');
+if (!dir) skipMissing('conformance/JSONTestSuite/test_parsing');
+(dir ? describe : () => undefined)('the SIMD record check and JSONTestSuite', () => {
+  const plan = stringTops(2000); // the default nesting bound
+  const check = SimdRecordCheck.create(plan)!;
+  const files = dir ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+  /** A record is checked when its bytes are UTF-8 (checked per batch) and the check says OK. */
+  const accepts = (b: Buffer) => {
+    if (!check.load(b, 0, b.length)) throw new Error('not loaded');
+    let st = check.check(0, b.length, plan);
+    if (st === FALLBACK) st = readRecord(b, 0, b.length, plan);
+    return isUtf8(b) && st === OK;
+  };
+
+  test('accepts every y_ file, rejects every n_ file, and decides every i_ file as readRecord does', () => {
+    const wrong: string[] = [];
+    for (const f of files) {
+      const b = fs.readFileSync(`${dir}/${f}`);
+      const got = accepts(b);
+      const want = f.startsWith('y_') ? true : f.startsWith('n_') ? false : isUtf8(b) && readRecord(b, 0, b.length, plan) === OK;
+      if (got !== want) wrong.push(f);
+    }
+    expect(files.length).toBe(318);
+    expect(wrong).toEqual([]);
+  });
+});
