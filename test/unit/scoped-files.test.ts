@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import { formatsOf, fileService } from '../helpers/formats';
 import type { Format } from '../../src/kernel/contracts';
+import { RootlessFiles } from '../../src/kernel/files/file-service';
+import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 
 let tmp: string;
 let formats: Format[];
@@ -52,4 +54,20 @@ test('the root stays out of reach of a within() that does not name it', async ()
   fs.writeFileSync(path.join(tmp, 'root', 'r.jsonl'), '{}\n');
   const files = fileService(path.join(tmp, 'root'), formats).within([path.join(tmp, 'a')]);
   expect(await codeOf(files.open(path.join(tmp, 'root', 'r.jsonl')))).toBe('ACCESS_DENIED');
+});
+
+test('openRaw: a checked descriptor of a file inside the walls, refused as open refuses; closing it twice is harmless', async () => {
+  const files = fileService(path.join(tmp, 'root'), formats).within([path.join(tmp, 'a'), path.join(tmp, 'b')]);
+  const raw = files.openRaw!(path.join(tmp, 'b', 'f.jsonl'));
+  const buf = Buffer.alloc(64);
+  expect([raw.path, raw.size, buf.subarray(0, fs.readSync(raw.fd, buf, 0, 64, 0)).toString()]).toEqual([path.join(tmp, 'b', 'f.jsonl'), Buffer.byteLength('{"in":"b"}\n{"in":"b2"}\n'), '{"in":"b"}\n{"in":"b2"}\n']);
+  raw.close();
+  expect(() => fs.fstatSync(raw.fd)).toThrow();
+  raw.close();
+  const code = (fn: () => unknown) => { try { fn(); return 'ok'; } catch (e) { return (e as { code?: string }).code; } };
+  expect(code(() => files.openRaw!(path.join(tmp, 'a', 'link-out.jsonl')))).toBe('ACCESS_DENIED');
+  expect(code(() => files.openRaw!(path.join(tmp, 'outside', 's.jsonl')))).toBe('ACCESS_DENIED');
+  expect(code(() => files.openRaw!(path.join(tmp, 'a', 'sub')))).toBe('INVALID_ARGUMENT');
+  expect(code(() => files.openRaw!(path.join(tmp, 'a', 'nope.jsonl')))).toBe('NOT_FOUND');
+  expect(code(() => new RootlessFiles(() => formats, DEFAULT_LIMITS).openRaw(path.join(tmp, 'b', 'f.jsonl')))).toBe('ACCESS_DENIED');
 });

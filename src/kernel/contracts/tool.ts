@@ -130,6 +130,26 @@ export interface FileAccess {
    * @throws as `open` (ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT), IO_ERROR, CANCELLED.
    */
   read(path: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncIterable<FileChunk>;
+  /**
+   * A file inside the walls opened for raw reading, checked as `open` checks it, with no format and no index: for a
+   * byte prefilter that reads many files on several threads (worker threads share the process's descriptors). Read it
+   * only through `fd`, with positional reads of `[0, size)`. Call `close()` once every read of it has ended, on every
+   * thread: the number of a closed descriptor is given to the next file opened. (Plugin API 2.5.)
+   * @throws McpgwError as `open` (ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT), synchronously.
+   */
+  openRaw?(path: string): RawFile;
+}
+
+/** What `FileAccess.openRaw` returns. */
+export interface RawFile {
+  /** The open descriptor (read-only; never a folder, FIFO, device or socket). */
+  readonly fd: number;
+  /** Bytes at the open. */
+  readonly size: number;
+  /** The file's real path. */
+  readonly path: string;
+  /** Closes the descriptor (once; later calls do nothing). */
+  close(): void;
 }
 
 /** What `FileAccess.list` returns. Sizes in bytes, times in ms since the epoch. */

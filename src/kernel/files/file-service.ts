@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Format, FormatProbe, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
-import type { FileAccess, OpenedSource } from '../contracts/tool';
+import type { FileAccess, OpenedSource, RawFile } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
@@ -142,6 +142,12 @@ export class FileService implements FileAccess {
     return new ScopedFiles(folders, this.formats, this.limits, { fs: this.sandbox.fs, clock: this.clock });
   }
 
+  openRaw(input: string): RawFile {
+    const file = openInSandbox(this.sandbox, input);
+    let open = true;
+    return { fd: file.fd, size: file.identity.size, path: file.realPath, close: () => { if (open) { open = false; closeQuietly(file.fd); } } };
+  }
+
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
     const file = openInSandbox(this.sandbox, input);
     try {
@@ -184,6 +190,10 @@ export class RootlessFiles implements FileAccess {
 
   // eslint-disable-next-line require-yield
   async *read(): AsyncGenerator<FileChunk> {
+    throw this.denied();
+  }
+
+  openRaw(): RawFile {
     throw this.denied();
   }
 

@@ -2,7 +2,7 @@ import { clipText } from '../unicode';
 import * as path from 'node:path';
 import type { Format, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
-import type { FileAccess, FileListing, OpenedSource } from '../contracts/tool';
+import type { FileAccess, FileListing, OpenedSource, RawFile } from '../contracts/tool';
 import type { FileChunk } from '../contracts/records';
 import { McpgwError } from '../errors';
 import { FileService } from './file-service';
@@ -92,6 +92,10 @@ export class ScopedFiles implements FileAccess {
 
   async *read(input: string, options?: { from?: number; to?: number; signal?: AbortSignal }): AsyncGenerator<FileChunk> {
     yield* this.wallFor(input).files.read(input, options);
+  }
+
+  openRaw(input: string): RawFile {
+    return this.wallFor(input).files.openRaw(input);
   }
 
   /** The real path of `input` when it lies inside one of the folders. @throws ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT */

@@ -186,6 +186,11 @@ export class TraitsCache {
   private readonly map = new Map<string, EscapeTraits>();
   constructor(private readonly max = 50_000) {}
 
+  /** Files whose traits are kept. */
+  get size(): number {
+    return this.map.size;
+  }
+
   get(key: string): EscapeTraits | undefined {
     return this.map.get(key);
   }
@@ -198,27 +203,49 @@ export class TraitsCache {
 }
 
 /**
- * Whether any chunk of a file passes `t` (chunk boundaries overlapped by `t.span - 1` bytes). `traits`: the file's
- * escape traits when known (then only the literals' bytes are looked for); `learn` receives them when this read
- * gathered them (a file read to its end without finding a literal).
+ * One file's bytes through a byte test, chunk after chunk (boundaries overlapped by `t.span - 1` bytes): `push` says
+ * when the file may hold a match (stop reading), `end` gives the verdict after the last chunk from the escape traits
+ * — `traits` when the file's are known (then only the literals' bytes are looked for), else gathered on the way.
  */
-export async function fileMayMatch(chunks: AsyncIterable<FileChunk>, t: ByteTest, traits?: EscapeTraits, learn?: (traits: EscapeTraits) => void): Promise<boolean> {
-  const gathered = traits ? null : emptyTraits();
-  let tail: Buffer | null = null;
-  for await (const { bytes } of chunks) {
+export class FileProbe {
+  private readonly gathered: EscapeTraits | null;
+  private tail: Buffer | null = null;
+
+  constructor(private readonly t: ByteTest, private readonly traits?: EscapeTraits) {
+    this.gathered = traits ? null : emptyTraits();
+  }
+
+  /** True when `bytes` (the next chunk; it may be overwritten after the call) or the seam before it may hold a match. */
+  push(bytes: Uint8Array): boolean {
+    const { t, gathered } = this;
     if (t.probe(bytes)) return true;
     if (gathered) addTraits(gathered, bytes);
-    if (tail && t.span > 1) {
-      const seam = Buffer.concat([tail, bytes.subarray(0, t.span - 1)]);
+    if (this.tail && t.span > 1) {
+      const seam = Buffer.concat([this.tail, bytes.subarray(0, t.span - 1)]);
       if (t.probe(seam)) return true;
       if (gathered) addTraits(gathered, seam);
     }
     // The last span - 1 bytes read so far (across chunks shorter than that, too).
     if (t.span > 1) {
       const keep = t.span - 1;
-      tail = bytes.length >= keep || !tail ? Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep))) : Buffer.concat([tail, bytes]).subarray(-keep);
+      this.tail = bytes.length >= keep || !this.tail ? Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep))) : Buffer.concat([this.tail, bytes]).subarray(-keep);
     }
+    return false;
   }
-  if (gathered) learn?.(gathered);
-  return t.escapes(traits ?? gathered!);
+
+  /** The verdict once every chunk was pushed without a hit; `learn` receives the traits when this read gathered them. */
+  end(learn?: (traits: EscapeTraits) => void): boolean {
+    if (this.gathered) learn?.(this.gathered);
+    return this.t.escapes(this.traits ?? this.gathered!);
+  }
+}
+
+/**
+ * Whether any chunk of a file passes `t` (see `FileProbe`). `traits`: the file's escape traits when known; `learn`
+ * receives them when this read gathered them (a file read to its end without finding a literal).
+ */
+export async function fileMayMatch(chunks: AsyncIterable<FileChunk>, t: ByteTest, traits?: EscapeTraits, learn?: (traits: EscapeTraits) => void): Promise<boolean> {
+  const probe = new FileProbe(t, traits);
+  for await (const { bytes } of chunks) if (probe.push(bytes)) return true;
+  return probe.end(learn);
 }

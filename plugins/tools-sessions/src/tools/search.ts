@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { FileAccess, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { compileQuery, matchEntry } from '../search/matcher';
-import { fileMayMatch, queryTest, TraitsCache, type ByteTest, type EscapeTraits } from '../search/prefilter';
+import { queryTest, TraitsCache } from '../search/prefilter';
+import { Verdicts } from '../search/verdicts';
 import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
@@ -108,7 +109,6 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
         .sort(newestFirst);
-      const verdicts = byteTest ? prefilterVerdicts(ctx, service, homes, byteTest, traits) : null;
       let first = 0;
       let firstPos = 0;
       if (cursor) {
@@ -119,6 +119,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           first = after === -1 ? all.length : after;
         }
       }
+      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       const limit = Math.min(args.limit, ctx.limits.maxItems);
       const perSession = args.limit_per_session === 0 ? Infinity : args.limit_per_session;
       const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 512);
@@ -144,7 +145,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         const loc: Located = { session: s, home, source: home.source };
         if (verdicts) {
           // One raw read of each file through the byte test: most cannot hold a match.
-          if (!(await verdicts(s))) { searched++; continue; }
+          if (!(await verdicts.get(i))) { searched++; continue; }
         }
         let files: SessionFiles;
         try {
@@ -226,30 +227,13 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
   };
 }
 
-/**
- * Whether a session's files may hold a match, by one raw read of their bytes through the byte test. What a file's
- * escapes could spell is kept by file identity (`traits`): a later search reads an unchanged file only for its literals.
- */
-function prefilterVerdicts(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[], test: ByteTest, traits: TraitsCache) {
-  const access = new Map<string, ReturnType<SessionsService['files']>>();
-  return async (s: CatalogSession): Promise<boolean> => {
+/** The file access of each session's source (confined to that source's home), built once per search. */
+function accessFor(ctx: ToolContext, service: SessionsService, homes: readonly SourceHome[]): (s: CatalogSession) => FileAccess {
+  const access = new Map<string, FileAccess>();
+  return (s) => {
     let files = access.get(s.source);
     if (!files) access.set(s.source, (files = service.files(ctx, [homes.find((h) => h.source.name === s.source)!])));
-    if (!files.read) return true;
-    try {
-      for (let j = 0; j < s.files.length; j++) {
-        const f = s.files[j]!;
-        const st = s.fileStats?.[j];
-        const key = st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${f}` : null;
-        const known = key === null ? undefined : traits.get(key);
-        const learn = key === null ? undefined : (t: EscapeTraits) => traits.set(key, t);
-        if (await fileMayMatch(files.read(f, { signal: ctx.signal }), test, known, learn)) return true;
-      }
-      return false;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'CANCELLED') throw err;
-      return true; // let the open report what is wrong
-    }
+    return files;
   };
 }
 
