@@ -134,7 +134,7 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
   for (let j = 0; j < n; j++) {
     const k = list ? list[j]! : fromK + j;
     const i = view.first + k;
-    if (ctx.skip.has(i)) continue;
+    if (ctx.skip.size > 0 && ctx.skip.has(i)) continue;
     onRecord?.(i);
     let s: number, e: number;
     if (spans) { s = spans[2 * k]!; e = spans[2 * k + 1]!; } else [s, e] = view.span(k);
