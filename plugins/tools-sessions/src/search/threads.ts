@@ -131,6 +131,12 @@ export class PrefilterThread {
     this.unrefIfIdle();
   }
 
+  /** Ends an idle thread: a search that still holds it gets its jobs passed, the next one starts another. */
+  private end(): void {
+    this.fail();
+    void this.worker.terminate();
+  }
+
   /** The thread failed or exited: every job passes (the open that follows decides), its files are closed. */
   private fail(): void {
     if (this.dead) return;
@@ -151,7 +157,7 @@ export class PrefilterThread {
     this.worker.unref();
     this.port.unref();
     if (this.idle) clearTimeout(this.idle);
-    this.idle = setTimeout(() => { void this.worker.terminate(); }, IDLE_MS);
+    this.idle = setTimeout(() => this.end(), IDLE_MS);
     this.idle.unref();
   }
 }
