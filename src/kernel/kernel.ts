@@ -267,6 +267,14 @@ export class Kernel {
       scan: scope.resolve(Tokens.ScanEngine),
       regex: scope.resolve(Tokens.Regex),
       answers: config.answers ?? DEFAULT_ANSWERS,
+      schemaCache: config.cache ? { dir: config.cache.dir, salt: this.schemaSalt() } : null,
     };
+  }
+
+  /** What the advertised JSON Schemas are written by, beyond the loaded code: mcpgw's, zod's and each plugin's versions. */
+  private schemaSalt(): string {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const zod = (require('zod/package.json') as { version: string }).version;
+    return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`)].join(';');
   }
 }

@@ -306,6 +306,38 @@ describe('explorer search in a single document counts nodes: every match, its po
     expect(r.data.matches.map((m: any) => m.match_path)).toEqual(['/css/properties/aspect-ratio', '/css/at-rules/media/aspect-ratio']);
   });
 
+  test('text: a member whose name and value both hold the text is one match, read whole or in parts, in every page size', async () => {
+    // 300 members: every 3rd named "doc<i>" with a value holding "doc" too, every 5th only its value, nested once
+    const members = Array.from({ length: 300 }, (_, i) => [i % 3 === 0 ? `doc${i}` : `m${i}`, i % 3 === 0 || i % 5 === 0 ? `the doc of ${i} ${'x'.repeat(500)}` : { inner: i % 2 ? 'doc' : 'none', [`doc${i}`]: 'doc' }] as const);
+    const doc = { documentation: 'documentation', list: ['doc', 'none'], members: Object.fromEntries(members) };
+    const text = JSON.stringify(doc);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_RECORD); // walked in parts; the small one is read whole
+    fs.writeFileSync(path.join(dir, 'root', 'dup-big.json'), text);
+    fs.writeFileSync(path.join(dir, 'root', 'dup-small.json'), JSON.stringify({ documentation: 'documentation', a: { doc: 'no', b: 'doc here' }, c: ['doc'] }));
+    // the oracle: the pointers of the nodes whose member name or string value holds "doc", in document order
+    const expected = (v: unknown, at = ''): string[] => {
+      if (Array.isArray(v)) return v.flatMap((x, i) => (typeof x === 'string' ? (x.toLowerCase().includes('doc') ? [`${at}/${i}`] : []) : expected(x, `${at}/${i}`)));
+      if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [...(k.toLowerCase().includes('doc') || (typeof x === 'string' && x.toLowerCase().includes('doc')) ? [`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`] : []), ...(typeof x === 'object' ? expected(x, `${at}/${k}`) : [])]);
+      return [];
+    };
+    for (const [file, value] of [['dup-small.json', JSON.parse(fs.readFileSync(path.join(dir, 'root', 'dup-small.json'), 'utf8'))], ['dup-big.json', doc]] as const) {
+      const want = expected(value);
+      const handle = (await call(c.client, 'open_file', { path: file })).data.handle;
+      for (const max_results of [1, 7, 1000]) {
+        const paths: string[] = [];
+        let r = await call(c.client, 'search', { handle, query: 'DOC', max_results });
+        for (;;) {
+          expect(r.data).toMatchObject({ counts: 'nodes', total_matches: want.length, complete: true });
+          paths.push(...r.data.matches.map((m: any) => m.match_path));
+          if (!r.data.next_cursor) break;
+          r = await call(c.client, 'search', { handle, query: 'DOC', max_results, cursor: r.data.next_cursor });
+        }
+        expect({ file, max_results, paths }).toEqual({ file, max_results, paths: want });
+      }
+      expect((await call(c.client, 'search', { handle, query: 'doc', max_results: 0 })).data).toMatchObject({ total_matches: want.length, complete: true, matches: [] });
+    }
+  });
+
   test('JSONPath: every node of the node list', async () => {
     const opened = await call(c.client, 'open_file', { path: 'licenses.json' });
     const approved = LICENSES.flatMap((l, i) => (l.osiApproved ? [`/licenses/${i}`] : []));

@@ -413,6 +413,21 @@ describe('formats and units', () => {
   });
 
 
+  test('lone surrogates (RFC 8259 §8.2) group as U+FFFD on every path, and the answer says so', async () => {
+    // "\ud800" alone, "\udc00" alone, a literal U+FFFD, a pair (😀), and the same lone one again; read from bytes,
+    // through a where that parses each record, and from a top-level array
+    const lines = ['{"k":"a\\ud800"}', '{"k":"a\\udc00"}', '{"k":"a\ufffd"}', '{"k":"a\\ud83d\\ude00"}', '{"k":"a\\ud800","n":1}'];
+    const expected = [{ key: ['a\ufffd'], count: 4 }, { key: ['a\u{1F600}'], count: 1 }];
+    for (const [name, text] of [['lone.jsonl', lines.join('\n')], ['lone.json', `[${lines.join(',')}]`]] as const) {
+      const f = await open(name, text);
+      for (const where of [undefined, { query: jp.compile('$[?@.k]'), as: 'filter' as const }, { query: jp.compile('$..k'), as: 'select' as const }]) {
+        const r = await engine().aggregate(spec({ source: f.source, dimensions: [{ kind: 'value', path: ['k'] }], ...(where ? { where } : {}) }));
+        expect(r.groups.map((g) => ({ key: g.key, count: g.count }))).toEqual(expected);
+        expect(r.warnings).toEqual([{ code: 'LONE_SURROGATE_REPLACED', message: expect.stringMatching(/^3 record\(s\) counted escape a lone surrogate/) }]);
+      }
+    }
+  });
+
   test('a resume from another aggregate is refused', async () => {
     // The deadline stops a scan between batches: a file of several (~7 MB).
     const f = await open('resume.jsonl', Array.from({ length: 60000 }, (_, i) => `{"a":${i % 3},"pad":"${'x'.repeat(100)}"}`).join('\n'));

@@ -1,5 +1,12 @@
 import type { Plugin } from 'mcpgw/plugin-api';
-import { compileJsonPath } from './compile';
+
+/**
+ * The compiler, loaded on the first query: json-p3 and the evaluators are not needed to start a server (start-up loads
+ * only what serving tools/list needs).
+ */
+let compiler: typeof import('./compile') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const compilerModule = () => (compiler ??= require('./compile') as typeof import('./compile'));
 
 /**
  * mcpgw query language plugin: RFC 9535 JSONPath through json-p3 (all 703 CTS cases), with exact number
@@ -15,7 +22,7 @@ const plugin: Plugin = {
     registry.registerQueryLanguage({
       name: 'jsonpath',
       description: 'RFC 9535 JSONPath: $.a.b, $[0], $[-1], $[1:3], $[*], $..name, $[?@.x == "y"], length/count/match/search/value',
-      compile: (text, options = {}) => compileJsonPath(text, options, registry.error, numerals),
+      compile: (text, options = {}) => compilerModule().compileJsonPath(text, options, registry.error, numerals),
     });
   },
 };

@@ -9,7 +9,7 @@ import { kimiSource, kimiUsageFiles } from './sources/kimi';
 import { safeNormalize } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
-import { semanticIndexFor, type SemanticIndex } from './semantic/service';
+import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
 
@@ -56,6 +56,9 @@ export class SessionsService {
 
   /** The semantic index of the configured embedder (opened in the cache folder on first use). */
   semantic(ctx: Pick<ToolContext, 'registry' | 'error'>): SemanticIndex {
+    // The semantic index (its engine, store and ranking) is loaded on first use, not at start-up.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { semanticIndexFor } = require('./semantic/service') as typeof import('./semantic/service');
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
   }
 

@@ -435,16 +435,48 @@ export function atomsOfRecord(b: Buffer, s: number, e: number, plan: SlotPlan, a
   }
 }
 
+/** Strings up to this many bytes are looked up in the recent-strings table before they are decoded. */
+const SHORT_BYTES = 48;
+const RECENT = 1024;
+/** Recently decoded short strings (bytes, length, text) by a hash of their bytes. */
+const recentBytes = new Uint8Array(RECENT * SHORT_BYTES);
+const recentLength = new Int32Array(RECENT).fill(-1);
+const recentText = new Array<string>(RECENT).fill('');
+
+/**
+ * The UTF-8 text of `b[s, e)` (valid UTF-8, no escapes). A short one is taken from the recent strings when the same
+ * bytes were decoded before: a group key read in millions of records is decoded once, not allocated per record.
+ */
+function decodeShort(b: Buffer, s: number, e: number): string {
+  const len = e - s;
+  if (len > SHORT_BYTES) return b.toString('utf8', s, e);
+  let h = len;
+  for (let q = s; q < e; q++) h = (Math.imul(h, 31) + b[q]!) | 0;
+  const slot = (h ^ (h >>> 13)) & (RECENT - 1);
+  const at = slot * SHORT_BYTES;
+  if (recentLength[slot] === len) {
+    let q = 0;
+    while (q < len && recentBytes[at + q] === b[s + q]) q++;
+    if (q === len) return recentText[slot]!;
+  }
+  const text = b.toString('utf8', s, e);
+  for (let q = 0; q < len; q++) recentBytes[at + q] = b[s + q]!;
+  recentLength[slot] = len;
+  recentText[slot] = text;
+  return text;
+}
+
 function atomAt(b: Buffer, vs: number, ve: number, atoms: Atoms, slot: number, parse: (text: string) => unknown): void {
   const c = b[vs];
   if (c === QUOTE) {
     atoms.types[slot] = T_STRING;
     let esc = false;
     for (let q = vs + 1; q < ve - 1; q++) if (b[q] === BACKSLASH) { esc = true; break; }
-    if (!esc) atoms.texts[slot] = b.toString('utf8', vs + 1, ve - 1);
+    if (!esc) atoms.texts[slot] = decodeShort(b, vs + 1, ve - 1);
     else {
       const v = JSON.parse(b.toString('utf8', vs, ve)) as string;
-      atoms.texts[slot] = v.isWellFormed() ? v : v.toWellFormed();
+      if (v.isWellFormed()) atoms.texts[slot] = v;
+      else { atoms.texts[slot] = v.toWellFormed(); atoms.replaced++; }
     }
   } else if (c === LBRACE || c === LBRACK) {
     const raw = b.toString('utf8', vs, ve);
@@ -536,5 +568,5 @@ export function atomsOfValue(value: unknown, paths: readonly PathTokens[], atoms
 }
 
 export function newAtoms(slots: number): Atoms {
-  return { types: new Uint8Array(slots), texts: new Array<string>(slots).fill(''), raws: new Array<string>(slots).fill('') };
+  return { types: new Uint8Array(slots), texts: new Array<string>(slots).fill(''), raws: new Array<string>(slots).fill(''), replaced: 0 };
 }

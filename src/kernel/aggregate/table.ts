@@ -24,6 +24,8 @@ export const T_UNBUCKETABLE = 8, T_BUCKET_NUMBER = 9, T_BUCKET_TIME = 10;
 export interface Atoms {
   types: Uint8Array;
   texts: string[];
+  /** Grouped strings read from bytes whose lone surrogates (RFC 8259 §8.2) became U+FFFD, so far. */
+  replaced: number;
   /** For arrays and objects: their JSON text as in the record (the key shows it). */
   raws: string[];
 }
@@ -123,6 +125,9 @@ function keyPart(c: Compiled, d: number, t: number, x: string): void {
  * key is built only for a new group). Kept beside the table, not in it (tables are sent between threads).
  */
 const byPart = new WeakMap<TableData, Map<string, Group>[]>();
+/** The last table's entry of byPart (units come in runs of one table: no WeakMap lookup per unit). */
+let lastTable: TableData | null = null;
+let lastMaps: Map<string, Group>[] = [];
 
 /**
  * Adds one unit of record `record`: `atoms` holds the value at each slot of the spec (dimensions' and metrics' paths).
@@ -135,8 +140,10 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
   if (dims.length === 1) {
     const s = dims[0]!.slot;
     keyPart(c, 0, atoms.types[s]!, atoms.texts[s]!);
-    let maps = byPart.get(table);
+    let maps = lastTable === table ? lastMaps : byPart.get(table);
     if (!maps) byPart.set(table, (maps = []));
+    lastTable = table;
+    lastMaps = maps;
     cache = maps[keyTypes[0]!] ??= new Map();
     // Numbers by canonical value (1 and 1.0 one group); other texts as they are.
     const t = keyTypes[0]!;

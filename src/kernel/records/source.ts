@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
-import { CHUNK_BYTES, throwIfAborted, unalignedBuffer } from './chunks';
+import { CHUNK_BYTES, giveBack, takeBuffer, throwIfAborted, unalignedBuffer } from './chunks';
 import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
@@ -366,8 +366,10 @@ export class IndexedRecordSource implements RecordSource {
     const totalBytes = boundary(to) - boundary(from);
     // No read is longer than the range (one record past CHUNK_BYTES gets its own buffer): a small file or range
     // allocates what it needs, not 2 × CHUNK_BYTES per scan.
+    // The two buffers come from the shared spares and go back when the scan ends (a batch is valid only until the next
+    // is requested, and the read in flight is awaited first): a series of scans reuses them.
     const size = Math.max(1, Math.min(CHUNK_BYTES, totalBytes));
-    const buffers = [unalignedBuffer(size), unalignedBuffer(size)];
+    const buffers = [takeBuffer(size), takeBuffer(size)];
     let which = 0;
     // The plan for the read that starts at record r: records r..last-1.
     const plan = (r: number): number => {
@@ -405,14 +407,21 @@ export class IndexedRecordSource implements RecordSource {
     let last = plan(next);
     let pending: Promise<Got> | null = startRead(next, last);
     let done = 0;
-    while (pending) {
-      const got: Got = await pending;
-      throwIfAborted(options.signal);
-      next = got.last;
-      pending = next < to ? startRead(next, (last = plan(next))) : null;
-      done += got.length;
-      options.onProgress?.(done, totalBytes);
-      yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+    try {
+      while (pending) {
+        const got: Got = await pending;
+        pending = null;
+        throwIfAborted(options.signal);
+        next = got.last;
+        pending = next < to ? startRead(next, (last = plan(next))) : null;
+        done += got.length;
+        options.onProgress?.(done, totalBytes);
+        yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+      }
+    } finally {
+      // a scan that stops early leaves a read in flight: the buffer is given back only once nothing writes into it
+      if (pending) await (pending as Promise<Got>).catch(() => undefined);
+      giveBack(buffers);
     }
   }
 

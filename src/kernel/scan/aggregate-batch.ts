@@ -12,7 +12,7 @@ import { atomsOfRecord, atomsOfValue, findTops, newAtoms, OK, readRecord, slotPl
 import { addUnit, type Compiled, type TableData } from '../aggregate/table';
 import type { Atoms } from '../aggregate/table';
 import { FALLBACK, SimdRecordCheck } from '../aggregate/check-simd';
-import { parseRecord } from './fast-parse';
+import { hasSurrogateEscape, parseRecord } from './fast-parse';
 import { Occurrences, readMembers } from './members';
 import { candidates, type BatchView, type Plan } from './plan';
 
@@ -60,10 +60,12 @@ export interface BatchStats {
   units: number;
   skipped: number;
   firstSkipped: SkippedRecord[];
+  /** Records counted whose grouped strings held lone surrogates (RFC 8259 §8.2), read as U+FFFD. */
+  loneSurrogates: number;
 }
 
 export function newStats(): BatchStats {
-  return { scanned: 0, matched: 0, units: 0, skipped: 0, firstSkipped: [] };
+  return { scanned: 0, matched: 0, units: 0, skipped: 0, firstSkipped: [], loneSurrogates: 0 };
 }
 
 export function addStats(a: BatchStats, b: BatchStats): void {
@@ -71,7 +73,14 @@ export function addStats(a: BatchStats, b: BatchStats): void {
   a.matched += b.matched;
   a.units += b.units;
   a.skipped += b.skipped;
+  a.loneSurrogates += b.loneSurrogates;
   for (const s of b.firstSkipped) if (a.firstSkipped.length < 5) a.firstSkipped.push(s);
+}
+
+/** Some grouped string of the record holds U+FFFD (read from a lone surrogate when its record escaped one). */
+function groupedReplacement(atoms: Atoms): boolean {
+  for (let slot = 0; slot < atoms.texts.length; slot++) if (atoms.texts[slot]!.includes('\ufffd')) return true;
+  return false;
 }
 
 /** Records a skipped record (the first five with their message). */
@@ -125,7 +134,7 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
   for (let j = 0; j < n; j++) {
     const k = list ? list[j]! : fromK + j;
     const i = view.first + k;
-    if (ctx.skip.has(i)) continue;
+    if (ctx.skip.size > 0 && ctx.skip.has(i)) continue;
     onRecord?.(i);
     let s: number, e: number;
     if (spans) { s = spans[2 * k]!; e = spans[2 * k + 1]!; } else [s, e] = view.span(k);
@@ -157,12 +166,17 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
         // Valid UTF-8 (checked above), well-formed, each wanted name once at most: the next aggregate need not check.
         if (st === OK && checked && !ctx.plan.dup) checked.marks[i - checked.first] = 1;
       }
-      if (st === OK && value === undefined && !ctx.plan.negative) atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
-      else {
+      const replaced = ctx.atoms.replaced;
+      if (st === OK && value === undefined && !ctx.plan.negative) {
+        atomsOfRecord(b, s, e, ctx.plan, ctx.atoms, parse);
+        if (ctx.atoms.replaced !== replaced) stats.loneSurrogates++;
+      } else {
         // Malformed or too deep by the byte check (the parser then gives the error and its place; should it accept
         // the record, the parser decides), parsed already, or a negative index: from the parsed value.
         value ??= parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i));
         atomsOfValue(value, ctx.plan.paths, ctx.atoms);
+        // the parse made its lone surrogates U+FFFD: said when a grouped string shows one and the record escaped one
+        if (hasSurrogateEscape(b.toString('latin1', s, e)) && groupedReplacement(ctx.atoms)) stats.loneSurrogates++;
       }
     } catch (err) {
       if (err instanceof McpgwError && (err.code === 'SYNTAX_ERROR' || (err.code === 'RESOURCE_LIMIT_EXCEEDED' && err.limit?.name === 'maxDepth'))) {

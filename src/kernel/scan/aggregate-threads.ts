@@ -262,7 +262,7 @@ export class AggregateThreads implements AggregatePool {
             if (batch.oversized) {
               const err = oversizedOutcome(batch).error!;
               if (!source.rootIsSequence) throw err;
-              const stats: BatchStats = { scanned: 1, matched: 0, units: 0, skipped: 0, firstSkipped: [] };
+              const stats: BatchStats = { scanned: 1, matched: 0, units: 0, skipped: 0, firstSkipped: [], loneSurrogates: 0 };
               skip(stats, batch.first, err);
               pending.set(seq++, { first: batch.first, count: 1, slot: null, done: true, stats });
               dispatched = batch.first + 1;

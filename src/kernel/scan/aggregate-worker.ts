@@ -11,12 +11,10 @@
  * `workerData.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
-import 'reflect-metadata';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
 import { compileSpec, newTable } from '../aggregate/table';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
-import { languageFrom } from './language';
 import type { WorkerPlugin } from '../plugins/registry';
 import { spansView } from './plan';
 
@@ -42,6 +40,8 @@ async function main(): Promise<void> {
   let where: WhereTest | null = null;
   try {
     if (init.where) {
+      // Loaded only for a `where` (the plugin loader and its container are most of a thread's start-up).
+      const { languageFrom } = require('./language') as typeof import('./language');
       const language = await languageFrom(init.where.plugin, init.where.language);
       const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
       const split = query.split;

@@ -247,7 +247,7 @@ async function runEach(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     onProgress: (done, total) => opts.onProgress?.(done, total),
   });
-  addStats(state.stats, { scanned: 0, matched: 0, units: 0, skipped: r.skipped, firstSkipped: r.firstSkipped });
+  addStats(state.stats, { scanned: 0, matched: 0, units: 0, skipped: r.skipped, firstSkipped: r.firstSkipped, loneSurrogates: 0 });
   if (r.complete || r.next === null) {
     state.stats.scanned += opts.source.count - from;
     state.record = opts.source.count;
@@ -270,6 +270,9 @@ function result(state: AggregateState, compiled: Compiled, opts: AggregateOption
   for (const r of rows) for (const j of r.inexact) inexact.add(j);
   for (const j of inexact) {
     warnings.push({ code: 'INEXACT_SUM', message: `metric ${j}: a sum spans more than 4,000 digits between its largest and smallest term in some group; those groups report the sum of doubles.` });
+  }
+  if (state.stats.loneSurrogates > 0) {
+    warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${state.stats.loneSurrogates} record(s) counted escape a lone surrogate (\\uD800–\\uDFFF without its pair; RFC 8259 §8.2) in a grouped string: it is read as U+FFFD, so such strings group with any that hold U+FFFD there.` });
   }
   return {
     groups: rows.map((r) => ({ key: r.key, missing: r.missing, unbucketable: r.unbucketable, count: r.count, metrics: r.metrics })),

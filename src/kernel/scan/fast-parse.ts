@@ -9,6 +9,7 @@
  */
 import { McpgwError } from '../errors';
 import { hasInexactNumeral, nestingDepth, parseExact, type ParseSite } from '../records/parse';
+import { wellFormed } from '../unicode';
 
 /** A number token start (after `:`, `,`, `[` or at the start) followed by a lexeme that may not round-trip. */
 const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0|-?(?:[\d.]{16,}(?:[eE][-+]?\d+)?|\d+\.\d*0|\d[\d.]*[eE][-+]?\d+|0\.0{6}\d*))(?=[\s,\]}]|$)/;
@@ -30,11 +31,23 @@ export function mayNeedExact(text: string): boolean {
 export function parseRecord(text: string, maxDepth: number, site: () => ParseSite): unknown {
   // Nesting needs at least one byte a level: short texts cannot exceed maxDepth.
   if (text.length > maxDepth || mayNeedExact(text)) return parseExact(text, site, maxDepth);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return parseExact(text, site, maxDepth); // locates the error precisely
   }
+  // JSON.parse keeps an escaped lone surrogate; parseExact gives U+FFFD (RFC 8259 §8.2): the same value either way.
+  return hasSurrogateEscape(text) ? wellFormed(value) : value;
+}
+
+/** True when `text` holds a `\uD…` escape (a surrogate, paired or not; an escaped backslash before it may fool it). */
+export function hasSurrogateEscape(text: string): boolean {
+  for (let i = text.indexOf('\\u'); i !== -1; i = text.indexOf('\\u', i + 2)) {
+    const c = text.charCodeAt(i + 2);
+    if (c === 0x64 || c === 0x44) return true;
+  }
+  return false;
 }
 
 export { nestingDepth, McpgwError };

@@ -11,6 +11,7 @@ import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
+import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
 import { CallJsonLayout } from '../records/json-layout';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
@@ -40,6 +41,11 @@ export interface ServerSpec {
   regex: RegexService;
   /** How the profile wants answers written (`ctx.answers`; the tool adapter writes the text block by it). */
   answers: AnswerSettings;
+  /**
+   * Where the advertised JSON Schemas are stored between starts (schema-cache.ts; the index cache's folder), so a start
+   * after the first does not convert every tool's zod schemas; absent or null: computed at every start.
+   */
+  schemaCache?: Omit<SchemaCacheOptions, 'log'> | null;
 }
 
 /** Answer settings where no profile says otherwise. */
@@ -63,15 +69,22 @@ export function createServerFactory(spec: ServerSpec): () => McpServer {
  * (an HTTP request of the 2026-07-28 era, served by a fresh instance over its principal's store).
  */
 export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSession: boolean) => McpServer {
-  // JSON Schemas are computed once, not per connection.
-  const prepared = spec.tools.map(({ tool, bundle, plugin, lenient }) => ({
+  // JSON Schemas are computed once, not per connection (and read back from the cache folder when stored there).
+  const schemas = advertisedSchemas(
+    spec.tools.map(({ tool, bundle, plugin, lenient }) => ({
+      id: `${plugin}/${bundle}/${tool.name}${lenient ? ' lenient' : ''}`,
+      compute: () => ({ input: inputJsonSchema(tool.inputSchema), output: outputJsonSchema(lenient ? lenientOutput(tool.outputSchema) : tool.outputSchema) }),
+    })),
+    spec.schemaCache ? { ...spec.schemaCache, log: spec.log } : null,
+  );
+  const prepared = spec.tools.map(({ tool, bundle, plugin, lenient }, i) => ({
     tool,
     bundle,
     plugin,
     lenient: lenient === true,
     log: tagLogger(spec.log, { plugin, bundle }),
-    input: advertiseOnly(inputJsonSchema(tool.inputSchema)),
-    output: advertiseOnly(outputJsonSchema(lenient ? lenientOutput(tool.outputSchema) : tool.outputSchema)),
+    input: advertiseOnly(schemas[i].input),
+    output: advertiseOnly(schemas[i].output),
   }));
   return (session, ownsSession) => {
     const server = new McpServer({ name: spec.name, version: spec.version }, { capabilities: { tools: {} }, instructions: spec.instructions });

@@ -36,11 +36,25 @@ export type NodeEvent =
   | { kind: 'skipped'; pointer: string; error: Error };
 
 /**
- * The hits of record `i`, in document order, from `resume` (an `at` this walk yielded) on. `expired()` is asked
+ * The hits of record `i`, in document order, from `resume` (an `at` this walk yielded) on, one per node: a member
+ * whose name and value both hold the text is one match (its name's, first in document order). `expired()` is asked
  * between pieces: when true the walk yields `stop` with where to resume, and ends.
  * @throws what reading the record throws when the source has no lazy nodes (RESOURCE_LIMIT_EXCEEDED, SYNTAX_ERROR).
  */
 export function* recordHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: () => boolean, piece = PIECE_BYTES): Generator<NodeEvent> {
+  // The hits of one node come one after another (a name before its value): the later ones are dropped. A page never
+  // ends between them, since the dropped ones are never seen, so a resume never starts at one.
+  let last: string | null = null;
+  for (const e of nodeHits(source, i, matcher, resume, expired, piece)) {
+    if (e.kind === 'hit') {
+      if (e.match_path === last) continue;
+      last = e.match_path;
+    }
+    yield e;
+  }
+}
+
+function* nodeHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: () => boolean, piece: number): Generator<NodeEvent> {
   const root = source.node?.(i, '');
   if (!root || !root.children || root.byteLength <= piece) {
     const text = root?.text ? root.text() : source.text(i);
