@@ -181,6 +181,9 @@ describe('profile settings: recordFormat and resultText', () => {
     expect(summary.value!.text).toBe(full.value!.text);
     const total = (steps: typeof full) => Object.values(steps).reduce((n, x) => n + x.total, 0);
     expect(total(summary)).toBeLessThan(0.7 * total(full));
+    // the budget: 696 bytes of text blocks and 3,573 in all when the summaries went compact, plus 5%
+    expect(Object.values(summary).reduce((n, x) => n + x.text, 0)).toBeLessThanOrEqual(730);
+    expect(total(summary)).toBeLessThanOrEqual(3750);
   });
 
   test('recordFormat "compact" (inherited from the parent profile) is get_record\'s default; record_format still picks', async () => {

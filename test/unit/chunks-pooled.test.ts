@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHUNK_BYTES, readChunksPooled } from '../../src/kernel/records/chunks';
+import { CHUNK_BYTES, readChunks, readChunksPooled } from '../../src/kernel/records/chunks';
 import { identityOf } from '../../src/kernel/files/open-file';
 import type { OpenedFile } from '../../src/kernel/contracts/format';
 
@@ -88,4 +88,44 @@ test('a file that shrank is IO_ERROR; a cancelled read is CANCELLED', async () =
   await it.next();
   ac.abort();
   await expect(it.next()).rejects.toMatchObject({ code: 'CANCELLED' });
+});
+
+describe('readChunks (index passes: the next read in flight while the caller works on the current chunk)', () => {
+  test.each([0, 1, 1000, 64 * 1024 + 1, CHUNK_BYTES, CHUNK_BYTES * 3 + 12345])('a %i-byte file reads back exactly, whole and by range, with progress', async (size) => {
+    const { file, bytes } = makeFile(`r${size}`, size, size + 1);
+    const progress: number[] = [];
+    expect((await collect(readChunks(file, { onProgress: (done) => progress.push(done) }))).equals(bytes)).toBe(true);
+    expect(progress).toEqual(size === 0 ? [] : Array.from({ length: Math.ceil(size / CHUNK_BYTES) }, (_, k) => Math.min(size, (k + 1) * CHUNK_BYTES)));
+    const from = Math.floor(size / 3), to = Math.floor((size * 2) / 3) + 1;
+    expect((await collect(readChunks(file, { from, to: Math.min(to, size) }))).equals(bytes.subarray(from, Math.min(to, size)))).toBe(true);
+  });
+
+  test('a chunk is valid until the iteration after next, while the read after it lands; stopping early spoils no later read', async () => {
+    const { file, bytes } = makeFile('rhold', CHUNK_BYTES * 4 + 5, 7);
+    const it = readChunks(file)[Symbol.asyncIterator]();
+    const first = (await it.next()).value!;
+    const copy = Buffer.from(first.bytes);
+    const second = (await it.next()).value!; // the third read is in flight now
+    await new Promise((r) => setTimeout(r, 20)); // let it land
+    expect(Buffer.from(first.bytes).equals(copy)).toBe(true);
+    expect(copy.equals(bytes.subarray(0, CHUNK_BYTES))).toBe(true);
+    expect(Buffer.from(second.bytes).equals(bytes.subarray(CHUNK_BYTES, 2 * CHUNK_BYTES))).toBe(true);
+    await it.return(undefined); // a read in flight: its buffers go back only once it has landed
+    const other = makeFile('rafter', CHUNK_BYTES * 2 + 7, 8);
+    const [x, y] = await Promise.all([collect(readChunks(other.file)), collect(readChunksPooled(file))]);
+    expect(x.equals(other.bytes)).toBe(true);
+    expect(y.equals(bytes)).toBe(true);
+  });
+
+  test('a file that shrank is IO_ERROR; a cancelled read is CANCELLED', async () => {
+    const { file } = makeFile('rshrink', 1000, 9);
+    fs.truncateSync(file.realPath, 10);
+    await expect(collect(readChunks(file))).rejects.toMatchObject({ code: 'IO_ERROR' });
+    const big = makeFile('rcancel', CHUNK_BYTES * 2, 10);
+    const ac = new AbortController();
+    const it = readChunks(big.file, { signal: ac.signal })[Symbol.asyncIterator]();
+    await it.next();
+    ac.abort();
+    await expect(it.next()).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
 });

@@ -155,6 +155,25 @@ describe('syntax errors and hints', () => {
     expect(jp.compile("$.trace_id").requiredLiterals).toEqual(['"trace_id"']);
     expect(jp.compile("$[?match(@.s, 'a.*')]").usesRegex).toBe(true);
   });
+  test('match() and search() of a member against a literal select what the pattern says (RFC 9535 §2.4.6, §2.4.7)', () => {
+    const records: unknown[] = [
+      { status: 'failed' }, { status: 'FAILED' }, { status: 'faILed' }, { status: 'Failed ' }, { status: ' failed' }, { status: 'fail' },
+      { status: 'FAİLED' }, { status: 'x\nfailed' }, { status: 'x\rfailed' }, { status: 1 }, { status: null },
+      { status: ['failed'] }, { status: { a: 'failed' } }, {}, { user: { name: 'Ada' }, n: 2 }, { user: { name: 'bob' }, n: 3 }, { user: 'Ada', n: 4 },
+    ];
+    /** The records whose `pick(record)` is a string that `re` matches (an independent reading of the same patterns). */
+    const oracle = (pick: (r: any) => unknown, re: RegExp) => records.filter((r) => { const v = pick(r); return typeof v === 'string' && re.test(v); });
+    const status = (r: any) => r?.status;
+    expect(values('$[?match(@.status, "[Ff][Aa][Ii][Ll][Ee][Dd]")]', records)).toEqual(oracle(status, /^[Ff][Aa][Ii][Ll][Ee][Dd]$/u));
+    expect(values('$[?match(@.status, "[Ff][Aa][Ii][Ll][Ee][Dd]")]', records)).toHaveLength(3);
+    expect(values('$[?search(@.status, "ai")]', records)).toEqual(oracle(status, /ai/u));
+    // `.` is any character but CR and LF: "x\nfailed" and "x\rfailed" are not matched by ".*led", only searched
+    expect(values('$[?match(@.status, ".*led")]', records)).toEqual(oracle(status, /^(?:(?![\r\n])\P{Cs})*led$/u));
+    expect(values('$[?search(@.status, "^f")]', records)).toEqual(oracle(status, /^f/u));
+    expect(values('$[?match(@.user.name, "[Aa].*")]', records)).toEqual(oracle((r) => r?.user?.name, /^[Aa].*$/u));
+    expect(values('$[?!match(@.user.name, "[Aa].*") && @.n > 2]', records)).toEqual([records[15], records[16]]);
+    expect(values('$[?match(@.status, "fail") || search(@.user.name, "o")]', records)).toEqual([records[5], records[15]]);
+  });
   test('prefilter literals without case: a match() of a fixed pattern of ASCII letters in both cases', () => {
     const caseless = (q: string) => {
       const c = jp.compile(q);

@@ -62,6 +62,8 @@ const QUERIES = [
   '$..status',
   '$[*].id',
   '$[?@.k]',
+  '$[?match(@.status, "[Ff][Aa][Ii][Ll][Ee][Dd]")]',
+  '$[?search(@.k, "日") || match(@.x.status, "o.")]',
 ];
 
 async function check(lines: string[], threaded: boolean): Promise<void> {

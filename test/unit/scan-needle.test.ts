@@ -4,6 +4,7 @@
  * buffer's ends and cut by them, from every position.
  */
 import { caselessFinder, indexOfCaseless, indexOfBytes } from '../../src/kernel/api/bytes';
+import { PAIR_WINDOW, pairSearchAvailable, pairsIn } from '../../src/kernel/api/byte-pairs';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number) {
@@ -108,4 +109,65 @@ test('caselessFinder: one finder asked again and again (from increasing, jumping
       from = x < 0.1 ? Math.floor(r() * from) : from + 1 + Math.floor(r() * (x < 0.6 ? 3 : 40));
     }
   }
+});
+
+describe('caselessFinder on buffers of 4 KiB and more (the SIMD pair search, a window of 256 KiB at a time)', () => {
+  /** JSON-like noise with the needle in random case at random places, some straddling the windows' edges. */
+  function hayWith(ns: string, size: number, seed: number): Buffer {
+    const r = rng(seed);
+    const noise = ['{"status":"ok","msg":"fa il ed f a"}', 'F', 'f', 'a', 'É', '"', ' ', 'ai', 'FA', '\n', 'x'];
+    const parts: string[] = [];
+    let length = 0;
+    const cased = () => [...ns].map((c) => (r() < 0.5 ? c.toUpperCase() : c)).join('');
+    while (length < size) {
+      const edge = PAIR_WINDOW * Math.ceil((length + 1) / PAIR_WINDOW);
+      let part: string;
+      if (edge - length > 0 && edge - length < ns.length && r() < 0.5) part = cased(); // across a window's edge
+      else part = r() < 0.02 ? cased() : r() < 0.01 ? cased().slice(0, ns.length - 1) : noise[Math.floor(r() * noise.length)]!;
+      parts.push(part);
+      length += Buffer.byteLength(part);
+    }
+    return Buffer.from(parts.join(''));
+  }
+
+  test.each(['"failed"', 'failed', 'fa', 'd"', '"é', 'needle-7f3a', 'x', ':1'])('%s: every occurrence, the same as indexOf on the lowered text, increasing and jumping', (ns) => {
+    const needle = asciiLower(Buffer.from(ns));
+    for (const [size, seed] of [[5000, 1], [PAIR_WINDOW * 2 + 777, 2]] as const) {
+      const hay = hayWith(ns, size, seed);
+      const lowered = asciiLower(hay);
+      // every occurrence in order, each from just past the last
+      const want: number[] = [];
+      for (let p = lowered.indexOf(needle); p !== -1; p = lowered.indexOf(needle, p + 1)) want.push(p);
+      const find = caselessFinder(hay, needle);
+      const got: number[] = [];
+      for (let p = find(0); p !== -1; p = find(p + 1)) got.push(p);
+      expect(got).toEqual(want);
+      expect(want.length).toBeGreaterThan(2);
+      // one finder asked from anywhere: forward, backward, past the end
+      const r = rng(seed + 10);
+      for (let step = 0, from = 0; step < 300; step++) {
+        expect([from, find(from)]).toEqual([from, lowered.indexOf(needle, from)]);
+        const x = r();
+        from = x < 0.15 ? Math.floor(r() * hay.length) : x < 0.2 ? hay.length - Math.floor(r() * 10) : from + 1 + Math.floor(r() * 5000);
+      }
+    }
+  });
+
+  test('a needle longer than the buffer, and occurrences at the very start and end', () => {
+    const hay = Buffer.concat([Buffer.from('FAILED'), Buffer.alloc(6000, 0x20), Buffer.from('fAiLeD')]);
+    const find = caselessFinder(hay, Buffer.from('failed'));
+    expect([find(0), find(1), find(hay.length - 6), find(hay.length - 5)]).toEqual([0, hay.length - 6, hay.length - 6, -1]);
+    expect(caselessFinder(Buffer.alloc(5000, 0x61), Buffer.alloc(5001, 0x61))(0)).toBe(-1);
+  });
+
+  test('pairsIn: the positions of a pair, exact or without case, inside the window asked', () => {
+    if (!pairSearchAvailable()) return; // the finder then uses indexOf streams, tested above all the same
+    const hay = Buffer.from('xFaxfAx"fa"FA');
+    expect([...pairsIn(hay, 0, hay.length - 1, 0x66, 0x20, 0x61, 0x20)]).toEqual([1, 4, 8, 11]);
+    expect([...pairsIn(hay, 0, hay.length - 1, 0x66, 0, 0x61, 0x20)]).toEqual([4, 8]);
+    expect([...pairsIn(hay, 2, 9, 0x66, 0x20, 0x61, 0x20)]).toEqual([4, 8]);
+    expect([...pairsIn(hay, 7, 8, 0x22, 0, 0x66, 0x20)]).toEqual([7]);
+    // only ASCII letters fold: 0x40 | 0x20 is 0x60, yet "@" is not "`"
+    expect([...pairsIn(Buffer.from('`a@a'), 0, 3, 0x60, 0, 0x61, 0x20)]).toEqual([0]);
+  });
 });

@@ -548,9 +548,10 @@ type Fast = (record: unknown) => unknown;
 
 /**
  * A direct evaluator for the common filter shapes (RFC 9535 §2.3.5): comparisons between singular relative queries
- * and literals, existence tests of singular queries, `&&`, `||`, `!`. Returns null for anything else (functions,
- * non-singular queries, `$`), which json-p3 then evaluates. Same results as json-p3 with exact numbers, without its
- * node-list allocations.
+ * and literals, existence tests of singular queries, `match()` and `search()` of a singular relative query against a
+ * string literal (§2.4.6, §2.4.7: the explorer's case-insensitive `=` is one), `&&`, `||`, `!`. Returns null for
+ * anything else (other functions, non-singular queries, `$`), which json-p3 then evaluates. Same results as json-p3
+ * with exact numbers, without its node-list allocations.
  */
 export function fastFilter(e: any, cmp: ExactComparisons): ((record: unknown) => boolean) | null {
   const logical = (x: any): Fast | null => {
@@ -575,6 +576,16 @@ export function fastFilter(e: any, cmp: ExactComparisons): ((record: unknown) =>
       return steps && ((v) => resolveSingular(v, steps) !== NOTHING);
     }
     if (x instanceof X.BooleanLiteral) { const b = x.value; return () => b; }
+    if (x instanceof X.FunctionExtension && (x.name === 'match' || x.name === 'search') && x.args.length === 2) {
+      // the registered function itself (its I-Regexp check and compiled patterns): a value that is not a string, or
+      // Nothing, does not match
+      const [q, p] = x.args;
+      const fn = env.functionRegister.get(x.name);
+      const steps = q instanceof X.RelativeQuery ? singularSteps(q) : null;
+      if (!steps || !(p instanceof X.StringLiteral) || !(fn instanceof IRegexpFunction)) return null;
+      const pattern = String(p.value);
+      return (v) => fn.call(resolveSingular(v, steps), pattern);
+    }
     return null;
   };
   const comparand = (x: any): Fast | null => {

@@ -8,6 +8,8 @@
  * order of position, so the first checked one is the leftmost occurrence: the same answer as `indexOf`.
  */
 
+import { PAIR_WINDOW, pairSearchAvailable, pairsIn } from './byte-pairs';
+
 /** Bytes of a probe: below Node's Boyer-Moore threshold (7), so the probe itself is found by `memchr`. */
 const PROBE_BYTES = 6;
 
@@ -80,7 +82,9 @@ function caselessProbeOf(needle: Buffer): number {
 
 /**
  * A search of `needle` (non-empty, ASCII letters in lower case) in `hay` with ASCII letters compared without case:
- * `find(from)` gives the first position ≥ `from` where it occurs, or -1. It runs on the needle's rarest byte: a letter
+ * `find(from)` gives the first position ≥ `from` where it occurs, or -1. In a buffer of PAIR_MIN_BYTES or more it
+ * runs on a pair of the needle's bytes, its rarest byte and the next, found by the SIMD pair search (byte-pairs.ts)
+ * a window at a time, each hit checked in place. Else on the rarest byte alone: a letter
  * in both cases, two `memchr` streams (`indexOf` of a byte) merged in position order, each hit checked in place, so
  * the first that checks is the leftmost occurrence. Each stream's next hit is kept between calls (a case that does not
  * occur again is not searched again), so finding every occurrence with increasing `from` costs one pass per stream;
@@ -88,6 +92,7 @@ function caselessProbeOf(needle: Buffer): number {
  */
 export function caselessFinder(hay: Buffer, needle: Buffer): (from: number) => number {
   const at = caselessProbeOf(needle);
+  if (needle.length >= 2 && hay.length >= PAIR_MIN_BYTES && pairSearchAvailable()) return pairFinder(hay, needle, at);
   const len = needle.length, last = hay.length - len;
   const lo = needle[at]!;
   const up = lo >= 0x61 && lo <= 0x7a ? lo - 32 : -1;
@@ -109,6 +114,50 @@ export function caselessFinder(hay: Buffer, needle: Buffer): (from: number) => n
       let j = 0;
       while (j < len && LOWER[hay[s + j]!] === needle[j]) j++;
       if (j === len) return s;
+    }
+  };
+}
+
+/** Buffers shorter than this are searched by `indexOf` streams: the pair search's copy and call are not worth it. */
+const PAIR_MIN_BYTES = 4096;
+
+const NO_HITS: Int32Array = new Int32Array(0);
+
+/**
+ * {@link caselessFinder} on a pair of the needle's bytes: the one at `at` (its rarest) and the next, or the one before
+ * when `at` is the last. Pair positions are found a window at a time ({@link pairsIn}); the hits of the window last
+ * searched are kept, so asking again with a larger `from` goes on where the last answer was.
+ */
+function pairFinder(hay: Buffer, needle: Buffer, at: number): (from: number) => number {
+  const len = needle.length, last = hay.length - len;
+  const q = at < len - 1 ? at : at - 1;
+  const c0 = needle[q]!, c1 = needle[q + 1]!;
+  const fold = (c: number) => (c >= 0x61 && c <= 0x7a ? 0x20 : 0);
+  const m0 = fold(c0), m1 = fold(c1);
+  /** Pair positions that can begin a match: p = s + q with s ≤ last. */
+  const limit = last + q + 1;
+  /** The pair positions found in `[wa, wb)`, in order, and the first not yet passed. */
+  let wa = 0, wb = 0, h = 0;
+  let hits = NO_HITS;
+  return (from: number) => {
+    if (last < 0) return -1;
+    const start = Math.max(0, from) + q;
+    if (start < wa || start > wb) { wa = wb = start; hits = NO_HITS; h = 0; }
+    else if (h > 0 && hits[h - 1]! >= start) h = 0; // asked again from before the last answer, inside the window
+    for (;;) {
+      while (h < hits.length && hits[h]! < start) h++;
+      for (; h < hits.length; h++) {
+        const s = hits[h]! - q;
+        if (s > last) return -1;
+        let j = 0;
+        while (j < len && LOWER[hay[s + j]!] === needle[j]) j++;
+        if (j === len) return s;
+      }
+      if (wb >= limit) return -1;
+      wa = wb;
+      wb = Math.min(limit, wa + PAIR_WINDOW);
+      hits = pairsIn(hay, wa, wb, c0, m0, c1, m1);
+      h = 0;
     }
   };
 }

@@ -354,7 +354,11 @@ export class IndexedRecordSource implements RecordSource {
   /**
    * Reads record-aligned chunks: each read covers whole records (up to CHUNK_BYTES, or one record
    * when it is longer), so no bytes are copied between chunks; the next read is in flight while
-   * the caller works on the current batch.
+   * the caller works on the current batch. A batch's bytes are valid until the next batch is asked for, and not once
+   * the iteration has ended: the two read buffers come from the kernel's spares, and what an iteration read and did
+   * not hand out (the rest of its last batch, the read in flight) is kept for a second ({@link Leftover}), so that
+   * an iteration resuming there — a reader's or a search's next page, which starts at the record its cursor names —
+   * takes those bytes instead of reading them again; then the buffers go back to the spares.
    */
   async *batches(options: BatchOptions = {}): AsyncGenerator<RecordBatch> {
     const from = Math.max(0, options.from ?? 0);
@@ -364,13 +368,6 @@ export class IndexedRecordSource implements RecordSource {
     const pad = this.spec.framing.isPadding;
     const boundary = (r: number) => (r < index.count ? index.start(r) : end);
     const totalBytes = boundary(to) - boundary(from);
-    // No read is longer than the range (one record past CHUNK_BYTES gets its own buffer): a small file or range
-    // allocates what it needs, not 2 × CHUNK_BYTES per scan.
-    // The two buffers come from the shared spares and go back when the scan ends (a batch is valid only until the next
-    // is requested, and the read in flight is awaited first): a series of scans reuses them.
-    const size = Math.max(1, Math.min(CHUNK_BYTES, totalBytes));
-    const buffers = [takeBuffer(size), takeBuffer(size)];
-    let which = 0;
     // The plan for the read that starts at record r: records r..last-1.
     const plan = (r: number): number => {
       const limit = index.start(r) + CHUNK_BYTES;
@@ -381,7 +378,23 @@ export class IndexedRecordSource implements RecordSource {
       }
       return lo;
     };
-    type Got = { bytes: Buffer; first: number; last: number; base: number; length: number; oversized?: McpgwError };
+    /** Records `[r, min(g.last, to))` of a batch read earlier: its bytes from record r's start. */
+    const cut = (g: Got, r: number): Got => {
+      const last = Math.min(g.last, to);
+      const s = index.start(r) - g.base, e = boundary(last) - g.base;
+      return { bytes: g.bytes.subarray(s, e), first: r, last, base: g.base + s, length: e - s };
+    };
+    // No read is longer than the range (one record past CHUNK_BYTES gets its own buffer): a small file or range
+    // takes what it needs, not 2 × CHUNK_BYTES per scan.
+    const size = Math.max(1, Math.min(CHUNK_BYTES, totalBytes));
+    let kept = this.takeLeftover();
+    if (kept && !kept.buffers.every((b) => b.length >= size)) {
+      // a short range's buffers (a probe of the first records) are too small for this one
+      releaseLeftover(kept);
+      kept = null;
+    }
+    const buffers = kept ? kept.buffers : [takeBuffer(size), takeBuffer(size)];
+    let which = kept ? kept.which : 0;
     const startRead = (r: number, last: number): Promise<Got> => {
       const s = index.start(r);
       const length = boundary(last) - s;
@@ -403,31 +416,112 @@ export class IndexedRecordSource implements RecordSource {
       which ^= 1;
       return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s, length }));
     };
-    let next = from;
-    let last = plan(next);
-    let pending: Promise<Got> | null = startRead(next, last);
-    let done = 0;
+    /** The batch to hand out next when it is already read; else `pending` reads the one starting at `pendingFirst`. */
+    let ready: Got | null = null;
+    let pending: Promise<Got> | null = null;
+    let pendingFirst = -1;
+    /** A kept read in flight that this iteration does not use: its buffer is not free until it lands. */
+    let unused: Promise<Got> | null = null;
+    let current: Got | null = null;
     try {
-      while (pending) {
-        const got: Got = await pending;
-        pending = null;
+      if (kept && kept.count === index.count && kept.end === end) {
+        // The last iteration's bytes, when this one starts inside them (its current batch, or the read it left in flight).
+        const holds = (g: Got) => !g.oversized && g.first <= from && from < g.last;
+        if (kept.current && holds(kept.current)) {
+          ready = cut(kept.current, from);
+          if (kept.pending && kept.pendingFirst === kept.current.last && kept.current.last < to) {
+            pending = kept.pending;
+            pendingFirst = kept.pendingFirst;
+          } else unused = kept.pending;
+        } else if (kept.pending) {
+          const g = await kept.pending.catch(() => null); // a read that failed is made again
+          if (g && holds(g)) ready = cut(g, from);
+        }
+      } else if (kept) unused = kept.pending;
+      if (!ready) {
+        if (unused) await unused.then(() => undefined, () => undefined);
+        unused = null;
+        pendingFirst = from;
+        pending = startRead(from, plan(from));
+      }
+      let done = 0;
+      for (;;) {
+        let got: Got;
+        if (ready) { got = ready; ready = null; }
+        else if (pending) { got = await pending; pending = null; }
+        else break;
+        if (got.last > to) got = cut(got, got.first); // a kept read may run past this iteration's range
         throwIfAborted(options.signal);
-        next = got.last;
-        pending = next < to ? startRead(next, (last = plan(next))) : null;
+        if (!pending && got.last < to) {
+          if (unused) { await unused.then(() => undefined, () => undefined); unused = null; }
+          pendingFirst = got.last;
+          pending = startRead(got.last, plan(got.last));
+        }
         done += got.length;
         options.onProgress?.(done, totalBytes);
+        current = got;
         yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
       }
     } finally {
-      // a scan that stops early leaves a read in flight: the buffer is given back only once nothing writes into it
-      if (pending) await (pending as Promise<Got>).catch(() => undefined);
-      giveBack(buffers);
+      // A read in flight (this iteration's next, or a kept one it did not use) holds its buffer until it lands.
+      this.keepLeftover(pending ? { buffers, which, current, pending, pendingFirst, count: index.count, end }
+        : { buffers, which, current, pending: unused, pendingFirst: -1, count: index.count, end });
     }
+  }
+
+  /** What the last iteration of `batches` read and did not hand out, kept for {@link LEFTOVER_KEEP_MS}. */
+  private leftover: (Leftover & { timer: NodeJS.Timeout }) | null = null;
+
+  private takeLeftover(): Leftover | null {
+    const kept = this.leftover;
+    if (!kept) return null;
+    clearTimeout(kept.timer);
+    this.leftover = null;
+    return kept;
+  }
+
+  private keepLeftover(kept: Leftover): void {
+    const previous = this.takeLeftover();
+    if (previous) releaseLeftover(previous);
+    if (this.closed) { releaseLeftover(kept); return; }
+    const timer = setTimeout(() => { if (this.leftover?.timer === timer) releaseLeftover(this.takeLeftover()!); }, LEFTOVER_KEEP_MS);
+    timer.unref();
+    this.leftover = { ...kept, timer };
   }
 
   close(): void {
     this.closed = true;
+    const kept = this.takeLeftover();
+    if (kept) releaseLeftover(kept);
   }
+}
+
+/** One read of `batches`: records `[first, last)` in `bytes`, which start at file offset `base`. */
+type Got = { bytes: Buffer; first: number; last: number; base: number; length: number; oversized?: McpgwError };
+
+/**
+ * The state an iteration of `batches` ended in: its two buffers (`which`: the one the next read goes into), the last
+ * batch it handed out, the read it left in flight (in the other buffer), and the index's count and end then (an index
+ * that grew since is not resumed from).
+ */
+interface Leftover {
+  buffers: Buffer[];
+  which: number;
+  current: Got | null;
+  pending: Promise<Got> | null;
+  /** The first record of `pending`'s read (-1: a read no iteration goes on with). */
+  pendingFirst: number;
+  count: number;
+  end: number;
+}
+
+/** How long an iteration's unread rest is kept for the next page, ms. */
+const LEFTOVER_KEEP_MS = 1000;
+
+/** Gives a leftover's buffers back to the spares once the read it left in flight has landed (or failed). */
+function releaseLeftover(kept: Leftover): void {
+  const back = () => giveBack(kept.buffers);
+  if (kept.pending) kept.pending.then(back, back); else back();
 }
 
 /** A source over the elements of one array inside a record (see IndexedRecordSource.elements). */

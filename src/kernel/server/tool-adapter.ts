@@ -35,6 +35,17 @@ const hasWarning = (result: Record<string, unknown>, code: string): boolean =>
   Array.isArray(result.warnings) && result.warnings.some((w) => (w as { code?: unknown } | null)?.code === code);
 
 /**
+ * The input schema made strict (unknown keys refused), once per schema: zod compiles a schema's parser on its first
+ * parse, and a schema made anew per call cost that compilation on every call.
+ */
+const strictSchemas = new WeakMap<z.ZodObject, z.ZodObject>();
+function strictSchema(schema: z.ZodObject): z.ZodObject {
+  let strict = strictSchemas.get(schema);
+  if (!strict) strictSchemas.set(schema, (strict = schema.strict()));
+  return strict;
+}
+
+/**
  * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
  * and shapes the answer: structuredContent plus its compact JSON as the text block (with the profile's
  * `resultText: "summary"`, a summary of it: summary-text.ts). Thrown errors
@@ -49,7 +60,7 @@ const hasWarning = (result: Record<string, unknown>, code: string): boolean =>
  */
 export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean } = {}): Promise<ToolResult> {
   try {
-    const strict = (tool.inputSchema as z.ZodObject).strict();
+    const strict = strictSchema(tool.inputSchema as z.ZodObject);
     let notices: ArgumentNotice[] = [];
     if (options.lenient) ({ args: rawArgs, notices } = lenientArguments(tool.inputSchema as z.ZodObject, rawArgs));
     const parsed = strict.safeParse(rawArgs ?? {});
