@@ -443,3 +443,114 @@ describe('config', () => {
     expect(process.env.XDG_CACHE_HOME?.startsWith(os.tmpdir())).toBe(true);
   });
 });
+
+describe('a big entry read a block at a time', () => {
+  // 3 blocks of offsets (65,536 records each, the last shorter); read lazily from any entry of more than 0 blocks
+  const name = 'big.jsonl';
+  const N = 2 * 65536 + 1234;
+  const lazyCache = () => cache({ lazyFromBlocks: 0 });
+  /** A sample of what a reader sees: records on both sides of every block boundary, and their lines. */
+  const probe = (source: RecordSource) => [0, 1, 65535, 65536, 65537, 131071, 131072, N - 1].map((i) => [i, source.location(i), source.text(i)]);
+  let expected: unknown[];
+  beforeEach(async () => {
+    fs.writeFileSync(path.join(root, name), jsonLines(N));
+    const opened = await service(null).open(name);
+    try { expected = probe(opened.source); } finally { opened.close(); }
+    const first = await service(lazyCache()).open(name); // indexed, and stored
+    first.close();
+    opens = [];
+  });
+
+  test('an open reads only the entry\'s head; each block is read (and checked) when first used', async () => {
+    const opened = await service(lazyCache()).open(name);
+    try {
+      expect(opens).toEqual(['restored']);
+      expect(opened.source.count).toBe(N);
+      const index = (opened.source as unknown as { spec: { index: Float64OffsetIndex } }).spec.index;
+      expect(index.unreadBlocks).toBe(3);
+      expect(opened.source.text(65537)).toBe(JSON.stringify({ i: 65537, tag: 'a', pad: 'x'.repeat(65537 % 37) }));
+      expect(index.unreadBlocks).toBe(2);
+      expect(probe(opened.source)).toEqual(expected);
+      expect(index.unreadBlocks).toBe(0);
+    } finally {
+      opened.close();
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  test('a damaged block found at first use: that read is IO_ERROR, the entry is removed with a warning, the next open indexes anew and answers right', async () => {
+    const entry = entryOf(path.join(root, name));
+    const bytes = fs.readFileSync(entry);
+    // a flipped byte in the last block's offsets (the last 1234 × 8 bytes of the entry)
+    bytes[bytes.length - 8 * 100 + 3]! ^= 0x20;
+    fs.writeFileSync(entry, bytes);
+    const opened = await service(lazyCache()).open(name);
+    try {
+      expect(opens).toEqual(['restored']);
+      expect(opened.source.text(5)).toBe(JSON.stringify({ i: 5, tag: 'a', pad: 'x'.repeat(5) })); // block 0 is sound
+      let error: { code?: string; message?: string } = {};
+      try { opened.source.text(N - 1); } catch (err) { error = err as typeof error; }
+      expect(error.code).toBe('IO_ERROR');
+      expect(error.message).toMatch(/stored index .* cannot be read \(offset block 2: its checksum does not match\).*open the file again/);
+    } finally {
+      opened.close();
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/discarded a damaged entry \(offset block 2: its checksum does not match\); the next open indexes the file again/);
+    expect(fs.existsSync(entry)).toBe(false);
+    opens = [];
+    const again = await service(lazyCache()).open(name);
+    try {
+      expect(opens).toEqual(['indexed']);
+      expect(probe(again.source)).toEqual(expected);
+    } finally {
+      again.close();
+    }
+    expect(readEntry(entry).offsets.length).toBe(N); // a sound entry written again
+  });
+
+  test.each([
+    ['a block\'s first offset changed (its checksum fixed)', 1],
+    ['its last offset past the next block\'s first (the checksum fixed)', 2],
+  ])('%s: the block is damaged all the same', async (_what, kind) => {
+    const entry = entryOf(path.join(root, name));
+    const bytes = fs.readFileSync(entry);
+    const blocksAt = bytes.length - 8 * N;
+    const block1 = new Float64Array(bytes.buffer.slice(bytes.byteOffset + blocksAt + 8 * 65536, bytes.byteOffset + blocksAt + 8 * 131072));
+    if (kind === 1) block1[0] = block1[0]! + 1;
+    else block1[65535] = block1[65535]! + 1e6;
+    Buffer.from(block1.buffer).copy(bytes, blocksAt + 8 * 65536);
+    // the table row of block 1 (16 bytes before the head's trailer start, counted back from the offsets)
+    const trailerAt = blocksAt - 8;
+    const row1 = trailerAt - 16 * 3 + 16;
+    const { crc32 } = await import('node:zlib');
+    bytes.writeUInt32LE(crc32(Buffer.from(block1.buffer)) >>> 0, row1 + 8);
+    bytes.writeUInt32LE(crc32(bytes.subarray(0, trailerAt)) >>> 0, trailerAt); // and the head's own checksum
+    fs.writeFileSync(entry, bytes);
+    const opened = await service(lazyCache()).open(name);
+    try {
+      let error: { code?: string; message?: string } = {};
+      try { opened.source.text(70000); } catch (err) { error = err as typeof error; }
+      expect(error.code).toBe('IO_ERROR');
+      expect(error.message).toMatch(kind === 1 ? /offset block 1: its first offset is not the table's/ : /offset block 1: its offsets do not fit its end/);
+    } finally {
+      opened.close();
+    }
+    expect(fs.existsSync(entry)).toBe(false);
+  });
+
+  test('a small entry is read whole at open: a damaged block there is a miss, and the file is indexed again', async () => {
+    const entry = entryOf(path.join(root, name));
+    const bytes = fs.readFileSync(entry);
+    bytes[bytes.length - 8 * 100 + 3]! ^= 0x20;
+    fs.writeFileSync(entry, bytes);
+    const opened = await service(cache()).open(name); // the default: 3 blocks are read at open
+    try {
+      expect(opens).toEqual(['indexed']);
+      expect(probe(opened.source)).toEqual(expected);
+    } finally {
+      opened.close();
+    }
+    expect(warnings).toEqual([expect.stringMatching(/discarded a damaged entry \(offset block 2: its checksum does not match\); the file is indexed again/)]);
+  });
+});

@@ -5,8 +5,9 @@ import { crc32 } from 'node:zlib';
 import type { FileIdentity, RecordSource } from '../contracts/format';
 import type { Logger } from '../contracts/plugin';
 import type { Detection } from '../contracts/tool';
-import { Float64OffsetIndex } from '../records/offset-index';
-import { DamagedEntry, FINGERPRINT_BYTES, readEntry, writeEntry, type EntryKey, type ReadEntry } from './entry';
+import { McpgwError } from '../errors';
+import { Float64OffsetIndex, OFFSET_BLOCK } from '../records/offset-index';
+import { DamagedEntry, ENTRY_BLOCK, EntryFile, FINGERPRINT_BYTES, writeEntry, type EntryHead, type EntryKey } from './entry';
 
 /** Files smaller than this are indexed faster than an entry is read and written: they are never stored. */
 export const CACHE_MIN_FILE_BYTES = 1024 * 1024;
@@ -27,12 +28,20 @@ export interface IndexCacheOptions {
   minFileBytes?: number;
   /** The time entries are touched with (ms since the epoch); default Date.now. */
   now?: () => number;
+  /**
+   * Entries of more offset blocks than this (65,536 records each) are read a block at a time when first used;
+   * smaller ones whole at open (default LAZY_FROM_BLOCKS).
+   */
+  lazyFromBlocks?: number;
 }
+
+/** Entries of more blocks than this are read lazily: 4 blocks = 262,144 records = 2 MiB of offsets, ~2 ms to read. */
+export const LAZY_FROM_BLOCKS = 4;
 
 /** A stored index that fits the file as it is now: `same` (unchanged) or `grown` (the stored bytes, then more). */
 export interface CacheHit {
   fit: 'same' | 'grown';
-  entry: ReadEntry;
+  entry: EntryHead;
   /** The file's identity as stored (for `grown`, the smaller size the index covers). */
   identity: FileIdentity;
   /** The stored offsets and checkpoints as an offset index (appending goes on after them). */
@@ -85,35 +94,71 @@ export class IndexCache {
   lookup(fd: number, now: FileIdentity): CacheHit | null {
     if (!this.wants(now.size)) return null;
     const file = this.entryPath(now.dev, now.inode);
-    let entry: ReadEntry;
+    let opened: EntryFile;
     try {
-      entry = readEntry(file);
+      opened = EntryFile.open(file);
     } catch (err) {
       if (err instanceof DamagedEntry) this.discard(file, err.reason);
       else if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log.debug('index cache: an entry could not be read', { entry: path.basename(file), error: String(err) });
       return null;
     }
-    if (entry.salt !== this.options.salt || entry.dev !== now.dev || entry.ino !== now.inode) return null;
-    if (!sane(entry)) {
-      this.discard(file, 'its offsets do not fit its end');
-      return null;
-    }
-    let fit: CacheHit['fit'];
-    if (entry.size === now.size && entry.mtimeMs === now.mtimeMs) fit = 'same';
-    else if (entry.size < now.size) fit = 'grown';
-    else return null;
-    const print = fingerprint(fd, entry.size);
-    if (print === null || print.headCrc !== entry.headCrc || print.tailCrc !== entry.tailCrc) return null;
-    let index: Float64OffsetIndex;
+    const entry = opened.head;
+    let index: Float64OffsetIndex | null = null;
+    const state = { atOpen: true };
     try {
-      index = Float64OffsetIndex.fromArrays(entry.offsets, entry.checkpoints);
-    } catch {
-      this.discard(file, 'its checkpoints do not fit its records');
-      return null;
+      if (entry.salt !== this.options.salt || entry.dev !== now.dev || entry.ino !== now.inode) return null;
+      let fit: CacheHit['fit'];
+      if (entry.size === now.size && entry.mtimeMs === now.mtimeMs) fit = 'same';
+      else if (entry.size < now.size) fit = 'grown';
+      else return null;
+      const print = fingerprint(fd, entry.size);
+      if (print === null || print.headCrc !== entry.headCrc || print.tailCrc !== entry.tailCrc) return null;
+      try {
+        index = Float64OffsetIndex.lazy(entry.count, entry.checkpoints, this.blockSource(file, opened, state));
+      } catch {
+        this.discard(file, 'its checkpoints do not fit its records');
+        return null;
+      }
+      // A small entry, or one a grown file's index goes on from, is read whole now: a damaged block is then a miss.
+      if (fit === 'grown' || entry.blocks <= (this.options.lazyFromBlocks ?? LAZY_FROM_BLOCKS)) {
+        try {
+          index.readAll();
+        } catch (err) {
+          if (!(err instanceof McpgwError)) this.options.log.debug('index cache: an entry could not be read', { entry: path.basename(file), error: String(err) });
+          index = null;
+          return null;
+        }
+      }
+      state.atOpen = false;
+      this.touch(file);
+      this.options.log.debug(`index cache: ${fit === 'same' ? 'the stored index fits the file' : 'the stored index covers the file\'s first bytes; the rest is indexed'}`, { entry: path.basename(file), records: entry.count, lazy: index.unreadBlocks > 0 });
+      return { fit, entry, identity: { dev: entry.dev, inode: entry.ino, size: entry.size, mtimeMs: entry.mtimeMs }, index };
+    } finally {
+      if (!index) opened.close();
     }
-    this.touch(file);
-    this.options.log.debug(`index cache: ${fit === 'same' ? 'the stored index fits the file' : 'the stored index covers the file\'s first bytes; the rest is indexed'}`, { entry: path.basename(file), records: entry.offsets.length });
-    return { fit, entry, identity: { dev: entry.dev, inode: entry.ino, size: entry.size, mtimeMs: entry.mtimeMs }, index };
+  }
+
+  /**
+   * The blocks of an open entry for a lazily read index. A damaged block is a damaged entry found late: the entry is
+   * removed and logged as at open, and the read fails with IO_ERROR (the open that read it succeeded; the next open
+   * indexes the file anew). Any other failure to read is IO_ERROR too.
+   */
+  private blockSource(file: string, opened: EntryFile, state: { atOpen: boolean }): { block(b: number): Float64Array; close(): void } {
+    if (ENTRY_BLOCK !== OFFSET_BLOCK) throw new RangeError('index cache: the entry\'s blocks are not the offset index\'s');
+    return {
+      block: (b) => {
+        try {
+          return opened.block(b);
+        } catch (err) {
+          const reason = err instanceof DamagedEntry ? err.reason : String(err);
+          if (err instanceof DamagedEntry) this.discard(file, reason, state.atOpen ? 'the file is indexed again' : 'the next open indexes the file again');
+          throw new McpgwError('IO_ERROR', `The stored index of this file cannot be read (${reason}); it was removed: open the file again, and it is indexed anew.`, {
+            hint: 'Close the file and open it again.',
+          });
+        }
+      },
+      close: () => opened.close(),
+    };
   }
 
   /**
@@ -183,9 +228,9 @@ export class IndexCache {
     try { utimesSync(file, t, t); } catch { /* removed meanwhile: nothing to keep fresh */ }
   }
 
-  private discard(file: string, reason: string): void {
+  private discard(file: string, reason: string, then = 'the file is indexed again'): void {
     removeQuietly(file);
-    this.options.log.warn(`index cache: discarded a damaged entry (${reason}); the file is indexed again`, { entry: path.basename(file) });
+    this.options.log.warn(`index cache: discarded a damaged entry (${reason}); ${then}`, { entry: path.basename(file) });
   }
 }
 
@@ -210,13 +255,6 @@ export function fingerprint(fd: number, size: number): { headCrc: number; tailCr
   const headCrc = crc32(buf);
   if (!readAt(size - n)) return null;
   return { headCrc, tailCrc: crc32(buf) };
-}
-
-/** Offsets that fit the entry's own end: the first at or after 0, the last before `end`, `end` within `size`. */
-function sane(e: ReadEntry): boolean {
-  if (!(e.end >= 0 && e.end <= e.size)) return false;
-  if (e.offsets.length === 0) return true;
-  return e.offsets[0]! >= 0 && e.offsets[e.offsets.length - 1]! < e.end;
 }
 
 function removeQuietly(file: string): boolean {

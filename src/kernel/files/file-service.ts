@@ -41,6 +41,8 @@ export class FileService implements FileAccess {
 
   async open(input: string, options: Parameters<FileAccess['open']>[1] = {}): Promise<OpenedSource> {
     const file = openInSandbox(this.sandbox, input);
+    /** A stored index read lazily keeps its entry file open: let go when the source closes or the open fails. */
+    let lazy: { release(): void } | null = null;
     try {
       const { maxFileBytes } = this.limits;
       if (maxFileBytes !== null && file.identity.size > maxFileBytes) {
@@ -52,6 +54,7 @@ export class FileService implements FileAccess {
       const explicitName = options.format !== undefined && options.format !== 'auto' ? options.format : undefined;
       // A stored index of this very file (or of its first bytes, when it only grew) spares the probe and the pass.
       const hit = this.cache && from === undefined ? this.cache.lookup(file.fd, file.identity) : null;
+      lazy = hit?.index ?? null;
       let chosen: ReturnType<typeof selectFormat> | null = null;
       if (hit && !options.strictFormat && (explicitName === undefined ? hit.entry.detection.basis !== 'explicit' : hit.entry.format === explicitName)) {
         const format = this.formats().find((f) => f.name === hit.entry.format);
@@ -92,6 +95,7 @@ export class FileService implements FileAccess {
             persist(); // an index that grew with the file while open is stored as it is now
             source.close();
           } finally {
+            lazy?.release();
             closeQuietly(file.fd);
             // A big file's index and buffers are garbage now: have them collected, not kept until pressure.
             releaseAfterClose(file.identity.size);
@@ -99,6 +103,7 @@ export class FileService implements FileAccess {
         },
       };
     } catch (err) {
+      lazy?.release();
       closeQuietly(file.fd);
       throw err;
     }

@@ -1,11 +1,21 @@
 import type { OffsetIndex } from '../contracts/records';
 
+/** Where a lazily read index's blocks come from (`Float64OffsetIndex.lazy`). */
+export interface BlockSource {
+  /** The offsets of block `b` (BLOCK of them, the last block fewer). @throws what reading it throws */
+  block(b: number): Float64Array;
+  /** Called once every block was read, or the index is released. */
+  close(): void;
+}
+
 /** Records between line checkpoints. */
 export const CHECKPOINT_EVERY = 1024;
 
 /** Offsets per block: 2^16 (512 KiB of Float64). */
 const BLOCK_SHIFT = 16;
 const BLOCK = 1 << BLOCK_SHIFT;
+/** Offsets per block of the index (a lazily read index's `BlockSource` gives blocks of this many). */
+export const OFFSET_BLOCK = BLOCK;
 const BLOCK_MASK = BLOCK - 1;
 
 /**
@@ -16,12 +26,17 @@ const BLOCK_MASK = BLOCK - 1;
  * and the spare capacity is at most one block.
  */
 export class Float64OffsetIndex implements OffsetIndex {
+  /** A lazily read index's blocks not read yet are holes (see `lazy`). */
   private blocks: Float64Array<ArrayBufferLike>[] = [];
+  /** Where the blocks of a lazily read index come from; null once every block is in memory. */
+  private source: BlockSource | null = null;
+  private unread = 0;
   private current: Float64Array<ArrayBufferLike> = new Float64Array(1024);
   private checkpoints: Float64Array<ArrayBufferLike> = new Float64Array(16);
   private n = 0;
 
   push(offset: number, line: number): void {
+    if (this.source) this.readAll();
     const k = this.n & BLOCK_MASK;
     if (k === 0) {
       this.current = new Float64Array(this.n === 0 ? 1024 : BLOCK);
@@ -51,7 +66,8 @@ export class Float64OffsetIndex implements OffsetIndex {
   }
 
   start(i: number): number {
-    return this.blocks[i >>> BLOCK_SHIFT]![i & BLOCK_MASK]!;
+    const b = i >>> BLOCK_SHIFT;
+    return (this.blocks[b] ?? this.read(b))[i & BLOCK_MASK]!;
   }
 
   /** The line recorded for checkpoint record `c * CHECKPOINT_EVERY`. */
@@ -64,23 +80,56 @@ export class Float64OffsetIndex implements OffsetIndex {
   }
 
   /**
-   * An index over stored offsets and checkpoint lines (a persistent index read back, see src/kernel/cache/): the
-   * blocks are views into `offsets` (no copy); pushing more records goes on after them.
+   * An index whose blocks of BLOCK offsets are read from `source` when first used (a big persistent index read back:
+   * see src/kernel/cache/): `count` records, the checkpoints in memory. Pushing more records reads every block first.
+   * A block that cannot be read throws from whatever asked for one of its offsets (`source.block`'s error).
    */
-  static fromArrays(offsets: Float64Array, checkpoints: Float64Array): Float64OffsetIndex {
+  static lazy(count: number, checkpoints: Float64Array, source: BlockSource): Float64OffsetIndex {
     const index = new Float64OffsetIndex();
-    for (let at = 0; at < offsets.length; at += BLOCK) index.blocks.push(offsets.subarray(at, Math.min(offsets.length, at + BLOCK)));
-    index.n = offsets.length;
-    // push() copies a partly filled last block (a view exactly as long as its records) into a full block of its own
-    // before appending, so appended records never write into the stored buffer
-    if (index.blocks.length) index.current = index.blocks[index.blocks.length - 1]!;
+    const blocks = Math.ceil(count / BLOCK);
+    index.blocks = new Array<Float64Array>(blocks);
+    index.n = count;
     index.checkpoints = checkpoints.length ? checkpoints : new Float64Array(16);
-    if (checkpoints.length < Math.ceil(index.n / CHECKPOINT_EVERY)) throw new RangeError('fewer checkpoints than records need');
+    if (checkpoints.length < Math.ceil(count / CHECKPOINT_EVERY)) throw new RangeError('fewer checkpoints than records need');
+    if (blocks > 0) {
+      index.source = source;
+      index.unread = blocks;
+    } else {
+      source.close();
+    }
     return index;
+  }
+
+  /** Blocks of a lazily read index still to be read (0 for any other). */
+  get unreadBlocks(): number {
+    return this.unread;
+  }
+
+  /** Lets go of a lazily read index's source (its file) once the index is no longer used; idempotent. */
+  release(): void {
+    this.source?.close();
+    this.source = null;
+  }
+
+  private read(b: number): Float64Array<ArrayBufferLike> {
+    if (!this.source || b >= this.blocks.length) throw new RangeError(`no record ${b * BLOCK} in an index of ${this.n}`);
+    const block = this.source.block(b);
+    if (block.length !== Math.min(BLOCK, this.n - b * BLOCK)) throw new RangeError(`block ${b} of a lazily read index holds ${block.length} offsets`);
+    this.blocks[b] = block;
+    if (--this.unread === 0) this.release();
+    return block;
+  }
+
+  /** Reads every block of a lazily read index now (nothing for any other). @throws what reading a block throws */
+  readAll(): void {
+    for (let b = 0; b < this.blocks.length; b++) if (!this.blocks[b]) this.read(b);
+    this.release();
+    if (this.blocks.length) this.current = this.blocks[this.blocks.length - 1]!;
   }
 
   /** Calls `each` with the offsets block by block, in file order (views: valid until the next push). */
   offsetBlocks(each: (offsets: Float64Array) => void): void {
+    if (this.source) this.readAll();
     for (let b = 0; b < this.blocks.length; b++) {
       const block = this.blocks[b]!;
       const used = b === this.blocks.length - 1 ? this.n - b * BLOCK : BLOCK;
@@ -95,6 +144,11 @@ export class Float64OffsetIndex implements OffsetIndex {
 
   /** Gives back the unused tail of the last block and of the checkpoints once indexing is done. */
   finish(): void {
+    if (this.source) {
+      // a lazily read index holds blocks of exactly their records: only the checkpoints' spare capacity goes
+      this.checkpoints = this.checkpoints.slice(0, Math.ceil(this.n / CHECKPOINT_EVERY));
+      return;
+    }
     const used = this.n & BLOCK_MASK;
     if (this.blocks.length && used !== 0) {
       this.current = this.current.slice(0, used);
