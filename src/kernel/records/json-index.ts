@@ -22,6 +22,8 @@ export interface ContainerIndex {
   pinned?: boolean;
   /** Objects: the index of the last member of each name (the one that wins), built on first lookup. */
   lastIndex?: Map<string, number>;
+  /** Objects with repeated names: the index of the first member of each name (where it is shown), built on first lookup. */
+  firstIndex?: Map<string, number>;
 }
 
 /** Containers already indexed, by the offset of their opening bracket (unique in a file). */

@@ -210,6 +210,25 @@ export function lastMember(ctx: LazyContext, c: ContainerIndex, name: string, he
   return -1;
 }
 
+/**
+ * The index of the first member of object `c` named `name`, or -1: where a repeated name is shown (with the value of
+ * its last member, `lastMember`), as JSON.parse orders it.
+ */
+export function firstMember(ctx: LazyContext, c: ContainerIndex, name: string, held?: HeldBytes): number {
+  if (c.count > 16) {
+    // no repeated names (the common case, known once lastMember indexed the names): first and last are one
+    if (c.lastIndex && c.lastIndex.size === c.count) return c.lastIndex.get(name) ?? -1;
+    if (!c.firstIndex) {
+      const map = new Map<string, number>();
+      for (let m = c.count - 1; m >= 0; m--) map.set(memberName(ctx, c, m, held), m);
+      c.firstIndex = map;
+    }
+    return c.firstIndex.get(name) ?? -1;
+  }
+  for (let m = 0; m < c.count; m++) if (memberName(ctx, c, m, held) === name) return m;
+  return -1;
+}
+
 /** The index of the container whose text spans `[start, end)` (cached by the offset of its opening bracket). */
 export function container(ctx: LazyContext, start: number, end: number, held?: HeldBytes): ContainerIndex {
   let c = ctx.cache.get(start);

@@ -469,7 +469,8 @@ export class Collector {
     if (this.refused) return false;
     this.total++;
     if (this.full) {
-      if (this.next === null) this.next = { record, node: unit, at: at() };
+      // As pushNode: a count-only scan has no page to continue, so no `next`.
+      if (this.next === null && !this.countsOnly) this.next = { record, node: unit, at: at() };
       return !!this.opts.countAll;
     }
     const node = n as ScanNode;

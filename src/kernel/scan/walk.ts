@@ -19,7 +19,7 @@ import type { LazyNode } from '../contracts/format';
 import type { CompiledQuery, EvaluateOptions, QueryNode, QuerySegment, SegmentSelector } from '../contracts/query';
 import type { ScanNode, ScanPosition, ScanQueryOptions, ScanResult } from '../contracts/scan';
 import { McpgwError } from '../errors';
-import { internalsOf, lastMember, memberName } from '../records/lazy';
+import { firstMember, internalsOf, lastMember, memberName } from '../records/lazy';
 import { decodeUtf8 } from '../records/parse';
 import { escapeToken } from '../api/pointer';
 import type { IndexedRecordSource } from '../records/source';
@@ -239,8 +239,8 @@ export class RecordWalk {
         for (let m = resume ? resume[0]! : 0; m < count; m++) {
           this.cur.push(m);
           if (!(await this.tick())) { this.cur.pop(); return false; }
-          const c = kids.get(m);
-          if (c.key !== undefined && memberIndex(n, c.key) !== m) { this.cur.pop(); resume = null; continue; } // a repeated name: the last wins
+          const c = shownAt(n, kids.get(m), m);
+          if (!c) { this.cur.pop(); resume = null; continue; } // a repeated name, shown at its first position
           if (sel.kind === 'filter' && !this.test(sel, c.node)) { this.cur.pop(); resume = null; continue; }
           const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
           this.cur.pop();
@@ -265,8 +265,8 @@ export class RecordWalk {
     for (let m = resume ? resume[0]! : 0; m < count; m++) {
       this.cur.push(m);
       if (!(await this.tick())) { this.cur.pop(); return false; }
-      const c = kids.get(m);
-      if (c.key !== undefined && memberIndex(n, c.key) !== m) { this.cur.pop(); resume = null; continue; }
+      const c = shownAt(n, kids.get(m), m);
+      if (!c) { this.cur.pop(); resume = null; continue; }
       const go = await this.apply(k, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
       this.cur.pop();
       if (!go) return false;
@@ -384,6 +384,27 @@ function lazyUnit(path: string, n: LazyNode): QueryNode {
     set(v: unknown) { value = v; parsed = true; },
   });
   return unit;
+}
+
+/**
+ * Child `m` of container `n` as queries see it: an element as it is; a member named once as it is; a repeated name at
+ * its first position with the value of its last member (the one that wins, as JSON.parse gives it), and null at its
+ * other positions.
+ */
+function shownAt(n: LazyNode, c: { key?: string; index?: number; node: LazyNode }, m: number): { key?: string; index?: number; node: LazyNode } | null {
+  if (c.key === undefined) return c;
+  const last = memberIndex(n, c.key); // first: it indexes the names, so firstIndex knows when none repeats
+  if (firstIndex(n, c.key) !== m) return null;
+  return last === m ? c : { key: c.key, node: n.children!(last, last + 1)[0]!.node };
+}
+
+/** Index of the first member of object node `n` named `name`, or -1. */
+function firstIndex(n: LazyNode, name: string): number {
+  const inner = internalsOf(n);
+  if (inner) return firstMember(inner.ctx, inner.container(), name, inner.held);
+  const count = n.childCount ?? 0;
+  for (let m = 0; m < count; m += WINDOW) for (const c of n.children!(m, Math.min(count, m + WINDOW))) if (c.key === name) return c.index ?? m;
+  return -1;
 }
 
 /** Index of the member of object node `n` named `name` that wins (the last of repeated names), or -1. */
