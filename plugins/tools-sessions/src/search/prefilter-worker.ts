@@ -2,7 +2,8 @@
  * The prefilter's worker thread (search/threads.ts): reads session files through descriptors the main thread opened
  * and checked (`FileAccess.openRaw`; threads share the process's descriptors) and tells whether each job's files may
  * hold a match. It never opens, closes or writes anything: the main thread closes a job's descriptors once its answer
- * is in.
+ * is in. It loads only this folder's modules and node: ones — nothing of `mcpgw/plugin-api` at run time (types only):
+ * the kernel installs its resolve hook for that name on its own threads, not on a plugin's.
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { literalTest, type ByteTest, type EscapeTraits } from './prefilter';

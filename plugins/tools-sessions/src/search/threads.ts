@@ -41,6 +41,8 @@ export class PrefilterThread {
   private nextTest = 1;
   private idle: NodeJS.Timeout | null = null;
   private dead = false;
+  /** Whether the thread ever answered (one that fails before it did is not started again). */
+  private answered = false;
 
   /** The process's thread (started now if there is none), or null where a thread cannot be started. */
   static shared(): PrefilterThread | null {
@@ -123,6 +125,7 @@ export class PrefilterThread {
     const p = this.pending.get(m.job);
     if (!p) return;
     this.pending.delete(m.job);
+    this.answered = true;
     for (const f of p.files) f.close();
     p.job.pass = m.pass;
     p.job.learned = m.learned;
@@ -131,10 +134,19 @@ export class PrefilterThread {
     this.unrefIfIdle();
   }
 
+  /** Ends an idle thread: a search that still holds it gets its jobs passed, the next one starts another. */
+  private end(): void {
+    this.answered = true; // ended, not failed
+    this.fail();
+    void this.worker.terminate();
+  }
+
   /** The thread failed or exited: every job passes (the open that follows decides), its files are closed. */
   private fail(): void {
     if (this.dead) return;
     this.dead = true;
+    // A thread that cannot even start (its script missing or broken) is not started again: one thread does the work.
+    if (!this.answered && this.pending.size > 0) PrefilterThread.failed = true;
     if (PrefilterThread.current === this) PrefilterThread.current = null;
     if (this.idle) clearTimeout(this.idle);
     for (const p of this.pending.values()) {
@@ -151,7 +163,7 @@ export class PrefilterThread {
     this.worker.unref();
     this.port.unref();
     if (this.idle) clearTimeout(this.idle);
-    this.idle = setTimeout(() => { void this.worker.terminate(); }, IDLE_MS);
+    this.idle = setTimeout(() => this.end(), IDLE_MS);
     this.idle.unref();
   }
 }

@@ -27,9 +27,9 @@ export interface TestSpec {
 /**
  * Whether each session of a search may hold a match, by one raw read of its files through the byte test, asked for
  * in order (`get(i)`, i increasing from `first`). Where the kernel opens raw files (`FileAccess.openRaw`) and the
- * machine has a second core, every other session goes to a worker thread (search/threads.ts) a few ahead, and while
- * the thread's answer for a session is not in, this thread tests its own sessions ahead; elsewhere each session is
- * read here when asked for. What a file's escapes could spell is kept by file identity (`traits`): a later search
+ * machine has a second core, the sessions are handed in order to a worker thread (search/threads.ts), AHEAD at a
+ * time, and while the thread's answer for the session asked for is not in, this thread tests the next session not
+ * handed out: the threads share the work as fast as each goes. Elsewhere each session is read here when asked for. What a file's escapes could spell is kept by file identity (`traits`): a later search
  * reads an unchanged file only for its literals.
  */
 export class Verdicts {
@@ -38,8 +38,8 @@ export class Verdicts {
   private readonly jobs = new Map<number, ThreadJob>();
   /** Verdicts of this thread's sessions tested ahead. */
   private readonly ahead = new Map<number, boolean>();
-  private dispatched: number;
-  private ownAhead: number;
+  /** The first session neither handed to the thread nor tested here. */
+  private next: number;
   private sliceStart = performance.now();
 
   constructor(
@@ -58,43 +58,32 @@ export class Verdicts {
     const usable = sessions.length - first > 1 && rest >= threadMinBytes && os.availableParallelism() > 1 && sessions.slice(first).every((s) => typeof access(s).openRaw === 'function');
     this.thread = usable ? PrefilterThread.shared() : null;
     this.testId = this.thread ? this.thread.defineTest(spec.literals, spec.caseInsensitive) : 0;
-    this.dispatched = first;
-    this.ownAhead = first;
-  }
-
-  /** Sessions at odd distances from the first go to the thread. */
-  private threads(i: number): boolean {
-    return this.thread !== null && ((i - this.first) & 1) === 1;
+    this.next = first;
   }
 
   /** Whether session `i` may hold a match (true also when its files could not be read: the open reports why). */
   async get(i: number): Promise<boolean> {
     if (this.ctx.signal.aborted) throw this.ctx.error('CANCELLED', 'The request was cancelled.');
     if (!this.thread) return this.alone(i);
-    this.dispatch(i + 2 * AHEAD);
-    if (!this.threads(i)) {
-      const known = this.ahead.get(i);
-      if (known !== undefined) { this.ahead.delete(i); return known; }
+    this.dispatch();
+    const known = this.ahead.get(i);
+    if (known !== undefined) { this.ahead.delete(i); return known; }
+    if (i >= this.next) {
+      // Not handed out yet (the thread's window is full): tested here.
+      this.next = i + 1;
       const v = this.own(i);
       await this.breathe();
       return v;
-    }
-    while (!this.jobs.has(i)) {
-      // Every unanswered job is before i: wait for the oldest.
-      this.thread.poll();
-      const oldest = [...this.jobs.values()].find((j) => !j.done);
-      if (oldest) await oldest.settled;
-      this.dispatch(i + 2 * AHEAD);
     }
     const job = this.jobs.get(i)!;
     while (!job.done) {
       this.thread.poll();
       if (job.done) break;
-      // Test this thread's next session meanwhile.
-      while (this.ownAhead < this.sessions.length && (this.threads(this.ownAhead) || this.ownAhead <= i || this.ahead.has(this.ownAhead))) this.ownAhead++;
-      if (this.ownAhead >= this.sessions.length) { await job.settled; break; }
-      this.ahead.set(this.ownAhead, this.own(this.ownAhead));
-      this.dispatch(this.ownAhead + 2 * AHEAD);
+      // Meanwhile this thread tests the next session not handed out.
+      if (this.next >= this.sessions.length) { await job.settled; break; }
+      const j = this.next++;
+      this.ahead.set(j, this.own(j));
+      this.dispatch();
       await this.breathe();
     }
     this.jobs.delete(i);
@@ -102,16 +91,14 @@ export class Verdicts {
     return job.pass;
   }
 
-  /** Gives the thread its sessions up to index `upTo` (exclusive), AHEAD unanswered at most, in one message. */
-  private dispatch(upTo: number): void {
+  /** Hands the thread the next sessions, up to AHEAD unanswered (refilled by halves: one message carries several). */
+  private dispatch(): void {
     let unanswered = 0;
     for (const job of this.jobs.values()) if (!job.done) unanswered++;
-    // Refilled by halves: one message carries several sessions.
     if (unanswered > AHEAD / 2) return;
     const batch: { i: number; files: RawFile[]; traits: (EscapeTraits | undefined)[] }[] = [];
-    for (; this.dispatched < Math.min(upTo, this.sessions.length) && unanswered < AHEAD; this.dispatched++) {
-      const i = this.dispatched;
-      if (!this.threads(i)) continue;
+    for (; this.next < this.sessions.length && unanswered < AHEAD; this.next++) {
+      const i = this.next;
       const s = this.sessions[i]!;
       const files: RawFile[] = [];
       try {
