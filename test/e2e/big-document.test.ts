@@ -486,6 +486,26 @@ describe('member lists page: extract_keys, get_outline, get_schema', () => {
   });
 });
 
+test('get_value_at_path and get_outline in a record read through lazy nodes: negative indexes count from the end; a missing part is named', async () => {
+  const handle = (await call(c.client, 'open_file', { path: 'big.json' })).data.handle;
+  const value = (p: string) => call(c.client, 'get_value_at_path', { handle, index: 0, path: p });
+  expect((await value('pad[-1]')).data).toMatchObject({ value: JSON.stringify(pad[1999]), value_type: 'string' });
+  expect((await value('$.pad[-2000]')).data.value).toBe(JSON.stringify(pad[0]));
+  expect((await value('/pad/1998')).data.value).toBe(JSON.stringify(pad[1998]));
+  expect((await call(c.client, 'get_outline', { handle, path: 'pad[-3]' })).data).toMatchObject({ pointer: '/pad/1997', outline: { type: 'string' } });
+  const missing: [string, string, string][] = [
+    ['pad[-2001]', 'the array at /pad has 2000 elements; "-2001" is not one of its indexes', '/pad/-2001'],
+    ['pad[2000]', 'the array at /pad has 2000 elements; "2000" is not one of its indexes', '/pad/2000'],
+    ['name.first', 'the value at /name is a string, which has no members', '/name/first'],
+    ['nosuch', 'the object at the record root has no member "nosuch"; its keys: "name", "pad"', '/nosuch'],
+  ];
+  for (const [p, detail, pointer] of missing) {
+    for (const r of [await value(p), await call(c.client, 'get_outline', { handle, path: p })]) {
+      expect(r.data.error).toMatchObject({ code: 'NOT_FOUND', message: `Path ${JSON.stringify(p)} not found in record 0: ${detail}.`, location: { record_index: 0, path: pointer } });
+    }
+  }
+});
+
 test('get_outline of a document over maxRecordBytes: a repeated member name once, at its first place, with its last value', async () => {
   // 20 names in "c" (past the small-object lookup), "k5" repeated there; "a" and "x" repeated
   const c20 = Array.from({ length: 20 }, (_, i) => `"k${i}":${i}`).join(',') + ',"k5":"five"';

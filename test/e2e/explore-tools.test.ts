@@ -94,6 +94,20 @@ describe('error paths', () => {
     expect(sample.data.warnings).toHaveLength(1);
   });
 
+  test('a case-insensitive text query is at most 4,096 characters: longer is INVALID_ARGUMENT before any record is read', async () => {
+    // one s more than the bound, and the bound itself (s folds to S and to the long s, U+017F)
+    await expectError('search', { handle, query: 's'.repeat(4097) }, 'INVALID_ARGUMENT', /^This text query \(4097 characters\) is too large to search for case-insensitively \(at most 4096\)\.$/);
+    await expectError('search', { handle, query: 'é'.repeat(5000) }, 'INVALID_ARGUMENT', /\(5000 characters\)/);
+    const atBound = await call(c.client, 'search', { handle, query: 's'.repeat(4096) });
+    expect(atBound.data).toMatchObject({ total_matches: 0, complete: true });
+    // exact matching compiles no case-folding expression: up to the query bound (16,384)
+    const exact = await call(c.client, 'search', { handle, query: 's'.repeat(16384), match_case: true });
+    expect(exact.data).toMatchObject({ total_matches: 0, complete: true });
+    // the echo of a query over 1,024 characters is cut (a 16 KiB answer could not hold it whole)
+    expect(exact.data.query).toBe(`${'s'.repeat(1024)}… (16384 characters)`);
+    expect(atBound.data.query).toBe(`${'s'.repeat(1024)}… (4096 characters)`);
+  });
+
   test('files outside the root', async () => {
     await expectError('open_file', { path: '../secret.jsonl' }, 'ACCESS_DENIED');
     await expectError('open_file', { path: path.join(dir, 'secret.jsonl') }, 'ACCESS_DENIED');

@@ -194,3 +194,60 @@ export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): L
 export function previewBytes(ctx: ToolContext): number {
   return Math.max(256, Math.min(ctx.limits.maxRecordPreviewBytes, Math.floor((ctx.limits.maxResultBytes - ENVELOPE_RESERVE) / 2)));
 }
+
+/**
+ * The node at `tokens` inside `root` (a record read through lazy nodes), with its RFC 6901 pointer: a negative array
+ * index counts from the end (`items[-1]`, as in the parsed path), a member name repeated in an object is its last
+ * one. A token that names nothing is NOT_FOUND naming what is there: the object's keys (the first 30), the array's
+ * length, or the scalar's type.
+ * @throws McpgwError NOT_FOUND (`location.path`: the pointer up to and including the token that names nothing)
+ */
+export function lazyNodeAt(ctx: ToolContext, index: number, root: LazyNode, tokens: Tokens, path: string, hint: string): { node: LazyNode; pointer: string } {
+  let node = root;
+  const resolved: (string | number)[] = [];
+  for (const token of tokens) {
+    let next: LazyNode | undefined;
+    let at: string | number = token;
+    if (node.type === 'array') {
+      const count = node.childCount ?? 0;
+      const k = typeof token === 'number' ? token : /^(0|[1-9]\d*)$/.test(token) ? Number(token) : NaN;
+      at = k < 0 ? count + k : k;
+      if (Number.isInteger(at) && at >= 0 && at < count) next = node.children!(at, at + 1)[0]?.node;
+    } else if (node.type === 'object') {
+      at = String(token);
+      next = node.member ? node.member(at)?.node : lastMember(node, at);
+    }
+    if (!next) {
+      const where = resolved.length ? `at ${toPointer(resolved)}` : 'at the record root';
+      const detail = node.type === 'object'
+        ? `the object ${where} has no member ${JSON.stringify(String(token))}; its keys: ${keysOf(node)}`
+        : node.type === 'array'
+          ? `the array ${where} has ${node.childCount ?? 0} elements; ${JSON.stringify(String(token))} is not one of its indexes`
+          : `the value ${where} is a ${node.type}, which has no members`;
+      throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(path)} not found in record ${index}: ${detail}.`, {
+        location: { record_index: index, path: toPointer([...resolved, token]) },
+        hint,
+      });
+    }
+    resolved.push(at);
+    node = next;
+  }
+  return { node, pointer: toPointer(resolved) };
+}
+
+/** The last member named `name` of an object node without `member()`, read in windows of 256. */
+function lastMember(node: LazyNode, name: string): LazyNode | undefined {
+  let found: LazyNode | undefined;
+  const count = node.childCount ?? 0;
+  for (let from = 0; from < count; from += 256) {
+    for (const kid of node.children!(from, Math.min(count, from + 256))) if (kid.key === name) found = kid.node;
+  }
+  return found;
+}
+
+/** The first 30 member names of an object node, quoted, for a message. */
+function keysOf(node: LazyNode): string {
+  const count = node.childCount ?? 0;
+  const keys = node.children!(0, Math.min(count, 30)).map((c) => JSON.stringify(c.key));
+  return `${keys.join(', ')}${count > 30 ? ', …' : ''}`;
+}

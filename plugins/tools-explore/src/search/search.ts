@@ -8,6 +8,7 @@ import { predicateSearch } from './predicate-engine';
 import { RegexMatcher } from './regex';
 import { countsOf, searchInput, searchOutput, type Args } from './shape';
 import { textSearch } from './text-engine';
+import { clip } from '../text/clip';
 
 /** Bytes kept free in a page for the envelope around the matches. */
 const ENVELOPE_RESERVE = 2048;
@@ -34,20 +35,25 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
     // Regex: compiled first, so that a bad pattern is an error before anything else (linear time: no deadline needed).
     const regex = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
     const resume = takeCursor(ctx, args, mode, regex !== null);
+    const echo = args.query.length <= QUERY_ECHO ? args.query : `${clip(args.query, QUERY_ECHO)}… (${args.query.length} characters)`;
     const request = {
       args,
       file,
       fields,
       limit: Math.min(args.max_results, ctx.limits.maxItems),
-      budget: ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(args.query) * 3,
+      budget: ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(echo) * 3,
     };
+    let page;
     if (mode === 'jsonpath') {
       const query = { ...request, resume: resume as QueryCursor | null };
-      return isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query);
-    }
-    return textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
+      page = await (isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query));
+    } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
+    return echo === args.query ? page : { ...page, query: echo };
   },
 };
+
+/** The longest query echoed whole in a result, UTF-16 units; a longer one is echoed cut, with its length. */
+const QUERY_ECHO = 1024;
 
 /**
  * The cursor this call continues (consumed: single use), or null without one.

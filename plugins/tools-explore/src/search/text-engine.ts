@@ -43,15 +43,27 @@ function structureHint(query: string): string | undefined {
   return `Nothing matched: text search finds a query inside one member name or value, or in a record's raw text exactly as the file writes it (its spacing and escapes may differ from ${JSON.stringify(m[0])}). To test the member whatever its spelling, search the predicate ${path} == ${m[2]}.`;
 }
 
+/**
+ * The longest text searched for case-insensitively, UTF-16 units. The case-folding regular expression of a longer
+ * one can fail to compile when V8 moves it to native code part way through a scan (past ~6,250 characters here,
+ * whatever the letters), so the limit is checked before any record is read.
+ */
+const CASELESS_MAX = 4096;
+
 function textMatcher(ctx: ToolContext, query: string, matchCase: boolean): TextMatcher {
+  if (!matchCase && query.length > CASELESS_MAX) throw tooLarge(ctx, query);
   try {
     return new TextMatcher(query, matchCase);
   } catch (err) {
     // The text matcher builds regular expressions from the query; one the engine refuses (too large) is a bad argument.
     if (!(err instanceof SyntaxError)) throw err;
-    throw ctx.error('INVALID_ARGUMENT', `This text query (${query.length} characters) is too large to search for case-insensitively.`, { hint: 'Search for a shorter text, or pass match_case: true.' });
+    throw tooLarge(ctx, query);
   }
 }
+
+const tooLarge = (ctx: ToolContext, query: string) => ctx.error('INVALID_ARGUMENT', `This text query (${query.length} characters) is too large to search for case-insensitively (at most ${CASELESS_MAX}).`, {
+  hint: 'Search for a shorter text, or pass match_case: true.',
+});
 
 /**
  * Text search counting records: batches in file order, a byte prefilter (`matcher.candidates`) before any parse; a

@@ -3,7 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, emptyPathHint, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutAtCharBoundary, emptyPathHint, lazyNodeAt, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
 import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg, warningSchema } from '../schemas';
@@ -42,7 +42,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     const file = fileFor(ctx, args.handle);
     const lazy = lazyRoot(ctx, file, args.index);
     const parsedPath = parseUserPath(ctx, args.path);
-    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, args, parsedPath.tokens);
+    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, lazy, args, parsedPath.tokens);
     // A dot path or pointer needs the record's text only; a JSONPath is evaluated on its value.
     const { value, text } = 'tokens' in parsedPath ? { value: undefined, text: readRecordText(ctx, file, args.index) } : readRecord(ctx, file, args.index);
     const warnings: ToolWarning[] = [];
@@ -91,16 +91,8 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
  * get_value_at_path inside a big record through lazy nodes: only the containers on the path are scanned, and
  * the value is parsed only when it is at most maxRecordBytes.
  */
-function lazyValue(ctx: ToolContext, file: ExplorerFile, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
-  const { source } = file.opened;
-  const pointer = toPointer(tokens);
-  const node = source.node!(args.index, pointer);
-  if (!node) {
-    throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, {
-      location: { record_index: args.index, path: pointer },
-      hint: 'get_outline shows the members of a record or of a path inside it.',
-    });
-  }
+function lazyValue(ctx: ToolContext, root: LazyNode, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
+  const { node, pointer } = lazyNodeAt(ctx, args.index, root, tokens, args.path, 'get_outline shows the members of a record or of a path inside it.');
   if (node.byteLength > ctx.limits.maxRecordBytes) {
     if (!node.bytes) {
       throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `The value at ${pointer} is ${node.byteLength} bytes, over maxRecordBytes ${ctx.limits.maxRecordBytes}.`, {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileTable } from '../files';
 import { detectionSchema, fileType, fileTypeOf, validationSchema, warningSchema } from '../schemas';
+import { clip } from '../text/clip';
 import { probeValidate } from '../validate';
 
 const input = z.object({
@@ -19,13 +20,6 @@ const output = z.object({
   validation: validationSchema.optional().describe('What the validation at open examined, when it found malformed records (get_file_info always says)'),
   warnings: z.array(warningSchema).optional(),
 });
-
-/** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const c = text.charCodeAt(max - 1);
-  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
-}
 
 export const openFile: ToolDefinition<typeof input, typeof output> = {
   name: 'open_file',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
-import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
+import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyNodeAt, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
 import { cutSchema, handleArg, warningSchema } from '../schemas';
 
 /** One node of an outline. `bytes` is the size of the value's text in the file (UTF-8). */
@@ -76,9 +76,7 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
     const lazy = lazyRoot(ctx, file, args.index);
     const parsedPath = args.path === undefined ? { tokens: [] } : parseUserPath(ctx, args.path);
     if (lazy && 'tokens' in parsedPath) {
-      const pointer = toPointer(parsedPath.tokens);
-      const node = file.opened.source.node!(args.index, pointer);
-      if (!node) throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}.`, { location: { record_index: args.index, path: pointer } });
+      const { node, pointer } = lazyNodeAt(ctx, args.index, lazy, parsedPath.tokens, args.path ?? '', 'get_outline without a path shows the top-level members.');
       return bounded(ctx, args, pointer, (depth, max) => lazyOutline(node, depth, max, args.offset ?? 0));
     }
     const { value, text } = readRecord(ctx, file, args.index);
