@@ -2,7 +2,7 @@ import type { LazyNode } from '../kernel/contracts/format';
 import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
 import { Tokens } from '../kernel/contracts/tokens';
-import { NODE_TEXT } from '../kernel/scan';
+import { NODE_TEXT } from '../kernel/scan/plan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
 import { fileArgument } from './file-argument';

@@ -23,8 +23,9 @@ import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
 import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
-import { AggregateThreads, QueryScanEngine, ThreadPool } from './scan';
-import { Re2RegexService } from './regex';
+import { QueryScanEngine } from './scan/engine';
+import type { WorkerPool } from './scan/workers';
+import type { AggregatePool } from './scan/aggregate';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
@@ -65,7 +66,17 @@ export class Kernel {
     this.container.register(Tokens.FileSystem, { useValue: nodeFileSystem });
     this.container.register(Tokens.Logger, { useValue: options.log });
     this.container.register(Tokens.Records, { useValue: recordsToolkit });
-    this.container.register(Tokens.Regex, { useValue: new Re2RegexService() });
+    // The RE2 engine (re2js) and its service load on the first pattern compiled, not at start-up.
+    let regex: RegexService | undefined;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const service = (): RegexService => (regex ??= new (require('./regex') as typeof import('./regex')).Re2RegexService());
+    const lazyRegex: RegexService = {
+      get engine() {
+        return service().engine;
+      },
+      compile: (pattern, options) => service().compile(pattern, options),
+    };
+    this.container.register(Tokens.Regex, { useValue: lazyRegex });
     this.container.register(Tokens.Registry, { useValue: this.registry.view() });
   }
 
@@ -181,8 +192,17 @@ export class Kernel {
       limits: () => limits,
       log: this.options.log,
       clock: this.clock,
-      workers: new ThreadPool({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock }),
-      aggregates: new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name) }),
+      // The worker-thread pools (and their modules) are built at the first scan that asks whether to use them.
+      workers: onFirstUse<WorkerPool>(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { ThreadPool } = require('./scan/workers') as typeof import('./scan/workers');
+        return new ThreadPool({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
+      }),
+      aggregates: onFirstUse<AggregatePool>(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { AggregateThreads } = require('./scan/aggregate-threads') as typeof import('./scan/aggregate-threads');
+        return new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name) });
+      }),
     });
     return this.engine;
   }
@@ -277,4 +297,14 @@ export class Kernel {
     const zod = (require('zod/package.json') as { version: string }).version;
     return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`)].join(';');
   }
+}
+
+/** A pool (worker threads for scans or aggregates) built, its module loaded, when first asked anything. */
+function onFirstUse<P extends WorkerPool | AggregatePool>(make: () => P): P {
+  let pool: P | undefined;
+  const get = (): P => (pool ??= make());
+  return {
+    wanted: (...args: unknown[]) => (get().wanted as (...a: unknown[]) => boolean)(...args),
+    run: (job: unknown) => (get().run as (j: unknown) => Promise<unknown>)(job),
+  } as unknown as P;
 }

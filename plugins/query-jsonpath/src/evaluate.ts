@@ -53,14 +53,16 @@ export class Budget {
   pace(): void {
     if ((++this.steps & 1023) === 0 && this.deadline !== undefined && this.now() > this.deadline) {
       throw this.makeError('RESOURCE_LIMIT_EXCEEDED', `The query was still evaluating one value at the request deadline, after ${this.used} nodes, and was stopped.`, {
+        // the deadline's length is the caller's (the scan engine names limits.requestTimeoutMs when it reports this)
         limit: { name: 'requestTimeoutMs', limit: 0 },
-        hint: HINT,
+        hint: DEADLINE_HINT,
       });
     }
   }
 }
 
 const HINT = 'Narrow the query: fewer descendant segments (..), names instead of wildcards, or a filter; or raise maxNodes.';
+const DEADLINE_HINT = 'Narrow the query so it reads less of this value (fewer descendant segments, names instead of wildcards), or raise limits.requestTimeoutMs.';
 
 /** A node: its value (in the evaluated copy), the original value (exact lexemes), and where it is. */
 export interface Found {

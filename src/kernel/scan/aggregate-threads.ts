@@ -65,9 +65,14 @@ interface Pending {
   stats?: BatchStats;
 }
 
-/** A batch buffer shared with the threads; `users`: slices of its batch not done yet. */
+/**
+ * A slice's buffers shared with the threads, reused: its bytes and its records' spans (both on SharedArrayBuffers, so
+ * that a slice allocates nothing a thread must collect: per-slice arrays made a thread's memory grow by tens of MiB
+ * between its rare collections); `users`: slices of its batch not done yet.
+ */
 interface SharedBuffer {
   sab: SharedArrayBuffer | null;
+  spans: Float64Array | null;
   users: number;
 }
 
@@ -86,12 +91,16 @@ function sliceEnd(batch: RecordBatch, k0: number, regex: boolean): number {
   return lo;
 }
 
-/** Copies records [k0, k1) of a batch into `buf` (grown when they are larger) and returns their spans there. */
+/**
+ * Copies records [k0, k1) of a batch into `buf` (grown when they are larger) and their spans there into `buf.spans`
+ * (grown likewise; the first 2 × (k1 − k0) entries are this slice's).
+ */
 function load(batch: RecordBatch, k0: number, k1: number, buf: SharedBuffer): Float64Array {
   const lo = batch.span(k0)[0], hi = batch.span(k1 - 1)[1];
   if (!buf.sab || buf.sab.byteLength < hi - lo) buf.sab = new SharedArrayBuffer(Math.max(hi - lo, 64 * 1024));
   batch.bytes.copy(new Uint8Array(buf.sab), 0, lo, hi);
-  const spans = new Float64Array((k1 - k0) * 2);
+  if (!buf.spans || buf.spans.length < (k1 - k0) * 2) buf.spans = new Float64Array(new SharedArrayBuffer(Math.max((k1 - k0) * 2, 8192) * 8));
+  const spans = buf.spans;
   for (let k = k0; k < k1; k++) {
     const [s, e] = batch.span(k);
     spans[2 * (k - k0)] = s - lo;
@@ -208,7 +217,7 @@ export class AggregateThreads implements AggregatePool {
        * Slices go to the threads through shared buffers, one per slice in flight, reused (no garbage per batch, and
        * in flight at most maxInFlight slices of SLICE_BYTES): a buffer is free again once its slice is done.
        */
-      const buffers: SharedBuffer[] = Array.from({ length: maxInFlight }, () => ({ sab: null, users: 0 }));
+      const buffers: SharedBuffer[] = Array.from({ length: maxInFlight }, () => ({ sab: null, spans: null, users: 0 }));
       /** The batch being dispatched, and its first record not yet sent. */
       let queue: { batch: RecordBatch; k: number } | null = null;
 
@@ -281,7 +290,7 @@ export class AggregateThreads implements AggregatePool {
           buf.users++;
           pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
           const checked = marks ? marks.slice(batch.first + k0, batch.first + k1) : null;
-          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked }, [spans.buffer as ArrayBuffer, ...(checked ? [checked.buffer as ArrayBuffer] : [])]);
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked }, checked ? [checked.buffer as ArrayBuffer] : []);
           seq++;
           dispatched = batch.first + k1;
         }

@@ -5,7 +5,8 @@
  * when the engine asks (a flush comes after the slices sent before it, so it covers them all); otherwise each slice's
  * table is posted with its `done`, for the engine to merge in file order. Protocol (on `workerData.port`):
  *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null }
- *       (spans: of records first…, in sab; checked: their marks, checked.ts)
+ *       (spans: of records first…, in sab, on a SharedArrayBuffer reused once the slice is done: its first 2 × count
+ *       entries are this slice's; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
  *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
  * `workerData.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its

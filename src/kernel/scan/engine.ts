@@ -195,6 +195,7 @@ export class QueryScanEngine implements ScanEngine {
         }
         const out = evaluateRecord(view, k, plan, utf8Ok, site, !result.full);
         if (out?.error?.limit?.name === 'requestTimeoutMs') {
+          out.error = timedOut(out.error, this.options.limits().requestTimeoutMs);
           // The deadline passed inside this record's evaluation: the next page retries it, unless it alone ran for
           // half the page's time (it would get no more then) or it is the page's first (a page finishes a record).
           const ran = this.clock.now() - started;
@@ -235,7 +236,7 @@ export class QueryScanEngine implements ScanEngine {
   /** What record walks need from this engine. */
   private walkHost(): WalkHost {
     const limits = this.options.limits();
-    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, now: this.now, ...this.options.walk };
+    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, requestTimeoutMs: limits.requestTimeoutMs, now: this.now, ...this.options.walk };
   }
 
   /** Record i's root as a lazy node of a kernel source, or null (another implementation: no walking). */
@@ -350,6 +351,18 @@ export class QueryScanEngine implements ScanEngine {
 
 /** A single document larger than this is walked through lazy nodes rather than parsed whole (EngineOptions.lazyBytes). */
 export const LAZY_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An evaluation the request deadline stopped, as reported: the limit is requestTimeoutMs with its value (a query
+ * language knows the deadline, not its length) and the hint fits a deadline.
+ */
+export function timedOut(err: McpgwError, requestTimeoutMs: number): McpgwError {
+  return new McpgwError(err.code, err.message, {
+    ...(err.location ? { location: err.location } : {}),
+    limit: { name: 'requestTimeoutMs', limit: requestTimeoutMs },
+    hint: 'Each page has requestTimeoutMs to evaluate a record or a value of a document whole: raise limits.requestTimeoutMs, or narrow the query so it reads less of it (names instead of wildcards, fewer descendant segments).',
+  });
+}
 
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
 function cannotWalk(query: CompiledQuery, bytes: number, maxRecordBytes: number): McpgwError {

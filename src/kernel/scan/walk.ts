@@ -35,6 +35,14 @@ const STREAM_MIN = 64;
 
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
+/**
+ * A resume trail: `first` is the position to start this enumeration at, `below` the trail for the level under it
+ * (null: from its start). A trail that ends at this level (a stop at a position not yet entered) starts every level
+ * under it from its start.
+ */
+const first = (resume: readonly number[] | null) => (resume && resume.length ? resume[0]! : 0);
+const below = (resume: readonly number[] | null) => (resume && resume.length > 1 ? resume.slice(1) : null);
+
 /** What a walk needs from the engine. */
 export interface WalkHost {
   /** Runs a nested scan (the elements of a large array as records) without taking another scan slot. */
@@ -49,7 +57,15 @@ export interface WalkHost {
   streamMin?: number;
   /** The clock deadlines are on (default `Date.now`). */
   now?: () => number;
+  /** Limits.requestTimeoutMs, ms: named by the error for a value that a page beginning at it cannot evaluate in time. */
+  requestTimeoutMs?: number;
 }
+
+/** What RecordWalk.bounded returns for an evaluation the deadline stopped. */
+const DEADLINE: unique symbol = Symbol('deadline');
+
+/** Trail `a` leads to `b` or is `b`: a walk at `a` has not yet passed `b`. */
+const onTheWayTo = (a: readonly number[], b: readonly number[]) => a.length <= b.length && a.every((x, i) => x === b[i]);
 
 /** How a walk ended: went through, the record is done early (`unit: records`), the scan stops, or the deadline passed. */
 export type WalkEnd = 'done' | 'record' | 'scan' | 'deadline';
@@ -90,6 +106,52 @@ export class RecordWalk {
     this.piece = Math.min(host.pieceBytes ?? PIECE_BYTES, host.maxRecordBytes);
     this.streamMin = host.streamMin ?? STREAM_MIN;
     this.segments = query.segments!;
+  }
+
+  /**
+   * True when this page has advanced to `at`: a unit handed over, or (resumed) `at` past the resume position, or (from
+   * the start) an evaluation finished.
+   */
+  private advanced(at: readonly number[]): boolean {
+    if (this.emitted > 0) return true;
+    return this.resume ? !onTheWayTo(at, this.resume.at ?? []) : this.evaluations > 0;
+  }
+
+  /** Evaluations (pieces in memory, filter tests) this page finished. */
+  private evaluations = 0;
+
+  /**
+   * One evaluation bounded by the deadline (a piece in memory, a filter's test) of the value at `path`, `bytes` long,
+   * with `cur` at its position. Past the deadline (before it, once the page has advanced; or inside it) it returns
+   * DEADLINE and the walk stops there (`stopAt`): the next page evaluates it again from the start. A resumed page
+   * that has not advanced (a whole page could not finish this value) would never advance: RESOURCE_LIMIT_EXCEEDED
+   * naming requestTimeoutMs instead.
+   */
+  private bounded<T>(run: () => T, path: string, bytes: number): T | typeof DEADLINE {
+    const deadline = this.opts.deadline;
+    const stopHere = (): typeof DEADLINE => {
+      this.stopAt = { record: this.record, node: this.unitBase + this.emitted, at: this.cur.slice() };
+      this.stop('deadline');
+      return DEADLINE;
+    };
+    if (deadline !== undefined && (this.host.now ?? Date.now)() > deadline && this.advanced(this.cur)) return stopHere();
+    try {
+      const r = run();
+      this.evaluations++;
+      return r;
+    } catch (err) {
+      if (!(err instanceof McpgwError) || err.code !== 'RESOURCE_LIMIT_EXCEEDED' || err.limit?.name !== 'requestTimeoutMs') throw err;
+      if (this.resume && !this.advanced(this.cur)) {
+        const ms = this.host.requestTimeoutMs;
+        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED',
+          `The query could not finish evaluating the value at ${JSON.stringify(this.prefix + path)} (${bytes} bytes) before the request deadline${ms !== undefined ? ` (requestTimeoutMs ${ms})` : ''}, on a page that began at it, and was stopped.`, {
+            limit: { name: 'requestTimeoutMs', limit: ms ?? 0 },
+            location: { path: this.prefix + path, record_index: this.record },
+            hint: 'Each page has requestTimeoutMs to evaluate a value of this size whole: raise limits.requestTimeoutMs, or narrow the query so it reads less of this value (names instead of wildcards, fewer descendant segments).',
+          });
+      }
+      return stopHere();
+    }
   }
 
   /** Walks from the record's root. */
@@ -140,6 +202,7 @@ export class RecordWalk {
 
   /** Segments `k…` applied to `n` (at `path` inside the record). */
   private async apply(k: number, n: LazyNode, path: string, resume: number[] | null): Promise<boolean> {
+    if (resume && resume.length === 0) resume = null;
     if (k === this.segments.length) return this.emit(lazyUnit(path, n));
     if (n.byteLength <= this.piece) return this.inMemory(k, n, path, resume);
     const seg = this.segments[k]!;
@@ -147,21 +210,22 @@ export class RecordWalk {
     // A descendant segment: its selectors on n's children (phase 0), then each child's subtree (phase 1).
     if (!resume || resume[0] === 0) {
       this.cur.push(0);
-      const go = await this.child(k, seg, n, path, resume ? resume.slice(1) : null);
+      const go = await this.child(k, seg, n, path, below(resume));
       this.cur.pop();
       if (!go) return false;
       resume = null;
     }
     this.cur.push(1);
-    const go = await this.descend(k, n, path, resume ? resume.slice(1) : null);
+    const go = await this.descend(k, n, path, below(resume));
     this.cur.pop();
     return go;
   }
 
   /** A value small enough to parse: segments `k…` evaluated on it in memory (`rest(k)`). */
   private async inMemory(k: number, n: LazyNode, path: string, resume: number[] | null): Promise<boolean> {
-    const nodes = this.query.rest!(k).evaluate(n.value(), this.bounds());
-    for (let j = resume ? resume[0]! : 0; j < nodes.length; j++) {
+    const nodes = this.bounded(() => this.query.rest!(k).evaluate(n.value(), this.bounds()), path, n.byteLength);
+    if (nodes === DEADLINE) return false;
+    for (let j = first(resume); j < nodes.length; j++) {
       this.cur.push(j);
       const x = nodes[j]!;
       const go = this.emit({ path: path + x.path, value: x.value });
@@ -174,9 +238,9 @@ export class RecordWalk {
   /** A child segment's selectors, in order, on n's children. */
   private async child(k: number, seg: QuerySegment, n: LazyNode, path: string, resume: number[] | null): Promise<boolean> {
     if (n.type !== 'object' && n.type !== 'array') return true;
-    for (let j = resume ? resume[0]! : 0; j < seg.selectors.length; j++) {
+    for (let j = first(resume); j < seg.selectors.length; j++) {
       this.cur.push(j);
-      const go = await this.select(k, seg, seg.selectors[j]!, n, path, resume ? resume.slice(1) : null);
+      const go = await this.select(k, seg, seg.selectors[j]!, n, path, below(resume));
       this.cur.pop();
       if (!go) return false;
       resume = null;
@@ -198,7 +262,7 @@ export class RecordWalk {
     const one = async (m: number): Promise<boolean> => {
       const c = kids.get(m);
       this.cur.push(0);
-      const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
+      const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), below(resume));
       this.cur.pop();
       return go;
     };
@@ -221,13 +285,13 @@ export class RecordWalk {
         const { start, end, step: by } = sliceBounds(count, sel);
         if (by === 0) return true;
         // positions q = 0, 1, … of the slice's enumeration (RFC 9535 §2.3.4.2.2)
-        for (let q = resume ? resume[0]! : 0; ; q++) {
+        for (let q = first(resume); ; q++) {
           const m = start + q * by;
           if (by > 0 ? m >= end : m <= end) break;
           this.cur.push(q);
           if (!(await this.tick())) { this.cur.pop(); return false; }
           const c = kids.get(m);
-          const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
+          const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), below(resume));
           this.cur.pop();
           if (!go) return false;
           resume = null;
@@ -236,13 +300,17 @@ export class RecordWalk {
       }
       case 'wildcard':
       case 'filter': {
-        for (let m = resume ? resume[0]! : 0; m < count; m++) {
+        for (let m = first(resume); m < count; m++) {
           this.cur.push(m);
           if (!(await this.tick())) { this.cur.pop(); return false; }
           const c = shownAt(n, kids.get(m), m);
           if (!c) { this.cur.pop(); resume = null; continue; } // a repeated name, shown at its first position
-          if (sel.kind === 'filter' && !this.test(sel, c.node)) { this.cur.pop(); resume = null; continue; }
-          const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
+          if (sel.kind === 'filter') {
+            const pass = this.bounded(() => this.test(sel, c.node), path + step(c.key, c.index), c.node.byteLength);
+            if (pass === DEADLINE) { this.cur.pop(); return false; }
+            if (!pass) { this.cur.pop(); resume = null; continue; }
+          }
+          const go = await this.apply(k + 1, c.node, path + step(c.key, c.index), below(resume));
           this.cur.pop();
           if (!go) return false;
           resume = null;
@@ -262,12 +330,12 @@ export class RecordWalk {
       if (elements) return this.nested(elements, this.query.rest!(k), 'record', path, resume);
     }
     const kids = new Children(n);
-    for (let m = resume ? resume[0]! : 0; m < count; m++) {
+    for (let m = first(resume); m < count; m++) {
       this.cur.push(m);
       if (!(await this.tick())) { this.cur.pop(); return false; }
       const c = shownAt(n, kids.get(m), m);
       if (!c) { this.cur.pop(); resume = null; continue; }
-      const go = await this.apply(k, c.node, path + step(c.key, c.index), resume ? resume.slice(1) : null);
+      const go = await this.apply(k, c.node, path + step(c.key, c.index), below(resume));
       this.cur.pop();
       if (!go) return false;
       resume = null;
