@@ -8,7 +8,7 @@ export interface ProbeValidation {
   bytes_examined: number;
   malformed_records: number;
   /** The first malformed records (at most 5), with their lines. */
-  first_malformed: { record_index: number; line?: number; message: string }[];
+  first_malformed: { record_index: number; code: string; line?: number; message: string }[];
   /** Records examined whose objects repeat a member name (RFC 8259 §4), and the first such name. */
   duplicate_keys: number;
   first_duplicate_key?: { record_index: number; key: string; path: string };
@@ -30,7 +30,7 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
       records_examined: r.recordsExamined,
       bytes_examined: r.bytesExamined,
       malformed_records: r.malformedRecords,
-      first_malformed: r.firstMalformed.map((m) => ({ record_index: m.recordIndex, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
+      first_malformed: r.firstMalformed.map((m) => ({ record_index: m.recordIndex, code: m.code, ...(m.line !== undefined ? { line: m.line } : {}), message: m.message })),
       duplicate_keys: r.duplicateKeys,
       lone_surrogates: r.loneSurrogates,
       ...(r.firstDuplicateKey ? { first_duplicate_key: { record_index: r.firstDuplicateKey.recordIndex, key: r.firstDuplicateKey.key, path: r.firstDuplicateKey.path } } : {}),
@@ -50,7 +50,7 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
         result.malformed_records++;
         if (result.first_malformed.length < 5) {
           const loc = (err as { location?: ErrorLocation }).location;
-          result.first_malformed.push({ record_index: batch.first + k, ...(loc?.line !== undefined ? { line: loc.line } : {}), message: (err as Error).message });
+          result.first_malformed.push({ record_index: batch.first + k, code: (err as { code?: string }).code ?? 'SYNTAX_ERROR', ...(loc?.line !== undefined ? { line: loc.line } : {}), message: (err as Error).message });
         }
       }
     }

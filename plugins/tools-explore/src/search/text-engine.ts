@@ -122,7 +122,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   };
   const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
     // once the page is full (or for a count) a match is only counted: no preview
-    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null);
+    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null, ctx.limits.maxDepth);
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
@@ -164,7 +164,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   };
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false): Match | null {
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false, maxDepth = Number.POSITIVE_INFINITY): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {
@@ -184,6 +184,10 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
       hit = matcher.rawHits(text, [], parsed ?? parseKeepingLexemes(text), 1)[0] ?? null;
       if (!hit) return null;
     }
+    // A record no tool can parse within maxDepth is skipped and reported, as the JSONPath scans skip it.
+    if (nestingDepth(text) > maxDepth) {
+      throw Object.assign(new Error(`Record ${batch.first + k} nests deeper than maxDepth ${maxDepth}.`), { code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxDepth', limit: maxDepth } });
+    }
   } catch (err) {
     if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
     onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
@@ -192,6 +196,26 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
   const shown = hit.raw ? preview(text, hit.raw.start, hit.raw.end) : tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
   return { record_index: batch.first + k, preview: shown, match_path: hit.token.pointer };
+}
+
+/** The deepest nesting of arrays and objects in a record's JSON text (brackets inside strings not counted). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: skip to its closing quote, over escapes
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
 }
 
 /**

@@ -123,20 +123,34 @@ export class TextMatcher {
     const spans = this.rawSpans(text);
     if (spans.length === 0) return [];
     const taken = new Set(decodedHits.map((h) => h.token.start));
-    const hits: TextHit[] = [];
-    let k = 0;
+    const last = spans[spans.length - 1]!.end;
+    // the tokens the spans touch, with their decoded text
+    const tokens: { token: Token; decoded: string }[] = [];
     forEachToken(text, (token) => {
-      // the raw spans whose first touched token is this one: they start before its end
-      let first: { start: number; end: number } | null = null;
-      for (; k < spans.length && spans[k]!.start < token.end; k++) first ??= spans[k]!;
-      if (!first || taken.has(token.start)) return k >= spans.length;
-      // a span within one token that the decoded match did not find (an escape as written, `\u00e9`) counts as well
       const lexeme = text.slice(token.start, token.end);
       const quoted = token.kind === 'key' || token.kind === 'string';
-      const decoded = quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme;
-      if (parsed === undefined || holds(parsed, token, decoded)) hits.push({ token, decoded, start: 0, end: 0, raw: first });
-      return k >= spans.length || hits.length >= max;
+      tokens.push({ token, decoded: quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme });
+      return token.start >= last; // a span between tokens belongs to the next one: keep one token past the last span
     });
+    // A span counts only when the record as parsed holds every token it touches: not a member that a repeated name
+    // replaced, even when the span starts at the name that survives.
+    const held = (t: { token: Token; decoded: string }) => parsed === undefined || holds(parsed, t.token, t.decoded);
+    const hits: TextHit[] = [];
+    let t = 0;
+    let firstOf = -1; // the token whose hit was last decided
+    for (const span of spans) {
+      while (t < tokens.length && tokens[t]!.token.end <= span.start) t++;
+      if (t >= tokens.length) break;
+      if (t === firstOf) continue; // one hit per first touched token
+      const first = tokens[t]!;
+      if (taken.has(first.token.start)) continue;
+      let all = held(first);
+      for (let u = t + 1; u < tokens.length && tokens[u]!.token.start < span.end && all; u++) all = held(tokens[u]!);
+      if (!all) continue;
+      firstOf = t;
+      hits.push({ token: first.token, decoded: first.decoded, start: 0, end: 0, raw: span });
+      if (hits.length >= max) break;
+    }
     return hits;
   }
 

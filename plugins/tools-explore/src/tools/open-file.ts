@@ -59,7 +59,7 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
       throw err;
     }
     const { source } = opened;
-    const warnings: z.input<typeof warningSchema>[] = validation.first_malformed.map((m) => ({ code: 'SYNTAX_ERROR', message: m.message, record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}) }));
+    const warnings: z.input<typeof warningSchema>[] = validation.first_malformed.map((m) => ({ code: m.code, message: m.message, record_index: m.record_index, ...(m.line !== undefined ? { line: m.line } : {}) }));
     if (validation.duplicate_keys > 0) {
       // RFC 8259 §4: names within an object should be unique; every tool here reads the last value of a repeated name.
       const d = validation.first_duplicate_key;
