@@ -359,6 +359,37 @@ describe('get_usage_stats', () => {
       fs.unlinkSync(copy);
     }
   });
+
+  test('two Codex sessions with equal running totals and the same call ids are both counted (dedup only within a session)', async () => {
+    // Each rollout: 3 responses, every token_count written twice, running totals input/cached/output
+    // 1000/400/100, 2000/800/200, 3000/1200/300 (so each response is 600 input + 400 cache read + 100 output).
+    const rollout = (id: string, cwd: string, day: string) => {
+      const lines: unknown[] = [{ timestamp: `2026-01-${day}T10:00:00.000Z`, type: 'session_meta', payload: { id, timestamp: `2026-01-${day}T10:00:00.000Z`, cwd } }];
+      for (let i = 0; i < 3; i++) {
+        const t = `2026-01-${day}T10:0${i + 1}:00.000Z`;
+        lines.push({ timestamp: t, type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: `call_${i}` } });
+        const info = {
+          total_token_usage: { input_tokens: 1000 * (i + 1), cached_input_tokens: 400 * (i + 1), output_tokens: 100 * (i + 1), total_tokens: 1100 * (i + 1) },
+          last_token_usage: { input_tokens: 1000, cached_input_tokens: 400, output_tokens: 100, total_tokens: 1100 },
+        };
+        lines.push({ timestamp: t, type: 'event_msg', payload: { type: 'token_count', info } }, { timestamp: t, type: 'event_msg', payload: { type: 'token_count', info } });
+      }
+      const dir = path.join(fx.homes.codex, 'sessions', '2026', '01', day);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `rollout-2026-01-${day}T10-00-00-${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      return dir;
+    };
+    const dirs = [rollout('0199b000-0000-7000-8000-00000000000a', path.join(fx.dir, 'alpha'), '10'), rollout('0199b000-0000-7000-8000-00000000000b', path.join(fx.dir, 'beta'), '11')];
+    try {
+      const data = await tool('get_usage_stats', { since: '2026-01-01' });
+      expect(data).toMatchObject({ total_sessions: 2, responses: 6, input_tokens: 3600, cache_read_tokens: 2400, output_tokens: 600, cache_write_tokens: 0, total_tokens: 6600, tool_calls: 6 });
+      expect(data.tool_usage).toEqual({ shell: 6 });
+      const one = await tool('get_usage_stats', { project: 'alpha' });
+      expect(one).toMatchObject({ total_sessions: 1, responses: 3, input_tokens: 1800, cache_read_tokens: 1200, output_tokens: 300, tool_calls: 3 });
+    } finally {
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('semantic_search', () => {
