@@ -3,6 +3,7 @@
  * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
@@ -521,6 +522,30 @@ describe('big lines and the result cap', () => {
       fs.unlinkSync(file);
     }
   });
+
+  test('hex digests are text (shown whole, searchable); real base64 in a tool result is summarized and flagged', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'hashes-session.jsonl');
+    const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(`commit ${i}`).digest('hex')).join('\n') + '\n';
+    const b64 = Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 167 + (i >> 3) * 29) & 255)).toString('base64');
+    const base = { sessionId: 'hashes', cwd: path.join(fx.projects, 'webapp') };
+    const lines = [
+      { ...base, type: 'assistant', uuid: 'h-1', timestamp: '2025-03-21T10:00:00.000Z', message: { id: 'mh1', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 'toolu_h1', name: 'Bash', input: { command: 'git rev-list --all' } }] } },
+      { ...base, type: 'user', uuid: 'h-2', timestamp: '2025-03-21T10:00:01.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h1', content: hashes }] } },
+      { ...base, type: 'assistant', uuid: 'h-3', timestamp: '2025-03-21T10:00:02.000Z', message: { id: 'mh3', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 'toolu_h3', name: 'Bash', input: { command: 'base64 logo.bin' } }] } },
+      { ...base, type: 'user', uuid: 'h-4', timestamp: '2025-03-21T10:00:03.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h3', content: b64 }] } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const r = (await call(server.client, 'get_session_entries', { path: file, max_content_length: 0, entry_indices: [1, 3] })).data;
+      expect(r.entries[0].tool_results).toEqual([{ tool_use_id: 'toolu_h1', result: hashes, is_error: false }]);
+      expect(r.entries[1].tool_results).toEqual([{ tool_use_id: 'toolu_h3', result: '[base64 data: 8,000 bytes]', is_error: false, result_truncated: true }]);
+      const needle = hashes.split('\n')[77]!;
+      const found = await tool('search_sessions', { query: needle });
+      expect(found.sessions.map((x: any) => [x.path, x.matches.map((m: any) => [m.entry_index, m.field])])).toEqual([[file, [[1, 'tool_result']]]]);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
 });
 
 describe('list_active_sessions', () => {
@@ -623,6 +648,19 @@ describe('configuration', () => {
     const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sessions.sources.claude');
+  });
+
+  test('a misspelt source name is a config error naming the known sources (list-tools and check exit 2)', () => {
+    const r = listTools({ sessions: { enabled: true, sources: { cluade: { enabled: false } } } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('sessions.sources.cluade');
+    expect(r.stderr).toContain('Sources: claude, codex, copilot, gemini, kimi, qwen.');
+    const cfg = path.join(fx.dir, 'misspelt-source.json');
+    fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } }, sessions: { sources: { cluade: { enabled: false } } } }));
+    const checked = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    expect(checked.status).toBe(2);
+    expect(checked.stderr).toContain('"cluade"');
+    expect(listTools({ sessions: { enabled: true, sources: { claude: { enabled: false } } } }).status).toBe(0);
   });
 
   test('a source disabled in the config is invisible; one whose home is absent is listed as unavailable and ignored', async () => {
