@@ -107,7 +107,8 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
 
 /** `ts:1h`, `latency_ms:100`, `ts:1h:ms` (epoch milliseconds) → the tool's bucket. */
 export function parseBucketFlag(text: string): { path: string; width: string; epoch?: 's' | 'ms' } {
-  const m = /^(.+):([^:]+?)(?::(s|ms))?$/.exec(text);
+  // PATH:WIDTH:UNIT first (a greedy PATH would take `ts:1h` and leave the unit as the width), then PATH:WIDTH
+  const m = /^(.+):([^:]+):(s|ms)$/.exec(text) ?? /^(.+):([^:]+)()$/.exec(text);
   if (!m) throw new McpgwError('INVALID_ARGUMENT', `--bucket takes PATH:WIDTH (ts:1h, latency_ms:100); got ${JSON.stringify(text)}.`);
   return { path: m[1]!, width: m[2]!, ...(m[3] ? { epoch: m[3] as 's' | 'ms' } : {}) };
 }

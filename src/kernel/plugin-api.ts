@@ -32,6 +32,8 @@ export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxErr
 export { emptyAnswerHint } from './api/empty-answer-hint';
 /** Byte search on a literal's rarest bytes, exact or ignoring ASCII case (src/kernel/api/bytes.ts). */
 export { caselessFinder, indexOfBytes, indexOfCaseless } from './api/bytes';
+/** WebAssembly binary encoding for a plugin's own SIMD loop: LEB128 and a module of one function (src/kernel/api/wasm.ts). */
+export { leb128, sleb128, wasmModule, wasmVec, WasmType, type WasmFunctionSpec } from './api/wasm';
 /** JSON whitespace (RFC 8259 §2) for byte-level format code (src/kernel/api/whitespace.ts). */
 export { isJsonWhitespace, skipJsonWhitespace } from './api/whitespace';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */

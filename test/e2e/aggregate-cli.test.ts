@@ -68,6 +68,13 @@ test('--json: the tool\'s answer with exact numbers; --bucket ts:1h with --where
   expect(exact.out).toContain('"min(bytes)":1.50');
   const epoch = run('events.jsonl', '--where', '$.id == 5', '--bucket', 'ts:1d', '--json');
   expect(JSON.parse(epoch.out).groups).toEqual([{ key: '2025-03-01T00:00:00Z', count: 1 }]);
+  // the unit form --help shows: 1740812400 read as epoch seconds (:s) and as milliseconds (:ms, 1970-01-21)
+  const seconds = run('events.jsonl', '--where', '$.id == 5', '-b', 'ts:1d:s', '--json');
+  expect(seconds.code).toBe(0);
+  expect(JSON.parse(seconds.out).groups).toEqual([{ key: '2025-03-01T00:00:00Z', count: 1 }]);
+  const ms = run('events.jsonl', '--where', '$.id == 5', '-b', 'ts:1h:ms', '--json');
+  expect(ms.code).toBe(0);
+  expect(JSON.parse(ms.out).groups).toEqual([{ key: new Date(Math.floor(1740812400 / 3_600_000) * 3_600_000).toISOString().replace('.000Z', 'Z'), count: 1 }]);
 });
 
 test('several --group-by and --top gathers pages past one page of the tool', () => {

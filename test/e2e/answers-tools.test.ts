@@ -292,6 +292,24 @@ describe('zero results with a hint: a member no record has, and the nearest name
     expect((await call(c.client, 'search', { handle: open.handle, query: 'lable' })).data.hint).toBeUndefined(); // text
   });
 
+  test('json_read of a record past the end (pointer or index): the hint says how many records there are', async () => {
+    const fid = (await call(c.client, 'json_open', { path: 'labels.jsonl' })).data.file_id;
+    const cases: [string, string, string][] = [
+      ['pointer', '/3', 'There is no record 3'],
+      ['pointer', '/3/id', 'There is no record 3'],
+      ['jsonpath', '$[7].id', 'There is no record 7'],
+      ['jsonpath', '$[-4]', 'There is no record -4'],
+    ];
+    for (const [language, query, start] of cases) {
+      const r = await call(c.client, 'json_read', { file_id: fid, language, query });
+      expect({ query, items: r.data.items, complete: r.data.complete }).toEqual({ query, items: [], complete: true });
+      expect(r.data.hint).toBe(`${start}: with $ as the whole file, its first segment (a pointer's first reference token) picks a record, and the file has 3 record(s) (indexes 0 to 2${language === 'jsonpath' ? ', or -1 to -3 from the end' : ''}).`);
+    }
+    // the last record exists: its member is read, no hint
+    expect((await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/2/id' })).data).toMatchObject({ items: [{ path: '/2/id', value: 3 }] });
+    await call(c.client, 'json_close', { file_id: fid });
+  });
+
   test('a hint from a sample says so: how many records were examined, of how many, and that the rest may have the name', async () => {
     // 1,500 records: only record 1,200 (past the 1,000 examined) has "late"; the query asks for a value none has.
     write('late.jsonl', Array.from({ length: 1500 }, (_, i) => (i === 1200 ? `{"id":${i},"late":3}` : `{"id":${i},"lake":1}`)).join('\n') + '\n');

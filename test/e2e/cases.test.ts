@@ -36,10 +36,11 @@ test('C07: BOM, CRLF, blank and whitespace-only lines', async () => {
   expect(JSON.parse(r2.data.record)).toEqual(expected.record_2);
   expect(Object.keys(JSON.parse(r0.data.record))).toEqual(expected.record_0_keys);
   for (const r of [r0, r1, r2]) for (const bad of expected.no_value_contains as string[]) expect(r.data.record).not.toContain(bad);
-  // The skipped blank lines (2 and 3) are not records: record 1 starts on line 4.
-  expect(expected.skipped_blank_lines).toEqual([2, 3]);
+  // The skipped blank lines (2 and 3) are not records, and both tools say which they were.
+  expect(opened.data.blank_lines).toEqual({ count: expected.skipped_blank_lines.length, first_lines: expected.skipped_blank_lines });
   const info = await call(c.client, 'get_file_info', { handle: opened.data.handle });
   expect(info.data.malformed_records).toBe(0);
+  expect(info.data.blank_lines).toEqual({ count: 2, first_lines: expected.skipped_blank_lines });
   // detected from content alone, too
   const auto = await call(c.client, 'open_file', { path: 'C07/framing.jsonl' });
   expect(auto.data).toMatchObject({ format: 'jsonl', record_count: 3 });

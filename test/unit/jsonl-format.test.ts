@@ -36,6 +36,33 @@ describe('format-jsonl framing', () => {
     expect(values(source)).toEqual([{ t: 'a', n: 1 }, { t: 'b', n: 2 }, { t: 'c', n: 3 }]);
     expect(source.raw(0).toString()).toBe('{"t":"a","n":1}');
     expect(source.location(1)).toEqual({ byte_offset: 26, line: 4, column: 1, record_index: 1 });
+    // the two blank lines are said, with their numbers
+    expect(source.blankLines?.()).toEqual({ count: 2, firstLines: [2, 3] });
+    close();
+  });
+
+  test('blank lines: counted across chunks, the first five numbered; none is undefined; kept by the stored state', async () => {
+    expect((await open(write('plain.jsonl', '{"a":1}\n{"a":2}\n'))).source.blankLines?.()).toBeUndefined();
+    const b = await open(write('blank.jsonl', '\n \n\t\r\n'));
+    expect(b.source.blankLines?.()).toEqual({ count: 3, firstLines: [1, 2, 3] });
+    b.close();
+    // a blank line after every 1,000th record of 200,000 (~6 MB: several chunks); line of blank k = 1000k + k + 2
+    const lines: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      lines.push(JSON.stringify({ i, pad: 'p'.repeat(i % 31) }));
+      if (i % 1000 === 0) lines.push('  ');
+    }
+    const { source, close } = await open(write('blanks.jsonl', lines.join('\n') + '\n'));
+    expect(source.blankLines?.()).toEqual({ count: 200, firstLines: [2, 1003, 2004, 3005, 4006] });
+    // the persistent index's state carries them: a source restored from it says the same, and grows on
+    const state = (source as unknown as { persistable(): { state: Uint8Array } }).persistable().state;
+    const { LineIndexer } = await import('../../plugins/format-jsonl/src/index-lines');
+    const restored = LineIndexer.restore({ push() {}, finish() {}, count: 0 } as never, state)!;
+    expect(restored.blankLines()).toEqual({ count: 200, firstLines: [2, 1003, 2004, 3005, 4006] });
+    restored.feed(restored.fed, Buffer.from('\n{"x":1}\n'));
+    expect(restored.blankLines()).toEqual({ count: 201, firstLines: [2, 1003, 2004, 3005, 4006] });
+    // a state of the earlier layout (5 doubles, no blank lines) is not taken: the file is indexed again
+    expect(LineIndexer.restore({} as never, new Uint8Array(Float64Array.of(0x4a4c0001, 1, 0, 0, 0).buffer))).toBeNull();
     close();
   });
 

@@ -1,8 +1,10 @@
-import type { OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+import type { BlankLines, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
 
 const LF = 0x0a, CR = 0x0d, SP = 0x20, TAB = 0x09;
 /** First double of a saved state: names this layout (change it when the state's meaning changes). */
-const STATE_TAG = 0x4a4c0001;
+const STATE_TAG = 0x4a4c0002;
+/** Blank lines whose numbers are kept (BlankLines.firstLines). */
+const FIRST_BLANK = 5;
 
 /** Bytes around a line that are not part of its record: blanks, CR, LF. */
 export function isLinePadding(b: number): boolean {
@@ -25,6 +27,9 @@ export class LineIndexer {
   private content = false;
   /** Bytes fed so far (the offset the next chunk must start at). */
   fed = 0;
+  /** Blank (empty or whitespace-only) lines passed over, and the numbers of the first FIRST_BLANK. */
+  private blank = 0;
+  private firstBlank: number[] = [];
 
   /** `from`: where the first chunk will start (a line start); lines are then unknown (NaN) and counted on need. */
   constructor(readonly index: OffsetIndex, from = 0) {
@@ -35,21 +40,32 @@ export class LineIndexer {
     }
   }
 
-  /** The indexer's state where it stopped, for the persistent index (`SourceSpec.saveState`): 5 doubles. */
+  /** The blank lines passed over so far (`SourceSpec.blankLines`). */
+  blankLines(): BlankLines {
+    return { count: this.blank, firstLines: [...this.firstBlank] };
+  }
+
+  /**
+   * The indexer's state where it stopped, for the persistent index (`SourceSpec.saveState`): 6 doubles, then the
+   * numbers of the first blank lines.
+   */
   saveState(): Uint8Array {
-    return new Uint8Array(Float64Array.of(STATE_TAG, this.line, this.lineStart, this.content ? 1 : 0, this.fed).buffer);
+    return new Uint8Array(Float64Array.of(STATE_TAG, this.line, this.lineStart, this.content ? 1 : 0, this.fed, this.blank, ...this.firstBlank).buffer);
   }
 
   /** An indexer going on from a stored state (`OpenOptions.restored`); null when `state` is not one this class saved. */
   static restore(index: OffsetIndex, state: Uint8Array): LineIndexer | null {
-    if (state.byteLength !== 40) return null;
-    const [tag, line, lineStart, content, fed] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
+    if (state.byteLength < 48 || state.byteLength > 48 + 8 * FIRST_BLANK || state.byteLength % 8 !== 0) return null;
+    const [tag, line, lineStart, content, fed, blank, ...firstBlank] = new Float64Array(new Uint8Array(state).buffer); // a copy: `state` may be a view at any byte offset
     if (tag !== STATE_TAG || !(fed! >= 0) || !(lineStart! >= 0) || lineStart! > fed! || (content !== 0 && content !== 1)) return null;
+    if (!Number.isInteger(blank) || blank! < firstBlank.length || (blank! < FIRST_BLANK && firstBlank.length !== blank)) return null;
     const indexer = new LineIndexer(index);
     indexer.line = line!;
     indexer.lineStart = lineStart!;
     indexer.content = content === 1;
     indexer.fed = fed!;
+    indexer.blank = blank!;
+    indexer.firstBlank = firstBlank;
     return indexer;
   }
 
@@ -68,6 +84,7 @@ export class LineIndexer {
         if (i === n) break;
         if (b === LF) {
           i++;
+          if (this.blank++ < FIRST_BLANK && this.line === this.line) this.firstBlank.push(this.line); // NaN: lines not tracked
           this.line++;
           this.lineStart = offset + i;
           continue;

@@ -19,6 +19,7 @@ function jsonLinesFormat(registry: PluginContext): Format {
         index: indexer.index,
         end: indexer.fed,
         saveState: () => indexer.saveState(),
+        blankLines: () => indexer.blankLines(),
         framing: { isPadding: isLinePadding },
         limits: options.limits,
         ...(extend ? { extend } : {}),
@@ -30,7 +31,7 @@ function jsonLinesFormat(registry: PluginContext): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonl',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^2.6.0',
   register(registry) {
     registry.registerFormat(jsonLinesFormat(registry));
   },

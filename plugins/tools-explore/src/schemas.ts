@@ -69,3 +69,15 @@ export const cutSchema = z.object({
   at: z.string().describe('Where the result was cut'),
   rest: z.string().describe('How to get the rest'),
 });
+
+/** Lines the framing passed over as not records (JSON Lines: empty and whitespace-only lines; RecordSource.blankLines). */
+export const blankLinesSchema = z.object({
+  count: z.number().int(),
+  first_lines: z.array(z.number().int()).describe('1-based line numbers of the first five'),
+});
+
+/** `blank_lines` of an answer from a source, or nothing when it skipped none. */
+export function blankLinesOf(source: RecordSource): { blank_lines?: z.input<typeof blankLinesSchema> } {
+  const blank = source.blankLines?.();
+  return blank ? { blank_lines: { count: blank.count, first_lines: blank.firstLines } } : {};
+}

@@ -20,6 +20,7 @@
  * ```
  */
 import { MALFORMED, OK, TOO_DEEP, type SlotPlan } from './extract';
+import { leb128, sleb128, wasmModule } from '../api/wasm';
 
 /** The check could not decide with the plan's names (a top-level name holds an escape): use readRecord. */
 export const FALLBACK = 3;
@@ -33,28 +34,7 @@ declare namespace WebAssembly {
 }
 
 // ---------------------------------------------------------------- encoding (WebAssembly core 2.0, §5)
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-};
-const sleb = (n: number): number[] => {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) { out.push(b); return out; }
-    out.push(b | 0x80);
-  }
-};
-const vec = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
-const section = (id: number, bytes: number[]): number[] => [id, ...leb(bytes.length), ...bytes];
-const name = (s: string): number[] => vec([...Buffer.from(s, 'utf8')].map((b) => [b]));
+const leb = leb128, sleb = sleb128;
 
 /** Instructions with named labels: a structured block is an object, a branch names its target. */
 type Ins = number | Ins[] | { block: string; body: Ins[] } | { loop: string; body: Ins[] } | { if: Ins[] } | { br: string } | { brIf: string };
@@ -297,17 +277,9 @@ function checkModule(keys: readonly Buffer[], maxDepth: number, layout: Layout):
   const code: number[] = [];
   emit(body, [], code);
   code.push(END);
-  const locals = vec([[11, T_I32], [4, T_V128]]);
-  const fn = [...locals, ...code];
   const pages = Math.ceil((layout.input + PAD) / PAGE) + 1;
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([[0x60, ...vec([[T_I32], [T_I32]]), ...vec([[T_I32]])]])), // type: (i32 i32) → i32
-    ...section(3, vec([[0x00]])),
-    ...section(5, vec([[0x00, ...leb(pages)]])), // memory, grown by load()
-    ...section(7, vec([[...name('check'), 0x00, 0x00], [...name('memory'), 0x02, 0x00]])),
-    ...section(10, vec([[...leb(fn.length), ...fn]])),
-  ]);
+  // (i32 i32) → i32 over its own memory, grown by load()
+  return wasmModule({ name: 'check', params: [T_I32, T_I32], result: T_I32, locals: [[11, T_I32], [4, T_V128]], body: code, memory: { export: 'memory', pages } });
 }
 
 let simdAvailable: boolean | undefined;

@@ -6,6 +6,7 @@
  * pair is met a thousand times more rarely, and the SIMD loop over the bytes between costs less than copying them
  * into its memory, which it does a window at a time.
  */
+import { leb128, sleb128, wasmModule, WasmType } from './wasm';
 
 /** The few WebAssembly JS API members used here (the project's TypeScript libraries do not declare them). */
 declare namespace WebAssembly {
@@ -47,12 +48,8 @@ const PAGES = Math.ceil((DATA + PAIR_WINDOW + 64) / 65536);
  *     (i32.shr_u (i32.sub (local.get $o) (local.get $out)) (i32.const 2))))
  */
 function assemble(): Uint8Array {
-  const u = (n: number): number[] => { const o: number[] = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; o.push(b); } while (n); return o; };
-  const s = (n: number): number[] => { const o: number[] = []; for (;;) { const b = n & 0x7f; n >>= 7; if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) { o.push(b); return o; } o.push(b | 0x80); } };
-  const vec = (items: number[][]): number[] => [...u(items.length), ...items.flat()];
-  const section = (id: number, body: number[]): number[] => [id, ...u(body.length), ...body];
-  const name = (t: string): number[] => [...u(t.length), ...Array.from(t, (c) => c.charCodeAt(0))];
-  const I32 = 0x7f, V128 = 0x7b, VOID = 0x40;
+  const u = leb128, s = sleb128;
+  const I32 = WasmType.i32, V128 = WasmType.v128, VOID = 0x40;
   const get = (i: number) => [0x20, ...u(i)], set = (i: number) => [0x21, ...u(i)], tee = (i: number) => [0x22, ...u(i)];
   const i32 = (n: number) => [0x41, ...s(n)];
   const simd = (op: number) => [0xfd, ...u(op)];
@@ -82,15 +79,7 @@ function assemble(): Uint8Array {
     ...get(o), ...get(out), ...SUB, ...i32(2), ...SHR_U,
     ...END,
   ];
-  const fn = [...vec([[...u(2), I32], [...u(4), V128]]), ...body];
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32], [I32]]), ...vec([[I32]])]])),
-    ...section(2, vec([[...name('m'), ...name('mem'), 0x02, 0x00, ...u(1)]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...name('pairs'), 0x00, 0]])),
-    ...section(10, vec([[...u(fn.length), ...fn]])),
-  ]);
+  return wasmModule({ name: 'pairs', params: new Array<number>(7).fill(I32), result: I32, locals: [[2, I32], [4, V128]], body, memory: { import: ['m', 'mem'], pages: 1 } });
 }
 
 type PairsFn = (p: number, end: number, c0: number, m0: number, c1: number, m1: number, out: number) => number;

@@ -10,6 +10,10 @@ import type { Addressing, CompiledQuery, RecordSource, ToolContext } from '../co
  * (`addressing`: the one it ran with; see otherAddressingHint): the hint then says where it matches that way.
  */
 export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery, addressing: Addressing = 'record'): Promise<string | undefined> {
+  const past = addressing === 'file' && source.rootIsSequence ? recordPastTheEnd(query, source.count) : undefined;
+  if (past !== undefined) {
+    return `There is no record ${past}: with $ as the whole file, its first segment (a pointer's first reference token) picks a record, and the file has ${source.count} record(s)${source.count ? ` (indexes 0 to ${source.count - 1}${query.segments?.[0]?.selectors[0]?.kind === 'index' ? `, or -1 to -${source.count} from the end` : ''})` : ''}.`;
+  }
   const names = query.memberNames;
   if (names?.length) {
     const found = await ctx.scan.missingMembers(source, names, ctx.signal);
@@ -54,6 +58,20 @@ async function otherAddressingHint(ctx: ToolContext, source: RecordSource, query
   return clip('$ is the whole file here (an array of the records), so a member name right after $ names nothing. With each record as $ '
     + `the query matches, first in record ${node.record} at ${node.path}: write $[*].name for a member of every record, or `
     + '$[?@.name == …] to select records.', 1000);
+}
+
+/**
+ * With the file as `$` (an array of its records), the record a first segment of one index selector (`$[96856]`) or
+ * pointer token (`/96856`) names when the file has no such record; undefined otherwise.
+ */
+function recordPastTheEnd(query: CompiledQuery, count: number): string | undefined {
+  const first = query.segments?.[0];
+  if (!first || first.descendant || first.selectors.length !== 1) return undefined;
+  const s = first.selectors[0]!;
+  if (s.kind === 'index') return s.index >= count || s.index < -count ? String(s.index) : undefined;
+  // RFC 6901 §4: an array index token is 0 or digits without a leading zero
+  if (s.kind === 'token' && /^(0|[1-9]\d*)$/.test(s.token) && Number(s.token) >= count) return s.token;
+  return undefined;
 }
 
 /**

@@ -252,6 +252,13 @@ export interface BatchOptions {
  * One opened file seen as records `0..count-1` (docs/architecture.md "Contracts"). Built by one streaming
  * pass that stores record offsets, never the file.
  */
+/** See RecordSource.blankLines. */
+export interface BlankLines {
+  count: number;
+  /** 1-based line numbers of the first five (fewer when some were before an `OpenOptions.from` start). */
+  firstLines: number[];
+}
+
 export interface RecordSource {
   /** The format's registered name. */
   readonly format: string;
@@ -263,6 +270,11 @@ export interface RecordSource {
   readonly rootType?: 'array' | 'object' | 'string' | 'number' | 'boolean' | 'null';
   /** Framed records, malformed ones included. */
   readonly count: number;
+  /**
+   * Lines the framing passed over as not records (JSON Lines: empty and whitespace-only lines, NDJSON §3.2): how many,
+   * and the 1-based line numbers of the first five. Absent for formats that skip none, or when there were none.
+   */
+  blankLines?(): BlankLines | undefined;
   /**
    * Whole-file addressing (docs/architecture.md "Two addressing modes"): true when the file's root is the sequence of its
    * records (JSON Lines, JSON-seq, a top-level array: record i is `/i`), false when the file is one document

@@ -1,4 +1,4 @@
-import type { OpenedFile, RecordSource, ProgressReporter, RestoredIndex } from './format';
+import type { BlankLines, OpenedFile, RecordSource, ProgressReporter, RestoredIndex } from './format';
 import type { Limits } from './limits';
 
 /**
@@ -98,6 +98,8 @@ export interface SourceSpec {
    * file (docs/architecture.md "Persistent index"); without it the kernel never stores the index.
    */
   saveState?(): Uint8Array;
+  /** See RecordSource.blankLines: what the format's framing passed over so far (asked for on demand). */
+  blankLines?(): BlankLines | undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { read, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
+import type { BlankLines, FileIdentity, LazyNode, RecordBatch, RecordSource, RecordWarning, BatchOptions, ValidateOptions, ValidationReport } from '../contracts/format';
 import type { OffsetIndex, SourceSpec } from '../contracts/records';
 import { McpgwError, osErrorName, type ErrorLocation } from '../errors';
 import { CHUNK_BYTES, giveBack, takeBuffer, throwIfAborted, unalignedBuffer } from './chunks';
@@ -69,6 +69,11 @@ export class IndexedRecordSource implements RecordSource {
 
   get count(): number {
     return this.spec.index.count;
+  }
+
+  blankLines(): BlankLines | undefined {
+    const blank = this.spec.blankLines?.();
+    return blank && blank.count > 0 ? blank : undefined;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
-import { detectionSchema, fileType, fileTypeOf, handleArg, validationSchema } from '../schemas';
+import { blankLinesOf, blankLinesSchema, detectionSchema, fileType, fileTypeOf, handleArg, validationSchema } from '../schemas';
 
 const input = z.object({ handle: handleArg });
 const output = z.object({
@@ -15,6 +15,7 @@ const output = z.object({
   detection: detectionSchema,
   malformed_records: z.number().int().optional().describe('Malformed records in the whole file, when known'),
   validation: validationSchema.optional().describe('What the validation at open examined'),
+  blank_lines: blankLinesSchema.optional().describe('Empty or whitespace-only lines, which are not records'),
 });
 
 export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
@@ -39,6 +40,7 @@ export const getFileInfo: ToolDefinition<typeof input, typeof output> = {
       detection: opened.detection,
       ...(malformedRecords !== null ? { malformed_records: malformedRecords } : {}),
       ...(validation ? { validation } : {}),
+      ...blankLinesOf(source),
     };
   },
 };

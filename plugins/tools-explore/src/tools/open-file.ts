@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileTable } from '../files';
-import { detectionSchema, fileType, fileTypeOf, validationSchema, warningSchema } from '../schemas';
+import { blankLinesOf, blankLinesSchema, detectionSchema, fileType, fileTypeOf, validationSchema, warningSchema } from '../schemas';
 import { clip } from '../text/clip';
 import { probeValidate } from '../validate';
 
@@ -18,6 +18,7 @@ const output = z.object({
   size_bytes: z.number().int(),
   detection: detectionSchema.optional().describe('How the format was chosen, when not by the content alone'),
   validation: validationSchema.optional().describe('What the validation at open examined, when it found malformed records (get_file_info always says)'),
+  blank_lines: blankLinesSchema.optional().describe('Empty or whitespace-only lines, which are not records'),
   warnings: z.array(warningSchema).optional(),
 });
 
@@ -87,6 +88,7 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
       size_bytes: source.identity.size,
       // details only when notable: a format not chosen by the content alone, malformed records found
       ...(opened.detection.basis !== 'content' ? { detection: opened.detection } : {}),
+      ...blankLinesOf(source),
       ...(validation.malformed_records > 0 ? { validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records } } : {}),
       ...(warnings.length ? { warnings } : {}),
     };

@@ -14,6 +14,7 @@
  * )
  * ```
  */
+import { leb128, sleb128, wasmModule } from 'mcpgw/plugin-api';
 
 /** The few WebAssembly JS API members used here (the project's TypeScript libraries do not declare them). */
 declare namespace WebAssembly {
@@ -31,28 +32,7 @@ export function strideOf(dim: number): number {
 /** Fixed-point scale of the query (as `bestCosines`). */
 const Q_SCALE = 32767;
 
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-};
-const sleb = (n: number): number[] => {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) { out.push(b); return out; }
-    out.push(b | 0x80);
-  }
-};
-const vec = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
-const section = (id: number, bytes: number[]): number[] => [id, ...leb(bytes.length), ...bytes];
-const name = (s: string): number[] => vec([...Buffer.from(s, 'utf8')].map((b) => [b]));
+const leb = leb128, sleb = sleb128;
 
 // Opcodes (WebAssembly core 2.0, §5.4; SIMD instructions are 0xFD followed by their LEB128 number).
 const BLOCK = 0x02, LOOP = 0x03, IF = 0x04, ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
@@ -112,16 +92,8 @@ function scoreModule(): Uint8Array {
     END, END,
     END,
   ];
-  const locals = vec([[5, T_I32], [2, T_V128], [1, T_F32], [1, T_F64]]);
-  const code = [...locals, ...body];
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([[0x60, ...vec(new Array<number[]>(8).fill([T_I32])), 0x00]])), // type: (i32 × 8) → ()
-    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 0x01]])), // import memory, at least 1 page
-    ...section(3, vec([[0x00]])),
-    ...section(7, vec([[...name('score'), 0x00, 0x00]])),
-    ...section(10, vec([[...leb(code.length), ...code]])),
-  ]);
+  // (i32 × 8) → (), over an imported memory of at least 1 page
+  return wasmModule({ name: 'score', params: new Array<number>(8).fill(T_I32), locals: [[5, T_I32], [2, T_V128], [1, T_F32], [1, T_F64]], body, memory: { import: ['env', 'memory'], pages: 1 } });
 }
 
 let compiled: WebAssembly.Module | null | undefined;
