@@ -40,6 +40,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   for (const folder of loaded.skipped ?? []) log.info('config discovery skipped a folder it cannot read', { folder });
   const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
   await kernel.load(pluginSpecs(loaded, config));
+  kernel.checkSessionSources(config);
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
   return { loaded, config, kernel };
 }

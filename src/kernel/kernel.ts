@@ -101,6 +101,21 @@ export class Kernel {
   }
 
   /**
+   * Checks the config's `sessions.sources` names against the session sources the loaded plugins registered, so a
+   * misspelt name (which would leave the real source enabled) is refused. Skipped when no plugin registers any.
+   * @throws ConfigError (exit 2) naming the unknown source and the known ones
+   */
+  checkSessionSources(config: Pick<EffectiveConfig, 'sessions'>): void {
+    const known = [...this.registry.sessionSources.keys()];
+    if (known.length === 0) return;
+    for (const name of Object.keys(config.sessions?.sources ?? {})) {
+      if (!this.registry.sessionSources.has(name)) {
+        throw new ConfigError(`sessions.sources.${name}: no loaded plugin registers a session source named "${name}". Sources: ${known.sort().join(', ')}.`);
+      }
+    }
+  }
+
+  /**
    * The tools a profile offers: its bundles (all when it names none), narrowed by `allow`, minus `deny`
    * (deny wins over allow). `mcpgw serve` offers exactly these and `mcpgw list-tools` prints them.
    * @throws ConfigError (exit 2) for a bundle no plugin registered, an `allow` name its bundles do not

@@ -3,6 +3,7 @@
  * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
@@ -359,6 +360,37 @@ describe('get_usage_stats', () => {
       fs.unlinkSync(copy);
     }
   });
+
+  test('two Codex sessions with equal running totals and the same call ids are both counted (dedup only within a session)', async () => {
+    // Each rollout: 3 responses, every token_count written twice, running totals input/cached/output
+    // 1000/400/100, 2000/800/200, 3000/1200/300 (so each response is 600 input + 400 cache read + 100 output).
+    const rollout = (id: string, cwd: string, day: string) => {
+      const lines: unknown[] = [{ timestamp: `2026-01-${day}T10:00:00.000Z`, type: 'session_meta', payload: { id, timestamp: `2026-01-${day}T10:00:00.000Z`, cwd } }];
+      for (let i = 0; i < 3; i++) {
+        const t = `2026-01-${day}T10:0${i + 1}:00.000Z`;
+        lines.push({ timestamp: t, type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: `call_${i}` } });
+        const info = {
+          total_token_usage: { input_tokens: 1000 * (i + 1), cached_input_tokens: 400 * (i + 1), output_tokens: 100 * (i + 1), total_tokens: 1100 * (i + 1) },
+          last_token_usage: { input_tokens: 1000, cached_input_tokens: 400, output_tokens: 100, total_tokens: 1100 },
+        };
+        lines.push({ timestamp: t, type: 'event_msg', payload: { type: 'token_count', info } }, { timestamp: t, type: 'event_msg', payload: { type: 'token_count', info } });
+      }
+      const dir = path.join(fx.homes.codex, 'sessions', '2026', '01', day);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `rollout-2026-01-${day}T10-00-00-${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      return dir;
+    };
+    const dirs = [rollout('0199b000-0000-7000-8000-00000000000a', path.join(fx.dir, 'alpha'), '10'), rollout('0199b000-0000-7000-8000-00000000000b', path.join(fx.dir, 'beta'), '11')];
+    try {
+      const data = await tool('get_usage_stats', { since: '2026-01-01' });
+      expect(data).toMatchObject({ total_sessions: 2, responses: 6, input_tokens: 3600, cache_read_tokens: 2400, output_tokens: 600, cache_write_tokens: 0, total_tokens: 6600, tool_calls: 6 });
+      expect(data.tool_usage).toEqual({ shell: 6 });
+      const one = await tool('get_usage_stats', { project: 'alpha' });
+      expect(one).toMatchObject({ total_sessions: 1, responses: 3, input_tokens: 1800, cache_read_tokens: 1200, output_tokens: 300, tool_calls: 3 });
+    } finally {
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('semantic_search', () => {
@@ -490,6 +522,30 @@ describe('big lines and the result cap', () => {
       fs.unlinkSync(file);
     }
   });
+
+  test('hex digests are text (shown whole, searchable); real base64 in a tool result is summarized and flagged', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'hashes-session.jsonl');
+    const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(`commit ${i}`).digest('hex')).join('\n') + '\n';
+    const b64 = Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 167 + (i >> 3) * 29) & 255)).toString('base64');
+    const base = { sessionId: 'hashes', cwd: path.join(fx.projects, 'webapp') };
+    const lines = [
+      { ...base, type: 'assistant', uuid: 'h-1', timestamp: '2025-03-21T10:00:00.000Z', message: { id: 'mh1', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 'toolu_h1', name: 'Bash', input: { command: 'git rev-list --all' } }] } },
+      { ...base, type: 'user', uuid: 'h-2', timestamp: '2025-03-21T10:00:01.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h1', content: hashes }] } },
+      { ...base, type: 'assistant', uuid: 'h-3', timestamp: '2025-03-21T10:00:02.000Z', message: { id: 'mh3', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 'toolu_h3', name: 'Bash', input: { command: 'base64 logo.bin' } }] } },
+      { ...base, type: 'user', uuid: 'h-4', timestamp: '2025-03-21T10:00:03.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h3', content: b64 }] } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const r = (await call(server.client, 'get_session_entries', { path: file, max_content_length: 0, entry_indices: [1, 3] })).data;
+      expect(r.entries[0].tool_results).toEqual([{ tool_use_id: 'toolu_h1', result: hashes, is_error: false }]);
+      expect(r.entries[1].tool_results).toEqual([{ tool_use_id: 'toolu_h3', result: '[base64 data: 8,000 bytes]', is_error: false, result_truncated: true }]);
+      const needle = hashes.split('\n')[77]!;
+      const found = await tool('search_sessions', { query: needle });
+      expect(found.sessions.map((x: any) => [x.path, x.matches.map((m: any) => [m.entry_index, m.field])])).toEqual([[file, [[1, 'tool_result']]]]);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
 });
 
 describe('list_active_sessions', () => {
@@ -592,6 +648,19 @@ describe('configuration', () => {
     const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sessions.sources.claude');
+  });
+
+  test('a misspelt source name is a config error naming the known sources (list-tools and check exit 2)', () => {
+    const r = listTools({ sessions: { enabled: true, sources: { cluade: { enabled: false } } } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('sessions.sources.cluade');
+    expect(r.stderr).toContain('Sources: claude, codex, copilot, gemini, kimi, qwen.');
+    const cfg = path.join(fx.dir, 'misspelt-source.json');
+    fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } }, sessions: { sources: { cluade: { enabled: false } } } }));
+    const checked = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    expect(checked.status).toBe(2);
+    expect(checked.stderr).toContain('"cluade"');
+    expect(listTools({ sessions: { enabled: true, sources: { claude: { enabled: false } } } }).status).toBe(0);
   });
 
   test('a source disabled in the config is invisible; one whose home is absent is listed as unavailable and ignored', async () => {

@@ -1,5 +1,6 @@
 /** Character-safe cuts and previews of the session-history bundle. */
-import { charLength, cutText, guardBinary, previewOf, shownText, textBefore } from '../../plugins/tools-sessions/src/text';
+import { createHash } from 'node:crypto';
+import { charLength, cutText, guardBinary, hasBinarySummary, previewOf, shownText, textBefore } from '../../plugins/tools-sessions/src/text';
 import { previewAround } from '../../plugins/tools-sessions/src/search/matcher';
 import { paragraphs } from '../../plugins/tools-sessions/src/semantic/rank';
 
@@ -31,10 +32,36 @@ test('previewOf collapses whitespace and marks a cut', () => {
   expect(previewOf('one two three', 7)).toBe('one two…');
 });
 
-test('guardBinary summarizes long base64 and leaves prose alone', () => {
-  expect(guardBinary('QUJD'.repeat(2000))).toBe('[base64 data: 8,000 bytes]');
-  const prose = 'word '.repeat(2000);
-  expect(guardBinary(prose)).toBe(prose);
+describe('guardBinary: only base64 data is summarized', () => {
+  // 6,000 bytes of varied binary: base64 of it is 8,000 characters over the whole alphabet.
+  const bytes = Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 167 + (i >> 3) * 29) & 255));
+  const b64 = bytes.toString('base64');
+
+  test('base64 of binary data, plain, MIME-wrapped, URL-safe or in a data: URL, is summarized', () => {
+    expect(b64.length).toBe(8000);
+    expect(guardBinary(b64)).toBe('[base64 data: 8,000 bytes]');
+    const wrapped = b64.match(/.{1,76}/g)!.join('\r\n');
+    expect(guardBinary(wrapped)).toBe(`[base64 data: ${(8000 + 2 * 105).toLocaleString('en-US')} bytes]`);
+    expect(guardBinary(bytes.toString('base64url'))).toBe('[base64 data: 8,000 bytes]');
+    expect(guardBinary(`data:image/png;base64,${b64}`)).toBe('[data URL: image/png, 8,000 bytes of base64]');
+    expect(hasBinarySummary(`see\n\n${guardBinary(b64)}`)).toBe(true);
+  });
+
+  test('hex digests one per line, a run of one letter, prose and broken base64 are kept as written', () => {
+    const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(String(i)).digest('hex')).join('\n') + '\n';
+    expect(hashes.length).toBe(120 * 41);
+    expect(guardBinary(hashes)).toBe(hashes);
+    const z = 'Z'.repeat(400000);
+    expect(guardBinary(z)).toBe(z);
+    const prose = 'word '.repeat(2000);
+    expect(guardBinary(prose)).toBe(prose);
+    const mixed = b64.slice(0, 4000) + '-_' + b64.slice(4000); // both alphabets: not one encoding
+    expect(guardBinary(mixed)).toBe(mixed);
+    const badPad = b64 + '=';
+    expect(guardBinary(badPad)).toBe(badPad);
+    expect(hasBinarySummary(hashes)).toBe(false);
+    expect(hasBinarySummary('[base64 data: lots]')).toBe(false);
+  });
 });
 
 describe('cuts on character boundaries everywhere in the sessions bundle (emoji at the cut)', () => {

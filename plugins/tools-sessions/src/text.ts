@@ -78,16 +78,59 @@ export function binarySummary(kind: string, mediaType: unknown, data: unknown): 
   return `[${kind}: ${type}${size}]`;
 }
 
-/** Strings longer than this that look like base64 are summarized wherever they appear (tool inputs and results). */
+/** Strings at least this long that are base64 data are summarized wherever they appear (tool inputs and results). */
 const BASE64_MIN = 4096;
-const BASE64_RE = /^[A-Za-z0-9+/=\r\n_-]+$/;
+/** Distinct alphabet symbols a base64 encoding of binary data shows in its first 4 KiB (it uses all 64; hex: 16-22). */
+const BASE64_MIN_SYMBOLS = 40;
+const DATA_URL_RE = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w.+-]+=[^;,]*)*;base64,/;
 
-/** `s`, or a summary when it is a long base64 payload (a pasted image, an attachment). */
+/**
+ * Whether `s` (no `data:` prefix) is base64 data (RFC 4648 section 4, or section 5's URL-safe alphabet): one alphabet,
+ * `=` padding only at the end making the length a multiple of 4 (URL-safe may omit it), line breaks only as MIME/PEM
+ * wrapping (every line but the last of one length ≥ 60 and a multiple of 4), and at least 40 distinct symbols — so
+ * hex digests one per line, a run of one letter or an identifier list are text, not data.
+ */
+export function isBase64Data(s: string): boolean {
+  if (s.length < BASE64_MIN) return false;
+  let body = s;
+  if (s.includes('\n')) {
+    const lines = s.replace(/\r?\n$/, '').split(/\r?\n/);
+    const width = lines[0]!.length;
+    if (width < 60 || width % 4 !== 0) return false;
+    for (let i = 1; i < lines.length; i++) if (lines[i]!.length > width || (i < lines.length - 1 && lines[i]!.length !== width)) return false;
+    body = lines.join('');
+  }
+  const pad = body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0;
+  const core = pad ? body.slice(0, -pad) : body;
+  const std = /^[A-Za-z0-9+/]+$/.test(core);
+  const url = !std && /^[A-Za-z0-9_-]+$/.test(core);
+  if (!std && !url) return false;
+  if (pad ? body.length % 4 !== 0 : core.length % 4 === 1 || (std && core.length % 4 !== 0)) return false;
+  const seen = new Set<number>();
+  for (let i = 0; i < Math.min(core.length, 4096) && seen.size < BASE64_MIN_SYMBOLS; i++) seen.add(core.charCodeAt(i));
+  return seen.size >= BASE64_MIN_SYMBOLS;
+}
+
+/**
+ * `s`, or a one-line summary when it is base64 data (a pasted image, an attachment) of at least 4096 characters, or
+ * a `data:…;base64,` URL holding such data: `[base64 data: 8,000 bytes]`, `[data URL: image/png, 8,000 bytes of
+ * base64]`. Anything else — hex digests, long runs of one character, prose — is kept as written.
+ */
 export function guardBinary(s: string): string {
   if (s.length < BASE64_MIN) return s;
-  const sample = s.length > 65536 ? s.slice(0, 32768) + s.slice(-32768) : s;
-  if (!BASE64_RE.test(sample) || s.includes(' ')) return s;
-  return `[base64 data: ${s.length.toLocaleString('en-US')} bytes]`;
+  const url = s.startsWith('data:') ? DATA_URL_RE.exec(s) : null;
+  if (url) {
+    const data = s.slice(url[0].length);
+    return isBase64Data(data) ? `[data URL: ${url[1] ?? 'unknown type'}, ${data.length.toLocaleString('en-US')} bytes of base64]` : s;
+  }
+  return isBase64Data(s) ? `[base64 data: ${s.length.toLocaleString('en-US')} bytes]` : s;
+}
+
+const SUMMARY_IN_RE = /\[(?:base64 data: [\d,]+ bytes|data URL: [^\]\n]*, [\d,]+ bytes of base64)\]/;
+
+/** Whether `s` holds a summary `guardBinary` made (data shown as a summary: the entry's text is not whole). */
+export function hasBinarySummary(s: string): boolean {
+  return (s.includes('[base64 data: ') || s.includes('[data URL: ')) && SUMMARY_IN_RE.test(s);
 }
 
 /** A value with every long base64 string inside it summarized (objects and arrays copied only where needed). */

@@ -12,6 +12,8 @@ export interface SessionStats {
   lastTimestamp: string | null;
   /** The session's model, for responses that do not name one. */
   model: string | null;
+  /** The session id its records give, null when they give none: the scope of response keys and tool-call ids. */
+  sessionId: string | null;
   skipped: number;
 }
 
@@ -35,7 +37,7 @@ export function statsOf(s: SessionSummary): SessionStats {
     }
     toolUses.push({ id: t.id, name: t.name || '(unnamed)', timestamp: t.timestamp });
   }
-  return { entries: s.entries.length, usage, toolUses, firstTimestamp: s.firstTimestamp, lastTimestamp: s.lastTimestamp, model: s.hints.model ?? null, skipped: s.skipped };
+  return { entries: s.entries.length, usage, toolUses, firstTimestamp: s.firstTimestamp, lastTimestamp: s.lastTimestamp, model: s.hints.model ?? null, sessionId: s.hints.session_id ?? null, skipped: s.skipped };
 }
 
 export interface TokenTotals {

@@ -133,7 +133,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   // The page is built as the engine streams it (sink), measured item by item against a lower bound of the envelope
   // (no cursor, no warnings, one-digit stats); the exact size is checked at the end, dropping whole items from the end
   // if the cursor and warnings need their room. A part is sized against the envelope with a cursor, both ids and
-  // five-digit stats (it is alone on its page and cannot be dropped).
+  // five-digit stats (it is alone on its page and cannot be dropped); when the scan's warnings do not fit beside it,
+  // it is cut again against the exact answer around it (warnings, cursor, stats).
   const items: Item[] = [];
   const positions: (ScanPosition | null)[] = [];
   let part: ItemPart | undefined;
@@ -148,9 +149,9 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     nodesOf.push(node);
   };
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
-  const cut = (node: ScanNode, offset: number) => {
+  const cut = (node: ScanNode, offset: number, room = spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0)) => {
     const text = itemText(source, node);
-    const item = itemPart(node.path, text, offset, spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0), ctx.json);
+    const item = itemPart(node.path, text, offset, room, ctx.json);
     if (!item) throw tooSmall(node.path, text.size);
     add(item, node);
     if (item.next_offset !== undefined) part = { path: node.path, offset: item.next_offset };
@@ -224,20 +225,31 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     });
   }
   // Notes about the query itself (a match()/search() pattern that is not I-Regexp), then about records.
-  const warnings: Warning[] = (spec.compiled.warnings ?? []).map((w) => ({ code: w.code, message: clip(w.message, 1000), ...(w.position !== undefined ? { location: { position: w.position } } : {}) }));
-  // Records that could not be evaluated in time (at most one a page: the page stops there), each with its reason.
-  const unevaluated = outcome.firstSkipped.filter((s) => s.code !== 'SYNTAX_ERROR');
-  for (const s of unevaluated) warnings.push({ code: s.code, message: clip(s.message, 1000), location: warningLocation(s) });
-  const malformed = outcome.skipped - unevaluated.length;
-  if (malformed > 0) {
-    const first = outcome.firstSkipped.find((s) => s.code === 'SYNTAX_ERROR');
-    const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
-    warnings.push({
-      code: 'SYNTAX_ERROR',
-      message: clip(`${malformed} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`, 1000),
-      ...(first ? { location: warningLocation(first) } : {}),
-    });
-  }
+  const queryWarnings: Warning[] = (spec.compiled.warnings ?? []).map((w) => ({ code: w.code, message: clip(w.message, 1000), ...(w.position !== undefined ? { location: { position: w.position } } : {}) }));
+  // The engine scans in batches, so it may report records past the page's end: those belong to the next page
+  // (which scans them again), so this page reports only the records before `next`.
+  const skippedBefore = (end: ScanPosition | null) => {
+    const past = end === null ? [] : outcome.firstSkipped.filter((s) => s.record_index >= end.record);
+    return { count: Math.max(0, outcome.skipped - past.length), first: outcome.firstSkipped.filter((s) => !past.includes(s)) };
+  };
+  const warningsBefore = (end: ScanPosition | null): Warning[] => {
+    const { count, first: firstSkipped } = skippedBefore(end);
+    const warnings = [...queryWarnings];
+    // Records that could not be evaluated in time (at most one a page: the page stops there), each with its reason.
+    const unevaluated = firstSkipped.filter((s) => s.code !== 'SYNTAX_ERROR');
+    for (const s of unevaluated) warnings.push({ code: s.code, message: clip(s.message, 1000), location: warningLocation(s) });
+    const malformed = count - unevaluated.length;
+    if (malformed > 0) {
+      const first = firstSkipped.find((s) => s.code === 'SYNTAX_ERROR');
+      const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
+      warnings.push({
+        code: 'SYNTAX_ERROR',
+        message: clip(`${malformed} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`, 1000),
+        ...(first ? { location: warningLocation(first) } : {}),
+      });
+    }
+    return warnings;
+  };
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
   let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled, 'file') : undefined;
   const build = (): Output => ({
@@ -248,8 +260,8 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     complete: next === null,
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
     ...(counted !== undefined ? { count: counted } : {}),
-    stats: { returned: items.length, skipped: outcome.skipped },
-    ...(warnings.length ? { warnings } : {}),
+    stats: { returned: items.length, skipped: skippedBefore(next).count },
+    ...(warningsBefore(next).length ? { warnings: warningsBefore(next) } : {}),
     ...(hint ? { hint } : {}),
   });
   let result = build();
@@ -264,15 +276,23 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     nodesOf.pop();
     result = build();
   }
-  if (byteLength(result) > spec.maxResultBytes && items.length === 1 && !items[0]!.value_truncated && positions[0]) {
-    // one whole item that fits only without the cursor: it comes in parts
+  if (byteLength(result) > spec.maxResultBytes && items.length === 1 && positions[0]) {
+    // One item that fits only without the room the rest of the answer takes (cursor, warnings, stats): it comes
+    // alone, in parts, cut against that exact room (the cursor's counted, as a part always leaves one).
     const node = nodesOf[0]!;
+    const offset = items[0]!.value_truncated ? items[0]!.offset ?? 0 : 0;
     items.length = 0;
     positions.length = 0;
     nodesOf.length = 0;
-    bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
-    cut(node, 0);
-    if (part) next = node.position!;
+    part = undefined;
+    const atNode = node.position!;
+    const after = items0Next(next, atNode);
+    hint = undefined;
+    next = atNode;
+    const withCursor = byteLength(build());
+    next = after;
+    cut(node, offset, spec.maxResultBytes - Math.max(withCursor, byteLength(build())));
+    next = part ? atNode : after;
     result = build();
   }
   if (byteLength(result) > spec.maxResultBytes) {
@@ -282,6 +302,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     });
   }
   return { result, next, ...(part && next !== null ? { part } : {}), ...(counted !== undefined ? { counted } : {}) };
+}
+
+/** Where the page continues after its one item: `next` unless it points at the item itself (a part that continues). */
+function items0Next(next: ScanPosition | null, atItem: ScanPosition): ScanPosition | null {
+  return next && next.record === atItem.record && next.node === atItem.node && JSON.stringify(next.at) === JSON.stringify(atItem.at) ? null : next;
 }
 
 /** What to do about a record a limit stopped, by the limit's name. */

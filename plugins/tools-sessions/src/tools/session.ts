@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { safeNormalize, type EntrySummary, type SessionSummary } from '../session/summary';
-import { cutText } from '../text';
+import { cutText, hasBinarySummary } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
 import { catalogueCode, reason } from '../os-error';
 
@@ -261,12 +261,12 @@ export function shape(index: number, d: SessionEntryDraft, max: number, includeT
     role: d.role,
     timestamp: d.timestamp,
     text: text.text,
-    text_truncated: text.truncated,
+    text_truncated: text.truncated || hasBinarySummary(d.text),
     ...(includeThinking ? { thinking: d.thinking === null ? null : cutText(d.thinking, max).text } : {}),
     tool_uses: d.tool_uses,
     tool_results: d.tool_results.map((r) => {
       const c = cutText(r.result, max);
-      return { tool_use_id: r.tool_use_id, result: c.text, is_error: r.is_error, ...(c.truncated ? { result_truncated: true } : {}) };
+      return { tool_use_id: r.tool_use_id, result: c.text, is_error: r.is_error, ...(c.truncated || hasBinarySummary(r.result) ? { result_truncated: true } : {}) };
     }),
     model: d.model,
     usage: d.usage,

@@ -51,7 +51,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
     title: 'Usage statistics',
     description:
       'Aggregate usage across the session history: {total_projects, total_sessions, total_entries, total_tokens, tool_usage: {name: calls}, by_model, by_source, …}. ' +
-      'Tokens are counted once per model response (Claude writes a response as several lines repeating its usage: counted once by message id and request id) and kept apart: input, output, cache read, cache write; total_tokens adds the four. ' +
+      'Tokens are counted once per model response (Claude writes a response as several lines repeating its usage: counted once by message id and request id; keys and call ids are deduplicated within a session id, never across different sessions) and kept apart: input, output, cache read, cache write; total_tokens adds the four. ' +
       'Every tool call is counted (each tool_use block, each once). since/until (ISO 8601) bound usage and tool calls by their time; source and project narrow. ' +
       'Kimi records no per-response tokens. A first call over a large history may stop at the time limit with complete: false; call again (what was read is kept).',
     inputSchema: input,
@@ -100,10 +100,14 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
           src.sessions++;
           src.entries += stats.entries;
+          // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
+          // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
+          // id (a resumed session repeating earlier records), never between different sessions.
+          const scope = `${p.source}\n${stats.sessionId ?? `file:${s.path}`}\n`;
           for (const u of stats.usage) {
             if (!inRange(u.timestamp, since, until)) continue;
             if (u.key !== undefined) {
-              const k = `${p.source}\n${u.key}`;
+              const k = scope + u.key;
               if (seen.has(k)) continue; // a response repeated in another session file (a resumed session)
               seen.add(k);
             }
@@ -117,7 +121,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           for (const t of stats.toolUses) {
             if (!inRange(t.timestamp, since, until)) continue;
             if (t.id) {
-              const k = `${p.source}\n${t.id}`;
+              const k = scope + t.id;
               if (seenTools.has(k)) continue; // the same call in a resumed session's copy
               seenTools.add(k);
             }
