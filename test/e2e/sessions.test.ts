@@ -292,6 +292,46 @@ describe('search_sessions', () => {
     expect(m.map((x: any) => [x.entry_index, x.field, x.line_num, path.basename(x.file)])).toEqual([[2, 'thinking', 3, 'context.jsonl'], [4, 'text', 1, 'context_sub_1.jsonl']]);
   });
 
+  test('a session with more matches than limit_per_session says so (more_matches, a LIMIT_PER_SESSION warning)', async () => {
+    const whole = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 1000 });
+    expect(whole.warnings).toBeUndefined();
+    const counts = new Map<string, number>(whole.sessions.map((x: any) => [x.path, x.matches.length]));
+    const over = [...counts].filter(([, n]) => n > 2).map(([p]) => p);
+    expect(over.length).toBeGreaterThan(1);
+    const capped = await tool('search_sessions', { query: 'the', limit: 1000 });
+    expect(capped.total_matches).toBe([...counts.values()].reduce((t, n) => t + Math.min(n, 2), 0));
+    expect(capped.sessions.filter((x: any) => x.more_matches).map((x: any) => x.path)).toEqual(over);
+    expect(capped.sessions.every((x: any) => x.more_matches === undefined || x.more_matches === true)).toBe(true);
+    expect(capped.warnings).toEqual([{ code: 'LIMIT_PER_SESSION', message: expect.stringContaining(`${over.length} sessions held more matches than limit_per_session (2)`) }]);
+    expect(capped.complete).toBe(true);
+  });
+
+  test('an unknown source or project is NOT_FOUND in every tool that narrows by them, with the names to use', async () => {
+    for (const [name, args] of [
+      ['search_sessions', { query: 'test', source: 'cluade' }],
+      ['get_usage_stats', { source: 'cluade' }],
+      ['list_projects', { source: 'nosuch' }],
+      ['semantic_search', { query: 'test', source: 'cluade' }],
+    ] as const) {
+      const r = await call(server.client, name, args);
+      expect([name, r.isError, r.data.error.code]).toEqual([name, true, 'NOT_FOUND']);
+      expect(r.data.error.message).toContain(JSON.stringify(args.source));
+      expect(r.data.error.hint).toBe('Available sources: claude, codex, copilot, gemini, qwen, kimi.');
+    }
+    for (const [name, args] of [
+      ['search_sessions', { query: 'test', project: 'webap' }],
+      ['get_usage_stats', { project: 'webap' }],
+      ['semantic_search', { query: 'test', project: 'webap' }],
+    ] as const) {
+      const r = await call(server.client, name, args);
+      expect([name, r.data.error?.code]).toEqual([name, 'NOT_FOUND']);
+      expect(r.data.error.message).toContain('"webap"');
+      expect(r.data.error.hint).toMatch(/^Nearest project names: webapp, /);
+    }
+    const wrongSource = await call(server.client, 'search_sessions', { query: 'test', project: 'webapp', source: 'codex' });
+    expect(wrongSource.data.error.hint).toMatch(/^Nearest project names: cli-tool\. /);
+  });
+
   test('paging with next_cursor returns every match once', async () => {
     const whole = await tool('search_sessions', { query: 'the', limit_per_session: 0, limit: 1000 });
     const seen: string[] = [];

@@ -123,6 +123,12 @@ export interface RecordBatch {
    * @throws SYNTAX_ERROR, RESOURCE_LIMIT_EXCEEDED
    */
   value(k: number, warnings?: RecordWarning[]): unknown;
+  /**
+   * The format's framing check of record `first + k` (`RecordFraming.checkRecord`, e.g. RFC 7464 §2.1 and §2.4), the
+   * one `value` applies: present when the format has one. A consumer that parses a record from `bytes` itself calls
+   * it first, so every scan skips and reports what `value` rejects. @throws SYNTAX_ERROR (the record's location)
+   */
+  checkFraming?(k: number): void;
 }
 
 /**

@@ -183,6 +183,11 @@ export class IndexedRecordSource implements RecordSource {
     const [s, e] = this.trimmedExtent(i);
     if (s >= e) return undefined;
     const { file, limits } = this.spec;
+    if (this.spec.framing.checkRecord) {
+      // The framing check `value` applies (a record over maxRecordBytes is not read whole for it).
+      const [xs, xe] = this.extent(i);
+      if (xe - xs <= limits.maxRecordBytes) this.checkFraming(i, this.readRange(xs, xe), s - xs, e - xs);
+    }
     return resolvePointer({ fd: file.fd, displayPath: file.displayPath, maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, cache: this.structure, recordIndex: i }, s, e, tokens);
   }
 
@@ -465,7 +470,7 @@ export class IndexedRecordSource implements RecordSource {
         done += got.length;
         options.onProgress?.(done, totalBytes);
         current = got;
-        yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this);
+        yield got.oversized ? oversizedBatch(got.first, got.oversized) : makeBatch(got.bytes, got.base, got.first, got.last - got.first, index, end, pad, this, this.spec.framing.checkRecord !== undefined);
       }
     } finally {
       // A read in flight (this iteration's next, or a kept one it did not use) holds its buffer until it lands.
@@ -570,7 +575,7 @@ function countPadding(buf: Buffer, pad: (b: number) => boolean, fromEnd: boolean
 
 function makeBatch(
   bytes: Buffer, base: number, first: number, count: number,
-  index: SourceSpec['index'], end: number, pad: (b: number) => boolean, source: IndexedRecordSource,
+  index: SourceSpec['index'], end: number, pad: (b: number) => boolean, source: IndexedRecordSource, checks: boolean,
 ): RecordBatch {
   const batch: RecordBatch = {
     first, count, bytes,
@@ -602,13 +607,20 @@ function makeBatch(
       const [s, e] = batch.span(k);
       const i = first + k;
       source.checkSize(i, e - s);
-      const es = index.start(i) - base;
-      const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
-      source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
+      framing(k, s, e);
       const text = source.decode(i, bytes.subarray(s, e), base + s);
       return source.parseText(i, text, warnings);
     },
   };
+  /** The framing check of record `first + k` whose trimmed span in `bytes` is `[s, e)`. @throws SYNTAX_ERROR */
+  const framing = (k: number, s: number, e: number): void => {
+    if (!checks) return;
+    const i = first + k;
+    const es = index.start(i) - base;
+    const ee = Math.min(bytes.length, (i + 1 < index.count ? index.start(i + 1) : end) - base);
+    source.checkFraming(i, bytes.subarray(es, ee), s - es, e - es);
+  };
+  if (checks) batch.checkFraming = (k: number) => { const [s, e] = batch.span(k); framing(k, s, e); };
   return batch;
 }
 

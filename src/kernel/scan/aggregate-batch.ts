@@ -141,6 +141,7 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
     let value: unknown = undefined;
     const known = checked ? checked.marks[i - checked.first] === 1 : false;
     try {
+      view.checkFraming?.(k);
       if (!known && !utf8Ok && !isUtf8(b.subarray(s, e))) {
         parseRecord(b.toString('utf8', s, e), ctx.maxDepth, () => ctx.site(i)); // names the bad byte
         throw new McpgwError('SYNTAX_ERROR', `Record ${i} is not valid UTF-8.`, { location: { record_index: i } });

@@ -27,6 +27,7 @@ import type { AggregateWorkerInit } from './aggregate-worker';
 import type { WorkerPlugin } from '../plugins/registry';
 import { WORKER_MIN_BYTES } from './workers';
 import { checkedKey, checkedMarks } from './checked';
+import { framingFaults } from './plan';
 import { slotPlan } from '../aggregate/extract';
 
 /** Records per message when `where` uses regular expressions. */
@@ -219,7 +220,7 @@ export class AggregateThreads implements AggregatePool {
        */
       const buffers: SharedBuffer[] = Array.from({ length: maxInFlight }, () => ({ sab: null, spans: null, users: 0 }));
       /** The batch being dispatched, and its first record not yet sent. */
-      let queue: { batch: RecordBatch; k: number } | null = null;
+      let queue: { batch: RecordBatch; k: number; faults: Uint8Array | null } | null = null;
 
       const consume = (p: Pending) => {
         if (p.table) mergeTable(job.table, p.table, job.compiled);
@@ -277,9 +278,9 @@ export class AggregateThreads implements AggregatePool {
               dispatched = batch.first + 1;
               continue;
             }
-            queue = { batch, k: 0 };
+            queue = { batch, k: 0, faults: framingFaults(batch) };
           }
-          const { batch } = queue;
+          const { batch, faults: batchFaults } = queue;
           const k0 = queue.k;
           const k1 = sliceEnd(batch, k0, regex);
           queue.k = k1;
@@ -290,7 +291,8 @@ export class AggregateThreads implements AggregatePool {
           buf.users++;
           pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
           const checked = marks ? marks.slice(batch.first + k0, batch.first + k1) : null;
-          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked }, checked ? [checked.buffer as ArrayBuffer] : []);
+          const faults = batchFaults ? batchFaults.slice(k0, k1) : null;
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked, faults }, checked ? [checked.buffer as ArrayBuffer] : []);
           seq++;
           dispatched = batch.first + k1;
         }

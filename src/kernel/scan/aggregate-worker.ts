@@ -4,7 +4,7 @@
  * expression in `where`) every slice goes into one table the thread keeps, posted when it grows past FLUSH_BYTES and
  * when the engine asks (a flush comes after the slices sent before it, so it covers them all); otherwise each slice's
  * table is posted with its `done`, for the engine to merge in file order. Protocol (on `workerData.port`):
- *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null }
+ *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null, faults: Uint8Array | null }
  *       (spans: of records first…, in sab, on a SharedArrayBuffer reused once the slice is done: its first 2 × count
  *       entries are this slice's; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     Atomics.store(init.progress, 0, i);
   };
   let held = newTable();
-  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null }) => {
+  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null }) => {
     try {
       if (m.type === 'flush') {
         port.postMessage({ type: 'table', table: held, final: true });
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         return;
       }
       const bytes = Buffer.from(m.sab);
-      const view = spansView(m.first, m.count, bytes, m.spans);
+      const view = spansView(m.first, m.count, bytes, m.spans, m.faults);
       const table = init.hold ? held : newTable();
       const stats = newStats();
       const checked = m.checked ? { marks: m.checked, first: m.first } : null;

@@ -312,6 +312,7 @@ export class QueryScanEngine implements ScanEngine {
       for (let k = 0; k < batch.count; k++) {
         const i = batch.first + k;
         try {
+          batch.checkFraming?.(k);
           records.push(parseRecord(batch.text(k), limits.maxDepth, () => {
             const loc = source.location(i);
             return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth: limits.maxDepth };
@@ -386,7 +387,7 @@ export function oversizedOutcome(batch: RecordBatch): RecordOutcome {
 
 /** The engine's view of a RecordBatch (no copy). */
 export function viewOf(batch: RecordBatch): BatchView {
-  return { first: batch.first, count: batch.count, bytes: batch.bytes, base: 0, span: (k) => batch.span(k), recordAt: (o) => batch.recordAt(o) };
+  return { first: batch.first, count: batch.count, bytes: batch.bytes, base: 0, span: (k) => batch.span(k), recordAt: (o) => batch.recordAt(o), ...(batch.checkFraming ? { checkFraming: (k: number) => batch.checkFraming!(k) } : {}) };
 }
 
 /** Spans of every record of a batch, `[s0, e0, s1, e1, …]` (sent to worker threads with the bytes). */

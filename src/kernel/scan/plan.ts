@@ -53,6 +53,8 @@ export interface BatchView {
   recordAt(offset: number): number;
   /** File offset of `bytes[0]`. */
   base: number;
+  /** The format's framing check of record `first + k` (RecordBatch.checkFraming), when it has one. @throws SYNTAX_ERROR */
+  checkFraming?(k: number): void;
 }
 
 export interface RecordOutcome {
@@ -101,10 +103,34 @@ export function candidates(b: BatchView, plan: Plan, fromK: number, toK: number)
   return out;
 }
 
-/** A BatchView over spans held in a Float64Array (`[s0, e0, s1, e1, …]`), as sent to worker threads. */
-export function spansView(first: number, count: number, bytes: Buffer, spans: Float64Array): BatchView {
+/**
+ * Which records of a batch its framing check rejects (`marks[k] === 1`), sent to worker threads with the spans; null
+ * when the format has no check or every record passes.
+ */
+export function framingFaults(batch: { count: number; checkFraming?(k: number): void }): Uint8Array | null {
+  if (!batch.checkFraming) return null;
+  let marks: Uint8Array | null = null;
+  for (let k = 0; k < batch.count; k++) {
+    try {
+      batch.checkFraming(k);
+    } catch (err) {
+      if (!(err instanceof McpgwError) || err.code !== 'SYNTAX_ERROR') throw err;
+      (marks ??= new Uint8Array(batch.count))[k] = 1;
+    }
+  }
+  return marks;
+}
+
+/**
+ * A BatchView over spans held in a Float64Array (`[s0, e0, s1, e1, …]`), as sent to worker threads; `faults`: the
+ * records the framing check rejects (framingFaults), whose error the engine re-reads with its location on its thread.
+ */
+export function spansView(first: number, count: number, bytes: Buffer, spans: Float64Array, faults?: Uint8Array | null): BatchView {
   return {
     first, count, bytes, base: 0,
+    ...(faults ? { checkFraming(k: number) {
+      if (faults[k] === 1) throw new McpgwError('SYNTAX_ERROR', `Record ${first + k} is malformed: its framing is not valid for the format.`, { location: { record_index: first + k } });
+    } } : {}),
     span: (k) => [spans[2 * k]!, spans[2 * k + 1]!],
     recordAt(offset) {
       let lo = 0, hi = count - 1;
@@ -134,6 +160,7 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
   const [s, e] = b.span(k);
   const bounds = evaluateOptions(plan);
   try {
+    b.checkFraming?.(k);
     if (!utf8Ok && !isUtf8(b.bytes.subarray(s, e))) throw utf8Fault(b.bytes.subarray(s, e), i, site(i));
     if (plan.kind === 'split' && plan.test && plan.testReads) {
       // On demand: read only the members the filter reads; parse the record only when it passes.

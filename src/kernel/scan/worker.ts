@@ -2,7 +2,7 @@
  * Worker thread entry of the scan engine. It loads the query language's plugin again (scan/language.ts: the kernel's
  * loader, the plugin's options as configured), takes the language by name, compiles the same query text, and evaluates batches
  * of record bytes sent by the engine. Protocol (all messages on `workerData.port`):
- *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, utf8Ok, wantValues, countOnly }
+ *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, faults: Uint8Array | null, utf8Ok, wantValues, countOnly }
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
  *   out { type: 'skip', seq, record, code, message }
  *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
@@ -64,9 +64,9 @@ async function main(): Promise<void> {
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
-  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; utf8Ok: boolean }) => {
+  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; faults: Uint8Array | null; utf8Ok: boolean }) => {
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
-    const view = spansView(m.first, m.count, bytes, m.spans);
+    const view = spansView(m.first, m.count, bytes, m.spans, m.faults);
     try {
       const held: unknown[] = [];
       let units = 0;

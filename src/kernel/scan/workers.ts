@@ -11,7 +11,7 @@ import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
 import { oversizedOutcome, spansOf } from './engine';
-import { inRange, lazyNode, type Plan } from './plan';
+import { framingFaults, inRange, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 import type { Clock } from '../contracts/clock';
@@ -94,6 +94,8 @@ export interface BatchMessage {
   count: number;
   bytes: Uint8Array;
   spans: Uint32Array | Float64Array;
+  /** Records the format's framing check rejects (framingFaults in plan.ts), or null. */
+  faults: Uint8Array | null;
   utf8Ok: boolean;
 }
 
@@ -244,7 +246,7 @@ export class ThreadPool implements WorkerPool {
               bytes.set(batch.bytes);
               results.set(a.seq, []);
               const cap = collector.room(batch.first, batch.first + batch.count);
-              slots[a.slot]!.post({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq: a.seq, first: batch.first, count: batch.count, bytes, spans, utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
+              slots[a.slot]!.post({ type: 'batch', wantValues: !collector.full, countOnly: collector.countOnly, countAll: !!opts.countAll, cap, seq: a.seq, first: batch.first, count: batch.count, bytes, spans, faults: framingFaults(batch), utf8Ok: isUtf8(batch.bytes) }, [bytes.buffer, spans.buffer as ArrayBuffer]);
               break;
             }
             case 'consume': {

@@ -168,6 +168,7 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {
+    batch.checkFraming?.(k); // the format's framing check, as value() applies it
     text = batch.text(k); // strict UTF-8
     hit = matcher.match(text);
     // A hit counts only in a well-formed record (native parse: the cheap check), and only in what the record holds

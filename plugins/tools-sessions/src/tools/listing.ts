@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { CatalogSession } from '../catalog';
 import type { SessionsService } from '../service';
+import { requireSource } from './filters';
 import { cutSchema, fitting, iso, itemBudget, limitArg, offsetArg, pageLimit, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
 const pageFields = {
@@ -105,6 +106,7 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
     outputSchema: projectsOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
+      requireSource(ctx, service.homes(ctx), args.source);
       const catalog = await service.catalog(ctx);
       const all = catalog.projects
         .filter((p) => (args.source === undefined || p.source === args.source) && (args.include_deleted || p.pathExists !== false))

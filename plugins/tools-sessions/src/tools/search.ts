@@ -9,7 +9,8 @@ import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
-import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, type Cut } from './shared';
+import { requireProject, requireSource } from './filters';
+import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
 const input = z.object({
   query: z.string().min(1).max(4096).describe('Text to find (or an RE2 regular expression with regex: true)'),
@@ -41,6 +42,7 @@ const output = z.object({
     path: z.string(),
     modified_at: z.string(),
     matches: z.array(match),
+    more_matches: z.boolean().optional().describe('true: this session has more matches than limit_per_session let through (search it with project or a higher limit_per_session; 0 = no limit)'),
   })),
   total_matches: z.number().int().describe('Matches returned'),
   sessions_searched: z.number().int(),
@@ -48,6 +50,7 @@ const output = z.object({
   next_cursor: z.string().optional().describe('More may follow: pass it as cursor with the same query and filters'),
   cut: cutSchema.optional(),
   skipped_records: z.number().int().describe('Malformed records passed over in the sessions searched'),
+  warnings: z.array(warningSchema).optional().describe('LIMIT_PER_SESSION: sessions held more matches than limit_per_session returned (those rows have more_matches: true)'),
 });
 
 type Out = z.input<typeof output>;
@@ -92,7 +95,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
     description:
       'Find text across every session (newest first): {sessions: [{session_id, project_name, source, path, matches: [{line_num, preview, role, entry_index, field}]}], total_matches}. ' +
       'Searches entries\' text, thinking, tool inputs and tool results — not file metadata. Case-insensitive by default (case_sensitive: true for exact case); regex: true takes an RE2 regular expression, linear time (\\d \\w \\s \\b, classes, alternation, (?i); no backreferences or lookaround). ' +
-      'limit (default 50) bounds matches, limit_per_session (default 2, 0 = no limit) the matches from one session; project and source narrow. ' +
+      'limit (default 50) bounds matches, limit_per_session (default 2, 0 = no limit) the matches from one session (a session holding more says more_matches: true); project and source narrow (an unknown one is NOT_FOUND). ' +
       'Reads the session files directly (no index to build); complete: false with next_cursor when the time limit stops it. Open a hit with get_session_entries {path, entry_indices: [entry_index]}.',
     inputSchema: input,
     outputSchema: output,
@@ -102,10 +105,13 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       const byteTest = queryTest(re);
       const key = keyOf(args);
       const cursor = args.cursor ? decodeCursor(ctx, args.cursor, key) : null;
-      const homes = service.homes(ctx).filter((h) => h.available);
+      const everyHome = service.homes(ctx);
+      requireSource(ctx, everyHome, args.source);
+      const homes = everyHome.filter((h) => h.available);
       const catalog = await service.catalog(ctx, homes);
-      const all = catalog.projects
-        .filter((p) => args.source === undefined || p.source === args.source)
+      const ofSource = catalog.projects.filter((p) => args.source === undefined || p.source === args.source);
+      requireProject(ctx, ofSource, args.project);
+      const all = ofSource
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
         .sort(newestFirst);
@@ -163,6 +169,8 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           let n = 0;
           for await (const item of files.candidates(re, from, ctx.signal)) {
             if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) {
+              // Only looking for one more match past limit_per_session: stop looking; the next session resumes.
+              if (row.matches.length >= perSession) break;
               complete = false;
               next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
               break;
@@ -173,6 +181,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
             if (!entry) continue;
             const m = matchEntry(re, entry);
             if (!m) continue;
+            if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
             const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
             const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
             const size = jsonBytes(hit) + 1 + (row.matches.length === 0 ? rowBytes : 0);
@@ -190,7 +199,6 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
               next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: item.pos + 1 };
               break;
             }
-            if (row.matches.length >= perSession) break;
           }
         } finally {
           files.close();
@@ -214,6 +222,8 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           });
         } catch { /* no indexes for this session */ }
       }
+      const more = out.filter((r) => r.more_matches).length;
+      const warnings: Warning[] = more ? [{ code: 'LIMIT_PER_SESSION', message: `${more} session${more === 1 ? '' : 's'} held more matches than limit_per_session (${args.limit_per_session}) returned (more_matches: true); pass a higher limit_per_session, 0 for no limit.` }] : [];
       return {
         sessions: out,
         total_matches: total,
@@ -222,6 +232,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         ...(next ? { next_cursor: encodeCursor(next) } : {}),
         ...(cut ? { cut } : {}),
         skipped_records: skipped,
+        ...(warnings.length ? { warnings } : {}),
       };
     },
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
+import { requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 import { cutText } from '../text';
 
@@ -53,8 +54,11 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
       const index = service.semantic(ctx);
-      const homes = service.homes(ctx).filter((h) => h.available);
+      const everyHome = service.homes(ctx);
+      requireSource(ctx, everyHome, args.source);
+      const homes = everyHome.filter((h) => h.available);
       const catalog = await service.catalog(ctx, homes);
+      requireProject(ctx, catalog.projects.filter((p) => args.source === undefined || p.source === args.source), args.project);
       const listed = catalog.projects.flatMap((p) => p.sessions).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
       // Index until a fraction of the time is left for the query itself.
       const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - ctx.clock.now()) * 0.2));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { addTokens, inRange, zeroTotals, type TokenTotals } from '../usage';
+import { isProject, requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, sourceArg, type Cut } from './shared';
 
 const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time, e.g. 2025-03-01 or 2025-03-01T12:00:00Z');
@@ -60,10 +61,13 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
     async handler(args, ctx) {
       const since = args.since ? Date.parse(args.since) : null;
       const until = args.until ? Date.parse(args.until) : null;
-      const homes = service.homes(ctx).filter((h) => h.available);
+      const everyHome = service.homes(ctx);
+      requireSource(ctx, everyHome, args.source);
+      const homes = everyHome.filter((h) => h.available);
       const catalog = await service.catalog(ctx, homes);
-      const projects = catalog.projects.filter((p) => (args.source === undefined || p.source === args.source)
-        && (args.project === undefined || p.name.toLowerCase() === args.project.toLowerCase() || p.id === args.project || p.path === args.project));
+      const ofSource = catalog.projects.filter((p) => args.source === undefined || p.source === args.source);
+      requireProject(ctx, ofSource, args.project);
+      const projects = ofSource.filter((p) => args.project === undefined || isProject(p, args.project));
       const all = zeroTotals();
       const byModel = new Map<string, TokenTotals>();
       const bySource = new Map<string, TokenTotals & { sessions: number; entries: number; tool_calls: number }>();
