@@ -342,6 +342,42 @@ describe('reader: exactness, pages, limits, errors', () => {
     expect(ok.data).toMatchObject({ items: [{ path: '/179999/id', value: 179_999 }], complete: true });
   });
 
+  test('the root of a large file (jsonpath $, pointer "" or "#"), read or counted: UNSUPPORTED_QUERY_FEATURE whose hint is in the language asked', async () => {
+    for (const count of [false, true]) {
+      for (const [language, query] of [['jsonpath', '$'], ['pointer', ''], ['pointer', '#']] as const) {
+        const r = await call(c.client, 'json_read', { path: 'large.jsonl', language, query, ...(count ? { count } : {}) });
+        expect({ language, query, count, code: r.data.error?.code }).toEqual({ language, query, count, code: 'UNSUPPORTED_QUERY_FEATURE' });
+        // the message says what the root is here: the one node holding all 180,000 records
+        expect(r.data.error.message).toContain('180000 records');
+        const hint: string = r.data.error.hint;
+        if (language === 'pointer') {
+          // reference tokens, not JSONPath selectors, then the other language named as such
+          expect(hint).toContain('/0');
+          expect(hint).toContain('language "jsonpath"');
+          expect(hint).not.toMatch(/\$\[\?|\$\.\./);
+        } else {
+          expect(hint).toContain('$[*]');
+          expect(hint).not.toContain('do not read $ inside filters'); // the hint for queries that pick records
+        }
+        // a count's hint says how to count the records, a read's how to page through them
+        expect(hint).toContain(count ? 'count' : 'pages');
+      }
+    }
+    // a file small enough to load whole answers the same queries: the root is one node, the array of the records
+    for (const [language, query] of [['jsonpath', '$'], ['pointer', '']] as const) {
+      const counted = await call(c.client, 'json_read', { path: 'orders.jsonl', language, query, count: true });
+      expect(counted.data).toMatchObject({ count: 1, complete: true, items: [] });
+      const read = await call(c.client, 'json_read', { path: 'orders.jsonl', language, query });
+      expect(read.data.items).toEqual([{ path: '', value: ORDERS.trim().split('\n').map((l) => JSON.parse(l)) }]);
+    }
+    // counting the records themselves is exact
+    const records = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[*]', count: true });
+    expect(records.data).toMatchObject({ count: 180_000, complete: true, items: [] });
+    // a query that picks records but does not distribute keeps its JSONPath hint
+    const union = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[0,1]', count: true });
+    expect(union.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE', hint: expect.stringContaining('$[?filter]') });
+  });
+
   test('bounds: maxOpenFiles and maxCursors are RESOURCE_LIMIT_EXCEEDED naming the limit', async () => {
     const ids: string[] = [];
     let refused: any;
