@@ -101,6 +101,8 @@ describe('reader: exactness, pages, limits, errors', () => {
       'change.jsonl': ORDERS,
       'pretty.json': JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3, b: [1, 2] }], null, 2),
       'orders.json-seq': ORDERS.trim().split('\n').map((l) => `\x1e${l}\n`).join(''),
+      // RFC 7464 framing with whitespace before the first RS and RS on its own line: JSON Lines to a line reader
+      'spaced.jsonl': '\n\x1e\n{"id":101}\n',
       'line.json': '[1,2,3]\n',
       'long.jsonl': `{"id":0}\n{"id":1,"text":"${'ab\\"é😀\\n'.repeat(300)}"}\n`,
       'broken.json': '{"a": [1, 2,\n  3}\n',
@@ -327,6 +329,12 @@ describe('reader: exactness, pages, limits, errors', () => {
       expect({ file, format, ok: r.isError, detected: r.data.detected_format, records: r.data.validation?.records_examined }).toEqual({ file, format, ok: false, detected: format, records });
       await call(c.client, 'json_close', { file_id: r.data.file_id });
     }
+    // an explicit json-seq wins over bytes framed as RFC 7464 frames them, whatever the name and whatever else reads them
+    const spaced = await call(c.client, 'json_open', { path: 'spaced.jsonl', format: 'json-seq', validation: 'full' });
+    expect(spaced.data).toMatchObject({ detected_format: 'json-seq', validation: { records_examined: 1, malformed_records: 0 } });
+    const spacedRead = await call(c.client, 'json_read', { file_id: spaced.data.file_id, language: 'pointer', query: '/0/id' });
+    expect(spacedRead.data.items).toEqual([{ path: '/0/id', value: 101 }]);
+    await call(c.client, 'json_close', { file_id: spaced.data.file_id });
     const seq = await call(c.client, 'json_read', { path: 'orders.json-seq', language: 'jsonpath', query: '$[*].id', max_items: 2 });
     expect(seq.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
     expect((await call(c.client, 'json_close', { file_id: seq.data.file_id })).data.closed).toBe(true);

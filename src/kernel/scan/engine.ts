@@ -270,10 +270,17 @@ export class QueryScanEngine implements ScanEngine {
   private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch): Promise<ScanResult | null> {
     const i = batch.first;
     const limits = this.options.limits();
-    const lazy = this.lazyRoot(opts.source, i);
     const query = plan.kind === 'split' ? plan.query : plan.query!;
     const stopped = async () => (await result.flush(), result.finish(null, true));
     const fail = (error: McpgwError) => (result.take({ record: i, error }, opts.source, plan) ? null : stopped());
+    let lazy: ReturnType<QueryScanEngine['lazyRoot']>;
+    try {
+      lazy = this.lazyRoot(opts.source, i);
+    } catch (err) {
+      // the format's framing check (RecordBatch.checkFraming) rejects the record: malformed, skipped as any other
+      if (err instanceof McpgwError && err.code === 'SYNTAX_ERROR') return fail(err);
+      throw err;
+    }
     if (!lazy || (query && !query.segments)) {
       const out = oversizedOutcome(batch);
       if (query && lazy) out.error = cannotWalk(query, lazy.root.byteLength, limits.maxRecordBytes);
