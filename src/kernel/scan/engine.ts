@@ -414,6 +414,8 @@ export class Collector {
   full = false;
   /** First position not in the page (set when the page fills and more units exist). */
   private next: ScanPosition | null = null;
+  /** Records passed over before `next` (those after it belong to the page that reaches them). */
+  private skippedAtNext = 0;
   private readonly limit: number;
 
   constructor(private readonly opts: ScanQueryOptions) {
@@ -460,13 +462,14 @@ export class Collector {
     this.total++;
     if (this.full) {
       // Count only: there is no page to continue, so no `next` (a deadline stop still sets one in finish()).
-      if (this.next === null && !this.countsOnly) this.next = { record, node: unitIndex };
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unitIndex }, this.skipped);
       return !!this.opts.countAll;
     }
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
     const node = n as ScanNode;
     node.record = record;
     node.position = { record, node: unitIndex };
+    node.skippedBefore = this.skipped;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -477,19 +480,22 @@ export class Collector {
 
   /**
    * One unit of a record walked in parts (walk.ts): `unit` is its index among the record's units, `at` the walk's
-   * trail to it (asked for only when the unit becomes a position). Returns false when the scan can stop.
+   * trail to it (asked for only when the unit becomes a position), `skippedBefore` the records passed over before it
+   * (a nested scan's units: those of this scan before the nested one began, plus the nested scan's own). Returns
+   * false when the scan can stop.
    */
-  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[]): boolean {
+  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[], skippedBefore = this.skipped): boolean {
     if (this.refused) return false;
     this.total++;
     if (this.full) {
       // As pushNode: a count-only scan has no page to continue, so no `next`.
-      if (this.next === null && !this.countsOnly) this.next = { record, node: unit, at: at() };
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unit, at: at() }, skippedBefore);
       return !!this.opts.countAll;
     }
     const node = n as ScanNode;
     node.record = record;
     node.position = { record, node: unit, at: at() };
+    node.skippedBefore = skippedBefore;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -502,8 +508,14 @@ export class Collector {
 
   /** The first unit not in the page, found by a nested scan: the page is full. */
   setNext(position: ScanPosition): void {
-    if (this.next === null) this.next = position;
+    if (this.next === null) this.endAt(position, this.skipped);
     this.full = true;
+  }
+
+  /** The page ends at `position`, with `skipped` records passed over before it. */
+  private endAt(position: ScanPosition, skipped: number): void {
+    this.next = position;
+    this.skippedAtNext = skipped;
   }
 
   /** Records a nested scan passed over. */
@@ -521,7 +533,8 @@ export class Collector {
       // the consumer ends the page before node `accepted`: the scan stops and continues there
       this.refused = true;
       this.full = true;
-      this.next = batch[accepted]!.position ?? { record: batch[accepted]!.record, node: 0 };
+      const first = batch[accepted]!;
+      this.endAt(first.position ?? { record: first.record, node: 0 }, first.skippedBefore ?? this.skipped);
     }
   }
 
@@ -576,11 +589,15 @@ export class Collector {
 
   /**
    * The result. `stop` is where a deadline stopped the scan (complete false). `next` is the first unit not in the
-   * page when one was seen, else the stop position.
+   * page when one was seen, else the stop position. `skipped`/`firstSkipped`: the records passed over before `next`
+   * (every one scanned when there is none; `firstSkipped` holds the first of them in file order, so a prefix of it is
+   * the first of any earlier count).
    */
   finish(stop: { record: number; node: number } | null, complete: boolean): ScanResult {
     const next = this.next ?? (complete ? null : stop);
-    const r: ScanResult = { nodes: this.nodes, next, complete, skipped: this.skipped, firstSkipped: this.firstSkipped };
+    // Records passed over after the page's end are not this page's: the page that reaches them reports them.
+    const skipped = this.next !== null ? this.skippedAtNext : this.skipped;
+    const r: ScanResult = { nodes: this.nodes, next, complete, skipped, firstSkipped: this.firstSkipped.slice(0, skipped) };
     if (this.opts.countAll) r.total = this.total;
     return r;
   }
