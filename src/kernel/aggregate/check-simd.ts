@@ -286,8 +286,9 @@ let simdAvailable: boolean | undefined;
 
 /**
  * readRecord's check for one plan in WebAssembly SIMD. Use: {@link load} a stretch of records, then {@link check}
- * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan's
- * top-level names are all member names (an array record's indexes keep readRecord).
+ * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan has no
+ * negative index. A top that is a number is the member of its digits in an object record (PathTokens); an array
+ * record, whose elements such a top would select, is left to readRecord (FALLBACK).
  */
 export class SimdRecordCheck {
   private readonly run: (s: number, e: number) => number;
@@ -299,8 +300,11 @@ export class SimdRecordCheck {
   private shift = 0;
   private lo = 0;
   private hi = -1;
+  /** Some top is an array index: array records fall back. */
+  private readonly indexes: boolean;
 
-  private constructor(module: WebAssembly.Module, layout: Layout, private readonly names: number) {
+  private constructor(module: WebAssembly.Module, layout: Layout, private readonly names: number, plan: SlotPlan) {
+    this.indexes = plan.tops.some((t) => typeof t === 'number');
     this.layout = layout;
     const instance = new WebAssembly.Instance(module, {});
     this.run = instance.exports.check as (s: number, e: number) => number;
@@ -310,10 +314,10 @@ export class SimdRecordCheck {
     this.bytes = new Uint8Array(this.memory.buffer);
   }
 
-  /** The check for `plan`, or null (no WebAssembly SIMD, an index or an over-long name among its tops). */
+  /** The check for `plan`, or null (no WebAssembly SIMD, a negative index or an over-long name among its tops). */
   static create(plan: SlotPlan): SimdRecordCheck | null {
-    if (!plan.tops.every((t) => typeof t === 'string')) return null;
-    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(t)).subarray(1, -1));
+    if (plan.tops.some((t) => typeof t === 'number' && t < 0)) return null;
+    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(String(t))).subarray(1, -1));
     if (keys.some((k) => k.length > MAX_NAME_BYTES)) return null;
     const layout = layoutOf(keys.length, plan.maxDepth);
     try {
@@ -323,7 +327,7 @@ export class SimdRecordCheck {
         return null;
       }
       simdAvailable = true;
-      return new SimdRecordCheck(new WebAssembly.Module(bytes), layout, keys.length);
+      return new SimdRecordCheck(new WebAssembly.Module(bytes), layout, keys.length, plan);
     } catch {
       return null;
     }
@@ -361,6 +365,12 @@ export class SimdRecordCheck {
    */
   check(s: number, e: number, plan: SlotPlan): number {
     const shift = this.shift;
+    if (this.indexes) {
+      let p = s + shift;
+      const end = e + shift, bytes = this.bytes;
+      while (p < end && (bytes[p] === 0x20 || bytes[p] === 0x0a || bytes[p] === 0x0d || bytes[p] === 0x09)) p++;
+      if (bytes[p] === 0x5b) return FALLBACK;
+    }
     const r = this.run(s + shift, e + shift);
     const st = r & 3;
     if (st !== OK) return st;
