@@ -93,7 +93,7 @@ export class Sandbox {
     for (const root of [this.root, this.given]) {
       if (startsInside(lexical, root) || this.contains(lexical, root)) {
         const rel = path.relative(root, lexical);
-        if (rel !== '') return rel.split(path.sep).join('/');
+        if (rel !== '') return this.relative(path.join(this.root, rel));
       }
     }
     return this.relative(real);
