@@ -659,6 +659,27 @@ describe('big lines and the result cap', () => {
     }
   });
 
+  test('search_sessions: a text holding « » … itself gets preview_markers saying where the markers are', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'guillemets-session.jsonl');
+    const base = { sessionId: 'guillemets', cwd: path.join(fx.projects, 'webapp') };
+    const said = 'Le client a écrit « zorblax » puis … rien.';
+    const lines = [
+      { ...base, type: 'user', uuid: 'g-1', timestamp: '2025-03-23T10:00:00.000Z', message: { role: 'user', content: said } },
+      { ...base, type: 'user', uuid: 'g-2', timestamp: '2025-03-23T10:00:01.000Z', message: { role: 'user', content: 'zorblax again, plainly' } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const found = await tool('search_sessions', { query: 'zorblax', limit_per_session: 0 });
+      const matches = found.sessions.find((x: any) => x.path === file).matches;
+      expect(matches.map((m: any) => [m.uuid, m.preview, m.preview_markers])).toEqual([
+        ['g-1', 'Le client a écrit « «zorblax» » puis … rien.', [20, 28]],
+        ['g-2', '«zorblax» again, plainly', undefined],
+      ]);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
   test('hex digests are text (shown whole, searchable); real base64 in a tool result is summarized and flagged', async () => {
     const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'hashes-session.jsonl');
     const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(`commit ${i}`).digest('hex')).join('\n') + '\n';
