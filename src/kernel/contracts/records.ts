@@ -46,7 +46,9 @@ export interface RecordFraming {
    * Optional framing check of one record before it is parsed: `extent` holds the record's untrimmed
    * bytes `[start(i), start(i+1))` and `[start, end)` its trimmed span inside them. Returns a reason
    * when the framing makes the record malformed (read as SYNTAX_ERROR with the record's location),
-   * e.g. RFC 7464 §2.4 "a top-level number not followed by whitespace may be truncated".
+   * e.g. RFC 7464 §2.4 "a top-level number not followed by whitespace may be truncated". It runs on every
+   * record: one over maxRecordBytes (read in parts, never whole) is given its ends only — its padding and 4 KiB of
+   * content at each end, the middle left out — so a check reads the bytes around `start` and `end`, as framing does.
    */
   checkRecord?(extent: Uint8Array, start: number, end: number): string | undefined;
 }

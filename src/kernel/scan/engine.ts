@@ -113,10 +113,7 @@ export class QueryScanEngine implements ScanEngine {
     const split = query.split;
     if (!split) {
       if (sizeOf(source) <= MATERIALIZE_BYTES) return 'materialize';
-      throw new McpgwError('UNSUPPORTED_QUERY_FEATURE',
-        `The query ${JSON.stringify(clipText(query.text, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
-          hint: 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.',
-        });
+      throw notDistributing(query, source.count, sizeOf(source), opts.countAll === true && opts.limit === 0);
     }
     const r = split.range(source.count);
     return {
@@ -273,10 +270,17 @@ export class QueryScanEngine implements ScanEngine {
   private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch): Promise<ScanResult | null> {
     const i = batch.first;
     const limits = this.options.limits();
-    const lazy = this.lazyRoot(opts.source, i);
     const query = plan.kind === 'split' ? plan.query : plan.query!;
     const stopped = async () => (await result.flush(), result.finish(null, true));
     const fail = (error: McpgwError) => (result.take({ record: i, error }, opts.source, plan) ? null : stopped());
+    let lazy: ReturnType<QueryScanEngine['lazyRoot']>;
+    try {
+      lazy = this.lazyRoot(opts.source, i);
+    } catch (err) {
+      // the format's framing check (RecordBatch.checkFraming) rejects the record: malformed, skipped as any other
+      if (err instanceof McpgwError && err.code === 'SYNTAX_ERROR') return fail(err);
+      throw err;
+    }
     if (!lazy || (query && !query.segments)) {
       const out = oversizedOutcome(batch);
       if (query && lazy) out.error = cannotWalk(query, lazy.root.byteLength, limits.maxRecordBytes);
@@ -363,6 +367,33 @@ export function timedOut(err: McpgwError, requestTimeoutMs: number): McpgwError 
     limit: { name: 'requestTimeoutMs', limit: requestTimeoutMs },
     hint: 'Each page has requestTimeoutMs to evaluate a record or a value of a document whole: raise limits.requestTimeoutMs, or narrow the query so it reads less of it (names instead of wildcards, fewer descendant segments).',
   });
+}
+
+/**
+ * UNSUPPORTED_QUERY_FEATURE for a whole-file query that does not distribute over the records of a file too large to
+ * load whole, with a hint in the query's own language: the root itself (JSONPath `$`, the pointer `""`: one node
+ * holding every record), or (JSONPath) a query whose first selector does not pick records on its own. `counting`: the
+ * read only counts (the hint says how to count the records).
+ */
+function notDistributing(query: CompiledQuery, records: number, bytes: number, counting: boolean): McpgwError {
+  const root = query.segments !== undefined && query.segments.length === 0;
+  const text = JSON.stringify(clipText(query.text, 200));
+  const message = root
+    ? `The query ${text} selects the root of this ${bytes}-byte file: one node, the array of all its ${records} records, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`
+    : `The query ${text} does not distribute over the ${records} records of this ${bytes}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`;
+  let hint: string;
+  if (query.language === 'pointer') {
+    hint = counting
+      ? 'A JSON Pointer names one value: "/0" is record 0, "/17/name" a member of record 17. To count the records, use language "jsonpath" with the query $[*] and count: true.'
+      : 'A JSON Pointer names one value: read a record by its index ("/0", "/17/name"), or every record in pages with language "jsonpath" and the query $[*].';
+  } else if (query.language === 'jsonpath') {
+    hint = root
+      ? (counting ? 'To count the records, count $[*] (or $[?filter] for those that pass a filter).' : 'Read the records in pages with $[*] (or $[*].name, $[?filter] for parts of them).')
+      : 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.';
+  } else {
+    hint = counting ? 'Count with a query whose first step picks records, one by one or all of them.' : 'Use a query whose first step picks records (one by one or all of them), read in pages.';
+  }
+  return new McpgwError('UNSUPPORTED_QUERY_FEATURE', message, { hint });
 }
 
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
