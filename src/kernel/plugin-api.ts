@@ -36,6 +36,8 @@ export { caselessFinder, indexOfBytes, indexOfCaseless } from './api/bytes';
 export { leb128, sleb128, wasmModule, wasmVec, WasmType, type WasmFunctionSpec } from './api/wasm';
 /** JSON whitespace (RFC 8259 §2) for byte-level format code (src/kernel/api/whitespace.ts). */
 export { isJsonWhitespace, skipJsonWhitespace } from './api/whitespace';
+/** Text with the markers a tool adds (« » …) and where they are, for answers that tell them from the data's own (src/kernel/api/marked-text.ts). */
+export { codePointLength, markedField, MarkedTextBuilder, ownMarkerCharacters, type MarkedText } from './api/marked-text';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */
 export { registerPlugin, type Contributions } from './api/testing';
 

@@ -14,11 +14,14 @@ const E = '\u{1F600}';
 const RECORDS = [
   { id: 1, note: 'plain text with a needle in it' },
   { id: 2, note: `quote ${E} «needle» … and more text after it, long enough to be cut on the right side` },
+  { long: 'Wait… ' + 'x'.repeat(100), short: 'so…', plain: 'y'.repeat(100), quoted: '«q»' },
 ];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-markers-'));
   fs.writeFileSync(path.join(dir, 'm.jsonl'), RECORDS.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  // a record over 1 MiB, outlined through lazy nodes: a string over 64 KiB shows as "…" (a marker); one that is "…"
+  fs.writeFileSync(path.join(dir, 'big.json'), JSON.stringify({ big: 'z'.repeat(1_200_000), dots: '…', long: '…'.repeat(90) }));
   c = await connect(['--root', dir]);
   handle = (await call(c.client, 'open_file', { path: 'm.jsonl' })).data.handle;
 });
@@ -53,4 +56,23 @@ test('a JSONPath search: the value shown holds « »: path = «value» with its 
   expect(m.preview).toBe(`/note = «${value}»`);
   expect(m.preview_markers).toEqual([8, 9 + [...value].length]);
   expect(r.data.matches[0]).not.toHaveProperty('preview_markers');
+});
+
+test('get_outline: a shortened value holding … of its own gets value_markers; other values are unchanged', async () => {
+  const r = await call(c.client, 'get_outline', { handle, index: 2 });
+  const byKey = Object.fromEntries(r.data.outline.members.map((m: any) => [m.key, m]));
+  const long = JSON.stringify(RECORDS[2]!.long);
+  expect(byKey.long).toEqual({ key: 'long', type: 'string', bytes: Buffer.byteLength(long), value: `${long.slice(0, 79)}…"`, value_markers: [79] });
+  expect(byKey.short).toEqual({ key: 'short', type: 'string', bytes: 7, value: '"so…"', value_markers: [] });
+  expect(byKey.plain).toEqual({ key: 'plain', type: 'string', bytes: 102, value: `"${'y'.repeat(78)}…"` });
+  expect(byKey.quoted).toEqual({ key: 'quoted', type: 'string', bytes: 7, value: '"«q»"' });
+});
+
+test('get_outline through lazy nodes: an undecoded big string is "…" (a marker), the string "…" is the data\'s own', async () => {
+  const h = (await call(c.client, 'open_file', { path: 'big.json' })).data.handle;
+  const r = await call(c.client, 'get_outline', { handle: h });
+  const byKey = Object.fromEntries(r.data.outline.members.map((m: any) => [m.key, m]));
+  expect(byKey.big).toEqual({ key: 'big', type: 'string', bytes: 1_200_002, value: '"…"' });
+  expect(byKey.dots).toEqual({ key: 'dots', type: 'string', bytes: 5, value: '"…"', value_markers: [] });
+  expect(byKey.long).toEqual({ key: 'long', type: 'string', bytes: 272, value: `"${'…'.repeat(78)}…"`, value_markers: [79] });
 });

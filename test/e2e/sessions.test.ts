@@ -680,6 +680,48 @@ describe('big lines and the result cap', () => {
     }
   });
 
+  test('texts shortened with …: a … of the data\'s own gets <field>_markers (description, first_prompt, previews)', async () => {
+    const dirName = path.basename(path.dirname(fx.file(S1)));
+    const file = path.join(fx.homes.claude, 'projects', dirName, 'ellipsis-session.jsonl');
+    const base = { sessionId: 'ellipsis', cwd: path.join(fx.projects, 'webapp') };
+    const long = 'Wait… hippopotamus ' + 'word '.repeat(130); // flattened: 668 characters, a … of its own at 4
+    const flat = long.trim();
+    const lines = [
+      { ...base, type: 'user', uuid: 'e-1', timestamp: '2025-03-24T10:00:00.000Z', message: { role: 'user', content: long } },
+      { ...base, type: 'assistant', uuid: 'e-2', timestamp: '2025-03-24T10:00:01.000Z', message: { role: 'assistant', content: 'Hippopotamus… noted «here»…' } },
+      { ...base, type: 'user', uuid: 'e-3', timestamp: '2025-03-24T10:00:02.000Z', message: { role: 'user', content: 'a plain «hippopotamus» line' } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const meta = await tool('get_session_metadata', { path: file });
+      // shortened at 500 characters: its … marker at 500, the data's own at 4
+      expect(meta.description).toBe(`${flat.slice(0, 500)}…`);
+      expect(meta.description_markers).toEqual([500]);
+      expect(meta.entry_summary.map((e: any) => [e.preview, e.preview_markers])).toEqual([
+        [`${flat.slice(0, 120)}…`, [120]],
+        ['Hippopotamus… noted «here»…', []], // not shortened: every … is the text's own
+        ['a plain «hippopotamus» line', undefined], // no … at all: « » are never markers here
+      ]);
+      const projects = await tool('list_projects', { source: 'claude' });
+      const id = projects.projects.find((p: any) => p.name === 'webapp').id;
+      const listed = (await tool('list_sessions', { project_id: id, source: 'claude' })).sessions.find((x: any) => x.path === file);
+      expect([listed.first_prompt, listed.first_prompt_markers]).toEqual([`${flat.slice(0, 500)}…`, [500]]);
+      const found = await tool('semantic_search', { query: 'hippopotamus', limit: 50 });
+      const mine = found.results.filter((r: any) => r.session_path === file).sort((a: any, b: any) => a.entry_index - b.entry_index);
+      expect(mine.map((r: any) => [r.entry_index, r.first_prompt, r.first_prompt_markers, r.preview, r.preview_markers])).toEqual([
+        [0, `${flat.slice(0, 300)}…`, [300], `${flat.slice(0, 160)}…`, [160]],
+        [1, `${flat.slice(0, 300)}…`, [300], 'Hippopotamus… noted «here»…', []],
+        [2, `${flat.slice(0, 300)}…`, [300], 'a plain «hippopotamus» line', undefined],
+      ]);
+      // a session without … in its texts: no markers fields at all
+      const plain = await tool('get_session_metadata', { path: fx.file(S1) });
+      expect(plain).not.toHaveProperty('description_markers');
+      expect(plain.entry_summary.filter((e: any) => 'preview_markers' in e)).toEqual([]);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
   test('hex digests are text (shown whole, searchable); real base64 in a tool result is summarized and flagged', async () => {
     const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'hashes-session.jsonl');
     const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(`commit ${i}`).digest('hex')).join('\n') + '\n';

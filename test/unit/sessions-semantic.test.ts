@@ -25,7 +25,7 @@ const byRow = new Map<number, IndexedSession>();
 beforeAll(async () => {
   store = new IndexStore(null, gloveSifEmbedder.name, gloveSifEmbedder.dimensions);
   for (const s of corpus.sessions) {
-    const row = { source: 'claude', path: `/h/${s.id}.jsonl`, sessionId: s.id, projectName: s.id, projectPath: null, firstPrompt: s.entries[0]!.text, files: [], records: s.entries.length, entries: s.entries.length, modifiedMs: 0, complete: true };
+    const row = { source: 'claude', path: `/h/${s.id}.jsonl`, sessionId: s.id, projectName: s.id, projectPath: null, firstPrompt: { text: s.entries[0]!.text, markers: [] }, files: [], records: s.entries.length, entries: s.entries.length, modifiedMs: 0, complete: true };
     const id = store.saveSession(row);
     byRow.set(id, { ...row, id });
     await addEntries(store, id, s.entries.map((e, idx) => ({ idx, role: e.role, text: e.text, uuid: `${s.id}-${idx}`, timestamp: null })), gloveSifEmbedder);
@@ -113,7 +113,7 @@ test('entries another connection adds to the index file are searched after it co
   const b = new IndexStore(dir, gloveSifEmbedder.name, gloveSifEmbedder.dimensions);
   try {
     const add = async (store: IndexStore, id: string, text: string) => {
-      const row = { source: 'claude', path: `/h/${id}.jsonl`, sessionId: id, projectName: id, projectPath: null, firstPrompt: text, files: [], records: 1, entries: 1, modifiedMs: 0, complete: true };
+      const row = { source: 'claude', path: `/h/${id}.jsonl`, sessionId: id, projectName: id, projectPath: null, firstPrompt: { text, markers: [] }, files: [], records: 1, entries: 1, modifiedMs: 0, complete: true };
       const rowId = store.saveSession(row);
       await addEntries(store, rowId, [{ idx: 0, role: 'user', text, uuid: `${id}-0`, timestamp: null }], gloveSifEmbedder);
       return { ...row, id: rowId };

@@ -28,8 +28,8 @@ describe('cutText', () => {
 });
 
 test('previewOf collapses whitespace and marks a cut', () => {
-  expect(previewOf('  one\n\n two\tthree  ', 100)).toBe('one two three');
-  expect(previewOf('one two three', 7)).toBe('one two…');
+  expect(previewOf('  one\n\n two\tthree  ', 100)).toEqual({ text: 'one two three', markers: [] });
+  expect(previewOf('one two three', 7)).toEqual({ text: 'one two…', markers: [7] });
 });
 
 describe('guardBinary: only base64 data is summarized', () => {
@@ -147,4 +147,11 @@ describe('preview markers', () => {
     expect(long.markers).toEqual([2, 203, 204]);
     expect([...long.text].slice(202, 205).join('')).toBe('h…»');
   });
+});
+
+test('previewOf: a … of the text\'s own is not at a marker position; the cut\'s … is', () => {
+  expect(previewOf('wait…', 10)).toEqual({ text: 'wait…', markers: [] });
+  expect(previewOf('wait… and more words', 7)).toEqual({ text: 'wait… a…', markers: [7] });
+  // cut on a grapheme boundary: the marker sits right after the kept text
+  expect(previewOf('ab\u{1F600}cd', 3)).toEqual({ text: 'ab\u{1F600}…', markers: [3] });
 });

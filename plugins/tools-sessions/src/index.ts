@@ -48,7 +48,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
 const plugin: Plugin<SessionsOptions> = {
   name: '@mcpgw/tools-sessions',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^2.8.0',
   options: optionsSchema,
   register(registry, options) {
     if (registry.registerSessionSource) for (const source of BUILTIN_SOURCES) registry.registerSessionSource(source);

@@ -1,4 +1,5 @@
 /** Text helpers: character-safe cuts, previews, binary summaries. Lengths are in characters (Unicode code points). */
+import { MarkedTextBuilder, type MarkedText } from 'mcpgw/plugin-api';
 
 // Built on first use: creating a grapheme segmenter loads ICU's break-iterator data (~10 ms), which start-up skips.
 let segmenter: Intl.Segmenter | undefined;
@@ -84,11 +85,14 @@ export function shownText(text: string, maxChars = 200): string {
   return truncated ? `${cut}… (${charLength(text)} characters)` : text;
 }
 
-/** One-line preview: whitespace runs collapsed, cut to `maxChars` with "…" when longer. */
-export function previewOf(s: string, maxChars: number): string {
+/**
+ * One-line preview: whitespace runs collapsed, cut to `maxChars` with a `…` marker when longer; `markers` says where
+ * that `…` is (code points), so a `…` of the text's own is told apart (answers add `<field>_markers`: markedField).
+ */
+export function previewOf(s: string, maxChars: number): MarkedText {
   const flat = s.replace(/\s+/g, ' ').trim();
   const { text, truncated } = cutText(flat, maxChars);
-  return truncated ? text + '…' : text;
+  return truncated ? new MarkedTextBuilder().data(text).mark('…').build() : { text, markers: [] };
 }
 
 /** How a binary payload (base64 image, document) appears in an entry's text instead of its bytes. */

@@ -1,3 +1,5 @@
+import { codePointLength, MarkedTextBuilder, ownMarkerCharacters, type MarkedText } from 'mcpgw/plugin-api';
+
 /** Characters of context on each side of a hit in a preview. */
 export const PREVIEW_CONTEXT = 20;
 /** Longest hit shown whole in a preview; longer hits are cut in the middle. */
@@ -6,60 +8,23 @@ const MAX_HIT = 120;
 /**
  * A preview: text made of the data's own characters and of markers added to it — `«` and `»` around the hit, `…`
  * where something was cut or left out — with the markers' positions (Unicode code points from the start, ascending),
- * so that a `«`, `»` or `…` the data holds itself is never taken for one.
+ * so that a `«`, `»` or `…` the data holds itself is never taken for one (the plugin API's MarkedText).
  */
-export interface Preview {
-  text: string;
-  markers: number[];
-}
+export type Preview = MarkedText;
 
 /** True when `p.text` holds a `«`, `»` or `…` that is not one of its markers (the data's own). */
 export function markersNeeded(p: Preview): boolean {
-  let n = 0;
-  for (let i = p.text.indexOf('«'); i >= 0; i = p.text.indexOf('«', i + 1)) n++;
-  for (let i = p.text.indexOf('»'); i >= 0; i = p.text.indexOf('»', i + 1)) n++;
-  for (let i = p.text.indexOf('…'); i >= 0; i = p.text.indexOf('…', i + 1)) n++;
-  return n > p.markers.length;
+  return ownMarkerCharacters(p);
 }
 
 /** Code points of `s`. */
-function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n--; i++; }
-  }
-  return n;
-}
+const codePoints = codePointLength;
 
-/** Builds a Preview: `data` appends the data's characters, `mark` one marker character. */
-export class PreviewBuilder {
-  private parts: string[] = [];
-  private length = 0;
-  readonly markers: number[] = [];
-
-  data(s: string): this {
-    if (s) { this.parts.push(s); this.length += codePoints(s); }
-    return this;
-  }
-
-  mark(m: '«' | '»' | '…'): this {
-    this.markers.push(this.length);
-    this.parts.push(m);
-    this.length++;
-    return this;
-  }
-
+/** Builds a Preview: `data` appends the data's characters, `mark` one marker character, `preview` a Preview. */
+export class PreviewBuilder extends MarkedTextBuilder {
   /** Appends a preview built elsewhere, its markers shifted to where it lands. */
   preview(p: Preview): this {
-    for (const m of p.markers) this.markers.push(this.length + m);
-    this.parts.push(p.text);
-    this.length += codePoints(p.text);
-    return this;
-  }
-
-  build(): Preview {
-    return { text: this.parts.join(''), markers: this.markers };
+    return this.append(p);
   }
 }
 

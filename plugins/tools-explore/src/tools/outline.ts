@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LazyNode, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, MarkedTextBuilder, type LazyNode, type MarkedText, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
 import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyNodeAt, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
@@ -14,6 +14,11 @@ export interface OutlineNode {
   children?: number;
   /** Scalars: the value's JSON text, strings longer than 80 characters shortened with "…". */
   value?: string;
+  /**
+   * Only when `value` holds a `…` of the data's own: where the `…` markers of a shortened value are (Unicode code
+   * points from its start; [] when it was not shortened), as a search match's `preview_markers`.
+   */
+  value_markers?: number[];
   members?: OutlineNode[];
   /** Members not listed (past max_members). */
   more?: number;
@@ -38,7 +43,7 @@ export function outline(text: string, start: number, end: number, depth: number,
       if (n > offset + members.length) node.more = n - offset - members.length;
     }
   } else {
-    node.value = shorten(text.slice(start, end), type);
+    Object.assign(node, markedField('value', shorten(text.slice(start, end), type)));
   }
   return node;
 }
@@ -54,7 +59,7 @@ const input = z.object({
 const output = z.object({
   index: z.number().int(),
   pointer: z.string().describe('RFC 6901 pointer of the outlined value inside the record'),
-  outline: z.record(z.string(), z.unknown()).describe('{type, bytes, children, members: [{key, type, bytes, children?, value?, members?}], more?}'),
+  outline: z.record(z.string(), z.unknown()).describe('{type, bytes, children, members: [{key, type, bytes, children?, value?, value_markers?, members?}], more?}; value_markers only when a value holds … itself: where the … markers of a shortened value are (code points)'),
   offset: z.number().int().optional().describe('With offset: the first member listed'),
   next_offset: z.number().int().optional().describe('More members of the outlined value follow: pass as offset'),
   truncated: z.boolean().optional(),
@@ -134,7 +139,9 @@ export function lazyOutline(node: LazyNode, depth: number, maxMembers: number, o
       if (n > from + shown.length) out.more = n - from - shown.length;
     }
   } else {
-    out.value = shorten(node.byteLength > 64 * 1024 && node.type === 'string' ? '"…"' : JSON.stringify(node.value()) ?? 'null', node.type);
+    // a string over 64 KiB is not decoded: `"…"`, the `…` a marker
+    const big = node.byteLength > 64 * 1024 && node.type === 'string';
+    Object.assign(out, markedField('value', big ? new MarkedTextBuilder().data('"').mark('…').data('"').build() : shorten(JSON.stringify(node.value()) ?? 'null', node.type)));
   }
   return out;
 }
@@ -168,9 +175,10 @@ function objectMembers(node: LazyNode, from: number, max: number): { total: numb
   return { total, shown };
 }
 
-function shorten(v: string, type: JsonType): string {
-  if (type !== 'string' || v.length <= MAX_STRING) return v;
+/** A scalar's JSON text; a string's longer than MAX_STRING (80) UTF-16 units cut to 79, then a `…` marker and `"`. */
+function shorten(v: string, type: JsonType): MarkedText {
+  if (type !== 'string' || v.length <= MAX_STRING) return { text: v, markers: [] };
   let s = v.slice(0, MAX_STRING - 1);
   if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
-  return s + '…"';
+  return new MarkedTextBuilder().data(s).mark('…').data('"').build();
 }

@@ -1,5 +1,5 @@
-import type { CompiledRegex, RegexService, SessionEntryDraft } from 'mcpgw/plugin-api';
-import { charLength, cutText, textBefore } from '../text';
+import { MarkedTextBuilder, ownMarkerCharacters, type CompiledRegex, type MarkedText, type RegexService, type SessionEntryDraft } from 'mcpgw/plugin-api';
+import { cutText, textBefore } from '../text';
 
 /** Characters of context on each side of a match in a preview. */
 const CONTEXT_CHARS = 80;
@@ -18,11 +18,8 @@ export interface EntryMatch {
   markers?: number[];
 }
 
-/** A preview and where its markers are (code points from its start). */
-export interface MarkedPreview {
-  text: string;
-  markers: number[];
-}
+/** A preview and where its markers are (code points from its start): the plugin API's MarkedText. */
+export type MarkedPreview = MarkedText;
 
 /** RE2 syntax escaping for a literal query: every character that is not a letter, digit or space is escaped. */
 export function escapeRegex(literal: string): string {
@@ -76,25 +73,16 @@ export function previewAround(text: string, start: number, end: number): MarkedP
   if (stop < text.length && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop++;
   const tail = cutText(text.slice(end, stop), CONTEXT_CHARS);
   const flat = (s: string) => s.replace(/\s+/g, ' ');
-  const parts: string[] = [];
-  const markers: number[] = [];
-  let at = 0;
-  const data = (s: string) => { parts.push(s); at += charLength(s); };
-  const mark = (m: string) => { markers.push(at); parts.push(m); at++; };
-  if (head.truncated) mark('…');
-  data(flat(head.text));
-  mark('«');
-  data(flat(hit.text));
-  if (hit.truncated) mark('…');
-  mark('»');
-  data(flat(tail.text));
-  if (tail.truncated || stop < text.length) mark('…');
-  return { text: parts.join(''), markers };
+  const b = new MarkedTextBuilder();
+  if (head.truncated) b.mark('…');
+  b.data(flat(head.text)).mark('«').data(flat(hit.text));
+  if (hit.truncated) b.mark('…');
+  b.mark('»').data(flat(tail.text));
+  if (tail.truncated || stop < text.length) b.mark('…');
+  return b.build();
 }
 
 /** True when `p.text` holds a `«`, `»` or `…` that is not one of its markers (the data's own). */
 export function markersNeeded(p: MarkedPreview): boolean {
-  let n = 0;
-  for (const c of p.text) if (c === '«' || c === '»' || c === '…') n++;
-  return n > p.markers.length;
+  return ownMarkerCharacters(p);
 }

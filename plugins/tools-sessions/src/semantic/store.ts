@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { codePointLength, type MarkedText } from 'mcpgw/plugin-api';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
-const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '2';
 
 /** What is known of one indexed session file (for incremental updates: unchanged, grown, or replaced). */
 export interface IndexedFile {
@@ -28,7 +29,8 @@ export interface IndexedSession {
   sessionId: string;
   projectName: string;
   projectPath: string | null;
-  firstPrompt: string | null;
+  /** The first user prompt's preview and where its `…` marker is (previewOf). */
+  firstPrompt: MarkedText | null;
   files: IndexedFile[];
   /** Record positions read (across files). */
   records: number;
@@ -47,7 +49,8 @@ export interface IndexedEntry {
   role: string;
   uuid: string | null;
   ts: string | null;
-  preview: string;
+  /** The entry's preview and where its `…` marker is (previewOf). */
+  preview: MarkedText;
 }
 
 /** The cache folder: config `sessions.cacheDir`, else `$XDG_CACHE_HOME/mcpgw`, else `~/.cache/mcpgw`. */
@@ -104,12 +107,12 @@ export class IndexStore {
     db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (
         id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL,
-        project_name TEXT NOT NULL, project_path TEXT, first_prompt TEXT, files TEXT NOT NULL,
+        project_name TEXT NOT NULL, project_path TEXT, first_prompt TEXT, first_prompt_cut INTEGER NOT NULL DEFAULT 0, files TEXT NOT NULL,
         records INTEGER NOT NULL, entries INTEGER NOT NULL, modified_ms REAL NOT NULL, complete INTEGER NOT NULL DEFAULT 0
       );
       CREATE TABLE IF NOT EXISTS entries (
         id INTEGER PRIMARY KEY, session INTEGER NOT NULL, idx INTEGER NOT NULL, role TEXT NOT NULL,
-        uuid TEXT, ts TEXT, preview TEXT NOT NULL
+        uuid TEXT, ts TEXT, preview TEXT NOT NULL, preview_cut INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX IF NOT EXISTS entries_session ON entries (session);
       CREATE TABLE IF NOT EXISTS vectors (entry INTEGER NOT NULL, v BLOB NOT NULL);
@@ -150,13 +153,13 @@ export class IndexStore {
   saveSession(s: Omit<IndexedSession, 'id'> & { id?: number }): number {
     const files = JSON.stringify(s.files);
     if (s.id !== undefined) {
-      this.stmt('UPDATE sessions SET source = ?, session_id = ?, project_name = ?, project_path = ?, first_prompt = ?, files = ?, records = ?, entries = ?, modified_ms = ?, complete = ? WHERE id = ?')
-        .run(s.source, s.sessionId, s.projectName, s.projectPath, s.firstPrompt, files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0, s.id);
+      this.stmt('UPDATE sessions SET source = ?, session_id = ?, project_name = ?, project_path = ?, first_prompt = ?, first_prompt_cut = ?, files = ?, records = ?, entries = ?, modified_ms = ?, complete = ? WHERE id = ?')
+        .run(s.source, s.sessionId, s.projectName, s.projectPath, s.firstPrompt?.text ?? null, cutFlag(s.firstPrompt), files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0, s.id);
       this.generation++;
       return s.id;
     }
-    const r = this.stmt('INSERT INTO sessions (source, path, session_id, project_name, project_path, first_prompt, files, records, entries, modified_ms, complete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.source, s.path, s.sessionId, s.projectName, s.projectPath, s.firstPrompt, files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0);
+    const r = this.stmt('INSERT INTO sessions (source, path, session_id, project_name, project_path, first_prompt, first_prompt_cut, files, records, entries, modified_ms, complete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.source, s.path, s.sessionId, s.projectName, s.projectPath, s.firstPrompt?.text ?? null, cutFlag(s.firstPrompt), files, s.records, s.entries, s.modifiedMs, s.complete ? 1 : 0);
     this.generation++;
     return Number(r.lastInsertRowid);
   }
@@ -174,7 +177,7 @@ export class IndexStore {
 
   /** Adds one entry: its row, its words for BM25, its paragraph vectors (int8 + float32 scale each). */
   addEntry(e: Omit<IndexedEntry, 'id'>, body: string, vectors: { q: Int8Array; scale: number }[]): number {
-    const r = this.stmt('INSERT INTO entries (session, idx, role, uuid, ts, preview) VALUES (?, ?, ?, ?, ?, ?)').run(e.session, e.idx, e.role, e.uuid, e.ts, e.preview);
+    const r = this.stmt('INSERT INTO entries (session, idx, role, uuid, ts, preview, preview_cut) VALUES (?, ?, ?, ?, ?, ?, ?)').run(e.session, e.idx, e.role, e.uuid, e.ts, e.preview.text, cutFlag(e.preview));
     const id = Number(r.lastInsertRowid);
     if (body) this.stmt('INSERT INTO fts (rowid, body) VALUES (?, ?)').run(id, body);
     const ins = this.stmt('INSERT INTO vectors (entry, v) VALUES (?, ?)');
@@ -214,8 +217,8 @@ export class IndexStore {
     const out = new Map<number, IndexedEntry>();
     const get = this.stmt('SELECT * FROM entries WHERE id = ?');
     for (const id of ids) {
-      const row = get.get(id) as IndexedEntry | undefined;
-      if (row) out.set(id, row);
+      const row = get.get(id) as (Omit<IndexedEntry, 'preview'> & { preview: string; preview_cut: number }) | undefined;
+      if (row) out.set(id, { id: row.id, session: row.session, idx: row.idx, role: row.role, uuid: row.uuid, ts: row.ts, preview: marked(row.preview, row.preview_cut) });
     }
     return out;
   }
@@ -314,11 +317,21 @@ function rowToSession(r: Record<string, unknown>): IndexedSession {
     sessionId: r.session_id as string,
     projectName: r.project_name as string,
     projectPath: (r.project_path as string | null) ?? null,
-    firstPrompt: (r.first_prompt as string | null) ?? null,
+    firstPrompt: r.first_prompt == null ? null : marked(r.first_prompt as string, r.first_prompt_cut as number),
     files: JSON.parse(r.files as string) as IndexedFile[],
     records: r.records as number,
     entries: r.entries as number,
     modifiedMs: r.modified_ms as number,
     complete: r.complete === 1,
   };
+}
+
+/** 1 when a previewOf text ends with its `…` marker (the only marker it may have), else 0. */
+function cutFlag(p: MarkedText | null): number {
+  return p && p.markers.length ? 1 : 0;
+}
+
+/** A stored preview back as MarkedText: its `…` marker the last character when `cut`. */
+function marked(text: string, cut: number): MarkedText {
+  return { text, markers: cut ? [codePointLength(text) - 1] : [] };
 }

@@ -1,4 +1,5 @@
-import type { NormalizedRecord, SessionEntryDraft, SessionHints, SessionRole, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
+import { markedField } from 'mcpgw/plugin-api';
+import type { MarkedText, NormalizedRecord, SessionEntryDraft, SessionHints, SessionRole, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
 import { charLength, previewOf } from '../text';
 import type { SessionFiles } from './files';
 
@@ -18,6 +19,8 @@ export interface EntrySummary {
   has_tool_use: boolean;
   has_tool_result: boolean;
   preview: string;
+  /** Only when `preview` holds a `…` of the entry's own: where its `…` marker is ([] when not shortened). */
+  preview_markers?: number[];
 }
 
 /** A session read once, kept small: one EntrySummary per entry plus totals. Built resumably (see `complete`). */
@@ -29,8 +32,8 @@ export interface SessionSummary {
   skipped: number;
   firstSkipped: { pos: number; message: string }[];
   hints: SessionHints;
-  /** The first user entry's text (first 500 characters), the session's description. */
-  description: string | null;
+  /** The first user entry's text (first 500 characters, then a `…` marker), the session's description. */
+  description: MarkedText | null;
   roleCounts: Partial<Record<SessionRole, number>>;
   /** UTF-8 bytes of every entry's text. */
   contentBytes: number;
@@ -57,9 +60,9 @@ const DESCRIPTION_CHARS = 500;
 /** The summary line of an entry. */
 export function summarize(pos: number, e: SessionEntryDraft): EntrySummary {
   let preview = previewOf(e.text, PREVIEW_CHARS);
-  if (!preview && e.tool_uses.length) preview = previewOf(e.tool_uses.map((t) => `[${t.name}] ${JSON.stringify(t.input)}`).join(' '), PREVIEW_CHARS);
-  if (!preview && e.tool_results.length) preview = previewOf(e.tool_results.map((r) => r.result).join(' '), PREVIEW_CHARS);
-  if (!preview && e.thinking) preview = previewOf(e.thinking, PREVIEW_CHARS);
+  if (!preview.text && e.tool_uses.length) preview = previewOf(e.tool_uses.map((t) => `[${t.name}] ${JSON.stringify(t.input)}`).join(' '), PREVIEW_CHARS);
+  if (!preview.text && e.tool_results.length) preview = previewOf(e.tool_results.map((r) => r.result).join(' '), PREVIEW_CHARS);
+  if (!preview.text && e.thinking) preview = previewOf(e.thinking, PREVIEW_CHARS);
   return {
     pos,
     uuid: e.uuid,
@@ -69,7 +72,7 @@ export function summarize(pos: number, e: SessionEntryDraft): EntrySummary {
     has_thinking: !!e.thinking,
     has_tool_use: e.tool_uses.length > 0,
     has_tool_result: e.tool_results.length > 0,
-    preview,
+    ...markedField('preview', preview),
   };
 }
 

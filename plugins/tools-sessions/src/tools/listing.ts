@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
 import type { CatalogSession } from '../catalog';
 import type { SessionsService } from '../service';
 import { sessionStart, type SessionSummary } from '../session/summary';
@@ -146,6 +146,7 @@ const sessionsOutput = z.object({
     file_size: z.number().int().describe('Bytes, all of the session\'s files'),
     source: z.string(),
     first_prompt: z.string().nullable().optional(),
+    first_prompt_markers: z.array(z.number().int()).optional().describe('Only when first_prompt holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
   })),
   complete: z.boolean().describe('false when some entry counts were not computed before the time limit: call again'),
   ...pageFields,
@@ -208,6 +209,6 @@ function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' 
     entry_count: summary ? summary.entries.length : null,
     file_size: s.size,
     source: s.source,
-    first_prompt: summary ? summary.description : null,
+    ...(summary?.description ? markedField('first_prompt', summary.description) : { first_prompt: null }),
   };
 }

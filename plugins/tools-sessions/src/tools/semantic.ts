@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, type ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
@@ -26,7 +26,9 @@ const output = z.object({
     source: z.string(),
     session_path: z.string(),
     first_prompt: z.string().nullable(),
+    first_prompt_markers: z.array(z.number().int()).optional().describe('Only when first_prompt holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
     preview: z.string(),
+    preview_markers: z.array(z.number().int()).optional().describe('Only when preview holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
     timestamp: z.string().nullable(),
   })),
   complete: z.boolean().describe('false when some sessions were not indexed before the time limit: results cover the rest; call again'),
@@ -90,8 +92,8 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
           project_name: h.session.projectName,
           source: h.session.source,
           session_path: h.session.path,
-          first_prompt: h.session.firstPrompt,
-          preview: h.entry.preview,
+          ...(h.session.firstPrompt ? markedField('first_prompt', h.session.firstPrompt) : { first_prompt: null }),
+          ...markedField('preview', h.entry.preview),
           timestamp: h.entry.ts,
         };
         const size = jsonBytes(r) + 1;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, type SessionEntryDraft, type ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { safeNormalize, sessionStart, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText, hasBinarySummary, textPart } from '../text';
@@ -17,6 +17,7 @@ const summaryItem = z.object({
   has_tool_use: z.boolean(),
   has_tool_result: z.boolean(),
   preview: z.string(),
+  preview_markers: z.array(z.number().int()).optional().describe('Only when preview holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
 });
 
 const readFields = {
@@ -51,6 +52,7 @@ const metaOutput = z.object({
     file_size: z.number().int(),
   }),
   description: z.string().nullable().describe('The first user prompt'),
+  description_markers: z.array(z.number().int()).optional().describe('Only when description holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
   role_counts: z.record(z.string(), z.number().int()),
   entry_summary: z.array(summaryItem),
   total_entries: z.number().int(),
@@ -79,7 +81,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
       const n = pageLimit(ctx, args.limit ?? (args.summary_only ? 5 : 50));
       let items = pool.slice(args.offset, args.offset + n).map(([e, i]) => summaryOf(e, i));
       let cut: Cut | undefined;
-      const keep = fitting(items, itemBudget(ctx, jsonBytes(s.description) + jsonBytes(session.path) * 2 + 1024));
+      const keep = fitting(items, itemBudget(ctx, jsonBytes(s.description?.text ?? null) + jsonBytes(session.path) * 2 + 1024));
       if (keep < items.length) {
         items = items.slice(0, keep);
         cut = { limit: 'maxResultBytes', at: `after ${keep} summaries`, rest: `Call again with offset ${args.offset + keep}.` };
@@ -98,7 +100,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
           project_path: s.hints.cwd ?? session.projectPath,
           file_size: session.size,
         },
-        description: s.description,
+        ...(s.description ? markedField('description', s.description) : { description: null }),
         role_counts: s.roleCounts as Record<string, number>,
         entry_summary: items,
         total_entries: s.entries.length,
@@ -124,6 +126,7 @@ function summaryOf(e: EntrySummary, index: number): z.infer<typeof summaryItem> 
     has_tool_use: e.has_tool_use,
     has_tool_result: e.has_tool_result,
     preview: e.preview,
+    ...(e.preview_markers ? { preview_markers: e.preview_markers } : {}),
   };
 }
 
