@@ -235,7 +235,7 @@ export class Kernel {
       aggregates: onFirstUse<AggregatePool>(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { AggregateThreads } = require('./scan/aggregate-threads') as typeof import('./scan/aggregate-threads');
-        return new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name) });
+        return new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
       }),
     });
     return this.engine;

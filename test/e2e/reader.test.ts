@@ -101,6 +101,8 @@ describe('reader: exactness, pages, limits, errors', () => {
       'change.jsonl': ORDERS,
       'pretty.json': JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3, b: [1, 2] }], null, 2),
       'orders.json-seq': ORDERS.trim().split('\n').map((l) => `\x1e${l}\n`).join(''),
+      // RFC 7464 framing with whitespace before the first RS and RS on its own line: JSON Lines to a line reader
+      'spaced.jsonl': '\n\x1e\n{"id":101}\n',
       'line.json': '[1,2,3]\n',
       'long.jsonl': `{"id":0}\n{"id":1,"text":"${'ab\\"é😀\\n'.repeat(300)}"}\n`,
       'broken.json': '{"a": [1, 2,\n  3}\n',
@@ -327,6 +329,12 @@ describe('reader: exactness, pages, limits, errors', () => {
       expect({ file, format, ok: r.isError, detected: r.data.detected_format, records: r.data.validation?.records_examined }).toEqual({ file, format, ok: false, detected: format, records });
       await call(c.client, 'json_close', { file_id: r.data.file_id });
     }
+    // an explicit json-seq wins over bytes framed as RFC 7464 frames them, whatever the name and whatever else reads them
+    const spaced = await call(c.client, 'json_open', { path: 'spaced.jsonl', format: 'json-seq', validation: 'full' });
+    expect(spaced.data).toMatchObject({ detected_format: 'json-seq', validation: { records_examined: 1, malformed_records: 0 } });
+    const spacedRead = await call(c.client, 'json_read', { file_id: spaced.data.file_id, language: 'pointer', query: '/0/id' });
+    expect(spacedRead.data.items).toEqual([{ path: '/0/id', value: 101 }]);
+    await call(c.client, 'json_close', { file_id: spaced.data.file_id });
     const seq = await call(c.client, 'json_read', { path: 'orders.json-seq', language: 'jsonpath', query: '$[*].id', max_items: 2 });
     expect(seq.data.items).toEqual([{ path: '/0/id', value: 101 }, { path: '/1/id', value: 102 }]);
     expect((await call(c.client, 'json_close', { file_id: seq.data.file_id })).data.closed).toBe(true);
@@ -340,6 +348,42 @@ describe('reader: exactness, pages, limits, errors', () => {
     expect(r.data.error.hint).toContain('$[*]');
     const ok = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[179999].id' });
     expect(ok.data).toMatchObject({ items: [{ path: '/179999/id', value: 179_999 }], complete: true });
+  });
+
+  test('the root of a large file (jsonpath $, pointer "" or "#"), read or counted: UNSUPPORTED_QUERY_FEATURE whose hint is in the language asked', async () => {
+    for (const count of [false, true]) {
+      for (const [language, query] of [['jsonpath', '$'], ['pointer', ''], ['pointer', '#']] as const) {
+        const r = await call(c.client, 'json_read', { path: 'large.jsonl', language, query, ...(count ? { count } : {}) });
+        expect({ language, query, count, code: r.data.error?.code }).toEqual({ language, query, count, code: 'UNSUPPORTED_QUERY_FEATURE' });
+        // the message says what the root is here: the one node holding all 180,000 records
+        expect(r.data.error.message).toContain('180000 records');
+        const hint: string = r.data.error.hint;
+        if (language === 'pointer') {
+          // reference tokens, not JSONPath selectors, then the other language named as such
+          expect(hint).toContain('/0');
+          expect(hint).toContain('language "jsonpath"');
+          expect(hint).not.toMatch(/\$\[\?|\$\.\./);
+        } else {
+          expect(hint).toContain('$[*]');
+          expect(hint).not.toContain('do not read $ inside filters'); // the hint for queries that pick records
+        }
+        // a count's hint says how to count the records, a read's how to page through them
+        expect(hint).toContain(count ? 'count' : 'pages');
+      }
+    }
+    // a file small enough to load whole answers the same queries: the root is one node, the array of the records
+    for (const [language, query] of [['jsonpath', '$'], ['pointer', '']] as const) {
+      const counted = await call(c.client, 'json_read', { path: 'orders.jsonl', language, query, count: true });
+      expect(counted.data).toMatchObject({ count: 1, complete: true, items: [] });
+      const read = await call(c.client, 'json_read', { path: 'orders.jsonl', language, query });
+      expect(read.data.items).toEqual([{ path: '', value: ORDERS.trim().split('\n').map((l) => JSON.parse(l)) }]);
+    }
+    // counting the records themselves is exact
+    const records = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[*]', count: true });
+    expect(records.data).toMatchObject({ count: 180_000, complete: true, items: [] });
+    // a query that picks records but does not distribute keeps its JSONPath hint
+    const union = await call(c.client, 'json_read', { path: 'large.jsonl', language: 'jsonpath', query: '$[0,1]', count: true });
+    expect(union.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE', hint: expect.stringContaining('$[?filter]') });
   });
 
   test('bounds: maxOpenFiles and maxCursors are RESOURCE_LIMIT_EXCEEDED naming the limit', async () => {

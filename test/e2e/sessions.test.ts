@@ -563,6 +563,78 @@ describe('big lines and the result cap', () => {
     }
   });
 
+  test('a message longer than one answer is read in parts: content_offset follows text_next_offset to the last character', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'long-message-session.jsonl');
+    // ~150,000 characters: prose, newlines and quotes (escaped in JSON), é as e + combining acute, emoji, a family
+    // (a ZWJ sequence of 5 code points) — clusters a cut must keep whole — and a tool result of 90,000 characters.
+    const unit = 'Line "quoted" with cafe\u0301 and \u{1F600} and \u{1F468}\u200D\u{1F469}\u200D\u{1F467} — ünïcode.\n';
+    const text = Array.from({ length: 2000 }, (_, i) => `${i}: ${unit}`).join('');
+    const result = 'r'.repeat(89_990) + '\u{1F600}end';
+    const base = { sessionId: 'long', cwd: path.join(fx.projects, 'webapp') };
+    const lines = [
+      { ...base, type: 'user', uuid: 'l-1', timestamp: '2025-03-22T10:00:00.000Z', message: { role: 'user', content: text } },
+      { ...base, type: 'assistant', uuid: 'l-2', timestamp: '2025-03-22T10:00:01.000Z', message: { id: 'ml2', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 'toolu_l2', name: 'Bash', input: { command: 'cat big.log' } }] } },
+      { ...base, type: 'user', uuid: 'l-3', timestamp: '2025-03-22T10:00:02.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_l2', content: result }] } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const chars = [...text].length;
+    try {
+      // No limit asked: the entry alone passes the answer's size, so it is cut to fit, saying where the rest starts.
+      const first = await call(server.client, 'get_session_entries', { path: file, entry_indices: [0], max_content_length: 0 });
+      expect(first.isError).toBe(false);
+      const e = first.data.entries[0];
+      expect(e.text_truncated).toBe(true);
+      expect(e.text_length).toBe(chars);
+      expect(e.text_offset).toBe(0);
+      expect([...e.text].length).toBe(e.text_next_offset);
+      expect(e.text_next_offset).toBeGreaterThan(20_000); // far more than the 4,096 characters it used to stop at
+      expect(text.startsWith(e.text)).toBe(true);
+      expect(first.data.cut.rest).toContain(`entry_indices [0] and content_offset ${e.text_next_offset}`);
+      // Follow text_next_offset: the parts rebuild the text exactly, each answer under the result cap, every cut
+      // between grapheme clusters.
+      const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+      const bounds = new Set<number>([0]);
+      let at = 0;
+      for (const g of seg.segment(text)) bounds.add(at += [...g.segment].length);
+      let parts = '', offset = 0, calls = 0;
+      for (;;) {
+        const r = await call(server.client, 'get_session_entries', { path: file, entry_indices: [0], max_content_length: 0, content_offset: offset });
+        expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(64 * 1024);
+        const part = r.data.entries[0];
+        expect(part.text_offset).toBe(offset);
+        parts += part.text;
+        calls++;
+        if (part.text_next_offset === undefined) { expect(part.text_truncated).toBe(false); break; }
+        expect(bounds.has(part.text_next_offset)).toBe(true);
+        offset = part.text_next_offset;
+      }
+      expect(parts).toBe(text);
+      expect(calls).toBeLessThan(10);
+      // max_content_length parts: 1,000 characters at a time from any offset
+      const mid = await tool('get_session_entries', { path: file, entry_indices: [0], max_content_length: 1000, content_offset: 70_000 });
+      expect(mid.entries[0].text).toBe([...text].slice(70_000, mid.entries[0].text_next_offset).join(''));
+      expect(mid.entries[0].text_next_offset - 70_000).toBeGreaterThan(990);
+      expect(mid.entries[0].text_next_offset - 70_000).toBeLessThanOrEqual(1000);
+      // an offset past the end: an empty part at the end
+      const past = await tool('get_session_entries', { path: file, entry_indices: [0], content_offset: chars + 5 });
+      expect(past.entries[0]).toMatchObject({ text: '', text_truncated: false, text_offset: chars, text_length: chars });
+      expect(past.entries[0]).not.toHaveProperty('text_next_offset');
+      // a tool result pages the same way, with result_next_offset
+      let res = '', roff = 0;
+      for (;;) {
+        const r = await tool('get_session_entries', { path: file, entry_indices: [2], max_content_length: 40_000, content_offset: roff });
+        const tr = r.entries[0].tool_results[0];
+        res += tr.result;
+        if (tr.result_next_offset === undefined) { expect(tr).not.toHaveProperty('result_truncated'); break; }
+        expect(tr.result_truncated).toBe(true);
+        roff = tr.result_next_offset;
+      }
+      expect(res).toBe(result);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
   test('hex digests are text (shown whole, searchable); real base64 in a tool result is summarized and flagged', async () => {
     const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'hashes-session.jsonl');
     const hashes = Array.from({ length: 120 }, (_, i) => createHash('sha1').update(`commit ${i}`).digest('hex')).join('\n') + '\n';

@@ -37,6 +37,9 @@ export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minByt
   return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
 }
 
+/** Thread pools of {@link aggregateEngine}, one per thread count and threshold (their threads serve test after test, as a server's serve call after call). */
+const aggregatePools = new Map<string, AggregateThreads>();
+
 /** An engine whose aggregates run on worker threads (always, with minBytes 0), importing the built plugins from dist/. */
 export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0, clock?: Clock): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
@@ -44,5 +47,9 @@ export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBy
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}), aggregates: new AggregateThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
+  const make = () => new AggregateThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes, ...(clock ? { clock } : {}) });
+  const key = `${threads}:${minBytes}`;
+  let pool = clock ? make() : aggregatePools.get(key);
+  if (!pool) aggregatePools.set(key, (pool = make()));
+  return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}), aggregates: pool });
 }

@@ -33,6 +33,30 @@ describe('the record check in WebAssembly SIMD', () => {
     expect(SimdRecordCheck.create(slotPlan([['a'], [0]], 50))).toBeNull();
   });
 
+  test('its module is compiled once per names and bound, and a copy posted to another thread checks as the original', async () => {
+    const m = SimdRecordCheck.module(plan)!;
+    expect(m).toBeInstanceOf(WebAssembly.Module);
+    expect(SimdRecordCheck.module(stringTops(50))).toBe(m); // an equal plan: the same module
+    expect(SimdRecordCheck.module(stringTops(49))).not.toBe(m); // another bound: another module
+    expect(SimdRecordCheck.module(slotPlan([['a'], [0]], 50))).toBeNull();
+    // What a worker thread gets: the module through postMessage (a structured clone of it).
+    const { port1, port2 } = new MessageChannel();
+    const got = new Promise<unknown>((resolve) => { port2.onmessage = (ev) => resolve(ev.data); });
+    port1.postMessage(m);
+    const copy = await got;
+    port1.close();
+    expect(Object.prototype.toString.call(copy)).toBe('[object WebAssembly.Module]'); // of the thread's own realm
+    expect(copy).not.toBe(m);
+    const posted = SimdRecordCheck.create(plan, copy as never)!;
+    const r = rng(23);
+    for (let n = 0; n < 3000; n++) {
+      const text = r() < 0.5 ? mutate(r, genValue(r, 0)) : `{"status":${genValue(r, 1)},"a":1}`;
+      const b = Buffer.from(text);
+      const mine = both(check, plan, b, 0, b.length);
+      expect([text, both(posted, plan, b, 0, b.length).simd]).toEqual([text, mine.simd]);
+    }
+  });
+
   test('agrees with readRecord on 30,000 generated texts and mutations: verdict, member spans, repeated names', () => {
     const r = rng(19);
     let ok = 0, bad = 0, fallback = 0;

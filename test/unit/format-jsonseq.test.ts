@@ -107,3 +107,57 @@ describe('format-jsonseq (RFC 7464)', () => {
     close();
   });
 });
+
+describe('an explicit json-seq is authoritative over bytes valid for it (RFC 7464 §2.1)', () => {
+  let all: Format[];
+  beforeAll(async () => {
+    const json = (await import('../../plugins/format-json/src/index')).default;
+    const jsonl = (await import('../../plugins/format-jsonl/src/index')).default;
+    all = [...(await formatsOf(json)), ...(await formatsOf(jsonl)), ...formats];
+  });
+  const strict = (name: string) => fileService(dir, all).open(name, { format: 'json-seq', strictFormat: true });
+  // every text RS-introduced, one a line: JSON Lines to the eye once the RS bytes are ignored
+  const LINES = [`{"id":1}`, `{"id":2}`, `[3]`, `"four"`];
+  const framed = (lead = '') => lead + LINES.map((l) => `${RS}${l}\n`).join('');
+
+  test.each([
+    ['lines.jsonl', framed()], ['lines.ndjson', framed()], ['lines.json', framed()], ['lines.txt', framed()], ['lines', framed()],
+    // whitespace before the first RS is framing (docs/formats.md), as between texts
+    ['lead.jsonl', framed('\n \n')],
+  ])('%j opens as json-seq with its four records', async (name, text) => {
+    write(name, text);
+    const f = await strict(name);
+    try {
+      expect(f.detection).toEqual({ basis: 'explicit', confidence: 1 });
+      expect(f.source.format).toBe('json-seq');
+      expect(values(f.source)).toEqual(LINES.map((l) => JSON.parse(l)));
+    } finally {
+      f.close();
+    }
+  });
+
+  test.each([
+    ['one text, RS on its own line after a blank line', `\n${RS}\n{"id":1}\n`, [{ id: 1 }]],
+    ['one text after CRLF', `\r\n${RS}{"id":1}\n`, [{ id: 1 }]],
+    ['texts after spaces and tabs', ` \t${RS}{"id":1}\n${RS}{"id":2}\n`, [{ id: 1 }, { id: 2 }]],
+  ])('whitespace before the first RS (%s): json-seq, explicitly and by detection', async (_name, text, expected) => {
+    write('ws.json-seq', text);
+    const f = await strict('ws.json-seq');
+    try {
+      expect(values(f.source)).toEqual(expected);
+    } finally {
+      f.close();
+    }
+    const auto = await fileService(dir, all).open('ws.json-seq');
+    try {
+      expect(auto.source.format).toBe('json-seq');
+    } finally {
+      auto.close();
+    }
+  });
+
+  test('text before the first RS is not RFC 7464 (§2.1): content that JSON Lines reads is FORMAT_MISMATCH naming it', async () => {
+    write('plain.json-seq', `{"id":1}\n{"id":2}\n${RS}{"id":3}\n`);
+    await expect(strict('plain.json-seq')).rejects.toMatchObject({ code: 'FORMAT_MISMATCH', hint: expect.stringContaining('"jsonl"') });
+  });
+});

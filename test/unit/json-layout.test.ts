@@ -4,7 +4,7 @@
  * JSON.stringify-style escapes, raw emoji); pages read from `end` to `end` rebuild the text; no page ends inside a
  * character or an escape.
  */
-import { CallJsonLayout, layoutJsonPage, safeJsonCut } from '../../src/kernel/records/json-layout';
+import { CallJsonLayout, LayoutMarks, layoutJsonPage, MARK_EVERY, safeJsonCut } from '../../src/kernel/records/json-layout';
 import { replaceLoneSurrogateEscapes } from '../../src/kernel/unicode';
 
 const E = '\u{1F600}';
@@ -155,5 +155,48 @@ describe('lone surrogate escapes (RFC 8259 §8.2) come back as \\ufffd, the same
     expect(layout.wellFormedText('"x\\udc00"')).toBe('"x\\ufffd"');
     expect(layout.wellFormedText('"fine"')).toBe('"fine"');
     expect(layout.replaced).toBe(2);
+  });
+});
+
+describe('marks: pages that resume where the layout stood are the pages of a whole pass', () => {
+  // About 10 MARK_EVERY of laid-out text: escapes (\u00e9, a \ud83d\ude00 pair, a lone \udc00), raw emoji, empty
+  // containers, deep nesting, long strings crossing marks, repeated names.
+  const items = Array.from({ length: 900 }, (_, i) =>
+    `{"id":${i},"n":"caf\\u00e9 \\ud83d\\ude00 ${E} \\"q\\" ${i % 50 === 0 ? '\\udc00' : ''}","x":1.50,"e":{},"a":[],` +
+    `"deep":{"a":[[{"b":[${i},"${'z'.repeat(i % 7 === 0 ? 3000 : 5)}"]}]]},"id":${-i}}`);
+  const text = `{ "kind" : "big",\r\n "items" : [ ${items.join(' ,\n')} ] }`;
+
+  test.each([['re-indented', '  '], ['compact', '']])('%s: the same text, start, end, total and replacements at any offset and length', (_n, indent) => {
+    const whole = layoutJsonPage(text, { indent, maxBytes: 1 << 30 });
+    expect(whole.total).toBeGreaterThan(8 * MARK_EVERY);
+    const marks = new LayoutMarks();
+    // The first page fills the marks and is the page without them.
+    expect(layoutJsonPage(text, { indent, from: 0, maxBytes: 4096, marks })).toEqual(layoutJsonPage(text, { indent, from: 0, maxBytes: 4096 }));
+    expect(marks.total).toBe(whole.total);
+    expect(marks.at.length / 3).toBeGreaterThan(8);
+    let seed = 7;
+    const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+    const cases: [number, number][] = [[0, 1], [whole.total, 10], [whole.total + 5, 10], [whole.total - 1, 10]];
+    for (let k = 0; k < 120; k++) cases.push([rand(whole.total), 1 + rand(3 * MARK_EVERY)]);
+    for (let k = 0; k < marks.at.length; k += 3) cases.push([marks.at[k + 1]!, 100], [marks.at[k + 1]! - 1, 2]);
+    for (const [from, maxBytes] of cases) {
+      expect(layoutJsonPage(text, { indent, from, maxBytes, marks })).toEqual(layoutJsonPage(text, { indent, from, maxBytes }));
+    }
+    // Pages read on from end rebuild the whole laid-out text.
+    let at = 0, out = '';
+    while (at < whole.total) {
+      const page = layoutJsonPage(text, { indent, from: at, maxBytes: 5000, marks });
+      out += page.text;
+      at = page.end;
+    }
+    expect(out).toBe(whole.text);
+  });
+
+  test('marks of another text or indent are not used: the page is that text\'s own', () => {
+    const marks = new LayoutMarks();
+    layoutJsonPage(text, { indent: '  ', maxBytes: 100, marks });
+    const other = text.replace('"big"', '"bigger"');
+    expect(layoutJsonPage(other, { indent: '  ', from: 50000, maxBytes: 300, marks })).toEqual(layoutJsonPage(other, { indent: '  ', from: 50000, maxBytes: 300 }));
+    expect(layoutJsonPage(text, { indent: '', from: 50000, maxBytes: 300, marks })).toEqual(layoutJsonPage(text, { indent: '', from: 50000, maxBytes: 300 }));
   });
 });

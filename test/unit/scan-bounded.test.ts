@@ -42,15 +42,19 @@ describe('a page stops collecting at its cap', () => {
     }
   });
 
-  test('counting past the page on worker threads counts every unit and every malformed record, keeping ten', async () => {
+  test('counting past the page on worker threads counts every unit, keeping ten; the malformed record past the page is the next page\'s', async () => {
     const f = await open();
     try {
       const r = await threadedEngine().run({ source: f.source, query: jp.compile('$[*].a'), addressing: 'file', limit: 10, countAll: true });
       expect(r.nodes).toHaveLength(10);
       expect(r.total).toBe(RECORDS - 1);
-      expect(r.skipped).toBe(1);
-      expect(r.firstSkipped[0]).toMatchObject({ record_index: RECORDS - 3, line: RECORDS - 2 });
+      expect(r.skipped).toBe(0);
+      expect(r.firstSkipped).toEqual([]);
       expect(r.next).toEqual({ record: 10, node: 0 });
+      const rest = await threadedEngine().run({ source: f.source, query: jp.compile('$[*].a'), addressing: 'file', limit: 0, countAll: true, resume: r.next! });
+      expect(rest.total).toBe(RECORDS - 1 - 10);
+      expect(rest.skipped).toBe(1);
+      expect(rest.firstSkipped[0]).toMatchObject({ record_index: RECORDS - 3, line: RECORDS - 2 });
     } finally {
       f.close();
     }

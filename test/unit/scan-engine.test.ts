@@ -80,7 +80,7 @@ describe('scan engine: whole-file addressing over JSON Lines', () => {
   test('record addressing: each record is $, paths inside it; unit records keeps the first node', async () => {
     const f = await open('e.jsonl', LINES);
     const r = await engine().run({ source: f.source, query: jp.compile('$.tags[*]'), addressing: 'record', unit: 'records' });
-    expect(r.nodes).toEqual([{ record: 5, path: '/tags/0', value: 'a', position: { record: 5, node: 0 } }]);
+    expect(r.nodes).toEqual([{ record: 5, path: '/tags/0', value: 'a', position: { record: 5, node: 0 }, skippedBefore: 0 }]);
     f.close();
   });
 

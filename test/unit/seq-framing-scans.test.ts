@@ -97,3 +97,77 @@ describe.each(Object.keys(SEQ_FILES))('%s', (name) => {
     });
   });
 });
+
+/**
+ * Records over maxRecordBytes are read in parts (lazy nodes), never whole: the framing check still applies to them,
+ * given their ends, on every path that reads them (node(), the engine's walk, validation).
+ */
+describe('records over maxRecordBytes: the same framing check', () => {
+  const LIMIT = 1000;
+  const pad = JSON.stringify(Array.from({ length: 600 }, () => 0)); // 1,201 bytes
+  const digits = '7'.repeat(1500);
+  const long = '7'.repeat(20000); // longer than the ends a check is given: its middle is left out
+  // 0: text before the first RS (§2.1); 1: well-formed; 2: a top-level number directly followed by RS (§2.4);
+  // 3: small, well-formed; 4: a number followed by whitespace (well-formed); 5: small; 6: a number ending the file (§2.4)
+  const TEXT = `{"a":"before","pad":${pad}}\n\x1e{"a":1,"pad":${pad}}\n\x1e${digits}\x1e{"a":2}\n\x1e${long}\n\x1e{"a":3}\n\x1e${long}`;
+  const records = () => readSequence(Buffer.from(TEXT, 'latin1'));
+  const bad = () => records().filter((r) => r.malformed).map((r) => r.index);
+  const open = () => fileService(dir, formats, { maxRecordBytes: LIMIT }).open('big.json-seq');
+  beforeAll(() => fs.writeFileSync(path.join(dir, 'big.json-seq'), TEXT, 'latin1'));
+
+  test('the premise: records 0, 1, 2, 4 and 6 are over maxRecordBytes, and the independent reading finds 0, 2 and 6 malformed', () => {
+    expect(bad()).toEqual([0, 2, 6]);
+    expect(Buffer.byteLength(`{"a":1,"pad":${pad}}`)).toBeGreaterThan(LIMIT);
+    expect(digits.length).toBeGreaterThan(LIMIT);
+  });
+
+  test('node() rejects the malformed ones as value() rejects them, whatever their size', async () => {
+    const f = await open();
+    try {
+      expect(f.source.count).toBe(records().length);
+      for (const r of records()) {
+        if (r.malformed) {
+          expect(() => f.source.node!(r.index, '')).toThrow(expect.objectContaining({ code: 'SYNTAX_ERROR', location: expect.objectContaining({ record_index: r.index }) }));
+          // value() says the same, not that the record is too long to read
+          expect(() => f.source.value(r.index)).toThrow(expect.objectContaining({ code: 'SYNTAX_ERROR' }));
+        } else {
+          expect(f.source.node!(r.index, '')).toBeDefined();
+          if (r.index === 1 || r.index === 4) expect(() => f.source.value(r.index)).toThrow(expect.objectContaining({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: expect.objectContaining({ name: 'maxRecordBytes' }) }));
+          else expect(f.source.value(r.index)).toEqual(r.value);
+        }
+      }
+    } finally {
+      f.source.close();
+    }
+  });
+
+  test.each([['this thread', () => engine({ maxRecordBytes: LIMIT })], ['worker threads', () => threadedEngine({ maxRecordBytes: LIMIT })]])('a scan on %s walks the well-formed ones and skips the malformed ones', async (_, make) => {
+    const f = await open();
+    try {
+      const r = await make().run({ source: f.source, query: jp.compile('$[*].a'), addressing: 'file' });
+      expect(r.nodes.map((n) => [n.path, n.value])).toEqual([['/1/a', 1], ['/3/a', 2], ['/5/a', 3]]);
+      // the numbers hold no "a": the prefilter passes over them unread, so only record 0 is found malformed
+      expect(r.firstSkipped.map((s) => [s.record_index, s.code])).toEqual([[0, 'SYNTAX_ERROR']]);
+      expect(r.skipped).toBe(1);
+      // a count of every record checks each: the three malformed ones are skipped, the four others counted
+      const counted = await make().run({ source: f.source, query: jp.compile('$[*]'), addressing: 'file', limit: 0, countAll: true });
+      expect(counted.total).toBe(records().length - bad().length);
+      expect(counted.firstSkipped.map((s) => [s.record_index, s.code])).toEqual(bad().map((i) => [i, 'SYNTAX_ERROR']));
+      expect(counted.skipped).toBe(bad().length);
+    } finally {
+      f.source.close();
+    }
+  });
+
+  test('full validation counts them malformed', async () => {
+    const f = await open();
+    try {
+      const report = await f.source.validate({ mode: 'full' });
+      expect(report.firstMalformed.map((m) => m.recordIndex)).toEqual(bad());
+      expect(report.malformedRecords).toBe(3);
+      expect(report.recordsExamined).toBe(records().length);
+    } finally {
+      f.source.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 /** Character-safe cuts and previews of the session-history bundle. */
 import { createHash } from 'node:crypto';
-import { charLength, cutText, guardBinary, hasBinarySummary, previewOf, shownText, textBefore } from '../../plugins/tools-sessions/src/text';
+import { charLength, cutText, guardBinary, hasBinarySummary, previewOf, shownText, textBefore, textPart } from '../../plugins/tools-sessions/src/text';
 import { previewAround } from '../../plugins/tools-sessions/src/search/matcher';
 import { paragraphs } from '../../plugins/tools-sessions/src/semantic/rank';
 
@@ -97,5 +97,34 @@ describe('cuts on character boundaries everywhere in the sessions bundle (emoji 
     const [cut] = paragraphs(para);
     expect(cut).toBe('w'.repeat(1999) + E);
     expect(lone.test(cut!)).toBe(false);
+  });
+});
+
+describe('textPart: a long text read in parts by character offsets', () => {
+  const FAMILY = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'; // one grapheme cluster of 5 code points
+  const S = `ab${FAMILY}cd e\u0301f`;
+  test('parts followed by next rebuild the text, each cut between grapheme clusters, never empty while text remains', () => {
+    for (const max of [1, 2, 3, 4, 5, 7, 100, 0]) {
+      let out = '', offset = 0, n = 0;
+      for (;;) {
+        const p = textPart(S, offset, max);
+        expect(p.length).toBe([...S].length);
+        if (p.next !== undefined) expect(p.next).toBeGreaterThan(offset);
+        out += p.text;
+        if (p.next === undefined || ++n > 50) break;
+        offset = p.next;
+      }
+      expect(out).toBe(S);
+    }
+    // the family is longer than 3 characters: it comes whole rather than nothing
+    expect(textPart(S, 2, 3)).toEqual({ text: FAMILY, next: 7, length: 13 });
+    // e + combining acute stay together
+    expect(textPart(S, 10, 1)).toEqual({ text: 'e\u0301', next: 12, length: 13 });
+  });
+  test('an offset at or past the end is an empty part at the end; 0 is no limit', () => {
+    expect(textPart(S, 13, 5)).toEqual({ text: '', length: 13 });
+    expect(textPart(S, 99, 5)).toEqual({ text: '', length: 13 });
+    expect(textPart(S, 0, 0)).toEqual({ text: S, length: 13 });
+    expect(textPart(S, 9, 0)).toEqual({ text: ' e\u0301f', length: 13 });
   });
 });

@@ -16,7 +16,9 @@ const PROBE_LINES = 32;
 export function detectJsonLines(probe: FormatProbe): number | null {
   let bytes = probe.bytes;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-  if (bytes[0] === 0x1e) return null; // RFC 7464 record separator: JSON text sequence
+  let lead = 0;
+  while (lead < bytes.length && (bytes[lead] === 0x20 || bytes[lead] === 0x09 || bytes[lead] === 0x0a || bytes[lead] === 0x0d)) lead++;
+  if (bytes[lead] === 0x1e) return null; // RFC 7464 record separator first (after whitespace): JSON text sequence
   const wholeFile = probe.size <= probe.bytes.length;
   let ok = 0, bad = 0, pos = 0;
   if (!wholeFile && bytes.indexOf(0x0a) === -1) {

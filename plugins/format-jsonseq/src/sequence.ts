@@ -12,12 +12,16 @@ export function isSequencePadding(b: number): boolean {
 }
 
 /**
- * Content detection: RFC 7464 texts start with RS (0x1E): 1.0; anything else: null (a `.json-seq`
- * file that does not start with RS is left to content detection of the other formats, then to its
- * extension).
+ * Content detection: RFC 7464 texts start with RS (0x1E): 1.0 when the first byte that is not JSON whitespace is RS
+ * (whitespace before it is framing, as between texts; no JSON text or line of JSON Lines starts with RS); anything
+ * else: null (a `.json-seq` file that does not start with RS is left to content detection of the other formats, then
+ * to its extension).
  */
 export function detectSequence(probe: FormatProbe): number | null {
-  return probe.bytes[0] === RS ? 1 : null;
+  const bytes = probe.bytes;
+  let k = 0;
+  while (k < bytes.length && isWs(bytes[k]!)) k++;
+  return bytes[k] === RS ? 1 : null;
 }
 
 /**

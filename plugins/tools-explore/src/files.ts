@@ -1,4 +1,5 @@
 import type { OpenedSource, ToolContext } from 'mcpgw/plugin-api';
+import { forgetKeptTexts } from './records';
 
 /** One open file of the explorer: what `open_file` returned a handle for. */
 export interface ExplorerFile {
@@ -18,7 +19,7 @@ export function fileTable(ctx: ToolContext) {
     limit: 'maxOpenFiles',
     idleMs: ctx.limits.handleIdleMs,
     max: ctx.limits.maxOpenFiles,
-    onEvict: (f) => f.opened.close(),
+    onEvict: (f) => { forgetKeptTexts(f); f.opened.close(); },
   });
 }
 

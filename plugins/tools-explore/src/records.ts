@@ -1,4 +1,4 @@
-import type { CompiledQuery, LazyNode, ToolContext } from 'mcpgw/plugin-api';
+import type { CompiledQuery, JsonLayoutMarks, LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { checkIndex, type ExplorerFile } from './files';
 import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
@@ -147,9 +147,9 @@ export function cutAtCharBoundary(buf: Uint8Array, start: number, max: number): 
 export function pageText(
   ctx: ToolContext,
   text: string,
-  opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string },
+  opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string; marks?: JsonLayoutMarks },
 ): { text: string; truncated?: boolean; total_bytes?: number; offset?: number; next_offset?: number } {
-  const page = ctx.json.page(text, { indent: opts.indent, from: opts.offset ?? 0, maxBytes: Math.min(opts.length ?? opts.max, opts.max) });
+  const page = ctx.json.page(text, { indent: opts.indent, from: opts.offset ?? 0, maxBytes: Math.min(opts.length ?? opts.max, opts.max), ...(opts.marks ? { marks: opts.marks } : {}) });
   if (opts.offset === undefined && opts.length === undefined && page.end >= page.total) return { text: page.text };
   if ((opts.offset ?? 0) > page.total) throw ctx.error('INVALID_ARGUMENT', `offset ${opts.offset} is past the end of the ${opts.what} (${page.total} bytes).`);
   const more = page.end < page.total;
@@ -161,6 +161,88 @@ export function pageText(
     offset: page.start,
     ...(more ? { next_offset: page.end } : {}),
   };
+}
+
+/**
+ * Memory (bytes; a text counts 2 a UTF-16 unit) that texts kept between pages (`pageKeptText`) may hold together,
+ * over every handle of the process. A text over it is never kept: each of its pages is read afresh.
+ */
+export const KEPT_TEXT_BUDGET = 64 * 1024 * 1024;
+
+/** The budget in force (KEPT_TEXT_BUDGET; tests lower it). */
+export const keptTextLimits = { bytes: KEPT_TEXT_BUDGET };
+
+/** A text being read page after page: what `build` made for `key` of `file`, and where its layout resumes. */
+interface KeptText {
+  file: WeakRef<ExplorerFile>;
+  /** What the text is (the tool's own key), and of which version of the file (its size and mtime). */
+  key: string;
+  version: string;
+  indent: string;
+  text: string;
+  marks: JsonLayoutMarks;
+  bytes: number;
+}
+
+/** The texts kept, least recently used first; their `bytes` sum to at most KEPT_TEXT_BUDGET. */
+const keptTexts: KeptText[] = [];
+
+/**
+ * As pageText, for a text that costs much to build (record i read whole, checked, merged; a big value read through
+ * lazy nodes): a text longer than one page is kept with the handle, with the places its layout resumes
+ * (`ctx.json.marks`), so that the next pages of it (any `offset`, the same `key` and indent) cost their own bytes
+ * instead of a read, a check and a layout of the whole text. Kept texts are bounded together by KEPT_TEXT_BUDGET
+ * (least recently used dropped first), keyed by the file's size and modification time (a changed file builds
+ * afresh), and dropped when the handle closes (`forgetKeptTexts`). Pages are the same as pageText's.
+ * @param key what `build` returns (e.g. `record 3 compact`), unique within the handle
+ */
+export function pageKeptText(
+  ctx: ToolContext,
+  file: ExplorerFile,
+  key: string,
+  build: () => string,
+  opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string },
+): ReturnType<typeof pageText> {
+  const { size, mtimeMs } = file.opened.source.identity;
+  const version = `${size}:${mtimeMs}`;
+  let kept: KeptText | undefined;
+  for (let k = keptTexts.length - 1; k >= 0; k--) {
+    const e = keptTexts[k]!;
+    const f = e.file.deref();
+    if (f === undefined) { keptTexts.splice(k, 1); continue; }
+    if (f !== file || e.key !== key || e.indent !== opts.indent) continue;
+    keptTexts.splice(k, 1);
+    if (e.version === version) kept = e; // else the text of the file before it changed: dropped
+    break;
+  }
+  if (kept) {
+    keptTexts.push(kept); // most recently used
+    return pageText(ctx, kept.text, { ...opts, marks: kept.marks });
+  }
+  const text = build();
+  const marks = ctx.json.marks();
+  const page = pageText(ctx, text, { ...opts, marks });
+  const bytes = text.length * 2;
+  const budget = keptTextLimits.bytes;
+  if (marks.total > opts.max && bytes <= budget) {
+    let used = keptTexts.reduce((n, e) => n + e.bytes, 0);
+    while (keptTexts.length && used + bytes > budget) used -= keptTexts.shift()!.bytes;
+    keptTexts.push({ file: new WeakRef(file), key, version, indent: opts.indent, text, marks, bytes });
+  }
+  return page;
+}
+
+/** Drops the texts kept for `file` (its handle closed or expired). */
+export function forgetKeptTexts(file: ExplorerFile): void {
+  for (let k = keptTexts.length - 1; k >= 0; k--) {
+    const f = keptTexts[k]!.file.deref();
+    if (f === undefined || f === file) keptTexts.splice(k, 1);
+  }
+}
+
+/** Bytes the kept texts hold now (tests). */
+export function keptTextBytes(): number {
+  return keptTexts.reduce((n, e) => n + (e.file.deref() ? e.bytes : 0), 0);
 }
 
 /** Bytes of `v` as compact JSON (what the result's text block spends on it). */

@@ -18,7 +18,7 @@ export function charLength(s: string): number {
 }
 
 /** The UTF-16 offset just after the first `chars` code points of `s` (s.length when shorter). */
-function offsetOfChars(s: string, chars: number): number {
+export function offsetOfChars(s: string, chars: number): number {
   let i = 0;
   for (let n = 0; n < chars && i < s.length; n++) {
     const c = s.charCodeAt(i);
@@ -44,6 +44,26 @@ export function cutText(s: string, maxChars: number): { text: string; truncated:
     cut = end;
   }
   return { text: s.slice(0, cut), truncated: true };
+}
+
+/**
+ * A part of a long text: the characters (code points) of `s` from `offset`, at most `maxChars` of them (0 = no limit),
+ * cut at a grapheme-cluster boundary as cutText cuts — but never empty while characters remain (a cluster longer than
+ * `maxChars` comes whole), so a reader following `next` always advances. `next` is where the rest starts (absent at
+ * the end); `length` is the whole text's characters. An offset past the end gives an empty part at the end.
+ */
+export function textPart(s: string, offset: number, maxChars: number): { text: string; next?: number; length: number } {
+  const length = charLength(s);
+  const from = offsetOfChars(s, offset);
+  const rest = from === 0 ? s : s.slice(from);
+  let { text, truncated } = cutText(rest, maxChars);
+  if (text === '' && truncated) {
+    const first = (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(rest.slice(0, 256))[Symbol.iterator]().next();
+    text = first.done ? rest.slice(0, offsetOfChars(rest, 1)) : first.value.segment;
+    truncated = text.length < rest.length;
+  }
+  const start = Math.min(offset, length);
+  return { text, ...(truncated ? { next: start + charLength(text) } : {}), length };
 }
 
 /**

@@ -284,6 +284,10 @@ function checkModule(keys: readonly Buffer[], maxDepth: number, layout: Layout):
 
 let simdAvailable: boolean | undefined;
 
+/** Compiled modules kept per thread, by names and nesting bound. */
+export const MODULES_KEPT = 8;
+const modules = new Map<string, WebAssembly.Module | null>();
+
 /**
  * readRecord's check for one plan in WebAssembly SIMD. Use: {@link load} a stretch of records, then {@link check}
  * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan's
@@ -310,20 +314,46 @@ export class SimdRecordCheck {
     this.bytes = new Uint8Array(this.memory.buffer);
   }
 
-  /** The check for `plan`, or null (no WebAssembly SIMD, an index or an over-long name among its tops). */
-  static create(plan: SlotPlan): SimdRecordCheck | null {
+  /**
+   * The compiled module of `plan`'s check, or null (no WebAssembly SIMD, an index or an over-long name among its
+   * tops). Compiled once per set of names and nesting bound in a thread (the last {@link MODULES_KEPT} are kept); a
+   * module is posted to worker threads with their job (a WebAssembly.Module crosses `postMessage`), so a thread
+   * instantiates it instead of assembling and compiling its own.
+   */
+  static module(plan: SlotPlan): WebAssembly.Module | null {
     if (!plan.tops.every((t) => typeof t === 'string')) return null;
+    const key = JSON.stringify([plan.tops, plan.maxDepth]);
+    if (modules.has(key)) {
+      const kept = modules.get(key)!;
+      modules.delete(key); // most recent last
+      modules.set(key, kept);
+      return kept;
+    }
+    let module: WebAssembly.Module | null = null;
     const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(t)).subarray(1, -1));
-    if (keys.some((k) => k.length > MAX_NAME_BYTES)) return null;
-    const layout = layoutOf(keys.length, plan.maxDepth);
-    try {
-      const bytes = checkModule(keys, plan.maxDepth, layout);
-      if (simdAvailable === false || typeof WebAssembly !== 'object' || !WebAssembly.validate(bytes)) {
-        simdAvailable = false;
-        return null;
+    if (keys.every((k) => k.length <= MAX_NAME_BYTES) && simdAvailable !== false && typeof WebAssembly === 'object') {
+      try {
+        const bytes = checkModule(keys, plan.maxDepth, layoutOf(keys.length, plan.maxDepth));
+        simdAvailable = WebAssembly.validate(bytes);
+        if (simdAvailable) module = new WebAssembly.Module(bytes);
+      } catch {
+        module = null;
       }
-      simdAvailable = true;
-      return new SimdRecordCheck(new WebAssembly.Module(bytes), layout, keys.length);
+    }
+    modules.set(key, module);
+    if (modules.size > MODULES_KEPT) modules.delete(modules.keys().next().value!);
+    return module;
+  }
+
+  /**
+   * The check for `plan`, or null (as {@link module}). `module`: the plan's module compiled elsewhere (by the thread
+   * that posted it); default this thread's own.
+   */
+  static create(plan: SlotPlan, module?: WebAssembly.Module | null): SimdRecordCheck | null {
+    const m = module === undefined ? SimdRecordCheck.module(plan) : module;
+    if (!m || !plan.tops.every((t) => typeof t === 'string')) return null;
+    try {
+      return new SimdRecordCheck(m, layoutOf(plan.tops.length, plan.maxDepth), plan.tops.length);
     } catch {
       return null;
     }

@@ -283,7 +283,10 @@ export interface RecordSource {
   readonly rootIsSequence: boolean;
   /** The file's identity as indexed (it changes only when the index grows with the file, see `grow`). */
   readonly identity: FileIdentity;
-  /** The exact bytes of record i (framing excluded). @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes. */
+  /**
+   * The exact bytes of record i (framing excluded). @throws RESOURCE_LIMIT_EXCEEDED past maxRecordBytes (SYNTAX_ERROR
+   * instead when the framing check, applied to the ends of such a record, rejects it).
+   */
   raw(i: number): Buffer;
   /** Record i as text, strict UTF-8. @throws SYNTAX_ERROR on invalid UTF-8 (with its byte offset). */
   text(i: number): string;

@@ -46,7 +46,9 @@ export interface RecordFraming {
    * Optional framing check of one record before it is parsed: `extent` holds the record's untrimmed
    * bytes `[start(i), start(i+1))` and `[start, end)` its trimmed span inside them. Returns a reason
    * when the framing makes the record malformed (read as SYNTAX_ERROR with the record's location),
-   * e.g. RFC 7464 §2.4 "a top-level number not followed by whitespace may be truncated".
+   * e.g. RFC 7464 §2.4 "a top-level number not followed by whitespace may be truncated". It runs on every
+   * record: one over maxRecordBytes (read in parts, never whole) is given its ends only — its padding and 4 KiB of
+   * content at each end, the middle left out — so a check reads the bytes around `start` and `end`, as framing does.
    */
   checkRecord?(extent: Uint8Array, start: number, end: number): string | undefined;
 }
@@ -160,6 +162,12 @@ export interface JsonLayoutPage {
   replaced?: number;
 }
 
+/** Where a layout can resume (`JsonLayout.marks`): opaque, filled by the kernel. */
+export interface JsonLayoutMarks {
+  /** Bytes of the whole laid-out text once a page filled the marks; -1 before. */
+  readonly total: number;
+}
+
 /**
  * JSON text laid out for reading one page at a time (`ctx.json`): the explorer's get_record and get_value_at_path and
  * the reader's json_read cut values through it, so a page never ends inside a character or an escape sequence and
@@ -173,7 +181,15 @@ export interface JsonLayout {
    * (escapes, key order and repeated names as in the text). The page ends on a character boundary outside any escape
    * (`\u00e9`, and a `\uD83D\uDE00` pair, stay whole), with at least one character or escape when any remains.
    */
-  page(text: string, options: { indent: string; from?: number; maxBytes: number }): JsonLayoutPage;
+  page(text: string, options: { indent: string; from?: number; maxBytes: number; marks?: JsonLayoutMarks }): JsonLayoutPage;
+  /**
+   * A new, empty set of places where the layout of one text can resume. Pass it with every `page` of the same text and
+   * indent: the first page fills it (that pass lays out the whole text once, counting), every later page starts at
+   * the last mark before its `from` and stops at its own end, so it costs its bytes plus at most 16 KiB, not the whole
+   * text. Keep it with the text while pages of it are read (e.g. with a handle, within a memory budget); it holds 24
+   * bytes a 16 KiB of laid-out text, and a reference to the text. Pages are the same with or without marks.
+   */
+  marks(): JsonLayoutMarks;
   /**
    * JSON text a tool returns without `page` (e.g. a part of a value's text cut with `safeCut`) with every escape of a
    * lone surrogate written as `\ufffd` (the same length), as `page` does. In a tool call, either one makes the answer

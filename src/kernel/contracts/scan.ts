@@ -68,6 +68,11 @@ export interface ScanNode {
   value: unknown;
   /** Where a scan resumes to start at this node (pass as `resume`): lets a consumer stop a page before it. */
   position?: ScanPosition;
+  /**
+   * Records this scan passed over before this node (plugin API 2.7): a consumer that ends its page before the node
+   * reports this many as the page's skipped records (the next page, resumed at `position`, reports the rest).
+   */
+  skippedBefore?: number;
   /** The node in the file, when the engine reached it through lazy nodes: its size is known before it is parsed. */
   node?: LazyNode;
 }
@@ -96,9 +101,12 @@ export interface ScanResult {
   complete: boolean;
   /** With `countAll`: matching units from the resume position to the end (a lower bound when `complete` is false). */
   total?: number;
-  /** Records passed over in the part scanned. */
+  /**
+   * Records passed over before `next` (every one in the part scanned when `next` is null): the records after the
+   * page's end belong to the page that reaches them, so the pages' counts add up to the file's, each record once.
+   */
   skipped: number;
-  /** The first (at most 5) of them. */
+  /** The first (at most 5) of them, in file order. */
   firstSkipped: SkippedRecord[];
 }
 

@@ -15,6 +15,8 @@ import { validateSource } from './validate';
 const GROW_CHECK_BYTES = 4096;
 /** A file that grew by more than this is opened again rather than extended in one synchronous pass. */
 const GROW_MAX_BYTES = 256 * 1024 * 1024;
+/** Bytes of content kept at each end of a record over maxRecordBytes for its framing check. */
+const FRAMING_END = 4096;
 
 /**
  * A RecordSource over an offset index, shared by every format: record i spans
@@ -115,13 +117,7 @@ export class IndexedRecordSource implements RecordSource {
     const { maxRecordBytes } = this.spec.limits;
     if (e - s > maxRecordBytes) {
       const length = this.rawLength(i);
-      if (length > maxRecordBytes) {
-        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
-          limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
-          location: this.location(i),
-          hint: 'Raise limits.maxRecordBytes in the config to read it.',
-        });
-      }
+      if (length > maxRecordBytes) throw this.oversizedError(i, length, this.location(i));
     }
     const buf = this.readRange(s, e);
     const pad = this.spec.framing.isPadding;
@@ -143,6 +139,30 @@ export class IndexedRecordSource implements RecordSource {
     }
   }
 
+  /**
+   * Why record i (`length` trimmed bytes, over maxRecordBytes) is not read whole: its framing check's SYNTAX_ERROR when
+   * the format's framing rejects it (checked on its ends, as for every record), else RESOURCE_LIMIT_EXCEEDED.
+   */
+  private oversizedError(i: number, length: number, location: ErrorLocation): McpgwError {
+    if (this.spec.framing.checkRecord) {
+      const [xs, xe] = this.extent(i);
+      const [s, e] = this.trimmedExtent(i);
+      const ends = this.framingEnds(xs, xe, s, e);
+      try {
+        this.checkFraming(i, ends.extent, ends.start, ends.end);
+      } catch (err) {
+        if (err instanceof McpgwError) return err;
+        throw err;
+      }
+    }
+    const { maxRecordBytes } = this.spec.limits;
+    return new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${i} is ${length} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
+      limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: length },
+      location,
+      hint: 'Raise limits.maxRecordBytes in the config to read it.',
+    });
+  }
+
   /** Applies the framing's own record check. @throws SYNTAX_ERROR */
   checkFraming(i: number, extent: Uint8Array, a: number, b: number): void {
     const check = this.spec.framing.checkRecord;
@@ -152,6 +172,21 @@ export class IndexedRecordSource implements RecordSource {
       const loc = this.location(i);
       throw new McpgwError('SYNTAX_ERROR', `Record ${i} is malformed: ${reason} (line ${loc.line}, byte ${loc.byte_offset}).`, { location: loc });
     }
+  }
+
+  /**
+   * The ends of a record too long to read whole, for its framing check (RecordFraming.checkRecord): the padding before
+   * its content, up to FRAMING_END bytes of content at each end, and the padding after it, in one buffer (a run longer
+   * than twice FRAMING_END keeps FRAMING_END bytes at each of its ends). `start`/`end`: the content's span in it.
+   */
+  private framingEnds(xs: number, xe: number, s: number, e: number): { extent: Uint8Array; start: number; end: number } {
+    const run = (from: number, to: number) => (to - from <= 2 * FRAMING_END
+      ? this.readRange(from, to)
+      : Buffer.concat([this.readRange(from, from + FRAMING_END), this.readRange(to - FRAMING_END, to)]));
+    const head = run(xs, s);
+    const body = run(s, e);
+    const tail = run(e, xe);
+    return { extent: Buffer.concat([head, body, tail]), start: head.length, end: head.length + body.length };
   }
 
   /** Record i's trimmed byte range `[start, end)` in the file, reading only around its ends. */
@@ -184,9 +219,13 @@ export class IndexedRecordSource implements RecordSource {
     if (s >= e) return undefined;
     const { file, limits } = this.spec;
     if (this.spec.framing.checkRecord) {
-      // The framing check `value` applies (a record over maxRecordBytes is not read whole for it).
+      // The framing check `value` applies, on every record: one over maxRecordBytes is given its ends only.
       const [xs, xe] = this.extent(i);
       if (xe - xs <= limits.maxRecordBytes) this.checkFraming(i, this.readRange(xs, xe), s - xs, e - xs);
+      else {
+        const ends = this.framingEnds(xs, xe, s, e);
+        this.checkFraming(i, ends.extent, ends.start, ends.end);
+      }
     }
     return resolvePointer({ fd: file.fd, displayPath: file.displayPath, maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, cache: this.structure, recordIndex: i }, s, e, tokens);
   }
@@ -413,11 +452,7 @@ export class IndexedRecordSource implements RecordSource {
         const size = this.rawLength(r);
         if (size > maxRecordBytes) {
           // Not read: the batch holds the record without its bytes, and reading it throws.
-          const oversized = new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${r} is ${size} bytes, over maxRecordBytes ${maxRecordBytes}.`, {
-            limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: size },
-            location: { record_index: r, byte_offset: s },
-            hint: 'Raise limits.maxRecordBytes in the config to read it.',
-          });
+          const oversized = this.oversizedError(r, size, { record_index: r, byte_offset: s });
           return Promise.resolve({ bytes: Buffer.alloc(0), first: r, last, base: s, length, oversized });
         }
       }

@@ -52,8 +52,17 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           if ((batch.oversized || e - s > PIECE_BYTES) && source.node) {
             // Too long to parse whole (or long enough that parsing it whole would hold it all in memory): examined
             // piece by piece through lazy nodes, within the probe's bytes.
-            const root = source.node(i, '');
             if (batch.oversized) report.oversizedRecords++;
+            let root: ReturnType<NonNullable<typeof source.node>>;
+            try {
+              root = source.node(i, '');
+            } catch (err) {
+              // the framing makes it malformed (RFC 7464 §2.1, §2.4): checked on this path as on every other
+              if ((err as McpgwError).code !== 'SYNTAX_ERROR') throw err;
+              report.recordsExamined++;
+              malformed(i, err);
+              continue;
+            }
             if (!root) continue;
             const r = await validateInParts(root, i, maxBytes - report.bytesExamined, limits, options);
             report.recordsExamined++;
@@ -71,7 +80,17 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
           }
           report.recordsExamined++;
           report.bytesExamined += e - s;
-          if (e - s > limits.maxRecordBytes) { report.oversizedRecords++; continue; }
+          if (e - s > limits.maxRecordBytes) {
+            report.oversizedRecords++;
+            // not parsed, but framed: the format's framing check applies to it as to every record
+            try {
+              batch.checkFraming?.(k);
+            } catch (err) {
+              if ((err as McpgwError).code !== 'SYNTAX_ERROR') throw err;
+              malformed(i, err);
+            }
+            continue;
+          }
           const warnings: RecordWarning[] = [];
           let value: unknown;
           try {

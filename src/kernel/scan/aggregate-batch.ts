@@ -42,12 +42,13 @@ export interface BatchContext {
   site: (i: number) => ParseSite;
 }
 
-export function batchContext(compiled: Compiled, where: WhereTest | null, maxDepth: number, skip: ReadonlySet<number>, site: (i: number) => ParseSite): BatchContext {
+/** `simd`: the plan's record check made by the caller (a worker thread's, from the module the engine sent); default this thread's. */
+export function batchContext(compiled: Compiled, where: WhereTest | null, maxDepth: number, skip: ReadonlySet<number>, site: (i: number) => ParseSite, simd?: SimdRecordCheck | null): BatchContext {
   const literals = where?.query.requiredLiterals?.length ? where.query.requiredLiterals.map((l) => Buffer.from(l, 'utf8')) : null;
   const plan = slotPlan(compiled.spec.slots, maxDepth);
   return {
     compiled, where, maxDepth, skip, site, plan,
-    simd: plan.negative ? null : SimdRecordCheck.create(plan),
+    simd: plan.negative ? null : simd === undefined ? SimdRecordCheck.create(plan) : simd,
     prefilter: literals ? { literals, slashEscape: where!.query.requiredLiterals!.some((l) => l.includes('/')) } : null,
     atoms: newAtoms(compiled.spec.slots.length),
   };

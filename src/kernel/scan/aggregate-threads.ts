@@ -9,6 +9,11 @@
  *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
  *   is its first record; a slice whose thread has been on one record for half the page's time has that record
  *   reported as stuck (never evaluated again), so that a walk of pages always ends.
+ * Threads come from a pool kept between aggregates (idle-workers.ts): each gets the job on a port of its own, with the
+ * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
+ * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
+ * (a page stopped mid-slice, a cancel, a stuck regular expression) or failed is terminated. A thread that exits or
+ * fails during the aggregate makes it INTERNAL_ERROR: never a wait without end, never a partial table taken as whole.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,7 +22,8 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RecordBatch } from '../contracts/format';
 import type { SkippedRecord } from '../contracts/scan';
 import { McpgwError, isErrorCode } from '../errors';
-import type { ClockTimer } from '../contracts/clock';
+import type { Clock, ClockTimer } from '../contracts/clock';
+import { systemClock } from '../clock';
 import { mergeTable, type TableData } from '../aggregate/table';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
@@ -29,6 +35,8 @@ import { WORKER_MIN_BYTES } from './workers';
 import { checkedKey, checkedMarks } from './checked';
 import { framingFaults } from './plan';
 import { slotPlan } from '../aggregate/extract';
+import { SimdRecordCheck } from '../aggregate/check-simd';
+import { IDLE_MS, IdleWorkers } from './idle-workers';
 
 /** Records per message when `where` uses regular expressions. */
 export const REGEX_SLICE = 64;
@@ -46,6 +54,10 @@ export interface AggregateThreadsOptions {
   pluginOf(name: string): WorkerPlugin | undefined;
   threads?: number;
   minBytes?: number;
+  /** The clock idle threads are let go on (default the system clock). */
+  clock?: Clock;
+  /** How long threads are kept after an aggregate, ms (default IDLE_MS). */
+  idleMs?: number;
 }
 
 interface Slot {
@@ -122,7 +134,23 @@ function located(err: McpgwError, x: SkippedRecord): SkippedRecord {
 }
 
 export class AggregateThreads implements AggregatePool {
-  constructor(private readonly options: AggregateThreadsOptions) {}
+  /** Threads kept between aggregates (idle-workers.ts). */
+  readonly pool: IdleWorkers<Worker>;
+  private readonly threads: number;
+
+  constructor(private readonly options: AggregateThreadsOptions) {
+    this.threads = Math.max(1, options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    this.pool = new IdleWorkers({
+      spawn: () => this.spawn(), clock: options.clock ?? systemClock, idleMs: options.idleMs ?? IDLE_MS, keep: this.threads,
+    });
+  }
+
+  /** Starts one thread (its young generation kept small: a slice's garbage is collected often and quickly). */
+  protected spawn(): Worker {
+    const worker = new Worker(workerScript(), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    worker.unref();
+    return worker;
+  }
 
   wanted(bytes: number, where: WhereTest | null): boolean {
     if (where && (!where.query.language || !this.options.pluginOf(where.query.language))) return false;
@@ -133,7 +161,7 @@ export class AggregateThreads implements AggregatePool {
   async run(job: AggregateJob): Promise<{ stoppedAt: number | null; stuck: number[] }> {
     const { opts, where, from, to } = job;
     const { source } = opts;
-    const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    const threads = this.threads;
     const regex = !!where?.query.usesRegex;
     const { clock } = job;
     // Threads time their records on their own (real) clock relative to this epoch (a fake clock cannot be shared).
@@ -148,47 +176,64 @@ export class AggregateThreads implements AggregatePool {
     let flushed = 0;
     const hold = !regex;
     // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
-    const marks = checkedMarks(source, checkedKey(slotPlan(job.compiled.spec.slots, job.maxDepth).tops, job.maxDepth));
+    const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
+    const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
+      // compiled once here, instantiated by each thread
+      check: plan.negative ? null : SimdRecordCheck.module(plan),
       where: where ? { plugin: this.options.pluginOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
     };
-    const ready: Promise<void>[] = [];
-    for (let t = 0; t < threads; t++) {
+    /** Threads that failed or stopped during this job (never given back to the pool). */
+    const broken = new Set<Worker>();
+    const onError = (worker: Worker) => (err: Error) => {
+      broken.add(worker);
+      failure ??= new McpgwError('INTERNAL_ERROR', `An aggregate worker failed: ${err.message}`);
+      poke();
+    };
+    const onExit = (worker: Worker) => (code: number) => {
+      broken.add(worker);
+      failure ??= new McpgwError('INTERNAL_ERROR', `An aggregate worker stopped (exit code ${code}) before it finished its records.`);
+      poke();
+    };
+    const listeners: { worker: Worker; error: (err: Error) => void; exit: (code: number) => void }[] = [];
+    // The job goes to each thread at once; slices follow without waiting for the threads to be ready (they queue on
+    // the job's port), so reading the file overlaps a new thread's start-up.
+    for (const worker of this.pool.take(threads)) {
       const { port1, port2 } = new MessageChannel();
       const progress = new Int32Array(new SharedArrayBuffer(8));
       progress[0] = -1;
-      const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+      const l = { worker, error: onError(worker), exit: onExit(worker) };
+      worker.on('error', l.error);
+      worker.on('exit', l.exit);
+      listeners.push(l);
+      worker.postMessage({ type: 'job', init: { ...init, port: port2, progress } }, [port2]);
       const slot: Slot = { worker, port: port1, progress, busy: 0 };
       slots.push(slot);
-      ready.push(new Promise((resolve) => {
-        port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {
-          if (m.type === 'ready') { resolve(); return; }
-          if (m.type === 'table') {
-            posted.push(m.table!);
-            if (m.final) flushed++;
-            poke();
-            return;
-          }
-          if (m.type === 'fatal') {
-            failure ??= new McpgwError(isErrorCode(m.code ?? '') ? m.code as never : 'INTERNAL_ERROR', m.message ?? 'A worker failed.');
-            resolve();
-            poke();
-            return;
-          }
-          const p = pending.get(m.seq!);
-          if (!p) return;
-          p.done = true;
-          if (p.buf) p.buf.users--;
-          if (m.table) p.table = m.table;
-          p.stats = m.stats!;
-          if (marks && m.checked) marks.set(m.checked, p.first);
-          slot.busy--;
+      port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {
+        if (m.type === 'ready') return;
+        if (m.type === 'table') {
+          posted.push(m.table!);
+          if (m.final) flushed++;
           poke();
-        });
-      }));
-      worker.on('error', (err) => { failure ??= new McpgwError('INTERNAL_ERROR', `An aggregate worker failed: ${err.message}`); poke(); });
-      worker.unref();
+          return;
+        }
+        if (m.type === 'fatal') {
+          broken.add(worker);
+          failure ??= new McpgwError(isErrorCode(m.code ?? '') ? m.code as never : 'INTERNAL_ERROR', m.message ?? 'A worker failed.');
+          poke();
+          return;
+        }
+        const p = pending.get(m.seq!);
+        if (!p) return;
+        p.done = true;
+        if (p.buf) p.buf.users--;
+        if (m.table) p.table = m.table;
+        p.stats = m.stats!;
+        if (marks && m.checked) marks.set(m.checked, p.first);
+        slot.busy--;
+        poke();
+      });
     }
     const onAbort = () => poke();
     opts.signal?.addEventListener('abort', onAbort);
@@ -206,7 +251,6 @@ export class AggregateThreads implements AggregatePool {
     const stuck: number[] = [];
     const total = to - from;
     try {
-      await Promise.race([Promise.all(ready), sleep()]);
       if (failure) throw failure;
       let seq = 0, next = 0;
       let dispatched = from;
@@ -332,7 +376,14 @@ export class AggregateThreads implements AggregatePool {
       }
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      for (const s of slots) void s.worker.terminate();
+      for (const l of listeners) { l.worker.off('error', l.error); l.worker.off('exit', l.exit); }
+      // A thread with every slice answered goes back to the pool (its job ended); one still at work (a page stopped
+      // before its slice finished, a cancel, a failure) is terminated.
+      for (const s of slots) {
+        s.port.postMessage({ type: 'end' });
+        s.port.close();
+        if (s.busy === 0 && !broken.has(s.worker) && !failure) this.pool.give(s.worker); else this.pool.discard(s.worker);
+      }
     }
   }
 

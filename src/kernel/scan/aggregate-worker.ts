@@ -1,20 +1,26 @@
 /**
- * Worker thread entry of the engine's aggregates. It compiles `where` again from its text (the language's plugin
- * module, as worker.ts does), then aggregates the slices of record bytes it is sent. With `hold` (no regular
- * expression in `where`) every slice goes into one table the thread keeps, posted when it grows past FLUSH_BYTES and
- * when the engine asks (a flush comes after the slices sent before it, so it covers them all); otherwise each slice's
- * table is posted with its `done`, for the engine to merge in file order. Protocol (on `workerData.port`):
+ * Worker thread entry of the engine's aggregates. A thread lives in the engine's pool (idle-workers.ts) and runs one
+ * aggregate job at a time: each job comes on the thread's parent port as `{ type: 'job', init }` with a port of its
+ * own (`init.port`). For a job it compiles `where` again from its text (the language's plugin module, as worker.ts
+ * does), instantiates the record check the engine compiled (`init.check`, a WebAssembly.Module: check-simd.ts), then
+ * aggregates the slices of record bytes it is sent. With `hold` (no regular expression in `where`) every slice goes
+ * into one table the thread keeps, posted when it grows past FLUSH_BYTES and when the engine asks (a flush comes after
+ * the slices sent before it, so it covers them all); otherwise each slice's table is posted with its `done`, for the
+ * engine to merge in file order. Protocol (on the job's port):
  *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null, faults: Uint8Array | null }
  *       (spans: of records first…, in sab, on a SharedArrayBuffer reused once the slice is done: its first 2 × count
  *       entries are this slice's; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
+ *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
  *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
- * `workerData.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
+ * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
-import { workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
 import { compileSpec, newTable } from '../aggregate/table';
+import { slotPlan } from '../aggregate/extract';
+import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
 import type { WorkerPlugin } from '../plugins/registry';
 import { spansView } from './plan';
@@ -30,13 +36,19 @@ export interface AggregateWorkerInit {
   where: { plugin: WorkerPlugin; language: string; text: string; as: 'filter' | 'select' } | null;
   /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
   hold: boolean;
+  /**
+   * The plan's record check compiled by the engine (SimdRecordCheck.module), instantiated here; null: none (no
+   * WebAssembly SIMD, or a plan it does not serve).
+   */
+  check: unknown;
 }
 
 /** A held table past this many (estimated) bytes is posted and a new one started. */
 export const FLUSH_BYTES = 8 * 1024 * 1024;
 
-async function main(): Promise<void> {
-  const init = workerData as AggregateWorkerInit;
+type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
+
+async function runJob(init: AggregateWorkerInit): Promise<void> {
   const port = init.port;
   let where: WhereTest | null = null;
   try {
@@ -59,7 +71,8 @@ async function main(): Promise<void> {
   }
   const compiled = compileSpec(init.spec);
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: init.maxDepth });
-  const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site);
+  const simd = SimdRecordCheck.create(slotPlan(init.spec.slots, init.maxDepth), (init.check ?? null) as Parameters<typeof SimdRecordCheck.create>[1]);
+  const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site, simd);
   const parse = exactParser(init.maxDepth);
   // Where a regular expression may run, the record in evaluation is published (the engine names a stuck one).
   const onRecord = init.hold ? undefined : (i: number) => {
@@ -68,8 +81,12 @@ async function main(): Promise<void> {
     Atomics.store(init.progress, 0, i);
   };
   let held = newTable();
-  port.on('message', (m: { type: 'batch' | 'flush'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null }) => {
+  port.on('message', (m: JobMessage) => {
     try {
+      if (m.type === 'end') {
+        port.close();
+        return;
+      }
       if (m.type === 'flush') {
         port.postMessage({ type: 'table', table: held, final: true });
         held = newTable();
@@ -98,4 +115,6 @@ async function main(): Promise<void> {
   port.postMessage({ type: 'ready' });
 }
 
-void main();
+parentPort?.on('message', (m: { type: 'job'; init: AggregateWorkerInit }) => {
+  if (m.type === 'job') void runJob(m.init);
+});

@@ -115,10 +115,7 @@ export class QueryScanEngine implements ScanEngine {
     const split = query.split;
     if (!split) {
       if (sizeOf(source) <= MATERIALIZE_BYTES) return 'materialize';
-      throw new McpgwError('UNSUPPORTED_QUERY_FEATURE',
-        `The query ${JSON.stringify(clipText(query.text, 200))} does not distribute over the records of this ${sizeOf(source)}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`, {
-          hint: 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.',
-        });
+      throw notDistributing(query, source.count, sizeOf(source), opts.countAll === true && opts.limit === 0);
     }
     const r = split.range(source.count);
     return {
@@ -275,10 +272,17 @@ export class QueryScanEngine implements ScanEngine {
   private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch): Promise<ScanResult | null> {
     const i = batch.first;
     const limits = this.options.limits();
-    const lazy = this.lazyRoot(opts.source, i);
     const query = plan.kind === 'split' ? plan.query : plan.query!;
     const stopped = async () => (await result.flush(), result.finish(null, true));
     const fail = (error: McpgwError) => (result.take({ record: i, error }, opts.source, plan) ? null : stopped());
+    let lazy: ReturnType<QueryScanEngine['lazyRoot']>;
+    try {
+      lazy = this.lazyRoot(opts.source, i);
+    } catch (err) {
+      // the format's framing check (RecordBatch.checkFraming) rejects the record: malformed, skipped as any other
+      if (err instanceof McpgwError && err.code === 'SYNTAX_ERROR') return fail(err);
+      throw err;
+    }
     if (!lazy || (query && !query.segments)) {
       const out = oversizedOutcome(batch);
       if (query && lazy) out.error = cannotWalk(query, lazy.root.byteLength, limits.maxRecordBytes);
@@ -367,6 +371,33 @@ export function timedOut(err: McpgwError, requestTimeoutMs: number): McpgwError 
   });
 }
 
+/**
+ * UNSUPPORTED_QUERY_FEATURE for a whole-file query that does not distribute over the records of a file too large to
+ * load whole, with a hint in the query's own language: the root itself (JSONPath `$`, the pointer `""`: one node
+ * holding every record), or (JSONPath) a query whose first selector does not pick records on its own. `counting`: the
+ * read only counts (the hint says how to count the records).
+ */
+function notDistributing(query: CompiledQuery, records: number, bytes: number, counting: boolean): McpgwError {
+  const root = query.segments !== undefined && query.segments.length === 0;
+  const text = JSON.stringify(clipText(query.text, 200));
+  const message = root
+    ? `The query ${text} selects the root of this ${bytes}-byte file: one node, the array of all its ${records} records, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`
+    : `The query ${text} does not distribute over the ${records} records of this ${bytes}-byte file, and files over ${MATERIALIZE_BYTES} bytes are not loaded whole.`;
+  let hint: string;
+  if (query.language === 'pointer') {
+    hint = counting
+      ? 'A JSON Pointer names one value: "/0" is record 0, "/17/name" a member of record 17. To count the records, use language "jsonpath" with the query $[*] and count: true.'
+      : 'A JSON Pointer names one value: read a record by its index ("/0", "/17/name"), or every record in pages with language "jsonpath" and the query $[*].';
+  } else if (query.language === 'jsonpath') {
+    hint = root
+      ? (counting ? 'To count the records, count $[*] (or $[?filter] for those that pass a filter).' : 'Read the records in pages with $[*] (or $[*].name, $[?filter] for parts of them).')
+      : 'Start the query with a single selector that picks records ($[*]…, $[0]…, $[-1]…, $[1:3]…, $[?filter]…, $..name) and do not read $ inside filters; or query records one by one.';
+  } else {
+    hint = counting ? 'Count with a query whose first step picks records, one by one or all of them.' : 'Use a query whose first step picks records (one by one or all of them), read in pages.';
+  }
+  return new McpgwError('UNSUPPORTED_QUERY_FEATURE', message, { hint });
+}
+
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
 function cannotWalk(query: CompiledQuery, bytes: number, maxRecordBytes: number): McpgwError {
   return new McpgwError('RESOURCE_LIMIT_EXCEEDED',
@@ -416,6 +447,8 @@ export class Collector {
   full = false;
   /** First position not in the page (set when the page fills and more units exist). */
   private next: ScanPosition | null = null;
+  /** Records passed over before `next` (those after it belong to the page that reaches them). */
+  private skippedAtNext = 0;
   private readonly limit: number;
 
   constructor(private readonly opts: ScanQueryOptions) {
@@ -462,13 +495,14 @@ export class Collector {
     this.total++;
     if (this.full) {
       // Count only: there is no page to continue, so no `next` (a deadline stop still sets one in finish()).
-      if (this.next === null && !this.countsOnly) this.next = { record, node: unitIndex };
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unitIndex }, this.skipped);
       return !!this.opts.countAll;
     }
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
     const node = n as ScanNode;
     node.record = record;
     node.position = { record, node: unitIndex };
+    node.skippedBefore = this.skipped;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -479,19 +513,22 @@ export class Collector {
 
   /**
    * One unit of a record walked in parts (walk.ts): `unit` is its index among the record's units, `at` the walk's
-   * trail to it (asked for only when the unit becomes a position). Returns false when the scan can stop.
+   * trail to it (asked for only when the unit becomes a position), `skippedBefore` the records passed over before it
+   * (a nested scan's units: those of this scan before the nested one began, plus the nested scan's own). Returns
+   * false when the scan can stop.
    */
-  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[]): boolean {
+  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[], skippedBefore = this.skipped): boolean {
     if (this.refused) return false;
     this.total++;
     if (this.full) {
       // As pushNode: a count-only scan has no page to continue, so no `next`.
-      if (this.next === null && !this.countsOnly) this.next = { record, node: unit, at: at() };
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unit, at: at() }, skippedBefore);
       return !!this.opts.countAll;
     }
     const node = n as ScanNode;
     node.record = record;
     node.position = { record, node: unit, at: at() };
+    node.skippedBefore = skippedBefore;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -504,8 +541,14 @@ export class Collector {
 
   /** The first unit not in the page, found by a nested scan: the page is full. */
   setNext(position: ScanPosition): void {
-    if (this.next === null) this.next = position;
+    if (this.next === null) this.endAt(position, this.skipped);
     this.full = true;
+  }
+
+  /** The page ends at `position`, with `skipped` records passed over before it. */
+  private endAt(position: ScanPosition, skipped: number): void {
+    this.next = position;
+    this.skippedAtNext = skipped;
   }
 
   /** Records a nested scan passed over. */
@@ -523,7 +566,8 @@ export class Collector {
       // the consumer ends the page before node `accepted`: the scan stops and continues there
       this.refused = true;
       this.full = true;
-      this.next = batch[accepted]!.position ?? { record: batch[accepted]!.record, node: 0 };
+      const first = batch[accepted]!;
+      this.endAt(first.position ?? { record: first.record, node: 0 }, first.skippedBefore ?? this.skipped);
     }
   }
 
@@ -578,11 +622,15 @@ export class Collector {
 
   /**
    * The result. `stop` is where a deadline stopped the scan (complete false). `next` is the first unit not in the
-   * page when one was seen, else the stop position.
+   * page when one was seen, else the stop position. `skipped`/`firstSkipped`: the records passed over before `next`
+   * (every one scanned when there is none; `firstSkipped` holds the first of them in file order, so a prefix of it is
+   * the first of any earlier count).
    */
   finish(stop: { record: number; node: number } | null, complete: boolean): ScanResult {
     const next = this.next ?? (complete ? null : stop);
-    const r: ScanResult = { nodes: this.nodes, next, complete, skipped: this.skipped, firstSkipped: this.firstSkipped };
+    // Records passed over after the page's end are not this page's: the page that reaches them reports them.
+    const skipped = this.next !== null ? this.skippedAtNext : this.skipped;
+    const r: ScanResult = { nodes: this.nodes, next, complete, skipped, firstSkipped: this.firstSkipped.slice(0, skipped) };
     if (this.opts.countAll) r.total = this.total;
     return r;
   }

@@ -367,6 +367,8 @@ export class RecordWalk {
     if (limit === 0 && !this.opts.countAll) return this.stop('scan');
     const trail = this.cur.slice();
     let forwarded = 0;
+    /** Records this page passed over before the nested scan began (its nodes' counts are its own). */
+    const skippedBefore = c.skipped;
     const r = await this.host.subScan({
       source: elements,
       query: q,
@@ -384,7 +386,7 @@ export class RecordWalk {
           const unit = this.unitBase + this.emitted++;
           forwarded++;
           x.path = this.prefix + x.path;
-          c.takeWalked(this.record, x, unit, () => [...trail, pos.record, pos.node, ...(pos.at ?? [])]);
+          c.takeWalked(this.record, x, unit, () => [...trail, pos.record, pos.node, ...(pos.at ?? [])], skippedBefore + (x.skippedBefore ?? 0));
         }
         await c.flush();
         return c.ended ? 0 : nodes.length; // the consumer ended the page: the nested scan stops too

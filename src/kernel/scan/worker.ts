@@ -7,8 +7,9 @@
  *   out { type: 'skip', seq, record, code, message }
  *   out { type: 'many', seq, messages: [nodes | skip …] }                 (a batch's messages at once, non-regex queries)
  *   out { type: 'count', seq, units, skips?, record? }   (units past `cap`, or every unit of a countOnly batch; skips:
- *                                        malformed records past the first few of the batch, counted only; `record`: the
- *                                        one record whose units these are, posted at once in `immediate` mode)
+ *                                        malformed records past the first few of the batch, counted only, in file order
+ *                                        before the next message; `record`: the one record whose units or skip these
+ *                                        are, posted at once in `immediate` mode)
  * `cap` (-1: none) is how many units the batch may send as nodes: past it, units are only counted (countAll) or the
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
@@ -86,7 +87,13 @@ async function main(): Promise<void> {
         Atomics.store(init.progress, 0, i);
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;
-        if (out.error && skipsSent >= SKIPS_SENT) { skips++; continue; }
+        if (out.error && skipsSent >= SKIPS_SENT) {
+          // Posted at once (regex queries) with its record, so a deadline that stops inside this batch counts it only
+          // when the page reaches it; else counted with the next message (file order keeps it before later nodes).
+          if (init.immediate) send({ type: 'count', seq: m.seq, units: 0, skips: 1, record: i });
+          else skips++;
+          continue;
+        }
         if (!out.error && room <= 0) {
           // Posted at once (regex queries): a count the deadline stops inside this batch keeps the records before it.
           if (init.immediate) send({ type: 'count', seq: m.seq, units: out.nodes!.length, record: i });

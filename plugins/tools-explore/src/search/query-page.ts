@@ -45,6 +45,8 @@ export async function queryPage(
   const matches: Match[] = [];
   let pageBytes = 0;
   let nextPosition: ScanPosition | null = result.next;
+  /** Records passed over before the page's end (the engine's end, or the node the byte budget ends the page at). */
+  let skipped = result.skipped;
   let cut = false;
   const countOnly = limit === 0;
   for (const node of countOnly ? [] : result.nodes) {
@@ -56,6 +58,7 @@ export async function queryPage(
     if (pageBytes + size > budget && matches.length > 0) {
       cut = true;
       nextPosition = counts === 'nodes' && node.position ? node.position : { record: node.record, node: 0 };
+      skipped = node.skippedBefore ?? skipped;
       break;
     }
     matches.push(m);
@@ -66,8 +69,9 @@ export async function queryPage(
   const total = known ?? Math.max(resume?.atLeast ?? 0, before + (result.total ?? 0));
   const complete = known !== undefined || result.complete;
   const warnings: Warning[] = queryWarnings(query);
-  warnings.push(...result.firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
-  if (result.skipped > result.firstSkipped.length) warnings.push({ code: result.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${result.skipped} records were skipped in all.` });
+  const firstSkipped = result.firstSkipped.slice(0, skipped);
+  warnings.push(...firstSkipped.map((s) => ({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) })));
+  if (skipped > firstSkipped.length) warnings.push({ code: firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${skipped} records were skipped in all.` });
   // Nothing at all: say which member names of the query no record has (and the nearest ones seen), or that it matches
   // in the other addressing mode.
   const hint = total === 0 && complete && matches.length === 0 && !resume ? await emptyAnswerHint(ctx, source, query, addressing) : undefined;

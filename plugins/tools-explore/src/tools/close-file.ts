@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileTable } from '../files';
+import { forgetKeptTexts } from '../records';
 import { handleArg } from '../schemas';
 
 const input = z.object({ handle: handleArg });
@@ -23,6 +24,7 @@ export const closeFile: ToolDefinition<typeof input, typeof output> = {
       return { closed: false };
     }
     table.delete(args.handle);
+    forgetKeptTexts(file);
     file.opened.close();
     return { closed: true };
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { fileFor, type ExplorerFile } from '../files';
-import { pageText, parseFields, previewBytes, projectText, readRecordText } from '../records';
+import { checkIndex, fileFor, type ExplorerFile } from '../files';
+import { pageKeptText, parseFields, previewBytes, projectText, readRecordText } from '../records';
 import { fieldsArg, handleArg, indexArg, recordFormatArg, recordIndent } from '../schemas';
 import { mergeRepeatedNames } from '../json/scan';
 
@@ -34,11 +34,16 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
     const fields = parseFields(ctx, args.fields);
-    const raw = recordText(ctx, file, args.index);
     // A repeated member name shows once, with the value every other tool sees (the last), at its first position.
-    // Laid out page by page: only the asked bytes of the re-indented text are built (ctx.json).
-    const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
-    const page = pageText(ctx, text, { indent: recordIndent(ctx, args.record_format), offset: args.offset, length: args.length, max: previewBytes(ctx), tool: args.record_format ? `get_record (record_format ${args.record_format})` : 'get_record', what: 'record text' });
+    // Laid out page by page: only the asked bytes of the re-indented text are built (ctx.json); a record longer than a
+    // page is kept with the handle, so its next pages cost their own bytes (pageKeptText).
+    const build = (): string => {
+      const raw = recordText(ctx, file, args.index);
+      return mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
+    };
+    checkIndex(ctx, file, args.index);
+    const key = `record ${args.index}${args.fields ? ` fields ${JSON.stringify(args.fields)}` : ''}`;
+    const page = pageKeptText(ctx, file, key, build, { indent: recordIndent(ctx, args.record_format), offset: args.offset, length: args.length, max: previewBytes(ctx), tool: args.record_format ? `get_record (record_format ${args.record_format})` : 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
     return {
       index: args.index,

@@ -3,7 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, emptyPathHint, lazyNodeAt, lazyRoot, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutAtCharBoundary, emptyPathHint, lazyNodeAt, lazyRoot, pageKeptText, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
 import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg, warningSchema } from '../schemas';
@@ -42,7 +42,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     const file = fileFor(ctx, args.handle);
     const lazy = lazyRoot(ctx, file, args.index);
     const parsedPath = parseUserPath(ctx, args.path);
-    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, lazy, args, parsedPath.tokens);
+    if (lazy && 'tokens' in parsedPath) return lazyValue(ctx, file, lazy, args, parsedPath.tokens);
     // A dot path or pointer needs the record's text only; a JSONPath is evaluated on its value.
     const { value, text } = 'tokens' in parsedPath ? { value: undefined, text: readRecordText(ctx, file, args.index) } : readRecord(ctx, file, args.index);
     const warnings: ToolWarning[] = [];
@@ -91,7 +91,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
  * get_value_at_path inside a big record through lazy nodes: only the containers on the path are scanned, and
  * the value is parsed only when it is at most maxRecordBytes.
  */
-function lazyValue(ctx: ToolContext, root: LazyNode, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
+function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
   const { node, pointer } = lazyNodeAt(ctx, args.index, root, tokens, args.path, 'get_outline shows the members of a record or of a path inside it.');
   if (node.byteLength > ctx.limits.maxRecordBytes) {
     if (!node.bytes) {
@@ -125,13 +125,14 @@ function lazyValue(ctx: ToolContext, root: LazyNode, args: z.output<typeof input
       ...(to < node.byteLength ? { next_offset: to } : {}),
     };
   }
-  const text = nodeText(node);
-  const page = pageText(ctx, text, { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+  // A value longer than a page is kept with the handle: its next pages cost their own bytes (pageKeptText).
+  let text: string | undefined;
+  const page = pageKeptText(ctx, file, `value ${args.index} ${pointer}`, () => (text = nodeText(node)), { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
   return {
     value: page.text,
     path: args.path,
     value_type: node.type,
-    ...(node.type === 'number' ? { integer: lexemeIsInteger(text) } : {}),
+    ...(node.type === 'number' ? { integer: lexemeIsInteger(text ?? nodeText(node)) } : {}),
     ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
     ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
   };

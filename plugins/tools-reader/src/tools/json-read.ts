@@ -142,11 +142,14 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   let bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
   const reserve = byteLength({ file_id: ID_PLACEHOLDER.file, language: spec.language, query: spec.query, items: [], complete: false, next_cursor: ID_PLACEHOLDER.cursor, stats: { returned: 99999, skipped: 99999 } }) - bytes;
   const nodesOf: ScanNode[] = [];
+  /** Records the scan passed over before each node the page took (kept when the page drops the node again). */
+  const skippedAtNode = new Map<ScanPosition, number>();
   const add = (item: Item, node: ScanNode) => {
     bytes += byteLength(item) + (items.length > 0 ? 1 : 0);
     items.push(item);
     positions.push(node.position ?? null);
     nodesOf.push(node);
+    if (node.position && node.skippedBefore !== undefined) skippedAtNode.set(node.position, node.skippedBefore);
   };
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
   const cut = (node: ScanNode, offset: number, room = spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0)) => {
@@ -206,7 +209,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   if (outcome.nodes.length > 0) {
     // an engine that ignores `sink` returns the nodes
     const taken = sink(outcome.nodes);
-    if (taken < outcome.nodes.length) next = outcome.nodes[taken]!.position ?? next;
+    if (taken < outcome.nodes.length) {
+      const first = outcome.nodes[taken]!;
+      if (first.position && first.skippedBefore !== undefined) skippedAtNode.set(first.position, first.skippedBefore);
+      next = first.position ?? next;
+    }
   }
   if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
   ctx.files.verify(source, realPath);
@@ -226,11 +233,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   }
   // Notes about the query itself (a match()/search() pattern that is not I-Regexp), then about records.
   const queryWarnings: Warning[] = (spec.compiled.warnings ?? []).map((w) => ({ code: w.code, message: clip(w.message, 1000), ...(w.position !== undefined ? { location: { position: w.position } } : {}) }));
-  // The engine scans in batches, so it may report records past the page's end: those belong to the next page
-  // (which scans them again), so this page reports only the records before `next`.
+  // The page reports the records passed over before the place it ends: the engine's end (its count), or a node the
+  // page ends before (the count the engine gave that node). The next page, which starts there, reports the rest.
   const skippedBefore = (end: ScanPosition | null) => {
-    const past = end === null ? [] : outcome.firstSkipped.filter((s) => s.record_index >= end.record);
-    return { count: Math.max(0, outcome.skipped - past.length), first: outcome.firstSkipped.filter((s) => !past.includes(s)) };
+    const count = end === null || end === outcome.next ? outcome.skipped : skippedAtNode.get(end) ?? outcome.skipped;
+    return { count, first: outcome.firstSkipped.slice(0, count) };
   };
   const warningsBefore = (end: ScanPosition | null): Warning[] => {
     const { count, first: firstSkipped } = skippedBefore(end);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { safeNormalize, type EntrySummary, type SessionSummary } from '../session/summary';
-import { cutText, hasBinarySummary } from '../text';
+import { cutText, hasBinarySummary, textPart } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
 import { catalogueCode, reason } from '../os-error';
 
@@ -142,10 +142,20 @@ export const entrySchema = z.object({
   role: roleSchema,
   timestamp: z.string().nullable(),
   text: z.string(),
-  text_truncated: z.boolean(),
+  text_truncated: z.boolean().describe('More text follows what is shown (read it on from text_next_offset), or base64 data in it is summarized'),
+  text_offset: z.number().int().optional().describe('Characters of the text before the part shown (with content_offset, or when cut)'),
+  text_length: z.number().int().optional().describe('Characters of the whole text (when only a part is shown)'),
+  text_next_offset: z.number().int().optional().describe('Where the rest of the text starts: pass it as content_offset, with entry_indices [index], to read on'),
   thinking: z.string().nullable().optional().describe('With include_thinking'),
+  thinking_next_offset: z.number().int().optional().describe('Where the rest of the thinking starts (as text_next_offset)'),
   tool_uses: z.array(z.object({ id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()).describe('The call\'s arguments as a JSON object') })),
-  tool_results: z.array(z.object({ tool_use_id: z.string(), result: z.string(), is_error: z.boolean(), result_truncated: z.boolean().optional() })),
+  tool_results: z.array(z.object({
+    tool_use_id: z.string(),
+    result: z.string(),
+    is_error: z.boolean(),
+    result_truncated: z.boolean().optional(),
+    result_next_offset: z.number().int().optional().describe('Where the rest of the result starts (as text_next_offset)'),
+  })),
   model: z.string().nullable(),
   usage: tokensSchema.nullable(),
 });
@@ -159,6 +169,7 @@ const entriesInput = z.object({
   roles: z.array(roleSchema).min(1).optional().describe('Only these roles, e.g. ["user", "assistant"]'),
   max_content_length: z.number().int().min(0).default(500).describe('Characters of text (and thinking, and each tool result) at most; 0 = no limit'),
   include_thinking: z.boolean().default(false).describe('Include the assistant\'s thinking'),
+  content_offset: z.number().int().min(0).default(0).describe('Characters of each text (and thinking, and tool result) to skip: read a long message on from its text_next_offset, with entry_indices [index]'),
 });
 const entriesOutput = z.object({
   entries: z.array(entrySchema),
@@ -176,7 +187,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
     description:
       'Read a session\'s entries, one page at a time: {entries: [{index, uuid, role, timestamp, text, text_truncated, thinking, tool_uses: [{id, name, input}], tool_results: [{tool_use_id, result, is_error}], model, usage}], has_more, total, returned, next_offset}. ' +
       'Roles: user, assistant, tool (tool output), system, summary, checkpoint. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
-      'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true; thinking only with include_thinking. ' +
+      'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true and text_next_offset; read the rest with entry_indices [index] and content_offset = text_next_offset. Thinking only with include_thinking. ' +
       'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut.',
     inputSchema: entriesInput,
     outputSchema: entriesOutput,
@@ -215,16 +226,21 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
               warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${reason(err)}` });
             }
             if (!draft) continue;
-            let entry = shape(index, draft, args.max_content_length, args.include_thinking);
+            let entry = shape(index, draft, args.max_content_length, args.include_thinking, args.content_offset);
             let size = jsonBytes(entry) + 1;
             if (used + size > budget) {
               if (entries.length > 0) {
                 cut = { limit: 'maxResultBytes', at: `after ${entries.length} entries (next: index ${index})`, rest: args.entry_indices ? 'Ask for fewer entry_indices.' : `Call again with offset ${args.offset + entries.length}, or a smaller max_content_length.` };
                 break;
               }
-              entry = shrink(index, draft, args.include_thinking, budget - used);
+              entry = shrink(index, draft, args.include_thinking, budget - used, args.content_offset, args.max_content_length);
               size = jsonBytes(entry) + 1;
-              cut = { limit: 'maxResultBytes', at: `entry ${index} was cut to fit`, rest: 'Its text and tool data are shortened; the page holds this one entry.' };
+              cut = {
+                limit: 'maxResultBytes',
+                at: `entry ${index} was cut to fit`,
+                rest: `Its text and tool data are shortened; the page holds this one entry. Read on with entry_indices [${index}] and content_offset ${entry.text_next_offset ?? 'its text_next_offset'}` +
+                  ' (text_next_offset, thinking_next_offset and each result_next_offset say where each part stops); tool inputs are cut to fit.',
+              };
             }
             entries.push(entry);
             used += size;
@@ -252,35 +268,53 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
   };
 }
 
-/** An entry as returned: text (and thinking and tool results) cut to `max` characters. */
-export function shape(index: number, d: SessionEntryDraft, max: number, includeThinking: boolean): Entry {
-  const text = cutText(d.text, max);
+/**
+ * An entry as returned: text (and thinking and tool results) from character `offset`, cut to `max` characters. A part
+ * that is not the whole says where it starts and where the rest starts (`text_offset`, `text_length`,
+ * `text_next_offset`; `thinking_next_offset`; `result_next_offset`).
+ */
+export function shape(index: number, d: SessionEntryDraft, max: number, includeThinking: boolean, offset = 0): Entry {
+  const text = textPart(d.text, offset, max);
+  const whole = offset === 0 && text.next === undefined;
+  const thinking = includeThinking && d.thinking !== null ? textPart(d.thinking, offset, max) : null;
   return {
     index,
     uuid: d.uuid,
     role: d.role,
     timestamp: d.timestamp,
     text: text.text,
-    text_truncated: text.truncated || hasBinarySummary(d.text),
-    ...(includeThinking ? { thinking: d.thinking === null ? null : cutText(d.thinking, max).text } : {}),
+    text_truncated: text.next !== undefined || hasBinarySummary(d.text),
+    ...(whole ? {} : { text_offset: Math.min(offset, text.length), text_length: text.length }),
+    ...(text.next !== undefined ? { text_next_offset: text.next } : {}),
+    ...(includeThinking ? { thinking: thinking === null ? null : thinking.text } : {}),
+    ...(thinking?.next !== undefined ? { thinking_next_offset: thinking.next } : {}),
     tool_uses: d.tool_uses,
     tool_results: d.tool_results.map((r) => {
-      const c = cutText(r.result, max);
-      return { tool_use_id: r.tool_use_id, result: c.text, is_error: r.is_error, ...(c.truncated || hasBinarySummary(r.result) ? { result_truncated: true } : {}) };
+      const c = textPart(r.result, offset, max);
+      return {
+        tool_use_id: r.tool_use_id,
+        result: c.text,
+        is_error: r.is_error,
+        ...(c.next !== undefined || hasBinarySummary(r.result) ? { result_truncated: true } : {}),
+        ...(c.next !== undefined ? { result_next_offset: c.next } : {}),
+      };
     }),
     model: d.model,
     usage: d.usage,
   };
 }
 
-/** An entry too big for the budget alone, its strings (tool inputs included) cut shorter until it fits. */
-function shrink(index: number, d: SessionEntryDraft, includeThinking: boolean, budget: number): Entry {
-  for (let max = 4096; ; max = Math.floor(max / 2)) {
+/**
+ * An entry too big for the budget alone, its strings (tool inputs included) cut shorter until it fits: from the
+ * characters asked (`max`, 0 = no limit) or the budget's bytes, whichever is fewer, a fifth fewer at a time.
+ */
+function shrink(index: number, d: SessionEntryDraft, includeThinking: boolean, budget: number, offset: number, asked: number): Entry {
+  for (let max = Math.min(asked > 0 ? asked : Infinity, budget); ; max = Math.floor(max * 0.8)) {
     const cutInputs = d.tool_uses.map((t) => ({ ...t, input: cutStrings(t.input, max) as Record<string, unknown> }));
-    const e = shape(index, { ...d, tool_uses: cutInputs }, Math.max(max, 1), includeThinking);
+    const e = shape(index, { ...d, tool_uses: cutInputs }, Math.max(max, 1), includeThinking, offset);
     if (max <= 8) {
       e.tool_uses = e.tool_uses.map((t) => ({ ...t, input: {} }));
-      return { ...e, text_truncated: e.text_truncated || d.text.length > 0 };
+      return e;
     }
     if (jsonBytes(e) + 1 <= budget) return e;
   }
