@@ -113,9 +113,13 @@ export function parseBucketFlag(text: string): { path: string; width: string; ep
   return { path: m[1]!, width: m[2]!, ...(m[3] ? { epoch: m[3] as 's' | 'ms' } : {}) };
 }
 
-/** A cell: strings as they are unless they could be read as another value, everything else as JSON (exact). */
-function cell(v: unknown): string {
-  if (typeof v === 'string') return v === '' || /^(-?\d|null$|true$|false$|\(|\s)|\s$/.test(v) ? JSON.stringify(v) : v;
+/**
+ * A cell: strings as they are unless they would read as another value (a JSON number, `null`, `true`, `false`, a
+ * `(missing)`-style marker, empty, or edged with white space), everything else as JSON (exact). So the string "1" is
+ * `"1"` beside the number 1, while a timestamp key `2016-12-31T00:00:00Z` stays bare.
+ */
+export function cell(v: unknown): string {
+  if (typeof v === 'string') return v === '' || /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$|null$|true$|false$|\(|\s)|\s$/.test(v) ? JSON.stringify(v) : v;
   if (v !== null && typeof v === 'object' && (v as { estimated?: boolean }).estimated) {
     const e = v as { value: number; error_bound: number };
     return `≈${e.value} ±${e.error_bound}`;

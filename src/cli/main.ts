@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, HTTP_DEFAULTS } from '../kernel/config';
 import { BUILTIN_COMMANDS, PluginLoadError } from '../kernel/plugins/loader';
-import { pluginCommand } from './plugin-command';
+import { pluginCommand, printPluginCommands } from './plugin-command';
 import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
@@ -87,11 +87,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     const first = argv[2];
     if (first !== undefined && !first.startsWith('-') && !BUILTIN_COMMANDS.includes(first)) return await pluginCommand(argv.slice(2));
+    // `mcpgw help sessions`: the help of a plugin's command (or group of commands), as `mcpgw sessions --help`.
+    const second = argv[3];
+    if (first === 'help' && second !== undefined && !second.startsWith('-') && !BUILTIN_COMMANDS.includes(second)) {
+      return await pluginCommand([...argv.slice(3), '--help']);
+    }
     await program.parseAsync(argv as string[]);
     return EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+        if (err.code !== 'commander.version' && isTopLevelHelp(argv)) await printPluginCommands();
+        return EXIT.OK;
+      }
       return EXIT.USAGE;
     }
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
@@ -106,4 +114,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`mcpgw: ${(err as Error)?.stack ?? String(err)}\n`);
     return EXIT.RUNTIME;
   }
+}
+
+/** `mcpgw --help`, `mcpgw -h` or `mcpgw help` alone: the program's own help was printed. */
+function isTopLevelHelp(argv: readonly string[]): boolean {
+  const rest = argv.slice(2);
+  return rest.length === 1 && ['--help', '-h', 'help'].includes(rest[0]!);
 }

@@ -79,3 +79,21 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
     process.removeListener('SIGINT', onSigint);
   }
 }
+
+/**
+ * After `mcpgw --help`: the commands the plugins of the discovered config register (`sessions index`, …), which the
+ * built-in help cannot know. Printed on stdout after the help; a config that does not load is said in one line
+ * (its own commands report the fault in full).
+ */
+export async function printPluginCommands(): Promise<void> {
+  let lines: string;
+  try {
+    const { kernel } = await prepare({}, false);
+    const commands = [...kernel.registry.commands.entries()].map(([n, r]) => `  ${n.padEnd(32)}${r.item.description}\n`);
+    lines = commands.length ? `\nPlugin commands (from the plugins the config loads):\n${commands.join('')}Run mcpgw <command> --help for a plugin command's options.\n`
+      : '\nPlugin commands: none (no loaded plugin registers one).\n';
+  } catch (err) {
+    lines = `\nPlugin commands: not listed, the config did not load (${(err as Error).message.split('\n')[0]}). Run mcpgw check.\n`;
+  }
+  process.stdout.write(lines);
+}

@@ -72,7 +72,9 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
     bar?.done();
     if (skipped > 0) {
       const first = firstSkipped[0];
-      process.stderr.write(`mcpgw: ${skipped} record(s) could not be read and were skipped${first ? ` (first: record ${first.record_index}${first.line ? `, line ${first.line}` : ''}: ${first.message})` : ''}.\n`);
+      // A count of the records the query read, not of the file's faults: a record the byte prefilter ruled out is not parsed.
+      process.stderr.write(`mcpgw: ${skipped} record(s) could not be read and were skipped${first ? ` (first: record ${first.record_index}${first.line ? `, line ${first.line}` : ''}: ${first.message})` : ''}. `
+        + 'Records the query\'s byte prefilter ruled out were not parsed, so the file may hold more malformed ones.\n');
     }
   } finally {
     process.off('SIGINT', onSignal);

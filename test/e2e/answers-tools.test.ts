@@ -307,6 +307,14 @@ describe('zero results with a hint: a member no record has, and the nearest name
     }
     // the last record exists: its member is read, no hint
     expect((await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/2/id' })).data).toMatchObject({ items: [{ path: '/2/id', value: 3 }] });
+    // a pointer has no negative index and "-" names the element after the last (RFC 6901 §4): said, not "no member named"
+    for (const query of ['/-1', '/-1/id', '/-']) {
+      const r = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query });
+      expect({ query, items: r.data.items, complete: r.data.complete }).toEqual({ query, items: [], complete: true });
+      const token = query.split('/')[1];
+      expect(r.data.hint).toBe(`A JSON Pointer has no negative index: in an array a reference token is 0 or digits without a leading zero (RFC 6901 §4), so "${token}" picks no record`
+        + `${token === '-' ? ' ("-" names the element after the last, which never exists)' : ''}. The file has 3 record(s): the last is /2, or $[-1] in JSONPath.`);
+    }
     await call(c.client, 'json_close', { file_id: fid });
   });
 

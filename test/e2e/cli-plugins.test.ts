@@ -364,6 +364,24 @@ describe('CLI usage', () => {
     expect(help).toMatchObject({ status: 0, stdout: `Usage: mcpgw sessions <command> [options]\n\nCommands:\n${line}\nRun mcpgw sessions index --help for a command's options.\n` });
     const bare = mcpgw(['sessions']);
     expect(bare).toMatchObject({ status: 2, stdout: '', stderr: `mcpgw: "sessions" needs a command:\n${line}` });
+    // `mcpgw help sessions` is `mcpgw sessions --help`
+    expect(mcpgw(['help', 'sessions'])).toMatchObject({ status: 0, stdout: help.stdout });
+  });
+
+  test('mcpgw --help ends with the commands the loaded plugins register; a config that does not load is said', () => {
+    writeConfig({ root: './data' });
+    for (const form of [['--help'], ['-h'], ['help']]) {
+      const r = mcpgw(form);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain('  aggregate [options] <file>');
+      expect(r.stdout.endsWith('\nPlugin commands (from the plugins the config loads):\n'
+        + '  sessions index                  build or update the session-history search index (semantic_search) in the cache folder\n'
+        + 'Run mcpgw <command> --help for a plugin command\'s options.\n')).toBe(true);
+    }
+    writeConfig({ root: './data', plugins: ['./no-such-plugin.js'] });
+    const broken = mcpgw(['--help']);
+    expect(broken.status).toBe(0);
+    expect(broken.stdout).toMatch(/\nPlugin commands: not listed, the config did not load \(.*no-such-plugin.*\)\. Run mcpgw check\.\n$/);
   });
 
   test('an invalid --log-level choice exits 2', () => {

@@ -45,6 +45,7 @@ describe('mcpgw query', () => {
       '{"path":"/4","value":{"id":5,"status":"ok","latency_ms":101}}',
     ]);
     expect(r.err).toMatch(/1 record\(s\) could not be read and were skipped \(first: record 3, line 4/);
+    expect(r.err).toContain("Records the query's byte prefilter ruled out were not parsed, so the file may hold more malformed ones.\n");
   });
 
   test('--limit, --language pointer', () => {

@@ -22,15 +22,44 @@ function both(check: SimdRecordCheck, plan: SlotPlan, b: Buffer, s: number, e: n
   return { js: jsOut, simd: [st, st === OK ? [...plan.spans] : null, st === OK ? plan.dup : null], fellBack };
 }
 
-const stringTops = (maxDepth: number) => slotPlan([['status'], ['a'], ['user', 'a'], ['st"x'], ['é'], ['__proto__'], [''], ['b/c'], ['0'], ['user']], maxDepth);
+const stringTops = (maxDepth: number) => slotPlan([['status'], ['a'], ['user', 'a'], ['st"x'], ['é'], ['__proto__'], [''], ['b/c'], ['01'], ['user']], maxDepth);
 
 describe('the record check in WebAssembly SIMD', () => {
   const plan = stringTops(50);
   const check = SimdRecordCheck.create(plan)!;
 
-  test('is available here (Node 22 has WebAssembly SIMD), and not for plans with array indexes', () => {
+  test('is available here (Node 22 has WebAssembly SIMD), and not for plans with negative indexes', () => {
     expect(check).not.toBeNull();
-    expect(SimdRecordCheck.create(slotPlan([['a'], [0]], 50))).toBeNull();
+    expect(SimdRecordCheck.create(slotPlan([['a'], [-1]], 50))).toBeNull();
+  });
+
+  test('a top that is an index ("0" as a pointer gives it, or 0) is the member "0" of an object record; an array record falls back', () => {
+    for (const tops of [[['a'], ['0'], ['status']], [['a'], [0], ['status']]]) {
+      const p = slotPlan(tops, 50);
+      const c = SimdRecordCheck.create(p)!;
+      expect(c).not.toBeNull();
+      // The values at tops a, 0 and status, as text, by both checks; and whether the SIMD one fell back.
+      const one = (text: string) => {
+        const b = Buffer.from(text);
+        const out = both(c, p, b, 0, b.length);
+        expect(out.simd).toEqual(out.js);
+        const spans = out.js[1] as number[];
+        return { values: [0, 1, 2].map((w) => (spans[2 * w]! < 0 ? null : text.slice(spans[2 * w], spans[2 * w + 1]))), dup: out.js[2], fellBack: out.fellBack };
+      };
+      expect(one('{"0":[1,2],"a":"x","0":3}')).toEqual({ values: ['"x"', '3', null], dup: true, fellBack: false });
+      expect(one('{"0":[1,2],"a":"x","\\u0030":3}')).toEqual({ values: ['"x"', '3', null], dup: true, fellBack: true }); // an escaped name: readRecord
+      expect(one('{"a":1,"0":{"b":2}}')).toEqual({ values: ['1', '{"b":2}', null], dup: false, fellBack: false });
+      expect(one(' [7,{"a":1}]')).toEqual({ values: [null, '7', null], dup: false, fellBack: true });
+      const r = rng(23);
+      for (let n = 0; n < 5000; n++) {
+        let text = genValue(r, 0);
+        if (r() < 0.3) text = `{"0":${text},"status":${genValue(r, 1)}}`;
+        if (r() < 0.5) text = mutate(r, text);
+        const b = Buffer.from(text);
+        const out = both(c, p, b, 0, b.length);
+        expect([text, out.simd]).toEqual([text, out.js]);
+      }
+    }
   });
 
   test('its module is compiled once per names and bound, and a copy posted to another thread checks as the original', async () => {
@@ -38,7 +67,7 @@ describe('the record check in WebAssembly SIMD', () => {
     expect(m).toBeInstanceOf(WebAssembly.Module);
     expect(SimdRecordCheck.module(stringTops(50))).toBe(m); // an equal plan: the same module
     expect(SimdRecordCheck.module(stringTops(49))).not.toBe(m); // another bound: another module
-    expect(SimdRecordCheck.module(slotPlan([['a'], [0]], 50))).toBeNull();
+    expect(SimdRecordCheck.module(slotPlan([['a'], [-1]], 50))).toBeNull();
     // What a worker thread gets: the module through postMessage (a structured clone of it).
     const { port1, port2 } = new MessageChannel();
     const got = new Promise<unknown>((resolve) => { port2.onmessage = (ev) => resolve(ev.data); });

@@ -71,6 +71,11 @@ describe('handle tables: expired and used-up ids say what to do', () => {
     expect(() => t.get(a)).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'The search cursor sc_1 was already used — continue from the latest next_cursor.', hint: 'Pass the latest next_cursor.' }));
     clock.advance(300_001);
     expect(() => t.get(b)).toThrow(expect.objectContaining({ code: 'HANDLE_EXPIRED', message: 'The search cursor sc_2 expired after 300 s unused. Run the search again.', hint: 'Run the search again.' }));
-    expect(() => t.get('sc_9')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'Unknown search cursor "sc_9".' }));
+    // an unknown id (most often one of an earlier session or server): the remedy of an expired one
+    expect(() => t.get('sc_9')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'Unknown search cursor "sc_9".',
+      hint: 'Pass a search cursor this server returned in this session (ids end with the session and with a restart). Run the search again.' }));
+    const files = new IdleHandleTable<number>({ style: 'counter', prefix: 'file_', noun: 'file handle', limit: 'maxOpenFiles', idleMs: 1000, max: 1 }, clock);
+    expect(() => files.get('file_7')).toThrow(expect.objectContaining({ code: 'NOT_FOUND',
+      hint: 'Pass a file handle this server returned in this session (ids end with the session and with a restart). Open the file again.' }));
   });
 });

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
+import { indexToken, parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
 import { children, compact, forEachToken, spanAt, type Token } from '../../plugins/tools-explore/src/json/scan';
 import { inferSchema } from '../../plugins/tools-explore/src/json/schema';
 import { inferWithinBudget } from '../../plugins/tools-explore/src/json/schema-budget';
@@ -111,6 +111,22 @@ describe('values', () => {
     expect(valuesAt(v, ['items', 1, 'x'])).toEqual([1]);
     expect(valuesAt(v, ['items', 'name'], false)).toEqual([]);
     expect(valuesAt(v, ['user', 'tags', -1])).toEqual(['t']);
+  });
+
+  test('one rule for index tokens in every navigator (RFC 6901 §4): the value decides; "01", "-1" and "-" are no index', () => {
+    const text = '{"tags":["a","b"],"o":{"0":"zero","01":"z1","-1":"m1"},"n":{"x":[{"0":"e0"},["f0"]]}}';
+    const v = JSON.parse(text);
+    const span = (t: (string | number)[]) => { const s = spanAt(text, t); return 'start' in s ? JSON.parse(text.slice(s.start, s.end)) : undefined; };
+    const cases: [(string | number)[], unknown][] = [
+      [['tags', '0'], 'a'], [['tags', 0], 'a'], [['tags', -1], 'b'], [['tags', '-1'], undefined], [['tags', '01'], undefined], [['tags', '-'], undefined], [['tags', '2'], undefined],
+      [['o', '0'], 'zero'], [['o', 0], 'zero'], [['o', '01'], 'z1'], [['o', '-1'], 'm1'], [['o', -1], 'm1'],
+      [['n', 'x', '0', '0'], 'e0'], [['n', 'x', 1, '0'], 'f0'],
+    ];
+    for (const [t, want] of cases) {
+      expect([t, indexToken(t.at(-1)!), span(t)]).toEqual([t, expect.anything(), want]);
+      expect([t, valuesAt(v, t, false)]).toEqual([t, want === undefined ? [] : [want]]);
+    }
+    expect(['0', '7', '10', 3, -2, '01', '-1', '-', '', '1e1', ' 1'].map(indexToken)).toEqual([0, 7, 10, 3, -2, NaN, NaN, NaN, NaN, NaN, NaN]);
   });
 
   test('keys sort by code point (as Thoth, in Rust), not by UTF-16 unit', () => {

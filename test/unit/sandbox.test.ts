@@ -168,12 +168,13 @@ describe('ACCESS_DENIED: paths that leave the root', () => {
 });
 
 describe('allowed paths', () => {
-  test('a symlink inside the root pointing inside is allowed and resolves to its target', () => {
+  test('a symlink inside the root pointing inside is allowed and resolves to its target; it is shown as asked', () => {
     expect(sandbox.resolve('link-in.jsonl')).toBe(path.join(root, 'sub', 'inner.jsonl'));
     const opened = openInSandbox(sandbox, 'link-in.jsonl');
     try {
       expect(opened.realPath).toBe(path.join(root, 'sub', 'inner.jsonl'));
-      expect(opened.displayPath).toBe('sub/inner.jsonl');
+      // the client finds the path it asked for in the answer, not the link's target
+      expect(opened.displayPath).toBe('link-in.jsonl');
       expect(opened.identity.size).toBe('{"inner":1}\n'.length);
     } finally {
       closeQuietly(opened.fd);
@@ -227,6 +228,14 @@ describe('allowed paths', () => {
   test('the root given through a symlink accepts absolute paths spelled through the link', () => {
     const viaLink = new Sandbox(path.join(tmp, 'rootlink'));
     expect(viaLink.resolve(path.join(tmp, 'rootlink', 'f.jsonl'))).toBe(path.join(root, 'f.jsonl'));
+    const opened = openInSandbox(viaLink, path.join(tmp, 'rootlink', 'sub', '..', 'link-in.jsonl'));
+    try {
+      expect(opened.realPath).toBe(path.join(root, 'sub', 'inner.jsonl'));
+      expect(opened.displayPath).toBe('link-in.jsonl');
+    } finally {
+      closeQuietly(opened.fd);
+    }
+    expect(viaLink.shown('./sub//inner.jsonl', path.join(root, 'sub', 'inner.jsonl'))).toBe('sub/inner.jsonl');
   });
 
   test('openInSandbox opens a regular file read-only with its identity', () => {

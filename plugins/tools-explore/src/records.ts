@@ -1,6 +1,6 @@
 import type { CompiledQuery, JsonLayoutMarks, LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { checkIndex, type ExplorerFile } from './files';
-import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
+import { indexToken, parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
 import { valuesAt } from './json/values';
 
@@ -292,7 +292,7 @@ export function lazyNodeAt(ctx: ToolContext, index: number, root: LazyNode, toke
     let at: string | number = token;
     if (node.type === 'array') {
       const count = node.childCount ?? 0;
-      const k = typeof token === 'number' ? token : /^(0|[1-9]\d*)$/.test(token) ? Number(token) : NaN;
+      const k = indexToken(token);
       at = k < 0 ? count + k : k;
       if (Number.isInteger(at) && at >= 0 && at < count) next = node.children!(at, at + 1)[0]?.node;
     } else if (node.type === 'object') {

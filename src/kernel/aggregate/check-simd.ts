@@ -290,8 +290,9 @@ const modules = new Map<string, WebAssembly.Module | null>();
 
 /**
  * readRecord's check for one plan in WebAssembly SIMD. Use: {@link load} a stretch of records, then {@link check}
- * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan's
- * top-level names are all member names (an array record's indexes keep readRecord).
+ * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan has no
+ * negative index. A top that is a number is the member of its digits in an object record (PathTokens); an array
+ * record, whose elements such a top would select, is left to readRecord (FALLBACK).
  */
 export class SimdRecordCheck {
   private readonly run: (s: number, e: number) => number;
@@ -303,8 +304,11 @@ export class SimdRecordCheck {
   private shift = 0;
   private lo = 0;
   private hi = -1;
+  /** Some top is an array index: array records fall back. */
+  private readonly indexes: boolean;
 
-  private constructor(module: WebAssembly.Module, layout: Layout, private readonly names: number) {
+  private constructor(module: WebAssembly.Module, layout: Layout, private readonly names: number, plan: SlotPlan) {
+    this.indexes = plan.tops.some((t) => typeof t === 'number');
     this.layout = layout;
     const instance = new WebAssembly.Instance(module, {});
     this.run = instance.exports.check as (s: number, e: number) => number;
@@ -315,13 +319,13 @@ export class SimdRecordCheck {
   }
 
   /**
-   * The compiled module of `plan`'s check, or null (no WebAssembly SIMD, an index or an over-long name among its
-   * tops). Compiled once per set of names and nesting bound in a thread (the last {@link MODULES_KEPT} are kept); a
+   * The compiled module of `plan`'s check, or null (no WebAssembly SIMD, a negative index or an over-long name among
+   * its tops). Compiled once per set of names and nesting bound in a thread (the last {@link MODULES_KEPT} are kept); a
    * module is posted to worker threads with their job (a WebAssembly.Module crosses `postMessage`), so a thread
    * instantiates it instead of assembling and compiling its own.
    */
   static module(plan: SlotPlan): WebAssembly.Module | null {
-    if (!plan.tops.every((t) => typeof t === 'string')) return null;
+    if (plan.tops.some((t) => typeof t === 'number' && t < 0)) return null;
     const key = JSON.stringify([plan.tops, plan.maxDepth]);
     if (modules.has(key)) {
       const kept = modules.get(key)!;
@@ -330,7 +334,7 @@ export class SimdRecordCheck {
       return kept;
     }
     let module: WebAssembly.Module | null = null;
-    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(t)).subarray(1, -1));
+    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(String(t))).subarray(1, -1));
     if (keys.every((k) => k.length <= MAX_NAME_BYTES) && simdAvailable !== false && typeof WebAssembly === 'object') {
       try {
         const bytes = checkModule(keys, plan.maxDepth, layoutOf(keys.length, plan.maxDepth));
@@ -351,9 +355,9 @@ export class SimdRecordCheck {
    */
   static create(plan: SlotPlan, module?: WebAssembly.Module | null): SimdRecordCheck | null {
     const m = module === undefined ? SimdRecordCheck.module(plan) : module;
-    if (!m || !plan.tops.every((t) => typeof t === 'string')) return null;
+    if (!m || plan.tops.some((t) => typeof t === 'number' && t < 0)) return null;
     try {
-      return new SimdRecordCheck(m, layoutOf(plan.tops.length, plan.maxDepth), plan.tops.length);
+      return new SimdRecordCheck(m, layoutOf(plan.tops.length, plan.maxDepth), plan.tops.length, plan);
     } catch {
       return null;
     }
@@ -391,6 +395,12 @@ export class SimdRecordCheck {
    */
   check(s: number, e: number, plan: SlotPlan): number {
     const shift = this.shift;
+    if (this.indexes) {
+      let p = s + shift;
+      const end = e + shift, bytes = this.bytes;
+      while (p < end && (bytes[p] === 0x20 || bytes[p] === 0x0a || bytes[p] === 0x0d || bytes[p] === 0x09)) p++;
+      if (bytes[p] === 0x5b) return FALLBACK;
+    }
     const r = this.run(s + shift, e + shift);
     const st = r & 3;
     if (st !== OK) return st;

@@ -9,6 +9,7 @@ import type { PathTokens } from '../contracts/aggregate';
 import type { Atoms } from './table';
 import { T_ARRAY, T_FALSE, T_MISSING, T_NULL, T_NUMBER, T_OBJECT, T_STRING, T_TRUE } from './table';
 import { numeralKey } from '../numbers/compare';
+import { canonicalPath } from './spec';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
 
@@ -32,10 +33,11 @@ export const OK = 0, MALFORMED = 1, TOO_DEEP = 2;
 export interface SlotPlan {
   /** The slots' paths. */
   paths: PathTokens[];
-  /** The distinct first tokens of the paths (top-level member names, or indexes of an array record). */
+  /** The distinct first tokens of the paths: member names of an object record (a number names the member of its
+   *  digits), element indexes of an array record (numbers only: paths are canonical, spec.ts canonicalPath). */
   tops: (string | number)[];
-  /** UTF-8 of each top name in JSON (`"name"`), for comparison with unescaped keys. */
-  topKeys: (Buffer | null)[];
+  /** UTF-8 of each top as a member name in JSON (`"name"`, `"0"`), for comparison with unescaped keys. */
+  topKeys: Buffer[];
   /** Per slot: its top (index in `tops`), or -1 for the empty path (the record itself). */
   slotTop: number[];
   /** Per top: true when a negative index needs the element count (then the record's value is parsed). */
@@ -49,7 +51,8 @@ export interface SlotPlan {
   dup: boolean;
 }
 
-export function slotPlan(paths: readonly PathTokens[], maxDepth: number): SlotPlan {
+export function slotPlan(slots: readonly PathTokens[], maxDepth: number): SlotPlan {
+  const paths = slots.map(canonicalPath);
   const tops: (string | number)[] = [];
   const slotTop = paths.map((p) => {
     if (p.length === 0) return -1;
@@ -58,8 +61,8 @@ export function slotPlan(paths: readonly PathTokens[], maxDepth: number): SlotPl
     return i;
   });
   return {
-    paths: paths.map((p) => [...p]), tops, slotTop,
-    topKeys: tops.map((t) => (typeof t === 'string' ? Buffer.from(JSON.stringify(t)) : null)),
+    paths, tops, slotTop,
+    topKeys: tops.map((t) => Buffer.from(JSON.stringify(String(t)))),
     negative: tops.some((t) => typeof t === 'number' && t < 0),
     maxDepth,
     spans: new Int32Array(tops.length * 2),
@@ -131,8 +134,8 @@ function topOfKey(plan: SlotPlan, b: Buffer, ks: number, ke: number, hasEscape: 
   if (!hasEscape) {
     const len = ke - ks;
     outer: for (let w = 0; w < keys.length; w++) {
-      const k = keys[w];
-      if (!k || k.length !== len) continue;
+      const k = keys[w]!;
+      if (k.length !== len) continue;
       for (let q = 1; q < len - 1; q++) if (b[ks + q] !== k[q]) continue outer;
       return w;
     }
@@ -141,7 +144,7 @@ function topOfKey(plan: SlotPlan, b: Buffer, ks: number, ke: number, hasEscape: 
   let name: string;
   try { name = JSON.parse(b.toString('utf8', ks, ke)) as string; } catch { return -1; }
   if (!name.isWellFormed()) name = name.toWellFormed();
-  for (let w = 0; w < plan.tops.length; w++) if (plan.tops[w] === name) return w;
+  for (let w = 0; w < plan.tops.length; w++) if (String(plan.tops[w]) === name) return w;
   return -1;
 }
 
@@ -256,16 +259,12 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
  * For a record `b[s, e)` already checked (a well-formed JSON object no deeper than the bound, valid UTF-8) in which
  * each of the plan's top-level names occurs at most once: fills `plan.spans` as {@link readRecord} would, reading
  * members only until every wanted one is found (their values are skipped, not checked again). False when the record
- * is not an object or a top is an array index (then readRecord does it).
+ * is not an object (then readRecord does it).
  */
 export function findTops(b: Buffer, s: number, e: number, plan: SlotPlan): boolean {
   const spans = plan.spans;
   const wanted = plan.tops.length;
-  for (let w = 0; w < wanted; w++) {
-    if (typeof plan.tops[w] !== 'string') return false;
-    spans[2 * w] = -1;
-    spans[2 * w + 1] = -1;
-  }
+  spans.fill(-1);
   let p = s;
   while (p < e && WS[b[p]!]) p++;
   if (b[p] !== LBRACE) return false;
@@ -337,15 +336,19 @@ function stringEnd(b: Buffer, p: number, e: number): number {
 
 const keyBytes = new Map<string, Buffer>();
 
-/** The span of member `name` (the last of that name) or element `index` of the well-formed value at `[vs, ve)`, or null. */
+/**
+ * The span of what `token` selects in the well-formed value at `[vs, ve)` (RFC 6901 §4, by the value's type): in an
+ * object the member named `String(token)` (the last of that name), in an array element `token` when it is a number
+ * (negative from the end; tokens are canonical, spec.ts canonicalPath). False when it selects nothing.
+ */
 function childSpan(b: Buffer, vs: number, ve: number, token: string | number, out: [number, number]): boolean {
   const open = b[vs];
   let p = vs + 1;
   const skipWs = () => { while (p < ve && WS[b[p]!]) p++; };
-  if (typeof token === 'string') {
-    if (open !== LBRACE) return false;
-    let kb = keyBytes.get(token);
-    if (!kb) { kb = Buffer.from(JSON.stringify(token)); if (keyBytes.size < 1000) keyBytes.set(token, kb); }
+  if (open === LBRACE) {
+    const name = String(token);
+    let kb = keyBytes.get(name);
+    if (!kb) { kb = Buffer.from(JSON.stringify(name)); if (keyBytes.size < 1000) keyBytes.set(name, kb); }
     let found = false;
     for (;;) {
       skipWs();
@@ -357,9 +360,9 @@ function childSpan(b: Buffer, vs: number, ve: number, token: string | number, ou
         let esc = false;
         for (let q = ks + 1; q < p - 1; q++) if (b[q] === BACKSLASH) { esc = true; break; }
         if (esc) {
-          let name = JSON.parse(b.toString('utf8', ks, p)) as string;
-          if (!name.isWellFormed()) name = name.toWellFormed();
-          match = name === token;
+          let key = JSON.parse(b.toString('utf8', ks, p)) as string;
+          if (!key.isWellFormed()) key = key.toWellFormed();
+          match = key === name;
         }
       }
       skipWs();
@@ -373,7 +376,7 @@ function childSpan(b: Buffer, vs: number, ve: number, token: string | number, ou
       p++;
     }
   }
-  if (open !== LBRACK) return false;
+  if (open !== LBRACK || typeof token !== 'number') return false;
   let want = token;
   if (want < 0) {
     // From the end: count the elements first.
@@ -529,17 +532,23 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
-/** The value at `path` in a parsed value (own members only; negative indexes from the end), or undefined. */
+/**
+ * The value at `path` in a parsed value, or undefined: by the value's type (RFC 6901 §4), in an array a number
+ * (negative from the end) or a string of array-index form is an element; in an object `String(token)` names an own
+ * member.
+ */
 function valueAt(v: unknown, path: PathTokens): unknown {
   for (const t of path) {
-    if (typeof t === 'string') {
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || isRawJson(v) || !Object.prototype.hasOwnProperty.call(v, t)) return undefined;
-      v = (v as Record<string, unknown>)[t];
-    } else {
-      if (!Array.isArray(v)) return undefined;
-      const i = t < 0 ? v.length + t : t;
-      if (i < 0 || i >= v.length) return undefined;
+    if (v === null || typeof v !== 'object' || isRawJson(v)) return undefined;
+    if (Array.isArray(v)) {
+      const n = typeof t === 'number' ? t : /^(?:0|[1-9][0-9]*)$/.test(t) ? Number(t) : NaN;
+      const i = n < 0 ? v.length + n : n;
+      if (!(i >= 0 && i < v.length)) return undefined;
       v = v[i];
+    } else {
+      const name = String(t);
+      if (!Object.prototype.hasOwnProperty.call(v, name)) return undefined;
+      v = (v as Record<string, unknown>)[name];
     }
   }
   return v;

@@ -20,12 +20,24 @@ export function specData(dimensions: readonly AggregateDimension[], metrics: rea
   const slotOf = (path: PathTokens): number => {
     const k = JSON.stringify(path);
     let i = keys.indexOf(k);
-    if (i === -1) { i = keys.length; keys.push(k); slots.push([...path]); }
+    if (i === -1) { i = keys.length; keys.push(k); slots.push(path); }
     return i;
   };
   return {
     slots,
-    dimensions: dimensions.map((d) => ({ ...d, path: [...d.path], slot: slotOf(d.path) }) as DimensionData),
-    metrics: metrics.map((m) => ({ ...m, path: [...m.path], slot: slotOf(m.path) })),
+    dimensions: dimensions.map((d) => { const path = canonicalPath(d.path); return { ...d, path, slot: slotOf(path) } as DimensionData; }),
+    metrics: metrics.map((m) => { const path = canonicalPath(m.path); return { ...m, path, slot: slotOf(path) }; }),
   };
+}
+
+/** An RFC 6901 array index (§4: `0`, or digits without a leading zero) that a double holds exactly. */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,14})$/;
+
+/**
+ * A path with each token of array-index form as a number (`["tags", "0"]` → `["tags", 0]`): the two select the same
+ * value wherever they apply (an element of an array, the member `"0"` of an object; PathTokens), so they read one
+ * slot, and the readers compare numbers with element positions and strings with member names only.
+ */
+export function canonicalPath(path: PathTokens): PathTokens {
+  return path.map((t) => (typeof t === 'string' && ARRAY_INDEX.test(t) ? Number(t) : t));
 }

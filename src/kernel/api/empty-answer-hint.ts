@@ -14,6 +14,12 @@ export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, qu
   if (past !== undefined) {
     return `There is no record ${past}: with $ as the whole file, its first segment (a pointer's first reference token) picks a record, and the file has ${source.count} record(s)${source.count ? ` (indexes 0 to ${source.count - 1}${query.segments?.[0]?.selectors[0]?.kind === 'index' ? `, or -1 to -${source.count} from the end` : ''})` : ''}.`;
   }
+  const negative = addressing === 'file' && source.rootIsSequence ? negativeToken(query) : undefined;
+  if (negative !== undefined) {
+    return `A JSON Pointer has no negative index: in an array a reference token is 0 or digits without a leading zero (RFC 6901 §4), so ${JSON.stringify(negative)} picks no record`
+      + `${negative === '-' ? ' ("-" names the element after the last, which never exists)' : ''}. The file has ${source.count} record(s)`
+      + `${source.count ? `: the last is /${source.count - 1}, or $[-1] in JSONPath` : ''}.`;
+  }
   const names = query.memberNames;
   if (names?.length) {
     const found = await ctx.scan.missingMembers(source, names, ctx.signal);
@@ -72,6 +78,14 @@ function recordPastTheEnd(query: CompiledQuery, count: number): string | undefin
   // RFC 6901 §4: an array index token is 0 or digits without a leading zero
   if (s.kind === 'token' && /^(0|[1-9]\d*)$/.test(s.token) && Number(s.token) >= count) return s.token;
   return undefined;
+}
+
+/** A pointer's first reference token when it is `-` or a negative number (`/-1`): no array index (RFC 6901 §4). */
+function negativeToken(query: CompiledQuery): string | undefined {
+  const first = query.segments?.[0];
+  if (!first || first.descendant || first.selectors.length !== 1) return undefined;
+  const s = first.selectors[0]!;
+  return s.kind === 'token' && /^-(\d+)?$/.test(s.token) ? s.token : undefined;
 }
 
 /**

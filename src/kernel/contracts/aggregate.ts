@@ -3,8 +3,11 @@ import type { CompiledQuery } from './query';
 import type { SkippedRecord } from './scan';
 
 /**
- * A singular path inside a unit (RFC 9535 §2.3.5.1 singular query, as RFC 6901 reference tokens): member names as
- * strings, array indexes as numbers (negative counts from the end).
+ * A singular path inside a unit (RFC 9535 §2.3.5.1 singular query, as RFC 6901 reference tokens). What a token
+ * selects depends on the value it meets (RFC 6901 §4): in an array, a number (negative counts from the end) or a
+ * string of array-index form (`"0"`, digits without a leading zero) is an element; in an object, the token as a
+ * string names a member (`"0"` and `0` both name the member "0"). So `["tags", "0"]`, as a JSON Pointer `/tags/0`
+ * parses, and `["tags", 0]` select the same values.
  */
 export type PathTokens = readonly (string | number)[];
 

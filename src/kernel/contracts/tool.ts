@@ -213,7 +213,7 @@ export interface HandleTableOptions<T> {
   max: number;
   /** Called when an entry expires or the session ends. */
   onEvict?: (value: T, id: string) => void;
-  /** What to do about an expired id (HANDLE_EXPIRED's hint); default "Open the file again." */
+  /** What to do about an expired id (HANDLE_EXPIRED's hint; an unknown id's NOT_FOUND hint ends with it too); default "Open the file again." */
   expiredHint?: string;
   /** What to do about a used-up id (see `consume`); default "Continue from the latest id returned." */
   usedHint?: string;

@@ -21,7 +21,7 @@ export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
       hint: st.isDirectory() ? 'Give the path of a file inside it; list_files shows the files.' : undefined,
     });
   }
-  return { realPath, displayPath: sandbox.relative(realPath), fd, identity: identityOf(st) };
+  return { realPath, displayPath: sandbox.shown(input, realPath), fd, identity: identityOf(st) };
 }
 
 export function identityOf(st: { size: number; mtimeMs: number; ino: number; dev: number }): FileIdentity {

@@ -83,6 +83,22 @@ export class Sandbox {
     return path.relative(this.root, real).split(path.sep).join('/');
   }
 
+  /**
+   * The path shown for `input` (which resolved to `real`): relative to the root as the caller spelled it, `.` and
+   * `..` segments folded, symlinks not followed (`in.jsonl`, a link to `edge.jsonl`, is shown as `in.jsonl`), so a
+   * client finds the path it asked for in the answer. A spelling outside both forms of the root is shown by its real path.
+   */
+  shown(input: string, real: string): string {
+    const lexical = isPlainAbsolute(input) ? input : path.resolve(this.root, input);
+    for (const root of [this.root, this.given]) {
+      if (startsInside(lexical, root) || this.contains(lexical, root)) {
+        const rel = path.relative(root, lexical);
+        if (rel !== '') return this.relative(path.join(this.root, rel));
+      }
+    }
+    return this.relative(real);
+  }
+
   private danglingTarget(p: string): string | null {
     try {
       if (!this.fs.lstat(p).isSymbolicLink()) return null;

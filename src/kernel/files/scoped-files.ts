@@ -10,7 +10,7 @@ import { Sandbox } from './sandbox';
 import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
 
-/** A sandbox whose display paths are absolute real paths (files outside the root have no root to be relative to). */
+/** A sandbox whose display paths are absolute (files outside the root have no root to be relative to): as the caller spelled them, `.`/`..` folded. */
 class AbsoluteSandbox extends Sandbox {
   override relative(real: string): string {
     return real;

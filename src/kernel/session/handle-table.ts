@@ -51,7 +51,9 @@ export class IdleHandleTable<T> implements HandleTable<T> {
       if (this.used.has(id)) {
         throw new McpgwError('NOT_FOUND', `The ${this.options.noun} ${id} was already used — continue from the latest next_cursor.`, { hint: this.options.usedHint ?? 'Continue from the latest id returned.' });
       }
-      throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint: 'Use an id returned by an open call in this session.' });
+      // An unknown id is most often one of an earlier session or server process: the remedy is the expired one's.
+      const hint = `Pass a ${this.options.noun} this server returned in this session (ids end with the session and with a restart). ${this.options.expiredHint ?? 'Open the file again.'}`;
+      throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint });
     }
     entry.lastUsed = this.now();
     return entry.value;

@@ -59,6 +59,7 @@ type AggregateCursor =
 function cursorTable(ctx: ToolContext) {
   return ctx.session.handles<AggregateCursor>('explore.aggregate', {
     style: 'random', prefix: 'ac_', noun: 'aggregate cursor', limit: 'maxCursors', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
+    expiredHint: 'Run the aggregate again (the same handle and arguments, without cursor); the file stays open.',
   });
 }
 

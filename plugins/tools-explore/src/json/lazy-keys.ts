@@ -1,4 +1,5 @@
 import type { LazyNode } from 'mcpgw/plugin-api';
+import { indexToken } from './paths';
 
 /** Elements looked into per array on a path through a document read in parts. */
 export const ARRAY_LOOK = 1000;
@@ -28,7 +29,7 @@ export function lazyKeys(root: LazyNode, tokens: readonly (string | number)[]): 
     const next: LazyNode[] = [];
     for (const n of cur) {
       if (n.type === 'array') {
-        const idx = typeof t === 'number' ? t : /^-?\d+$/.test(t) ? Number(t) : NaN;
+        const idx = indexToken(t);
         const count = n.childCount ?? 0;
         if (Number.isInteger(idx)) {
           const k = idx < 0 ? count + idx : idx;

@@ -34,7 +34,10 @@ export function parsePath(path: string): { tokens: Tokens } | { jsonpath: string
   return { tokens: parseDotted(p, 0, false) };
 }
 
-/** RFC 6901 §3–4: `/a~1b/~0c` → ["a/b", "~c"]. Array indexes stay strings; navigation decides. */
+/**
+ * RFC 6901 §3–4: `/a~1b/~0c` → ["a/b", "~c"]. Tokens stay strings: `/tags/0` is an element where the value is an
+ * array and the member "0" where it is an object; every navigation decides by the value's type ({@link indexToken}).
+ */
 export function parsePointer(p: string): Tokens {
   try {
     return parseRfc6901(p);
@@ -101,6 +104,17 @@ function parseDotted(s: string, base: number, strict: boolean): Tokens {
     first = false;
   }
   return tokens;
+}
+
+/**
+ * The array index a reference token stands for where the value navigated is an array, or NaN: a number (`items[2]`,
+ * `items[-1]`, negative counts from the end) or a string of RFC 6901 §4 array-index form (`/items/2`, `items.2`:
+ * `0` or digits without a leading zero; `-` and `-1` are not). Where the value is an object, the token as a string
+ * is a member name instead (`/o/0` and `o[0]` name the member "0"). Every path reader in the explorer, and the
+ * kernel's aggregate, apply this one rule.
+ */
+export function indexToken(token: string | number): number {
+  return typeof token === 'number' ? token : /^(?:0|[1-9][0-9]*)$/.test(token) ? Number(token) : NaN;
 }
 
 /** Tokens back to an RFC 6901 pointer. */

@@ -1,4 +1,5 @@
 import { appendToken } from '../text/pointer';
+import { indexToken } from './paths';
 
 /**
  * Small scanners over JSON text already known to be valid (RFC 8259). They work on the record's
@@ -110,7 +111,7 @@ export function spanAt(text: string, tokens: readonly (string | number)[], start
       const name = String(t);
       for (const ch of children(text, s)) if (ch.key === name) found = ch;
     } else if (c === '[') {
-      const idx = typeof t === 'number' ? t : /^-?\d+$/.test(t) ? Number(t) : NaN;
+      const idx = indexToken(t);
       if (Number.isInteger(idx)) {
         const all = idx < 0 ? [...children(text, s)] : null;
         const want = all ? all.length + idx : idx;

@@ -1,4 +1,5 @@
 /** Helpers over parsed record values (numbers that a double cannot hold are `JSON.rawJSON` objects). */
+import { indexToken } from './paths';
 
 declare global {
   interface JSON {
@@ -51,8 +52,8 @@ export function typeOf(v: unknown): ValueType {
 
 /**
  * The values at `tokens` inside `value`. A member-name token applied to an array descends into each of
- * its elements (so `items.name` reaches the name of every item); numeric tokens index arrays (negative
- * from the end) and name members of objects.
+ * its elements (so `items.name` reaches the name of every item); index tokens (indexToken: `0`, `[-1]`) index
+ * arrays and name members of objects.
  */
 export function valuesAt(value: unknown, tokens: readonly (string | number)[], spread = true): unknown[] {
   let cur: unknown[] = [value];
@@ -60,7 +61,7 @@ export function valuesAt(value: unknown, tokens: readonly (string | number)[], s
     const next: unknown[] = [];
     for (const v of cur) {
       if (Array.isArray(v)) {
-        const idx = typeof t === 'number' ? t : /^-?\d+$/.test(t) ? Number(t) : NaN;
+        const idx = indexToken(t);
         if (Number.isInteger(idx)) {
           const el = v[idx < 0 ? v.length + idx : idx];
           if (idx < 0 ? v.length + idx >= 0 : idx < v.length) next.push(el);
