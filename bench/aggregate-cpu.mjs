@@ -2,9 +2,10 @@
 // bench/aggregate-cpu.mjs — aggregate {group_by} on a fresh server: the first call over a freshly opened file (every
 // record checked whole) and a second call (records already checked), each timed twice: wall (the tools/call round trip)
 // and the server's CPU time (user + system of the process, its worker threads included, exited ones too: /proc/PID/stat,
-// 10 ms ticks), with the server's memory growth during the call (VmHWM reset just before it − VmRSS then); beside the
-// DuckDB peer of `--only aggregate-status` on the same file (wall, and its CPU from GNU time: Node, loading DuckDB, the
-// query). On a machine shared with other work, wall times swell with the load; CPU times stay near what the work costs.
+// 10 ms ticks; and per live thread by role: main, worker, read), with the server's memory growth during the call
+// (VmHWM reset just before it − VmRSS then); beside the DuckDB peer of `--only aggregate-status` on the same file
+// (wall, and its CPU from GNU time: Node, loading DuckDB, the query). On a machine shared with other work, wall times
+// swell with the load; CPU times stay near what the work costs.
 //
 //   node bench/aggregate-cpu.mjs FILE.jsonl [--group-by status] [--runs 3] [--gateway bin/mcpgw.js] [--cpu-prof DIR]
 //
@@ -29,6 +30,30 @@ const GROUP_BY = arg('--group-by', 'status');
 const RUNS = Math.max(1, Number(arg('--runs', '3')));
 const GATEWAY = path.resolve(arg('--gateway', path.join(REPO, 'bin', 'mcpgw.js')));
 const PROF = arg('--cpu-prof', null);
+
+/**
+ * CPU ms of each live thread of `pid` by role: `main` (the server's thread), `worker` (Node worker threads: named
+ * `node`), `read` (libuv's pool, which reads the file), `other` (V8 and Node helpers).
+ */
+function threadsCpu(pid) {
+  const out = new Map();
+  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const raw = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      const name = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
+      const f = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      const role = t === String(pid) ? 'main' : name === 'node' ? 'worker' : name.startsWith('libuv') ? 'read' : 'other';
+      out.set(t, { role, ms: (Number(f[11]) + Number(f[12])) * 10 });
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+/** CPU ms by role between two threadsCpu readings (threads that ended between them are not counted). */
+function byRole(a, b) {
+  const out = {};
+  for (const [t, v] of b) out[v.role] = (out[v.role] ?? 0) + v.ms - (a.get(t)?.ms ?? 0);
+  return out;
+}
 
 /** CPU ms (user + system) of process `pid`, threads that ended included. */
 function cpuMs(pid) {
@@ -58,14 +83,16 @@ const rows = { first: [], firstCpu: [], firstGrowth: [], second: [], secondCpu: 
 
 async function call(client, pid, args) {
   const canReset = resetPeak(pid);
+  const th0 = threadsCpu(pid);
   const before = mem(pid).VmRSS;
   const c0 = cpuMs(pid);
   const t0 = performance.now();
   const r = await client.callTool({ name: 'aggregate', arguments: args }, undefined, { timeout: 600000 });
   const wall = performance.now() - t0;
   const cpu = cpuMs(pid) - c0;
+  const roles = byRole(th0, threadsCpu(pid));
   if (r.isError || !r.structuredContent?.complete) throw new Error(`aggregate: ${r.content?.[0]?.text ?? 'not complete'}`);
-  return { wall, cpu, growth: canReset ? (mem(pid).VmHWM - before) / 1024 : NaN, groups: r.structuredContent.groups_total };
+  return { wall, cpu, roles, growth: canReset ? (mem(pid).VmHWM - before) / 1024 : NaN, groups: r.structuredContent.groups_total };
 }
 
 try {
@@ -93,6 +120,8 @@ try {
     if (duckGroups !== first.groups || duckGroups !== second.groups) throw new Error(`groups: DuckDB ${duckGroups}, gateway ${first.groups} / ${second.groups}`);
     console.error(`run ${run}${run === 0 ? ' (warm-up)' : ''}: first ${first.wall.toFixed(0)} ms wall, ${first.cpu} ms CPU, +${first.growth.toFixed(0)} MiB; `
       + `second ${second.wall.toFixed(0)} ms, ${second.cpu} ms CPU, +${second.growth.toFixed(0)} MiB; DuckDB ${duckWall.toFixed(0)} ms, ${((u + s) * 1000).toFixed(0)} ms CPU; ${duckGroups} groups`);
+    const roles = (c) => Object.entries(c.roles).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
+    console.error(`  CPU ms by thread (live threads; worker threads kept between calls show in both): first ${roles(first)}; second ${roles(second)}`);
     if (run === 0) continue;
     rows.first.push(first.wall); rows.firstCpu.push(first.cpu); rows.firstGrowth.push(first.growth);
     rows.second.push(second.wall); rows.secondCpu.push(second.cpu); rows.secondGrowth.push(second.growth);

@@ -103,6 +103,32 @@ describe('exact decimals', () => {
     expect(formatDecimal(sumValue(s)!)).toBe('1999999999999998000');
   });
 
+  test('exact decimals print in plain positional form: an integer as its digits; an exponent only past 40 padding zeros', () => {
+    const z = (n: number) => '0'.repeat(n);
+    const cases: [string, string][] = [
+      ['12345678901234567890123', '12345678901234567890123'],
+      ['-12345678901234567890123', '-12345678901234567890123'],
+      ['1e21', '1' + z(21)], ['1.5e22', '15' + z(21)], ['12e20', '12' + z(20)],
+      ['1e40', '1' + z(40)], ['1.5e41', '15' + z(40)], ['-1e40', '-1' + z(40)],
+      ['1e41', '1e+41'], ['1.5e42', '1.5e+42'], ['-123e400', '-1.23e+402'],
+      ['1e-7', '0.0000001'], ['-2.5e-10', '-0.00000000025'], ['123.456e-2', '1.23456'],
+      ['1.5e-41', '0.' + z(40) + '15'], ['1e-41', '0.' + z(40) + '1'],
+      ['1.5e-42', '1.5e-42'], ['1e-42', '1e-42'], ['-7e-500', '-7e-500'],
+      ['0.000', '0'], ['-0', '0'], ['100', '100'], ['1.50', '1.5'],
+    ];
+    for (const [lexeme, want] of cases) {
+      const got = formatDecimal(parseDecimal(lexeme));
+      expect([lexeme, got]).toEqual([lexeme, want]);
+      expect(eq(lex(got), lex(lexeme))).toBe(true);
+    }
+    // the bench file's trace ids: the exact sum (as Python's int sum gives it), in digits
+    const s = newSum();
+    const ids = ['6426802993820582989828', '6426802993820582989829'];
+    for (const id of ids) addLexeme(s, id);
+    expect(formatDecimal(sumValue(s)!)).toBe('12853605987641165979657');
+    expect(String(ids.reduce((a, b) => a + BigInt(b), 0n))).toBe('12853605987641165979657');
+  });
+
   test('division rounds half to even at the asked digits, exact when it terminates', () => {
     expect(divideDecimal(parseDecimal('1'), 3n, 5)).toEqual({ value: parseDecimal('0.33333'), exact: false });
     expect(divideDecimal(parseDecimal('2'), 3n, 5).value).toEqual(parseDecimal('0.66667'));

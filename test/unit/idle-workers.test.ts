@@ -81,11 +81,12 @@ test('at most `keep` threads are kept; a discarded thread is terminated and not 
   expect(p.take(1)[0]).toBe(started[2]);
 });
 
-test('a thread that exits while idle leaves the pool; when none is left the timer goes too', () => {
+test('a thread that fails and exits while idle leaves the pool (its error does not throw here); when none is left the timer goes too', () => {
   const { p, clock } = pool(2);
   const [a, b] = p.take(2) as [FakeThread, FakeThread];
   p.give(a);
   p.give(b);
+  expect(() => a.emit('error', new Error('boom'))).not.toThrow();
   a.emit('exit', 1);
   expect(p.size).toBe(1);
   expect(p.take(1)[0]).toBe(b);

@@ -8,7 +8,7 @@
  * Inputs are lexemes already checked against the RFC 8259 §6 grammar (a validated record, or JSON.stringify of a
  * finite number); nothing here validates or throws on a malformed one. Exponents are JavaScript numbers: a lexeme's
  * exponent is exact up to 2^53, and sums and buckets that would span more than MAX_EXACT_SPAN digits return null.
- * Exports: Decimal, parseDecimal, isShortPlain, MAX_EXACT_SPAN, addDecimals, normalize, formatDecimal, divideDecimal,
+ * Exports: Decimal, parseDecimal, isShortPlain, MAX_EXACT_SPAN, addDecimals, normalize, PLAIN_ZEROS, formatDecimal, divideDecimal,
  * floorToMultiple, jsonNumber.
  */
 
@@ -87,22 +87,24 @@ export function normalize(v: bigint, exp: number): Decimal {
   return { neg, digits: d, exp: e };
 }
 
+/** Zeros a plain spelling may pad with (after an integer's digits, or after `0.`) before the exponent form is used. */
+export const PLAIN_ZEROS = 40;
+
 /**
- * The JSON number lexeme of a decimal: plain digits when short (`-12.5`, `1000`), else with an exponent
- * (`1.5e+400` style: digits, then `e` and the exponent), never a `-0`.
+ * The JSON number lexeme of a decimal, in plain positional form (`-12.5`, `12345678901234567890123`,
+ * `0.0000001`: an integer as its digits, whatever its size), never a `-0`. The exponent form (`1.5e+400`,
+ * `1.5e-400`: the digits with one before the point, then the exponent) only when the plain one would pad more than
+ * {@link PLAIN_ZEROS} zeros.
  */
 export function formatDecimal(d: Decimal): string {
   if (d.digits === 0n) return '0';
   const s = d.digits.toString();
   const sign = d.neg ? '-' : '';
-  if (d.exp >= 0) {
-    if (s.length + d.exp <= 21) return sign + s + '0'.repeat(d.exp);
-    return `${sign}${s[0]}${s.length > 1 ? '.' + s.slice(1) : ''}e+${s.length - 1 + d.exp}`;
-  }
+  const mantissa = `${sign}${s[0]}${s.length > 1 ? '.' + s.slice(1) : ''}`;
+  if (d.exp >= 0) return d.exp <= PLAIN_ZEROS ? sign + s + '0'.repeat(d.exp) : `${mantissa}e+${s.length - 1 + d.exp}`;
   const point = s.length + d.exp; // digits before the decimal point
   if (point > 0) return `${sign}${s.slice(0, point)}.${s.slice(point)}`;
-  if (point > -7) return `${sign}0.${'0'.repeat(-point)}${s}`;
-  return `${sign}${s[0]}${s.length > 1 ? '.' + s.slice(1) : ''}e${point - 1}`;
+  return -point <= PLAIN_ZEROS ? `${sign}0.${'0'.repeat(-point)}${s}` : `${mantissa}e${point - 1}`;
 }
 
 /**

@@ -26,7 +26,8 @@ export type AggregateDimension =
  * - `count_distinct`: distinct values (by value: `1` and `1.0` are one, `1` and `"1"` two; `null` is a value), exact
  *   while the engine's memory bound allows, then a HyperLogLog estimate flagged with its error bound;
  * - `sum`, `avg`: of the numbers (other values are left out), exact decimals (never rounded; an average that does
- *   not terminate is rounded half to even at 34 significant digits, or more for longer sums); null without numbers;
+ *   not terminate is rounded half to even at 34 significant digits, or more for longer sums), written in plain
+ *   positional form (decimal.ts formatDecimal: the exponent form only past 40 padding zeros); null without numbers;
  * - `min`, `max`: of the numbers by exact value, the file's lexeme; of the strings by code point when the group
  *   holds no number; null when it holds neither.
  */

@@ -13,6 +13,7 @@ import type { Clock, ClockTimer } from '../contracts/clock';
 export interface PoolThread {
   terminate(): unknown;
   once(event: 'exit', listener: (code: number) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 export interface IdleWorkersOptions<W extends PoolThread> {
@@ -87,6 +88,9 @@ export class IdleWorkers<W extends PoolThread> {
   private start(): W {
     const w = this.options.spawn();
     this.spawned++;
+    // A thread's uncaught error is its scan's failure (the scan listens too); never the server's: an idle thread that
+    // fails just exits and leaves the pool.
+    w.on('error', () => undefined);
     w.once('exit', () => {
       this.exited.add(w);
       const at = this.idle.indexOf(w);

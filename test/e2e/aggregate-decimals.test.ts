@@ -1,0 +1,72 @@
+/**
+ * Exact sums, averages and numeric bucket keys print in plain positional form end to end (the tool's text and
+ * structuredContent on the wire, the CLI's --json and its table): an integer as its digits however large, a small
+ * decimal with its leading zeros; the exponent form only past 40 padding zeros. Expected values computed here with
+ * BigInt.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+
+const LINES = [
+  '{"g":"a","n":12345678901234567890123,"f":1e-7}',
+  '{"g":"a","n":6426802993820582989828,"f":2e-7}',
+  '{"g":"b","n":6426802993820582989829,"f":0.5e-9}',
+  '{"g":"b","n":1e30,"f":1.5e-41}',
+  '{"g":"c","n":1e45,"f":1e-45}',
+];
+let dir: string;
+let c: Connected;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-aggregate-decimals-'));
+  fs.writeFileSync(path.join(dir, 'big.jsonl'), LINES.join('\n') + '\n');
+  c = await connect(['--root', dir], { cwd: dir });
+}, 60_000);
+afterAll(async () => {
+  await c?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const a1 = 12345678901234567890123n, a2 = 6426802993820582989828n, b1 = 6426802993820582989829n, b2 = 10n ** 30n;
+/** The expected members per group, as JSON text (exact digits). */
+const EXPECTED: Record<string, string[]> = {
+  a: [`"sum(n)":${a1 + a2}`, `"avg(n)":${(a1 + a2) / 2n}.5`, '"sum(f)":0.0000003'],
+  b: [`"sum(n)":${b1 + b2}`, `"avg(n)":${(b1 + b2) / 2n}.5`, `"sum(f)":0.${'0'.repeat(9)}5${'0'.repeat(30)}15`],
+  c: ['"sum(n)":1e+45', '"avg(n)":1e+45', '"sum(f)":1e-45'], // past 40 padding zeros: the exponent form
+};
+
+test('sum and avg of big integers and small decimals: plain digits in the tool\'s answer', async () => {
+  const h = (await call(c.client, 'open_file', { path: 'big.jsonl' })).data.handle;
+  const r = await call(c.client, 'aggregate', { handle: h, group_by: 'g', metrics: ['sum(n)', 'avg(n)', 'sum(f)'], order: 'key_asc' });
+  expect(r.isError).toBe(false);
+  const groups = JSON.parse(r.text).groups as unknown[];
+  expect(groups).toHaveLength(3);
+  const texts = r.text.split('{"key":').slice(1);
+  ['a', 'b', 'c'].forEach((g, k) => {
+    expect(texts[k]!.startsWith(`"${g}"`)).toBe(true);
+    for (const member of EXPECTED[g]!) expect(texts[k]).toContain(member);
+  });
+  expect(r.text).toContain(`"sum(n)":${a1 + a2},`);
+  expect(r.text).not.toMatch(/"(sum|avg)\(n\)":[0-9.]+e\+2/);
+});
+
+test('numeric bucket keys past 1e21 are plain digits', async () => {
+  const h = (await call(c.client, 'open_file', { path: 'big.jsonl' })).data.handle;
+  const r = await call(c.client, 'aggregate', { handle: h, bucket: { path: 'n', width: '1e21' }, order: 'key_asc' });
+  expect(r.isError).toBe(false);
+  const w = 10n ** 21n;
+  const keys = [a2, b1, a1, b2].map((n) => (n / w) * w);
+  expect(r.text).toContain(`"groups":[{"key":${keys[0]},"count":2},{"key":${keys[2]},"count":1},{"key":${keys[3]},"count":1},{"key":1e+45,"count":1}]`);
+});
+
+test('the CLI prints the same digits, in --json and in its table', () => {
+  const run = (...args: string[]) => spawnSync(NODE, [CLI, 'aggregate', 'big.jsonl', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+  const json = run('--group-by', 'g', '--metric', 'sum(n)', '--metric', 'sum(f)', '--order', 'key_asc', '--json');
+  expect(json.status).toBe(0);
+  expect(json.stdout).toContain(`"sum(n)":${a1 + a2},"sum(f)":0.0000003`);
+  const table = run('--metric', 'sum(n)');
+  expect(table.status).toBe(0);
+  expect(table.stdout).toContain(String(a1 + a2 + b1 + b2 + 10n ** 45n));
+});
