@@ -168,7 +168,7 @@ export class QueryScanEngine implements ScanEngine {
     const useWorkers = !!pool && pool.wanted(covered, opts.query);
     const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch, epoch);
     if (useWorkers) {
-      return pool!.run({ opts, plan, from, to, site, collector: result, oversized });
+      return pool!.run({ opts, plan, from, to, site, collector: result, oversized, ...(page ? { page: { start: page.epoch, advanced: page.advanced } } : {}) });
     }
     let scanned = 0;
     let checks = 0;
@@ -231,7 +231,7 @@ export class QueryScanEngine implements ScanEngine {
       // big scan goes to worker threads after all, from the next record on, into the same page.
       if (pool && list !== null && list.length > batch.count / 2 && nextRecord < to && !(result.full && !opts.countAll)
         && pool.wanted((sizeOf(source) * (to - nextRecord)) / Math.max(1, to - from), opts.query, false)) {
-        return pool.run({ opts, plan, from: nextRecord, to, site, collector: result, oversized });
+        return pool.run({ opts, plan, from: nextRecord, to, site, collector: result, oversized, ...(page ? { page: { start: page.epoch, advanced: page.advanced } } : {}) });
       }
     }
     await result.flush();

@@ -23,7 +23,8 @@ const input = z.object({
 
 const match = z.object({
   line_num: z.number().int().nullable().describe('1-based line in the session file (for a Gemini document: the line its message starts on)'),
-  preview: z.string().describe('The match in context, marked «…»'),
+  preview: z.string().describe('The match in context, marked «…»; … where cut'),
+  preview_markers: z.array(z.number().int()).optional().describe('Only when the text shown holds «, » or … itself: where the markers of preview are (Unicode code points from its start); any other «, » or … is the text\'s own'),
   role: roleSchema,
   entry_index: z.number().int().optional().describe('Pass in entry_indices to get_session_entries'),
   uuid: z.string().nullable(),
@@ -198,7 +199,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
             if (!m) continue;
             if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
             const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
-            const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
+            const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
             const size = jsonBytes(hit) + 1 + (row.matches.length === 0 ? rowBytes : 0);
             if (used + size > budget) {
               cut = { limit: 'maxResultBytes', at: `after ${total} matches`, rest: 'Call again with next_cursor.' };
