@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, NODE, REPO, type Era } from './mcp';
+import { serverCacheHome } from './cache-home';
 
 /** A built CLI serving over HTTP (`mcpgw serve --http --port 0 …`), its URL read from stderr. */
 export interface HttpServer {
@@ -11,6 +12,8 @@ export interface HttpServer {
   url: URL;
   stdout: () => string;
   stderr: () => string;
+  /** The server's XDG_CACHE_HOME (a temporary folder removed once it has exited, unless the test gave its own). */
+  cacheHome: string;
   /** Sends `signal` (default SIGTERM) and resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** Resident set size of the server process, bytes (Linux /proc). */
@@ -19,12 +22,17 @@ export interface HttpServer {
   openFiles(needle: string): number;
 }
 
-/** Starts `mcpgw serve --http --port 0 …args` and waits for the "serving MCP over HTTP at URL" line. */
+/**
+ * Starts `mcpgw serve --http --port 0 …args` and waits for the "serving MCP over HTTP at URL" line. The server gets a
+ * temporary cache folder of its own (XDG_CACHE_HOME, removed once it has exited) unless `env` names one.
+ */
 export async function startHttp(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<HttpServer> {
+  const cache = serverCacheHome(opts.env);
   const proc = spawn(NODE, [CLI, 'serve', '--http', '--port', '0', ...args], {
     cwd: opts.cwd ?? REPO,
-    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...(opts.env ?? {}) },
+    env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}), XDG_CACHE_HOME: cache.XDG_CACHE_HOME },
   });
+  proc.once('exit', () => cache.remove());
   let out = '';
   let err = '';
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -46,6 +54,7 @@ export async function startHttp(args: string[], opts: { env?: Record<string, str
     url,
     stdout: () => out,
     stderr: () => err,
+    cacheHome: cache.XDG_CACHE_HOME,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;

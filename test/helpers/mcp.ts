@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { serverCacheHome } from './cache-home';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO, 'bin', 'mcpgw.js');
@@ -11,6 +12,8 @@ export interface Connected {
   client: Client;
   transport: StdioClientTransport;
   stderr: () => string;
+  /** The server's XDG_CACHE_HOME (a temporary folder removed on close, unless the test gave its own). */
+  cacheHome: string;
   close(): Promise<void>;
 }
 
@@ -20,6 +23,7 @@ export type Era = 'legacy' | 'modern';
  * Spawns the built CLI (`mcpgw serve …args`) and connects a real 2.x MCP client over stdio.
  * `legacy` speaks 2025-11-25 (initialize); `modern` pins 2026-07-28 (server/discover).
  * `cli`: another mcpgw bin to run (e.g. the one installed from the packed tarball in a temp project).
+ * The server gets a temporary cache folder of its own (XDG_CACHE_HOME, removed on close) unless `env` names one.
  */
 export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string>; cli?: string } = {}): Promise<Connected> {
   const era = opts.era ?? 'legacy';
@@ -27,17 +31,32 @@ export async function connect(args: string[], opts: { era?: Era; cwd?: string; e
     { name: 'mcpgw-tests', version: '1.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
+  const cache = serverCacheHome(opts.env);
   const transport = new StdioClientTransport({
     command: NODE,
     args: [opts.cli ?? CLI, 'serve', ...args],
     cwd: opts.cwd ?? REPO,
-    env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...(opts.env ?? {}) },
+    env: { PATH: process.env.PATH ?? '', ...(opts.env ?? {}), XDG_CACHE_HOME: cache.XDG_CACHE_HOME },
     stderr: 'pipe',
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  await client.connect(transport);
-  return { client, transport, stderr: () => err, close: () => client.close() };
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    cache.remove();
+    throw e;
+  }
+  return {
+    client, transport, stderr: () => err, cacheHome: cache.XDG_CACHE_HOME,
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        cache.remove();
+      }
+    },
+  };
 }
 
 /** Calls a tool and returns structuredContent (and the raw result). */

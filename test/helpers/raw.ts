@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CLI, NODE, REPO } from './mcp';
+import { serverCacheHome } from './cache-home';
 
 /** The built CLI's `serve` spoken to line by line, without an MCP client: what a hostile or broken client sends. */
 export interface RawServer {
@@ -16,8 +17,11 @@ export interface RawServer {
   close(): Promise<number | null>;
 }
 
+/** Spawns `mcpgw serve …args`, with a temporary cache folder of its own (XDG_CACHE_HOME, removed once it has exited). */
 export function rawServer(args: string[]): RawServer {
-  const proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const cache = serverCacheHome(undefined);
+  const proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: cache.XDG_CACHE_HOME }, stdio: ['pipe', 'pipe', 'pipe'] });
+  proc.once('exit', () => cache.remove());
   let out = '';
   let err = '';
   const lines: string[] = [];

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHUNK_BYTES, readChunks, readChunksPooled } from '../../src/kernel/records/chunks';
+import { CHUNK_BYTES, giveBack, readChunks, readChunksPooled, takeBuffer } from '../../src/kernel/records/chunks';
 import { identityOf } from '../../src/kernel/files/open-file';
 import type { OpenedFile } from '../../src/kernel/contracts/format';
 
@@ -28,6 +28,26 @@ function makeFile(name: string, size: number, seed: number): { file: OpenedFile;
   const fd = fs.openSync(p, 'r');
   opened.push(fd);
   return { file: { realPath: p, displayPath: name, fd, identity: identityOf(fs.fstatSync(fd)) }, bytes };
+}
+
+/**
+ * node:fs `read`, observed: each read's position, buffer and a promise settled once it has landed (its bytes written
+ * and its callback run). A read at `holdAt` waits until `release()`.
+ */
+function observedReads(holdAt?: number) {
+  const reads: { position: number; buffer: Buffer; landed: Promise<void> }[] = [];
+  let release = () => {};
+  const read = ((fd: number, buffer: Buffer, offset: number, length: number, position: number, callback: (err: NodeJS.ErrnoException | null, n: number, b: Buffer) => void) => {
+    let landed!: () => void;
+    reads.push({ position, buffer, landed: new Promise<void>((r) => (landed = r)) });
+    const go = () => fs.read(fd, buffer, offset, length, position, (err, n) => {
+      callback(err, n, buffer);
+      landed();
+    });
+    if (position === holdAt) release = go;
+    else go();
+  }) as unknown as typeof fs.read;
+  return { read, reads, release: () => release() };
 }
 
 async function collect(chunks: AsyncIterable<{ offset: number; bytes: Uint8Array }>): Promise<Buffer> {
@@ -102,19 +122,49 @@ describe('readChunks (index passes: the next read in flight while the caller wor
 
   test('a chunk is valid until the iteration after next, while the read after it lands; stopping early spoils no later read', async () => {
     const { file, bytes } = makeFile('rhold', CHUNK_BYTES * 4 + 5, 7);
-    const it = readChunks(file)[Symbol.asyncIterator]();
+    const io = observedReads();
+    const it = readChunks(file, {}, io)[Symbol.asyncIterator]();
     const first = (await it.next()).value!;
     const copy = Buffer.from(first.bytes);
-    const second = (await it.next()).value!; // the third read is in flight now
-    await new Promise((r) => setTimeout(r, 20)); // let it land
+    const second = (await it.next()).value!;
+    // the third read is in flight now: it lands (writes its buffer) before anything is checked
+    expect(io.reads.map((r) => r.position)).toEqual([0, CHUNK_BYTES, 2 * CHUNK_BYTES]);
+    await io.reads[2]!.landed;
+    expect(io.reads[2]!.buffer.subarray(0, 64).equals(bytes.subarray(2 * CHUNK_BYTES, 2 * CHUNK_BYTES + 64))).toBe(true);
+    expect(new Set(io.reads.map((r) => r.buffer)).size).toBe(3); // three buffers take turns
     expect(Buffer.from(first.bytes).equals(copy)).toBe(true);
     expect(copy.equals(bytes.subarray(0, CHUNK_BYTES))).toBe(true);
     expect(Buffer.from(second.bytes).equals(bytes.subarray(CHUNK_BYTES, 2 * CHUNK_BYTES))).toBe(true);
-    await it.return(undefined); // a read in flight: its buffers go back only once it has landed
+    await it.return(undefined);
     const other = makeFile('rafter', CHUNK_BYTES * 2 + 7, 8);
     const [x, y] = await Promise.all([collect(readChunks(other.file)), collect(readChunksPooled(file))]);
     expect(x.equals(other.bytes)).toBe(true);
     expect(y.equals(bytes)).toBe(true);
+  });
+
+  test('stopped while a read is in flight: its buffers go back to the spares only once it has landed', async () => {
+    const { file, bytes } = makeFile('rflight', CHUNK_BYTES * 4, 11);
+    const io = observedReads(2 * CHUNK_BYTES); // the third read waits until released
+    const it = readChunks(file, {}, io)[Symbol.asyncIterator]();
+    await it.next();
+    await it.next();
+    const flying = io.reads[2]!;
+    expect(flying.position).toBe(2 * CHUNK_BYTES);
+    await it.return(undefined);
+    // while it flies, no later read may be handed its buffer (nor the others of the stopped read): every spare is
+    // taken (there are at most 8) and none of them is one of the stopped read's
+    const ours = (list: Buffer[]) => list.filter((b) => io.reads.some((r) => r.buffer === b)).length;
+    const taken = Array.from({ length: 8 }, () => takeBuffer(CHUNK_BYTES));
+    expect(ours(taken)).toBe(0);
+    io.release();
+    await flying.landed;
+    await new Promise((r) => setImmediate(r)); // the stopped read's cleanup runs once the read has settled
+    expect(flying.buffer.subarray(0, 64).equals(bytes.subarray(2 * CHUNK_BYTES, 2 * CHUNK_BYTES + 64))).toBe(true);
+    // given back now: the spares (empty before) are the stopped read's three buffers
+    const after = Array.from({ length: 3 }, () => takeBuffer(CHUNK_BYTES));
+    expect(ours(after)).toBe(3);
+    expect(after.some((b) => b === flying.buffer)).toBe(true);
+    giveBack([...taken, ...after]);
   });
 
   test('a file that shrank is IO_ERROR; a cancelled read is CANCELLED', async () => {

@@ -80,6 +80,30 @@ describe('the node budget (maxNodes)', () => {
     // a short evaluation finishes before the first check (every 1,024 nodes)
     expect(jp.compile('$..*').evaluate(nested(3), { deadline: Date.now() - 1 })).toHaveLength(3);
   });
+
+  test('the deadline error names the request\'s length when the caller gives it (EvaluateOptions.requestTimeoutMs)', () => {
+    const err = thrown(() => jp.compile('$..*..*').evaluate(nested(300), { deadline: Date.now() - 1, requestTimeoutMs: 2500 }));
+    expect(err).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'requestTimeoutMs', limit: 2500 } });
+  });
+
+  test('the scan engine gives every evaluation the request\'s length with its deadline: records, a file loaded whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-timeout-limit-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'r.jsonl'), '{"a":1}\n{"a":2}\n');
+      const f = await fileService(dir, await formatsOf(jsonl)).open('r.jsonl');
+      const seen: unknown[] = [];
+      const spy = { text: '$', evaluate: (v: unknown, o?: unknown) => (seen.push(o), [{ path: '', value: v }]) };
+      const e = engine({ requestTimeoutMs: 4321 });
+      const deadline = Date.now() + 60_000;
+      await e.run({ source: f.source, query: spy, addressing: 'record', deadline });
+      await e.run({ source: f.source, query: spy, addressing: 'file', deadline }); // no split: the file evaluated whole
+      expect(seen).toHaveLength(3);
+      for (const o of seen) expect(o).toMatchObject({ deadline, requestTimeoutMs: 4321 });
+      f.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('big node lists without a stack overflow', () => {

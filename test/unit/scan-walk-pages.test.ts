@@ -186,3 +186,44 @@ describe('a value no page can evaluate: an error naming requestTimeoutMs and its
     await expectTimeout(engine.run({ source, query: jp.compile('$..x'), addressing: 'file', deadline: clock.now() + 3 }));
   });
 });
+
+describe('an element of a streamed array that the deadline stops first in its nested scan, after the page advanced', () => {
+  // `$.*[*]..x` streams "b" (the page hands over its nodes), then "a": its first element takes the descendant segment
+  // over 6,000 nodes (6 reads of the ticking clock), more than the rest of the page has left, less than a page.
+  const heavy = { x: -1, deep: Array.from({ length: 3000 }, (_, k) => ({ x: k })) };
+  const doc = { b: Array.from({ length: 8 }, (_, i) => ({ x: i })), a: [heavy, ...Array.from({ length: 7 }, (_, j) => ({ x: 100 + j }))] };
+  const text = JSON.stringify(doc);
+  /** RFC 9535 §2.5.2.2 by hand: each element's own x, then its descendants' in document order. */
+  const expected: [string, number][] = [
+    ...doc.b.map((e, i): [string, number] => [`/b/${i}/x`, e.x]),
+    ['/a/0/x', -1], ...heavy.deep.map((e, k): [string, number] => [`/a/0/deep/${k}/x`, e.x]),
+    ...doc.a.slice(1).map((e, j): [string, number] => [`/a/${j + 1}/x`, (e as { x: number }).x]),
+  ];
+  const PAGE_MS = 12;
+
+  async function allPages(source: RecordSource) {
+    const clock = new TickingClock();
+    const engine = new QueryScanEngine({ limits: () => ({ ...DEFAULT_LIMITS, requestTimeoutMs: PAGE_MS }), clock, lazyBytes: 0, walk: { pieceBytes: 0, streamMin: 4 } });
+    const query = jp.compile('$.*[*]..x');
+    const out: ScanResult[] = [];
+    let resume: ScanPosition | undefined;
+    for (;;) {
+      const r = await engine.run({ source, query, addressing: 'file', ...(resume ? { resume } : {}), deadline: clock.now() + PAGE_MS });
+      out.push(r);
+      if (r.next === null) return out;
+      expect(out.length).toBeLessThan(100);
+      resume = r.next;
+    }
+  }
+
+  test('the page ends before it (a cursor), and the next page evaluates it: nothing skipped, the node list whole', async () => {
+    const source = await open('heavy-first.json', text);
+    const pages = await allPages(source);
+    // the premise: the first page handed over "b" and stopped inside "a", at its first element
+    expect(pages[0]!.complete).toBe(false);
+    expect(pages[0]!.nodes.map((n) => n.path)).toEqual(doc.b.map((_, i) => `/b/${i}/x`));
+    expect(pages.flatMap((r) => r.firstSkipped)).toEqual([]);
+    expect(pages.reduce((n, r) => n + r.skipped, 0)).toBe(0);
+    expect(pages.flatMap((r) => r.nodes.map((n) => [n.path, n.value]))).toEqual(expected);
+  });
+});

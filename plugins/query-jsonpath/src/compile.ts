@@ -357,7 +357,7 @@ function compileChecked(text: string, options: CompileOptions, makeError: MakeEr
   const depthError = () =>
     makeError('RESOURCE_LIMIT_EXCEEDED', `The value nests deeper than maxDepth ${maxDepth} for this query.`, { limit: { name: 'maxDepth', limit: maxDepth } });
 
-  const budgetOf = (options: EvaluateOptions | undefined) => new Budget(options?.maxNodes ?? DEFAULT_MAX_NODES, options?.deadline, makeError, options?.now);
+  const budgetOf = (options: EvaluateOptions | undefined) => new Budget(options?.maxNodes ?? DEFAULT_MAX_NODES, options?.deadline, makeError, options?.now, options?.requestTimeoutMs);
   /** The node list of `q` on `value`, counted against the budget (evaluate.ts); values keep their lexemes. */
   const run = (q: JSONPathQuery, value: unknown, options?: EvaluateOptions): QueryNode[] => {
     const budget = budgetOf(options);

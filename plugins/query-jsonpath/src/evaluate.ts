@@ -36,6 +36,8 @@ export class Budget {
     private readonly makeError: MakeError,
     /** The clock `deadline` is on (EvaluateOptions.now). */
     private readonly now: () => number = Date.now,
+    /** The request's length, ms (EvaluateOptions.requestTimeoutMs), named by the deadline error; 0 when not given. */
+    private readonly requestTimeoutMs = 0,
   ) {}
 
   /** Counts one node. @throws RESOURCE_LIMIT_EXCEEDED past maxNodes or past the deadline */
@@ -53,8 +55,7 @@ export class Budget {
   pace(): void {
     if ((++this.steps & 1023) === 0 && this.deadline !== undefined && this.now() > this.deadline) {
       throw this.makeError('RESOURCE_LIMIT_EXCEEDED', `The query was still evaluating one value at the request deadline, after ${this.used} nodes, and was stopped.`, {
-        // the deadline's length is the caller's (the scan engine names limits.requestTimeoutMs when it reports this)
-        limit: { name: 'requestTimeoutMs', limit: 0 },
+        limit: { name: 'requestTimeoutMs', limit: this.requestTimeoutMs },
         hint: DEADLINE_HINT,
       });
     }

@@ -57,7 +57,7 @@ export function resolvePath(ctx: ToolContext, path: string, value: unknown, warn
   }
   const query = language.compile(parsed.jsonpath);
   warnings?.push(...queryWarnings(query));
-  const nodes = query.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
+  const nodes = query.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline, now: () => ctx.clock.now(), requestTimeoutMs: ctx.limits.requestTimeoutMs });
   if (nodes.length > 1) {
     // The answer is the first node only: say how many there were, so one value is never mistaken for the only one.
     warnings?.push({

@@ -84,6 +84,11 @@ export interface EvaluateOptions {
   /** ms since the epoch: an evaluation still running past it stops with RESOURCE_LIMIT_EXCEEDED ("requestTimeoutMs"). */
   deadline?: number;
   /**
+   * The length of the request time `deadline` ends (Limits.requestTimeoutMs, ms), for the error's `limit.limit`
+   * (plugin API 2.7): a language knows the deadline, not how long the request had. Absent: the error says 0.
+   */
+  requestTimeoutMs?: number;
+  /**
    * The clock `deadline` is on (the kernel's `Clock.now`, a fake one in tests); absent: `Date.now`. A language reads
    * the time through it, never through `Date.now()` directly.
    */

@@ -28,9 +28,10 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
  * overlapped, the same CPU). Awaiting each read before the next one starts was the slow way (docs/formats.md). Three
  * buffers from the kernel's spares take turns: a chunk's bytes are valid until the iteration after next. Reports
  * progress in bytes and checks the signal per chunk; every chunk but the first comes after a turn of the event loop.
+ * `io.read`: the positional read (node:fs `read`; a test gives its own to know when a read lands).
  * @throws McpgwError IO_ERROR (read failure, or the file shrank), CANCELLED.
  */
-export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = {}): AsyncGenerator<FileChunk> {
+export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = {}, io: { read: typeof read } = { read }): AsyncGenerator<FileChunk> {
   const from = options.from ?? 0;
   const to = options.to ?? file.identity.size;
   const total = to - from;
@@ -42,7 +43,7 @@ export async function* readChunks(file: OpenedFile, options: ChunkReadOptions = 
     const buf = buffers[which]!;
     which = (which + 1) % buffers.length;
     return new Promise((resolve, reject) => {
-      read(file.fd, buf, 0, Math.min(buf.length, to - position), position, (err, bytesRead) => {
+      io.read(file.fd, buf, 0, Math.min(buf.length, to - position), position, (err, bytesRead) => {
         if (err) reject(new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err }));
         else if (bytesRead === 0) reject(new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before its recorded size ${to}: it changed while being read.`));
         else resolve({ offset: position, bytes: buf.subarray(0, bytesRead) });

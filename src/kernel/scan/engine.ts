@@ -106,7 +106,7 @@ export class QueryScanEngine implements ScanEngine {
     const base = {
       literals, slashEscape: !!texts?.some((l) => l.includes('/')), ...(fold ? { fold } : {}),
       maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, firstOnly: opts.unit === 'records',
-      ...(opts.deadline !== undefined ? { deadline: opts.deadline, now: this.now } : {}),
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline, now: this.now, requestTimeoutMs: limits.requestTimeoutMs } : {}),
     };
     if (opts.addressing === 'record') return { kind: 'record', start: 0, end: source.count, step: 1, query, ...base };
     if (!source.rootIsSequence) return { kind: 'document', start: 0, end: Math.min(1, source.count), step: 1, query, ...base };
@@ -124,9 +124,15 @@ export class QueryScanEngine implements ScanEngine {
     };
   }
 
-  private async scan(opts: ScanQueryOptions): Promise<ScanResult> {
+  /**
+   * `page`: the page a nested scan (a walk's streamed array) belongs to — when it began and whether it had advanced
+   * before this scan started — so a record the deadline stops first here is retried by the next page (the page ends
+   * before it) unless the page began at it; absent: this scan is the page.
+   */
+  private async scan(opts: ScanQueryOptions, page?: PageState): Promise<ScanResult> {
+    const epoch = page?.epoch ?? this.clock.now();
     const plan = this.plan(opts);
-    const result = new Collector(opts);
+    const result = new Collector(opts, this.options.limits().requestTimeoutMs);
     if (plan === 'materialize') return this.materialize(opts, result);
     const { source } = opts;
     let from = plan.start;
@@ -148,7 +154,7 @@ export class QueryScanEngine implements ScanEngine {
     };
     if (plan.kind === 'document' || (plan.kind === 'record' && !source.rootIsSequence)) {
       // one document (addressed as the file, or as its one record): large ones are walked, not parsed whole
-      const walked = await this.walkDocument(opts, plan, result);
+      const walked = await this.walkDocument(opts, plan, result, epoch);
       if (walked) return walked;
     }
     // Workers for big scans, judged on the bytes the plan covers (`$[12345]` of a big array reads one record). The
@@ -158,13 +164,12 @@ export class QueryScanEngine implements ScanEngine {
     const pool = inDocument && !opts.query.usesRegex ? undefined : this.options.workers;
     const covered = (sizeOf(source) * (to - from)) / Math.max(1, source.count) / Math.max(1, plan.step);
     const useWorkers = !!pool && pool.wanted(covered, opts.query);
-    const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch);
+    const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch, epoch);
     if (useWorkers) {
       return pool!.run({ opts, plan, from, to, site, collector: result, oversized });
     }
     let scanned = 0;
     let checks = 0;
-    const epoch = this.clock.now();
     let lastYield = Date.now();
     let finished = 0;
     for await (const batch of source.batches({ from, to, signal: opts.signal })) {
@@ -194,9 +199,10 @@ export class QueryScanEngine implements ScanEngine {
         if (out?.error?.limit?.name === 'requestTimeoutMs') {
           out.error = timedOut(out.error, this.options.limits().requestTimeoutMs);
           // The deadline passed inside this record's evaluation: the next page retries it, unless it alone ran for
-          // half the page's time (it would get no more then) or it is the page's first (a page finishes a record).
+          // half the page's time (it would get no more then) or it is the page's first (a page finishes a record; in a
+          // walk, the page has advanced when the walk handed over units or finished evaluations before this scan).
           const ran = this.clock.now() - started;
-          if (finished > 0 && ran < (opts.deadline! - epoch) / 2) {
+          if ((finished > 0 || page?.advanced === true) && ran < (opts.deadline! - epoch) / 2) {
             await result.flush();
             return result.finish({ record: i, node: 0 }, false);
           }
@@ -230,10 +236,10 @@ export class QueryScanEngine implements ScanEngine {
     return result.finish(null, true);
   }
 
-  /** What record walks need from this engine. */
-  private walkHost(): WalkHost {
+  /** What record walks need from this engine; `epoch`: when the page the walk belongs to began. */
+  private walkHost(epoch: number): WalkHost {
     const limits = this.options.limits();
-    return { subScan: (o) => this.scan(o), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, requestTimeoutMs: limits.requestTimeoutMs, now: this.now, ...this.options.walk };
+    return { subScan: (o, advanced) => this.scan(o, { epoch, advanced }), maxRecordBytes: limits.maxRecordBytes, maxDepth: limits.maxDepth, maxNodes: limits.maxNodes, requestTimeoutMs: limits.requestTimeoutMs, now: this.now, ...this.options.walk };
   }
 
   /** Record i's root as a lazy node of a kernel source, or null (another implementation: no walking). */
@@ -248,7 +254,7 @@ export class QueryScanEngine implements ScanEngine {
    * parsed whole (walk.ts). Null: parse it as a record. @throws RESOURCE_LIMIT_EXCEEDED (maxRecordBytes) when the
    * document cannot be parsed and the query cannot be walked (no segments: a filter reads `$`).
    */
-  private async walkDocument(opts: ScanQueryOptions, plan: Plan, result: Collector): Promise<ScanResult | null> {
+  private async walkDocument(opts: ScanQueryOptions, plan: Plan, result: Collector, epoch: number): Promise<ScanResult | null> {
     const limits = this.options.limits();
     const lazy = this.lazyRoot(opts.source, 0);
     if (!lazy || lazy.root.byteLength <= Math.min(this.options.lazyBytes ?? LAZY_DOCUMENT_BYTES, limits.maxRecordBytes)) return null;
@@ -256,7 +262,7 @@ export class QueryScanEngine implements ScanEngine {
       if (lazy.root.byteLength <= limits.maxRecordBytes) return null;
       throw cannotWalk(opts.query, lazy.root.byteLength, limits.maxRecordBytes);
     }
-    const walk = new RecordWalk(this.walkHost(), opts, result, lazy.source, 0, '', opts.query, plan.firstOnly, opts.resume?.record === 0 ? opts.resume : undefined);
+    const walk = new RecordWalk(this.walkHost(epoch), opts, result, lazy.source, 0, '', opts.query, plan.firstOnly, opts.resume?.record === 0 ? opts.resume : undefined);
     const end = await walk.run(lazy.root);
     await result.flush();
     return end === 'deadline' ? result.finish(walk.stopAt, false) : result.finish(null, true);
@@ -267,7 +273,7 @@ export class QueryScanEngine implements ScanEngine {
    * filter tested on the members it reads), else reported as the error its reading gives. Returns the scan's result
    * when it must stop here (page full, deadline), else null.
    */
-  private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch): Promise<ScanResult | null> {
+  private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch, epoch: number): Promise<ScanResult | null> {
     const i = batch.first;
     const limits = this.options.limits();
     const query = plan.kind === 'split' ? plan.query : plan.query!;
@@ -288,13 +294,13 @@ export class QueryScanEngine implements ScanEngine {
     }
     const resume = opts.resume?.record === i ? opts.resume : undefined;
     try {
-      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost())) return null;
+      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost(epoch))) return null;
       if (!query) {
         // the record itself is the node (a split without an inner query)
         if (resume && resume.node > 0) return null;
         return result.takeWalked(i, walkedUnit('/' + i, lazy.root), 0, () => []) ? null : stopped();
       }
-      const walk = new RecordWalk(this.walkHost(), opts, result, lazy.source, i, plan.kind === 'split' ? '/' + i : '', query, plan.firstOnly, resume);
+      const walk = new RecordWalk(this.walkHost(epoch), opts, result, lazy.source, i, plan.kind === 'split' ? '/' + i : '', query, plan.firstOnly, resume);
       const end = await walk.run(lazy.root);
       await result.flush();
       if (end === 'deadline') return result.finish(walk.stopAt, false);
@@ -329,7 +335,7 @@ export class QueryScanEngine implements ScanEngine {
         }
       }
     }
-    const bounds = opts.deadline !== undefined ? { maxNodes: limits.maxNodes, deadline: opts.deadline } : { maxNodes: limits.maxNodes };
+    const bounds = opts.deadline !== undefined ? { maxNodes: limits.maxNodes, deadline: opts.deadline, now: this.now, requestTimeoutMs: limits.requestTimeoutMs } : { maxNodes: limits.maxNodes };
     let nodes: ScanNode[] = query.evaluate(records, bounds).map((n) => {
       const m = /^\/(\d+)/.exec(n.path);
       return { record: m ? Number(m[1]) : -1, path: n.path, value: n.value };
@@ -352,6 +358,12 @@ export class QueryScanEngine implements ScanEngine {
     }
     return r;
   }
+}
+
+/** The page a nested scan belongs to (QueryScanEngine.scan): when it began (ms on the engine's clock), and whether it had advanced. */
+interface PageState {
+  epoch: number;
+  advanced: boolean;
 }
 
 /** A single document larger than this is walked through lazy nodes rather than parsed whole (EngineOptions.lazyBytes). */
@@ -449,7 +461,7 @@ export class Collector {
   private skippedAtNext = 0;
   private readonly limit: number;
 
-  constructor(private readonly opts: ScanQueryOptions) {
+  constructor(private readonly opts: ScanQueryOptions, private readonly requestTimeoutMs?: number) {
     this.limit = opts.limit ?? Number.POSITIVE_INFINITY;
     this.full = this.limit <= 0;
   }
@@ -457,6 +469,8 @@ export class Collector {
   /** Adds one record's outcome. Returns false when the scan can stop. */
   take(out: RecordOutcome, source: RecordSource, plan: Plan): boolean {
     if (out.error) {
+      // A deadline error from a language that does not know the request's length: it names the real limit.
+      if (out.error.limit?.name === 'requestTimeoutMs' && !out.error.limit.limit && this.requestTimeoutMs !== undefined) out.error = timedOut(out.error, this.requestTimeoutMs);
       this.skipped++;
       // One document, or the one record of a single-document file too long to read: the answer is the error.
       if (plan.kind === 'document' || (!source.rootIsSequence && out.error.limit?.name === 'maxRecordBytes')) throw out.error;

@@ -37,6 +37,8 @@ export interface Plan {
   deadline?: number;
   /** The clock `deadline` is on (absent on worker threads). */
   now?: () => number;
+  /** Limits.requestTimeoutMs, for an evaluation's deadline error (EvaluateOptions.requestTimeoutMs). */
+  requestTimeoutMs?: number;
   /** Units per record: all nodes, or the first only. */
   firstOnly: boolean;
 }
@@ -230,7 +232,9 @@ const isRecordLimit = (name: string | undefined) => name === 'maxDepth' || name 
 
 /** The bounds of one evaluation under `plan`. */
 export function evaluateOptions(plan: Plan): EvaluateOptions {
-  return plan.deadline !== undefined ? { maxNodes: plan.maxNodes, deadline: plan.deadline, ...(plan.now ? { now: plan.now } : {}) } : { maxNodes: plan.maxNodes };
+  return plan.deadline !== undefined
+    ? { maxNodes: plan.maxNodes, deadline: plan.deadline, ...(plan.now ? { now: plan.now } : {}), ...(plan.requestTimeoutMs !== undefined ? { requestTimeoutMs: plan.requestTimeoutMs } : {}) }
+    : { maxNodes: plan.maxNodes };
 }
 
 /** The raw JSON text of a node whose value is parsed on first access (the CLI prints it as is). */

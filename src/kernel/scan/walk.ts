@@ -45,8 +45,12 @@ const below = (resume: readonly number[] | null) => (resume && resume.length > 1
 
 /** What a walk needs from the engine. */
 export interface WalkHost {
-  /** Runs a nested scan (the elements of a large array as records) without taking another scan slot. */
-  subScan(opts: ScanQueryOptions): Promise<ScanResult>;
+  /**
+   * Runs a nested scan (the elements of a large array as records) without taking another scan slot, in the walk's
+   * page: `advanced` says the page has advanced already, so an element the deadline stops first is retried by the
+   * next page rather than skipped (only a page that begins at an element skips it, as a page finishes a record).
+   */
+  subScan(opts: ScanQueryOptions, advanced: boolean): Promise<ScanResult>;
   maxRecordBytes: number;
   maxDepth: number;
   /** Limits.maxNodes: each evaluation the walk runs (a piece in memory, a filter test) is bounded by it. */
@@ -351,7 +355,10 @@ export class RecordWalk {
 
   /** The bounds of one evaluation: Limits.maxNodes and the request deadline. */
   private bounds(): EvaluateOptions {
-    return { ...(this.host.maxNodes !== undefined ? { maxNodes: this.host.maxNodes } : {}), ...(this.opts.deadline !== undefined ? { deadline: this.opts.deadline, ...(this.host.now ? { now: this.host.now } : {}) } : {}) };
+    return {
+      ...(this.host.maxNodes !== undefined ? { maxNodes: this.host.maxNodes } : {}),
+      ...(this.opts.deadline !== undefined ? { deadline: this.opts.deadline, ...(this.host.now ? { now: this.host.now } : {}), ...(this.host.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.host.requestTimeoutMs } : {}) } : {}),
+    };
   }
 
   /**
@@ -369,6 +376,7 @@ export class RecordWalk {
     let forwarded = 0;
     /** Records this page passed over before the nested scan began (its nodes' counts are its own). */
     const skippedBefore = c.skipped;
+    const advanced = this.advanced(this.cur);
     const r = await this.host.subScan({
       source: elements,
       query: q,
@@ -391,7 +399,7 @@ export class RecordWalk {
         await c.flush();
         return c.ended ? 0 : nodes.length; // the consumer ended the page: the nested scan stops too
       },
-    });
+    }, advanced);
     // units the nested scan counted past what it handed over (its total runs from its resume position to the end)
     if (r.total !== undefined) c.addCount(Math.max(0, r.total - forwarded));
     c.addSkipped(r.skipped, r.firstSkipped);

@@ -40,7 +40,7 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
     const firstSkipped: ScanResult['firstSkipped'] = [];
     if (from < source.count) {
       try {
-        hit = query.evaluate([source.value(0)], { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline }).length > 0;
+        hit = query.evaluate([source.value(0)], { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline, now: () => ctx.clock.now(), requestTimeoutMs: ctx.limits.requestTimeoutMs }).length > 0;
       } catch (err) {
         if ((err as { code?: string }).code !== 'SYNTAX_ERROR') throw err;
         skipped = 1;
@@ -56,7 +56,7 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
     let value: unknown;
     try { value = source.value(node.record); } catch { value = undefined; }
     for (const q of pathQueries) {
-      const nodes = value === undefined ? [] : q.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline });
+      const nodes = value === undefined ? [] : q.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline, now: () => ctx.clock.now(), requestTimeoutMs: ctx.limits.requestTimeoutMs });
       if (nodes.length) return { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path };
     }
     return { record_index: node.record, preview: nodePreview('', value), match_path: '' };
