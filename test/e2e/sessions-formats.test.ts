@@ -63,7 +63,8 @@ describe('Gemini CLI JSON Lines sessions', () => {
     const meta = await tool('get_session_metadata', { path: fx.file(LINES) });
     expect(meta.role_counts).toEqual({ user: 2, assistant: 2, checkpoint: 1, summary: 1 });
     expect(meta.description).toBe('Why does the thumbnail worker crash on PNG files with an alpha channel?');
-    expect(meta.meta).toMatchObject({ id: 'c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f', created_at: '2026-05-02T10:00:01.000Z', model: 'gemini-2.5-flash' });
+    // created_at is the session's startTime (its first record), not its first message's time (10:00:01)
+    expect(meta.meta).toMatchObject({ id: 'c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f', created_at: '2026-05-02T10:00:00.000Z', model: 'gemini-2.5-flash' });
   });
 
   test('the migrated legacy session reads as lines: its copied messages, then the new ones', async () => {

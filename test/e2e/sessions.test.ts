@@ -172,7 +172,8 @@ describe('entries', () => {
     expect(data.entries.map((e: any) => e.index)).toEqual([0, 1, 2, 3, 4]);
     expect(data).toMatchObject({ total: 14, returned: 5, has_more: true, next_offset: 5 });
     expect(data.entries[0]).toEqual({
-      index: 0, uuid: 'c1-0012', role: 'summary', timestamp: null, text: 'Fixing the websocket idle timeout', text_truncated: false,
+      // a summary line has no uuid of its own (its leafUuid, c1-0012, is the last message's)
+      index: 0, uuid: null, role: 'summary', timestamp: null, text: 'Fixing the websocket idle timeout', text_truncated: false,
       tool_uses: [], tool_results: [], model: null, usage: null,
     });
   });
@@ -239,7 +240,7 @@ describe('search_sessions', () => {
       ['claude', fx.file(S1), '5f0c1a2e-1111-4a4a-9b9b-000000000001', 'webapp'],
     ]);
     expect(data.sessions[0].matches).toEqual([
-      { line_num: 1, preview: 'Fixing the «websocket» idle timeout', role: 'summary', entry_index: 0, uuid: 'c1-0012', timestamp: null, field: 'text' },
+      { line_num: 1, preview: 'Fixing the «websocket» idle timeout', role: 'summary', entry_index: 0, uuid: null, timestamp: null, field: 'text' },
       { line_num: 3, preview: 'The «websocket» connection drops after 60 seconds without traffic. Can you find where the timeo…', role: 'user', entry_index: 2, uuid: 'c1-0001', timestamp: '2025-03-10T09:00:01.000Z', field: 'text' },
     ]);
     expect(data).toMatchObject({ total_matches: 2, complete: true, skipped_records: expect.any(Number) });
@@ -563,6 +564,29 @@ describe('big lines and the result cap', () => {
     }
   });
 
+  test('codex: created_at is session_meta\'s time, not the first message\'s', async () => {
+    const file = path.join(path.dirname(fx.file(CODEX)), 'rollout-2025-04-02T11-00-00-0199a213-81c0-7800-8aa1-cccccccccccc.jsonl');
+    const cwd = path.join(fx.projects, 'cli-tool');
+    // As Codex CLI writes a rollout: the session's own time in session_meta's payload, the user's first words
+    // minutes later.
+    const lines = [
+      { timestamp: '2025-04-02T11:00:00.020Z', type: 'session_meta', payload: { id: '0199a213-81c0-7800-8aa1-cccccccccccc', timestamp: '2025-04-02T11:00:00.000Z', cwd, originator: 'codex_cli_rs', cli_version: '0.46.0', git: { commit_hash: 'abc123', branch: 'main' } } },
+      { timestamp: '2025-04-02T11:00:00.100Z', type: 'turn_context', payload: { cwd, approval_policy: 'on-request', model: 'gpt-5-codex' } },
+      { timestamp: '2025-04-02T11:07:31.250Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Add a --dry-run flag.' }] } },
+      { timestamp: '2025-04-02T11:07:31.260Z', type: 'event_msg', payload: { type: 'user_message', message: 'Add a --dry-run flag.', images: [] } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const meta = await tool('get_session_metadata', { path: file });
+      expect(meta.meta.created_at).toBe('2025-04-02T11:00:00.000Z');
+      expect(meta.entry_summary.map((e: any) => e.timestamp)).toEqual(['2025-04-02T11:07:31.250Z']);
+      const listed = await tool('list_sessions', { project_id: cwd, source: 'codex' });
+      expect(listed.sessions.filter((x: any) => x.path === file).map((x: any) => x.created_at)).toEqual(['2025-04-02T11:00:00.000Z']);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
   test('a message longer than one answer is read in parts: content_offset follows text_next_offset to the last character', async () => {
     const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'long-message-session.jsonl');
     // ~150,000 characters: prose, newlines and quotes (escaped in JSON), é as e + combining acute, emoji, a family
@@ -630,6 +654,27 @@ describe('big lines and the result cap', () => {
         roff = tr.result_next_offset;
       }
       expect(res).toBe(result);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
+  test('search_sessions: a text holding « » … itself gets preview_markers saying where the markers are', async () => {
+    const file = path.join(fx.homes.claude, 'projects', path.basename(path.dirname(fx.file(S1))), 'guillemets-session.jsonl');
+    const base = { sessionId: 'guillemets', cwd: path.join(fx.projects, 'webapp') };
+    const said = 'Le client a écrit « zorblax » puis … rien.';
+    const lines = [
+      { ...base, type: 'user', uuid: 'g-1', timestamp: '2025-03-23T10:00:00.000Z', message: { role: 'user', content: said } },
+      { ...base, type: 'user', uuid: 'g-2', timestamp: '2025-03-23T10:00:01.000Z', message: { role: 'user', content: 'zorblax again, plainly' } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    try {
+      const found = await tool('search_sessions', { query: 'zorblax', limit_per_session: 0 });
+      const matches = found.sessions.find((x: any) => x.path === file).matches;
+      expect(matches.map((m: any) => [m.uuid, m.preview, m.preview_markers])).toEqual([
+        ['g-1', 'Le client a écrit « «zorblax» » puis … rien.', [20, 28]],
+        ['g-2', '«zorblax» again, plainly', undefined],
+      ]);
     } finally {
       fs.unlinkSync(file);
     }

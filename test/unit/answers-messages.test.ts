@@ -14,9 +14,13 @@ test('search previews never cut a character, whatever the alignment of the conte
     const text = JSON.stringify({ pre: before, k: `${inside}needle${after}`, post: after + before });
     const m = new TextMatcher('needle', false);
     const hit = m.match(text)!;
-    const p = tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
+    const { text: p, markers } = tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
     expect([text, p.isWellFormed(), p.includes('\uFFFD')]).toEqual([text, true, false]);
     expect(p).toContain('«needle»');
+    // the markers' positions (code points) name the « » around the hit and any … of a cut
+    const chars = [...p];
+    expect(markers.map((i) => chars[i]).filter((c) => c !== '…')).toEqual(['«', '»']);
+    expect(chars.slice(markers.find((i) => chars[i] === '«')! + 1, markers.find((i) => chars[i] === '»')).join('')).toBe('needle');
   }), { numRuns: 2000 });
 });
 

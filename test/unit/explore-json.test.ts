@@ -176,7 +176,7 @@ describe('text search over decoded names and values', () => {
   };
 
   test('a file storing \\u00e9 matches "é", and É matches é', () => {
-    expect(m('é', '{"city":"Caf\\u00e9"}')).toEqual({ pointer: '/city', kind: 'string', preview: '{"city":"Caf«é»"}' });
+    expect(m('é', '{"city":"Caf\\u00e9"}')).toEqual({ pointer: '/city', kind: 'string', preview: { text: '{"city":"Caf«é»"}', markers: [12, 14] } });
     expect(m('CAFÉ', '{"city":"Café"}')).toMatchObject({ pointer: '/city' });
     expect(m('CAFÉ', '{"city":"Café"}', true)).toBeNull();
   });
@@ -193,7 +193,7 @@ describe('text search over decoded names and values', () => {
   });
 
   test('numbers and literals match by lexeme', () => {
-    expect(m('28', '{"age":28}')).toMatchObject({ pointer: '/age', kind: 'number', preview: '{"age":«28»}' });
+    expect(m('28', '{"age":28}')).toMatchObject({ pointer: '/age', kind: 'number', preview: { text: '{"age":«28»}', markers: [7, 10] } });
     expect(m('TRUE', '{"ok":[false,true]}')).toMatchObject({ pointer: '/ok/1' });
   });
 
@@ -201,7 +201,7 @@ describe('text search over decoded names and values', () => {
     const long = `{"a":"${'x'.repeat(500)}needle${'y'.repeat(500)}"}`;
     const p = m('needle', long)!.preview;
     // 20 characters of context either side
-    expect(p).toBe(`…${'x'.repeat(20)}«needle»${'y'.repeat(20)}…`);
+    expect(p).toEqual({ text: `…${'x'.repeat(20)}«needle»${'y'.repeat(20)}…`, markers: [0, 21, 28, 49] });
   });
 });
 

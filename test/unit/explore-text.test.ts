@@ -1,6 +1,6 @@
 import { layoutJsonPage } from '../../src/kernel/records/json-layout';
 import { pointerAt } from '../../plugins/tools-explore/src/text/locate';
-import { preview } from '../../plugins/tools-explore/src/text/preview';
+import { markersNeeded, preview } from '../../plugins/tools-explore/src/text/preview';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import type { RecordBatch } from '../../src/kernel/contracts';
 
@@ -45,10 +45,28 @@ describe('preview', () => {
   test('marks the hit and cuts long context with …', () => {
     const text = 'x'.repeat(100) + 'NEEDLE' + 'y'.repeat(100);
     // 20 characters of context either side
-    expect(preview(text, 100, 106)).toBe('…' + 'x'.repeat(20) + '«NEEDLE»' + 'y'.repeat(20) + '…');
+    expect(preview(text, 100, 106)).toEqual({ text: '…' + 'x'.repeat(20) + '«NEEDLE»' + 'y'.repeat(20) + '…', markers: [0, 21, 28, 49] });
   });
   test('short records are shown whole, newlines flattened', () => {
-    expect(preview('{"a":\n"hit"}', 7, 10)).toBe('{"a": "«hit»"}');
+    expect(preview('{"a":\n"hit"}', 7, 10)).toEqual({ text: '{"a": "«hit»"}', markers: [7, 11] });
+  });
+  test('the markers are placed: a «, » or … of the data is told apart from them (in code points)', () => {
+    const E = '\u{1F600}';
+    // data holding the markers' characters, an emoji (2 UTF-16 units, 1 code point) before the hit
+    const text = `{"q":"${E}«quoted» … said «x»"}`;
+    const start = text.indexOf('«x»');
+    const p = preview(text, start, start + 3); // the hit is the data's «x» itself
+    // 20 UTF-16 units of context before the hit (from the `:`), all of it after
+    expect(p.text).toBe(`…:"${E}«quoted» … said ««x»»"}`);
+    const chars = [...p.text];
+    expect(p.markers).toEqual([0, 20, 24]);
+    expect(p.markers.map((i) => chars[i])).toEqual(['…', '«', '»']);
+    expect(markersNeeded(p)).toBe(true);
+    expect(markersNeeded(preview('{"a":"plain hit"}', 12, 15))).toBe(false);
+    // a long hit is cut in its middle: that … is a marker too
+    const long = preview('a'.repeat(200), 0, 200);
+    expect([...long.text].filter((c, i) => c === '…' && long.markers.includes(i))).toHaveLength(1);
+    expect(long.markers).toEqual([0, 61, 122]);
   });
 });
 

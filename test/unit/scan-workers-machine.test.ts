@@ -291,6 +291,46 @@ describe('waiting → grace → done (the deadline)', () => {
   });
 });
 
+describe('a walk\'s nested scan (PoolConfig.page): the page began before it', () => {
+  function atDeadline(config: Partial<PoolConfig>) {
+    const s = running(config);
+    readAll(s, [batch(0, 10), batch(10, 10)]);
+    step(s, { type: 'sourceExhausted' }, T0);
+    return s;
+  }
+
+  test('a stuck record is one that ran half the page\'s time, counted from the page\'s start, not the nested scan\'s', () => {
+    const s = machine({ immediate: true, epoch: T0 + 800, deadline: T0 + 1000, page: { start: T0, advanced: true } });
+    expect(s.budget).toBe(1000);
+    expect(s.stuckAfter).toBe(500);
+  });
+
+  test('regular expressions: the first record in evaluation is retried by the next page once the grace period is over', () => {
+    const s = atDeadline({ immediate: true, page: { start: T0, advanced: true } });
+    step(s, { type: 'tick' }, T0 + 1002);
+    expect(step(s, { type: 'probed', current: 0, startedAt: 900 }, T0 + 1002)).toEqual([{ type: 'wait', until: T0 + 1002 + GRACE_MS }]);
+    step(s, { type: 'tick' }, T0 + 1002 + GRACE_MS);
+    expect(step(s, { type: 'probed', current: 0, startedAt: 900 }, T0 + 1002 + GRACE_MS)).toEqual([{ type: 'consume', seq: 0, upTo: 0, flush: false }]);
+    expect(step(s, { type: 'consumed', go: true }, T0 + 1002 + GRACE_MS)).toEqual([{ type: 'finish', position: { record: 0, node: 0 }, complete: false, flush: 'after' }]);
+  });
+
+  test('without regular expressions: the page stops at the first batch, unfinished, once the grace period is over', () => {
+    const s = atDeadline({ page: { start: T0, advanced: true } });
+    step(s, { type: 'tick' }, T0 + 1002);
+    step(s, { type: 'probed', current: -1, startedAt: 0 }, T0 + 1002);
+    step(s, { type: 'tick' }, T0 + 1002 + GRACE_MS);
+    expect(step(s, { type: 'probed', current: -1, startedAt: 0 }, T0 + 1002 + GRACE_MS)).toEqual([{ type: 'finish', position: { record: 0, node: 0 }, complete: false, flush: 'after' }]);
+  });
+
+  test('a page that began at the nested scan (not advanced) still finishes a record first', () => {
+    const s = atDeadline({ immediate: true, page: { start: T0, advanced: false } });
+    step(s, { type: 'tick' }, T0 + 1002);
+    step(s, { type: 'probed', current: 0, startedAt: 900 }, T0 + 1002);
+    step(s, { type: 'tick' }, T0 + 1202);
+    expect(step(s, { type: 'probed', current: 0, startedAt: 900 }, T0 + 1202)).toEqual([{ type: 'wait', until: T0 + 1400 }]);
+  });
+});
+
 describe('any phase → failed | cancelled', () => {
   test.each(['starting', 'waiting', 'grace'] as const)('abort while %s → cancelled', (phase) => {
     const s = phase === 'starting' ? machine() : running();

@@ -7,6 +7,7 @@ import { BUILTIN_SOURCES } from '../../plugins/tools-sessions/src/index';
 import { envName, optionsSchema, sourceHomes } from '../../plugins/tools-sessions/src/homes';
 import { geminiSuperseded, normalizeGemini } from '../../plugins/tools-sessions/src/sources/gemini';
 import { normalizeKimi } from '../../plugins/tools-sessions/src/sources/kimi';
+import { sessionStart } from '../../plugins/tools-sessions/src/session/summary';
 
 describe('sourceHomes', () => {
   let tmp: string;
@@ -89,4 +90,63 @@ test('Kimi wire records: a StatusUpdate is one response\'s usage by message id; 
   });
   expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'ContentPart', payload: { type: 'text', text: 'hi' } } })).toBeNull();
   expect(normalizeKimi({ type: 'metadata', protocol_version: '1.3' })).toBeNull();
+});
+
+describe('an entry\'s uuid is its own line\'s', () => {
+  const claude = BUILTIN_SOURCES.find((s) => s.name === 'claude')!;
+  const base = { parentUuid: null, isSidechain: false, userType: 'external', cwd: '/home/ana/webapp', sessionId: '5f0c1a2e-9999-4a4a-9b9b-000000000009', version: '2.0.14', gitBranch: 'main' };
+  // Claude Code's lines as written: a summary names the last message it covers (leafUuid), a file-history snapshot
+  // the user message it was taken for (messageId); neither line has a uuid of its own.
+  const user = { ...base, type: 'user', uuid: '8a1d6c0e-1f2b-4c3d-9e8f-7a6b5c4d3e2f', timestamp: '2025-10-08T09:15:02.114Z', message: { role: 'user', content: 'Why does the build fail?' } };
+  const summary = { type: 'summary', summary: 'Build failure in the CI pipeline', leafUuid: user.uuid };
+  const snapshot = { type: 'file-history-snapshot', messageId: user.uuid, snapshot: { messageId: user.uuid, trackedFileBackups: {}, timestamp: '2025-10-08T09:15:02.120Z' }, isSnapshotUpdate: false };
+
+  test('Claude: a summary line and a file-history snapshot have no uuid (not the uuid of the message they name)', () => {
+    expect(claude.normalize(user)?.entry).toMatchObject({ role: 'user', uuid: user.uuid });
+    expect(claude.normalize(summary)?.entry).toMatchObject({ role: 'summary', uuid: null, timestamp: null, text: 'Build failure in the CI pipeline' });
+    expect(claude.normalize(snapshot)?.entry).toMatchObject({ role: 'checkpoint', uuid: null, timestamp: '2025-10-08T09:15:02.120Z' });
+  });
+
+  test('every source: the uuids of a session\'s entries never repeat', () => {
+    const root = path.join(__dirname, '..', 'fixtures', 'sessions');
+    const files: string[] = [];
+    const walk = (d: string): void => { for (const e of fs.readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.jsonl') && files.push(path.join(d, e.name)); };
+    walk(root);
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const name = path.relative(root, file).split(path.sep)[0]!;
+      const source = BUILTIN_SOURCES.find((s) => s.name === name)!;
+      const uuids: string[] = [];
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        let v: unknown;
+        try { v = JSON.parse(line); } catch { continue; }
+        const u = source.normalize(v)?.entry?.uuid;
+        if (u) uuids.push(u);
+      }
+      // Gemini writes a message again under its id when it changes (the replay keeps its last version): its own repeat.
+      if (name === 'gemini') continue;
+      expect({ file: path.relative(root, file), repeated: uuids.filter((u, i) => uuids.indexOf(u) !== i) }).toEqual({ file: path.relative(root, file), repeated: [] });
+    }
+  });
+});
+
+describe('a session\'s start time', () => {
+  const codex = BUILTIN_SOURCES.find((s) => s.name === 'codex')!;
+  test('Codex: session_meta\'s payload timestamp (the session\'s creation), else the line\'s', () => {
+    // A rollout line as Codex CLI writes it: the line's time, and the session's own in the payload.
+    const meta = { timestamp: '2025-09-30T08:12:44.951Z', type: 'session_meta', payload: { id: '0199a213-81c0-7800-8aa1-bbab2a035a53', timestamp: '2025-09-30T08:12:44.930Z', cwd: '/home/ana/cli-tool', originator: 'codex_cli_rs', cli_version: '0.46.0', instructions: null, git: { commit_hash: 'abc123', branch: 'main', repository_url: 'git@example.com:ana/cli-tool.git' } } };
+    expect(codex.normalize(meta)?.hints).toEqual({ session_id: meta.payload.id, cwd: '/home/ana/cli-tool', git_branch: 'main', timestamp: '2025-09-30T08:12:44.930Z' });
+    const { timestamp: _t, ...older } = meta.payload;
+    expect(codex.normalize({ ...meta, payload: older })?.hints?.timestamp).toBe('2025-09-30T08:12:44.951Z');
+  });
+
+  test('sessionStart: the earlier of the source\'s start and the first entry\'s time, compared as times', () => {
+    // the session record first (Codex, Gemini), a record timed before the first timed line (Claude's snapshot)
+    expect(sessionStart({ hints: { timestamp: '2025-09-30T08:12:44.930Z' }, firstTimestamp: '2025-09-30T08:20:01.000Z' })).toBe('2025-09-30T08:12:44.930Z');
+    expect(sessionStart({ hints: { timestamp: '2025-03-10T09:00:01.000Z' }, firstTimestamp: '2025-03-10T09:00:00.500Z' })).toBe('2025-03-10T09:00:00.500Z');
+    // other spellings of RFC 3339 compare by time, not as strings
+    expect(sessionStart({ hints: { timestamp: '2025-03-10T10:00:00+02:00' }, firstTimestamp: '2025-03-10T09:00:00Z' })).toBe('2025-03-10T08:00:00.000Z');
+    expect(sessionStart({ hints: {}, firstTimestamp: 'garbage' })).toBeNull();
+    expect(sessionStart({ hints: { timestamp: 'garbage' }, firstTimestamp: '2025-03-10T09:00:00Z' })).toBe('2025-03-10T09:00:00.000Z');
+  });
 });

@@ -1,7 +1,7 @@
 /** Character-safe cuts and previews of the session-history bundle. */
 import { createHash } from 'node:crypto';
 import { charLength, cutText, guardBinary, hasBinarySummary, previewOf, shownText, textBefore, textPart } from '../../plugins/tools-sessions/src/text';
-import { previewAround } from '../../plugins/tools-sessions/src/search/matcher';
+import { markersNeeded, previewAround } from '../../plugins/tools-sessions/src/search/matcher';
 import { paragraphs } from '../../plugins/tools-sessions/src/semantic/rank';
 
 describe('cutText', () => {
@@ -80,9 +80,9 @@ describe('cuts on character boundaries everywhere in the sessions bundle (emoji 
       const text = `${E.repeat(200)}${z}NEEDLE${z}${E.repeat(200)}`;
       const start = 400 + pad;
       const p = previewAround(text, start, start + 6);
-      expect(lone.test(p)).toBe(false);
+      expect(lone.test(p.text)).toBe(false);
       // 80 characters each side, with "…" where text was left out.
-      expect(p).toBe(`…${E.repeat(80 - pad)}${z}«NEEDLE»${z}${E.repeat(80 - pad)}…`);
+      expect(p).toEqual({ text: `…${E.repeat(80 - pad)}${z}«NEEDLE»${z}${E.repeat(80 - pad)}…`, markers: [0, 81, 88, 169] });
     }
   });
 
@@ -126,5 +126,25 @@ describe('textPart: a long text read in parts by character offsets', () => {
     expect(textPart(S, 99, 5)).toEqual({ text: '', length: 13 });
     expect(textPart(S, 0, 0)).toEqual({ text: S, length: 13 });
     expect(textPart(S, 9, 0)).toEqual({ text: ' e\u0301f', length: 13 });
+  });
+});
+
+describe('preview markers', () => {
+  test('a text holding «, » or … itself: the match says where the markers are, in code points', () => {
+    const E = '\u{1F600}';
+    const text = `Use ${E} «guillemets» … and find «this» here`;
+    const start = text.indexOf('this');
+    const p = previewAround(text, start, start + 4);
+    // the whole text fits the context: no cut; the data's « » … stay, the markers close around the hit
+    expect(p.text).toBe(`Use ${E} «guillemets» … and find ««this»» here`);
+    const chars = [...p.text];
+    expect(p.markers).toEqual([31, 36]); // after `Use 😀 «guillemets» … and find «` (31 code points)
+    expect(p.markers.map((i) => chars[i])).toEqual(['«', '»']);
+    expect(markersNeeded(p)).toBe(true);
+    expect(markersNeeded(previewAround('plain words here', 6, 11))).toBe(false);
+    // the hit cut at 200 characters: the … before » is a marker
+    const long = previewAround(`a ${'h'.repeat(300)} b`, 2, 302);
+    expect(long.markers).toEqual([2, 203, 204]);
+    expect([...long.text].slice(202, 205).join('')).toBe('h…»');
   });
 });

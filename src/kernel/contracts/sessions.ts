@@ -59,7 +59,11 @@ export interface SessionHints {
   cwd?: string;
   git_branch?: string;
   model?: string;
-  /** RFC 3339. */
+  /**
+   * When the session started, RFC 3339: from the source's own session record where it has one (Codex session_meta,
+   * Copilot session.start, Gemini's startTime), else the first record's time. Sessions' `created_at` is this time,
+   * else the earliest entry's.
+   */
   timestamp?: string;
 }
 

@@ -1,5 +1,5 @@
 import type { AggregateOptions, AggregateResult } from '../contracts/aggregate';
-import { runAggregate, type AggregatePool } from './aggregate';
+import type { AggregatePool } from './aggregate';
 import { isUtf8 } from 'node:buffer';
 import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
@@ -83,6 +83,8 @@ export class QueryScanEngine implements ScanEngine {
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     const release = await this.slots.acquire(opts.deadline, opts.signal);
     try {
+      // loaded on the first aggregate (start-up time: the aggregation modules are ~120 KB that a start does not run)
+      const { runAggregate } = require('./aggregate') as typeof import('./aggregate');
       return await runAggregate(opts, {
         limits: this.options.limits(), scan: (o) => this.scan(o), clock: this.clock,
         ...(this.options.aggregates ? { pool: this.options.aggregates } : {}),
@@ -166,7 +168,7 @@ export class QueryScanEngine implements ScanEngine {
     const useWorkers = !!pool && pool.wanted(covered, opts.query);
     const oversized = (batch: RecordBatch) => this.walkOversized(opts, plan, result, batch, epoch);
     if (useWorkers) {
-      return pool!.run({ opts, plan, from, to, site, collector: result, oversized });
+      return pool!.run({ opts, plan, from, to, site, collector: result, oversized, ...(page ? { page: { start: page.epoch, advanced: page.advanced } } : {}) });
     }
     let scanned = 0;
     let checks = 0;
@@ -229,7 +231,7 @@ export class QueryScanEngine implements ScanEngine {
       // big scan goes to worker threads after all, from the next record on, into the same page.
       if (pool && list !== null && list.length > batch.count / 2 && nextRecord < to && !(result.full && !opts.countAll)
         && pool.wanted((sizeOf(source) * (to - nextRecord)) / Math.max(1, to - from), opts.query, false)) {
-        return pool.run({ opts, plan, from: nextRecord, to, site, collector: result, oversized });
+        return pool.run({ opts, plan, from: nextRecord, to, site, collector: result, oversized, ...(page ? { page: { start: page.epoch, advanced: page.advanced } } : {}) });
       }
     }
     await result.flush();

@@ -36,6 +36,12 @@ export interface PoolConfig {
   epoch: number;
   /** Absolute deadline, ms since the epoch; none: the scan runs to the end. */
   deadline?: number;
+  /**
+   * A walk's nested scan (the elements of a streamed array): when its page began (ms since the epoch; a record is
+   * stuck after half the page's time, not half of what was left when this scan began), and whether the page had
+   * advanced before it (then its first record in evaluation at the deadline is retried by the next page too).
+   */
+  page?: { start: number; advanced: boolean };
 }
 
 /** What the machine knows of a batch just read. */
@@ -134,7 +140,7 @@ export type PoolAction =
   | { type: 'fail'; code: ErrorCode; message: string };
 
 export function initialState(config: PoolConfig): PoolState {
-  const budget = config.deadline !== undefined ? Math.max(0, config.deadline - config.epoch) : 0;
+  const budget = config.deadline !== undefined ? Math.max(0, config.deadline - (config.page?.start ?? config.epoch)) : 0;
   return {
     phase: 'starting',
     config,
@@ -324,8 +330,8 @@ function graceProbed(s: PoolState, current: number, startedAt: number, now: numb
     s.after = { finish: { record: p.first + p.count, node: 0 }, complete: p.first + p.count >= to };
     return awaitAction(s, { type: 'consume', seq: p.seq, flush: false });
   }
-  // Batches before p were consumed: this page has finished records.
-  const progressed = p.first > from;
+  // Batches before p were consumed: this page has finished records (or, for a walk's nested scan, had advanced before).
+  const progressed = p.first > from || s.config.page?.advanced === true;
   if (immediate && s.queues[p.slot]![0] === p.seq && current >= p.first && current < p.first + p.count) {
     const ran = now - epoch - startedAt;
     if (ran >= s.stuckAfter) {

@@ -42,6 +42,8 @@ export interface WorkerJob {
    * batch before it is consumed. Returns the scan's result when it must stop there, else null.
    */
   oversized?: (batch: RecordBatch) => Promise<ScanResult | null>;
+  /** A walk's nested scan: its page's start (ms on the pool's clock) and whether the page had advanced (PoolConfig.page). */
+  page?: { start: number; advanced: boolean };
 }
 
 /** Files at least this large are scanned on worker threads (queries whose regular expressions may backtrack always are). */
@@ -161,7 +163,7 @@ export class ThreadPool implements WorkerPool {
     const immediate = !!query.usesRegex;
     /** Threads time each record from this instant (ms): progress().startedAt is relative to it. */
     const epoch = clock.now();
-    const state = initialState({ from, to, threads, immediate, epoch, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}) });
+    const state = initialState({ from, to, threads, immediate, epoch, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}), ...(job.page ? { page: job.page } : {}) });
 
     /** Events for the machine, in arrival order; `wake` ends the current wait. */
     const inbox: PoolEvent[] = [];

@@ -1,7 +1,7 @@
 import type { ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
 import { jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
-import { countsOf, type Page, type SearchRequest } from './shape';
+import { countsOf, shownPreview, type Page, type SearchRequest } from './shape';
 
 /**
  * JSONPath search: an RFC 9535 query evaluated with each record as `$` (record addressing) through the kernel's
@@ -14,5 +14,5 @@ export async function jsonPathSearch(ctx: ToolContext, request: SearchRequest<Qu
   const query = jsonPathLanguage(ctx).compile(args.query, { maxDepth: ctx.limits.maxDepth });
   const counts = countsOf(source);
   const result = await scanQuery(ctx, request, query, 'record', counts);
-  return queryPage(ctx, request, query, result, counts, (node) => ({ record_index: node.record, preview: nodePreview(node.path, node.value), match_path: node.path }));
+  return queryPage(ctx, request, query, result, counts, (node) => ({ record_index: node.record, ...shownPreview(nodePreview(node.path, node.value)), match_path: node.path }));
 }

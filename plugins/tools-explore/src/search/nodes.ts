@@ -1,6 +1,6 @@
 import type { LazyNode, RecordBatch, RecordSource } from 'mcpgw/plugin-api';
 import { appendToken } from '../text/pointer';
-import { preview, tokenPreview } from '../text/preview';
+import { preview, PreviewBuilder, tokenPreview, type Preview } from '../text/preview';
 import { parseKeepingLexemes, type TextHit } from './text-matcher';
 
 /**
@@ -31,7 +31,7 @@ export interface NodeMatcher {
  * positions on the way down (`-1` for a member's name), then the hit's index in its piece.
  */
 export type NodeEvent =
-  | { kind: 'hit'; at: number[]; match_path: string; preview: string }
+  | { kind: 'hit'; at: number[]; match_path: string; preview: Preview }
   | { kind: 'stop'; at: number[] }
   | { kind: 'skipped'; pointer: string; error: Error };
 
@@ -114,7 +114,7 @@ const endOf = (node: LazyNode) => node.byteOffset + node.byteLength;
  * `"status":"failed"` spans the name and the value, which the walk reads apart. Reads the bytes from the previous
  * member's end (`start`, file offset) to as far into the value as a hit can reach.
  */
-function memberRawHit(container: LazyNode, start: number, value: LazyNode, matcher: NodeMatcher): { preview: string } | null {
+function memberRawHit(container: LazyNode, start: number, value: LazyNode, matcher: NodeMatcher): { preview: Preview } | null {
   if (!matcher.rawSpans || !matcher.maxHitBytes || !container.bytes) return null;
   const end = Math.min(endOf(value), value.byteOffset + matcher.maxHitBytes);
   const bytes = container.bytes(start - container.byteOffset, end - container.byteOffset);
@@ -162,13 +162,14 @@ function* pieceHits(text: string, pointer: string, trail: number[], resume: numb
 }
 
 /** A member name of a large container that holds the text, as a hit at the member's pointer. */
-function keyHit(key: string, pointer: string, matcher: NodeMatcher): { match_path: string; preview: string } | null {
+function keyHit(key: string, pointer: string, matcher: NodeMatcher): { match_path: string; preview: Preview } | null {
   const quoted = JSON.stringify(key);
   const text = `{${quoted}:null}`;
   const hit = matcher.matchAll(text).find((h) => h.token.kind === 'key');
   if (!hit) return null;
-  const shown = `${quoted}: …`;
-  return { match_path: pointer, preview: tokenPreview(shown, { kind: 'key', start: 0, end: quoted.length }, hit.decoded, hit.start, hit.end) };
+  // the name, then `: …` (its value left out: the `…` is a marker)
+  const p = tokenPreview(`${quoted}: `, { kind: 'key', start: 0, end: quoted.length }, hit.decoded, hit.start, hit.end);
+  return { match_path: pointer, preview: new PreviewBuilder().preview(p).mark('…').build() };
 }
 
 /** Lexicographic order of two `at` trails (a prefix first). */

@@ -2,7 +2,7 @@ import type { CompiledQuery, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
 import { PredicateError, translatePredicate, type Predicate } from './predicate';
 import { jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
-import type { Match, Page, SearchRequest } from './shape';
+import { shownPreview, type Match, type Page, type SearchRequest } from './shape';
 
 /**
  * Record predicate search: the explorer's convenience form (`$.status = "active"`, predicate.ts) translated to an
@@ -57,9 +57,9 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
     try { value = source.value(node.record); } catch { value = undefined; }
     for (const q of pathQueries) {
       const nodes = value === undefined ? [] : q.evaluate(value, { maxNodes: ctx.limits.maxNodes, deadline: ctx.deadline, now: () => ctx.clock.now(), requestTimeoutMs: ctx.limits.requestTimeoutMs });
-      if (nodes.length) return { record_index: node.record, preview: nodePreview(nodes[0]!.path, nodes[0]!.value), match_path: nodes[0]!.path };
+      if (nodes.length) return { record_index: node.record, ...shownPreview(nodePreview(nodes[0]!.path, nodes[0]!.value)), match_path: nodes[0]!.path };
     }
-    return { record_index: node.record, preview: nodePreview('', value), match_path: '' };
+    return { record_index: node.record, ...shownPreview(nodePreview('', value)), match_path: '' };
   }, 'file');
   // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
   const filter = predicate.filter.length > 2048 ? `${predicate.filter.slice(0, /[\uD800-\uDBFF]/.test(predicate.filter[2047]!) ? 2047 : 2048)}… (${predicate.filter.length} characters)` : predicate.filter;

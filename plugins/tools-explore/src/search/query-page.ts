@@ -3,6 +3,7 @@ import { projectValue, queryWarnings } from '../records';
 import { cursorTable, type QueryCursor } from './cursors';
 import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
+import { PreviewBuilder, type Preview } from '../text/preview';
 
 /**
  * The scan of a query search (jsonpath-engine.ts, predicate-engine.ts) through the kernel's engine: with `addressing`,
@@ -99,11 +100,13 @@ export async function queryPage(
   };
 }
 
-/** `path = «value»`, the value's JSON cut at 120 characters (on a character boundary). */
-export function nodePreview(path: string, value: unknown): string {
-  let shown = JSON.stringify(value) ?? 'null';
-  if (shown.length > 120) shown = shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '') + '…';
-  return `${path || '$'} = «${shown}»`;
+/** `path = «value»`, the value's JSON cut at 120 characters (on a character boundary, then `…`), markers placed. */
+export function nodePreview(path: string, value: unknown): Preview {
+  const shown = JSON.stringify(value) ?? 'null';
+  const b = new PreviewBuilder().data(`${path || '$'} = `).mark('«');
+  if (shown.length > 120) b.data(shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '')).mark('…');
+  else b.data(shown);
+  return b.mark('»').build();
 }
 
 /** The registered JSONPath language. @throws UNSUPPORTED_QUERY_FEATURE when no plugin registers it */

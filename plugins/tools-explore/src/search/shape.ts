@@ -4,6 +4,7 @@ import type { ExplorerFile } from '../files';
 import type { parseFields } from '../records';
 import { cutSchema, fieldsArg, handleArg } from '../schemas';
 import type { QueryCursor, TextCursor } from './cursors';
+import { markersNeeded, type Preview } from '../text/preview';
 
 /** The search tool's arguments and its answer (wire shapes), shared by the tool and its three engines. */
 export const searchInput = z.object({
@@ -19,7 +20,8 @@ export const searchInput = z.object({
 
 export const searchMatch = z.object({
   record_index: z.number().int(),
-  preview: z.string().describe('The hit with context, marked «…»'),
+  preview: z.string().describe('The hit with context, marked «…»; … where cut'),
+  preview_markers: z.array(z.number().int()).optional().describe('Only when the data shown holds «, » or … itself: where the markers of preview are (Unicode code points from its start); any other «, » or … is the data\'s own'),
   match_path: z.string().describe('RFC 6901 pointer, inside the record, of the first matching value or key ("" for the whole record)'),
   record: z.record(z.string(), z.unknown()).optional().describe('With fields: the record projected to them'),
 });
@@ -37,6 +39,14 @@ export const searchOutput = z.object({
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
+
+/**
+ * A match's preview fields: the text, and — only when the data shown holds a `«`, `»` or `…` of its own — where the
+ * markers are (without `preview_markers`, every one of those characters in the preview is a marker).
+ */
+export function shownPreview(p: Preview): { preview: string; preview_markers?: number[] } {
+  return markersNeeded(p) ? { preview: p.text, preview_markers: p.markers } : { preview: p.text };
+}
 
 export type Args = z.output<typeof searchInput>;
 export type Page = z.input<typeof searchOutput>;

@@ -4,7 +4,7 @@ import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
-import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
+import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, type Warning } from './shape';
 import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
 /**
@@ -113,7 +113,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const firstHitInParts = (i: number): Match | null => {
     try {
       for (const e of recordHits(source, i, matcher, null, () => false, piece)) {
-        if (e.kind === 'hit') return { record_index: i, preview: e.preview, match_path: e.match_path };
+        if (e.kind === 'hit') return { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
       }
     } catch (err) {
       onMalformed(i, err);
@@ -196,7 +196,7 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
   }
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
   const shown = hit.raw ? preview(text, hit.raw.start, hit.raw.end) : tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
-  return { record_index: batch.first + k, preview: shown, match_path: hit.token.pointer };
+  return { record_index: batch.first + k, ...shownPreview(shown), match_path: hit.token.pointer };
 }
 
 /** The deepest nesting of arrays and objects in a record's JSON text (brackets inside strings not counted). */
@@ -254,7 +254,7 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
         }
         counted++;
         if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
-          const m: Match = { record_index: i, preview: e.preview, match_path: e.match_path };
+          const m: Match = { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
           if (fields) {
             try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
           }

@@ -1,5 +1,5 @@
 import type { CompiledRegex, RegexService, SessionEntryDraft } from 'mcpgw/plugin-api';
-import { cutText, textBefore } from '../text';
+import { charLength, cutText, textBefore } from '../text';
 
 /** Characters of context on each side of a match in a preview. */
 const CONTEXT_CHARS = 80;
@@ -11,6 +11,17 @@ export interface EntryMatch {
   field: MatchField;
   /** The match with context: `…before «match» after…`, on one line. */
   preview: string;
+  /**
+   * Only when the text shown holds a `«`, `»` or `…` of its own: where the preview's markers are (code points from
+   * its start, ascending), so the data's own are told apart from them.
+   */
+  markers?: number[];
+}
+
+/** A preview and where its markers are (code points from its start). */
+export interface MarkedPreview {
+  text: string;
+  markers: number[];
 }
 
 /** RE2 syntax escaping for a literal query: every character that is not a letter, digit or space is escaped. */
@@ -45,13 +56,19 @@ export function matchEntry(re: CompiledRegex, e: SessionEntryDraft): EntryMatch 
   for (const [field, text] of fields) {
     if (!text) continue;
     const m = re.exec(text);
-    if (m) return { field, preview: previewAround(text, m.start, m.end) };
+    if (m) {
+      const p = previewAround(text, m.start, m.end);
+      return { field, preview: p.text, ...(markersNeeded(p) ? { markers: p.markers } : {}) };
+    }
   }
   return null;
 }
 
-/** `…before «match» after…` with whitespace flattened, cut at character boundaries. */
-export function previewAround(text: string, start: number, end: number): string {
+/**
+ * `…before «match» after…` with whitespace flattened, cut at character boundaries; `markers` says where the `«`, `»`
+ * and `…` added to the text are.
+ */
+export function previewAround(text: string, start: number, end: number): MarkedPreview {
   const head = textBefore(text, start, CONTEXT_CHARS);
   const hit = cutText(text.slice(start, end), 200);
   // The window after the match, not ending inside a surrogate pair.
@@ -59,5 +76,25 @@ export function previewAround(text: string, start: number, end: number): string 
   if (stop < text.length && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop++;
   const tail = cutText(text.slice(end, stop), CONTEXT_CHARS);
   const flat = (s: string) => s.replace(/\s+/g, ' ');
-  return `${head.truncated ? '…' : ''}${flat(head.text)}«${flat(hit.text)}${hit.truncated ? '…' : ''}»${flat(tail.text)}${tail.truncated || stop < text.length ? '…' : ''}`;
+  const parts: string[] = [];
+  const markers: number[] = [];
+  let at = 0;
+  const data = (s: string) => { parts.push(s); at += charLength(s); };
+  const mark = (m: string) => { markers.push(at); parts.push(m); at++; };
+  if (head.truncated) mark('…');
+  data(flat(head.text));
+  mark('«');
+  data(flat(hit.text));
+  if (hit.truncated) mark('…');
+  mark('»');
+  data(flat(tail.text));
+  if (tail.truncated || stop < text.length) mark('…');
+  return { text: parts.join(''), markers };
+}
+
+/** True when `p.text` holds a `«`, `»` or `…` that is not one of its markers (the data's own). */
+export function markersNeeded(p: MarkedPreview): boolean {
+  let n = 0;
+  for (const c of p.text) if (c === '«' || c === '»' || c === '…') n++;
+  return n > p.markers.length;
 }

@@ -92,6 +92,21 @@ export function addRecord(s: SessionSummary, pos: number, n: NormalizedRecord | 
   }
 }
 
+/**
+ * When the session started (ISO 8601, UTC): the earlier of what the source's own session record says
+ * (`hints.timestamp`: Codex's session_meta, Copilot's session.start, Gemini's startTime; Claude's and Qwen's first
+ * timed line) and the earliest entry's time (a record before the first timed line, e.g. Claude's file-history
+ * snapshot); null when neither is a time (the caller falls back on the file's).
+ */
+export function sessionStart(s: Pick<SessionSummary, 'hints' | 'firstTimestamp'>): string | null {
+  let best = NaN;
+  for (const t of [s.hints.timestamp, s.firstTimestamp]) {
+    const ms = t ? Date.parse(t) : NaN;
+    if (!Number.isNaN(ms) && !(ms >= best)) best = ms;
+  }
+  return Number.isNaN(best) ? null : new Date(best).toISOString();
+}
+
 /** First value wins, except the model: the latest one names what the session ran on last. */
 export function mergeHints(into: SessionHints, from: SessionHints): void {
   for (const [k, v] of Object.entries(from) as [keyof SessionHints, string | undefined][]) {

@@ -113,11 +113,15 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
       return out;
     }
     case 'summary':
-      return { hints, entry: entry('summary', { uuid: str(r.leafUuid) ?? null, timestamp: timestamp ?? null, text: str(r.summary) ?? '' }) };
+      // `{type: "summary", summary, leafUuid}`: leafUuid names the last message the summary covers, another entry's
+      // uuid; the summary line has none of its own.
+      return { hints, entry: entry('summary', { ...base, text: str(r.summary) ?? '' }) };
     case 'system':
       return { hints, entry: entry('system', { ...base, text: str(r.content) ?? (str(r.subtype) ? `[${str(r.subtype)}]` : '[system]') }) };
     case 'file-history-snapshot':
-      return { hints, entry: entry('checkpoint', { uuid: str(r.messageId) ?? uuid, timestamp: timestamp ?? str(obj(r.snapshot)?.timestamp) ?? null, text: '[file history snapshot]' }) };
+      // `{type: "file-history-snapshot", messageId, snapshot: {messageId, trackedFileBackups, timestamp}}`: messageId is
+      // the uuid of the user message the snapshot was taken for, not the line's own.
+      return { hints, entry: entry('checkpoint', { uuid, timestamp: timestamp ?? str(obj(r.snapshot)?.timestamp) ?? null, text: '[file history snapshot]' }) };
     default:
       return { hints, entry: { ...unknownEntry(type, r, timestamp), uuid } };
   }

@@ -43,13 +43,15 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
   switch (type) {
     case 'session_meta': {
       const git = obj(p.git);
+      // The session's own start (payload.timestamp), else when the line was written.
+      const started = str(p.timestamp) ?? timestamp;
       return {
         hints: {
           ...(str(p.id) ? { session_id: str(p.id) } : {}),
           ...(str(p.cwd) ? { cwd: str(p.cwd) } : {}),
           ...(str(git?.branch) ? { git_branch: str(git?.branch) } : {}),
           ...(str(p.model) ? { model: str(p.model) } : {}),
-          ...(timestamp ? { timestamp } : {}),
+          ...(started ? { timestamp: started } : {}),
         },
       };
     }

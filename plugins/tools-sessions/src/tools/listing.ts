@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { CatalogSession } from '../catalog';
 import type { SessionsService } from '../service';
+import { sessionStart, type SessionSummary } from '../session/summary';
 import { requireSource } from './filters';
 import { cutSchema, fitting, iso, itemBudget, limitArg, offsetArg, pageLimit, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
@@ -139,7 +140,7 @@ const sessionsOutput = z.object({
   sessions: z.array(z.object({
     id: z.string(),
     path: z.string().describe('Pass to get_session_metadata / get_session_entries'),
-    created_at: z.string().describe('ISO 8601: the first entry\'s time, else the file\'s'),
+    created_at: z.string().describe('ISO 8601: when the session started (the source\'s own session record, else the first entry\'s time), else the file\'s time'),
     modified_at: z.string(),
     entry_count: z.number().int().nullable().describe('null when the session was not read before the time limit (complete: false)'),
     file_size: z.number().int().describe('Bytes, all of the session\'s files'),
@@ -197,8 +198,8 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
   };
 }
 
-function sessionRow(s: CatalogSession, summary?: { entries: unknown[]; firstTimestamp: string | null; description: string | null }) {
-  const created = summary?.firstTimestamp && !Number.isNaN(Date.parse(summary.firstTimestamp)) ? new Date(summary.firstTimestamp).toISOString() : iso(Math.min(s.birthMs, s.mtimeMs));
+function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'>) {
+  const created = (summary ? sessionStart(summary) : null) ?? iso(Math.min(s.birthMs, s.mtimeMs));
   return {
     id: s.id,
     path: s.path,

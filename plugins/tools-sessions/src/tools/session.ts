@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
-import { safeNormalize, type EntrySummary, type SessionSummary } from '../session/summary';
+import { safeNormalize, sessionStart, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText, hasBinarySummary, textPart } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
 import { catalogueCode, reason } from '../os-error';
@@ -28,11 +28,6 @@ const readFields = {
 
 function skippedWarnings(s: SessionSummary): Warning[] {
   return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(k.message, 300).text}` }));
-}
-
-function toIso(t: string | null | undefined, fallback: number): string {
-  if (t && !Number.isNaN(Date.parse(t))) return new Date(t).toISOString();
-  return iso(fallback);
 }
 
 // ---- get_session_metadata ----
@@ -95,7 +90,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
         meta: {
           id: s.hints.session_id ?? session.id,
           path: session.path,
-          created_at: toIso(s.firstTimestamp ?? s.hints.timestamp, Math.min(session.birthMs, session.mtimeMs)),
+          created_at: sessionStart(s) ?? iso(Math.min(session.birthMs, session.mtimeMs)),
           modified_at: iso(session.mtimeMs),
           model: s.hints.model ?? null,
           git_branch: s.hints.git_branch ?? null,
