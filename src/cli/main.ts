@@ -5,8 +5,8 @@ import { pluginCommand, printPluginCommands } from './plugin-command';
 import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
-import { queryCommand, type QueryOptions } from './query';
-import { aggregateCommand, type AggregateOptions } from './aggregate';
+import type { QueryOptions } from './query';
+import type { AggregateOptions } from './aggregate';
 
 /** Exit codes (docs/architecture.md "Configuration"): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
@@ -22,6 +22,7 @@ function withCommonOptions(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', 'stderr log level (env MCPGW_LOG)').choices(['error', 'warn', 'info', 'debug']));
 }
 
+/** The program's commands; `query` and `aggregate` load their modules when they run (start-up time of `serve`). */
 export function buildProgram(): Command {
   const program = new Command('mcpgw')
     .description('An MCP gateway that opens, searches and queries JSON, JSON Lines and JSON-seq files for AI assistants.')
@@ -57,7 +58,7 @@ export function buildProgram(): Command {
       return n;
     })
     .option('--no-progress', 'no progress bar on stderr')
-    .action((file: string, query: string, opts: QueryOptions) => queryCommand(file, query, opts));
+    .action((file: string, query: string, opts: QueryOptions) => (require('./query') as typeof import('./query')).queryCommand(file, query, opts));
   const collect = (v: string, prev: string[] = []) => [...prev, v];
   configure(program.command('aggregate').description('count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)'))
     .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
@@ -76,7 +77,7 @@ export function buildProgram(): Command {
     .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
     .option('--json', 'print the answer as JSON (every group up to --top, numbers exact)')
     .option('--no-progress', 'no progress bar on stderr')
-    .action((file: string, opts: AggregateOptions) => aggregateCommand(file, opts));
+    .action((file: string, opts: AggregateOptions) => (require('./aggregate') as typeof import('./aggregate')).aggregateCommand(file, opts));
   return program;
 }
 

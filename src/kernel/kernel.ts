@@ -23,7 +23,7 @@ import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
 import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
-import { QueryScanEngine } from './scan/engine';
+import type { QueryScanEngine } from './scan/engine';
 import type { WorkerPool } from './scan/workers';
 import type { AggregatePool } from './scan/aggregate';
 import type { Limits } from './contracts/limits';
@@ -202,8 +202,27 @@ export class Kernel {
     return containerOf(scope);
   }
 
+  /**
+   * The server-wide engine. Its modules (the engine, record walks, plans: ~90 KB) load at the first call that scans,
+   * not at start-up; until then the registered engine is a stand-in that builds it on first use.
+   */
   private scanEngine(limits: Limits): ScanEngine {
-    this.engine ??= new QueryScanEngine({
+    const real = (): QueryScanEngine => this.engine ?? this.buildEngine(limits);
+    this.standIn ??= {
+      run: (options) => real().run(options),
+      aggregate: (options) => real().aggregate(options),
+      slot: (deadline, signal) => real().slot(deadline, signal),
+      missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
+    };
+    return this.standIn;
+  }
+
+  private standIn: ScanEngine | undefined;
+
+  private buildEngine(limits: Limits): QueryScanEngine {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { QueryScanEngine } = require('./scan/engine') as typeof import('./scan/engine');
+    this.engine = new QueryScanEngine({
       limits: () => limits,
       log: this.options.log,
       clock: this.clock,

@@ -1,8 +1,4 @@
 import { pathToFileURL } from 'node:url';
-// the three functions used, not the package's index (which loads every module of semver: start-up time)
-import satisfies = require('semver/functions/satisfies');
-import validRange = require('semver/ranges/valid');
-import intersects = require('semver/ranges/intersects');
 import type { Clock } from '../contracts/clock';
 import type { Plugin, PluginContext, Requirement } from '../contracts/plugin';
 import type { Format } from '../contracts/format';
@@ -20,6 +16,7 @@ import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
+import { satisfiesCaretRange } from './api-range';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
 export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'aggregate', 'help'];
@@ -86,15 +83,8 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   if (problem) throw new PluginLoadError(spec.id, `${entry} does not export a plugin: ${problem}. A plugin's default export is { name, version, apiVersion, register(context, options) }.`);
   const p = plugin as Plugin;
   const label = `${p.name}@${p.version}`;
-  if (!validRange(p.apiVersion)) {
-    throw new PluginLoadError(label, `apiVersion "${p.apiVersion}" is not a semver range.`);
-  }
-  if (!satisfies(PLUGIN_API_VERSION, p.apiVersion, { includePrerelease: true })) {
-    if (intersects(p.apiVersion, '1.x', { includePrerelease: true })) {
-      throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}; this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}. Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".`);
-    }
-    throw new PluginLoadError(label, `is built for plugin API ${p.apiVersion}, but this mcpgw ${ctx.kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);
-  }
+  // `^2.x.y` ranges (every built-in plugin's) are checked without loading semver (start-up time); the rest by semver
+  if (!satisfiesCaretRange(PLUGIN_API_VERSION, p.apiVersion)) checkApiRange(p.apiVersion, label, ctx.kernelVersion);
   const requiresProblem = requirementsProblem(p.requires);
   if (requiresProblem) throw new PluginLoadError(label, requiresProblem);
   let options: unknown = spec.options;
@@ -131,6 +121,26 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   ctx.registry.loaded.set(p.name, { entry, configured: spec.options, container });
   ctx.log.debug('plugin loaded', { plugin: label, from: entry });
   return record;
+}
+
+/**
+ * Refuses a plugin whose `apiVersion` is not a semver range, or is one PLUGIN_API_VERSION does not satisfy (prereleases
+ * included). semver is loaded here, on the first range the caret check (api-range.ts) does not settle: the three
+ * functions used, not the package's index (which loads every module of semver). @throws PluginLoadError
+ */
+function checkApiRange(apiVersion: string, label: string, kernelVersion: string): void {
+  const validRange = require('semver/ranges/valid') as typeof import('semver/ranges/valid');
+  const satisfies = require('semver/functions/satisfies') as typeof import('semver/functions/satisfies');
+  const intersects = require('semver/ranges/intersects') as typeof import('semver/ranges/intersects');
+  if (!validRange(apiVersion)) {
+    throw new PluginLoadError(label, `apiVersion "${apiVersion}" is not a semver range.`);
+  }
+  if (!satisfies(PLUGIN_API_VERSION, apiVersion, { includePrerelease: true })) {
+    if (intersects(apiVersion, '1.x', { includePrerelease: true })) {
+      throw new PluginLoadError(label, `is built for plugin API ${apiVersion}; this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}. Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".`);
+    }
+    throw new PluginLoadError(label, `is built for plugin API ${apiVersion}, but this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);
+  }
 }
 
 const KINDS: readonly Requirement['kind'][] = ['format', 'queryLanguage', 'bundle', 'sessionSource', 'embedder'];

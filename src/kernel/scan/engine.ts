@@ -1,5 +1,5 @@
 import type { AggregateOptions, AggregateResult } from '../contracts/aggregate';
-import { runAggregate, type AggregatePool } from './aggregate';
+import type { AggregatePool } from './aggregate';
 import { isUtf8 } from 'node:buffer';
 import type { LazyNode, RecordBatch, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
@@ -83,6 +83,8 @@ export class QueryScanEngine implements ScanEngine {
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     const release = await this.slots.acquire(opts.deadline, opts.signal);
     try {
+      // loaded on the first aggregate (start-up time: the aggregation modules are ~120 KB that a start does not run)
+      const { runAggregate } = require('./aggregate') as typeof import('./aggregate');
       return await runAggregate(opts, {
         limits: this.options.limits(), scan: (o) => this.scan(o), clock: this.clock,
         ...(this.options.aggregates ? { pool: this.options.aggregates } : {}),

@@ -2,13 +2,26 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { parseFields } from '../records';
 import { cursorTable, type QueryCursor, type SearchCursor, type TextCursor } from './cursors';
-import { jsonPathSearch } from './jsonpath-engine';
 import { isPredicate, looksLikePredicate } from './predicate';
-import { predicateSearch } from './predicate-engine';
-import { RegexMatcher } from './regex';
 import { countsOf, searchInput, searchOutput, type Args } from './shape';
-import { textSearch } from './text-engine';
 import { clip } from '../text/clip';
+
+interface Engines {
+  jsonPathSearch: typeof import('./jsonpath-engine').jsonPathSearch;
+  predicateSearch: typeof import('./predicate-engine').predicateSearch;
+  textSearch: typeof import('./text-engine').textSearch;
+  RegexMatcher: typeof import('./regex').RegexMatcher;
+}
+let loaded: Engines | undefined;
+/** The three engines and the regex matcher, loaded on the first search (start-up time: a start runs none of them). */
+function engines(): Engines {
+  return (loaded ??= {
+    jsonPathSearch: (require('./jsonpath-engine') as typeof import('./jsonpath-engine')).jsonPathSearch,
+    predicateSearch: (require('./predicate-engine') as typeof import('./predicate-engine')).predicateSearch,
+    textSearch: (require('./text-engine') as typeof import('./text-engine')).textSearch,
+    RegexMatcher: (require('./regex') as typeof import('./regex')).RegexMatcher,
+  });
+}
 
 /** Bytes kept free in a page for the envelope around the matches. */
 const ENVELOPE_RESERVE = 2048;
@@ -32,6 +45,7 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
     const file = fileFor(ctx, args.handle);
     const mode = args.mode ?? defaultMode(args.query, args.regex);
     const fields = parseFields(ctx, args.fields);
+    const { jsonPathSearch, predicateSearch, textSearch, RegexMatcher } = engines();
     // Regex: compiled first, so that a bad pattern is an error before anything else (linear time: no deadline needed).
     const regex = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
     const resume = takeCursor(ctx, args, mode, regex !== null);

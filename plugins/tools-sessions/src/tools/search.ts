@@ -2,9 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { FileAccess, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
-import { compileQuery, matchEntry } from '../search/matcher';
-import { queryTest, TraitsCache } from '../search/prefilter';
-import { Verdicts } from '../search/verdicts';
+import type { TraitsCache } from '../search/prefilter';
 import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
@@ -60,6 +58,21 @@ type Match = z.infer<typeof match>;
 
 interface Cursor { k: string; s: string; m: number; p: number }
 
+interface SearchModules {
+  matcher: typeof import('../search/matcher');
+  prefilter: typeof import('../search/prefilter');
+  verdicts: typeof import('../search/verdicts');
+}
+let modules: SearchModules | undefined;
+/** The matcher, the byte prefilter and its threads, loaded on the first search (start-up time: a start runs none of them). */
+function searchModules(): SearchModules {
+  return (modules ??= {
+    matcher: require('../search/matcher') as typeof import('../search/matcher'),
+    prefilter: require('../search/prefilter') as typeof import('../search/prefilter'),
+    verdicts: require('../search/verdicts') as typeof import('../search/verdicts'),
+  });
+}
+
 function keyOf(args: z.output<typeof input>): string {
   return createHash('sha256').update(JSON.stringify([args.query, args.regex, args.case_sensitive, args.project ?? null, args.source ?? null])).digest('base64url').slice(0, 16);
 }
@@ -89,7 +102,7 @@ function inProject(s: CatalogSession, project: string): boolean {
 }
 
 export function searchSessions(service: SessionsService): ToolDefinition<typeof input, typeof output> {
-  const traits = new TraitsCache();
+  let traits: TraitsCache | undefined;
   return {
     name: 'search_sessions',
     title: 'Search sessions',
@@ -102,6 +115,8 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
+      const { matcher: { compileQuery, matchEntry }, prefilter: { queryTest, TraitsCache }, verdicts: { Verdicts } } = searchModules();
+      traits ??= new TraitsCache();
       const re = compileQuery(ctx.regex, args.query, args.regex, args.case_sensitive);
       const byteTest = queryTest(re);
       const key = keyOf(args);
