@@ -2,7 +2,7 @@
  * Exact sums, averages and numeric bucket keys print in plain positional form end to end (the tool's text and
  * structuredContent on the wire, the CLI's --json and its table): an integer as its digits however large, a small
  * decimal with its leading zeros; the exponent form only past 40 padding zeros. Expected values computed here with
- * BigInt.
+ * BigInt. And a leap second (`23:59:60`) buckets with the minute it names.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,6 +22,7 @@ let c: Connected;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-aggregate-decimals-'));
   fs.writeFileSync(path.join(dir, 'big.jsonl'), LINES.join('\n') + '\n');
+  fs.copyFileSync(path.join(__dirname, '..', 'fixtures', 'edges', 'ts.jsonl'), path.join(dir, 'ts.jsonl'));
   c = await connect(['--root', dir], { cwd: dir });
 }, 60_000);
 afterAll(async () => {
@@ -69,4 +70,23 @@ test('the CLI prints the same digits, in --json and in its table', () => {
   const table = run('--metric', 'sum(n)');
   expect(table.status).toBe(0);
   expect(table.stdout).toContain(String(a1 + a2 + b1 + b2 + 10n ** 45n));
+});
+
+test('a leap second (2016-12-31T23:59:60Z) is in the day, hour and minute it names (RFC 3339 §5.7)', async () => {
+  const h = (await call(c.client, 'open_file', { path: 'ts.jsonl' })).data.handle;
+  for (const [width, start] of [['1d', '2016-12-31T00:00:00Z'], ['1h', '2016-12-31T23:00:00Z'], ['1m', '2016-12-31T23:59:00Z'], ['1s', '2016-12-31T23:59:59Z']]) {
+    const r = await call(c.client, 'aggregate', { handle: h, where: '$.i == 0', bucket: { path: 'ts', width } });
+    expect([width, r.data.groups]).toEqual([width, [{ key: start, count: 1 }]]);
+  }
+  // the next records: 08:15 in two spellings, before 1970, epoch seconds (99999999999: in year 5138) and milliseconds (from 1e11)
+  const all = await call(c.client, 'aggregate', { handle: h, where: '$.i <= 8', bucket: { path: 'ts', width: '1d' }, order: 'key_asc' });
+  expect(all.data.groups).toEqual([
+    { key: '1900-01-01T00:00:00Z', count: 1 },
+    { key: '1969-12-30T00:00:00Z', count: 1 },
+    { key: '1969-12-31T00:00:00Z', count: 2 },
+    { key: '1973-03-03T00:00:00Z', count: 1 },
+    { key: '2016-12-31T00:00:00Z', count: 1 },
+    { key: '2025-03-01T00:00:00Z', count: 2 },
+    { key: '5138-11-16T00:00:00Z', count: 1 },
+  ]);
 });

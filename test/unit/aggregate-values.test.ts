@@ -7,7 +7,7 @@ import { atomsOfRecord, atomsOfValue, canonicalJson, MALFORMED, newAtoms, OK, re
 import { divideDecimal, formatDecimal, parseDecimal } from '../../src/kernel/aggregate/decimal';
 import { compareNumerals, numeralKey } from '../../src/kernel/numbers/compare';
 import { addLexeme, mergeSum, newSum, sumValue } from '../../src/kernel/aggregate/sum';
-import { epochMs, formatInstant, numberBucket, numberWidth, parseDuration, parseTimestamp } from '../../src/kernel/aggregate/buckets';
+import { epochMs, formatInstant, numberBucket, numberWidth, parseDuration, parseTimestamp, timeBucket } from '../../src/kernel/aggregate/buckets';
 import { addDistinct, distinctValue, mergeDistinct, newDistinct, toSketch } from '../../src/kernel/aggregate/distinct';
 import { parseExact } from '../../src/kernel/records/parse';
 import { add, cmp, eq, lex, rat, type Rat } from '../helpers/exact';
@@ -168,11 +168,34 @@ describe('timestamps and durations', () => {
     }
     expect(parseTimestamp('2025-03-01')).toBe(Date.UTC(2025, 2, 1));
     expect(parseTimestamp('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29));
-    expect(parseTimestamp('2024-12-31T23:59:60Z')).toBe(Date.UTC(2025, 0, 1)); // a leap second: one second after :59
+    // a leap second is within the minute it names (RFC 3339 §5.7): its last millisecond, in any offset
+    expect(parseTimestamp('2016-12-31T23:59:60Z')).toBe(Date.UTC(2016, 11, 31, 23, 59, 59, 999));
+    expect(parseTimestamp('2016-12-31T23:59:60.5Z')).toBe(Date.UTC(2016, 11, 31, 23, 59, 59, 999));
+    expect(parseTimestamp('2016-12-31T18:59:60-05:00')).toBe(Date.UTC(2016, 11, 31, 23, 59, 59, 999));
+    expect(parseTimestamp('2017-01-01T05:29:60+05:30')).toBe(Date.UTC(2016, 11, 31, 23, 59, 59, 999));
+    expect(parseTimestamp('2015-06-30T23:59:60Z')).toBe(Date.UTC(2015, 5, 30, 23, 59, 59, 999));
     for (const bad of ['2025-02-29T00:00:00Z', '2025-13-01T00:00:00Z', '2025-03-01T24:00:00Z', '2025-03-01T10:00:00', '2025-03-01T10:00Z', 'soon', '2025-03-01T10:00:00+2:00', '']) {
       expect([bad, parseTimestamp(bad)]).toEqual([bad, NaN]);
     }
     expect(parseTimestamp('0099-01-01T00:00:00Z')).toBe(Date.parse('0099-01-01T00:00:00Z'));
+  });
+
+  test('a leap second falls in the bucket of the minute it names, for every width', () => {
+    // widths from a millisecond to a week: the bucket of 23:59:60 is the bucket of 23:59:59.999 (computed with Date.UTC)
+    const leap = ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.250Z', '2016-12-31T18:59:60-05:00'];
+    const last = Date.UTC(2016, 11, 31, 23, 59, 59, 999);
+    const cases: [string, number, string][] = [
+      ['1d', 86_400_000, '2016-12-31T00:00:00Z'], ['1h', 3_600_000, '2016-12-31T23:00:00Z'], ['15m', 900_000, '2016-12-31T23:45:00Z'],
+      ['1m', 60_000, '2016-12-31T23:59:00Z'], ['1s', 1000, '2016-12-31T23:59:59Z'], ['500ms', 500, '2016-12-31T23:59:59.500Z'],
+      ['1w', 604_800_000, '2016-12-29T00:00:00Z'], // weeks from the epoch (a Thursday)
+    ];
+    for (const [name, width, start] of cases) {
+      expect(parseDuration(name)).toBe(width);
+      expect(formatInstant(Math.floor(last / width) * width)).toBe(start);
+      for (const t of leap) expect([name, t, formatInstant(timeBucket(parseTimestamp(t), width))]).toEqual([name, t, start]);
+    }
+    // the second after it is the next day
+    expect(formatInstant(timeBucket(parseTimestamp('2017-01-01T00:00:00Z'), 86_400_000))).toBe('2017-01-01T00:00:00Z');
   });
 
   test('epoch numbers are seconds below 1e11, milliseconds from there; durations; bucket starts in UTC', () => {

@@ -8,6 +8,7 @@ import { search } from '../../plugins/tools-explore/src/search/search';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { ScanEngine, ToolContext } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
+import { jsonLayout } from '../../src/kernel/records/json-layout';
 import { Re2RegexService } from '../../src/kernel/regex';
 import { QueryScanEngine } from '../../src/kernel/scan';
 import { Session } from '../../src/kernel/session/session';
@@ -38,7 +39,7 @@ async function setup(left: number) {
     session: new Session(clock).scope('explore'), limits, signal: new AbortController().signal, deadline: clock.now() + left, clock,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
     error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() },
+    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() }, json: jsonLayout,
   } as unknown as ToolContext;
   const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
   fileTable(ctx).add({ opened, malformedRecords: 0 });

@@ -8,6 +8,8 @@ export interface ExplorerFile {
   malformedRecords: number | null;
   /** What the validation at open examined (get_file_info shows it; open_file only when it found malformed records). */
   validation?: { complete: boolean; records_examined: number; bytes_examined: number; malformed_records: number };
+  /** Records the validation at open found escaping a lone surrogate (RFC 8259 §8.2), when it ran. */
+  loneSurrogates?: number;
 }
 
 /** The session's explorer handles: `file_1`, `file_2`, … (Thoth's style), idle expiry, capped at maxOpenFiles. */

@@ -3,6 +3,7 @@ import { checkIndex, type ExplorerFile } from './files';
 import { indexToken, parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
 import { valuesAt } from './json/values';
+import { escapesLoneSurrogate } from './text/surrogates';
 
 /**
  * Record i of an open file: its parsed value (exact numbers) and its text.
@@ -267,6 +268,24 @@ export function lazyRoot(ctx: ToolContext, file: ExplorerFile, index: number): L
   if (!source.node) return null;
   const root = source.node(index, '');
   return root && root.byteLength > Math.min(LAZY_RECORD_BYTES, ctx.limits.maxRecordBytes) ? root : null;
+}
+
+/** A record larger than this is not read to see whether it escapes a lone surrogate: the validation at open says. */
+const SURROGATE_LOOK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Whether record i's text escapes a lone surrogate (RFC 8259 §8.2; text/surrogates.ts): read and looked at, or for a
+ * record the lazy reader serves past {@link SURROGATE_LOOK_BYTES}, whether the validation at open found one.
+ */
+export function recordEscapesLoneSurrogate(ctx: ToolContext, file: ExplorerFile, i: number): boolean {
+  const { source } = file.opened;
+  const root = source.node ? source.node(i, '') : undefined;
+  if (root && root.byteLength > SURROGATE_LOOK_BYTES) return (file.loneSurrogates ?? 0) > 0;
+  try {
+    return escapesLoneSurrogate(readRecordText(ctx, file, i));
+  } catch {
+    return false; // a record that cannot be read shows nothing
+  }
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Buckets of a number or a timestamp: numbers by a width (⌊v / width⌋ × width, exact decimals), timestamps by a
  * duration on the UTC time line from the Unix epoch (a day bucket starts at 00:00Z). A timestamp is an RFC 3339
- * `date-time` string (§5.6: `2025-03-01T06:00:00.139Z`, `…+02:00`; `t`/`z` and a space for `T` accepted, a leap
- * second `:60` is the instant one second after `:59`) or a `full-date` (midnight UTC), or an epoch number: seconds,
+ * `date-time` string (§5.6: `2025-03-01T06:00:00.139Z`, `…+02:00`; `t`/`z` and a space for `T` accepted; a leap
+ * second `:60` is within the minute it names, §5.7, read as that minute's last millisecond `:59.999` since the UTC
+ * time line has no room for it) or a `full-date` (midnight UTC), or an epoch number: seconds,
  * or milliseconds when its magnitude is at least 1e11 (unless the caller says which).
  */
 import { floorToMultiple, formatDecimal, isShortPlain, parseDecimal, type Decimal } from './decimal';
@@ -31,7 +32,8 @@ function digits(s: string, at: number, n: number): number {
 
 /**
  * Milliseconds since the epoch of an RFC 3339 date-time or full-date (fractions below a millisecond floored), or
- * NaN when `s` is not one (including impossible dates such as February 30).
+ * NaN when `s` is not one (including impossible dates such as February 30). A leap second (`23:59:60`, any fraction,
+ * any offset) is the last millisecond of the minute it names (§5.7), so it buckets with that minute, hour and day.
  */
 export function parseTimestamp(s: string): number {
   const n = s.length;
@@ -67,6 +69,7 @@ export function parseTimestamp(s: string): number {
     p += 6;
   } else return NaN;
   if (p !== n) return NaN;
+  if (second === 60) return base + ((hour * 60 + minute) * 60 + 59) * 1000 + 999 - offset;
   return base + ((hour * 60 + minute) * 60 + second) * 1000 + ms - offset;
 }
 

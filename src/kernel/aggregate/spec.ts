@@ -36,8 +36,10 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,14})$/;
 /**
  * A path with each token of array-index form as a number (`["tags", "0"]` → `["tags", 0]`): the two select the same
  * value wherever they apply (an element of an array, the member `"0"` of an object; PathTokens), so they read one
- * slot, and the readers compare numbers with element positions and strings with member names only.
+ * slot, and the readers compare numbers with element positions and strings with member names only. A name with a
+ * lone surrogate is made well-formed (U+FFFD), as the readers read the file's names.
  */
 export function canonicalPath(path: PathTokens): PathTokens {
-  return path.map((t) => (typeof t === 'string' && ARRAY_INDEX.test(t) ? Number(t) : t));
+  // a name holding a lone surrogate is the one the file's escapes read as (U+FFFD, RFC 8259 §8.2)
+  return path.map((t) => (typeof t === 'string' ? (ARRAY_INDEX.test(t) ? Number(t) : t.isWellFormed() ? t : t.toWellFormed()) : t));
 }

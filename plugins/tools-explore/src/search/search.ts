@@ -1,9 +1,10 @@
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { fileFor } from '../files';
-import { parseFields } from '../records';
+import { fileFor, type ExplorerFile } from '../files';
+import { parseFields, recordEscapesLoneSurrogate } from '../records';
+import { replacedWarning } from '../text/surrogates';
 import { cursorTable, type QueryCursor, type SearchCursor, type TextCursor } from './cursors';
 import { isPredicate, looksLikePredicate } from './predicate';
-import { countsOf, searchInput, searchOutput, type Args } from './shape';
+import { countsOf, searchInput, searchOutput, type Args, type Page } from './shape';
 import { clip } from '../text/clip';
 
 interface Engines {
@@ -62,9 +63,24 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
       const query = { ...request, resume: resume as QueryCursor | null };
       page = await (isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query));
     } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
+    page = wellFormedMatches(ctx, file, page);
     return echo === args.query ? page : { ...page, query: echo };
   },
 };
+
+/**
+ * The page with every lone surrogate (RFC 8259 §8.2) shown as U+FFFD and said so, as every tool gives it: a text
+ * preview copies record text, whose lone surrogate escapes are written `\ufffd` through ctx.json (the same length, so
+ * the page's byte budget holds; the answer then carries the warning); JSONPath previews and projected records show
+ * parsed values, which hold U+FFFD already, and the warning comes when one of their records escapes a lone surrogate.
+ */
+function wellFormedMatches(ctx: ToolContext, file: ExplorerFile, page: Page): Page {
+  const matches = page.matches.map((m) => (page.mode === 'text' ? { ...m, preview: ctx.json.wellFormedText(m.preview) } : m));
+  const shown = page.mode === 'text' ? matches.map((m) => m.record ?? null) : matches.map((m) => [m.preview, m.match_path, m.record ?? null]);
+  const warning = replacedWarning(shown, matches.map((m) => m.record_index), (i) => recordEscapesLoneSurrogate(ctx, file, i));
+  if (!warning || page.warnings?.some((w) => w.code === warning.code)) return { ...page, matches };
+  return { ...page, matches, warnings: [...(page.warnings ?? []), warning] };
+}
 
 /** The longest query echoed whole in a result, UTF-16 units; a longer one is echoed cut, with its length. */
 const QUERY_ECHO = 1024;

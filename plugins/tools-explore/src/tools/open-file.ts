@@ -53,6 +53,7 @@ export const openFile: ToolDefinition<typeof input, typeof output> = {
         opened,
         malformedRecords: validation.complete ? validation.malformed_records : null,
         validation: { complete: validation.complete, records_examined: validation.records_examined, bytes_examined: validation.bytes_examined, malformed_records: validation.malformed_records },
+        loneSurrogates: validation.lone_surrogates,
       });
     } catch (err) {
       opened.close();

@@ -94,7 +94,11 @@ export const getOutline: ToolDefinition<typeof input, typeof output> = {
   },
 };
 
-/** Builds the outline, showing fewer levels, then fewer members, until it fits maxResultBytes; says so when it had to. */
+/**
+ * Builds the outline, showing fewer levels, then fewer members, until it fits maxResultBytes; says so when it had to.
+ * The values shown are JSON text of the record: their lone surrogate escapes are written `\ufffd` through ctx.json
+ * (the same length; the answer then carries the LONE_SURROGATE_REPLACED warning), as every tool gives them.
+ */
 function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string, build: (depth: number, max: number) => OutlineNode): z.input<typeof output> {
   const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
   let depth = args.depth;
@@ -107,6 +111,7 @@ function bounded(ctx: ToolContext, args: z.output<typeof input>, pointer: string
     else max = Math.max(1, Math.floor(max / 2));
     tree = build(depth, max);
   }
+  wellFormedValues(ctx, tree);
   // the outlined value's own members page: the next page starts after the ones listed
   const offset = args.offset ?? 0;
   const next = tree.members && tree.more ? offset + tree.members.length : undefined;
@@ -170,7 +175,33 @@ function objectMembers(node: LazyNode, from: number, max: number): { total: numb
 
 function shorten(v: string, type: JsonType): string {
   if (type !== 'string' || v.length <= MAX_STRING) return v;
-  let s = v.slice(0, MAX_STRING - 1);
-  if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
-  return s + '…"';
+  // cut before the escape or character that would cross MAX_STRING - 1: never inside `\u00e9`, nor between the
+  // halves of a pair (`\ud83d\ude00`, or the two UTF-16 units of one character)
+  let end = 1;
+  for (let i = 1; i < MAX_STRING - 1;) {
+    const c = v.charCodeAt(i);
+    let len = 1;
+    if (c === 0x5c) {
+      len = v.charCodeAt(i + 1) === 0x75 ? 6 : 2;
+      const u = len === 6 ? parseInt(v.slice(i + 2, i + 6), 16) : 0;
+      if (u >= 0xd800 && u <= 0xdbff && v.startsWith('\\u', i + 6)) {
+        const w = parseInt(v.slice(i + 8, i + 12), 16);
+        if (w >= 0xdc00 && w <= 0xdfff) len = 12;
+      }
+    } else if (c >= 0xd800 && c <= 0xdbff) len = 2;
+    if (i + len > MAX_STRING - 1) break;
+    i += len;
+    end = i;
+  }
+  return v.slice(0, end) + '…"';
+}
+
+/** Every scalar value shown in `node` with its lone surrogate escapes written `\ufffd` (ctx.json counts them). */
+function wellFormedValues(ctx: ToolContext, node: OutlineNode): void {
+  const stack = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.value !== undefined) n.value = ctx.json.wellFormedText(n.value);
+    if (n.members) for (const m of n.members) stack.push(m);
+  }
 }

@@ -3,7 +3,8 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, readRecordText } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, readRecordText, recordEscapesLoneSurrogate } from '../records';
+import { replacedWarning } from '../text/surrogates';
 import { mergeRepeatedNames } from '../json/scan';
 import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
 import { cutSchema, fieldsArg, handleArg, recordFormatArg, recordIndent, warningSchema } from '../schemas';
@@ -96,18 +97,21 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     if (!list || list.id !== id) {
       const warnings: Warning[] = [];
       const counts = new Map<string, number>();
+      const read: number[] = [];
       let n = 0;
       const lazy = lazyRoot(ctx, file, 0);
       if (lazy && file.opened.source.count === 1) {
         // one large document: member names through lazy nodes, nothing parsed
         const { names, sampled: looked } = lazyKeys(lazy, parsed.tokens);
         n = 1;
+        read.push(0);
         for (const k of names) counts.set(k, 1);
         if (looked) warnings.push({ code: 'SAMPLED', message: `Arrays with more than ${ARRAY_LOOK} elements were looked into through ${ARRAY_LOOK} elements spread evenly.` });
       } else {
         const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
-        for await (const [, value] of sampled(ctx, file, indexes, warnings)) {
+        for await (const [i, value] of sampled(ctx, file, indexes, warnings)) {
           n++;
+          read.push(i);
           const here = new Set<string>();
           for (const v of valuesAt(value, parsed.tokens)) {
             const objs = Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [];
@@ -116,7 +120,11 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
           for (const k of here) counts.set(k, (counts.get(k) ?? 0) + 1);
         }
       }
-      list = { id, keys: [...counts.keys()].sort(codePointCompare), counts, records: n, warnings };
+      const sorted = [...counts.keys()].sort(codePointCompare);
+      // names read from lone surrogate escapes are U+FFFD (as every tool gives them): said so
+      const replaced = replacedWarning(sorted, read, (i) => recordEscapesLoneSurrogate(ctx, file, i));
+      if (replaced) warnings.push(replaced);
+      list = { id, keys: sorted, counts, records: n, warnings };
     }
     const { keys, counts } = list;
     const offset = Math.min(args.offset ?? 0, keys.length);
@@ -262,11 +270,12 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     const indexes = sampleIndexes(source.count, Math.min(args.sample_size, 100_000), 'even');
     // Large records (a big single document) are read through lazy nodes, level by level; others are parsed.
     const values: unknown[] = [];
+    const read: number[] = [];
     for await (const [i, value] of sampled(ctx, file, indexes, warnings, (i) => {
       const root = source.node?.(i, '');
       return root && root.byteLength > Math.min(LAZY_RECORD_BYTES, ctx.limits.maxRecordBytes) ? new LazyValue(root) : undefined;
     })) {
-      void i;
+      read.push(i);
       values.push(value);
     }
     const room = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
@@ -289,6 +298,8 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
           : `The schema is described to depth ${r.depth} (not ${args.depth}): the next level did not finish within the time an answer may spend on detail (limits.detailTimeMs); deeper levels are given by type only. Use get_outline or extract_keys on a nested path for more.`,
       });
     }
+    const replaced = replacedWarning(r.schema, read, (i) => recordEscapesLoneSurrogate(ctx, file, i));
+    if (replaced) warnings.push(replaced);
     if (r.sampledArrays) warnings.push({ code: 'SAMPLED', message: 'Arrays longer than 256 elements were described from 256 of their elements, spread evenly.' });
     if (JSON.stringify(r.schema).includes('"x-more-members":true')) {
       warnings.push({ code: 'RESOURCE_LIMIT_EXCEEDED', message: 'Some objects have more members than one answer can list (x-more-members: true there); extract_keys pages the names.' });
