@@ -159,12 +159,29 @@ describe('progress, cancellation and shutdown over HTTP', () => {
     await server.stop('SIGKILL');
   });
 
-  async function untilStderr(text: string, ms = 10_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!server.stderr().includes(text)) {
-      if (Date.now() > end) throw new Error(`stderr never said ${JSON.stringify(text)}: ${server.stderr()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /** Resolves when the server's stderr says `text` (checked as each piece arrives); fails after `ms` or at its exit. */
+  function untilStderr(text: string, ms = 10_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!server.stderr().includes(text)) return;
+        settle();
+        resolve();
+      };
+      const fail = (why: string) => {
+        settle();
+        reject(new Error(`stderr never said ${JSON.stringify(text)} (${why}): ${server.stderr()}`));
+      };
+      const timer = setTimeout(() => fail(`${ms} ms`), ms);
+      const onExit = () => fail('the server exited');
+      const settle = () => {
+        clearTimeout(timer);
+        server.proc.stderr.off('data', check);
+        server.proc.off('exit', onExit);
+      };
+      server.proc.stderr.on('data', check);
+      server.proc.once('exit', onExit);
+      check();
+    });
   }
 
   test.each(['legacy', 'modern'] as const)('%s era: progress notifications arrive on the SSE response; an abort stops the tool; the server keeps serving', async (era) => {

@@ -425,14 +425,33 @@ describe('reader: exactness, pages, limits, errors', () => {
   }, 60_000);
 
   test('json_close waits for an in-flight read, which still answers; then the handle is gone', async () => {
-    const opened = await call(c.client, 'json_open', { path: 'many.jsonl' });
+    // large.jsonl spans several scan batches: the read runs on after its first progress notification.
+    const opened = await call(c.client, 'json_open', { path: 'large.jsonl' });
     const fid = opened.data.file_id;
-    const reading = call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: N });
-    await new Promise((r) => setTimeout(r, 20));
-    const [read, closed] = await Promise.all([reading, call(c.client, 'json_close', { file_id: fid })]);
+    const order: string[] = [];
+    // The first progress notification proves the scan is running; the close is sent from it, at once.
+    let closing: ReturnType<typeof call> | undefined;
+    let progressed!: () => void;
+    const firstProgress = new Promise<void>((r) => (progressed = r));
+    const reading = c.client.callTool(
+      { name: 'json_read', arguments: { file_id: fid, language: 'jsonpath', query: '$[*].id', max_items: N } },
+      { onprogress: () => { closing ??= call(c.client, 'json_close', { file_id: fid }).then((r) => (order.push('close'), r)); progressed(); } },
+    ).then((r: any) => (order.push('read'), { data: r.structuredContent, isError: r.isError === true }));
+    await Promise.race([firstProgress, reading]);
+    expect(closing).toBeDefined(); // a progress notification came before the answer
+    // The handle answers source_busy while the read holds it, NOT_FOUND once the close has taken it away.
+    let probe;
+    do probe = await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/0' });
+    while (order.length === 0 && probe.data.error?.limit?.name === 'source_busy');
+    // The close was taken while the read was still in flight: nothing had answered yet.
+    expect(probe.data.error?.code).toBe('NOT_FOUND');
+    expect(order).toEqual([]);
+    const [read, closed] = await Promise.all([reading, closing!]);
+    expect(order).toEqual(['read', 'close']);
     expect(closed.data).toEqual({ file_id: fid, closed: true });
     expect(read.isError).toBe(false);
     expect(read.data.items).toHaveLength(N);
+    expect(read.data.next_cursor).toBeUndefined(); // the close voided its cursors
     expect((await call(c.client, 'json_read', { file_id: fid, language: 'pointer', query: '/0' })).data.error.code).toBe('NOT_FOUND');
   }, 60_000);
 
@@ -506,9 +525,13 @@ describe('reader: cancellation', () => {
     }
     expect(busy).toBe(true);
     const closing = call(c.client, 'json_close', { file_id: fid }).then((r) => (order.push('close'), r));
-    await new Promise((r) => setTimeout(r, 100));
-    // The handle's other cursor is void already, while the read still runs.
-    expect((await call(c.client, 'json_read', { cursor: spare.data.next_cursor })).data.error.code).toBe('NOT_FOUND');
+    // The handle's other cursor answers source_busy until the close is taken, then NOT_FOUND: void at once,
+    // while the read still runs (it has not answered).
+    let spareRead;
+    do spareRead = await call(c.client, 'json_read', { cursor: spare.data.next_cursor });
+    while (order.length === 0 && spareRead.data.error?.limit?.name === 'source_busy');
+    expect(spareRead.data.error.code).toBe('NOT_FOUND');
+    expect(order).toEqual([]);
     const [read, closed] = await Promise.all([reading, closing]);
     expect(order).toEqual(['read', 'close']);
     expect(closed.data).toEqual({ file_id: fid, closed: true });

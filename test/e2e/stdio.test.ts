@@ -14,6 +14,9 @@ class RawServer {
   stderr = '';
   private buf = '';
   private waiters: (() => void)[] = [];
+  /** Resolves to the exit code once the process has exited and its stdout and stderr are drained. */
+  private readonly closed: Promise<number | null>;
+  private ended = false;
 
   constructor(args: string[]) {
     this.proc = spawn(NODE, [CLI, 'serve', ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
@@ -31,9 +34,24 @@ class RawServer {
           this.badLines.push(line);
         }
       }
-      this.waiters.splice(0).forEach((w) => w());
+      this.wake();
     });
-    this.proc.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
+    this.proc.stderr.on('data', (d: Buffer) => {
+      this.stderr += d.toString('utf8');
+      this.wake();
+    });
+    // Once stdout is drained, an unfinished last line is not a protocol message either.
+    this.closed = new Promise((r) => this.proc.once('close', (code) => {
+      if (this.buf) this.badLines.push(this.buf);
+      this.buf = '';
+      this.ended = true;
+      this.wake();
+      r(code);
+    }));
+  }
+
+  private wake(): void {
+    this.waiters.splice(0).forEach((w) => w());
   }
 
   send(msg: unknown | string): void {
@@ -44,17 +62,24 @@ class RawServer {
     return this.messages.find((m) => m.id === id && ('result' in m || 'error' in m));
   }
 
+  /** Waits until `pred` holds, checked whenever stdout or stderr says something; fails after `ms`. */
   async until(pred: () => boolean, ms = 10000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error(`timed out; stdout so far: ${JSON.stringify(this.messages).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`);
-      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
+    let late = false;
+    const deadline = setTimeout(() => { late = true; this.wake(); }, ms);
+    try {
+      while (!pred()) {
+        if (late || this.ended) throw new Error(`${late ? 'timed out' : 'server exited'}; stdout so far: ${JSON.stringify(this.messages).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`);
+        await new Promise<void>((r) => this.waiters.push(r));
+      }
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
+  /** Ends stdin and resolves to the exit code once everything the server wrote has been read. */
   async stop(): Promise<number | null> {
     this.proc.stdin.end();
-    return new Promise((r) => this.proc.once('exit', (code) => r(code)));
+    return this.closed;
   }
 }
 
@@ -76,7 +101,7 @@ describe('C16: stdio discipline, notifications, cancellation, interleaved reques
     server.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
     await server.until(() => !!server.response(7));
     await server.until(() => server.stderr.includes('slow_wait: cancelled'));
-    await new Promise((r) => setTimeout(r, 300));
+    // stop() ends stdin and drains stdout to the exit: a response to 6 written at any time would be seen.
     const code = await server.stop();
 
     expect(server.badLines).toEqual([]);
