@@ -13,13 +13,9 @@ import { getValueAtPath } from '../../plugins/tools-explore/src/tools/get-value'
 import { closeFile } from '../../plugins/tools-explore/src/tools/close-file';
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { keptTextBytes, keptTextLimits, KEPT_TEXT_BUDGET } from '../../plugins/tools-explore/src/records';
-import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import type { ToolContext } from '../../src/kernel/contracts';
-import { McpgwError } from '../../src/kernel/errors';
-import { jsonLayout } from '../../src/kernel/records/json-layout';
-import { Session } from '../../src/kernel/session/session';
 import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
+import { exploreContext } from '../helpers/explore-context';
 
 const E = '\u{1F600}';
 /** ~1.3 MB as JSON: over the 1 MiB from which get_value_at_path reads through lazy nodes. */
@@ -43,19 +39,7 @@ async function setup() {
   const reads = { records: 0 };
   const checked = opened.source.checkedText!.bind(opened.source);
   opened.source.checkedText = (i: number) => { reads.records++; return checked(i); };
-  const ctx = {
-    session: new Session(clock).scope('explore'),
-    limits: { ...DEFAULT_LIMITS },
-    signal: new AbortController().signal,
-    deadline: clock.now() + 60_000,
-    clock,
-    progress: () => undefined,
-    log: { error() {}, warn() {}, info() {}, debug() {} },
-    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    files: { verify: () => undefined },
-    json: jsonLayout,
-    registry: { queryLanguages: new Map() },
-  } as unknown as ToolContext;
+  const ctx = exploreContext(clock, { extra: { registry: { queryLanguages: new Map() } } });
   fileTable(ctx).add({ opened, malformedRecords: 0 });
   const record = async (args: Record<string, unknown>) => (await getRecord.handler({ handle: 'file_1', index: 1, ...args } as any, ctx)) as any;
   const value = async (args: Record<string, unknown>) => (await getValueAtPath.handler({ handle: 'file_1', index: 1, path: 'items', ...args } as any, ctx)) as any;

@@ -9,12 +9,9 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import { sampleRecords } from '../../plugins/tools-explore/src/tools/sampling';
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import type { ToolContext } from '../../src/kernel/contracts';
-import { McpgwError } from '../../src/kernel/errors';
-import { jsonLayout } from '../../src/kernel/records/json-layout';
-import { Session } from '../../src/kernel/session/session';
 import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
+import { exploreContext } from '../helpers/explore-context';
 
 let dir: string;
 const BIG = { list: Array.from({ length: 20_000 }, (_, i) => ({ i, s: `v${i}` })) };
@@ -30,18 +27,7 @@ test('records are their compact text, never built as values; the over-size one i
   const built: number[] = [];
   const value = opened.source.value.bind(opened.source);
   opened.source.value = (i: number, w?: any) => { built.push(i); return value(i, w); };
-  const ctx = {
-    session: new Session(clock).scope('explore'),
-    limits: { ...DEFAULT_LIMITS, maxRecordPreviewBytes: 1000 },
-    signal: new AbortController().signal,
-    deadline: clock.now() + 60_000,
-    clock,
-    progress: () => undefined,
-    log: { error() {}, warn() {}, info() {}, debug() {} },
-    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    files: { verify: () => undefined },
-    json: jsonLayout,
-  } as unknown as ToolContext;
+  const ctx = exploreContext(clock, { limits: { ...DEFAULT_LIMITS, maxRecordPreviewBytes: 1000 } });
   fileTable(ctx).add({ opened, malformedRecords: 0 });
   const r = (await sampleRecords.handler({ handle: 'file_1', count: 4, strategy: 'first' } as any, ctx)) as any;
   const compact = JSON.stringify(BIG); // ASCII: bytes are characters

@@ -6,13 +6,12 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { search } from '../../plugins/tools-explore/src/search/search';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import type { ScanEngine, ToolContext } from '../../src/kernel/contracts';
+import type { ScanEngine } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
-import { jsonLayout } from '../../src/kernel/records/json-layout';
 import { Re2RegexService } from '../../src/kernel/regex';
 import { QueryScanEngine } from '../../src/kernel/scan';
-import { Session } from '../../src/kernel/session/session';
 import { fileService, formatsOf } from '../helpers/formats';
+import { exploreContext } from '../helpers/explore-context';
 
 /**
  * The search tool's engines share the kernel's scan limit: a text search takes one of the same server-wide scan slots
@@ -35,12 +34,7 @@ async function setup(left: number) {
   const scan: ScanEngine = Object.assign(Object.create(engine) as ScanEngine, {
     slot: (d: number | undefined, s: AbortSignal | undefined) => { slots.taken++; return engine.slot(d, s); },
   });
-  const ctx = {
-    session: new Session(clock).scope('explore'), limits, signal: new AbortController().signal, deadline: clock.now() + left, clock,
-    progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} }, files: { verify: () => undefined },
-    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() }, json: jsonLayout,
-  } as unknown as ToolContext;
+  const ctx = exploreContext(clock, { limits, deadlineMs: left, extra: { scan, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() } } });
   const opened = await fileService(dir, await formatsOf(jsonl)).open('a.jsonl');
   fileTable(ctx).add({ opened, malformedRecords: 0 });
   return { ctx, engine, slots, opened, clock };

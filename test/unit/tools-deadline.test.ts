@@ -11,13 +11,11 @@ import { extractKeys, getSchema, sampleRecords } from '../../plugins/tools-explo
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { ToolContext } from '../../src/kernel/contracts';
-import { McpgwError } from '../../src/kernel/errors';
 import { listFiles } from '../../src/kernel/files/list-files';
 import { Sandbox } from '../../src/kernel/files/sandbox';
-import { jsonLayout } from '../../src/kernel/records/json-layout';
-import { Session } from '../../src/kernel/session/session';
 import { FakeClock } from '../../src/kernel/api/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
+import { exploreContext } from '../helpers/explore-context';
 import { jsonpath } from '../helpers/query';
 
 let dir: string;
@@ -39,18 +37,7 @@ async function contextWith(left: number, perRecord = 0, file = 'r.jsonl', limits
   opened.source.value = (i: number) => { clock.advance(perRecord); return value(i); };
   const checkedText = opened.source.checkedText!.bind(opened.source);
   opened.source.checkedText = (i: number) => { clock.advance(perRecord); return checkedText(i); };
-  const ctx = {
-    session: new Session(clock).scope('explore'),
-    limits,
-    signal: new AbortController().signal,
-    deadline: clock.now() + left,
-    clock,
-    progress: () => undefined,
-    log: { error() {}, warn() {}, info() {}, debug() {} },
-    error: (code: any, message: string, details?: any) => new McpgwError(code, message, details),
-    files: { verify: () => undefined },
-    json: jsonLayout,
-  } as unknown as ToolContext;
+  const ctx = exploreContext(clock, { limits, deadlineMs: left });
   fileTable(ctx).add({ opened, malformedRecords: 0 });
   return ctx;
 }
