@@ -182,14 +182,15 @@ export class RecordWalk {
 
   /**
    * Called at each position of an enumeration, with `cur` holding the position about to be processed: checks the
-   * signal and the deadline (then records the position to continue from), and lets the event loop run (other
+   * signal and the deadline once the page has advanced (then records the position to continue from), and lets the event loop run (other
    * requests, cancellations) once YIELD_MS have passed on the walk's clock since it last did. Every position is
    * checked: one position may cost a filter test or a piece evaluated in memory, so counting positions bounds nothing.
    */
   private async tick(): Promise<boolean> {
     if (this.opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     const now = this.now();
-    if (this.opts.deadline !== undefined && now > this.opts.deadline) {
+    // a page that has not advanced yet goes on (as `bounded` does): a page always gets past something
+    if (this.opts.deadline !== undefined && now > this.opts.deadline && this.advanced(this.cur)) {
       this.stopAt = { record: this.record, node: this.unitBase + this.emitted, at: this.cur.slice() };
       return this.stop('deadline');
     }
