@@ -106,7 +106,8 @@ export function projectValue(value: unknown, fields: { name: string; tokens: Tok
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const found = valuesAt(value, f.tokens, false);
-    if (found.length) out[f.name] = found[0];
+    // defined, not assigned: a field named `__proto__` is a member like any other
+    if (found.length) Object.defineProperty(out, f.name, { value: found[0], writable: true, enumerable: true, configurable: true });
   }
   return out;
 }
