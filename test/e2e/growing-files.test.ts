@@ -99,13 +99,20 @@ test('reader: a cursor stays valid while the file grows; paging reaches the appe
   expect(seen).toEqual(Array.from({ length: 700 }, (_, i) => i));
 });
 
-test('a file rewritten with a different prefix, truncated, or replaced is SOURCE_CHANGED', async () => {
-  for (const change of ['rewrite', 'truncate', 'replace'] as const) {
-    const name = `changed-${change}.jsonl`;
+test('a file rewritten with a different prefix, rewritten to the same size with its mtime put back, truncated, or replaced is SOURCE_CHANGED', async () => {
+  for (const change of ['rewrite', 'same size, mtime put back', 'truncate', 'replace'] as const) {
+    const name = `changed-${change.replace(/\W+/g, '-')}.jsonl`;
     const file = path.join(dir, name);
     fs.writeFileSync(file, lines(0, 50));
+    const mtime = Math.floor(fs.statSync(file).mtimeMs / 1000) - 60; // whole seconds: utimes puts them back exactly
+    fs.utimesSync(file, mtime, mtime);
     const handle = (await call(server.client, 'open_file', { path: name })).data.handle;
     if (change === 'rewrite') fs.writeFileSync(file, lines(0, 50).replace('"id":3,', '"id":4,') + lines(50, 60));
+    if (change === 'same size, mtime put back') {
+      fs.writeFileSync(file, lines(0, 50).replace('"id":3,', '"id":4,'));
+      fs.utimesSync(file, mtime, mtime);
+      expect(fs.statSync(file)).toMatchObject({ size: lines(0, 50).length, mtimeMs: mtime * 1000 });
+    }
     if (change === 'truncate') fs.truncateSync(file, 100);
     if (change === 'replace') {
       fs.writeFileSync(`${file}.new`, lines(0, 60));

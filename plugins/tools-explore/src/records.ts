@@ -205,8 +205,8 @@ export function pageKeptText(
   build: () => string,
   opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string },
 ): ReturnType<typeof pageText> {
-  const { size, mtimeMs } = file.opened.source.identity;
-  const version = `${size}:${mtimeMs}`;
+  const { size, mtimeMs, ctimeMs } = file.opened.source.identity;
+  const version = `${size}:${mtimeMs}:${ctimeMs}`;
   let kept: KeptText | undefined;
   for (let k = keptTexts.length - 1; k >= 0; k--) {
     const e = keptTexts[k]!;

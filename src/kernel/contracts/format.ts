@@ -8,6 +8,11 @@ export interface FileIdentity {
   size: number;
   /** Modification time, ms since the epoch. */
   mtimeMs: number;
+  /**
+   * Change time (ctime), ms since the epoch: moved by every write and metadata change, and, unlike the modification
+   * time, never set back by a user (`touch -r`), so a same-size rewrite with its modification time restored shows.
+   */
+  ctimeMs: number;
   inode: number;
   dev: number;
 }
