@@ -132,10 +132,12 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let end = offset;
+    // A page holds at least one key, even one that alone passes the budget (said in the cut), so every page advances.
     for (; end < keys.length && end - offset < ctx.limits.maxItems; end++) {
       used += 2 * jsonBytes(keys[end]) + 12;
-      if (used > budget) break;
+      if (used > budget && end > offset) break;
     }
+    const alone = end === offset + 1 && used > budget;
     const kept = keys.slice(offset, end);
     const paged = offset > 0 || end < keys.length;
     const partial = kept.filter((k) => counts.get(k)! !== list!.records);
@@ -150,7 +152,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
       ...(paged ? { total_keys: keys.length, offset, ...(end < keys.length ? { next_offset: end } : {}) } : {}),
       ...(end < keys.length ? {
         truncated: true,
-        cut: { limit: end - offset >= ctx.limits.maxItems ? 'maxItems' : 'maxResultBytes', at: `after ${end} of ${keys.length} keys (sorted)`, rest: `Pass offset ${end} for the next keys.` },
+        cut: { limit: end - offset >= ctx.limits.maxItems ? 'maxItems' : 'maxResultBytes', at: `after ${end} of ${keys.length} keys (sorted)${alone ? '; this page\'s one key alone passes its byte budget' : ''}`, rest: `Pass offset ${end} for the next keys.` },
       } : {}),
       ...(list.warnings.length ? { warnings: list.warnings } : {}),
     };
