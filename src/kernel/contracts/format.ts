@@ -87,6 +87,12 @@ export interface Format {
   /** One line for `mcpgw plugins` and docs. */
   readonly description?: string;
   /**
+   * What an empty or whitespace-only file is in this format, for list_files' note: `no-records` (a sequence of
+   * records holding none: JSON Lines, JSON-seq) or `not-a-text` (a document that must hold a value, which open
+   * refuses as SYNTAX_ERROR: JSON, RFC 8259 §2). Absent: the note says only that the file is empty or blank.
+   */
+  readonly emptyText?: 'no-records' | 'not-a-text';
+  /**
    * Confidence in [0, 1] that the probe's content is this format, or `null` when it cannot be.
    * Must be cheap and must not throw on any input.
    */
