@@ -20,6 +20,7 @@ beforeAll(async () => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-pages-')));
   fs.mkdirSync(path.join(dir, 'root', ...deep), { recursive: true });
   fs.writeFileSync(path.join(dir, 'root', 'long-keys.jsonl'), names.map((n, i) => JSON.stringify({ [n]: i })).join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'root', 'big-record.jsonl'), JSON.stringify({ text: 'y'.repeat(20_000) }) + '\n{"text":"z"}\n');
   for (const f of ['a.jsonl', 'b.jsonl']) fs.writeFileSync(path.join(dir, 'root', ...deep, f), '{"a":1}\n');
   fs.writeFileSync(path.join(dir, 'small.json'), JSON.stringify({ root: 'root', limits: { maxResultBytes: 4096 } }));
   server = await connect(['--config', path.join(dir, 'small.json')]);
@@ -58,6 +59,17 @@ test('list_files: a listing whose first entry alone passes the budget still list
   // narrowing (the cut's remedy) reaches the next one
   const narrowed = await call(server.client, 'list_files', { glob: 'b.jsonl' });
   expect(narrowed.data.files.map((f: { path: string }) => f.path)).toEqual([[...deep, 'b.jsonl'].join('/')]);
+});
+
+test('sample_records: a record longer than the page carries its first part, as get_record does, never an error', async () => {
+  const handle = (await call(server.client, 'open_file', { path: 'big-record.jsonl' })).data.handle;
+  const r = await call(server.client, 'sample_records', { handle, count: 2 });
+  expect(r.isError).toBe(false);
+  // record 0 cut at (4096 - 2048) / 2 bytes of its text, as get_record cuts it; record 1 whole
+  expect(r.data.records.map((x: { index: number }) => x.index)).toEqual([0, 1]);
+  expect(r.data.records[0]).toMatchObject({ index: 0, truncated: true, record_bytes: 20_000 + '{"text":""}'.length });
+  expect(r.data.records[0].record.startsWith(`{"text":"${'y'.repeat(1024 - 9)}… [cut at 1024 of 20011 bytes: get_record 0`)).toBe(true);
+  expect(r.data.records[1]).toEqual({ index: 1, record: '{"text":"z"}' });
 });
 
 test('a maxResultBytes under 4096 is refused at start, naming the limit', () => {

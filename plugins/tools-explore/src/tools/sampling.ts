@@ -3,7 +3,7 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, readRecordText, recordEscapesLoneSurrogate } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, previewBytes, projectText, readRecordText, recordEscapesLoneSurrogate } from '../records';
 import { replacedWarning } from '../text/surrogates';
 import { mergeRepeatedNames } from '../json/scan';
 import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
@@ -210,7 +210,8 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const laidOut = (i: number): RecordText => {
       const raw = readRecordText(ctx, file, i);
       const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
-      const page = ctx.json.page(text, { indent, maxBytes: ctx.limits.maxRecordPreviewBytes });
+      // at most what one answer carries (get_record's bound): a first record always fits a page
+      const page = ctx.json.page(text, { indent, maxBytes: previewBytes(ctx) });
       return new RecordText(page.text, page.end, page.total);
     };
     for await (const [index, value] of sampled(ctx, file, indexes, warnings, laidOut)) {
