@@ -68,7 +68,7 @@ const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugi
 describe('mcpgw/plugin-api', () => {
   test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin, compareNumerals and FakeClock', () => {
     expect(PLUGIN_API_VERSION).toBe('2.9.0');
-    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'MarkedTextBuilder', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'WasmType', 'appendToken', 'caselessFinder', 'codePointLength', 'compareNumerals', 'definePlugin', 'emptyAnswerHint', 'escapeToken', 'formatPointer', 'indexOfBytes', 'indexOfCaseless', 'isJsonWhitespace', 'leb128', 'markedField', 'ownMarkerCharacters', 'parsePointer', 'registerPlugin', 'skipJsonWhitespace', 'sleb128', 'unescapeToken', 'wasmModule', 'wasmVec']);
+    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'MarkedTextBuilder', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'WasmType', 'appendToken', 'caselessFinder', 'codePointLength', 'compareNumerals', 'definePlugin', 'emptyAnswerHint', 'escapeToken', 'formatPointer', 'indexOfBytes', 'indexOfCaseless', 'isJsonWhitespace', 'leb128', 'markedField', 'ownMarkerCharacters', 'parsePointer', 'registerPlugin', 'skipJsonWhitespace', 'sleb128', 'tokenIndex', 'tokenName', 'tokenText', 'unescapeToken', 'wasmModule', 'wasmVec']);
     expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
     expect(api.Tokens.Registry).toBe('mcpgw:registry');
