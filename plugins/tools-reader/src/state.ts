@@ -18,6 +18,11 @@ export interface ReaderFile {
   closed: boolean;
   /** Cursor ids issued on this handle (invalidated when it closes). */
   cursors: Set<string>;
+  /**
+   * json_open's validation examined every record: how many were malformed, and of how many records (a file that grew
+   * since has records it did not examine).
+   */
+  validated?: { malformedRecords: number; records: number };
 }
 
 /** Where a read continues: the compiled query and the engine's position (page N costs what page 1 costs). */
@@ -33,6 +38,8 @@ export interface ReaderCursor {
   counted?: number;
   /** The page ended inside the item at `position`: the next page continues its text from here. */
   part?: { path: string; offset: number };
+  /** Malformed records the read's earlier pages skipped (stats.skipped summed). */
+  skippedEarlier?: number;
 }
 
 /** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */

@@ -48,6 +48,8 @@ export async function queryPage(
   let nextPosition: ScanPosition | null = result.next;
   /** Records passed over before the page's end (the engine's end, or the node the byte budget ends the page at). */
   let skipped = result.skipped;
+  /** Records ruled out without being parsed before the page's end (counted as `skipped` is). */
+  let unparsed = result.unparsed ?? 0;
   let cut = false;
   const countOnly = limit === 0;
   for (const node of countOnly ? [] : result.nodes) {
@@ -60,6 +62,7 @@ export async function queryPage(
       cut = true;
       nextPosition = counts === 'nodes' && node.position ? node.position : { record: node.record, node: 0 };
       skipped = node.skippedBefore ?? skipped;
+      unparsed = node.unparsedBefore ?? unparsed;
       break;
     }
     matches.push(m);
@@ -96,6 +99,7 @@ export async function queryPage(
     ...(next_cursor ? { next_cursor } : {}),
     ...(hint ? { hint } : {}),
     ...(cut ? { cut: cutByBytes(`after ${matches.length} matches (next: record ${next})`) } : {}),
+    ...(unparsed > 0 ? { unparsed } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }
