@@ -425,9 +425,9 @@ function notDistributing(query: CompiledQuery, records: number, bytes: number, c
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
 function cannotWalk(query: CompiledQuery, bytes: number, maxRecordBytes: number): McpgwError {
   return new McpgwError('RESOURCE_LIMIT_EXCEEDED',
-    `The document is ${bytes} bytes, over maxRecordBytes ${maxRecordBytes}, and the query ${JSON.stringify(query.text.slice(0, 200))} cannot be evaluated in parts (it reads $ inside a filter, or its language does not describe its segments).`, {
+    `The value this query reads is ${bytes} bytes, over maxRecordBytes ${maxRecordBytes}: it is not parsed whole, and the query ${JSON.stringify(query.text.slice(0, 200))} is not evaluated over its parts.`, {
       limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: bytes },
-      hint: 'Use a query without $ inside filters (JSONPath and JSON Pointer queries are otherwise evaluated in parts), or raise limits.maxRecordBytes.',
+      hint: 'Read inside it with the explorer\'s get_value_at_path (open_file, then the path inside the record: it reads values of any size in parts), or raise limits.maxRecordBytes.',
     });
 }
 

@@ -1,6 +1,6 @@
 import type { Addressing, CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
-import { cursorTable, type QueryCursor } from './cursors';
+import { cursorTable, knownTotal, type QueryCursor } from './cursors';
 import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
 import { PreviewBuilder, type Preview } from '../text/preview';
@@ -17,7 +17,7 @@ export function scanQuery(ctx: ToolContext, { file, resume, limit }: SearchReque
     addressing,
     unit,
     limit,
-    countAll: resume?.total === undefined,
+    countAll: knownTotal(resume, file.opened.source.count) === undefined,
     ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
     signal: ctx.signal,
     deadline: ctx.deadline,
@@ -42,7 +42,7 @@ export async function queryPage(
 ): Promise<Page> {
   const source = file.opened.source;
   const before = resume?.counted ?? 0;
-  const known = resume?.total;
+  const known = knownTotal(resume, source.count);
   const matches: Match[] = [];
   let pageBytes = 0;
   let nextPosition: ScanPosition | null = result.next;
@@ -82,7 +82,7 @@ export async function queryPage(
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
-      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next, records: source.count,
       ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
       // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
       counted: countOnly ? before + (result.total ?? 0) : before + matches.length,

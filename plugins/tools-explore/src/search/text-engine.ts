@@ -1,7 +1,7 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
 import { preview, tokenPreview } from '../text/preview';
-import { cursorTable, type TextCursor } from './cursors';
+import { cursorTable, knownTotal, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
 import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, type Warning } from './shape';
@@ -74,8 +74,9 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const source = file.opened.source;
   const countOnly = limit === 0;
   const from = resume?.nextRecord ?? 0;
-  // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
-  const countFrom = resume ? resume.countFrom : 0;
+  // Matches at or after countFrom still need counting; before it they are in `resume.counted` (records appended since
+  // a complete count are counted from the end that count reached).
+  const countFrom = resume ? resume.countFrom ?? (source.count > resume.records ? resume.records : null) : 0;
   const matches: Match[] = [];
   const warnings: Warning[] = [];
   let malformed = 0;
@@ -161,7 +162,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const continueAt = nextRecord ?? stoppedAt;
   let next_cursor: string | undefined;
   if (continueAt !== null) {
-    next_cursor = cursorTable(ctx).add({ handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
+    next_cursor = cursorTable(ctx).add({ handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom, records: source.count });
   }
   return {
     total_matches: counted,
@@ -245,7 +246,7 @@ function nestingDepth(text: string): number {
 async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, limit, budget }: SearchRequest<TextCursor>, matcher: NodeMatcher): Promise<Page> {
   const source = file.opened.source;
   const start: ScanPosition = resume?.position ?? { record: resume?.nextRecord ?? 0, node: 0 };
-  const known = resume?.total;
+  const known = knownTotal(resume, source.count);
   const before = resume?.counted ?? 0;
   const matches: Match[] = [];
   const warnings: Warning[] = [];
@@ -302,7 +303,7 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
   if (continueAt !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}),
-      nextRecord: continueAt.record, position: continueAt, countFrom: null,
+      nextRecord: continueAt.record, position: continueAt, countFrom: null, records: source.count,
       // Count only: the cursor continues the count where the deadline stopped it, every match before it counted.
       counted: limit === 0 ? before + counted : before + matches.length, ...(limit === 0 ? { countOnly: true } : {}),
       ...(complete ? { total } : { atLeast: total }),

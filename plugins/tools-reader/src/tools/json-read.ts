@@ -236,7 +236,12 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     const first = outcome.firstSkipped[0];
     const limited = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
     const limit = first?.limit ?? 'requestTimeoutMs';
-    throw ctx.error(limited ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+    // A record over maxRecordBytes: said of the record and of the query as given (the engine's message names the part
+    // of the query inside the record).
+    const message = limit === 'maxRecordBytes' && first
+      ? `Record ${first.record_index} is over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes): it is not parsed whole, and the query ${JSON.stringify(clip(spec.compiled.text, 200))} is not evaluated over its parts.`
+      : first?.message ?? 'The record this query addresses is not valid JSON.';
+    throw ctx.error(limited ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', message, {
       ...(first ? { location: warningLocation(first) } : {}),
       ...(limited ? { limit: { name: limit, limit: (ctx.limits as unknown as Record<string, number>)[limit] ?? 0 } } : {}),
       hint: !limited ? 'The record is malformed in the file; other records can still be read.' : LIMIT_HINTS[limit] ?? LIMIT_HINTS.requestTimeoutMs!,
@@ -345,7 +350,7 @@ const LIMIT_HINTS: Record<string, string> = {
   requestTimeoutMs: 'The query takes too long on this record (a regular expression, or a very large record); simplify the query.',
   maxNodes: 'The query selects or walks more nodes of this record than maxNodes allows: narrow it (fewer descendant segments, names instead of wildcards).',
   maxDepth: 'The record nests deeper than maxDepth; raise limits.maxDepth if such nesting is expected.',
-  maxRecordBytes: 'The record is longer than maxRecordBytes; raise limits.maxRecordBytes, or read inside it with a narrower query.',
+  maxRecordBytes: 'The record is longer than maxRecordBytes: read inside it with the explorer\'s get_value_at_path (open_file, then the path inside the record: it reads values of any size in parts), or raise limits.maxRecordBytes.',
 };
 
 /** True when a whole-file query can select inside one record at most (its split range holds one index). */
