@@ -2,7 +2,7 @@ import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPath
 import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
-import { forJsonP3Check, IRegexpFunction } from './iregexp-functions';
+import { forJsonP3Check, IRegexpFunction, re2Refusal } from './iregexp-functions';
 import { caselessLiteral, isFixedSequence } from './fixed-pattern';
 import { comparable, ExactNumber, exactComparisons, exactOf, hasRaw, type CompareNumerals, type ExactComparisons } from './exact';
 
@@ -143,11 +143,22 @@ function isIRegexp(pattern: string): boolean {
 env.functionRegister.set('match', new IRegexpFunction(true, isIRegexp));
 env.functionRegister.set('search', new IRegexpFunction(false, isIRegexp));
 
-/** NOT_I_REGEXP warnings for the pattern literals that RFC 9535 makes match nothing. */
+/**
+ * NOT_I_REGEXP warnings for the pattern literals that RFC 9535 makes match nothing, and I_REGEXP_TOO_LARGE ones for
+ * the valid patterns the RE2 engine refuses (iregexp-functions.ts), which match nothing too.
+ */
 function patternWarnings(patterns: Walk['patterns']): QueryWarning[] {
   const out: QueryWarning[] = [];
   for (const { fn, pattern, position } of patterns) {
     if (isIRegexp(pattern)) {
+      const refusal = re2Refusal(pattern);
+      if (refusal !== null) {
+        out.push({
+          code: 'I_REGEXP_TOO_LARGE',
+          message: `The ${fn}() pattern ${JSON.stringify(pattern)} at character ${position} is an I-Regexp, but too large for the linear-time regular expression engine (${refusal}; a repeat count may be at most 1000, nested counts multiplied too), so it matches nothing; write the repetition out in smaller counts, e.g. x{1000}x{500} for x{1500}.`,
+          position,
+        });
+      }
       if (pattern.includes('\b')) {
         out.push({
           code: 'NOT_I_REGEXP',

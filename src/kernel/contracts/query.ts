@@ -98,7 +98,9 @@ export interface EvaluateOptions {
 /**
  * A note about a valid query that is probably not what was meant, for tools to pass on in their results' warnings
  * (and `mcpgw query` on stderr). Code `NOT_I_REGEXP`: a match()/search() pattern literal that is not I-Regexp
- * (RFC 9485), which RFC 9535 makes match nothing; the message names each construct and its I-Regexp spelling.
+ * (RFC 9485), which RFC 9535 makes match nothing; the message names each construct and its I-Regexp spelling. Code
+ * `I_REGEXP_TOO_LARGE`: a valid I-Regexp pattern literal that the RE2 engine refuses (a repeat count over 1000), which
+ * matches nothing.
  */
 export interface QueryWarning {
   code: string;
