@@ -62,7 +62,7 @@ export function buildProgram(): Command {
   const collect = (v: string, prev: string[] = []) => [...prev, v];
   configure(program.command('aggregate').description('count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)'))
     .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
-    .option('-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, /a/b, $.x', collect)
+    .option('-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, tags[0], /a/b, $.x; a dot path or /pointer reads 0 as an index in an array and a name in an object, a JSONPath $.t[0] only as an index, $.t[\'0\'] only as a name', collect)
     .option('-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query')
     .option('-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)', collect)
     .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)')

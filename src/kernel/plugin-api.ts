@@ -3,7 +3,7 @@
  * `mcpgw/plugin-api` (package.json `exports`, with typings). Plugins import types from here; runtime
  * services arrive through `PluginContext` and `ToolContext`, so one kernel instance serves every plugin.
  * The runtime members hold no state of the kernel: plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`),
- * the identity helper `definePlugin`, pure functions (`compareNumerals`, the RFC 6901 pointer helpers, the JSON
+ * the identity helper `definePlugin`, pure functions (`compareNumerals`, the RFC 6901 pointer helpers, the path-token rule, the JSON
  * whitespace tests), and test helpers (`FakeClock`, `registerPlugin`). Built-in and third-party plugins import them at run time: the kernel resolves
  * `mcpgw/plugin-api` to its own module for every plugin it loads (plugins/api-module.ts).
  *
@@ -28,6 +28,8 @@ export { PLUGIN_API_VERSION } from './version';
 export { FakeClock } from './api/fake-clock';
 /** RFC 6901 JSON Pointer: escape, unescape, append, format and parse reference tokens (src/kernel/api/pointer.ts). */
 export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, unescapeToken } from './api/pointer';
+/** What a singular path's token selects: RFC 6901 by the value met, or an RFC 9535 index or name selector (src/kernel/api/path-token.ts). */
+export { tokenIndex, tokenName, tokenText } from './api/path-token';
 /** The hint of an empty answer: query member names no record examined has, with the nearest seen (src/kernel/api/empty-answer-hint.ts). */
 export { emptyAnswerHint } from './api/empty-answer-hint';
 /** Byte search on a literal's rarest bytes, exact or ignoring ASCII case (src/kernel/api/bytes.ts). */

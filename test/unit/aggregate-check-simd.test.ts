@@ -44,7 +44,10 @@ describe('the record check in WebAssembly SIMD', () => {
         const out = both(c, p, b, 0, b.length);
         expect(out.simd).toEqual(out.js);
         const spans = out.js[1] as number[];
-        return { values: [0, 1, 2].map((w) => (spans[2 * w]! < 0 ? null : text.slice(spans[2 * w], spans[2 * w + 1]))), dup: out.js[2], fellBack: out.fellBack };
+        // an object record's members are the tops' spans, an array record's elements the indexes' (after the tops)
+        const array = text.trim().startsWith('[');
+        const at = (w: number) => (array ? (p.slotIndex[w]! < 0 ? -1 : p.tops.length + p.slotIndex[w]!) : p.slotTop[w]!);
+        return { values: [0, 1, 2].map((w) => (at(w) < 0 || spans[2 * at(w)]! < 0 ? null : text.slice(spans[2 * at(w)], spans[2 * at(w) + 1]))), dup: out.js[2], fellBack: out.fellBack };
       };
       expect(one('{"0":[1,2],"a":"x","0":3}')).toEqual({ values: ['"x"', '3', null], dup: true, fellBack: false });
       expect(one('{"0":[1,2],"a":"x","\\u0030":3}')).toEqual({ values: ['"x"', '3', null], dup: true, fellBack: true }); // an escaped name: readRecord
@@ -58,6 +61,30 @@ describe('the record check in WebAssembly SIMD', () => {
         const b = Buffer.from(text);
         const out = both(c, p, b, 0, b.length);
         expect([text, out.simd]).toEqual([text, out.js]);
+      }
+    }
+  });
+
+  test('RFC 9535 selectors as tops: a name selector {name: "0"} is the member "0" only, an index selector {index: 0} element 0 only', () => {
+    const p = slotPlan([['a'], [{ name: '0' }], [{ index: 0 }], [{ index: 1 }, 'b']], 50);
+    expect([p.tops, p.indexes]).toEqual([['a', '0'], [0, 1]]);
+    const c = SimdRecordCheck.create(p)!;
+    expect(c).not.toBeNull();
+    const r = rng(29);
+    for (let n = 0; n < 3000; n++) {
+      let text = genValue(r, 0);
+      if (r() < 0.3) text = r() < 0.5 ? `{"0":${text},"a":${genValue(r, 1)}}` : `[${text},{"b":${genValue(r, 1)}}]`;
+      if (r() < 0.3) text = mutate(r, text);
+      const b = Buffer.from(text);
+      const out = both(c, p, b, 0, b.length);
+      expect([text, out.simd]).toEqual([text, out.js]);
+      if (out.js[0] === OK) {
+        const spans = out.js[1] as number[];
+        // an object record fills no element span, an array record no member span
+        const v = JSON.parse(text) as unknown;
+        const filled = (k: number) => spans[2 * k]! >= 0;
+        if (Array.isArray(v)) expect([text, filled(0), filled(1), filled(2), filled(3)]).toEqual([text, false, false, v.length > 0, v.length > 1]);
+        else if (v !== null && typeof v === 'object') expect([text, filled(1), filled(2), filled(3)]).toEqual([text, '0' in v, false, false]);
       }
     }
   });

@@ -1,7 +1,8 @@
 /**
  * The aggregate engine's paths into arrays and objects decide by the value's type (RFC 6901 §4): a token of digits
  * (`"0"`, as a JSON Pointer or a dot path gives it) or a number (`[0]`) is an element of an array and the member of
- * that name in an object. Checked against a resolver written here on records that mix both (arrays, objects with
+ * that name in an object; an RFC 9535 index selector (`{index}`, JSONPath `[0]`) is an element of an array only, a
+ * name selector (`{name}`, JSONPath `['0']`) a member of an object only. Checked against a resolver written here on records that mix both (arrays, objects with
  * numeric member names, escaped and repeated names, array records, nested arrays), for group keys, every metric and
  * a bucket; on JSON Lines, a top-level array and a single document's `$.items[*]`; on this thread and on worker
  * threads; read from bytes, from a parsed record (a where), and again from records already checked.
@@ -48,17 +49,27 @@ type Val = null | boolean | string | { lex: string } | Val[] | { [k: string]: Va
 const isLex = (v: unknown): v is { lex: string } => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { lex?: unknown }).lex === 'string';
 const parsed = RECORDS.map((t) => JSON.parse(t, (_k, v, c?: { source?: string }) => (typeof v === 'number' ? { lex: c!.source! } : v)) as Val);
 
-/** RFC 6901 §4 as this test reads it: in an array, a number (negative from the end) or a string of array-index form; in an object, the member named by the token as a string. */
+/**
+ * RFC 6901 §4 as this test reads it: in an array, a number (negative from the end) or a string of array-index form;
+ * in an object, the member named by the token as a string. RFC 9535 as it reads it: `{index}` (§2.3.3) an element of
+ * an array only (negative from the end), `{name}` (§2.3.1) a member of an object only.
+ */
 function resolve(v: Val | undefined, p: PathTokens): Val | undefined {
   for (const t of p) {
     if (v === undefined || v === null || typeof v !== 'object' || isLex(v)) return undefined;
     if (Array.isArray(v)) {
-      const i = typeof t === 'number' ? (t < 0 ? v.length + t : t) : /^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : -1;
+      let i: number;
+      if (typeof t === 'object') {
+        if (!('index' in t)) return undefined;
+        i = t.index < 0 ? v.length + t.index : t.index;
+      } else i = typeof t === 'number' ? (t < 0 ? v.length + t : t) : /^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : -1;
       if (i < 0 || i >= v.length) return undefined;
       v = v[i];
     } else {
-      if (!Object.prototype.hasOwnProperty.call(v, String(t))) return undefined;
-      v = v[String(t)];
+      if (typeof t === 'object' && !('name' in t)) return undefined;
+      const name = typeof t === 'object' ? t.name : String(t);
+      if (!Object.prototype.hasOwnProperty.call(v, name)) return undefined;
+      v = v[name];
     }
   }
   return v;
@@ -74,6 +85,12 @@ const PATHS: PathTokens[] = [
   ['arr', '0', '0'], ['arr', 0, 0], ['arr', '0', 1], ['arr', 0, '1'],
   ['0'], [0], ['1', '0'], [1, 0], ['2', '0', '0'], [2, 0, 0], [-1, 0, 0],
   ['n', '0'], ['n', 0],
+  // JSONPath selectors (the explorer's parser gives them for $-paths): index only, name only
+  [{ name: 'tags' }, { index: 0 }], ['tags', { index: -1 }], ['tags', { name: '0' }], ['tags', { name: '-1' }], ['tags', { index: 2 }],
+  ['o', { index: 0 }], ['o', { name: '0' }], ['o', { index: 1 }], ['o', { name: '1' }],
+  ['arr', { index: 0 }, { index: 0 }], ['arr', { name: '0' }, 0], ['arr', 0, { name: '1' }],
+  [{ index: 0 }], [{ name: '0' }], [{ name: '1' }, { name: '0' }], [{ index: 1 }, { index: 0 }], [{ name: '2' }, { index: 0 }, 0], [{ index: -1 }, { index: 0 }, 0],
+  ['n', { index: 0 }], ['n', { name: '0' }], [{ name: 'id' }],
 ];
 
 function expectedCounts(values: Val[], p: PathTokens): Map<string, number> {
@@ -149,6 +166,26 @@ describe.each(containers.flatMap(([label, file, text, each]) => engines.map(([e,
       }
     }
   });
+});
+
+test.each(engines)('on %s, paths that differ only by kind read apart in one aggregate (slots, and top-level names vs elements)', async (_e, makeEngine) => {
+  fs.writeFileSync(path.join(dir, 'kinds.jsonl'), RECORDS.join('\n') + '\n');
+  const source = (await fileService(dir, formats).open('kinds.jsonl')).source;
+  const eng = makeEngine();
+  const sets: PathTokens[][] = [
+    [['o', 0], ['o', { index: 0 }], ['o', { name: '0' }], ['o', '0']],
+    [[0], [{ index: 0 }], [{ name: '0' }], ['0']],
+    [['tags', -1], ['tags', { index: -1 }], ['tags', { name: '-1' }]],
+  ];
+  for (const paths of sets) {
+    for (const w of [{}, { where: { query: jp.compile('$'), as: 'select' as const } }, {}]) {
+      const r = await eng.aggregate({ source, ...w, dimensions: paths.map((p) => ({ kind: 'value', path: p })), metrics: [], order: { by: 'key', desc: false } });
+      const got = new Map(r.groups.map((g) => [paths.map((_, d) => rkey(g.key[d], g.missing.includes(d))).join('|'), g.count]));
+      const want = new Map<string, number>();
+      for (const v of parsed) { const k = paths.map((p) => tkey(resolve(v, p))).join('|'); want.set(k, (want.get(k) ?? 0) + 1); }
+      expect([JSON.stringify(paths), got]).toEqual([JSON.stringify(paths), want]);
+    }
+  }
 });
 
 function floor(x: Rat): bigint {

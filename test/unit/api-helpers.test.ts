@@ -8,9 +8,34 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  appendToken, escapeToken, formatPointer, isJsonWhitespace, parsePointer, PointerSyntaxError, registerPlugin, skipJsonWhitespace, unescapeToken,
+  appendToken, escapeToken, formatPointer, isJsonWhitespace, parsePointer, PointerSyntaxError, registerPlugin, skipJsonWhitespace, tokenIndex, tokenName, tokenText, unescapeToken,
 } from '../../src/kernel/plugin-api';
+import { canonicalPath } from '../../src/kernel/aggregate/spec';
 import { REPO, NODE } from '../helpers/mcp';
+
+describe('path tokens: RFC 6901 by the value met, RFC 9535 index and name selectors', () => {
+  test('what each kind selects in an array (tokenIndex) and in an object (tokenName)', () => {
+    // [token, element in an array (NaN: none), member in an object (undefined: none)]
+    const cases: [Parameters<typeof tokenIndex>[0], number, string | undefined][] = [
+      ['0', 0, '0'], ['12', 12, '12'], ['01', NaN, '01'], ['-1', NaN, '-1'], ['-', NaN, '-'], ['a', NaN, 'a'],
+      [0, 0, '0'], [-1, -1, '-1'],
+      [{ index: 0 }, 0, undefined], [{ index: -2 }, -2, undefined],
+      [{ name: '0' }, NaN, '0'], [{ name: 'a' }, NaN, 'a'], [{ name: '' }, NaN, ''],
+    ];
+    for (const [t, index, name] of cases) expect([t, tokenIndex(t), tokenName(t)]).toEqual([t, index, name]);
+    expect([{ index: 3 }, { name: 'a/b' }, 'x', 7].map(tokenText)).toEqual(['3', 'a/b', 'x', '7']);
+  });
+
+  test('canonical paths: one spelling per meaning, never one for two meanings; plain data through structuredClone and JSON', () => {
+    const path = ['0', { name: 'a' }, { name: '0' }, { index: 0 }, 0, '01', { name: '\ud800' }];
+    const c = canonicalPath(path);
+    expect(c).toEqual([0, 'a', { name: '0' }, { index: 0 }, 0, '01', '\ufffd']);
+    expect(structuredClone(c)).toEqual(c);
+    expect(JSON.parse(JSON.stringify(c))).toEqual(c);
+    const keys = [[0], [{ index: 0 }], [{ name: '0' }]].map((p) => JSON.stringify(canonicalPath(p)));
+    expect(new Set(keys).size).toBe(3);
+  });
+});
 
 describe('RFC 6901 pointers', () => {
   test('escaping: ~ first, then / (§3); unescaping in the reverse order (§4), so ~01 is ~1', () => {
@@ -96,7 +121,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
       });`;
     const r = spawnSync(NODE, ['-e', script], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.8.0', 'a~1b']);
+    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.9.0', 'a~1b']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { indexToken, parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
+import { tokenIndex, type PathToken } from '../../src/kernel/plugin-api';
+import { parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
 import { children, compact, forEachToken, spanAt, type Token } from '../../plugins/tools-explore/src/json/scan';
 import { inferSchema } from '../../plugins/tools-explore/src/json/schema';
 import { inferWithinBudget } from '../../plugins/tools-explore/src/json/schema-budget';
@@ -20,14 +21,25 @@ describe('paths: dot form, JSON Pointer, $-JSONPath', () => {
     ['/', ['']],
     ['', []],
     ['$', []],
-    ["$.user['address'].city", ['user', 'address', 'city']],
-    ['$.items[2]', ['items', 2]],
-  ])('%s', (p, tokens) => {
+    // JSONPath selectors keep their kind (RFC 9535 §2.3.1 name, §2.3.3 index); dot paths and pointers decide by the value
+    ["$.user['address'].city", [{ name: 'user' }, { name: 'address' }, { name: 'city' }]],
+    ['$.items[2]', [{ name: 'items' }, { index: 2 }]],
+    ['$.t[-1]', [{ name: 't' }, { index: -1 }]],
+    ['$.t["0"]', [{ name: 't' }, { name: '0' }]],
+    ["@['0'][0]", [{ name: '0' }, { index: 0 }]],
+    ['t[0]', ['t', 0]],
+    ['t.0', ['t', '0']],
+    ["t['0']", ['t', '0']],
+  ] as [string, PathToken[]][])('%s', (p, tokens) => {
     expect(parsePath(p)).toEqual({ tokens });
   });
 
   test('non-singular JSONPath is left to the query language', () => {
     expect(parsePath('$..name')).toEqual({ jsonpath: '$..name' });
+    // not RFC 9535 indexes (leading zero, -0) nor a member-name shorthand: the query language says why
+    expect(parsePath('$.t[01]')).toEqual({ jsonpath: '$.t[01]' });
+    expect(parsePath('$.t[-0]')).toEqual({ jsonpath: '$.t[-0]' });
+    expect(parsePath('$.t.0')).toEqual({ jsonpath: '$.t.0' });
     expect(parsePath('$.items[*].id')).toEqual({ jsonpath: '$.items[*].id' });
   });
 
@@ -39,6 +51,7 @@ describe('paths: dot form, JSON Pointer, $-JSONPath', () => {
 
   test('toPointer escapes ~ and / (RFC 6901 §3)', () => {
     expect(toPointer(['a/b', '~c', 0])).toBe('/a~1b/~0c/0');
+    expect(toPointer([{ name: 'a/b' }, { index: 0 }, { name: '0' }])).toBe('/a~1b/0/0');
   });
 });
 
@@ -123,10 +136,29 @@ describe('values', () => {
       [['n', 'x', '0', '0'], 'e0'], [['n', 'x', 1, '0'], 'f0'],
     ];
     for (const [t, want] of cases) {
-      expect([t, indexToken(t.at(-1)!), span(t)]).toEqual([t, expect.anything(), want]);
+      expect([t, span(t)]).toEqual([t, want]);
       expect([t, valuesAt(v, t, false)]).toEqual([t, want === undefined ? [] : [want]]);
     }
-    expect(['0', '7', '10', 3, -2, '01', '-1', '-', '', '1e1', ' 1'].map(indexToken)).toEqual([0, 7, 10, 3, -2, NaN, NaN, NaN, NaN, NaN, NaN]);
+    expect(['0', '7', '10', 3, -2, '01', '-1', '-', '', '1e1', ' 1'].map(tokenIndex)).toEqual([0, 7, 10, 3, -2, NaN, NaN, NaN, NaN, NaN, NaN]);
+  });
+
+  test('JSONPath selectors keep their kind in every navigator: [0] selects nothing in an object, ["0"] nothing in an array (RFC 9535 §2.3.1, §2.3.3)', () => {
+    const text = '{"tags":["a","b"],"o":{"0":"zero","-1":"m1"},"items":[{"name":"x"}]}';
+    const v = JSON.parse(text);
+    const span = (t: PathToken[]) => { const s = spanAt(text, t); return 'start' in s ? JSON.parse(text.slice(s.start, s.end)) : undefined; };
+    const cases: [PathToken[], unknown][] = [
+      [['tags', { index: 0 }], 'a'], [['tags', { index: -1 }], 'b'], [['tags', { name: '0' }], undefined],
+      [['o', { index: 0 }], undefined], [['o', { index: -1 }], undefined], [['o', { name: '0' }], 'zero'], [['o', { name: '-1' }], 'm1'],
+      [[{ name: 'tags' }, { index: 1 }], 'b'], [[{ index: 0 }], undefined],
+    ];
+    for (const [t, want] of cases) {
+      expect([t, span(t)]).toEqual([t, want]);
+      expect([t, valuesAt(v, t, false)]).toEqual([t, want === undefined ? [] : [want]]);
+      expect([t, valuesAt(v, t)]).toEqual([t, want === undefined ? [] : [want]]);
+    }
+    // a dot path's name descends into an array's objects (Thoth); a JSONPath name selector does not
+    expect(valuesAt(v, ['items', 'name'])).toEqual(['x']);
+    expect(valuesAt(v, [{ name: 'items' }, { name: 'name' }])).toEqual([]);
   });
 
   test('keys sort by code point (as Thoth, in Rust), not by UTF-16 unit', () => {

@@ -1,6 +1,6 @@
-import type { CompiledQuery, JsonLayoutMarks, LazyNode, ToolContext } from 'mcpgw/plugin-api';
+import { tokenIndex, tokenName, tokenText, type CompiledQuery, type JsonLayoutMarks, type LazyNode, type PathToken, type ToolContext } from 'mcpgw/plugin-api';
 import { checkIndex, type ExplorerFile } from './files';
-import { indexToken, parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
+import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';
 import { valuesAt } from './json/values';
 import { escapesLoneSurrogate } from './text/surrogates';
@@ -122,6 +122,29 @@ export function projectText(text: string, fields: { name: string; tokens: Tokens
 }
 
 export { toPointer };
+
+/**
+ * Why `token` selects nothing in the value at `where` (a phrase for a NOT_FOUND message): an object without that
+ * member (its first 30 `keys`), an array without that index (`count` elements), a scalar; and where a JSONPath
+ * selector's kind is why (RFC 9535 §2.3.1, §2.3.3), the selector that would read it.
+ */
+export function missDetail(type: string, where: string, token: PathToken, keys: readonly string[], count: number): string {
+  const shown = JSON.stringify(tokenText(token));
+  if (type === 'object') {
+    const list = `its keys: ${keys.slice(0, 30).map((k) => JSON.stringify(k)).join(', ')}${count > 30 ? ', …' : ''}`;
+    if (tokenName(token) === undefined) {
+      return `the value ${where} is an object, in which the JSONPath index [${tokenText(token)}] selects nothing (RFC 9535 §2.3.3; its member ${shown} is ['${tokenText(token)}']); ${list}`;
+    }
+    return `the object ${where} has no member ${shown}; ${list}`;
+  }
+  if (type === 'array') {
+    if (typeof token === 'object' && 'name' in token && /^(?:0|[1-9][0-9]*)$/.test(token.name)) {
+      return `the value ${where} is an array of ${count} elements, in which the JSONPath name ['${token.name}'] selects nothing (RFC 9535 §2.3.1; its element ${token.name} is [${token.name}])`;
+    }
+    return `the array ${where} has ${count} elements; ${shown} is not one of its indexes`;
+  }
+  return `the value ${where} is a ${type}, which has no members`;
+}
 
 /**
  * End (exclusive) of the part of `buf` from `start` (a character start): at most `max` bytes ending on a UTF-8
@@ -308,23 +331,23 @@ export function lazyNodeAt(ctx: ToolContext, index: number, root: LazyNode, toke
   const resolved: (string | number)[] = [];
   for (const token of tokens) {
     let next: LazyNode | undefined;
-    let at: string | number = token;
+    let at: string | number = tokenText(token);
     if (node.type === 'array') {
       const count = node.childCount ?? 0;
-      const k = indexToken(token);
+      const k = tokenIndex(token);
       at = k < 0 ? count + k : k;
       if (Number.isInteger(at) && at >= 0 && at < count) next = node.children!(at, at + 1)[0]?.node;
     } else if (node.type === 'object') {
-      at = String(token);
-      next = node.member ? node.member(at)?.node : lastMember(node, at);
+      const name = tokenName(token);
+      if (name !== undefined) {
+        at = name;
+        next = node.member ? node.member(name)?.node : lastMember(node, name);
+      }
     }
     if (!next) {
       const where = resolved.length ? `at ${toPointer(resolved)}` : 'at the record root';
-      const detail = node.type === 'object'
-        ? `the object ${where} has no member ${JSON.stringify(String(token))}; its keys: ${keysOf(node)}`
-        : node.type === 'array'
-          ? `the array ${where} has ${node.childCount ?? 0} elements; ${JSON.stringify(String(token))} is not one of its indexes`
-          : `the value ${where} is a ${node.type}, which has no members`;
+      const count = node.childCount ?? 0;
+      const detail = missDetail(node.type, where, token, node.type === 'object' ? keysOf(node) : [], count);
       throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(path)} not found in record ${index}: ${detail}.`, {
         location: { record_index: index, path: toPointer([...resolved, token]) },
         hint,
@@ -346,9 +369,8 @@ function lastMember(node: LazyNode, name: string): LazyNode | undefined {
   return found;
 }
 
-/** The first 30 member names of an object node, quoted, for a message. */
-function keysOf(node: LazyNode): string {
+/** The first 30 member names of an object node, for a message. */
+function keysOf(node: LazyNode): string[] {
   const count = node.childCount ?? 0;
-  const keys = node.children!(0, Math.min(count, 30)).map((c) => JSON.stringify(c.key));
-  return `${keys.join(', ')}${count > 30 ? ', …' : ''}`;
+  return node.children!(0, Math.min(count, 30)).map((c) => c.key!);
 }

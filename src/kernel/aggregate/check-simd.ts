@@ -291,8 +291,8 @@ const modules = new Map<string, WebAssembly.Module | null>();
 /**
  * readRecord's check for one plan in WebAssembly SIMD. Use: {@link load} a stretch of records, then {@link check}
  * each (positions in the caller's buffer). Created only where WebAssembly SIMD is available and the plan has no
- * negative index. A top that is a number is the member of its digits in an object record (PathTokens); an array
- * record, whose elements such a top would select, is left to readRecord (FALLBACK).
+ * negative index. The plan's `tops` are the member names of an object record; an array record, whose elements a
+ * first token may select (`plan.indexes`), is left to readRecord (FALLBACK) when there are such.
  */
 export class SimdRecordCheck {
   private readonly run: (s: number, e: number) => number;
@@ -308,7 +308,7 @@ export class SimdRecordCheck {
   private readonly indexes: boolean;
 
   private constructor(module: WebAssembly.Module, layout: Layout, private readonly names: number, plan: SlotPlan) {
-    this.indexes = plan.tops.some((t) => typeof t === 'number');
+    this.indexes = plan.indexes.length > 0;
     this.layout = layout;
     const instance = new WebAssembly.Instance(module, {});
     this.run = instance.exports.check as (s: number, e: number) => number;
@@ -325,7 +325,7 @@ export class SimdRecordCheck {
    * instantiates it instead of assembling and compiling its own.
    */
   static module(plan: SlotPlan): WebAssembly.Module | null {
-    if (plan.tops.some((t) => typeof t === 'number' && t < 0)) return null;
+    if (plan.negative) return null;
     const key = JSON.stringify([plan.tops, plan.maxDepth]);
     if (modules.has(key)) {
       const kept = modules.get(key)!;
@@ -334,7 +334,7 @@ export class SimdRecordCheck {
       return kept;
     }
     let module: WebAssembly.Module | null = null;
-    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(String(t))).subarray(1, -1));
+    const keys = plan.tops.map((t) => Buffer.from(JSON.stringify(t)).subarray(1, -1));
     if (keys.every((k) => k.length <= MAX_NAME_BYTES) && simdAvailable !== false && typeof WebAssembly === 'object') {
       try {
         const bytes = checkModule(keys, plan.maxDepth, layoutOf(keys.length, plan.maxDepth));
@@ -355,7 +355,7 @@ export class SimdRecordCheck {
    */
   static create(plan: SlotPlan, module?: WebAssembly.Module | null): SimdRecordCheck | null {
     const m = module === undefined ? SimdRecordCheck.module(plan) : module;
-    if (!m || plan.tops.some((t) => typeof t === 'number' && t < 0)) return null;
+    if (!m || plan.negative) return null;
     try {
       return new SimdRecordCheck(m, layoutOf(plan.tops.length, plan.maxDepth), plan.tops.length, plan);
     } catch {

@@ -10,6 +10,7 @@ import type { Atoms } from './table';
 import { T_ARRAY, T_FALSE, T_MISSING, T_NULL, T_NUMBER, T_OBJECT, T_STRING, T_TRUE } from './table';
 import { numeralKey } from '../numbers/compare';
 import { canonicalPath } from './spec';
+import { tokenIndex, tokenName } from '../api/path-token';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
 
@@ -29,21 +30,33 @@ for (let c = 0x30; c <= 0x39; c++) DIGIT[c] = 1;
 /** Outcome of {@link readRecord}. */
 export const OK = 0, MALFORMED = 1, TOO_DEEP = 2;
 
-/** Where the members named by a plan's slots are, per record. */
+/**
+ * Where the values named by a plan's slots are, per record. A slot's first token selects by the record's type
+ * (PathToken, api/path-token.ts): a member name in an object record, an element in an array record; a token may select
+ * both (`0`: the member "0" or element 0), one (`{index: 0}`, `{name: "0"}`, `"a"`) or none.
+ */
 export interface SlotPlan {
-  /** The slots' paths. */
+  /** The slots' paths (canonical: spec.ts canonicalPath). */
   paths: PathTokens[];
-  /** The distinct first tokens of the paths: member names of an object record (a number names the member of its
-   *  digits), element indexes of an array record (numbers only: paths are canonical, spec.ts canonicalPath). */
-  tops: (string | number)[];
+  /** The distinct member names the first tokens select in an object record. */
+  tops: string[];
   /** UTF-8 of each top as a member name in JSON (`"name"`, `"0"`), for comparison with unescaped keys. */
   topKeys: Buffer[];
-  /** Per slot: its top (index in `tops`), or -1 for the empty path (the record itself). */
+  /** The distinct non-negative element indexes the first tokens select in an array record. */
+  indexes: number[];
+  /** Per slot: its top (index in `tops`), or -1 (none: an index selector, or the empty path). */
   slotTop: number[];
-  /** Per top: true when a negative index needs the element count (then the record's value is parsed). */
+  /** Per slot: its index (position in `indexes`), or -1 (none: a name, a negative index, or the empty path). */
+  slotIndex: number[];
+  /** Per slot and token after the first: the member name it selects in an object (undefined: none) and the element
+   *  it selects in an array (negative from the end; NaN: none). */
+  stepNames: (string | undefined)[][];
+  stepIndexes: number[][];
+  /** True when a first token is a negative index: the element count is needed (then the record's value is parsed). */
   negative: boolean;
   maxDepth: number;
-  /** Per top: start and end of its value in the current record (-1: absent). Filled by readRecord. */
+  /** Per top, then per index (at `2 * tops.length` on): start and end of its value in the current record (-1:
+   *  absent). Filled by readRecord; only the part of the record's kind is read (tops: object, indexes: array). */
   spans: Int32Array;
   /** Nesting stack: 1 object, 2 array. */
   stack: Uint8Array;
@@ -53,19 +66,32 @@ export interface SlotPlan {
 
 export function slotPlan(slots: readonly PathTokens[], maxDepth: number): SlotPlan {
   const paths = slots.map(canonicalPath);
-  const tops: (string | number)[] = [];
+  const tops: string[] = [];
+  const indexes: number[] = [];
+  let negative = false;
   const slotTop = paths.map((p) => {
-    if (p.length === 0) return -1;
-    let i = tops.indexOf(p[0]!);
-    if (i === -1) { i = tops.length; tops.push(p[0]!); }
+    const name = p.length === 0 ? undefined : tokenName(p[0]!);
+    if (name === undefined) return -1;
+    let i = tops.indexOf(name);
+    if (i === -1) { i = tops.length; tops.push(name); }
+    return i;
+  });
+  const slotIndex = paths.map((p) => {
+    const index = p.length === 0 ? NaN : tokenIndex(p[0]!);
+    if (index < 0) negative = true;
+    if (!(index >= 0)) return -1;
+    let i = indexes.indexOf(index);
+    if (i === -1) { i = indexes.length; indexes.push(index); }
     return i;
   });
   return {
-    paths, tops, slotTop,
-    topKeys: tops.map((t) => Buffer.from(JSON.stringify(String(t)))),
-    negative: tops.some((t) => typeof t === 'number' && t < 0),
+    paths, tops, slotTop, indexes, slotIndex,
+    stepNames: paths.map((p) => p.map(tokenName)),
+    stepIndexes: paths.map((p) => p.map(tokenIndex)),
+    topKeys: tops.map((t) => Buffer.from(JSON.stringify(t))),
+    negative,
     maxDepth,
-    spans: new Int32Array(tops.length * 2),
+    spans: new Int32Array((tops.length + indexes.length) * 2),
     stack: new Uint8Array(maxDepth + 2),
     dup: false,
   };
@@ -144,14 +170,14 @@ function topOfKey(plan: SlotPlan, b: Buffer, ks: number, ke: number, hasEscape: 
   let name: string;
   try { name = JSON.parse(b.toString('utf8', ks, ke)) as string; } catch { return -1; }
   if (!name.isWellFormed()) name = name.toWellFormed();
-  for (let w = 0; w < plan.tops.length; w++) if (String(plan.tops[w]) === name) return w;
+  for (let w = 0; w < plan.tops.length; w++) if (plan.tops[w] === name) return w;
   return -1;
 }
 
 /**
  * Checks that `b[s, e)` is exactly one well-formed JSON value no deeper than `plan.maxDepth` and fills
- * `plan.spans` with the wanted top-level members (object records) or elements (array records, non-negative
- * indexes), and `plan.dup` when a wanted name occurs more than once. Returns OK, MALFORMED or TOO_DEEP.
+ * `plan.spans` with the wanted top-level members (object records: `tops`) or elements (array records: `indexes`),
+ * and `plan.dup` when a wanted name occurs more than once. Returns OK, MALFORMED or TOO_DEEP.
  */
 export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): number {
   const spans = plan.spans;
@@ -160,6 +186,8 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
   const stack = plan.stack;
   const max = plan.maxDepth;
   const wantTops = plan.tops.length > 0;
+  const wantIndexes = plan.indexes.length > 0;
+  const indexAt = plan.tops.length;
   let p = s, depth = 0;
   /** Top being read at depth 1 (-1: none) and where its value starts. */
   let cur = -1, curStart = 0;
@@ -195,7 +223,7 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
       if (b[p] === RBRACK) p++;
       else {
         stack[++depth] = 2;
-        if (depth === 1) { element = 0; cur = wantTops ? plan.tops.indexOf(0) : -1; }
+        if (depth === 1) { element = 0; cur = wantIndexes ? elementSpan(plan, 0, indexAt) : -1; }
         continue;
       }
     } else if (c === QUOTE) {
@@ -240,7 +268,7 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
           p++;
         } else if (depth === 1) {
           element++;
-          cur = wantTops ? plan.tops.indexOf(element) : -1;
+          cur = wantIndexes ? elementSpan(plan, element, indexAt) : -1;
         }
         break;
       }
@@ -253,6 +281,12 @@ export function readRecord(b: Buffer, s: number, e: number, plan: SlotPlan): num
       return MALFORMED;
     }
   }
+}
+
+/** The span slot of element `element` of an array record (`indexAt` + its position in `plan.indexes`), or -1. */
+function elementSpan(plan: SlotPlan, element: number, indexAt: number): number {
+  const k = plan.indexes.indexOf(element);
+  return k === -1 ? -1 : indexAt + k;
 }
 
 /**
@@ -337,16 +371,16 @@ function stringEnd(b: Buffer, p: number, e: number): number {
 const keyBytes = new Map<string, Buffer>();
 
 /**
- * The span of what `token` selects in the well-formed value at `[vs, ve)` (RFC 6901 §4, by the value's type): in an
- * object the member named `String(token)` (the last of that name), in an array element `token` when it is a number
- * (negative from the end; tokens are canonical, spec.ts canonicalPath). False when it selects nothing.
+ * The span of what a token selects in the well-formed value at `[vs, ve)`, by the value's type (PathToken): in an
+ * object the member named `name` (the last of that name; undefined: none), in an array element `index` (negative
+ * from the end; NaN: none). False when it selects nothing.
  */
-function childSpan(b: Buffer, vs: number, ve: number, token: string | number, out: [number, number]): boolean {
+function childSpan(b: Buffer, vs: number, ve: number, name: string | undefined, index: number, out: [number, number]): boolean {
   const open = b[vs];
   let p = vs + 1;
   const skipWs = () => { while (p < ve && WS[b[p]!]) p++; };
   if (open === LBRACE) {
-    const name = String(token);
+    if (name === undefined) return false;
     let kb = keyBytes.get(name);
     if (!kb) { kb = Buffer.from(JSON.stringify(name)); if (keyBytes.size < 1000) keyBytes.set(name, kb); }
     let found = false;
@@ -376,8 +410,8 @@ function childSpan(b: Buffer, vs: number, ve: number, token: string | number, ou
       p++;
     }
   }
-  if (open !== LBRACK || typeof token !== 'number') return false;
-  let want = token;
+  if (open !== LBRACK || !Number.isInteger(index)) return false;
+  let want = index;
   if (want < 0) {
     // From the end: count the elements first.
     let n = 0;
@@ -413,24 +447,31 @@ const span: [number, number] = [0, 0];
  * `parse` parses the JSON text of an array or object value exactly (for its canonical form).
  */
 export function atomsOfRecord(b: Buffer, s: number, e: number, plan: SlotPlan, atoms: Atoms, parse: (text: string) => unknown): void {
-  const { paths, slotTop, spans } = plan;
+  const { paths, spans } = plan;
+  // an array record reads its elements' spans, any other its members' (a scalar record has neither)
+  let q = s;
+  while (q < e && WS[b[q]!]) q++;
+  const array = b[q] === LBRACK;
+  const slotSpan = array ? plan.slotIndex : plan.slotTop;
+  const indexAt = array ? plan.tops.length : 0;
   for (let slot = 0; slot < paths.length; slot++) {
-    const top = slotTop[slot]!;
+    const path = paths[slot]!;
+    const top = slotSpan[slot]!;
     let vs: number, ve: number;
-    if (top === -1) {
+    if (path.length === 0) {
       vs = s; ve = e;
       while (vs < ve && WS[b[vs]!]) vs++;
       while (ve > vs && WS[b[ve - 1]!]) ve--;
     }
     else {
-      vs = spans[2 * top]!;
-      ve = spans[2 * top + 1]!;
+      vs = top === -1 ? -1 : spans[2 * (indexAt + top)]!;
+      ve = top === -1 ? -1 : spans[2 * (indexAt + top) + 1]!;
       if (vs < 0) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
     }
-    const path = paths[slot]!;
+    const names = plan.stepNames[slot]!, indexes = plan.stepIndexes[slot]!;
     let ok = true;
     for (let k = 1; k < path.length; k++) {
-      if (!childSpan(b, vs, ve, path[k]!, span)) { ok = false; break; }
+      if (!childSpan(b, vs, ve, names[k], indexes[k]!, span)) { ok = false; break; }
       vs = span[0]; ve = span[1];
     }
     if (!ok) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
@@ -533,21 +574,20 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The value at `path` in a parsed value, or undefined: by the value's type (RFC 6901 §4), in an array a number
- * (negative from the end) or a string of array-index form is an element; in an object `String(token)` names an own
- * member.
+ * The value at `path` in a parsed value, or undefined: each token selects by the value's type (PathToken,
+ * api/path-token.ts): an element of an array (negative from the end), an own member of an object.
  */
 function valueAt(v: unknown, path: PathTokens): unknown {
   for (const t of path) {
     if (v === null || typeof v !== 'object' || isRawJson(v)) return undefined;
     if (Array.isArray(v)) {
-      const n = typeof t === 'number' ? t : /^(?:0|[1-9][0-9]*)$/.test(t) ? Number(t) : NaN;
+      const n = tokenIndex(t);
       const i = n < 0 ? v.length + n : n;
       if (!(i >= 0 && i < v.length)) return undefined;
       v = v[i];
     } else {
-      const name = String(t);
-      if (!Object.prototype.hasOwnProperty.call(v, name)) return undefined;
+      const name = tokenName(t);
+      if (name === undefined || !Object.prototype.hasOwnProperty.call(v, name)) return undefined;
       v = (v as Record<string, unknown>)[name];
     }
   }

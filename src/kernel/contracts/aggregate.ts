@@ -3,13 +3,20 @@ import type { CompiledQuery } from './query';
 import type { SkippedRecord } from './scan';
 
 /**
- * A singular path inside a unit (RFC 9535 §2.3.5.1 singular query, as RFC 6901 reference tokens). What a token
- * selects depends on the value it meets (RFC 6901 §4): in an array, a number (negative counts from the end) or a
- * string of array-index form (`"0"`, digits without a leading zero) is an element; in an object, the token as a
- * string names a member (`"0"` and `0` both name the member "0"). So `["tags", "0"]`, as a JSON Pointer `/tags/0`
- * parses, and `["tags", 0]` select the same values.
+ * One step of a singular path (RFC 9535 §2.3.5.1 singular query; RFC 6901 reference tokens). What it selects
+ * (api/path-token.ts `tokenName`, `tokenIndex`):
+ * - a string or a number decides by the value it meets (RFC 6901 §4): in an array, a number (negative counts from the
+ *   end) or a string of array-index form (`"0"`, digits without a leading zero) is an element; in an object, the token
+ *   as a string names a member (`"0"` and `0` both name the member "0"). So `["tags", "0"]`, as a JSON Pointer
+ *   `/tags/0` parses, and `["tags", 0]` select the same values;
+ * - `{index}`: an RFC 9535 index selector (§2.3.3, JSONPath `[0]`, `[-1]`): an element of an array, nothing in an
+ *   object;
+ * - `{name}`: an RFC 9535 name selector (§2.3.1, JSONPath `['0']`, `.a`): a member of an object, nothing in an array.
  */
-export type PathTokens = readonly (string | number)[];
+export type PathToken = string | number | { readonly index: number } | { readonly name: string };
+
+/** A singular path inside a unit: its tokens from the unit down ({@link PathToken}). */
+export type PathTokens = readonly PathToken[];
 
 /**
  * A grouping dimension: the value at `path`, or its bucket. `width.unit: "number"` groups numbers by ⌊v / width⌋ ×

@@ -39,6 +39,7 @@ import { framingFaults } from './plan';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { IDLE_MS, IdleWorkers } from './idle-workers';
+import { workerHeapFlags } from './worker-heap';
 import { IndexedRecordSource, type KernelBatch } from '../records/source';
 
 /** Records per message when `where` uses regular expressions. */
@@ -181,9 +182,10 @@ export class AggregateThreads implements AggregatePool {
     });
   }
 
-  /** Starts one thread (its young generation kept small: a slice's garbage is collected often and quickly). */
+  /** Starts one thread (its young generation kept small, worker-heap.ts: a slice's garbage is collected often and quickly). */
   protected spawn(): Worker {
-    const worker = new Worker(workerScript(), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    workerHeapFlags();
+    const worker = new Worker(workerScript());
     worker.unref();
     return worker;
   }

@@ -18,6 +18,7 @@ import type { Clock } from '../contracts/clock';
 import { systemClock } from '../clock';
 import type { WorkerPlugin } from '../plugins/registry';
 import { initialState, step, type PoolEvent } from './pool-machine';
+import { workerHeapFlags } from './worker-heap';
 
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
@@ -115,6 +116,7 @@ const startThread: SlotStarter = (init, onMessage, onError) => {
   const { port1, port2 } = new MessageChannel();
   const progress = new Int32Array(new SharedArrayBuffer(8));
   progress[0] = -1;
+  workerHeapFlags();
   const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
   port1.on('message', onMessage);
   worker.on('error', onError);

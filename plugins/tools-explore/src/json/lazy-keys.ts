@@ -1,17 +1,17 @@
-import type { LazyNode } from 'mcpgw/plugin-api';
-import { indexToken } from './paths';
+import { tokenIndex, tokenName, type LazyNode, type PathToken } from 'mcpgw/plugin-api';
 
 /** Elements looked into per array on a path through a document read in parts. */
 export const ARRAY_LOOK = 1000;
 
 /**
  * The member names at `tokens` inside a document read through lazy nodes, with `valuesAt`'s rules (values.ts): a
- * name applied to an array descends into its elements, numbers index arrays (negative from the end) and name
- * members; at the end, the names of the object there, or of the object elements of the array there. Arrays met on
+ * dot path's or pointer's name applied to an array descends into its elements, each token selects by the value it
+ * meets (`tokenIndex`, `tokenName`: numbers index arrays, negative from the end, and name members; a JSONPath
+ * `[0]` only indexes, `['0']` only names); at the end, the names of the object there, or of the object elements of the array there. Arrays met on
  * the way or at the end are looked into through at most ARRAY_LOOK elements spread evenly (`sampled` says so).
  * Names alone are read (member names are decoded, no value is parsed), in first-seen order, each once.
  */
-export function lazyKeys(root: LazyNode, tokens: readonly (string | number)[]): { names: string[]; sampled: boolean } {
+export function lazyKeys(root: LazyNode, tokens: readonly PathToken[]): { names: string[]; sampled: boolean } {
   let sampled = false;
   const elements = (n: LazyNode): LazyNode[] => {
     const count = n.childCount ?? 0;
@@ -29,16 +29,17 @@ export function lazyKeys(root: LazyNode, tokens: readonly (string | number)[]): 
     const next: LazyNode[] = [];
     for (const n of cur) {
       if (n.type === 'array') {
-        const idx = indexToken(t);
+        const idx = tokenIndex(t);
         const count = n.childCount ?? 0;
         if (Number.isInteger(idx)) {
           const k = idx < 0 ? count + idx : idx;
           if (k >= 0 && k < count) next.push(n.children!(k, k + 1)[0]!.node);
-        } else {
-          for (const el of elements(n)) if (el.type === 'object') { const m = el.member!(String(t)); if (m) next.push(m.node); }
+        } else if (typeof t === 'string') {
+          for (const el of elements(n)) if (el.type === 'object') { const m = el.member!(t); if (m) next.push(m.node); }
         }
       } else if (n.type === 'object') {
-        const m = n.member!(String(t));
+        const name = tokenName(t);
+        const m = name === undefined ? undefined : n.member!(name);
         if (m) next.push(m.node);
       }
     }

@@ -1,16 +1,20 @@
 /**
- * The paths the explorer accepts, turned into RFC 6901 reference tokens (strings for member names,
- * numbers for array indexes, negative from the end):
+ * The paths the explorer accepts, turned into path tokens (`PathToken` of the plugin API; what each selects is
+ * `tokenIndex` / `tokenName`, the one rule every reader applies):
  * - dot form (Thoth): `user.address.city`, `items[2].name`, `['a.b']` / `["a.b"]` for names with dots or
- *   brackets, `items[-1]` for the last element;
- * - JSON Pointer (RFC 6901): `/user/address/city`, `~1` and `~0` escapes; `""` is the root;
+ *   brackets, `items[-1]` for the last element. Strings and numbers, decided by the value met as a pointer's are:
+ *   `tags.0` and `tags[0]` are element 0 of an array and the member "0" of an object;
+ * - JSON Pointer (RFC 6901): `/user/address/city`, `~1` and `~0` escapes; `""` is the root. Strings, decided by the
+ *   value met (§4);
  * - JSONPath (RFC 9535) singular queries: `$.user['address'].city`, `$.items[2]`; `$` is the root, and so is `@`
- *   (`@.user.name`), the current node as filters write it (a member named "@" is `['@']` or `/@`).
+ *   (`@.user.name`), the current node as filters write it (a member named "@" is `['@']` or `/@`). Selectors keep
+ *   their kind: `[0]`, `[-1]` are index selectors `{index}` (§2.3.3: nothing in an object), `.a`, `['0']` name
+ *   selectors `{name}` (§2.3.1: nothing in an array).
  * A `$` path that is not singular (wildcards, filters, descendants) is not handled here: `parsePath`
  * returns `{ jsonpath }` and the caller evaluates it with the jsonpath query language.
  */
-import { formatPointer, parsePointer as parseRfc6901, PointerSyntaxError } from 'mcpgw/plugin-api';
-export type Tokens = (string | number)[];
+import { formatPointer, parsePointer as parseRfc6901, PointerSyntaxError, tokenText, type PathToken } from 'mcpgw/plugin-api';
+export type Tokens = PathToken[];
 
 export class PathError extends Error {
   constructor(message: string, readonly position: number) {
@@ -36,9 +40,9 @@ export function parsePath(path: string): { tokens: Tokens } | { jsonpath: string
 
 /**
  * RFC 6901 §3–4: `/a~1b/~0c` → ["a/b", "~c"]. Tokens stay strings: `/tags/0` is an element where the value is an
- * array and the member "0" where it is an object; every navigation decides by the value's type ({@link indexToken}).
+ * array and the member "0" where it is an object; every navigation decides by the value's type (`tokenIndex`).
  */
-export function parsePointer(p: string): Tokens {
+export function parsePointer(p: string): string[] {
   try {
     return parseRfc6901(p);
   } catch (err) {
@@ -48,7 +52,10 @@ export function parsePointer(p: string): Tokens {
   }
 }
 
-/** Dot form, or the segments after `$` of a singular JSONPath (`strict`: names must follow a dot or sit in brackets). */
+/**
+ * Dot form, or the segments after `$` of a singular JSONPath (`strict`: names must follow a dot or sit in brackets,
+ * an index is RFC 9535's (§2.3.3: no leading zero, no `-0`), and selectors keep their kind: `{name}`, `{index}`).
+ */
 function parseDotted(s: string, base: number, strict: boolean): Tokens {
   const tokens: Tokens = [];
   let i = 0;
@@ -79,11 +86,12 @@ function parseDotted(s: string, base: number, strict: boolean): Tokens {
           name += d;
           i++;
         }
-        tokens.push(name);
+        tokens.push(strict ? { name } : name);
       } else {
         const m = /^-?\d+/.exec(s.slice(i));
         if (!m) fail('Expected an index or a quoted name inside [ ].');
-        tokens.push(Number(m![0]));
+        if (strict && !/^(?:0|-?[1-9][0-9]*)$/.test(m![0])) fail('Not an RFC 9535 index.');
+        tokens.push(strict ? { index: Number(m![0]) } : Number(m![0]));
         i += m![0].length;
       }
       while (s[i] === ' ') i++;
@@ -94,7 +102,7 @@ function parseDotted(s: string, base: number, strict: boolean): Tokens {
       const m = /^[^.[\]]+/.exec(s.slice(i));
       if (!m) fail('Expected a member name after ".".');
       if (strict && !/^[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*$/.test(m![0])) fail('Not a member-name shorthand.');
-      tokens.push(m![0]);
+      tokens.push(strict ? { name: m![0] } : m![0]);
       i += m![0].length;
     } else if (first && !strict) {
       const m = /^[^.[\]]+/.exec(s.slice(i))!;
@@ -106,18 +114,7 @@ function parseDotted(s: string, base: number, strict: boolean): Tokens {
   return tokens;
 }
 
-/**
- * The array index a reference token stands for where the value navigated is an array, or NaN: a number (`items[2]`,
- * `items[-1]`, negative counts from the end) or a string of RFC 6901 §4 array-index form (`/items/2`, `items.2`:
- * `0` or digits without a leading zero; `-` and `-1` are not). Where the value is an object, the token as a string
- * is a member name instead (`/o/0` and `o[0]` name the member "0"). Every path reader in the explorer, and the
- * kernel's aggregate, apply this one rule.
- */
-export function indexToken(token: string | number): number {
-  return typeof token === 'number' ? token : /^(?:0|[1-9][0-9]*)$/.test(token) ? Number(token) : NaN;
-}
-
 /** Tokens back to an RFC 6901 pointer. */
-export function toPointer(tokens: readonly (string | number)[]): string {
-  return formatPointer(tokens);
+export function toPointer(tokens: readonly PathToken[]): string {
+  return formatPointer(tokens.map(tokenText));
 }

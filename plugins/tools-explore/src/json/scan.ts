@@ -1,5 +1,5 @@
 import { appendToken } from '../text/pointer';
-import { indexToken } from './paths';
+import { tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
 
 /**
  * Small scanners over JSON text already known to be valid (RFC 8259). They work on the record's
@@ -96,22 +96,22 @@ export function* children(text: string, i: number): Generator<Child> {
 }
 
 /**
- * The span of the value at `tokens` (RFC 6901 reference tokens, already unescaped) inside the JSON
- * value whose text starts at `start`; array tokens are indexes (negative counts from the end, as RFC
- * 9535 §2.3.3). With duplicate member names the last one wins (as JSON.parse). `null` when absent,
- * with `depth` = how many tokens resolved.
+ * The span of the value at `tokens` (path tokens, names already unescaped) inside the JSON value whose text starts
+ * at `start`; each token selects by the value it meets (`tokenIndex`, `tokenName`: in an array an index, negative
+ * counting from the end as RFC 9535 §2.3.3; in an object a name). With duplicate member names the last one wins (as
+ * JSON.parse). `{missing}` when absent: how many tokens resolved.
  */
-export function spanAt(text: string, tokens: readonly (string | number)[], start = skipWs(text, 0)): { start: number; end: number } | { missing: number } {
+export function spanAt(text: string, tokens: readonly PathToken[], start = skipWs(text, 0)): { start: number; end: number } | { missing: number } {
   let s = start;
   for (let d = 0; d < tokens.length; d++) {
     const t = tokens[d]!;
     const c = text[s];
     let found: Child | undefined;
     if (c === '{') {
-      const name = String(t);
-      for (const ch of children(text, s)) if (ch.key === name) found = ch;
+      const name = tokenName(t);
+      if (name !== undefined) for (const ch of children(text, s)) if (ch.key === name) found = ch;
     } else if (c === '[') {
-      const idx = indexToken(t);
+      const idx = tokenIndex(t);
       if (Number.isInteger(idx)) {
         const all = idx < 0 ? [...children(text, s)] : null;
         const want = all ? all.length + idx : idx;

@@ -1,5 +1,5 @@
 /** Helpers over parsed record values (numbers that a double cannot hold are `JSON.rawJSON` objects). */
-import { indexToken } from './paths';
+import { tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
 
 declare global {
   interface JSON {
@@ -51,25 +51,27 @@ export function typeOf(v: unknown): ValueType {
 }
 
 /**
- * The values at `tokens` inside `value`. A member-name token applied to an array descends into each of
- * its elements (so `items.name` reaches the name of every item); index tokens (indexToken: `0`, `[-1]`) index
- * arrays and name members of objects.
+ * The values at `tokens` inside `value`, each token selecting by the value it meets (`tokenIndex`, `tokenName`:
+ * `0`, `[-1]` index arrays and name members of objects; a JSONPath `[0]` only indexes, `['0']` only names). With
+ * `spread`, a dot path's or pointer's name (a string not of array-index form) applied to an array descends into
+ * each of its elements (so `items.name` reaches the name of every item); a JSONPath name selector never does.
  */
-export function valuesAt(value: unknown, tokens: readonly (string | number)[], spread = true): unknown[] {
+export function valuesAt(value: unknown, tokens: readonly PathToken[], spread = true): unknown[] {
   let cur: unknown[] = [value];
   for (const t of tokens) {
     const next: unknown[] = [];
     for (const v of cur) {
       if (Array.isArray(v)) {
-        const idx = indexToken(t);
+        const idx = tokenIndex(t);
         if (Number.isInteger(idx)) {
           const el = v[idx < 0 ? v.length + idx : idx];
           if (idx < 0 ? v.length + idx >= 0 : idx < v.length) next.push(el);
-        } else if (spread) {
+        } else if (spread && typeof t === 'string') {
           for (const el of v) if (isObject(el) && Object.prototype.hasOwnProperty.call(el, t)) next.push(el[t]);
         }
-      } else if (isObject(v) && Object.prototype.hasOwnProperty.call(v, String(t))) {
-        next.push(v[String(t)]);
+      } else if (isObject(v)) {
+        const name = tokenName(t);
+        if (name !== undefined && Object.prototype.hasOwnProperty.call(v, name)) next.push(v[name]);
       }
     }
     cur = next;

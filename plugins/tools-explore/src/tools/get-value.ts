@@ -3,8 +3,9 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, emptyPathHint, lazyNodeAt, lazyRoot, pageKeptText, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutAtCharBoundary, emptyPathHint, missDetail, lazyNodeAt, lazyRoot, pageKeptText, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
+import type { Tokens } from '../json/paths';
 import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
 import { handleArg, indexArg, warningSchema } from '../schemas';
 
@@ -60,11 +61,8 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
       const kind = typeAt(text, at.start);
       const keys = kind === 'object' ? members(text, at.start).map((c) => c.key as string) : [];
       const where = okTokens.length ? `at ${toPointer(okTokens)}` : 'at the record root';
-      const detail = kind === 'object'
-        ? `the object ${where} has no member ${JSON.stringify(String(tokens[span.missing]))}; its keys: ${keys.slice(0, 30).map((k) => JSON.stringify(k)).join(', ')}${keys.length > 30 ? ', …' : ''}`
-        : kind === 'array'
-          ? `the array ${where} has ${[...children(text, at.start)].length} elements; ${JSON.stringify(String(tokens[span.missing]))} is not one of its indexes`
-          : `the value ${where} is a ${kind}, which has no members`;
+      const count = kind === 'object' ? keys.length : kind === 'array' ? [...children(text, at.start)].length : 0;
+      const detail = missDetail(kind, where, tokens[span.missing]!, keys, count);
       throw ctx.error('NOT_FOUND', `Path ${JSON.stringify(args.path)} not found in record ${args.index}: ${detail}.`, {
         location: { record_index: args.index, path: toPointer(tokens.slice(0, span.missing + 1)) },
         hint: 'extract_keys or get_outline show the keys of a record.',
@@ -91,7 +89,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
  * get_value_at_path inside a big record through lazy nodes: only the containers on the path are scanned, and
  * the value is parsed only when it is at most maxRecordBytes.
  */
-function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z.output<typeof input>, tokens: (string | number)[]): z.input<typeof output> {
+function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z.output<typeof input>, tokens: Tokens): z.input<typeof output> {
   const { node, pointer } = lazyNodeAt(ctx, args.index, root, tokens, args.path, 'get_outline shows the members of a record or of a path inside it.');
   if (node.byteLength > ctx.limits.maxRecordBytes) {
     if (!node.bytes) {
