@@ -69,12 +69,16 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
     });
     const skipped = r.skipped;
     const firstSkipped = r.firstSkipped;
+    const unparsed = r.unparsed ?? 0;
     bar?.done();
+    // A count of the records the query read, not of the file's faults: once the file is seen to hold malformed records,
+    // the records the query ruled out unparsed (ScanResult.unparsed) are named too, as a malformed one among them was
+    // not seen. A query that met none prints nothing on stderr (stdout is the node list).
+    const ruledOut = `the query ruled out ${unparsed} record(s) without parsing them (its byte prefilter, or its filter on the members it reads)`;
     if (skipped > 0) {
       const first = firstSkipped[0];
-      // A count of the records the query read, not of the file's faults: a record the byte prefilter ruled out is not parsed.
-      process.stderr.write(`mcpgw: ${skipped} record(s) could not be read and were skipped${first ? ` (first: record ${first.record_index}${first.line ? `, line ${first.line}` : ''}: ${first.message})` : ''}. `
-        + 'Records the query\'s byte prefilter ruled out were not parsed, so the file may hold more malformed ones.\n');
+      process.stderr.write(`mcpgw: ${skipped} record(s) could not be read and were skipped${first ? ` (first: record ${first.record_index}${first.line ? `, line ${first.line}` : ''}: ${first.message})` : ''}.`
+        + (unparsed > 0 ? ` Besides, ${ruledOut}: malformed ones among them are not counted.` : '') + '\n');
     }
   } finally {
     process.off('SIGINT', onSignal);

@@ -228,12 +228,39 @@ describe('encodings and compressed files: a hint, never records of garbage', () 
       'bom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],
       'data.jsonl.gz': [null, 'gzip-compressed: decompress it to open it'],
       'data.jsonl.zst': [null, 'zstd-compressed: decompress it to open it'],
-      'empty.jsonl': ['jsonl', 'empty file'],
+      'empty.jsonl': ['jsonl', 'empty file: no records'],
       'image.json': [null, 'binary data, not JSON text'],
       'nobom16be.json': [null, 'UTF-16BE text: convert it to UTF-8 to open it'],
       'nobom32le.jsonl': [null, 'UTF-32LE text: convert it to UTF-8 to open it'],
       'ok.jsonl': ['jsonl', null],
     });
+  });
+
+  test('list_files: an empty or blank JSON Lines / JSON-seq file is zero records; an empty or blank .json is not a JSON text, and says so', async () => {
+    const files: Record<string, string> = { 'e.json': '', 'ws.json': ' \n\t\n', 'e.jsonl': '', 'ws.jsonl': '\n\n  \n', 'e.json-seq': '', 'ws.json-seq': '\n \n', 'e.txt': '', 'ws.txt': '  \n' };
+    fs.mkdirSync(path.join(root, 'blank'));
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, 'blank', name), text);
+    const r = await call(c.client, 'list_files', { path: 'blank' });
+    const byName = Object.fromEntries(r.data.files.map((f: any) => [path.basename(f.path), [f.format, f.note ?? null]]));
+    const refused = 'not a JSON text, open_file refuses it (SYNTAX_ERROR)';
+    expect(byName).toEqual({
+      'e.json': ['json', `empty file: ${refused}`],
+      'ws.json': ['json', `blank file (whitespace only): ${refused}`],
+      'e.jsonl': ['jsonl', 'empty file: no records'],
+      'ws.jsonl': ['jsonl', 'blank file (whitespace only): no records'],
+      'e.json-seq': ['json-seq', 'empty file: no records'],
+      'ws.json-seq': ['json-seq', 'blank file (whitespace only): no records'],
+      'e.txt': [null, 'empty file'],
+      'ws.txt': [null, 'blank file (whitespace only)'],
+    });
+    // what the notes say is what open_file does
+    for (const [name, [format, note]] of Object.entries(byName) as [string, [string | null, string]][]) {
+      if (format === null) continue;
+      const open = await call(c.client, 'open_file', { path: `blank/${name}` });
+      if (note.endsWith('no records')) expect({ name, count: open.data.record_count }).toEqual({ name, count: 0 });
+      else expect({ name, code: open.data.error?.code }).toEqual({ name, code: 'SYNTAX_ERROR' });
+      if (open.data.handle) await call(c.client, 'close_file', { handle: open.data.handle });
+    }
   });
 
   test('open_file and json_open: UNSUPPORTED_FORMAT with what to do, even with an explicit format', async () => {

@@ -101,7 +101,11 @@ test('a single-object .json file answers as the same one record in JSON Lines', 
   const searches = (out: Record<string, any>) => Object.entries(out).filter(([k]) => k.startsWith('search ') && !k.includes(' = ') && !k.includes(' > '));
   for (const [, r] of searches(single.out)) expect(r.data.counts).toBe('nodes');
   for (const [, r] of searches(line.out)) expect(r.data.counts).toBe('records');
-  const strip = (out: Record<string, any>) => Object.fromEntries(Object.entries(out).map(([k, r]) => [k, r?.data?.counts ? { ...r, data: { ...r.data, counts: undefined } } : r]));
+  // and what it did not parse: the JSON Lines record without "PARIS" in any case is ruled out on its bytes
+  // (unparsed: 1), while the document's text is read to count nodes
+  expect(Object.entries(line.out).filter(([, r]) => r?.data?.unparsed !== undefined).map(([k, r]) => [k, r.data.unparsed])).toEqual([['search {"query":"PARIS"}', 1]]);
+  expect(Object.values(single.out).filter((r) => r?.data?.unparsed !== undefined)).toEqual([]);
+  const strip = (out: Record<string, any>) => Object.fromEntries(Object.entries(out).map(([k, r]) => [k, r?.data?.counts ? { ...r, data: { ...r.data, counts: undefined, unparsed: undefined } } : r]));
   expect(strip(single.out)).toEqual(strip(line.out));
   expect((single.out['search {"query":"$.age > 40"}'] as any).data).toMatchObject({ total_matches: 1, matches: [{ record_index: 0, match_path: '/age' }] });
 });

@@ -99,13 +99,20 @@ test('reader: a cursor stays valid while the file grows; paging reaches the appe
   expect(seen).toEqual(Array.from({ length: 700 }, (_, i) => i));
 });
 
-test('a file rewritten with a different prefix, truncated, or replaced is SOURCE_CHANGED', async () => {
-  for (const change of ['rewrite', 'truncate', 'replace'] as const) {
-    const name = `changed-${change}.jsonl`;
+test('a file rewritten with a different prefix, rewritten to the same size with its mtime put back, truncated, or replaced is SOURCE_CHANGED', async () => {
+  for (const change of ['rewrite', 'same size, mtime put back', 'truncate', 'replace'] as const) {
+    const name = `changed-${change.replace(/\W+/g, '-')}.jsonl`;
     const file = path.join(dir, name);
     fs.writeFileSync(file, lines(0, 50));
+    const mtime = Math.floor(fs.statSync(file).mtimeMs / 1000) - 60; // whole seconds: utimes puts them back exactly
+    fs.utimesSync(file, mtime, mtime);
     const handle = (await call(server.client, 'open_file', { path: name })).data.handle;
     if (change === 'rewrite') fs.writeFileSync(file, lines(0, 50).replace('"id":3,', '"id":4,') + lines(50, 60));
+    if (change === 'same size, mtime put back') {
+      fs.writeFileSync(file, lines(0, 50).replace('"id":3,', '"id":4,'));
+      fs.utimesSync(file, mtime, mtime);
+      expect(fs.statSync(file)).toMatchObject({ size: lines(0, 50).length, mtimeMs: mtime * 1000 });
+    }
     if (change === 'truncate') fs.truncateSync(file, 100);
     if (change === 'replace') {
       fs.writeFileSync(`${file}.new`, lines(0, 60));
@@ -123,4 +130,48 @@ test('a JSON document that grew is SOURCE_CHANGED (its index cannot be extended)
   fs.appendFileSync(file, '\n');
   const r = await call(server.client, 'get_record', { handle, index: 0 });
   expect(r.data.error.code).toBe('SOURCE_CHANGED');
+});
+
+/**
+ * Pages through a search whose file grows after its first page: returns each page's total_matches and complete and
+ * every record_index delivered.
+ */
+async function pagedWhileGrowing(handle: string, query: string, grow: () => void, extra: Record<string, unknown> = {}) {
+  const pages: { total: number; complete: boolean }[] = [];
+  const seen: number[] = [];
+  let page = await call(server.client, 'search', { handle, query, max_results: 4, ...extra });
+  for (let k = 0; k < 50; k++) {
+    expect(page.isError).toBe(false);
+    pages.push({ total: page.data.total_matches, complete: page.data.complete });
+    for (const m of page.data.matches) seen.push(m.record_index);
+    if (!page.data.next_cursor) break;
+    if (k === 0) grow();
+    page = await call(server.client, 'search', { handle, query, max_results: 4, cursor: page.data.next_cursor, ...extra });
+  }
+  return { pages, seen };
+}
+
+test('search: total_matches counts the records appended while paging (predicate, JSONPath and text modes)', async () => {
+  const file = path.join(dir, 'grow2.jsonl');
+  fs.writeFileSync(file, Array.from({ length: 10 }, (_, i) => `{"i":${i},"v":"x"}\n`).join(''));
+  const handle = (await call(server.client, 'open_file', { path: 'grow2.jsonl' })).data.handle;
+  const append = (n: number) => () => fs.appendFileSync(file, '{"v":"x"}\n'.repeat(n));
+  const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  // Predicate: 10 records match at the first page; 5 appended after it → pages 4–7, 8–11, 12–14 all say 15.
+  const predicate = await pagedWhileGrowing(handle, '$.v == "x"', append(5));
+  expect(predicate.seen).toEqual(upTo(15));
+  expect(predicate.pages).toEqual([{ total: 10, complete: true }, ...Array(3).fill({ total: 15, complete: true })]);
+  expect((await call(server.client, 'search', { handle, query: '$.v == "x"', max_results: 0 })).data.total_matches).toBe(15);
+
+  // JSONPath (one node per record): 15 at the first page, 5 more appended → 20.
+  const jsonPath = await pagedWhileGrowing(handle, '$.v', append(5));
+  expect(jsonPath.seen).toEqual(upTo(20));
+  expect(jsonPath.pages).toEqual([{ total: 15, complete: true }, ...Array(4).fill({ total: 20, complete: true })]);
+
+  // Text: 20 at the first page, 5 more appended → 25.
+  const text = await pagedWhileGrowing(handle, 'x', append(5), { match_case: true });
+  expect(text.seen).toEqual(upTo(25));
+  expect(text.pages).toEqual([{ total: 20, complete: true }, ...Array(6).fill({ total: 25, complete: true })]);
+  expect((await call(server.client, 'search', { handle, query: 'x', max_results: 0 })).data.total_matches).toBe(25);
 });

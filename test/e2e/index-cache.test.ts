@@ -79,3 +79,39 @@ test('cache: false stores nothing and reads nothing', async () => {
   expect(fs.existsSync(path.join(dir, 'cache-off'))).toBe(false);
   expect(off.stderr).not.toMatch(/index cache/);
 });
+
+test('a rewrite in place to the same size with the modification time put back is indexed again (the change time tells)', async () => {
+  const file = path.join(dir, 'root', 'rewritten.jsonl');
+  const lines = Array.from({ length: 40_000 }, (_, i) => JSON.stringify({ id: i, pad: 'q'.repeat(i % 17) }));
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const mtime = Math.floor(fs.statSync(file).mtimeMs / 1000) - 60; // whole seconds: utimes puts them back exactly
+  fs.utimesSync(file, mtime, mtime);
+  const open = async () => {
+    const c = await connect(['--config', path.join(dir, 'on.json'), '--log-level', 'debug']);
+    try {
+      const opened = await call(c.client, 'open_file', { path: 'rewritten.jsonl' });
+      const rec = await call(c.client, 'get_record', { handle: opened.data.handle, index: 20_000 });
+      return { count: opened.data.record_count, rec, stderr: c.stderr() };
+    } finally {
+      await c.close();
+    }
+  };
+  const first = await open();
+  expect(first.count).toBe(40_000);
+  expect(first.stderr).toMatch(/index cache: stored an index/);
+  // the same inode and size, the first and last 4 KiB unchanged: two lines in the middle joined (a newline becomes
+  // a space), then the modification time put back
+  const ino = fs.statSync(file).ino;
+  const text = fs.readFileSync(file, 'utf8');
+  const k = text.indexOf('\n', text.length >> 2);
+  fs.writeFileSync(file, text.slice(0, k) + ' ' + text.slice(k + 1));
+  fs.utimesSync(file, mtime, mtime);
+  expect(fs.statSync(file)).toMatchObject({ ino, size: text.length, mtimeMs: mtime * 1000 });
+  const joinedAt = text.slice(0, k).split('\n').length - 1; // the record the next line was joined to
+  const second = await open();
+  expect(second.stderr).not.toMatch(/the stored index fits the file/);
+  expect(second.count).toBe(39_999);
+  expect(second.rec.isError).toBe(false);
+  expect(JSON.parse(second.rec.data.record)).toEqual(JSON.parse(lines[20_001]!));
+  expect(joinedAt).toBeLessThan(20_000);
+});

@@ -34,6 +34,7 @@ describe('mcpgw query', () => {
       '{"path":"/1","value":{"id":12345678901234567891,"status":"failed","latency_ms":150.0}}',
       '{"path":"/2","value":{"id":3,"status":"failed","latency_ms":99}}',
     ]);
+    // Records 0, 3 (malformed) and 4 lack "failed": ruled out unparsed; with no malformed record met, stderr stays empty.
     expect(r.err).toBe('');
   });
 
@@ -45,7 +46,8 @@ describe('mcpgw query', () => {
       '{"path":"/4","value":{"id":5,"status":"ok","latency_ms":101}}',
     ]);
     expect(r.err).toMatch(/1 record\(s\) could not be read and were skipped \(first: record 3, line 4/);
-    expect(r.err).toContain("Records the query's byte prefilter ruled out were not parsed, so the file may hold more malformed ones.\n");
+    // No literal narrows it; the filter reads latency_ms alone and rules out records 0 (12.5) and 2 (99) on it, unparsed.
+    expect(r.err).toContain(' Besides, the query ruled out 2 record(s) without parsing them (its byte prefilter, or its filter on the members it reads): malformed ones among them are not counted.\n');
   });
 
   test('--limit, --language pointer', () => {

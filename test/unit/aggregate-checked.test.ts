@@ -101,7 +101,7 @@ describe.each([['this thread', () => engine()], ['worker threads', () => aggrega
     expect(groupsOf(before)).toEqual(new Map([['"a"', 1], ['"b"', 1], ['"c"', 1]]));
     fs.appendFileSync(file, ',"status":"d"}\n'); // the last line becomes {"status":"c"},"status":"d"}: malformed
     const st = fs.statSync(file);
-    expect(source.grow!({ size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev })).toBe(true);
+    expect(source.grow!({ size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, inode: st.ino, dev: st.dev })).toBe(true);
     for (let run = 0; run < 2; run++) {
       const after = await eng.aggregate(spec(source));
       expect(groupsOf(after)).toEqual(new Map([['"a"', 1], ['"b"', 1]]));

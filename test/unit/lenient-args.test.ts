@@ -43,3 +43,12 @@ test('a wrong type is not repaired; non-object arguments pass through for the sc
   expect(lenientArguments(schema, [1]).args).toEqual([1]);
   expect(lenientArguments(schema, undefined).args).toEqual({});
 });
+
+test('a nested member named __proto__ stays a member (not the prototype)', () => {
+  const loose = z.object({ options: z.object({}).catchall(z.unknown()).optional() });
+  const { args } = lenientArguments(loose, JSON.parse('{"options":{"__proto__":{"x":1},"y":null}}'));
+  const options = (args as { options: object }).options;
+  expect(Object.keys(options)).toEqual(['__proto__', 'y']);
+  expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
+  expect(JSON.stringify(args)).toBe('{"options":{"__proto__":{"x":1},"y":null}}');
+});

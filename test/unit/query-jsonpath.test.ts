@@ -35,7 +35,7 @@ function documentSource(file: string): { source: RecordSource; close(): void } {
   index.push(0, 1);
   index.finish();
   const source = recordsToolkit.createSource({
-    file: { realPath: file, displayPath: path.basename(file), fd, identity: { size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev } },
+    file: { realPath: file, displayPath: path.basename(file), fd, identity: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, inode: st.ino, dev: st.dev } },
     format: 'json', rootType: 'object', rootIsSequence: false, index, end: st.size,
     framing: { isPadding: (b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 }, limits: DEFAULT_LIMITS,
   });

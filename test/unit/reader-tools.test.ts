@@ -46,7 +46,7 @@ function fakeContext(total: number, calls: ScanCall[] = [], session = new Sessio
 }
 
 function fakeFile(closed: { count: number }): ReaderFile {
-  const source = { identity: { size: 1, mtimeMs: 0, inode: 1, dev: 1 } } as unknown as RecordSource;
+  const source = { identity: { size: 1, mtimeMs: 0, ctimeMs: 0, inode: 1, dev: 1 } } as unknown as RecordSource;
   return { opened: { source, path: 'f.jsonl', realPath: '/f.jsonl', detection: { basis: 'content', confidence: 1 }, close: () => void closed.count++ }, implicit: false, lease: null, closed: false, cursors: new Set() };
 }
 

@@ -242,7 +242,7 @@ describe('allowed paths', () => {
     const opened = openInSandbox(sandbox, 'f.jsonl');
     try {
       const st = fs.statSync(path.join(root, 'f.jsonl'));
-      expect(opened.identity).toEqual({ size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev });
+      expect(opened.identity).toEqual({ size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, inode: st.ino, dev: st.dev });
       expect(() => fs.writeSync(opened.fd, 'x')).toThrow(/EBADF/);
     } finally {
       closeQuietly(opened.fd);

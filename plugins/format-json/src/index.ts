@@ -5,6 +5,7 @@ function jsonFormat(registry: PluginContext): Format {
   return {
     name: 'json',
     extensions: ['.json', '.geojson'],
+    emptyText: 'not-a-text', // RFC 8259 §2: a JSON text is a value
     description: 'One JSON value per file (RFC 8259): a top-level array is a sequence of records, an object or scalar is one record whose members are reached lazily.',
     detect: detectJson,
     async open(file, options) {

@@ -6,6 +6,7 @@ function jsonLinesFormat(registry: PluginContext): Format {
   return {
     name: 'jsonl',
     extensions: ['.jsonl', '.ndjson'],
+    emptyText: 'no-records', // blank lines are skipped: a blank file holds no records
     description: 'JSON Lines / NDJSON: one JSON value per line; blank lines are skipped; CRLF and a UTF-8 BOM are accepted; a file that grows (appended lines) extends its index.',
     detect: detectJsonLines,
     async open(file, options) {

@@ -5,6 +5,7 @@ function sequenceFormat(registry: PluginContext): Format {
   return {
     name: 'json-seq',
     extensions: ['.json-seq'],
+    emptyText: 'no-records',
     description: 'RFC 7464 JSON text sequences: each JSON text introduced by RS (0x1E) and ended by LF; a truncated element is one malformed record.',
     detect: detectSequence,
     async open(file, options) {

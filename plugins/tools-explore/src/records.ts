@@ -106,7 +106,8 @@ export function projectValue(value: unknown, fields: { name: string; tokens: Tok
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const found = valuesAt(value, f.tokens, false);
-    if (found.length) out[f.name] = found[0];
+    // defined, not assigned: a field named `__proto__` is a member like any other
+    if (found.length) Object.defineProperty(out, f.name, { value: found[0], writable: true, enumerable: true, configurable: true });
   }
   return out;
 }
@@ -227,8 +228,8 @@ export function pageKeptText(
   build: () => string,
   opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string },
 ): ReturnType<typeof pageText> {
-  const { size, mtimeMs } = file.opened.source.identity;
-  const version = `${size}:${mtimeMs}`;
+  const { size, mtimeMs, ctimeMs } = file.opened.source.identity;
+  const version = `${size}:${mtimeMs}:${ctimeMs}`;
   let kept: KeptText | undefined;
   for (let k = keptTexts.length - 1; k >= 0; k--) {
     const e = keptTexts[k]!;

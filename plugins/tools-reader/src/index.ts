@@ -17,7 +17,7 @@ export const readerBundle: ToolBundle = {
 const plugin: Plugin = {
   name: '@mcpgw/tools-reader',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^2.9.0',
   register(registry) {
     registry.registerToolBundle(readerBundle);
   },

@@ -18,6 +18,11 @@ export interface ReaderFile {
   closed: boolean;
   /** Cursor ids issued on this handle (invalidated when it closes). */
   cursors: Set<string>;
+  /**
+   * json_open's validation examined every record: how many were malformed, and of how many records (a file that grew
+   * since has records it did not examine).
+   */
+  validated?: { malformedRecords: number; records: number };
 }
 
 /** Where a read continues: the compiled query and the engine's position (page N costs what page 1 costs). */
@@ -33,6 +38,8 @@ export interface ReaderCursor {
   counted?: number;
   /** The page ended inside the item at `position`: the next page continues its text from here. */
   part?: { path: string; offset: number };
+  /** Malformed records the read's earlier pages skipped (stats.skipped summed). */
+  skippedEarlier?: number;
 }
 
 /** The session's file handles: opaque `jf_` + 16 random hex digits, idle expiry, capped at maxOpenFiles. */
@@ -60,6 +67,7 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the read again ({file_id, language, query} or {path, language, query}); a cursor lives cursorIdleMs unused.',
     usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the read again.',
+    fullHint: `A cursor is freed when its read is paged to the end (each page uses its cursor up; the last returns none), when json_close closes its file_id, or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs).`,
   });
 }
 

@@ -448,33 +448,35 @@ const span: [number, number] = [0, 0];
  */
 export function atomsOfRecord(b: Buffer, s: number, e: number, plan: SlotPlan, atoms: Atoms, parse: (text: string) => unknown): void {
   const { paths, spans } = plan;
-  // an array record reads its elements' spans, any other its members' (a scalar record has neither)
-  let q = s;
-  while (q < e && WS[b[q]!]) q++;
-  const array = b[q] === LBRACK;
-  const slotSpan = array ? plan.slotIndex : plan.slotTop;
-  const indexAt = array ? plan.tops.length : 0;
+  // An array record reads its elements' spans, any other its members' (a scalar record has neither). Without wanted
+  // elements, an array record's member spans are all absent: no need to look at the record's first byte.
+  let slotSpan = plan.slotTop, indexAt = 0;
+  if (plan.indexes.length > 0) {
+    let q = s;
+    while (q < e && WS[b[q]!]) q++;
+    if (b[q] === LBRACK) { slotSpan = plan.slotIndex; indexAt = plan.tops.length; }
+  }
   for (let slot = 0; slot < paths.length; slot++) {
-    const path = paths[slot]!;
-    const top = slotSpan[slot]!;
+    const length = paths[slot]!.length;
     let vs: number, ve: number;
-    if (path.length === 0) {
+    if (length === 0) {
       vs = s; ve = e;
       while (vs < ve && WS[b[vs]!]) vs++;
       while (ve > vs && WS[b[ve - 1]!]) ve--;
+    } else {
+      const top = slotSpan[slot]!;
+      if (top === -1 || (vs = spans[2 * (indexAt + top)]!) < 0) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
+      ve = spans[2 * (indexAt + top) + 1]!;
+      if (length > 1) {
+        const names = plan.stepNames[slot]!, indexes = plan.stepIndexes[slot]!;
+        let ok = true;
+        for (let k = 1; k < length; k++) {
+          if (!childSpan(b, vs, ve, names[k], indexes[k]!, span)) { ok = false; break; }
+          vs = span[0]; ve = span[1];
+        }
+        if (!ok) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
+      }
     }
-    else {
-      vs = top === -1 ? -1 : spans[2 * (indexAt + top)]!;
-      ve = top === -1 ? -1 : spans[2 * (indexAt + top) + 1]!;
-      if (vs < 0) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
-    }
-    const names = plan.stepNames[slot]!, indexes = plan.stepIndexes[slot]!;
-    let ok = true;
-    for (let k = 1; k < path.length; k++) {
-      if (!childSpan(b, vs, ve, names[k], indexes[k]!, span)) { ok = false; break; }
-      vs = span[0]; ve = span[1];
-    }
-    if (!ok) { atoms.types[slot] = T_MISSING; atoms.texts[slot] = ''; continue; }
     atomAt(b, vs, ve, atoms, slot, parse);
   }
 }

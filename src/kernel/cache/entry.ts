@@ -22,7 +22,8 @@ import type { Detection } from '../contracts/tool';
  *  92  offset blocks B                   u32 (ceil(count / ENTRY_BLOCK))
  *  96  detection confidence              f64
  * 104  format name, salt, state lengths  u16, u16, u32
- * 112  format name, salt, state bytes    UTF-8, UTF-8, bytes; zero-padded to H
+ * 112  ctimeMs                           f64       the indexed file's change time (part of its identity)
+ * 120  format name, salt, state bytes    UTF-8, UTF-8, bytes; zero-padded to H
  *   H  checkpoint lines                  checkpoints × f64
  *      block table                       B × (first offset f64, CRC-32 of the block's offsets u32, 0 u32)
  *      CRC-32 of every byte before it    u32, then 4 zero bytes
@@ -34,12 +35,12 @@ import type { Detection } from '../contracts/tool';
  */
 export const ENTRY_MAGIC = Buffer.from('MCPGWIX\n', 'latin1');
 /** Change it whenever the layout or the meaning of a field changes: older entries are then damaged, never misread. */
-export const ENTRY_VERSION = 2;
+export const ENTRY_VERSION = 3;
 /** Records per stored block of offsets (the offset index's own block: 512 KiB of Float64). */
 export const ENTRY_BLOCK = 65536;
 /** Bytes at each end of a file whose CRC-32 is part of its key. */
 export const FINGERPRINT_BYTES = 4096;
-const FIXED_HEADER = 112;
+const FIXED_HEADER = 120;
 const BLOCK_ROW = 16;
 const HEAD_TRAILER = 8;
 const MAX_STATE = 64 * 1024;
@@ -53,6 +54,8 @@ export interface EntryKey {
   /** Bytes. */
   size: number;
   mtimeMs: number;
+  /** Change time (ctime), ms since the epoch: a rewrite moves it even when the modification time is put back. */
+  ctimeMs: number;
   headCrc: number;
   tailCrc: number;
 }
@@ -135,6 +138,7 @@ export function writeEntry(path: string, entry: Entry, count: number, blocks: (e
   header.writeUInt16LE(format.length, 104);
   header.writeUInt16LE(salt.length, 106);
   header.writeUInt32LE(entry.state.byteLength, 108);
+  header.writeDoubleLE(entry.ctimeMs, 112);
   format.copy(header, FIXED_HEADER);
   salt.copy(header, FIXED_HEADER + format.length);
   header.set(entry.state, FIXED_HEADER + format.length + salt.length);
@@ -227,6 +231,7 @@ export class EntryFile {
         ino: buf.readDoubleLE(32),
         size: buf.readDoubleLE(40),
         mtimeMs: buf.readDoubleLE(48),
+        ctimeMs: buf.readDoubleLE(112),
         headCrc: buf.readUInt32LE(56),
         tailCrc: buf.readUInt32LE(60),
         end: buf.readDoubleLE(64),

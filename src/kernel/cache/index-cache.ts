@@ -59,8 +59,8 @@ export interface Persistable {
 
 /**
  * The persistent index cache (docs/architecture.md "Persistent index"): one entry file per indexed file, named by its
- * device and inode, holding its record index (entry.ts). An entry is used only when the file's device, inode, size
- * and modification time and the CRC-32 of its first and last 4 KiB match it (`same`), or when the file only grew
+ * device and inode, holding its record index (entry.ts). An entry is used only when the file's device, inode, size,
+ * modification time and change time and the CRC-32 of its first and last 4 KiB match it (`same`), or when the file only grew
  * from it (same device and inode, the first and last 4 KiB of the stored size unchanged: `grown`). Entries are
  * written to a temporary file and renamed into place, so concurrent servers see a whole entry or none; the folder is
  * kept under `maxBytes` by removing the least recently used entries (a hit touches its entry's modification time).
@@ -108,7 +108,8 @@ export class IndexCache {
     try {
       if (entry.salt !== this.options.salt || entry.dev !== now.dev || entry.ino !== now.inode) return null;
       let fit: CacheHit['fit'];
-      if (entry.size === now.size && entry.mtimeMs === now.mtimeMs) fit = 'same';
+      // The change time too: a rewrite in place can put the size and the modification time back (`touch -r`), never it.
+      if (entry.size === now.size && entry.mtimeMs === now.mtimeMs && entry.ctimeMs === now.ctimeMs) fit = 'same';
       else if (entry.size < now.size) fit = 'grown';
       else return null;
       const print = fingerprint(fd, entry.size);
@@ -132,7 +133,7 @@ export class IndexCache {
       state.atOpen = false;
       this.touch(file);
       this.options.log.debug(`index cache: ${fit === 'same' ? 'the stored index fits the file' : 'the stored index covers the file\'s first bytes; the rest is indexed'}`, { entry: path.basename(file), records: entry.count, lazy: index.unreadBlocks > 0 });
-      return { fit, entry, identity: { dev: entry.dev, inode: entry.ino, size: entry.size, mtimeMs: entry.mtimeMs }, index };
+      return { fit, entry, identity: { dev: entry.dev, inode: entry.ino, size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs }, index };
     } finally {
       if (!index) opened.close();
     }
@@ -172,7 +173,7 @@ export class IndexCache {
     if (bytes > this.options.maxBytes) return;
     const print = fingerprint(fd, identity.size);
     if (print === null) return;
-    const key: EntryKey = { dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ...print };
+    const key: EntryKey = { dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, ...print };
     const file = this.entryPath(identity.dev, identity.inode);
     const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
     try {

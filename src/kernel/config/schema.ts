@@ -8,7 +8,8 @@ export const limitsSchema = z.strictObject({
   maxRecordBytes: positiveInt,
   maxDepth: positiveInt.max(100_000),
   maxNodes: positiveInt,
-  maxResultBytes: positiveInt.min(1024),
+  // At least 4 KiB: an answer's envelope (its warnings, cut, hint, cursor) takes up to 2 KiB before any item.
+  maxResultBytes: positiveInt.min(4096),
   maxMessageBytes: positiveInt.min(1024),
   maxItems: positiveInt,
   maxRecordPreviewBytes: positiveInt.min(256),

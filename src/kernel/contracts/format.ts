@@ -8,6 +8,11 @@ export interface FileIdentity {
   size: number;
   /** Modification time, ms since the epoch. */
   mtimeMs: number;
+  /**
+   * Change time (ctime), ms since the epoch: moved by every write and metadata change, and, unlike the modification
+   * time, never set back by a user (`touch -r`), so a same-size rewrite with its modification time restored shows.
+   */
+  ctimeMs: number;
   inode: number;
   dev: number;
 }
@@ -81,6 +86,12 @@ export interface Format {
   readonly extensions: readonly string[];
   /** One line for `mcpgw plugins` and docs. */
   readonly description?: string;
+  /**
+   * What an empty or whitespace-only file is in this format, for list_files' note: `no-records` (a sequence of
+   * records holding none: JSON Lines, JSON-seq) or `not-a-text` (a document that must hold a value, which open
+   * refuses as SYNTAX_ERROR: JSON, RFC 8259 §2). Absent: the note says only that the file is empty or blank.
+   */
+  readonly emptyText?: 'no-records' | 'not-a-text';
   /**
    * Confidence in [0, 1] that the probe's content is this format, or `null` when it cannot be.
    * Must be cheap and must not throw on any input.

@@ -73,6 +73,11 @@ export interface ScanNode {
    * reports this many as the page's skipped records (the next page, resumed at `position`, reports the rest).
    */
   skippedBefore?: number;
+  /**
+   * Records this scan's byte prefilter ruled out before this node without parsing them (plugin API 2.9): a consumer
+   * that ends its page before the node reports this many as the page's unparsed records, as with `skippedBefore`.
+   */
+  unparsedBefore?: number;
   /** The node in the file, when the engine reached it through lazy nodes: its size is known before it is parsed. */
   node?: LazyNode;
 }
@@ -108,6 +113,13 @@ export interface ScanResult {
   skipped: number;
   /** The first (at most 5) of them, in file order. */
   firstSkipped: SkippedRecord[];
+  /**
+   * Records before `next` (every one in the part scanned when `next` is null) that the query's byte prefilter
+   * (`CompiledQuery.requiredLiterals`) ruled out without parsing them (plugin API 2.9): they cannot hold a node the
+   * query selects, and a malformed one among them is not in `skipped`. Counted like `skipped` (each record by the
+   * page that reaches it, once). Absent or 0 when the query has no prefilter.
+   */
+  unparsed?: number;
 }
 
 /** What `ScanEngine.missingMembers` found: records examined, and each name none of them has with the nearest ones. */

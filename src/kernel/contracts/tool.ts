@@ -217,6 +217,11 @@ export interface HandleTableOptions<T> {
   expiredHint?: string;
   /** What to do about a used-up id (see `consume`); default "Continue from the latest id returned." */
   usedHint?: string;
+  /**
+   * What frees an id when the table is full (RESOURCE_LIMIT_EXCEEDED's hint); default "Close a `noun` you no longer
+   * need." — a table whose ids no tool closes (cursors) says what does free them (paging to the end, expiry).
+   */
+  fullHint?: string;
 }
 
 /**

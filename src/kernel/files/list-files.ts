@@ -117,8 +117,15 @@ export async function listFiles(
         try {
           const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
           const sniff = sniffContent(probe.bytes, probe.size);
+          const blank = sniff === null && probe.bytes.length === probe.size && isBlank(probe.bytes);
           if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
-          if (!sniff || sniff.kind === 'empty') format = selectFormat(formats, probe).format.name;
+          else if (blank) note = 'blank file (whitespace only)';
+          if (!sniff || sniff.kind === 'empty') {
+            const chosen = selectFormat(formats, probe).format;
+            format = chosen.name;
+            // An empty or whitespace-only file: what opening it gives, by the format its name gives it.
+            if (note !== undefined) note = emptyNote(note, chosen);
+          }
         } catch {
           format = null;
         }
@@ -138,4 +145,17 @@ export async function listFiles(
     closeSync(top.fd);
   }
   return { folder: sandbox.relative(folder), files, truncated, skipped: [...skipped.values()] };
+}
+
+/** Whether `bytes` hold only JSON whitespace (RFC 8259 §2: space, tab, line feed, carriage return). */
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false;
+  return true;
+}
+
+/** list_files' note for an empty or blank file, by what its format makes of it (`Format.emptyText`). */
+function emptyNote(what: string, format: Format): string {
+  if (format.emptyText === 'no-records') return `${what}: no records`;
+  if (format.emptyText === 'not-a-text') return `${what}: not a JSON text, open_file refuses it (SYNTAX_ERROR)`;
+  return what;
 }

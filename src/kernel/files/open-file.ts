@@ -24,8 +24,8 @@ export function openInSandbox(sandbox: Sandbox, input: string): OpenedFile {
   return { realPath, displayPath: sandbox.shown(input, realPath), fd, identity: identityOf(st) };
 }
 
-export function identityOf(st: { size: number; mtimeMs: number; ino: number; dev: number }): FileIdentity {
-  return { size: st.size, mtimeMs: st.mtimeMs, inode: st.ino, dev: st.dev };
+export function identityOf(st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; dev: number }): FileIdentity {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, inode: st.ino, dev: st.dev };
 }
 
 /** Reads the first `n` bytes (fewer when the file is shorter). */
@@ -58,7 +58,7 @@ export function verifyIdentity(realPath: string, displayPath: string, opened: Fi
   const changed =
     now.inode !== opened.inode || now.dev !== opened.dev ? 'was replaced' :
     now.size !== opened.size ? `changed size (${opened.size} → ${now.size} bytes)` :
-    now.mtimeMs !== opened.mtimeMs ? 'was modified' : null;
+    now.mtimeMs !== opened.mtimeMs || now.ctimeMs !== opened.ctimeMs ? 'was modified' : null;
   if (changed) throw new McpgwError('SOURCE_CHANGED', `${displayPath} ${changed} after it was opened.`, { hint: 'Open it again to read the new content.' });
 }
 

@@ -209,7 +209,7 @@ export function replaceLoneSurrogates(value: unknown): { value: unknown; paths: 
       for (const [k, e] of entries) {
         const nk = fix(k);
         if (nk !== k) paths.push(`${path}/${escapeToken(nk)}`);
-        obj[nk] = e;
+        Object.defineProperty(obj, nk, { value: e, writable: true, enumerable: true, configurable: true }); // `__proto__` too
       }
     }
     for (const k of Object.keys(obj)) {

@@ -11,7 +11,7 @@ import type { MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptio
 import { McpgwError } from '../errors';
 import { clipText } from '../unicode';
 import type { ParseSite } from '../records/parse';
-import { candidates, evaluateOptions, evaluateRecord, inRange, type BatchView, type Plan, type RecordOutcome } from './plan';
+import { candidates, evaluateOptions, evaluateRecord, inRange, inRangeCount, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { missingMembers } from './hints';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
@@ -186,10 +186,16 @@ export class QueryScanEngine implements ScanEngine {
       // Valid UTF-8 is checked once per batch when most records are read, else per candidate record.
       const utf8Ok = list === null || list.length > batch.count / 8 ? isUtf8(batch.bytes) : false;
       const n = list ? list.length : batch.count;
+      /** The first record whose prefilter outcome is not yet counted (records the prefilter ruled out before it are). */
+      let counted = batch.first;
       for (let j = 0; j < n; j++) {
         const k = list ? list[j]! : j;
         const i = batch.first + k;
         if (!inRange(plan, i)) continue;
+        if (list) {
+          result.addUnparsed(inRangeCount(plan, counted, i));
+          counted = i + 1;
+        }
         const started = this.clock.now();
         if (Date.now() - lastYield > YIELD_MS) {
           // One evaluation is bounded (maxNodes, the deadline), and between records the event loop runs (pings,
@@ -213,12 +219,14 @@ export class QueryScanEngine implements ScanEngine {
           return result.finish({ record: i + 1, node: 0 }, false);
         }
         finished++;
-        if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
+        if (out?.unparsed) result.addUnparsed(1);
+        else if (out && !result.take(out, source, plan)) return (await result.flush(), result.finish(null, true));
         if ((++checks & 255) === 0 && opts.deadline !== undefined && this.clock.now() > opts.deadline) {
           await result.flush();
           return result.finish({ record: i + 1, node: 0 }, false);
         }
       }
+      if (list) result.addUnparsed(inRangeCount(plan, counted, batch.first + batch.count));
       await result.flush();
       scanned = batch.first + batch.count - from;
       opts.onProgress?.(Math.min(scanned, total), total);
@@ -296,7 +304,11 @@ export class QueryScanEngine implements ScanEngine {
     }
     const resume = opts.resume?.record === i ? opts.resume : undefined;
     try {
-      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost(epoch))) return null;
+      if (plan.kind === 'split' && plan.test && !testInParts((v) => plan.test!(v, evaluateOptions(plan)), plan.testReads, lazy.root, this.walkHost(epoch))) {
+        // ruled out by the members the filter read: the rest of the record was not parsed
+        result.addUnparsed(1);
+        return null;
+      }
       if (!query) {
         // the record itself is the node (a split without an inner query)
         if (resume && resume.node > 0) return null;
@@ -413,9 +425,9 @@ function notDistributing(query: CompiledQuery, records: number, bytes: number, c
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */
 function cannotWalk(query: CompiledQuery, bytes: number, maxRecordBytes: number): McpgwError {
   return new McpgwError('RESOURCE_LIMIT_EXCEEDED',
-    `The document is ${bytes} bytes, over maxRecordBytes ${maxRecordBytes}, and the query ${JSON.stringify(query.text.slice(0, 200))} cannot be evaluated in parts (it reads $ inside a filter, or its language does not describe its segments).`, {
+    `The value this query reads is ${bytes} bytes, over maxRecordBytes ${maxRecordBytes}: it is not parsed whole, and the query ${JSON.stringify(query.text.slice(0, 200))} is not evaluated over its parts.`, {
       limit: { name: 'maxRecordBytes', limit: maxRecordBytes, value: bytes },
-      hint: 'Use a query without $ inside filters (JSONPath and JSON Pointer queries are otherwise evaluated in parts), or raise limits.maxRecordBytes.',
+      hint: 'Read inside it with the explorer\'s get_value_at_path (open_file, then the path inside the record: it reads values of any size in parts), or raise limits.maxRecordBytes.',
     });
 }
 
@@ -451,6 +463,8 @@ export class Collector {
   readonly nodes: ScanNode[] = [];
   total = 0;
   skipped = 0;
+  /** Records the byte prefilter ruled out without parsing them (ScanResult.unparsed). */
+  unparsed = 0;
   readonly firstSkipped: SkippedRecord[] = [];
   /** Resume: units of record `skipRecord` already returned. */
   skipUnits = 0;
@@ -461,6 +475,8 @@ export class Collector {
   private next: ScanPosition | null = null;
   /** Records passed over before `next` (those after it belong to the page that reaches them). */
   private skippedAtNext = 0;
+  /** Records ruled out by the prefilter before `next`. */
+  private unparsedAtNext = 0;
   private readonly limit: number;
 
   constructor(private readonly opts: ScanQueryOptions, private readonly requestTimeoutMs?: number) {
@@ -509,7 +525,7 @@ export class Collector {
     this.total++;
     if (this.full) {
       // Count only: there is no page to continue, so no `next` (a deadline stop still sets one in finish()).
-      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unitIndex }, this.skipped);
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unitIndex }, this.skipped, this.unparsed);
       return !!this.opts.countAll;
     }
     // The node object itself (fresh per evaluation) becomes the ScanNode: a lazily parsed value stays lazy.
@@ -517,6 +533,7 @@ export class Collector {
     node.record = record;
     node.position = { record, node: unitIndex };
     node.skippedBefore = this.skipped;
+    node.unparsedBefore = this.unparsed;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -528,21 +545,22 @@ export class Collector {
   /**
    * One unit of a record walked in parts (walk.ts): `unit` is its index among the record's units, `at` the walk's
    * trail to it (asked for only when the unit becomes a position), `skippedBefore` the records passed over before it
-   * (a nested scan's units: those of this scan before the nested one began, plus the nested scan's own). Returns
-   * false when the scan can stop.
+   * and `unparsedBefore` those the prefilter ruled out before it (a nested scan's units: those of this scan before the
+   * nested one began, plus the nested scan's own). Returns false when the scan can stop.
    */
-  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[], skippedBefore = this.skipped): boolean {
+  takeWalked(record: number, n: QueryNode, unit: number, at: () => number[], skippedBefore = this.skipped, unparsedBefore = this.unparsed): boolean {
     if (this.refused) return false;
     this.total++;
     if (this.full) {
       // As pushNode: a count-only scan has no page to continue, so no `next`.
-      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unit, at: at() }, skippedBefore);
+      if (this.next === null && !this.countsOnly) this.endAt({ record, node: unit, at: at() }, skippedBefore, unparsedBefore);
       return !!this.opts.countAll;
     }
     const node = n as ScanNode;
     node.record = record;
     node.position = { record, node: unit, at: at() };
     node.skippedBefore = skippedBefore;
+    node.unparsedBefore = unparsedBefore;
     this.nodes.push(node);
     if (++this.collected >= this.limit) this.full = true;
     return true;
@@ -555,20 +573,26 @@ export class Collector {
 
   /** The first unit not in the page, found by a nested scan: the page is full. */
   setNext(position: ScanPosition): void {
-    if (this.next === null) this.endAt(position, this.skipped);
+    if (this.next === null) this.endAt(position, this.skipped, this.unparsed);
     this.full = true;
   }
 
-  /** The page ends at `position`, with `skipped` records passed over before it. */
-  private endAt(position: ScanPosition, skipped: number): void {
+  /** The page ends at `position`, with `skipped` records passed over and `unparsed` ruled out unparsed before it. */
+  private endAt(position: ScanPosition, skipped: number, unparsed: number): void {
     this.next = position;
     this.skippedAtNext = skipped;
+    this.unparsedAtNext = unparsed;
   }
 
   /** Records a nested scan passed over. */
   addSkipped(count: number, first: readonly SkippedRecord[]): void {
     this.skipped += count;
     for (const s of first) if (this.firstSkipped.length < 5) this.firstSkipped.push(s);
+  }
+
+  /** Records the byte prefilter ruled out without parsing them (in file order, before the records taken after). */
+  addUnparsed(count: number): void {
+    this.unparsed += count;
   }
 
   /** With `sink`: hands the nodes collected since the last flush to it, in order. */
@@ -581,7 +605,7 @@ export class Collector {
       this.refused = true;
       this.full = true;
       const first = batch[accepted]!;
-      this.endAt(first.position ?? { record: first.record, node: 0 }, first.skippedBefore ?? this.skipped);
+      this.endAt(first.position ?? { record: first.record, node: 0 }, first.skippedBefore ?? this.skipped, first.unparsedBefore ?? this.unparsed);
     }
   }
 
@@ -636,7 +660,7 @@ export class Collector {
 
   /**
    * The result. `stop` is where a deadline stopped the scan (complete false). `next` is the first unit not in the
-   * page when one was seen, else the stop position. `skipped`/`firstSkipped`: the records passed over before `next`
+   * page when one was seen, else the stop position. `skipped`/`firstSkipped` (and `unparsed`): the records passed over (ruled out by the prefilter) before `next`
    * (every one scanned when there is none; `firstSkipped` holds the first of them in file order, so a prefix of it is
    * the first of any earlier count).
    */
@@ -644,7 +668,8 @@ export class Collector {
     const next = this.next ?? (complete ? null : stop);
     // Records passed over after the page's end are not this page's: the page that reaches them reports them.
     const skipped = this.next !== null ? this.skippedAtNext : this.skipped;
-    const r: ScanResult = { nodes: this.nodes, next, complete, skipped, firstSkipped: this.firstSkipped.slice(0, skipped) };
+    const unparsed = this.next !== null ? this.unparsedAtNext : this.unparsed;
+    const r: ScanResult = { nodes: this.nodes, next, complete, skipped, firstSkipped: this.firstSkipped.slice(0, skipped), ...(unparsed > 0 ? { unparsed } : {}) };
     if (this.opts.countAll) r.total = this.total;
     return r;
   }

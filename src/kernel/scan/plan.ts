@@ -67,6 +67,11 @@ export interface RecordOutcome {
    * SYNTAX_ERROR when the rest of the record is malformed. The collector reads them for the page it returns.
    */
   lazy?: boolean;
+  /**
+   * The filter, tested on the members it reads on demand, ruled the record out without parsing the rest of it: it
+   * selects nothing, and was not checked to be well-formed (counted in ScanResult.unparsed). No nodes, no error.
+   */
+  unparsed?: true;
   /** The record could not be read (malformed, invalid UTF-8, too deep). */
   error?: McpgwError;
 }
@@ -173,8 +178,19 @@ export function inRange(plan: Plan, i: number): boolean {
   return i >= plan.start && i < plan.end && (plan.step === 1 || (i - plan.start) % plan.step === 0);
 }
 
+/** How many records of `from … to - 1` are in the plan's range (inRange). */
+export function inRangeCount(plan: Pick<Plan, 'start' | 'end' | 'step'>, from: number, to: number): number {
+  const a = Math.max(from, plan.start), b = Math.min(to, plan.end);
+  if (b <= a) return 0;
+  if (plan.step === 1) return b - a;
+  // indexes start + m·step with a ≤ index < b
+  const first = Math.ceil((a - plan.start) / plan.step), last = Math.ceil((b - plan.start) / plan.step);
+  return Math.max(0, last - first);
+}
+
 /**
- * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing.
+ * Evaluates record `k` of the batch. `site` locates parse errors. Returns null when the record selects nothing, and
+ * `{record, unparsed: true}` when it selects nothing by the members an on-demand filter read (the rest not parsed).
  * `wantValues` false: the nodes will only be counted (their values may be left out).
  */
 export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: boolean, site: (i: number) => ParseSite, wantValues = true): RecordOutcome | null {
@@ -190,7 +206,7 @@ export function evaluateRecord(b: BatchView, k: number, plan: Plan, utf8Ok: bool
       if (!occ) occurrences.set(b, (occ = new Occurrences()));
       const stub = readMembers(b.bytes, s, e, plan.testReads, plan.maxDepth, occ);
       if (stub !== undefined) {
-        if (!plan.test(stub, bounds)) return null;
+        if (!plan.test(stub, bounds)) return { record: i, unparsed: true };
         if (!plan.query) {
           const text = b.bytes.toString('utf8', s, e);
           if (!wantValues) {

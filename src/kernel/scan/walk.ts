@@ -376,6 +376,7 @@ export class RecordWalk {
     let forwarded = 0;
     /** Records this page passed over before the nested scan began (its nodes' counts are its own). */
     const skippedBefore = c.skipped;
+    const unparsedBefore = c.unparsed;
     const advanced = this.advanced(this.cur);
     const r = await this.host.subScan({
       source: elements,
@@ -394,7 +395,7 @@ export class RecordWalk {
           const unit = this.unitBase + this.emitted++;
           forwarded++;
           x.path = this.prefix + x.path;
-          c.takeWalked(this.record, x, unit, () => [...trail, pos.record, pos.node, ...(pos.at ?? [])], skippedBefore + (x.skippedBefore ?? 0));
+          c.takeWalked(this.record, x, unit, () => [...trail, pos.record, pos.node, ...(pos.at ?? [])], skippedBefore + (x.skippedBefore ?? 0), unparsedBefore + (x.unparsedBefore ?? 0));
         }
         await c.flush();
         return c.ended ? 0 : nodes.length; // the consumer ended the page: the nested scan stops too
@@ -403,6 +404,7 @@ export class RecordWalk {
     // units the nested scan counted past what it handed over (its total runs from its resume position to the end)
     if (r.total !== undefined) c.addCount(Math.max(0, r.total - forwarded));
     c.addSkipped(r.skipped, r.firstSkipped);
+    c.addUnparsed(r.unparsed ?? 0);
     if (this.firstOnly && forwarded > 0) return this.stop(countOnly || c.pageRoom > 0 || this.opts.countAll ? 'record' : 'scan');
     const mapped = (p: ScanPosition) => ({ record: this.record, node: this.unitBase + this.emitted, at: [...trail, p.record, p.node, ...(p.at ?? [])] });
     if (!r.complete) {

@@ -74,8 +74,19 @@ async function main(): Promise<void> {
       let skips = 0;
       let skipsSent = 0;
       let room = m.countOnly ? 0 : m.cap < 0 ? Number.POSITIVE_INFINITY : m.cap;
-      const send = (msg: unknown) => (init.immediate ? port.postMessage(msg) : held.push(msg));
+      /** Records the filter ruled out on the members it read (not parsed), sent with the next message, in file order. */
+      let ruledOut: number[] = [];
+      const send = (msg: Record<string, unknown>) => {
+        if (ruledOut.length) {
+          msg.ruledOut = ruledOut;
+          ruledOut = [];
+        }
+        if (init.immediate) port.postMessage(msg);
+        else held.push(msg);
+      };
       const list = candidates(view, plan, 0, m.count);
+      // The records the prefilter let through, first: the engine counts the others as ruled out, in file order.
+      if (list) send({ type: 'candidates', seq: m.seq, first: m.first, count: m.count, list });
       const n = list ? list.length : m.count;
       for (let j = 0; j < n; j++) {
         const k = list ? list[j]! : j;
@@ -87,6 +98,10 @@ async function main(): Promise<void> {
         Atomics.store(init.progress, 0, i);
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;
+        if (out.unparsed) {
+          ruledOut.push(i);
+          continue;
+        }
         if (out.error && skipsSent >= SKIPS_SENT) {
           // Posted at once (regex queries) with its record, so a deadline that stops inside this batch counts it only
           // when the page reaches it; else counted with the next message (file order keeps it before later nodes).
@@ -123,7 +138,7 @@ async function main(): Promise<void> {
           send({ type: 'nodes', seq: m.seq, record: i, ...(out.lazy ? { lazy: true } : {}), nodes: out.nodes!.map((x) => ({ path: x.path, text: (x as { [NODE_TEXT]?: string })[NODE_TEXT] ?? JSON.stringify(x.value) })) });
         }
       }
-      if (units || skips) held.push({ type: 'count', seq: m.seq, units, ...(skips ? { skips } : {}) });
+      if (units || skips || ruledOut.length) send({ type: 'count', seq: m.seq, units, ...(skips ? { skips } : {}) });
       if (held.length) port.postMessage({ type: 'many', seq: m.seq, messages: held });
       port.postMessage({ type: 'done', seq: m.seq });
     } catch (err) {

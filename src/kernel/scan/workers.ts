@@ -11,7 +11,7 @@ import type { ParseSite } from '../records/parse';
 import { parseRecord } from './fast-parse';
 import type { Collector } from './engine';
 import { oversizedOutcome, spansOf } from './engine';
-import { framingFaults, inRange, lazyNode, type Plan } from './plan';
+import { framingFaults, inRange, inRangeCount, lazyNode, type Plan } from './plan';
 export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 import type { Clock } from '../contracts/clock';
@@ -103,10 +103,12 @@ export interface BatchMessage {
 }
 
 export type WorkerMessage =
-  | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[] }
-  | { type: 'skip'; seq: number; record: number; code: string; message: string }
+  | { type: 'nodes'; seq: number; record: number; lazy?: boolean; nodes: { path: string; text: string }[]; ruledOut?: number[] }
+  | { type: 'skip'; seq: number; record: number; code: string; message: string; ruledOut?: number[] }
   | { type: 'many'; seq: number; messages: WorkerMessage[] }
-  | { type: 'count'; seq: number; units: number; skips?: number; record?: number }
+  | { type: 'count'; seq: number; units: number; skips?: number; record?: number; ruledOut?: number[] }
+  /** The batch's records the prefilter let through (batch-relative, ascending), sent before its other results. */
+  | { type: 'candidates'; seq: number; first: number; count: number; list: number[] }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
@@ -204,21 +206,45 @@ export class ThreadPool implements WorkerPool {
     const onAbort = () => deliver({ type: 'abort' });
     opts.signal?.addEventListener('abort', onAbort);
 
-    /** Feeds a batch's results (records before `upTo`) to the collector in order. Returns false when the scan can stop. */
+    /**
+     * Feeds a batch's results (records before `upTo`) to the collector in order. Returns false when the scan can stop.
+     * A prefiltered batch's `candidates` come first: the records the prefilter ruled out are counted (unparsed) as
+     * the results after them are taken, and up to the batch's end (or `upTo`) once they all are.
+     */
     const consume = (messages: WorkerMessage[], upTo = Number.POSITIVE_INFINITY): boolean => {
+      let ruled: { list: number[]; first: number; end: number; at: number; j: number } | null = null;
+      /** Counts the records of `ruled.at … to - 1` the prefilter ruled out. */
+      const ruledOutTo = (to: number) => {
+        if (!ruled || to <= ruled.at) return;
+        let through = 0;
+        while (ruled.j < ruled.list.length && ruled.first + ruled.list[ruled.j]! < to) {
+          if (inRange(plan, ruled.first + ruled.list[ruled.j]!)) through++;
+          ruled.j++;
+        }
+        collector.addUnparsed(inRangeCount(plan, ruled.at, to) - through);
+        ruled.at = to;
+      };
       for (const m of messages) {
-        if (m.type === 'nodes') {
+        // records before this message's that the filter ruled out on the members it read (each before `upTo` is this page's)
+        if ('ruledOut' in m && m.ruledOut) collector.addUnparsed(upTo === Number.POSITIVE_INFINITY ? m.ruledOut.length : m.ruledOut.filter((r) => r < upTo).length);
+        if (m.type === 'candidates') {
+          ruled = { list: m.list, first: m.first, end: m.first + m.count, at: m.first, j: 0 };
+        } else if (m.type === 'nodes') {
           if (m.record >= upTo) break;
+          ruledOutTo(m.record);
           if (!collector.take({ record: m.record, ...(m.lazy ? { lazy: true } : {}), nodes: m.nodes.map((n) => workerNode(n, m.record, job.site, plan.maxDepth)) }, source, plan)) return false;
         } else if (m.type === 'count') {
           if (m.record !== undefined && m.record >= upTo) break;
+          if (m.record !== undefined) ruledOutTo(m.record);
           collector.addCount(m.units, m.skips ?? 0);
         } else if (m.type === 'skip') {
           if (m.record >= upTo) break;
+          ruledOutTo(m.record);
           const error = collector.firstSkipped.length < 5 || plan.kind === 'document' ? this.recreate(source, m) : new McpgwError(isErrorCode(m.code) ? m.code : 'SYNTAX_ERROR', m.message);
           if (!collector.take({ record: m.record, error }, source, plan)) return false;
         }
       }
+      if (ruled) ruledOutTo(Math.min(upTo, ruled.end));
       return true;
     };
 

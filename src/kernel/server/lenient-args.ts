@@ -52,7 +52,8 @@ function dropNulls(schema: z.ZodObject, value: Record<string, unknown>): Record<
     const field = schema.shape[key] as z.ZodType | undefined;
     if (field && v === null && acceptsAbsence(field)) continue;
     const inner = field ? unwrap(field) : undefined;
-    out[key] = inner instanceof z.ZodObject && v !== null && typeof v === 'object' && !Array.isArray(v) ? dropNulls(inner, v as Record<string, unknown>) : v;
+    const kept = inner instanceof z.ZodObject && v !== null && typeof v === 'object' && !Array.isArray(v) ? dropNulls(inner, v as Record<string, unknown>) : v;
+    Object.defineProperty(out, key, { value: kept, writable: true, enumerable: true, configurable: true }); // `__proto__` too
   }
   return out;
 }

@@ -31,7 +31,7 @@ export class IdleHandleTable<T> implements HandleTable<T> {
     if (this.live.size >= this.options.max) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Too many open ${this.options.noun}s: the limit is ${this.options.max}.`, {
         limit: { name: this.options.limit, limit: this.options.max, value: this.live.size },
-        hint: `Close a ${this.options.noun} you no longer need.`,
+        hint: this.options.fullHint ?? `Close ${article(this.options.noun)} ${this.options.noun} you no longer need.`,
       });
     }
     const id = this.options.style === 'counter' ? `${this.options.prefix}${++this.counter}` : `${this.options.prefix}${randomBytes(8).toString('hex')}`;
@@ -52,7 +52,7 @@ export class IdleHandleTable<T> implements HandleTable<T> {
         throw new McpgwError('NOT_FOUND', `The ${this.options.noun} ${id} was already used — continue from the latest next_cursor.`, { hint: this.options.usedHint ?? 'Continue from the latest id returned.' });
       }
       // An unknown id is most often one of an earlier session or server process: the remedy is the expired one's.
-      const hint = `Pass a ${this.options.noun} this server returned in this session (ids end with the session and with a restart). ${this.options.expiredHint ?? 'Open the file again.'}`;
+      const hint = `Pass ${article(this.options.noun)} ${this.options.noun} this server returned in this session (ids end with the session and with a restart). ${this.options.expiredHint ?? 'Open the file again.'}`;
       throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint });
     }
     entry.lastUsed = this.now();
@@ -111,4 +111,9 @@ export class IdleHandleTable<T> implements HandleTable<T> {
       if (this.live.size === 0 && this.timer) { this.timer.cancel(); this.timer = null; }
     }, every, { unref: true });
   }
+}
+
+/** The indefinite article before `noun` ("an aggregate cursor", "a file handle"), by its first letter. */
+function article(noun: string): 'a' | 'an' {
+  return /^[aeiou]/i.test(noun) ? 'an' : 'a';
 }

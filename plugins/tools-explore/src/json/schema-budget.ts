@@ -199,7 +199,8 @@ function render(place: Place, parentObjects: number | null, depth: number, rootP
     let keys = [...place.props.keys()];
     if (rootPage) keys = keys.slice(0, rootPage.count);
     out.properties = {};
-    for (const k of keys) out.properties[k] = render(place.props.get(k)!, place.objects, depth - 1, null);
+    // defined, not assigned: a member named `__proto__` is a property like any other
+    for (const k of keys) Object.defineProperty(out.properties, k, { value: render(place.props.get(k)!, place.objects, depth - 1, null), writable: true, enumerable: true, configurable: true });
     out.required = keys.filter((k) => place.props.get(k)!.seen === place.objects).sort(codePointCompare);
     if (place.overflow && !rootPage) out['x-more-members'] = true;
   }

@@ -62,7 +62,8 @@ class Acc {
     if (this.objects > 0) {
       const keys = [...this.props.keys()];
       out.properties = {};
-      for (const k of keys) out.properties[k] = this.props.get(k)!.schema(this.objects);
+      // defined, not assigned: a member named `__proto__` is a property like any other
+      for (const k of keys) Object.defineProperty(out.properties, k, { value: this.props.get(k)!.schema(this.objects), writable: true, enumerable: true, configurable: true });
       out.required = keys.filter((k) => this.props.get(k)!.seen === this.objects).sort(codePointCompare);
     }
     if (this.items) out.items = this.items.schema(null);

@@ -15,6 +15,11 @@ interface CursorBase {
   total?: number;
   /** Before that: the largest lower bound of the count reported so far (total_matches never shrinks). */
   atLeast?: number;
+  /**
+   * Records in the file when the cursor was made. A file that grew since (appended JSON Lines or JSON-seq records)
+   * holds records its count has not seen: the next page counts them in (`total` no longer holds).
+   */
+  records: number;
 }
 
 /** Where a text search (text-engine.ts) continues. */
@@ -40,6 +45,15 @@ export interface QueryCursor extends CursorBase {
 
 export type SearchCursor = TextCursor | QueryCursor;
 
+/**
+ * The whole file's match count the cursor holds, while it still is one: undefined when none was counted yet, or when
+ * the file grew since the cursor was made (`records` is the file's record count now), so that the page counts again.
+ */
+export function knownTotal(resume: SearchCursor | null, records: number): number | undefined {
+  if (!resume || resume.total === undefined) return undefined;
+  return records > resume.records ? undefined : resume.total;
+}
+
 /** The session's search cursors: opaque `sc_…` ids, single use, idle expiry (cursorIdleMs). */
 export function cursorTable(ctx: ToolContext) {
   return ctx.session.handles<SearchCursor>('explore.cursors', {
@@ -51,5 +65,6 @@ export function cursorTable(ctx: ToolContext) {
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the search again (the same handle and query, without cursor); the file stays open.',
     usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the search again without cursor.',
+    fullHint: `No tool closes a search cursor: one is freed when its search is paged to the end (each page uses its cursor up; the last returns none) or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs). Page the searches you started to the end, or wait for the idle ones to expire.`,
   });
 }

@@ -1,6 +1,6 @@
 import type { Addressing, CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
-import { cursorTable, type QueryCursor } from './cursors';
+import { cursorTable, knownTotal, type QueryCursor } from './cursors';
 import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
 import { PreviewBuilder, type Preview } from '../text/preview';
@@ -17,7 +17,7 @@ export function scanQuery(ctx: ToolContext, { file, resume, limit }: SearchReque
     addressing,
     unit,
     limit,
-    countAll: resume?.total === undefined,
+    countAll: knownTotal(resume, file.opened.source.count) === undefined,
     ...(resume ? { resume: resume.position ?? { record: resume.nextRecord, node: 0 } } : {}),
     signal: ctx.signal,
     deadline: ctx.deadline,
@@ -42,12 +42,14 @@ export async function queryPage(
 ): Promise<Page> {
   const source = file.opened.source;
   const before = resume?.counted ?? 0;
-  const known = resume?.total;
+  const known = knownTotal(resume, source.count);
   const matches: Match[] = [];
   let pageBytes = 0;
   let nextPosition: ScanPosition | null = result.next;
   /** Records passed over before the page's end (the engine's end, or the node the byte budget ends the page at). */
   let skipped = result.skipped;
+  /** Records ruled out without being parsed before the page's end (counted as `skipped` is). */
+  let unparsed = result.unparsed ?? 0;
   let cut = false;
   const countOnly = limit === 0;
   for (const node of countOnly ? [] : result.nodes) {
@@ -60,6 +62,7 @@ export async function queryPage(
       cut = true;
       nextPosition = counts === 'nodes' && node.position ? node.position : { record: node.record, node: 0 };
       skipped = node.skippedBefore ?? skipped;
+      unparsed = node.unparsedBefore ?? unparsed;
       break;
     }
     matches.push(m);
@@ -79,7 +82,7 @@ export async function queryPage(
   let next_cursor: string | undefined;
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
-      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next,
+      handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next, records: source.count,
       ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
       // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
       counted: countOnly ? before + (result.total ?? 0) : before + matches.length,
@@ -96,6 +99,7 @@ export async function queryPage(
     ...(next_cursor ? { next_cursor } : {}),
     ...(hint ? { hint } : {}),
     ...(cut ? { cut: cutByBytes(`after ${matches.length} matches (next: record ${next})`) } : {}),
+    ...(unparsed > 0 ? { unparsed } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }

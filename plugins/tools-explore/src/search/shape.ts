@@ -37,6 +37,7 @@ export const searchOutput = z.object({
   filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
   hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has (with the nearest names seen), or that the query matches with $ as the whole file'),
   cut: cutSchema.optional(),
+  unparsed: z.number().int().optional().describe('Records this page\'s scan ruled out without parsing them (the byte prefilter: they lack the query\'s text or literals; or a filter tested on the members it reads): a malformed one among them is not in warnings. Absent: none'),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
 

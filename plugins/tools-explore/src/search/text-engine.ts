@@ -1,7 +1,7 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
 import { preview, tokenPreview } from '../text/preview';
-import { cursorTable, type TextCursor } from './cursors';
+import { cursorTable, knownTotal, type TextCursor } from './cursors';
 import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
 import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, type Warning } from './shape';
@@ -74,11 +74,15 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const source = file.opened.source;
   const countOnly = limit === 0;
   const from = resume?.nextRecord ?? 0;
-  // Matches at or after countFrom still need counting; before it they are in `resume.counted`.
-  const countFrom = resume ? resume.countFrom : 0;
+  // Matches at or after countFrom still need counting; before it they are in `resume.counted` (records appended since
+  // a complete count are counted from the end that count reached).
+  const countFrom = resume ? resume.countFrom ?? (source.count > resume.records ? resume.records : null) : 0;
   const matches: Match[] = [];
   const warnings: Warning[] = [];
   let malformed = 0;
+  /** Records scanned without being parsed (no possible hit in their bytes or text), and those before the page's end. */
+  let unparsed = 0;
+  let unparsedAtNext: number | null = null;
   let pageBytes = 0;
   let counted = resume?.counted ?? 0;
   let nextRecord: number | null = null; // first matching record not in this page
@@ -104,7 +108,10 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
       }
       cut = true;
     }
-    if (nextRecord === null && !countOnly) nextRecord = record;
+    if (nextRecord === null && !countOnly) {
+      nextRecord = record;
+      unparsedAtNext = unparsed;
+    }
     return countFrom !== null; // go on only while the total is still being counted
   };
 
@@ -120,9 +127,13 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     }
     return null;
   };
+  /** The first record of the batch in `visit` whose outcome is not counted yet. */
+  let from_k = 0;
   const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
+    unparsed += k - from_k; // the records before it that the byte prefilter ruled out
+    from_k = k + 1;
     // once the page is full (or for a count) a match is only counted: no preview
-    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null, ctx.limits.maxDepth);
+    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null, ctx.limits.maxDepth, () => unparsed++);
     return m ? onHit(k, m) : true;
   });
   const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
@@ -134,8 +145,10 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
       continue;
     }
     let go = true;
+    from_k = 0;
     visit(batch, (k, m) => (go = take(batch.first + k, m)));
     if (!go) break;
+    unparsed += batch.count - from_k;
     if (ctx.clock.now() > ctx.deadline && batch.first + batch.count < source.count) {
       stoppedAt = batch.first + batch.count;
       break;
@@ -149,7 +162,7 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const continueAt = nextRecord ?? stoppedAt;
   let next_cursor: string | undefined;
   if (continueAt !== null) {
-    next_cursor = cursorTable(ctx).add({ handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom });
+    next_cursor = cursorTable(ctx).add({ handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}), ...(countOnly ? { countOnly } : {}), nextRecord: continueAt, counted, countFrom: newCountFrom, records: source.count });
   }
   return {
     total_matches: counted,
@@ -160,11 +173,13 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     complete,
     ...(next_cursor ? { next_cursor } : {}),
     ...(cut ? { cut: cutByBytes(`after ${matches.length} matches (next: record ${nextRecord})`) } : {}),
+    ...((unparsedAtNext ?? unparsed) > 0 ? { unparsed: unparsedAtNext ?? unparsed } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }
 
-function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false, maxDepth = Number.POSITIVE_INFINITY): Match | null {
+/** `onUnparsed`: the record holds no hit, found without parsing it (so not checked to be well-formed). */
+function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMatcher, onMalformed: (i: number, err: unknown) => void, inParts: (i: number) => Match | null, countOnly = false, maxDepth = Number.POSITIVE_INFINITY, onUnparsed: () => void = () => {}): Match | null {
   let text: string;
   let hit: ReturnType<TextMatcher['match']>;
   try {
@@ -181,7 +196,10 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     // Else the raw text as in the file (plain text search, not regex): a query spanning structure, `"status":"failed"`,
     // found in what the record holds as well (not inside a member that a repeated name replaces).
     if (!hit) {
-      if (!(matcher instanceof TextMatcher) || !matcher.rawMatch(text)) return null;
+      if (!(matcher instanceof TextMatcher) || !matcher.rawMatch(text)) {
+        if (parsed === undefined) onUnparsed();
+        return null;
+      }
       hit = matcher.rawHits(text, [], parsed ?? parseKeepingLexemes(text), 1)[0] ?? null;
       if (!hit) return null;
     }
@@ -228,7 +246,7 @@ function nestingDepth(text: string): number {
 async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, limit, budget }: SearchRequest<TextCursor>, matcher: NodeMatcher): Promise<Page> {
   const source = file.opened.source;
   const start: ScanPosition = resume?.position ?? { record: resume?.nextRecord ?? 0, node: 0 };
-  const known = resume?.total;
+  const known = knownTotal(resume, source.count);
   const before = resume?.counted ?? 0;
   const matches: Match[] = [];
   const warnings: Warning[] = [];
@@ -285,7 +303,7 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
   if (continueAt !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode: 'text', matchCase: args.match_case, ...(args.regex ? { regex: true } : {}),
-      nextRecord: continueAt.record, position: continueAt, countFrom: null,
+      nextRecord: continueAt.record, position: continueAt, countFrom: null, records: source.count,
       // Count only: the cursor continues the count where the deadline stopped it, every match before it counted.
       counted: limit === 0 ? before + counted : before + matches.length, ...(limit === 0 ? { countOnly: true } : {}),
       ...(complete ? { total } : { atLeast: total }),

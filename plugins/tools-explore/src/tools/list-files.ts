@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { ENVELOPE_RESERVE, jsonBytes } from '../records';
 import { cutSchema } from '../schemas';
+import { clip } from '../text/clip';
 
 
 const input = z.object({
@@ -44,11 +45,14 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
+    // At least one file, even one whose entry alone passes the budget (said in the cut): a listing is never empty
+    // for want of room.
     for (const f of listing.files) {
       const item = { path: f.path, size_bytes: f.size, modified: new Date(f.mtimeMs).toISOString(), format: f.format, ...(f.note ? { note: f.note } : {}) };
       used += jsonBytes(item) + 1;
-      if (used > budget) {
-        cut = { limit: 'maxResultBytes', at: `after ${files.length} files (next: ${f.path})`, rest: 'Narrow the listing with path or glob.' };
+      if (used > budget && files.length > 0) {
+        const alone = files.length === 1 && used - jsonBytes(item) - 1 > budget ? '; the first file\'s entry alone passes the byte budget' : '';
+        cut = { limit: 'maxResultBytes', at: `after ${files.length} files (next: ${clip(f.path, 256)})${alone}`, rest: 'Narrow the listing with path or glob.' };
         break;
       }
       files.push(item);

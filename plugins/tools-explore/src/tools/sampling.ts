@@ -3,7 +3,7 @@ import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor, type ExplorerFile } from '../files';
 import { inferWithinBudget, LazyValue } from '../json/schema-budget';
 import { codePointCompare, isObject, sampleIndexes, valuesAt } from '../json/values';
-import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, projectText, readRecordText, recordEscapesLoneSurrogate } from '../records';
+import { ENVELOPE_RESERVE, jsonBytes, LAZY_RECORD_BYTES, lazyRoot, parseFields, parseUserPath, previewBytes, projectText, readRecordText, recordEscapesLoneSurrogate } from '../records';
 import { replacedWarning } from '../text/surrogates';
 import { mergeRepeatedNames } from '../json/scan';
 import { ARRAY_LOOK, lazyKeys } from '../json/lazy-keys';
@@ -132,10 +132,12 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let end = offset;
+    // A page holds at least one key, even one that alone passes the budget (said in the cut), so every page advances.
     for (; end < keys.length && end - offset < ctx.limits.maxItems; end++) {
       used += 2 * jsonBytes(keys[end]) + 12;
-      if (used > budget) break;
+      if (used > budget && end > offset) break;
     }
+    const alone = end === offset + 1 && used > budget;
     const kept = keys.slice(offset, end);
     const paged = offset > 0 || end < keys.length;
     const partial = kept.filter((k) => counts.get(k)! !== list!.records);
@@ -150,7 +152,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
       ...(paged ? { total_keys: keys.length, offset, ...(end < keys.length ? { next_offset: end } : {}) } : {}),
       ...(end < keys.length ? {
         truncated: true,
-        cut: { limit: end - offset >= ctx.limits.maxItems ? 'maxItems' : 'maxResultBytes', at: `after ${end} of ${keys.length} keys (sorted)`, rest: `Pass offset ${end} for the next keys.` },
+        cut: { limit: end - offset >= ctx.limits.maxItems ? 'maxItems' : 'maxResultBytes', at: `after ${end} of ${keys.length} keys (sorted)${alone ? '; this page\'s one key alone passes its byte budget' : ''}`, rest: `Pass offset ${end} for the next keys.` },
       } : {}),
       ...(list.warnings.length ? { warnings: list.warnings } : {}),
     };
@@ -208,7 +210,8 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const laidOut = (i: number): RecordText => {
       const raw = readRecordText(ctx, file, i);
       const text = mergeRepeatedNames(fields ? projectText(raw, fields) : raw);
-      const page = ctx.json.page(text, { indent, maxBytes: ctx.limits.maxRecordPreviewBytes });
+      // at most what one answer carries (get_record's bound): a first record always fits a page
+      const page = ctx.json.page(text, { indent, maxBytes: previewBytes(ctx) });
       return new RecordText(page.text, page.end, page.total);
     };
     for await (const [index, value] of sampled(ctx, file, indexes, warnings, laidOut)) {

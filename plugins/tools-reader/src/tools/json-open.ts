@@ -62,7 +62,10 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
     try {
       report = await validate(opened.source, mode, ctx);
       if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-      fileId = fileTable(ctx).add({ opened, implicit: false, lease: null, closed: false, cursors: new Set() });
+      fileId = fileTable(ctx).add({
+        opened, implicit: false, lease: null, closed: false, cursors: new Set(),
+        ...(report.complete ? { validated: { malformedRecords: report.malformedRecords, records: report.recordsExamined } } : {}),
+      });
     } catch (err) {
       opened.close();
       throw err;

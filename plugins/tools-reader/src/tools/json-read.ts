@@ -38,7 +38,11 @@ const output = z.object({
   complete: z.boolean().describe('false: more matches remain (next_cursor continues), or the read reached the request deadline'),
   next_cursor: z.string().optional().describe('Opaque, single use: pass as {cursor} for the next page'),
   count: z.number().int().optional().describe('With count: true, the nodes the query selects in the whole file (a lower bound while complete is false: next_cursor continues the count)'),
-  stats: z.object({ returned: z.number().int(), skipped: z.number().int().describe('malformed records this page\'s scan passed over') }),
+  stats: z.object({
+    returned: z.number().int(),
+    skipped: z.number().int().describe('malformed records this page\'s scan parsed and passed over'),
+    unparsed: z.number().int().optional().describe('records this page\'s scan ruled out by the query\'s byte prefilter without parsing them (absent: none); a malformed one among them is not in skipped'),
+  }),
   warnings: z.array(warningSchema).optional(),
   hint: z.string().optional().describe('When the whole answer is empty: the member names the query uses that no record examined has (with the nearest names seen), or that the query matches with each record as $'),
 });
@@ -103,6 +107,8 @@ interface PageSpec {
   part?: ItemPart;
   /** count: true — only count nodes; `counted` holds those counted by earlier pages (a count the deadline stopped). */
   count?: { counted: number };
+  /** Malformed records the read's earlier pages skipped. */
+  skippedEarlier?: number;
 }
 
 interface Page {
@@ -112,6 +118,8 @@ interface Page {
   part?: ItemPart;
   /** count: true — nodes counted up to `next` (this page and the ones before). */
   counted?: number;
+  /** Malformed records this page and the ones before skipped. */
+  skipped: number;
 }
 
 /**
@@ -140,16 +148,18 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   let part: ItemPart | undefined;
   let continuing = spec.part;
   let bytes = byteLength({ ...(showFileId ? { file_id: ID_PLACEHOLDER.file } : {}), language: spec.language, query: spec.query, items: [], complete: true, stats: { returned: 0, skipped: 0 } });
-  const reserve = byteLength({ file_id: ID_PLACEHOLDER.file, language: spec.language, query: spec.query, items: [], complete: false, next_cursor: ID_PLACEHOLDER.cursor, stats: { returned: 99999, skipped: 99999 } }) - bytes;
+  const reserve = byteLength({ file_id: ID_PLACEHOLDER.file, language: spec.language, query: spec.query, items: [], complete: false, next_cursor: ID_PLACEHOLDER.cursor, stats: { returned: 99999, skipped: 99999, unparsed: 9999999 } }) - bytes;
   const nodesOf: ScanNode[] = [];
-  /** Records the scan passed over before each node the page took (kept when the page drops the node again). */
+  /** Records the scan passed over (and ruled out unparsed) before each node the page took (kept when the page drops the node again). */
   const skippedAtNode = new Map<ScanPosition, number>();
+  const unparsedAtNode = new Map<ScanPosition, number>();
   const add = (item: Item, node: ScanNode) => {
     bytes += byteLength(item) + (items.length > 0 ? 1 : 0);
     items.push(item);
     positions.push(node.position ?? null);
     nodesOf.push(node);
     if (node.position && node.skippedBefore !== undefined) skippedAtNode.set(node.position, node.skippedBefore);
+    if (node.position && node.unparsedBefore !== undefined) unparsedAtNode.set(node.position, node.unparsedBefore);
   };
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
   const cut = (node: ScanNode, offset: number, room = spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0)) => {
@@ -212,6 +222,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     if (taken < outcome.nodes.length) {
       const first = outcome.nodes[taken]!;
       if (first.position && first.skippedBefore !== undefined) skippedAtNode.set(first.position, first.skippedBefore);
+      if (first.position && first.unparsedBefore !== undefined) unparsedAtNode.set(first.position, first.unparsedBefore);
       next = first.position ?? next;
     }
   }
@@ -225,7 +236,12 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     const first = outcome.firstSkipped[0];
     const limited = first?.code === 'RESOURCE_LIMIT_EXCEEDED';
     const limit = first?.limit ?? 'requestTimeoutMs';
-    throw ctx.error(limited ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', first?.message ?? 'The record this query addresses is not valid JSON.', {
+    // A record over maxRecordBytes: said of the record and of the query as given (the engine's message names the part
+    // of the query inside the record).
+    const message = limit === 'maxRecordBytes' && first
+      ? `Record ${first.record_index} is over maxRecordBytes (${ctx.limits.maxRecordBytes} bytes): it is not parsed whole, and the query ${JSON.stringify(clip(spec.compiled.text, 200))} is not evaluated over its parts.`
+      : first?.message ?? 'The record this query addresses is not valid JSON.';
+    throw ctx.error(limited ? 'RESOURCE_LIMIT_EXCEEDED' : 'SYNTAX_ERROR', message, {
       ...(first ? { location: warningLocation(first) } : {}),
       ...(limited ? { limit: { name: limit, limit: (ctx.limits as unknown as Record<string, number>)[limit] ?? 0 } } : {}),
       hint: !limited ? 'The record is malformed in the file; other records can still be read.' : LIMIT_HINTS[limit] ?? LIMIT_HINTS.requestTimeoutMs!,
@@ -236,11 +252,13 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   // The page reports the records passed over before the place it ends: the engine's end (its count), or a node the
   // page ends before (the count the engine gave that node). The next page, which starts there, reports the rest.
   const skippedBefore = (end: ScanPosition | null) => {
-    const count = end === null || end === outcome.next ? outcome.skipped : skippedAtNode.get(end) ?? outcome.skipped;
-    return { count, first: outcome.firstSkipped.slice(0, count) };
+    const atEnd = end === null || end === outcome.next;
+    const count = atEnd ? outcome.skipped : skippedAtNode.get(end) ?? outcome.skipped;
+    const unparsed = atEnd ? outcome.unparsed ?? 0 : unparsedAtNode.get(end) ?? outcome.unparsed ?? 0;
+    return { count, first: outcome.firstSkipped.slice(0, count), unparsed };
   };
   const warningsBefore = (end: ScanPosition | null): Warning[] => {
-    const { count, first: firstSkipped } = skippedBefore(end);
+    const { count, first: firstSkipped, unparsed } = skippedBefore(end);
     const warnings = [...queryWarnings];
     // Records that could not be evaluated in time (at most one a page: the page stops there), each with its reason.
     const unevaluated = firstSkipped.filter((s) => s.code !== 'SYNTAX_ERROR');
@@ -251,8 +269,19 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       const where = first?.record_index !== undefined ? `; the first is record ${first.record_index}${first.line !== undefined ? ` (line ${first.line})` : ''}` : '';
       warnings.push({
         code: 'SYNTAX_ERROR',
-        message: clip(`${malformed} malformed record(s) skipped${where}${first?.message ? `: ${first.message}` : ''}`, 1000),
+        // Said before the record's own message, so the 1,000-character cut never drops it.
+        message: clip(`${malformed} malformed record(s) skipped${unparsed > 0 ? ` (among the records parsed; the ${unparsed} the query ruled out without parsing them were not checked: stats.unparsed)` : ''}${where}${first?.message ? `: ${first.message}` : ''}`, 1000),
         ...(first ? { location: warningLocation(first) } : {}),
+      });
+    }
+    // The last page of a read on a file whose malformed records json_open counted: those the pages did not skip.
+    const known = file.validated;
+    const skippedInAll = (spec.skippedEarlier ?? 0) + count;
+    if (end === null && known && known.records === source.count && known.malformedRecords > skippedInAll) {
+      const missed = known.malformedRecords - skippedInAll;
+      warnings.push({
+        code: 'SYNTAX_ERROR',
+        message: `The file holds ${known.malformedRecords} malformed record(s) (json_open's validation); this read skipped ${skippedInAll} of them. The other ${missed} lie in records the query did not parse (stats.unparsed: ruled out by its byte prefilter or by its filter on the members it reads) or does not address: nothing in them could be selected, and they are not in stats.skipped.`,
       });
     }
     return warnings;
@@ -267,7 +296,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
     complete: next === null,
     ...(next !== null ? { next_cursor: ID_PLACEHOLDER.cursor } : {}),
     ...(counted !== undefined ? { count: counted } : {}),
-    stats: { returned: items.length, skipped: skippedBefore(next).count },
+    stats: { returned: items.length, skipped: skippedBefore(next).count, ...(skippedBefore(next).unparsed > 0 ? { unparsed: skippedBefore(next).unparsed } : {}) },
     ...(warningsBefore(next).length ? { warnings: warningsBefore(next) } : {}),
     ...(hint ? { hint } : {}),
   });
@@ -308,7 +337,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
       hint: 'Raise max_result_bytes up to the server maxResultBytes.',
     });
   }
-  return { result, next, ...(part && next !== null ? { part } : {}), ...(counted !== undefined ? { counted } : {}) };
+  return { result, next, ...(part && next !== null ? { part } : {}), ...(counted !== undefined ? { counted } : {}), skipped: (spec.skippedEarlier ?? 0) + result.stats.skipped };
 }
 
 /** Where the page continues after its one item: `next` unless it points at the item itself (a part that continues). */
@@ -321,7 +350,7 @@ const LIMIT_HINTS: Record<string, string> = {
   requestTimeoutMs: 'The query takes too long on this record (a regular expression, or a very large record); simplify the query.',
   maxNodes: 'The query selects or walks more nodes of this record than maxNodes allows: narrow it (fewer descendant segments, names instead of wildcards).',
   maxDepth: 'The record nests deeper than maxDepth; raise limits.maxDepth if such nesting is expected.',
-  maxRecordBytes: 'The record is longer than maxRecordBytes; raise limits.maxRecordBytes, or read inside it with a narrower query.',
+  maxRecordBytes: 'The record is longer than maxRecordBytes: read inside it with the explorer\'s get_value_at_path (open_file, then the path inside the record: it reads values of any size in parts), or raise limits.maxRecordBytes.',
 };
 
 /** True when a whole-file query can select inside one record at most (its split range holds one index). */
@@ -339,10 +368,10 @@ function clip(text: string, max: number): string {
 }
 
 /** Issues the cursor for `next` on `fileId`. @throws RESOURCE_LIMIT_EXCEEDED (maxCursors) */
-function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part?: ItemPart, counted?: number): string {
+function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSpec, next: ScanPosition, part: ItemPart | undefined, counted: number | undefined, skipped: number): string {
   const cursor: ReaderCursor = {
     fileId, language: spec.language, query: spec.query, compiled: spec.compiled, position: next, maxItems: spec.maxItems, maxResultBytes: spec.maxResultBytes,
-    ...(part ? { part } : {}), ...(counted !== undefined ? { counted } : {}),
+    ...(part ? { part } : {}), ...(counted !== undefined ? { counted } : {}), ...(skipped > 0 ? { skippedEarlier: skipped } : {}),
   };
   const id = cursorTable(ctx).add(cursor);
   file.cursors.add(id);
@@ -459,7 +488,7 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
     return result;
   }
   try {
-    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next, page.part, page.counted);
+    result.next_cursor = issueCursor(ctx, fileId, file, spec, page.next, page.part, page.counted, page.skipped);
   } catch (err) {
     if (file.implicit) closeImplicit(ctx, fileId, file);
     throw err;

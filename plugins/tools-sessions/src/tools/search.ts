@@ -201,7 +201,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
             const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
             const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
             const size = jsonBytes(hit) + 1 + (row.matches.length === 0 ? rowBytes : 0);
-            if (used + size > budget) {
+            if (used + size > budget && total > 0) { // at least one match a page: a page always advances
               cut = { limit: 'maxResultBytes', at: `after ${total} matches`, rest: 'Call again with next_cursor.' };
               next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
               break;

@@ -97,7 +97,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
           timestamp: h.entry.ts,
         };
         const size = jsonBytes(r) + 1;
-        if (used + size > budget) {
+        if (used + size > budget && results.length > 0) {
           cut = { limit: 'maxResultBytes', at: `after ${results.length} results`, rest: 'Ask for fewer results (limit) or narrow with project or source.' };
           break;
         }

@@ -33,14 +33,15 @@ export function itemBudget(ctx: Pick<ToolContext, 'limits'>, extra = 0): number 
 }
 
 /**
- * The longest prefix of `items` whose JSON fits `budget` bytes (at least one item is never guaranteed: an item that
- * alone is too big is the caller's to shrink). Returns the count kept.
+ * The longest prefix of `items` whose JSON fits `budget` bytes, but at least one item (a first item that alone passes
+ * the budget is kept, so that a page always advances; the answer's own bound, maxResultBytes, still holds). Returns
+ * the count kept.
  */
 export function fitting(items: readonly unknown[], budget: number): number {
   let used = 2;
   for (let i = 0; i < items.length; i++) {
     used += jsonBytes(items[i]) + 1;
-    if (used > budget) return i;
+    if (used > budget && i > 0) return i;
   }
   return items.length;
 }
