@@ -129,6 +129,6 @@ describe('json_read into a JSON Lines record over maxRecordBytes', () => {
   test('a filter reading $ inside the big record stays an honest error', async () => {
     const r = await read('jsonpath', '$[0].arr[?@.n == $[1].id]');
     expect(r.data.items ?? []).toEqual([]);
-    expect(r.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes', limit: MAX_RECORD } });
+    expect(r.data.error).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes', limit: MAX_RECORD }, location: { record_index: 0 } });
   });
 });
