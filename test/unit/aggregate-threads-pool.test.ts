@@ -1,8 +1,8 @@
 /**
  * Aggregates on pooled worker threads (src/kernel/scan/aggregate-threads.ts over idle-workers.ts), with real threads:
- * the threads of one aggregate serve the next and idle down on the (fake) clock; the record check's WebAssembly
- * module is compiled once on this thread and sent to the threads with each job; a thread that dies in the middle of
- * an aggregate gives an error, not a hang nor a partial answer, and is not reused.
+ * the threads of one aggregate serve the next and idle down on the (fake) clock, then the owner is told (onIdleDown);
+ * the record check's WebAssembly module is compiled once on this thread and sent to the threads with each job; a
+ * thread that dies in the middle of an aggregate gives an error, not a hang nor a partial answer, and is not reused.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -55,12 +55,13 @@ class SpyThreads extends AggregateThreads {
 }
 
 function setup(clock = new FakeClock()) {
-  const pool = new SpyThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, clock, idleMs: 1000 });
-  return { pool, clock, eng: new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregates: pool }) };
+  const idleDowns: number[] = [];
+  const pool: SpyThreads = new SpyThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, clock, idleMs: 1000, onIdleDown: () => idleDowns.push(pool.pool.size) });
+  return { pool, clock, idleDowns, eng: new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregates: pool }) };
 }
 
 test('the threads of one aggregate serve the next, and are let go idleMs after it on the clock', async () => {
-  const { pool, clock, eng } = setup();
+  const { pool, clock, eng, idleDowns } = setup();
   for (let k = 0; k < 3; k++) {
     const r = await eng.aggregate(spec());
     expect(counts(r)).toEqual(expected);
@@ -70,10 +71,13 @@ test('the threads of one aggregate serve the next, and are let go idleMs after i
   expect(pool.pool.spawned).toBe(2);
   expect(pool.jobs).toHaveLength(6);
   expect(pool.pool.size).toBe(2);
+  // once the threads are gone, a collection frees what the aggregates left here (their shared buffers)
   clock.advance(999);
   expect(pool.pool.size).toBe(2);
+  expect(idleDowns).toEqual([]);
   clock.advance(1);
   expect(pool.pool.size).toBe(0);
+  expect(idleDowns).toEqual([0]); // called once, with no thread left
   // the next aggregate starts threads again, with the same answer
   expect(counts(await eng.aggregate(spec()))).toEqual(expected);
   expect(pool.pool.spawned).toBe(4);

@@ -1,7 +1,7 @@
 /**
  * The pool of threads kept between scans (src/kernel/scan/idle-workers.ts), with fake threads and a fake clock:
  * reuse before start, the idle-down after `idleMs` (reset by each thread given back), the `keep` bound, threads that
- * exit while idle, discarded threads, and threads started ahead.
+ * exit while idle, discarded threads, threads started ahead, and the owner's call when the pool has idled down.
  */
 import { EventEmitter } from 'node:events';
 import { FakeClock } from '../../src/kernel/api/fake-clock';
@@ -19,8 +19,13 @@ class FakeThread extends EventEmitter {
 function pool(keep = 2, idleMs = 1000) {
   const clock = new FakeClock();
   const started: FakeThread[] = [];
-  const p = new IdleWorkers<FakeThread>({ spawn: () => { const t = new FakeThread(started.length); started.push(t); return t; }, clock, idleMs, keep });
-  return { p, clock, started };
+  /** Per onIdleDown call: how many threads had been terminated by then. */
+  const idleDowns: number[] = [];
+  const p = new IdleWorkers<FakeThread>({
+    spawn: () => { const t = new FakeThread(started.length); started.push(t); return t; }, clock, idleMs, keep,
+    onIdleDown: () => idleDowns.push(started.filter((t) => t.terminated).length),
+  });
+  return { p, clock, started, idleDowns };
 }
 
 test('threads given back are taken again before any is started; the rest are started', () => {
@@ -106,4 +111,29 @@ test('threads started ahead are taken by the next scan, and idle down when none 
   expect(started).toHaveLength(2);
   clock.advance(1000);
   expect(started.map((t) => t.terminated)).toEqual([1, 1]);
+});
+
+test('onIdleDown is called once the idle-down has terminated the threads; not on close, nor when a scan took them first', () => {
+  const { p, clock, started, idleDowns } = pool(2, 1000);
+  const [a, b] = p.take(2) as [FakeThread, FakeThread];
+  p.give(a);
+  p.give(b);
+  clock.advance(999);
+  p.take(2); // a scan took both before the idle-down: no call
+  clock.advance(5000);
+  expect(idleDowns).toEqual([]);
+  p.give(a);
+  p.give(b);
+  clock.advance(1000);
+  expect(idleDowns).toEqual([2]); // after both were terminated
+  expect(started.map((t) => t.terminated)).toEqual([1, 1]);
+  clock.advance(5000);
+  expect(idleDowns).toEqual([2]);
+  // close() (the kernel's shutdown) terminates without the call
+  const [c] = p.take(1) as [FakeThread];
+  p.give(c);
+  p.close();
+  expect(c.terminated).toBe(1);
+  clock.advance(5000);
+  expect(idleDowns).toEqual([2]);
 });

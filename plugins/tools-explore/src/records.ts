@@ -20,6 +20,8 @@ export function readRecord(ctx: ToolContext, file: ExplorerFile, index: number):
 export interface ToolWarning {
   code: string;
   message: string;
+  /** The configured limit the warning is about, as errors name it. */
+  limit?: { name: string; limit: number; value?: number };
 }
 
 /**
@@ -175,6 +177,7 @@ export function pageText(
   opts: { indent: string; offset?: number; length?: number; max: number; tool: string; what: string; marks?: JsonLayoutMarks },
 ): { text: string; truncated?: boolean; total_bytes?: number; offset?: number; next_offset?: number } {
   const page = ctx.json.page(text, { indent: opts.indent, from: opts.offset ?? 0, maxBytes: Math.min(opts.length ?? opts.max, opts.max), ...(opts.marks ? { marks: opts.marks } : {}) });
+  // (a `length` over `max` is lowered to it: the tool says so, see lengthWarnings)
   if (opts.offset === undefined && opts.length === undefined && page.end >= page.total) return { text: page.text };
   if ((opts.offset ?? 0) > page.total) throw ctx.error('INVALID_ARGUMENT', `offset ${opts.offset} is past the end of the ${opts.what} (${page.total} bytes).`);
   const more = page.end < page.total;
@@ -318,6 +321,22 @@ export function recordEscapesLoneSurrogate(ctx: ToolContext, file: ExplorerFile,
  */
 export function previewBytes(ctx: ToolContext): number {
   return Math.max(256, Math.min(ctx.limits.maxRecordPreviewBytes, Math.floor((ctx.limits.maxResultBytes - ENVELOPE_RESERVE) / 2)));
+}
+
+/**
+ * get_record's and get_value_at_path's warning when `length` asked for more bytes than a part holds (previewBytes,
+ * named maxRecordPreviewBytes; when maxResultBytes lowers it, the message says so): the part is that long, and
+ * `next_offset` goes on. None when `length` fits, or the text ended before it.
+ */
+export function lengthWarnings(ctx: ToolContext, length: number | undefined, page: { offset?: number; next_offset?: number }): ToolWarning[] {
+  const max = previewBytes(ctx);
+  if (length === undefined || length <= max || page.next_offset === undefined) return [];
+  const lowered = max < ctx.limits.maxRecordPreviewBytes ? ` (maxRecordPreviewBytes ${ctx.limits.maxRecordPreviewBytes}, lowered so that a part fits maxResultBytes ${ctx.limits.maxResultBytes})` : '';
+  return [{
+    code: 'RESOURCE_LIMIT_EXCEEDED',
+    message: `length ${length} is over the ${max} bytes a part holds${lowered}: this part holds bytes ${page.offset ?? 0}–${page.next_offset}; call again with offset ${page.next_offset} for the rest.`,
+    limit: { name: 'maxRecordPreviewBytes', limit: max, value: length },
+  }];
 }
 
 /**

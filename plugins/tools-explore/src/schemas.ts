@@ -38,12 +38,16 @@ export const validationSchema = z.object({
   malformed_records: z.number().int(),
 });
 
+/** A configured limit an answer met, as errors name it: `{name, limit, value}` (value: what was asked or found). */
+export const limitSchema = z.object({ name: z.string(), limit: z.number(), value: z.number().optional() });
+
 export const warningSchema = z.object({
   code: z.string(),
   message: z.string(),
   record_index: z.number().int().optional(),
   line: z.number().int().optional(),
   path: z.string().optional().describe('RFC 6901 pointer inside the record'),
+  limit: limitSchema.optional(),
 });
 
 export const fieldsArg = z

@@ -4,7 +4,8 @@
  * first, the rest started), and gives back those it left clean ({@link give}: every message it sent answered, no
  * failure) or throws away those it did not ({@link discard}: terminated). Idle threads are terminated together
  * {@link IdleWorkers.idleMs} after the last one came back (the pool idles down to no thread, so a server that is not
- * scanning holds none of their memory), and at most `keep` are kept. A thread that exits while idle leaves the pool.
+ * scanning holds none of their memory; `onIdleDown` then lets the owner free its own), and at most `keep` are kept. A
+ * thread that exits while idle leaves the pool.
  * Time is the kernel's clock (a test drives the idle-down with a fake one).
  */
 import type { Clock, ClockTimer } from '../contracts/clock';
@@ -24,6 +25,11 @@ export interface IdleWorkersOptions<W extends PoolThread> {
   idleMs: number;
   /** Most threads kept idle. */
   keep: number;
+  /**
+   * Called when the idle threads have just been terminated by the idle-down (not by {@link IdleWorkers.close}): what
+   * the scans left on this thread for a collection to free (their shared buffers) can go now.
+   */
+  onIdleDown?: () => void;
 }
 
 /** Default {@link IdleWorkersOptions.idleMs}: long enough for the next call of a conversation, short for memory. */
@@ -103,7 +109,11 @@ export class IdleWorkers<W extends PoolThread> {
   /** (Re)starts the idle-down timer: the idle threads go {@link idleMs} after the last came back. */
   private arm(): void {
     this.cancelTimer();
-    this.timer = this.options.clock.setTimeout(() => { this.timer = null; this.close(); }, this.options.idleMs, { unref: true });
+    this.timer = this.options.clock.setTimeout(() => {
+      this.timer = null;
+      this.close();
+      this.options.onIdleDown?.();
+    }, this.options.idleMs, { unref: true });
   }
 
   private cancelTimer(): void {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { checkIndex, fileFor, type ExplorerFile } from '../files';
-import { pageKeptText, parseFields, previewBytes, projectText, readRecordText } from '../records';
-import { fieldsArg, handleArg, indexArg, recordFormatArg, recordIndent } from '../schemas';
+import { lengthWarnings, pageKeptText, parseFields, previewBytes, projectText, readRecordText } from '../records';
+import { fieldsArg, handleArg, indexArg, recordFormatArg, recordIndent, warningSchema } from '../schemas';
 import { mergeRepeatedNames } from '../json/scan';
 
 const input = z.object({
@@ -20,6 +20,7 @@ const output = z.object({
   record_bytes: z.number().int().optional().describe('Bytes of the whole record text as laid out (when cut or read in parts)'),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional().describe('Pass as offset to read on'),
+  warnings: z.array(warningSchema).optional().describe('RESOURCE_LIMIT_EXCEEDED when length asked for more than a part holds (limit maxRecordPreviewBytes)'),
 });
 
 export const getRecord: ToolDefinition<typeof input, typeof output> = {
@@ -45,6 +46,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
     const key = `record ${args.index}${args.fields ? ` fields ${JSON.stringify(args.fields)}` : ''}`;
     const page = pageKeptText(ctx, file, key, build, { indent: recordIndent(ctx, args.record_format), offset: args.offset, length: args.length, max: previewBytes(ctx), tool: args.record_format ? `get_record (record_format ${args.record_format})` : 'get_record', what: 'record text' });
     if (page.total_bytes === undefined) return { index: args.index, record: page.text };
+    const warnings = lengthWarnings(ctx, args.length, page);
     return {
       index: args.index,
       record: page.text,
@@ -52,6 +54,7 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
       record_bytes: page.total_bytes,
       offset: page.offset,
       ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+      ...(warnings.length ? { warnings } : {}),
     };
   },
 };

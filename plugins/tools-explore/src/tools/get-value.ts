@@ -3,7 +3,7 @@ import type { ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
 import { children, members, mergeRepeatedNames, spanAt, typeAt } from '../json/scan';
 import { lexemeIsInteger } from '../json/values';
-import { cutAtCharBoundary, emptyPathHint, missDetail, lazyNodeAt, lazyRoot, pageKeptText, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
+import { cutAtCharBoundary, emptyPathHint, missDetail, lazyNodeAt, lazyRoot, lengthWarnings, pageKeptText, pageText, parseUserPath, previewBytes, readRecord, readRecordText, resolvePath, toPointer, type ToolWarning } from '../records';
 import type { ExplorerFile } from '../files';
 import type { Tokens } from '../json/paths';
 import type { LazyNode, ToolContext } from 'mcpgw/plugin-api';
@@ -26,7 +26,7 @@ const output = z.object({
   value_bytes: z.number().int().optional(),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional(),
-  warnings: z.array(warningSchema).optional().describe('About the path: e.g. NOT_I_REGEXP, a JSONPath match()/search() pattern that matches nothing under RFC 9535'),
+  warnings: z.array(warningSchema).optional().describe('About the path: e.g. NOT_I_REGEXP, a JSONPath match()/search() pattern that matches nothing under RFC 9535; RESOURCE_LIMIT_EXCEEDED when length asked for more than a part holds (limit maxRecordPreviewBytes)'),
 });
 
 export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
@@ -71,6 +71,7 @@ export const getValueAtPath: ToolDefinition<typeof input, typeof output> = {
     const lexeme = text.slice(span.start, span.end);
     const type = typeAt(text, span.start);
     const page = pageText(ctx, mergeRepeatedNames(lexeme), { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+    warnings.push(...lengthWarnings(ctx, args.length, page));
     return {
       value: page.text,
       path: args.path,
@@ -113,6 +114,7 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z
     const from = offset + start, to = offset + end;
     const part = ctx.json.wellFormedText(raw.subarray(start, end).toString('utf8'));
     const marked = to < node.byteLength && args.offset === undefined && args.length === undefined;
+    const warnings = lengthWarnings(ctx, args.length, { offset: from, ...(to < node.byteLength ? { next_offset: to } : {}) });
     return {
       value: marked ? `${part}\n… [cut: bytes ${from}–${to} of ${node.byteLength} (the value's text as in the file); call get_value_at_path with offset ${to} for the rest]` : part,
       path: args.path,
@@ -121,11 +123,13 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z
       value_bytes: node.byteLength,
       offset: from,
       ...(to < node.byteLength ? { next_offset: to } : {}),
+      ...(warnings.length ? { warnings } : {}),
     };
   }
   // A value longer than a page is kept with the handle: its next pages cost their own bytes (pageKeptText).
   let text: string | undefined;
   const page = pageKeptText(ctx, file, `value ${args.index} ${pointer}`, () => (text = nodeText(node)), { indent: '', offset: args.offset, length: args.length, max: previewBytes(ctx), tool: 'get_value_at_path', what: 'value text' });
+  const warnings = lengthWarnings(ctx, args.length, page);
   return {
     value: page.text,
     path: args.path,
@@ -133,6 +137,7 @@ function lazyValue(ctx: ToolContext, file: ExplorerFile, root: LazyNode, args: z
     ...(node.type === 'number' ? { integer: lexemeIsInteger(text ?? nodeText(node)) } : {}),
     ...(page.total_bytes !== undefined ? { truncated: page.truncated, value_bytes: page.total_bytes, offset: page.offset } : {}),
     ...(page.next_offset !== undefined ? { next_offset: page.next_offset } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
