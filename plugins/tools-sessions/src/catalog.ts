@@ -31,6 +31,8 @@ export interface FileStat {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** Change time (ctime), ms: a rewrite in place moves it even when the size and the modification time are put back. */
+  ctimeMs: number;
 }
 
 export interface CatalogProject {
@@ -96,7 +98,7 @@ export function catalogOf(d: Discovery): Catalog {
           size: stats.reduce((a, st) => a + st!.size, 0),
           mtimeMs: Math.max(...stats.map((st) => st!.mtimeMs)),
           birthMs: stats[0]!.birthtimeMs > 0 ? stats[0]!.birthtimeMs : stats[0]!.mtimeMs,
-          fileStats: stats.map((st) => ({ dev: st!.dev, ino: st!.ino, size: st!.size, mtimeMs: st!.mtimeMs })),
+          fileStats: stats.map((st) => ({ dev: st!.dev, ino: st!.ino, size: st!.size, mtimeMs: st!.mtimeMs, ctimeMs: st!.ctimeMs })),
         });
       }
       if (sessions.length === 0) continue;

@@ -279,7 +279,7 @@ function folderTimes(d: Discovery): Map<string, number> {
 function statKey(p: string): string {
   try {
     const st = statSync(p);
-    return `${st.size}:${st.mtimeMs}`;
+    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch {
     return '-';
   }

@@ -160,7 +160,7 @@ export class Verdicts {
 
   private keyOf(s: CatalogSession, j: number): string | null {
     const st = s.fileStats?.[j];
-    return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${s.files[j]}` : null;
+    return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${s.files[j]}` : null;
   }
 
   private known(s: CatalogSession, j: number): EscapeTraits | undefined {

@@ -66,10 +66,13 @@ export function changeOf(stored: IndexedSession | undefined, files: readonly str
     const o = old[i]!, n = now[i]!;
     if (o.path !== files[i] || o.dev !== n.dev || o.ino !== n.ino) return { kind: 'new' };
     const last = i === old.length - 1;
-    if (!last && (o.size !== n.size || o.mtimeMs !== n.mtimeMs)) return { kind: 'new' };
+    // the change time too: a rewrite in place can put the size and the modification time back, never it
+    const unchanged = o.size === n.size && o.mtimeMs === n.mtimeMs && (o.ctimeMs === undefined || o.ctimeMs === n.ctimeMs);
+    if (!last && !unchanged) return { kind: 'new' };
     if (last) {
       if (n.size < o.size) return { kind: 'new' };
-      if (n.size === o.size && n.mtimeMs === o.mtimeMs && files.length === old.length) return { kind: 'same' };
+      if (unchanged && files.length === old.length) return { kind: 'same' };
+      if (n.size === o.size && !unchanged) return { kind: 'new' }; // rewritten, not grown
       if (tailCrc(files[i]!, o.resumeOffset) !== o.tailCrc) return { kind: 'new' };
     }
   }
@@ -180,7 +183,7 @@ function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: num
     const path = paths[f.file] ?? f.realPath;
     const holds = resumeAt >= base && (resumeAt < base + count || i === all.length - 1);
     const resumeOffset = holds ? (resumeAt < base + count ? files.byteOffset(resumeAt) : identity.size) : identity.size;
-    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset) };
+    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset) };
   })];
 }
 

@@ -14,6 +14,8 @@ export interface IndexedFile {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** Change time (ctime), ms; absent in entries stored before it was kept (their files are compared without it). */
+  ctimeMs?: number;
   /** Records read from it. */
   records: number;
   /** Byte offset where its last record starts (where reading resumes when it grew). */

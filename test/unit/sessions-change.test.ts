@@ -1,0 +1,53 @@
+/**
+ * How the session index tells what became of a session file since it was read (changeOf in
+ * plugins/tools-sessions/src/semantic/indexer.ts): unchanged, grown (appended to) or new — and a rewrite in place to
+ * the same size with its modification time put back is new, told by the change time (ctime), which nothing puts back.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { changeOf, tailCrc } from '../../plugins/tools-sessions/src/semantic/indexer';
+import type { IndexedFile, IndexedSession } from '../../plugins/tools-sessions/src/semantic/store';
+
+let dir: string;
+beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-session-change-')); });
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const lines = ['{"type":"user","text":"one"}', '{"type":"assistant","text":"two"}', '{"type":"user","text":"three"}'];
+
+/** The index's record of `file` as read now (its identity, 3 records, resuming at the last record's start). */
+function storedOf(file: string, keepCtime = true): IndexedSession {
+  const st = fs.statSync(file);
+  const resumeOffset = Buffer.byteLength(lines[0]! + '\n' + lines[1]! + '\n');
+  const f: IndexedFile = { path: file, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ...(keepCtime ? { ctimeMs: st.ctimeMs } : {}), records: 3, resumeOffset, tailCrc: tailCrc(file, resumeOffset) };
+  return { id: 1, source: 'claude', path: file, sessionId: 's', projectName: 'p', projectPath: null, firstPrompt: null, files: [f], records: 3, entries: 3, modifiedMs: st.mtimeMs, complete: true };
+}
+
+test('unchanged, grown, and rewritten to the same size with the modification time put back', async () => {
+  const file = path.join(dir, 's.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const mtime = Math.floor(fs.statSync(file).mtimeMs / 1000) - 60; // whole seconds: utimes puts them back exactly
+  fs.utimesSync(file, mtime, mtime);
+  const stored = storedOf(file);
+  expect(changeOf(stored, [file])).toEqual({ kind: 'same' });
+
+  // the same size, the bytes before the resume offset unchanged, a record rewritten; the mtime put back
+  await new Promise((r) => setTimeout(r, 20)); // the change time moves on the file system's clock
+  const rewritten = lines.join('\n').replace('"three"', '"THREE"') + '\n';
+  fs.writeFileSync(file, rewritten);
+  fs.utimesSync(file, mtime, mtime);
+  expect(fs.statSync(file)).toMatchObject({ size: stored.files[0]!.size, mtimeMs: stored.files[0]!.mtimeMs });
+  expect(fs.statSync(file).ctimeMs).not.toBe(stored.files[0]!.ctimeMs);
+  expect(changeOf(stored, [file])).toEqual({ kind: 'new' });
+
+  // appended to: grown, read on from the records already read
+  const again = storedOf(file);
+  fs.appendFileSync(file, '{"type":"user","text":"four"}\n');
+  expect(changeOf(again, [file])).toEqual({ kind: 'grown', from: 3 });
+});
+
+test('an entry stored before the change time was kept is compared without it', () => {
+  const file = path.join(dir, 'old.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  expect(changeOf(storedOf(file, false), [file])).toEqual({ kind: 'same' });
+});
