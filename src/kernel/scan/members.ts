@@ -109,6 +109,8 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
   for (let w = 0; w < keys.length; w++) {
     const kb = keys[w]!;
     let valueAt = -1;
+    // the depth is carried from one occurrence to the next (they come in order): one pass over the bytes per name
+    let at = p, depth = 0;
     for (let k = occ.next(b, kb, w + 1, p); k !== -1 && k < e; k = occ.next(b, kb, w + 1, k + 1)) {
       let q = k + kb.length;
       while (q < e && isWs(b[q]!)) q++;
@@ -116,7 +118,8 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
       let bs = 0;
       for (let r = k - 1; r >= s && b[r] === BACKSLASH; r--) bs++;
       if (bs & 1) continue; // an escaped quote: inside a string
-      const depth = depthAt(b, p, k);
+      depth = depthAt(b, at, k, depth);
+      at = k;
       if (depth === -1) return undefined;
       if (depth !== 1) continue;
       q++;
@@ -168,9 +171,11 @@ function scalarEnd(b: Buffer, p: number, e: number): number {
   return q > p ? q : -1;
 }
 
-/** Nesting depth at offset `k` (outside strings), counting from the record's opening brace at `p`; -1 when unclear. */
-function depthAt(b: Buffer, p: number, k: number): number {
-  let depth = 0;
+/**
+ * Nesting depth at offset `k` (outside strings), counting from offset `p` (outside strings: the record's opening
+ * brace, or an earlier key's quote) where it is `depth`; -1 when unclear.
+ */
+function depthAt(b: Buffer, p: number, k: number, depth: number): number {
   for (let i = p; i < k; i++) {
     const c = b[i]!;
     if (c === QUOTE) {

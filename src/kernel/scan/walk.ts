@@ -28,6 +28,8 @@ import { readMembers } from './members';
 
 /** Values at most this long (and at most maxRecordBytes) are parsed and evaluated in memory. */
 export const PIECE_BYTES = 1024 * 1024;
+/** A walk lets the event loop run at least this often, ms on its clock (between positions of an enumeration). */
+export const YIELD_MS = 15;
 /** Children fetched per read window while a container is walked. */
 const WINDOW = 256;
 /** An array with at least this many elements is streamed as a sequence (a nested scan) when a segment walks it. */
@@ -88,8 +90,9 @@ export class RecordWalk {
   private end: WalkEnd = 'done';
   /** Where a deadline stopped the walk. */
   stopAt: ScanPosition | null = null;
-  private ticks = 0;
-  private lastYield = Date.now();
+  /** The walk's clock (WalkHost.now), and when it last let the event loop run. */
+  private readonly now: () => number;
+  private lastYield: number;
   private readonly piece: number;
   private readonly streamMin: number;
   private readonly segments: readonly QuerySegment[];
@@ -110,6 +113,8 @@ export class RecordWalk {
     this.piece = Math.min(host.pieceBytes ?? PIECE_BYTES, host.maxRecordBytes);
     this.streamMin = host.streamMin ?? STREAM_MIN;
     this.segments = query.segments!;
+    this.now = host.now ?? Date.now;
+    this.lastYield = this.now();
   }
 
   /**
@@ -177,19 +182,23 @@ export class RecordWalk {
 
   /**
    * Called at each position of an enumeration, with `cur` holding the position about to be processed: checks the
-   * signal and the deadline (then records the position to continue from) and yields to the event loop now and then.
+   * signal and the deadline once the page has advanced (then records the position to continue from), and lets the event loop run (other
+   * requests, cancellations) once YIELD_MS have passed on the walk's clock since it last did. Every position is
+   * checked: one position may cost a filter test or a piece evaluated in memory, so counting positions bounds nothing.
    */
   private async tick(): Promise<boolean> {
-    if ((++this.ticks & 255) !== 0) return true;
     if (this.opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-    if (this.opts.deadline !== undefined && (this.host.now ?? Date.now)() > this.opts.deadline) {
+    const now = this.now();
+    // a page that has not advanced yet goes on (as `bounded` does): a page always gets past something
+    if (this.opts.deadline !== undefined && now > this.opts.deadline && this.advanced(this.cur)) {
       this.stopAt = { record: this.record, node: this.unitBase + this.emitted, at: this.cur.slice() };
       return this.stop('deadline');
     }
-    if (Date.now() - this.lastYield > 20) {
+    if (now - this.lastYield >= YIELD_MS) {
       await this.collector.flush();
       await new Promise<void>((r) => setImmediate(r));
-      this.lastYield = Date.now();
+      this.lastYield = this.now();
+      if (this.opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
     }
     return true;
   }

@@ -77,7 +77,8 @@ function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[
       prevEnd = endOf(kid.node);
       const sub = resume && m === resume[0] ? resume.slice(1) : null;
       resume = null;
-      if (expired()) { yield { kind: 'stop', at: [...trail, m] }; return; }
+      // never at the position a resumed walk starts from: each walk gets past one member at least
+      if (!sub && expired()) { yield { kind: 'stop', at: [...trail, m] }; return; }
       const here = isObject ? appendToken(pointer, kid.key!) : appendToken(pointer, m);
       if (isObject) {
         if (node.member && node.member(kid.key!)?.index !== m) continue; // a repeated name: the last one counts

@@ -26,6 +26,9 @@ export async function textSearch(ctx: ToolContext, request: SearchRequest<TextCu
   }
 }
 
+/** A walk through a document lets the event loop run at least this often, ms on the clock (between its pieces). */
+const YIELD_MS = 15;
+
 /** A member written as JSON (`"status": "failed"`): its name and its value as written. */
 const MEMBER = /"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)/;
 
@@ -255,37 +258,64 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
   let next: ScanPosition | null = null;
   let stopped: ScanPosition | null = null;
   let cut = false;
-  let ticks = 0;
-  const expired = () => (++ticks & 15) === 0 && ctx.clock.now() > ctx.deadline;
+  // The walk asks between pieces whether to stop: at the deadline (the page ends there), or every YIELD_MS on the
+  // clock to let the event loop run (other requests, a cancellation), after which it resumes where it stopped.
+  let pausing = false;
+  let lastYield = ctx.clock.now();
+  const expired = () => {
+    const now = ctx.clock.now();
+    if (now > ctx.deadline) return true;
+    if (now - lastYield >= YIELD_MS) pausing = true;
+    return pausing;
+  };
+  const pause = async () => {
+    pausing = false;
+    await new Promise<void>((r) => setImmediate(r));
+    lastYield = ctx.clock.now();
+    if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+  };
   outer: for (let i = start.record; i < source.count; i++) {
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
     if (i > start.record && ctx.clock.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
-    const at = i === start.record && start.at ? start.at : null;
+    if (ctx.clock.now() - lastYield >= YIELD_MS) await pause();
+    let at = i === start.record && start.at ? start.at : null;
     let events: Iterable<ReturnType<typeof recordHits> extends Iterable<infer E> ? E : never>;
     try {
-      events = recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes));
-      for (const e of events) {
-        if (e.kind === 'stop') { stopped = { record: i, node: 0, at: e.at }; break outer; }
-        if (e.kind === 'skipped') {
-          if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
-          continue;
-        }
-        counted++;
-        if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
-          const m: Match = { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
-          if (fields) {
-            try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
+      walk: for (;;) {
+        events = recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes));
+        for (const e of events) {
+          if (e.kind === 'stop') {
+            if (pausing) {
+              // not the deadline: let the event loop run, then walk on from where the walk stopped
+              await pause();
+              at = e.at;
+              continue walk;
+            }
+            stopped = { record: i, node: 0, at: e.at };
+            break outer;
           }
-          const size = Buffer.byteLength(JSON.stringify(m)) + 1;
-          if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
-            matches.push(m);
-            pageBytes += size;
+          if (e.kind === 'skipped') {
+            if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
             continue;
           }
-          if (matches.length < limit) cut = true;
-          next = { record: i, node: 0, at: e.at };
-          if (known !== undefined) break outer; // the total is known: no need to count on
+          counted++;
+          if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
+            const m: Match = { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
+            if (fields) {
+              try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
+            }
+            const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+            if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
+              matches.push(m);
+              pageBytes += size;
+              continue;
+            }
+            if (matches.length < limit) cut = true;
+            next = { record: i, node: 0, at: e.at };
+            if (known !== undefined) break outer; // the total is known: no need to count on
+          }
         }
+        break;
       }
     } catch (err) {
       const code = (err as { code?: string }).code;
