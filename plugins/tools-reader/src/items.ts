@@ -27,9 +27,10 @@ export interface ItemText {
 
 /**
  * The text of node `n` of a whole-file read: its bytes in the file through lazy nodes (`n.node`, or the source's
- * `node()` at its place), else its compact JSON (numbers exact).
+ * `node()` at its place), else its compact JSON (numbers exact). `maxReadBytes` (Limits.maxRecordBytes, which a lazy
+ * node's `bytes()` refuses to exceed in one read): a part longer than it is read in several reads.
  */
-export function itemText(source: RecordSource, n: ScanNode): ItemText {
+export function itemText(source: RecordSource, n: ScanNode, maxReadBytes = Number.POSITIVE_INFINITY): ItemText {
   let lazy: LazyNode | undefined = n.node;
   if (!lazy && source.node) {
     const inner = source.rootIsSequence ? n.path.slice(`/${n.record}`.length) : n.path;
@@ -37,7 +38,16 @@ export function itemText(source: RecordSource, n: ScanNode): ItemText {
   }
   if (lazy?.bytes) {
     const node = lazy;
-    return { size: node.byteLength, read: (from, to) => node.bytes!(from, to) };
+    const step = Math.max(1, maxReadBytes);
+    return {
+      size: node.byteLength,
+      read: (from, to) => {
+        if (to - from <= step) return node.bytes!(from, to);
+        const pieces: Buffer[] = [];
+        for (let at = from; at < to; at += step) pieces.push(node.bytes!(at, Math.min(to, at + step)));
+        return Buffer.concat(pieces);
+      },
+    };
   }
   const text = Buffer.from(JSON.stringify(n.value) ?? 'null');
   return { size: text.length, read: (from, to) => text.subarray(from, to) };

@@ -286,7 +286,7 @@ export class QueryScanEngine implements ScanEngine {
   private async walkOversized(opts: ScanQueryOptions, plan: Plan, result: Collector, batch: RecordBatch, epoch: number): Promise<ScanResult | null> {
     const i = batch.first;
     const limits = this.options.limits();
-    const query = plan.kind === 'split' ? plan.query : plan.query!;
+    const query = plan.kind === 'split' ? walkableInner(opts.query, plan.query) : plan.query!;
     const stopped = async () => (await result.flush(), result.finish(null, true));
     const fail = (error: McpgwError) => (result.take({ record: i, error }, opts.source, plan) ? null : stopped());
     let lazy: ReturnType<QueryScanEngine['lazyRoot']>;
@@ -420,6 +420,19 @@ function notDistributing(query: CompiledQuery, records: number, bytes: number, c
     hint = counting ? 'Count with a query whose first step picks records, one by one or all of them.' : 'Use a query whose first step picks records (one by one or all of them), read in pages.';
   }
   return new McpgwError('UNSUPPORTED_QUERY_FEATURE', message, { hint });
+}
+
+/**
+ * The inner query of a split (`inner`: what runs inside each record) in a form that can be walked over a record too
+ * long to parse: `inner` itself when it has segments; else, when the whole query has segments, the part of it a record
+ * sees — segments 1… after a first segment that picks records (`$[0].tail` → `$.tail`, `/0/arr/5` → `/arr/5`), or
+ * the whole query when its first segment is a descendant one (`$..name` runs on each record as it is). Null stays null
+ * (the record itself is the node); a query without segments (a filter reading `$`) gives `inner` back, unwalkable.
+ */
+export function walkableInner(query: CompiledQuery, inner: CompiledQuery | null): CompiledQuery | null {
+  if (!inner || inner.segments || !query.segments?.length || !query.rest) return inner;
+  const walkable = query.segments[0]!.descendant ? query : query.rest(1);
+  return walkable.segments ? walkable : inner;
 }
 
 /** RESOURCE_LIMIT_EXCEEDED for a query that cannot be walked over a value too long to parse. */

@@ -163,7 +163,7 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   };
   /** The part of `node` from `offset` that fits the rest of the page; sets `part` when more remains. */
   const cut = (node: ScanNode, offset: number, room = spec.maxResultBytes - bytes - reserve - (items.length > 0 ? 1 : 0)) => {
-    const text = itemText(source, node);
+    const text = itemText(source, node, ctx.limits.maxRecordBytes);
     const item = itemPart(node.path, text, offset, room, ctx.json);
     if (!item) throw tooSmall(node.path, text.size);
     add(item, node);
