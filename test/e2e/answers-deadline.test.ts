@@ -10,15 +10,20 @@ import { call, connect, type Connected } from '../helpers/mcp';
 const N = 30000;
 /**
  * Record i: k = i % 13 (the queries test k == 4: no byte literal to prefilter on, so every record is read), an "s"
- * that 'q.*z' matches when i % 17 == 9, a "p" of 14 n's that '(n|nn)*x' never matches but takes ~30 µs to try (so a
- * worker thread cannot finish the file within the deadline's grace, and pages stop there); records 777 and 20001
- * malformed.
+ * that 'q.*z' matches when i % 17 == 9, a "p" of 30 n's and m's (the bits of i) that 'n[nm]{30}' never matches but
+ * takes RE2 ~30 µs to try (its states differ from record to record), so a worker thread cannot finish the file
+ * within the deadline's grace, and pages stop there; records 777 and 20001 malformed.
  */
+function pOf(i: number): string {
+  let p = '';
+  for (let j = 0; j < 30; j++) p += (i >> (j % 15)) & 1 ? 'n' : 'm';
+  return p;
+}
 function data(): string {
   const lines: string[] = [];
   for (let i = 0; i < N; i++) {
     if (i === 777 || i === 20001) { lines.push(`{"id":${i},"status":"ok",`); continue; }
-    lines.push(JSON.stringify({ id: i, k: i % 13, s: i % 17 === 9 ? `q${i}z` : `w${i}`, p: 'n'.repeat(14), note: 'n'.repeat(40) }));
+    lines.push(JSON.stringify({ id: i, k: i % 13, s: i % 17 === 9 ? `q${i}z` : `w${i}`, p: pOf(i), note: 'n'.repeat(40) }));
   }
   return lines.join('\n') + '\n';
 }
@@ -40,7 +45,7 @@ afterAll(async () => {
 });
 
 test('json_read (a filter on the main thread, match() on worker threads): pages stopped at a 1 ms deadline add up to every match, none twice', async () => {
-  for (const [query, expected] of [['$[?@.k == 4].id', K4], ["$[?!search(@.p, '(n|nn)*x') && match(@.s, 'q.*z')].id", QZ]] as const) {
+  for (const [query, expected] of [['$[?@.k == 4].id', K4], ["$[?!search(@.p, 'n[nm]{30}') && match(@.s, 'q.*z')].id", QZ]] as const) {
     const ids: number[] = [];
     let pages = 0;
     let stoppedEarly = 0;
@@ -90,14 +95,16 @@ test('explorer search: a record predicate walked page by page at a 1 ms deadline
 test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_EXCEEDED, and the search goes on after it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-stuck-e2e-'));
   fs.mkdirSync(path.join(dir, 'data'));
-  fs.writeFileSync(path.join(dir, 'data', 'r.jsonl'), `{"s":"aab"}\n{"s":"${'a'.repeat(40)}!"}\n{"s":"ab"}\n{"s":"xyz"}\n`);
+  // Record 1 costs RE2 ~15 s (linear in its 1.35 MB, but (a|b){901} keeps up to 901 states alive over each run of
+  // 900 a's) and matches neither branch.
+  fs.writeFileSync(path.join(dir, 'data', 'r.jsonl'), `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n`);
   fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ root: './data', limits: { requestTimeoutMs: 1500 } }));
   const s = await connect(['--config', path.join(dir, '.mcpgwrc.json')], { cwd: dir });
   try {
     const { data: open } = await call(s.client, 'open_file', { path: 'r.jsonl' });
     const found: number[] = [];
     const warnings: any[] = [];
-    let args: Record<string, unknown> = { handle: open.handle, query: "$[?match(@, '(a+)+b')]" };
+    let args: Record<string, unknown> = { handle: open.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
     for (let page = 0; page < 5; page++) {
       const r = await call(s.client, 'search', args);
       expect(r.isError).toBe(false);
