@@ -194,6 +194,30 @@ describe('the record check in WebAssembly SIMD', () => {
     const big = Buffer.alloc(MAX_STRETCH_BYTES + 2, 0x20);
     expect(check.load(big, 0, big.length)).toBe(false);
   });
+
+  test('a stretch on a SharedArrayBuffer, at every alignment: the verdicts, spans and repeated-name flags of readRecord', () => {
+    const r = rng(11);
+    const records: string[] = [];
+    for (let k = 0; k < 400; k++) records.push(k % 5 === 0 ? mutate(r, genValue(r, 0)) : genValue(r, 0));
+    const text = Buffer.from(records.join('\n'));
+    for (let at = 0; at < 16; at++) {
+      // the same bytes at offset `at` of a shared buffer, and a stretch that starts inside it (the records from the second)
+      const b = Buffer.from(new SharedArrayBuffer(text.length + 32), 3, text.length + 29);
+      text.copy(b, at);
+      const lo = at + Buffer.byteLength(records[0]!) + 1;
+      expect(check.load(b, lo, at + text.length)).toBe(true);
+      let s = lo;
+      for (const t of records.slice(1)) {
+        const e = s + Buffer.byteLength(t);
+        const js = readRecord(b, s, e, plan);
+        const jsOut = [js, js === OK ? [...plan.spans] : null, js === OK ? plan.dup : null];
+        let st = check.check(s, e, plan);
+        if (st === FALLBACK) st = readRecord(b, s, e, plan);
+        expect([at, s, st, st === OK ? [...plan.spans] : null, st === OK ? plan.dup : null]).toEqual([at, s, ...jsOut]);
+        s = e + 1;
+      }
+    }
+  });
 });
 
 const dir = sharedPath('conformance/JSONTestSuite/test_parsing');

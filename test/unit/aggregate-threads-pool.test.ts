@@ -29,6 +29,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-aggregate-pool-'));
   formats = await formatsOf(jsonl);
   fs.writeFileSync(path.join(dir, 'pool.jsonl'), Array.from({ length: N }, (_, i) => line(i)).join('\n'));
+  fs.writeFileSync(path.join(dir, 'one-slice.jsonl'), Array.from({ length: 100 }, (_, i) => line(i)).join('\n'));
   source = (await fileService(dir, formats).open('pool.jsonl')).source;
   for (let i = 0; i < N; i++) if (i !== 777) expected.set(STATUSES[i % 5]!, (expected.get(STATUSES[i % 5]!) ?? 0) + 1);
 });
@@ -42,8 +43,11 @@ const counts = (r: AggregateResult) => new Map(r.groups.map((g) => [g.key[0] as 
 class SpyThreads extends AggregateThreads {
   jobs: { check: unknown }[] = [];
   die: string | null = null;
+  /** Messages stand-ins posted to this thread on their parent port. */
+  said: unknown[] = [];
   protected override spawn(): Worker {
     const worker = this.die ? new Worker(this.die, { eval: true }) : super.spawn();
+    if (this.die) worker.on('message', (m) => this.said.push(m));
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (m: { type: string; init?: { check: unknown } }, transfer?: readonly unknown[]) => {
       if (m.type === 'job') this.jobs.push({ check: m.init!.check });
@@ -122,6 +126,43 @@ test('a thread that dies in the middle of an aggregate gives INTERNAL_ERROR (no 
   const r = await eng.aggregate(spec());
   expect(counts(r)).toEqual(expected);
   expect(r.recordsMatched).toBe(N - 1);
+  pool.pool.close();
+}, 60_000);
+
+/** A stand-in thread that answers every slice with a failure of its own at once, then says so on its parent port. */
+const FAILS_EACH_SLICE = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => {
+  if (m.type !== 'job') return;
+  const port = m.init.port;
+  port.on('message', (b) => {
+    if (b.type === 'batch') {
+      port.postMessage({ type: 'fatal', code: 'IO_ERROR', message: 'the stand-in fails slice ' + b.seq });
+      parentPort.postMessage('failed');
+    }
+    if (b.type === 'end') port.close();
+  });
+  port.postMessage({ type: 'ready' });
+});`;
+
+test('a thread that fails its slice while the engine reads on gives that error, never a hang', async () => {
+  const { pool, eng } = setup();
+  pool.die = FAILS_EACH_SLICE;
+  // One slice's worth of records, whose batches end only once the failure has come (while the engine waits for them).
+  const inner = (await fileService(dir, formats).open('one-slice.jsonl')).source;
+  const turn = () => new Promise((r) => setImmediate(r));
+  const slow: RecordSource = {
+    format: inner.format, count: inner.count, rootIsSequence: inner.rootIsSequence, identity: inner.identity,
+    raw: (i) => inner.raw(i), text: (i) => inner.text(i), value: (i, w) => inner.value(i, w), location: (i) => inner.location(i),
+    batches: (o) => (async function* () {
+      yield* inner.batches(o);
+      while (!pool.said.includes('failed')) await turn();
+      for (let k = 0; k < 20; k++) await turn();
+    })(),
+  };
+  await expect(eng.aggregate({ ...spec(), source: slow })).rejects.toMatchObject({ code: 'IO_ERROR', message: 'the stand-in fails slice 0' });
+  pool.die = null;
+  expect(counts(await eng.aggregate(spec()))).toEqual(expected);
   pool.pool.close();
 }, 60_000);
 

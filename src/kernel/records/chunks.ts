@@ -15,6 +15,14 @@ export function unalignedBuffer(size: number): Buffer {
   return Buffer.allocUnsafeSlow(size + 64).subarray(64);
 }
 
+/**
+ * {@link unalignedBuffer} on a SharedArrayBuffer (zero-filled on allocation): worker threads read its bytes where they
+ * are, without a copy (aggregate-threads.ts hands slices of a batch read into one to its threads).
+ */
+function sharedUnalignedBuffer(size: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(size + 64), 64, size);
+}
+
 /** Throws CANCELLED when the signal has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
@@ -112,11 +120,12 @@ let spareTimer: NodeJS.Timeout | null = null;
  * multi-megabyte buffer per file or page cost more (page faults on first touch, then collection: V8 counts the
  * external bytes and collects early) than the reading itself; and a scan's two buffers, fresh per scan, stayed
  * resident until a collection long after it (8 MiB more at the peak per scan of a series). Give it back with
- * {@link giveBack} once no read is writing into it and no batch made from it is in use.
+ * {@link giveBack} once no read is writing into it and no batch made from it is in use. The {@link CHUNK_BYTES} ones
+ * are on SharedArrayBuffers, so that worker threads read a batch's bytes where they were read (no copy per slice).
  */
 export function takeBuffer(size: number): Buffer {
   if (size <= SMALL_READ) return unalignedBuffer(size);
-  return spare.pop() ?? unalignedBuffer(CHUNK_BYTES);
+  return spare.pop() ?? sharedUnalignedBuffer(CHUNK_BYTES);
 }
 
 /**

@@ -23,7 +23,41 @@ const FRAMING_END = 4096;
  * `[start(i), start(i+1))` (or to `end`), with the framing's padding bytes trimmed at both ends.
  * `raw(i)` is one synchronous positional read (4 µs here against 45 µs for an awaited read).
  */
+/**
+ * The kernel's own options of {@link IndexedRecordSource.batches}, beyond the contract's. `reads`: how many batches'
+ * bytes stay valid at once (2 to 4, default 2): a batch's bytes are valid until the consumer asks for the
+ * (`reads` − 1)-th batch after it (default: until it asks for the next one), for a consumer that hands a batch to
+ * worker threads and takes the next before they are done (aggregate-threads.ts); each one more costs a read buffer
+ * (CHUNK_BYTES, from the spares).
+ */
+export interface KernelBatchOptions extends BatchOptions {
+  reads?: number;
+}
+
+/** A batch of the kernel's sources: a RecordBatch whose records' extents can be had without reading its bytes. */
+export interface KernelBatch extends RecordBatch {
+  /**
+   * Writes the k1 − k0 + 1 boundaries of records `[k0, k1)`'s extents (each record with the padding around it, from
+   * the index, the bytes not read) less `shift` into `out` from index 0: record k0 + j's extent is
+   * `[out[j], out[j + 1])`, clipped to the batch's bytes. Trimmed of the source's {@link IndexedRecordSource.padding}
+   * (trimmedSpans in scan/plan.ts) they are the spans `span` gives.
+   */
+  extentsInto(k0: number, k1: number, out: Float64Array, shift: number): void;
+}
+
 export class IndexedRecordSource implements RecordSource {
+  private paddingTable: Uint8Array | undefined;
+
+  /** The framing's padding bytes (a record's span excludes them at both ends): 1 at each such byte value. */
+  get padding(): Uint8Array {
+    if (!this.paddingTable) {
+      const pad = this.spec.framing.isPadding;
+      this.paddingTable = new Uint8Array(256);
+      for (let b = 0; b < 256; b++) this.paddingTable[b] = pad(b) ? 1 : 0;
+    }
+    return this.paddingTable;
+  }
+
   readonly format: string;
   readonly rootType?: SourceSpec['rootType'];
   readonly rootIsSequence: boolean;
@@ -403,13 +437,14 @@ export class IndexedRecordSource implements RecordSource {
   /**
    * Reads record-aligned chunks: each read covers whole records (up to CHUNK_BYTES, or one record
    * when it is longer), so no bytes are copied between chunks; the next read is in flight while
-   * the caller works on the current batch. A batch's bytes are valid until the next batch is asked for, and not once
-   * the iteration has ended: the two read buffers come from the kernel's spares, and what an iteration read and did
+   * the caller works on the current batch. A batch's bytes are valid until the next batch is asked for (with
+   * `options.reads` = n, until the (n − 1)-th after it is), and not once the iteration has ended: the read buffers
+   * (two, or n) come from the kernel's spares, and what an iteration read and did
    * not hand out (the rest of its last batch, the read in flight) is kept for a second ({@link Leftover}), so that
    * an iteration resuming there — a reader's or a search's next page, which starts at the record its cursor names —
    * takes those bytes instead of reading them again; then the buffers go back to the spares.
    */
-  async *batches(options: BatchOptions = {}): AsyncGenerator<RecordBatch> {
+  async *batches(options: KernelBatchOptions = {}): AsyncGenerator<KernelBatch> {
     const from = Math.max(0, options.from ?? 0);
     const to = Math.min(this.count, options.to ?? this.count);
     if (from >= to) return;
@@ -442,8 +477,13 @@ export class IndexedRecordSource implements RecordSource {
       releaseLeftover(kept);
       kept = null;
     }
+    // Buffers take turns (`which`: the next read's): a batch's bytes are overwritten by the read after buffers.length − 1
+    // more, which starts when the batch buffers.length − 1 after it is handed out.
+    const reads = Math.max(2, Math.min(4, Math.floor(options.reads ?? 2)));
     const buffers = kept ? kept.buffers : [takeBuffer(size), takeBuffer(size)];
     let which = kept ? kept.which : 0;
+    // More turns than kept: the new buffers go in at `which`, so they are read into before the kept ones come round.
+    if (buffers.length < reads) buffers.splice(which, 0, ...Array.from({ length: reads - buffers.length }, () => takeBuffer(size)));
     const startRead = (r: number, last: number): Promise<Got> => {
       const s = index.start(r);
       const length = boundary(last) - s;
@@ -458,7 +498,7 @@ export class IndexedRecordSource implements RecordSource {
       }
       let buf = buffers[which]!;
       if (length > buf.length) buf = unalignedBuffer(length);
-      which ^= 1;
+      which = (which + 1) % buffers.length;
       return readFully(file.fd, buf.subarray(0, length), s, file.displayPath).then((bytes) => ({ bytes, first: r, last, base: s, length }));
     };
     /** The batch to hand out next when it is already read; else `pending` reads the one starting at `pendingFirst`. */
@@ -545,8 +585,8 @@ export class IndexedRecordSource implements RecordSource {
 type Got = { bytes: Buffer; first: number; last: number; base: number; length: number; oversized?: McpgwError };
 
 /**
- * The state an iteration of `batches` ended in: its two buffers (`which`: the one the next read goes into), the last
- * batch it handed out, the read it left in flight (in the other buffer), and the index's count and end then (an index
+ * The state an iteration of `batches` ended in: its buffers (`which`: the one the next read goes into), the last
+ * batch it handed out, the read it left in flight (in the buffer before `which`), and the index's count and end then (an index
  * that grew since is not resumed from).
  */
 interface Leftover {
@@ -591,10 +631,11 @@ class ContainerOffsets implements OffsetIndex {
 }
 
 /** A batch of one record longer than maxRecordBytes: no bytes (an empty span), and reading it throws `error`. */
-function oversizedBatch(first: number, error: McpgwError): RecordBatch {
+function oversizedBatch(first: number, error: McpgwError): KernelBatch {
   return {
     oversized: true, first, count: 1, bytes: Buffer.alloc(0),
     span: () => [0, 0],
+    extentsInto: (k0, k1, out, shift) => { out[0] = -shift; out[1] = -shift; },
     recordAt: (offset: number) => (offset === 0 ? 0 : -1),
     text: () => { throw error; },
     value: () => { throw error; },
@@ -611,8 +652,8 @@ function countPadding(buf: Buffer, pad: (b: number) => boolean, fromEnd: boolean
 function makeBatch(
   bytes: Buffer, base: number, first: number, count: number,
   index: SourceSpec['index'], end: number, pad: (b: number) => boolean, source: IndexedRecordSource, checks: boolean,
-): RecordBatch {
-  const batch: RecordBatch = {
+): KernelBatch {
+  const batch: KernelBatch = {
     first, count, bytes,
     span(k: number): [number, number] {
       const i = first + k;
@@ -622,6 +663,13 @@ function makeBatch(
       while (s < e && pad(bytes[s]!)) s++;
       while (e > s && pad(bytes[e - 1]!)) e--;
       return [s, e];
+    },
+    extentsInto(k0: number, k1: number, out: Float64Array, shift: number): void {
+      const n = index.count;
+      for (let k = k0; k <= k1; k++) {
+        const i = first + k;
+        out[k - k0] = Math.min((i < n ? index.start(i) : end) - base, bytes.length) - shift;
+      }
     },
     recordAt(offset: number): number {
       const abs = base + offset;

@@ -115,16 +115,18 @@ export interface CheckedMarks {
  * is evaluated (worker threads publish it, for the deadline's stuck-record check). `spans`: the view's spans as
  * `[s0, e0, s1, e1, …]` when the caller has them (read without a call per record). `checked`: records an earlier
  * aggregate found well-formed (their grouped members are found without checking them again), and where this one
- * marks those it finds so. Returns how many records the byte prefilter left to evaluate (all of them without one).
+ * marks those it finds so. `utf8`: whether the bytes from record fromK's start to record toK − 1's end are valid UTF-8,
+ * when the caller knows (else checked here). Returns how many records the byte prefilter left to evaluate (all of
+ * them without one).
  */
-export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array, checked?: CheckedMarks | null): number {
+export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array, checked?: CheckedMarks | null, utf8?: boolean): number {
   const b = view.bytes;
   stats.scanned += toK - fromK;
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
   if (toK <= fromK) return 0;
   // Valid UTF-8 is checked once for the stretch when most records are read, else per record.
   const dense = list === null || list.length > (toK - fromK) / 8;
-  const utf8Ok = dense ? isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1])) : false;
+  const utf8Ok = utf8 ?? (dense ? isUtf8(b.subarray(view.span(fromK)[0], view.span(toK - 1)[1])) : false);
   // The SIMD check reads a copy of the stretch in its own memory: copied when a record first needs the check (never
   // when every record is already checked), and only when most records are read.
   const simd = dense ? ctx.simd : null;

@@ -1,6 +1,8 @@
 /**
  * Aggregates on worker threads: the main thread reads record-aligned batches and hands them in slices (SLICE_BYTES
- * of records) to the least busy thread through reused shared buffers.
+ * of records) to the least busy thread, on the batches' own shared bytes (the kernel's read buffers are
+ * SharedArrayBuffers; three take turns, see READS) with their records' extents read from the index: this thread
+ * copies none of the bytes and reads none but a few per slice.
  * - Without regular expressions in `where`, each thread keeps one table for all its slices (aggregate-worker.ts) and
  *   posts it when asked: at the end, or at the deadline after the slices sent (they always finish) — then every
  *   record before `stoppedAt` is in the merged tables and none after. Tables merge in any order (a group's key and
@@ -39,6 +41,7 @@ import { SimdRecordCheck } from '../aggregate/check-simd';
 import { IDLE_MS, IdleWorkers } from './idle-workers';
 import { workerHeapFlags } from './worker-heap';
 import { releaseSoon } from '../memory';
+import { IndexedRecordSource, type KernelBatch } from '../records/source';
 
 /** Records per message when `where` uses regular expressions. */
 export const REGEX_SLICE = 64;
@@ -80,22 +83,39 @@ interface Pending {
   count: number;
   slot: Slot | null;
   done: boolean;
-  /** The shared buffer holding the slice's bytes (released when it is done). */
-  buf?: SharedBuffer;
+  /** What holds the slice's bytes (its `users` drop by one when it is done). */
+  holder?: { users: number };
+  /** The slice's spans (back to the free ones when it is done). */
+  spans?: Float64Array;
   table?: TableData;
   stats?: BatchStats;
 }
 
 /**
- * A slice's buffers shared with the threads, reused: its bytes and its records' spans (both on SharedArrayBuffers, so
- * that a slice allocates nothing a thread must collect: per-slice arrays made a thread's memory grow by tens of MiB
- * between its rare collections); `users`: slices of its batch not done yet.
+ * Slices go to the threads on SharedArrayBuffers, reused (so that a slice allocates nothing a thread must collect:
+ * per-slice arrays made a thread's memory grow by tens of MiB between its rare collections). A batch read into shared
+ * memory (the kernel's read buffers are) is sent where it is, slice by slice (a {@link BatchHold}); another one (a
+ * record longer than a read buffer, a source whose bytes are not shared) is copied slice by slice into a
+ * {@link CopyBuffer}. Each slice's extents (or spans) go in a Float64Array of their own, on a SharedArrayBuffer too,
+ * back to the free ones when the slice is done.
  */
-interface SharedBuffer {
+interface CopyBuffer {
   sab: SharedArrayBuffer | null;
-  spans: Float64Array | null;
+  /** 1 while its slice is in flight. */
   users: number;
 }
+
+/** A batch handed out by the source; `users`: its slices sent on its own bytes and not done yet. */
+interface BatchHold {
+  users: number;
+}
+
+/**
+ * Batches whose bytes stay valid at once (KernelBatchOptions.reads, records/source.ts): the threads work on one
+ * batch's slices while the next is dispatched and the one after is read. Each is a read buffer (CHUNK_BYTES) from the
+ * kernel's spares.
+ */
+export const READS = 3;
 
 /** Bytes of records one message carries (at least one record). */
 export const SLICE_BYTES = 1024 * 1024;
@@ -112,22 +132,38 @@ function sliceEnd(batch: RecordBatch, k0: number, regex: boolean): number {
   return lo;
 }
 
+/** Whether `bytes` lie on a SharedArrayBuffer (threads read them there). */
+function isShared(bytes: Buffer): boolean {
+  return bytes.buffer instanceof SharedArrayBuffer;
+}
+
 /**
- * Copies records [k0, k1) of a batch into `buf` (grown when they are larger) and their spans there into `buf.spans`
- * (grown likewise; the first 2 × (k1 − k0) entries are this slice's).
+ * Where the threads read records [k0, k1) of a batch: on the batch's own shared bytes (`copy` null), or copied into
+ * `copy` (grown when they are larger). Writes where the records are, relative to the slice's first byte, into
+ * `spans`: a kernel source's (`kernel`) batch's k1 − k0 + 1 extent boundaries (`extents`: the thread trims their padding, so that this
+ * thread reads none of the bytes: trimmedSpans), another's 2 × (k1 − k0) spans.
  */
-function load(batch: RecordBatch, k0: number, k1: number, buf: SharedBuffer): Float64Array {
-  const lo = batch.span(k0)[0], hi = batch.span(k1 - 1)[1];
-  if (!buf.sab || buf.sab.byteLength < hi - lo) buf.sab = new SharedArrayBuffer(Math.max(hi - lo, 64 * 1024));
-  batch.bytes.copy(new Uint8Array(buf.sab), 0, lo, hi);
-  if (!buf.spans || buf.spans.length < (k1 - k0) * 2) buf.spans = new Float64Array(new SharedArrayBuffer(Math.max((k1 - k0) * 2, 8192) * 8));
-  const spans = buf.spans;
-  for (let k = k0; k < k1; k++) {
-    const [s, e] = batch.span(k);
-    spans[2 * (k - k0)] = s - lo;
-    spans[2 * (k - k0) + 1] = e - lo;
+function load(batch: RecordBatch, kernel: boolean, k0: number, k1: number, copy: CopyBuffer | null, spans: Float64Array): { sab: SharedArrayBuffer; offset: number; length: number; extents: boolean } {
+  let lo: number, hi: number;
+  const extents = kernel && !!(batch as Partial<KernelBatch>).extentsInto;
+  if (extents) {
+    (batch as KernelBatch).extentsInto(k0, k0, spans, 0);
+    lo = spans[0]!;
+    (batch as KernelBatch).extentsInto(k0, k1, spans, lo);
+    hi = lo + spans[k1 - k0]!;
+  } else {
+    lo = batch.span(k0)[0];
+    hi = batch.span(k1 - 1)[1];
+    for (let k = k0; k < k1; k++) {
+      const [s, e] = batch.span(k);
+      spans[2 * (k - k0)] = s - lo;
+      spans[2 * (k - k0) + 1] = e - lo;
+    }
   }
-  return spans;
+  if (!copy) return { sab: batch.bytes.buffer as SharedArrayBuffer, offset: batch.bytes.byteOffset + lo, length: hi - lo, extents };
+  if (!copy.sab || copy.sab.byteLength < hi - lo) copy.sab = new SharedArrayBuffer(Math.max(hi - lo, 64 * 1024));
+  batch.bytes.copy(new Uint8Array(copy.sab), 0, lo, hi);
+  return { sab: copy.sab, offset: 0, length: hi - lo, extents };
 }
 
 /** A skipped record's entry with the location (line, byte offset) and message of its error read on this thread. */
@@ -178,6 +214,8 @@ export class AggregateThreads implements AggregatePool {
     const epoch = Date.now();
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
+    /** Spans of slices done, for the next slices. */
+    const freeSpans: Float64Array[] = [];
     let failure: McpgwError | null = null;
     let wake: (() => void) | null = null;
     const poke = () => { const w = wake; wake = null; w?.(); };
@@ -190,6 +228,7 @@ export class AggregateThreads implements AggregatePool {
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
+      padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
       check: plan.negative ? null : SimdRecordCheck.module(plan),
       where: where ? { plugin: this.options.pluginOf(where.query.language!)!, language: where.query.language!, text: where.query.text, as: where.as } : null,
@@ -237,7 +276,8 @@ export class AggregateThreads implements AggregatePool {
         const p = pending.get(m.seq!);
         if (!p) return;
         p.done = true;
-        if (p.buf) p.buf.users--;
+        if (p.holder) p.holder.users--;
+        if (p.spans) freeSpans.push(p.spans);
         if (m.table) p.table = m.table;
         p.stats = m.stats!;
         if (marks && m.checked) marks.set(m.checked, p.first);
@@ -250,8 +290,12 @@ export class AggregateThreads implements AggregatePool {
     const expired = () => opts.deadline !== undefined && clock.now() > opts.deadline;
     const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - clock.now()) : 0;
     const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
-    /** Resolves on a wake-up or after `ms` on the clock (and always just past the deadline). */
+    /**
+     * Resolves on a wake-up or after `ms` on the clock (and always just past the deadline); at once after a failure or
+     * a cancel (its wake-up may have come while this thread was reading, when nothing slept).
+     */
     const sleep = (ms?: number) => new Promise<void>((r) => {
+      if (failure || opts.signal?.aborted) { r(); return; }
       let t: ClockTimer | undefined;
       const done = () => { t?.cancel(); r(); };
       wake = done;
@@ -265,16 +309,30 @@ export class AggregateThreads implements AggregatePool {
       let seq = 0, next = 0;
       let dispatched = from;
       let consumedAny = false;
-      const maxInFlight = threads * (regex ? 8 : 2);
-      const it = source.batches({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
+      // In flight at most: slices on the batches' own bytes (READS − 1 batches, the read buffers bound them), or
+      // `copies` slices copied.
+      const maxInFlight = threads * 8;
+      // The kernel's sources keep READS batches' bytes valid at once, on shared memory: their slices go as they are.
+      const kernel = source instanceof IndexedRecordSource;
+      const it = (kernel ? source.batches({ from, to, signal: opts.signal, reads: READS }) : source.batches({ from, to, signal: opts.signal }))[Symbol.asyncIterator]();
       let exhausted = false;
-      /**
-       * Slices go to the threads through shared buffers, one per slice in flight, reused (no garbage per batch, and
-       * in flight at most maxInFlight slices of SLICE_BYTES): a buffer is free again once its slice is done.
-       */
-      const buffers: SharedBuffer[] = Array.from({ length: maxInFlight }, () => ({ sab: null, spans: null, users: 0 }));
-      /** The batch being dispatched, and its first record not yet sent. */
-      let queue: { batch: RecordBatch; k: number; faults: Uint8Array | null } | null = null;
+      const copies: CopyBuffer[] = Array.from({ length: threads * (regex ? 8 : 2) }, () => ({ sab: null, users: 0 }));
+      /** The batches handed out, latest last (their read buffers take turns: see `holds`). */
+      let holds: BatchHold[] = [];
+      /** Asking for a batch starts a read into the buffer of the READS − 1-th batch before it: that one must be done. */
+      const mayRead = () => {
+        const keep = Math.max(0, holds.length - (READS - 2));
+        for (let k = 0; k < keep; k++) if (holds[k]!.users > 0) return false;
+        holds = holds.slice(keep);
+        return true;
+      };
+      /** The batch being dispatched, its first record not yet sent, and its hold when its slices go on its own bytes. */
+      let queue: { batch: RecordBatch; k: number; faults: Uint8Array | null; own: BatchHold | null } | null = null;
+      const takeSpans = (n: number): Float64Array => {
+        for (let k = freeSpans.length - 1; k >= 0; k--) if (freeSpans[k]!.length >= n) return freeSpans.splice(k, 1)[0]!;
+        freeSpans.pop(); // too small: let one go, so that the free ones stay as many as the slices in flight before
+        return new Float64Array(new SharedArrayBuffer(Math.max(n, 8192) * 8));
+      };
 
       const consume = (p: Pending) => {
         if (p.table) mergeTable(job.table, p.table, job.compiled);
@@ -316,10 +374,8 @@ export class AggregateThreads implements AggregatePool {
         if (hold) mergePosted();
         // Dispatch while there is room (nothing new once the deadline passed, but a page always finishes a slice).
         while (seq - next < maxInFlight && !(expired() && seq > 0)) {
-          const buf = buffers.find((b) => b.users === 0);
-          if (!buf) break; // every buffer is in use: wait for a slice to finish
           if (!queue) {
-            if (exhausted) break;
+            if (exhausted || !mayRead()) break; // (a batch in flight would be read over: wait for it)
             const r = await it.next();
             if (r.done) { exhausted = true; break; }
             const batch = r.value;
@@ -332,21 +388,27 @@ export class AggregateThreads implements AggregatePool {
               dispatched = batch.first + 1;
               continue;
             }
-            queue = { batch, k: 0, faults: framingFaults(batch) };
+            const held: BatchHold = { users: 0 };
+            holds.push(held);
+            queue = { batch, k: 0, faults: framingFaults(batch), own: kernel && isShared(batch.bytes) ? held : null };
           }
-          const { batch, faults: batchFaults } = queue;
+          const { batch, faults: batchFaults, own } = queue;
+          const copy = own ? null : copies.find((b) => b.users === 0);
+          if (copy === undefined) break; // every copy is in flight: wait for a slice to finish
+          const holder = own ?? copy!;
           const k0 = queue.k;
           const k1 = sliceEnd(batch, k0, regex);
           queue.k = k1;
           if (k1 >= batch.count) queue = null;
-          const spans = load(batch, k0, k1, buf);
+          const spans = takeSpans((k1 - k0) * 2);
+          const at = load(batch, kernel, k0, k1, copy, spans);
           const slot = slots.reduce((a, b) => (b.busy < a.busy ? b : a));
           slot.busy++;
-          buf.users++;
-          pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, buf });
+          holder.users++;
+          pending.set(seq, { first: batch.first + k0, count: k1 - k0, slot, done: false, holder, spans });
           const checked = marks ? marks.slice(batch.first + k0, batch.first + k1) : null;
           const faults = batchFaults ? batchFaults.slice(k0, k1) : null;
-          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, sab: buf.sab, spans, checked, faults }, checked ? [checked.buffer as ArrayBuffer] : []);
+          slot.port.postMessage({ type: 'batch', seq, first: batch.first + k0, count: k1 - k0, ...at, spans, checked, faults }, checked ? [checked.buffer as ArrayBuffer] : []);
           seq++;
           dispatched = batch.first + k1;
         }

@@ -7,15 +7,18 @@
  * into one table the thread keeps, posted when it grows past FLUSH_BYTES and when the engine asks (a flush comes after
  * the slices sent before it, so it covers them all); otherwise each slice's table is posted with its `done`, for the
  * engine to merge in file order. Protocol (on the job's port):
- *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, spans: Float64Array, checked: Uint8Array | null, faults: Uint8Array | null }
- *       (spans: of records first…, in sab, on a SharedArrayBuffer reused once the slice is done: its first 2 × count
- *       entries are this slice's; checked: their marks, checked.ts)
+ *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, offset, length, spans: Float64Array, extents, checked: Uint8Array | null, faults: Uint8Array | null }
+ *       (the slice's bytes: `length` bytes at `offset` in sab, which is reused once the slice is done; spans: of
+ *       records first…, relative to `offset`, on a SharedArrayBuffer reused likewise: its first 2 × count entries are
+ *       this slice's spans, or with `extents` its first count + 1 entries their extents' boundaries, trimmed here of
+ *       `init.padding`; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
  *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
+import { isUtf8 } from 'node:buffer';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
 import { compileSpec, newTable } from '../aggregate/table';
@@ -23,7 +26,7 @@ import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
 import type { WorkerPlugin } from '../plugins/registry';
-import { spansView } from './plan';
+import { spansView, trimmedSpans } from './plan';
 
 export interface AggregateWorkerInit {
   port: MessagePort;
@@ -34,6 +37,8 @@ export interface AggregateWorkerInit {
   /** Records never evaluated (reported by an earlier page). */
   skip: number[];
   where: { plugin: WorkerPlugin; language: string; text: string; as: 'filter' | 'select' } | null;
+  /** The source's padding bytes (IndexedRecordSource.padding), for slices sent with their records' extents. */
+  padding: Uint8Array | null;
   /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
   hold: boolean;
   /**
@@ -46,7 +51,7 @@ export interface AggregateWorkerInit {
 /** A held table past this many (estimated) bytes is posted and a new one started. */
 export const FLUSH_BYTES = 8 * 1024 * 1024;
 
-type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
+type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; offset: number; length: number; extents: boolean; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
 
 async function runJob(init: AggregateWorkerInit): Promise<void> {
   const port = init.port;
@@ -81,6 +86,9 @@ async function runJob(init: AggregateWorkerInit): Promise<void> {
     Atomics.store(init.progress, 0, i);
   };
   let held = newTable();
+  /** Spans trimmed here from a slice's extents (reused). */
+  let trimmed: Float64Array = new Float64Array(8192);
+  const asciiPadding = !!init.padding && init.padding.every((v, b) => v === 0 || b < 0x80);
   port.on('message', (m: JobMessage) => {
     try {
       if (m.type === 'end') {
@@ -92,12 +100,17 @@ async function runJob(init: AggregateWorkerInit): Promise<void> {
         held = newTable();
         return;
       }
-      const bytes = Buffer.from(m.sab);
-      const view = spansView(m.first, m.count, bytes, m.spans, m.faults);
+      const bytes = Buffer.from(m.sab, m.offset, m.length);
+      // With extents, the slice is its records and the padding between them (ASCII): it is valid UTF-8 when its records
+      // are. Checked first, in one pass over the slice, which also brings the bytes close for the trimming after
+      // (record by record from memory, the trimming alone took about as long as the rest).
+      const utf8 = m.extents && asciiPadding ? isUtf8(bytes) : undefined;
+      const spans: Float64Array = m.extents ? (trimmed = trimmedSpans(m.spans, m.count, bytes, init.padding!, trimmed)) : m.spans;
+      const view = spansView(m.first, m.count, bytes, spans, m.faults);
       const table = init.hold ? held : newTable();
       const stats = newStats();
       const checked = m.checked ? { marks: m.checked, first: m.first } : null;
-      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, m.spans, checked);
+      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, spans, checked, utf8);
       // The slice's marks go back with its `done` (those it set included).
       const back = m.checked ? { checked: m.checked } : {};
       const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];

@@ -129,6 +129,26 @@ export function framingFaults(batch: { count: number; checkFraming?(k: number): 
 }
 
 /**
+ * The spans `[s0, e0, s1, e1, …]` of `count` records from their extents (`extents[k]` to `extents[k + 1]`, in `bytes`:
+ * KernelBatch.extentsInto) with the `padding` bytes (a 256-entry table, 1 for a padding byte) trimmed from both ends,
+ * as RecordBatch.span gives them; written into `out` (a new array when it is shorter than 2 × count), which it returns.
+ */
+export function trimmedSpans(extents: Float64Array, count: number, bytes: Uint8Array, padding: Uint8Array, out: Float64Array): Float64Array {
+  if (out.length < 2 * count) out = new Float64Array(Math.max(2 * count, 2 * out.length));
+  let s = extents[0]!;
+  for (let k = 0; k < count; k++) {
+    const next = extents[k + 1]!;
+    let e = next;
+    while (s < e && padding[bytes[s]!] === 1) s++;
+    while (e > s && padding[bytes[e - 1]!] === 1) e--;
+    out[2 * k] = s;
+    out[2 * k + 1] = e;
+    s = next;
+  }
+  return out;
+}
+
+/**
  * A BatchView over spans held in a Float64Array (`[s0, e0, s1, e1, …]`), as sent to worker threads; `faults`: the
  * records the framing check rejects (framingFaults), whose error the engine re-reads with its location on its thread.
  */
