@@ -312,7 +312,10 @@ export class QueryScanEngine implements ScanEngine {
       if (!query) {
         // the record itself is the node (a split without an inner query)
         if (resume && resume.node > 0) return null;
-        return result.takeWalked(i, walkedUnit('/' + i, lazy.root), 0, () => []) ? null : stopped();
+        if (!result.takeWalked(i, walkedUnit('/' + i, lazy.root), 0, () => [])) return stopped();
+        // handed to the sink now, as a walk's units are (a scan on worker threads finishes without flushing again)
+        await result.flush();
+        return null;
       }
       const walk = new RecordWalk(this.walkHost(epoch), opts, result, lazy.source, i, plan.kind === 'split' ? '/' + i : '', query, plan.firstOnly, resume);
       const end = await walk.run(lazy.root);
