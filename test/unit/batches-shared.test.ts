@@ -66,6 +66,13 @@ describe('batches with three read buffers', () => {
     for (let n = 3; n < seen.length; n++) expect(buffers[n]).toBe(buffers[n - 3]);
   }, 60_000);
 
+  test('only reads for worker threads go into shared memory: a batch of a plain iteration is on an ordinary buffer', async () => {
+    const plain = await kernelSource('shared.jsonl');
+    for await (const batch of plain.batches()) expect(batch.bytes.buffer instanceof SharedArrayBuffer).toBe(false);
+    const threaded = await kernelSource('shared.jsonl');
+    for await (const batch of threaded.batches({ reads: 3 })) expect(batch.bytes.buffer instanceof SharedArrayBuffer).toBe(true);
+  }, 60_000);
+
   test('by default two buffers take turns (the third batch on the first one\'s)', async () => {
     const source = await kernelSource('shared.jsonl');
     const buffers: ArrayBufferLike[] = [];

@@ -112,6 +112,7 @@ const SMALL_READ = 64 * 1024;
 const SPARE_MAX = 8;
 const SPARE_KEEP_MS = 1000;
 const spare: Buffer[] = [];
+const spareShared: Buffer[] = [];
 let spareTimer: NodeJS.Timeout | null = null;
 
 /**
@@ -120,12 +121,20 @@ let spareTimer: NodeJS.Timeout | null = null;
  * multi-megabyte buffer per file or page cost more (page faults on first touch, then collection: V8 counts the
  * external bytes and collects early) than the reading itself; and a scan's two buffers, fresh per scan, stayed
  * resident until a collection long after it (8 MiB more at the peak per scan of a series). Give it back with
- * {@link giveBack} once no read is writing into it and no batch made from it is in use. The {@link CHUNK_BYTES} ones
- * are on SharedArrayBuffers, so that worker threads read a batch's bytes where they were read (no copy per slice).
+ * {@link giveBack} once no read is writing into it and no batch made from it is in use. `shared`: a {@link CHUNK_BYTES}
+ * one on a SharedArrayBuffer, so that worker threads read a batch's bytes where they were read (no copy per slice:
+ * aggregate-threads.ts). Only those reads take them: on this thread a copy out of shared memory (into a WebAssembly
+ * module's memory, a string) is several times slower than out of an ordinary buffer — the caseless prefilter over
+ * shared buffers took 1.9× the time of the exact one, against 1.0× (bench/README, "Quiet run, session 6").
  */
-export function takeBuffer(size: number): Buffer {
+export function takeBuffer(size: number, shared = false): Buffer {
   if (size <= SMALL_READ) return unalignedBuffer(size);
-  return spare.pop() ?? sharedUnalignedBuffer(CHUNK_BYTES);
+  return shared ? spareShared.pop() ?? sharedUnalignedBuffer(CHUNK_BYTES) : spare.pop() ?? unalignedBuffer(CHUNK_BYTES);
+}
+
+/** Whether `b` lies on a SharedArrayBuffer. */
+export function isShared(b: Buffer): boolean {
+  return b.buffer instanceof SharedArrayBuffer;
 }
 
 /**
@@ -133,9 +142,12 @@ export function takeBuffer(size: number): Buffer {
  * go after {@link SPARE_KEEP_MS} without use.
  */
 export function giveBack(buffers: readonly Buffer[]): void {
-  for (const b of buffers) if (b.length === CHUNK_BYTES && spare.length < SPARE_MAX && !spare.includes(b)) spare.push(b);
+  for (const b of buffers) {
+    const pool = isShared(b) ? spareShared : spare;
+    if (b.length === CHUNK_BYTES && pool.length < SPARE_MAX && !pool.includes(b)) pool.push(b);
+  }
   if (spareTimer) clearTimeout(spareTimer);
-  spareTimer = setTimeout(() => { spare.length = 0; spareTimer = null; }, SPARE_KEEP_MS);
+  spareTimer = setTimeout(() => { spare.length = 0; spareShared.length = 0; spareTimer = null; }, SPARE_KEEP_MS);
   spareTimer.unref();
 }
 

@@ -471,6 +471,9 @@ export class IndexedRecordSource implements RecordSource {
     // No read is longer than the range (one record past CHUNK_BYTES gets its own buffer): a small file or range
     // takes what it needs, not 2 × CHUNK_BYTES per scan.
     const size = Math.max(1, Math.min(CHUNK_BYTES, totalBytes));
+    // Reads handed to worker threads (`reads`) go into new buffers on shared memory (chunks.ts takeBuffer), the others
+    // into ordinary ones; a kept iteration's buffers serve either (a batch not on shared memory is copied for threads).
+    const shared = options.reads !== undefined;
     let kept = this.takeLeftover();
     if (kept && !kept.buffers.every((b) => b.length >= size)) {
       // a short range's buffers (a probe of the first records) are too small for this one
@@ -480,10 +483,10 @@ export class IndexedRecordSource implements RecordSource {
     // Buffers take turns (`which`: the next read's): a batch's bytes are overwritten by the read after buffers.length − 1
     // more, which starts when the batch buffers.length − 1 after it is handed out.
     const reads = Math.max(2, Math.min(4, Math.floor(options.reads ?? 2)));
-    const buffers = kept ? kept.buffers : [takeBuffer(size), takeBuffer(size)];
+    const buffers = kept ? kept.buffers : [takeBuffer(size, shared), takeBuffer(size, shared)];
     let which = kept ? kept.which : 0;
     // More turns than kept: the new buffers go in at `which`, so they are read into before the kept ones come round.
-    if (buffers.length < reads) buffers.splice(which, 0, ...Array.from({ length: reads - buffers.length }, () => takeBuffer(size)));
+    if (buffers.length < reads) buffers.splice(which, 0, ...Array.from({ length: reads - buffers.length }, () => takeBuffer(size, shared)));
     const startRead = (r: number, last: number): Promise<Got> => {
       const s = index.start(r);
       const length = boundary(last) - s;
