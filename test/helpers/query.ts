@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import jsonpathPlugin from '../../plugins/query-jsonpath/src/index';
 import pointerPlugin from '../../plugins/query-pointer/src/index';
-import type { Plugin, QueryLanguage } from '../../src/kernel/contracts';
+import type { CompiledQuery, Plugin, QueryLanguage, RecordSource, ScanNode, ScanPosition, ScanResult } from '../../src/kernel/contracts';
 import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
@@ -52,4 +52,33 @@ export function aggregateEngine(limits: Partial<Limits> = {}, threads = 2, minBy
   let pool = clock ? make() : aggregatePools.get(key);
   if (!pool) aggregatePools.set(key, (pool = make()));
   return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}), aggregates: pool });
+}
+
+/** One page of {@link scanPages}: the engine's result, the nodes the sink took, and the record the page began at. */
+export interface ScanPage { result: ScanResult; taken: ScanNode[]; from: number }
+
+/**
+ * Every page of `query` over `source` from its start: `limit` nodes a page, and a sink that takes at most `accept`
+ * nodes of each batch it is handed (the page then ends before the first it refuses). Throws after `guard` pages.
+ */
+export async function scanPages(e: QueryScanEngine, source: RecordSource, query: CompiledQuery, limit: number, accept: number, guard = 500): Promise<ScanPage[]> {
+  const out: ScanPage[] = [];
+  let resume: ScanPosition | undefined;
+  let from = 0;
+  for (let n = 0; n < guard; n++) {
+    const taken: ScanNode[] = [];
+    const result = await e.run({
+      source, query, addressing: 'file', limit, ...(resume ? { resume } : {}),
+      sink: (nodes) => {
+        const k = Math.min(accept, nodes.length);
+        taken.push(...nodes.slice(0, k));
+        return k;
+      },
+    });
+    out.push({ result, taken, from });
+    if (!result.next) return out;
+    resume = result.next;
+    from = result.next.record;
+  }
+  throw new Error('no end');
 }

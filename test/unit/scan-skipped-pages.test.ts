@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import type { Format, QueryLanguage, ScanNode, ScanPosition, ScanResult } from '../../src/kernel/contracts';
+import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import type { QueryScanEngine } from '../../src/kernel/scan';
 import { fileService, formatsOf } from '../helpers/formats';
-import { engine, jsonpath, threadedEngine } from '../helpers/query';
+import { engine, jsonpath, scanPages, threadedEngine, type ScanPage } from '../helpers/query';
 
 let dir: string;
 let formats: Format[];
@@ -39,32 +39,11 @@ async function open() {
   return fileService(dir, formats).open('runs.jsonl');
 }
 
-interface Page { result: ScanResult; taken: ScanNode[]; from: number }
+type Page = ScanPage;
 
-/**
- * Every page of `$[*].id` from the start: `limit` nodes a page, and a sink that accepts at most `accept` nodes of
- * each batch it is handed (the page then ends before the first it refuses).
- */
-async function pages(e: QueryScanEngine, source: Awaited<ReturnType<typeof open>>['source'], limit: number, accept: number): Promise<Page[]> {
-  const out: Page[] = [];
-  let resume: ScanPosition | undefined;
-  let from = 0;
-  for (let guard = 0; guard < 200; guard++) {
-    const taken: ScanNode[] = [];
-    const result = await e.run({
-      source: source, query: jp.compile('$[*].id'), addressing: 'file', limit, ...(resume ? { resume } : {}),
-      sink: (nodes) => {
-        const k = Math.min(accept, nodes.length);
-        taken.push(...nodes.slice(0, k));
-        return k;
-      },
-    });
-    out.push({ result, taken, from });
-    if (!result.next) return out;
-    resume = result.next;
-    from = result.next.record;
-  }
-  throw new Error('no end');
+/** Every page of `$[*].id` from the start ({@link scanPages}). */
+function pages(e: QueryScanEngine, source: Awaited<ReturnType<typeof open>>['source'], limit: number, accept: number): Promise<Page[]> {
+  return scanPages(e, source, jp.compile('$[*].id'), limit, accept, 200);
 }
 
 function expectExact(list: Page[]) {

@@ -10,11 +10,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import type { Format, QueryLanguage, ScanNode, ScanPosition, ScanResult } from '../../src/kernel/contracts';
+import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import type { QueryScanEngine } from '../../src/kernel/scan';
 import { inRangeCount } from '../../src/kernel/scan/plan';
 import { fileService, formatsOf } from '../helpers/formats';
-import { engine, jsonpath, threadedEngine } from '../helpers/query';
+import { engine, jsonpath, scanPages, threadedEngine, type ScanPage } from '../helpers/query';
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'malformed');
 const LINES = fs.readFileSync(path.join(DIR, 'filtered.jsonl'), 'utf8').split('\n').slice(0, -1);
@@ -50,31 +50,13 @@ test('the fixture: 2,050 records, 135 malformed, 104 of them with status "failed
   expect(count(0, 2050, (i) => malformed[i]! && parsedByQuery[i]!)).toBe(104);
 });
 
-interface Page { result: ScanResult; taken: ScanNode[]; from: number }
+type Page = ScanPage;
 
-/** Every page of the query: `limit` nodes a page, a sink taking at most `accept` nodes of each batch. */
+/** Every page of the query ({@link scanPages}): `limit` nodes a page, a sink taking at most `accept` nodes of each batch. */
 async function pages(e: QueryScanEngine, limit: number, accept: number, query = QUERY): Promise<Page[]> {
   const f = await fileService(DIR, formats).open('filtered.jsonl');
   try {
-    const out: Page[] = [];
-    let resume: ScanPosition | undefined;
-    let from = 0;
-    for (let guard = 0; guard < 500; guard++) {
-      const taken: ScanNode[] = [];
-      const result = await e.run({
-        source: f.source, query: jp.compile(query), addressing: 'file', limit, ...(resume ? { resume } : {}),
-        sink: (nodes) => {
-          const k = Math.min(accept, nodes.length);
-          taken.push(...nodes.slice(0, k));
-          return k;
-        },
-      });
-      out.push({ result, taken, from });
-      if (!result.next) return out;
-      resume = result.next;
-      from = result.next.record;
-    }
-    throw new Error('no end');
+    return await scanPages(e, f.source, jp.compile(query), limit, accept);
   } finally {
     f.close();
   }
