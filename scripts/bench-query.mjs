@@ -11,11 +11,11 @@ const require = createRequire(repo + '/');
 require('reflect-metadata');
 // Plugins import their runtime helpers from mcpgw/plugin-api: resolve it to this kernel, as the loader does.
 require(`${repo}/dist/kernel/plugins/api-module.js`).installApiResolution();
-const { QueryScanEngine, ThreadPool } = require(`${repo}/dist/kernel/scan/index.js`);
+const { QueryScanEngine, ThreadPool } = require(`${repo}/dist/engine/scan/index.js`);
 const { DEFAULT_LIMITS } = require(`${repo}/dist/kernel/config/defaults.js`);
 const { FileService } = require(`${repo}/dist/kernel/files/file-service.js`);
 const { Sandbox } = require(`${repo}/dist/kernel/files/sandbox.js`);
-const { recordsToolkit } = require(`${repo}/dist/kernel/records/index.js`);
+const { recordsToolkit } = require(`${repo}/dist/engine/records/index.js`);
 const { McpgwError } = require(`${repo}/dist/kernel/errors.js`);
 
 const args = process.argv.slice(2);

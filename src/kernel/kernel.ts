@@ -6,7 +6,7 @@ import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
 import type { CacheConfig } from './config';
-import { IndexCache } from './cache/index-cache';
+import { IndexCache } from '../engine/cache/index-cache';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
@@ -17,21 +17,21 @@ import { nodeFileSystem, type FileSystem } from './files/file-system';
 import type { Clock } from './contracts/clock';
 import type { FileAccess } from './contracts/tool';
 import type { ScanEngine } from './contracts/scan';
-import { recordsToolkit } from './records';
+import { recordsToolkit } from '../engine/records';
 import { containerOf } from './container';
 import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
 import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
-import type { QueryScanEngine } from './scan/engine';
-import type { WorkerPool } from './scan/workers';
-import type { AggregatePool } from './scan/aggregate';
+import type { QueryScanEngine } from '../engine/scan/engine';
+import type { WorkerPool } from '../engine/scan/workers';
+import type { AggregatePool } from '../engine/scan/aggregate';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
 import { errorFactory } from './errors';
 import { Session } from './session/session';
-import { jsonLayout } from './records/json-layout';
+import { jsonLayout } from '../engine/records/json-layout';
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -69,7 +69,7 @@ export class Kernel {
     // The RE2 engine (re2js) and its service load on the first pattern compiled, not at start-up.
     let regex: RegexService | undefined;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const service = (): RegexService => (regex ??= new (require('./regex') as typeof import('./regex')).Re2RegexService());
+    const service = (): RegexService => (regex ??= new (require('../engine/regex') as typeof import('../engine/regex')).Re2RegexService());
     const lazyRegex: RegexService = {
       get engine() {
         return service().engine;
@@ -221,7 +221,7 @@ export class Kernel {
 
   private buildEngine(limits: Limits): QueryScanEngine {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { QueryScanEngine } = require('./scan/engine') as typeof import('./scan/engine');
+    const { QueryScanEngine } = require('../engine/scan/engine') as typeof import('../engine/scan/engine');
     this.engine = new QueryScanEngine({
       limits: () => limits,
       log: this.options.log,
@@ -229,12 +229,12 @@ export class Kernel {
       // The worker-thread pools (and their modules) are built at the first scan that asks whether to use them.
       workers: onFirstUse<WorkerPool>(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { ThreadPool } = require('./scan/workers') as typeof import('./scan/workers');
+        const { ThreadPool } = require('../engine/scan/workers') as typeof import('../engine/scan/workers');
         return new ThreadPool({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
       }),
       aggregates: onFirstUse<AggregatePool>(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { AggregateThreads } = require('./scan/aggregate-threads') as typeof import('./scan/aggregate-threads');
+        const { AggregateThreads } = require('../engine/scan/aggregate-threads') as typeof import('../engine/scan/aggregate-threads');
         return new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
       }),
     });

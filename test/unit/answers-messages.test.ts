@@ -1,9 +1,9 @@
 /** What the server says: well-formed Unicode cut on character boundaries at the source; ids that tell what to do. */
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import fc from 'fast-check';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
-import { syntaxError } from '../../src/kernel/records/parse';
+import { syntaxError } from '../../src/engine/records/parse';
 import { clipText, fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../../src/kernel/unicode';
 
 const unit = fc.constantFrom('a', 'é', '😀', '𝄞', ' ', '"');

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { resolveConfig } from '../../src/kernel/config';
 import { Tokens, type Plugin, type PluginContext, type ToolDefinition } from '../../src/kernel/contracts';
 import { Kernel } from '../../src/kernel/kernel';

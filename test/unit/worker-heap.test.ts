@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { WORKER_SEMI_SPACE_MB } from '../../src/kernel/scan/worker-heap';
+import { WORKER_SEMI_SPACE_MB } from '../../src/engine/scan/worker-heap';
 
 const MODULE = path.resolve(__dirname, '..', '..', 'dist', 'kernel', 'scan', 'worker-heap.js');
 const MiB = 1024 * 1024;

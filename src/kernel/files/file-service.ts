@@ -6,18 +6,18 @@ import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
-import { releaseAfterClose } from '../memory';
+import { releaseAfterClose } from '../../engine/memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
 import { systemClock } from '../clock';
 import { ScopedFiles } from './scoped-files';
-import { readChunksPooled } from '../records/chunks';
+import { readChunksPooled } from '../../engine/records/chunks';
 import type { FileChunk } from '../contracts/records';
 import type { OpenedFile } from '../contracts/format';
-import type { IndexCache } from '../cache/index-cache';
-import { IndexedRecordSource } from '../records/source';
+import type { IndexCache } from '../../engine/cache/index-cache';
+import { IndexedRecordSource } from '../../engine/records/source';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.

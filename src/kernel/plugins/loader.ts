@@ -11,7 +11,7 @@ import { Tokens } from '../contracts/tokens';
 import { API_2_CHANGES, PLUGIN_API_VERSION } from '../version';
 import { tagLogger } from '../log';
 import { containerOf } from '../container';
-import { recordsToolkit } from '../records';
+import { recordsToolkit } from '../../engine/records';
 import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';

@@ -12,7 +12,7 @@ import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
-import { CallJsonLayout } from '../records/json-layout';
+import { CallJsonLayout } from '../../engine/records/json-layout';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
 export interface OfferedTool {

@@ -3,7 +3,7 @@ import type { ToolContext, ToolDefinition } from '../contracts/tool';
 import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
 import { fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../unicode';
-import { CallJsonLayout } from '../records/json-layout';
+import { CallJsonLayout } from '../../engine/records/json-layout';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 

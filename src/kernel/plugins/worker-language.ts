@@ -1,0 +1,35 @@
+/**
+ * A query language on a worker thread: the plugin that registered it is loaded again here by the kernel's own loader
+ * (plugins/loader.ts) — the same import, contract and apiVersion checks, and its options as configured, validated by
+ * its own schema — so the thread compiles the query text the engine was given with the plugin configured as on the
+ * main thread. A tsyringe container cannot be sent to a thread (its registered functions cannot be cloned), so the
+ * thread builds its own from the same inputs.
+ */
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { container as rootContainer } from 'tsyringe';
+import type { QueryLanguage } from '../contracts/query';
+import { McpgwError } from '../errors';
+import { systemClock } from '../clock';
+import { loadPlugin, PluginLoadError } from './loader';
+import { Registry, type WorkerPlugin } from './registry';
+import { installApiResolution } from './api-module';
+
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
+
+/** The query language `name` of `plugin`, loaded on this thread. @throws McpgwError INTERNAL_ERROR */
+export async function languageFrom(plugin: WorkerPlugin, name: string): Promise<QueryLanguage> {
+  installApiResolution();
+  const registry = new Registry();
+  const dir = path.dirname(plugin.entry);
+  try {
+    await loadPlugin({ id: plugin.entry, options: plugin.options, fromDir: dir, origin: 'config' },
+      { registry, kernelVersion: 'worker', ownDir: dir, container: rootContainer.createChildContainer(), log: quiet, clock: systemClock });
+  } catch (err) {
+    if (err instanceof PluginLoadError) throw new McpgwError('INTERNAL_ERROR', `Worker: ${err.message}`);
+    throw err;
+  }
+  const found = registry.queryLanguages.get(name)?.item;
+  if (!found) throw new McpgwError('INTERNAL_ERROR', `Worker: ${plugin.entry} registers no query language "${name}".`);
+  return found;
+}
