@@ -115,7 +115,7 @@ describe('the packed packages', () => {
     const pkg = path.join(app, 'node_modules', 'mcpgw');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
     expect(manifest.exports['./plugin-api']).toEqual({ types: './dist/plugin-api/index.d.ts', default: './dist/plugin-api/index.js' });
-    expect(fs.existsSync(path.join(pkg, 'dist', 'kernel', 'plugin-api.d.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(pkg, 'dist', 'plugin-api', 'index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'node_modules', '@mcpgw', 'tools-explore', 'dist', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
 import { syntaxError } from '../../src/engine/records/parse';
-import { clipText, fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../../src/kernel/unicode';
+import { hasLoneSurrogateEscape } from '../../src/kernel/unicode';
+import { clipText, fixSurrogates, wellFormed } from '../../src/kernel/errors';
 
 const unit = fc.constantFrom('a', 'é', '😀', '𝄞', ' ', '"');
 const chunk = fc.array(unit, { maxLength: 60 }).map((a) => a.join(''));

@@ -21,6 +21,7 @@ import { FileService } from '../../src/kernel/files/file-service';
 import { Sandbox } from '../../src/kernel/files/sandbox';
 import { systemClock } from '../../src/kernel/clock';
 import { IndexCache } from '../../src/engine/cache/index-cache';
+import { EngineIndexer } from '../../src/engine/files/indexer';
 import { ENTRY_VERSION, readEntry } from '../../src/engine/cache/entry';
 import { defaultCacheDir, resolveConfig } from '../../src/kernel/config/resolve';
 import { configSchema } from '../../src/kernel/config/schema';
@@ -84,7 +85,7 @@ function cache(options: Partial<ConstructorParameters<typeof IndexCache>[0]> = {
 }
 
 function service(c: IndexCache | null): FileService {
-  return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, c);
+  return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, new EngineIndexer(c));
 }
 
 /** JSON Lines text of `n` records (blank lines and a CRLF among them, so offsets and lines differ). */

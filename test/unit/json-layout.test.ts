@@ -5,7 +5,7 @@
  * character or an escape.
  */
 import { CallJsonLayout, LayoutMarks, layoutJsonPage, MARK_EVERY, safeJsonCut } from '../../src/engine/records/json-layout';
-import { replaceLoneSurrogateEscapes } from '../../src/kernel/unicode';
+import { replaceLoneSurrogateEscapes } from '../../src/engine/unicode';
 
 const E = '\u{1F600}';
 const VALUE = {

@@ -11,7 +11,7 @@
  * reader following `end` always advances). Pages read from `end` to `end` concatenate to the whole laid-out text.
  */
 import type { JsonLayout, JsonLayoutMarks, JsonLayoutPage } from '../../kernel/contracts/records';
-import { replaceLoneSurrogateEscapes } from '../../kernel/unicode';
+import { replaceLoneSurrogateEscapes } from '../unicode';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
 const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;

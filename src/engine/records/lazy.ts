@@ -1,7 +1,6 @@
 import { readSync } from 'node:fs';
 import type { LazyNode, RecordWarning } from '../../kernel/contracts/format';
-import { McpgwError, osErrorName } from '../../kernel/errors';
-import { clipText } from '../../kernel/unicode';
+import { clipText, McpgwError, osErrorName } from '../../kernel/errors';
 import { isJsonWhitespace as isWs } from '../bytes/whitespace';
 import { parsePointer as parseRfc6901, PointerSyntaxError } from '../paths/pointer';
 import { indexContainerSync, scanFault, type ContainerIndex, type StructureCache } from './json-index';

@@ -32,7 +32,7 @@ import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
 import { oversizedOutcome } from './engine';
 import type { AggregateWorkerInit } from './aggregate-worker';
-import type { WorkerPlugin } from '../../kernel/plugins/registry';
+import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { WORKER_MIN_BYTES } from './workers';
 import { checkedKey, checkedMarks } from './checked';
 import { framingFaults } from './plan';
@@ -51,7 +51,7 @@ const GRACE_MS = 200;
 function workerScript(): string {
   const here = path.join(__dirname, 'aggregate-worker.js');
   if (fs.existsSync(here)) return here;
-  return path.resolve(__dirname, '..', '..', '..', 'dist', 'kernel', 'scan', 'aggregate-worker.js');
+  return path.resolve(__dirname, '..', '..', '..', 'dist', 'engine', 'scan', 'aggregate-worker.js');
 }
 
 export interface AggregateThreadsOptions {

@@ -25,7 +25,7 @@ import { compileSpec, newTable } from '../aggregate/table';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
-import type { WorkerPlugin } from '../../kernel/plugins/registry';
+import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { spansView, trimmedSpans } from './plan';
 
 export interface AggregateWorkerInit {
@@ -59,8 +59,8 @@ async function runJob(init: AggregateWorkerInit): Promise<void> {
   try {
     if (init.where) {
       // Loaded only for a `where` (the plugin loader and its container are most of a thread's start-up).
-      const { languageFrom } = require('../../kernel/plugins/worker-language') as typeof import('../../kernel/plugins/worker-language');
-      const language = await languageFrom(init.where.plugin, init.where.language);
+      const { languageOnThread } = require('./host-loader') as typeof import('./host-loader');
+      const language = await languageOnThread(init.where.plugin, init.where.language);
       const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
       const split = query.split;
       where = init.where.as === 'select' ? { as: 'select', query } : {

@@ -7,9 +7,8 @@
  * whitespace, `,`, `]`, `}` or the end; plus a few harmless look-alikes inside strings, and every `0`); records without any
  * parse with a plain JSON.parse.
  */
-import { McpgwError } from '../../kernel/errors';
+import { McpgwError, wellFormed } from '../../kernel/errors';
 import { hasInexactNumeral, nestingDepth, parseExact, type ParseSite } from '../records/parse';
-import { wellFormed } from '../../kernel/unicode';
 
 /** A number token start (after `:`, `,`, `[` or at the start) followed by a lexeme that may not round-trip. */
 const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0|-?(?:[\d.]{16,}(?:[eE][-+]?\d+)?|\d+\.\d*0|\d[\d.]*[eE][-+]?\d+|0\.0{6}\d*))(?=[\s,\]}]|$)/;

@@ -22,8 +22,8 @@ import 'reflect-metadata';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import type { CompiledQuery } from '../../kernel/contracts/query';
 import { McpgwError } from '../../kernel/errors';
-import { languageFrom } from '../../kernel/plugins/worker-language';
-import type { WorkerPlugin } from '../../kernel/plugins/registry';
+import type { WorkerPlugin } from '../../kernel/contracts/engine';
+import { languageOnThread } from './host-loader';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const port = init.port;
   let plan: Plan;
   try {
-    const language = await languageFrom(init.plugin, init.language);
+    const language = await languageOnThread(init.plugin, init.language);
     plan = planFor(init, language.compile(init.text, { maxDepth: init.maxDepth }));
   } catch (err) {
     const e = err as { code?: string; message?: string };

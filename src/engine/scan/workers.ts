@@ -16,7 +16,7 @@ export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
-import type { WorkerPlugin } from '../../kernel/plugins/registry';
+import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { initialState, step, type PoolEvent } from './pool-machine';
 import { workerHeapFlags } from './worker-heap';
 
@@ -55,7 +55,7 @@ export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 function workerScript(): string {
   const here = path.join(__dirname, 'worker.js');
   if (fs.existsSync(here)) return here;
-  return path.resolve(__dirname, '..', '..', '..', 'dist', 'kernel', 'scan', 'worker.js');
+  return path.resolve(__dirname, '..', '..', '..', 'dist', 'engine', 'scan', 'worker.js');
 }
 
 export interface ThreadPoolOptions {
