@@ -1,5 +1,5 @@
 /**
- * Worker thread entry of the scan engine. It loads the query language's plugin again (scan/language.ts: the kernel's
+ * Worker thread entry of the scan engine. It loads the query language's plugin again (the kernel's kernel/plugins/worker-language.ts, through host-loader.ts: the kernel's
  * loader, the plugin's options as configured), takes the language by name, compiles the same query text, and evaluates batches
  * of record bytes sent by the engine. Protocol (all messages on `workerData.port`):
  *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, faults: Uint8Array | null, utf8Ok, wantValues, countOnly }
@@ -29,7 +29,7 @@ import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } 
 export interface WorkerInit {
   port: MessagePort;
   progress: Int32Array;
-  /** The plugin that registers `language`, loaded here as configured (scan/language.ts). */
+  /** The plugin that registers `language`, loaded here as configured (host-loader.ts). */
   plugin: WorkerPlugin;
   language: string;
   text: string;

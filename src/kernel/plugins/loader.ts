@@ -63,7 +63,7 @@ export async function loadPlugins(specs: readonly PluginSpec[], ctx: LoaderConte
 
 /**
  * Loads one plugin into `ctx.registry`. The same steps run on a worker thread that needs a plugin's query language
- * (scan/language.ts), with the options as configured, so a worker's plugin is validated and configured as the main
+ * (worker-language.ts), with the options as configured, so a worker's plugin is validated and configured as the main
  * thread's is. @throws PluginLoadError
  */
 export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<PluginRecord> {
