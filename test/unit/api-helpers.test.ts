@@ -111,7 +111,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
     fs.writeFileSync(path.join(dir, 'p.cjs'), "module.exports = require('mcpgw/plugin-api');\n");
     fs.writeFileSync(path.join(dir, 'p.mjs'), "export { PLUGIN_API_VERSION, escapeToken } from 'mcpgw/plugin-api';\n");
     const script = `
-      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugin-api.js'))});
+      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'plugin-api', 'index.js'))});
       let before = 'resolved';
       try { require(${JSON.stringify(path.join(dir, 'p.cjs'))}); } catch (e) { before = e.code; }
       require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugins', 'api-module.js'))}).installApiResolution();
