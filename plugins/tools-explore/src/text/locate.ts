@@ -1,3 +1,4 @@
+import { skipJsonTextWhitespace } from 'mcpgw/plugin-api';
 import { appendToken } from './pointer';
 
 /**
@@ -10,7 +11,6 @@ export function pointerAt(text: string, start: number, end: number): string | nu
   let best: string | null = null;
   let i = 0;
   const n = text.length;
-  const skipWs = () => { while (i < n && /[ \t\r\n]/.test(text[i]!)) i++; };
   const within = (s: number, e: number) => start >= s && end <= e;
   const readString = (): number => {
     const s = i;
@@ -24,35 +24,35 @@ export function pointerAt(text: string, start: number, end: number): string | nu
     throw new Error('unterminated string');
   };
   const value = (path: string): void => {
-    skipWs();
+    i = skipJsonTextWhitespace(text, i);
     const s = i;
     const c = text[i];
     if (c === '{') {
       i++;
-      skipWs();
+      i = skipJsonTextWhitespace(text, i);
       if (text[i] === '}') i++;
       else for (;;) {
-        skipWs();
+        i = skipJsonTextWhitespace(text, i);
         if (text[i] !== '"') throw new Error('expected name');
         const ks = readString();
         const key = JSON.parse(text.slice(ks, i)) as string;
         const member = appendToken(path, key);
         if (best === null && within(ks, i)) best = member;
-        skipWs();
+        i = skipJsonTextWhitespace(text, i);
         if (text[i++] !== ':') throw new Error('expected :');
         value(member);
-        skipWs();
+        i = skipJsonTextWhitespace(text, i);
         const d = text[i++];
         if (d === '}') break;
         if (d !== ',') throw new Error('expected , or }');
       }
     } else if (c === '[') {
       i++;
-      skipWs();
+      i = skipJsonTextWhitespace(text, i);
       if (text[i] === ']') i++;
       else for (let k = 0; ; k++) {
         value(appendToken(path, k));
-        skipWs();
+        i = skipJsonTextWhitespace(text, i);
         const d = text[i++];
         if (d === ']') break;
         if (d !== ',') throw new Error('expected , or ]');
