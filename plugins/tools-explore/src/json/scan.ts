@@ -7,6 +7,10 @@ import { isJsonWhitespace, jsonTextStringEnd, jsonTextValueEnd, skipJsonTextWhit
  * iterative where input depth is unbounded (a `maxDepth` limit guards the recursive ones).
  */
 
+// The plugin API's walker, bound once: a call through the API module's re-export goes through a getter every time.
+const textStringEnd = jsonTextStringEnd, textValueEnd = jsonTextValueEnd, skipTextWhitespace = skipJsonTextWhitespace;
+const isTextWhitespace = isJsonWhitespace;
+
 export type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
 /** The JSON type of the value whose text starts at `i`. */
@@ -29,22 +33,22 @@ export function* children(text: string, i: number): Generator<Child> {
   const c = text.charCodeAt(i);
   if (c !== 0x7b && c !== 0x5b) return;
   const close = c === 0x7b ? 0x7d : 0x5d;
-  let j = skipJsonTextWhitespace(text, i + 1);
+  let j = skipTextWhitespace(text, i + 1);
   if (text.charCodeAt(j) === close) return;
   for (let k = 0; ; k++) {
-    j = skipJsonTextWhitespace(text, j);
+    j = skipTextWhitespace(text, j);
     let key: string | number = k;
     let keySpan: [number, number] | undefined;
     if (c === 0x7b) {
-      const ke = jsonTextStringEnd(text, j);
+      const ke = textStringEnd(text, j);
       keySpan = [j, ke];
       key = JSON.parse(text.slice(j, ke)) as string;
-      j = skipJsonTextWhitespace(text, ke) + 1; // the colon
-      j = skipJsonTextWhitespace(text, j);
+      j = skipTextWhitespace(text, ke) + 1; // the colon
+      j = skipTextWhitespace(text, j);
     }
-    const end = jsonTextValueEnd(text, j);
+    const end = textValueEnd(text, j);
     yield { key, keySpan, start: j, end };
-    j = skipJsonTextWhitespace(text, end);
+    j = skipTextWhitespace(text, end);
     if (text.charCodeAt(j) !== 0x2c) return;
     j++;
   }
@@ -56,7 +60,7 @@ export function* children(text: string, i: number): Generator<Child> {
  * counting from the end as RFC 9535 §2.3.3; in an object a name). With duplicate member names the last one wins (as
  * JSON.parse). `{missing}` when absent: how many tokens resolved.
  */
-export function spanAt(text: string, tokens: readonly PathToken[], start = skipJsonTextWhitespace(text, 0)): { start: number; end: number } | { missing: number } {
+export function spanAt(text: string, tokens: readonly PathToken[], start = skipTextWhitespace(text, 0)): { start: number; end: number } | { missing: number } {
   let s = start;
   for (let d = 0; d < tokens.length; d++) {
     const t = tokens[d]!;
@@ -80,7 +84,7 @@ export function spanAt(text: string, tokens: readonly PathToken[], start = skipJ
     if (!found) return { missing: d };
     s = found.start;
   }
-  return { start: s, end: jsonTextValueEnd(text, s) };
+  return { start: s, end: textValueEnd(text, s) };
 }
 
 /** JSON text without insignificant whitespace; strings and number lexemes copied verbatim. */
@@ -89,8 +93,8 @@ export function compact(text: string): string {
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) i = jsonTextStringEnd(text, i) - 1;
-    else if (isJsonWhitespace(c)) {
+    if (c === 0x22) i = textStringEnd(text, i) - 1;
+    else if (isTextWhitespace(c)) {
       out += text.slice(from, i);
       from = i + 1;
     }
@@ -115,7 +119,7 @@ export interface Token {
 export function forEachToken(text: string, visit: (t: Token) => boolean | void): boolean {
   type Frame = { pointer: string; obj: boolean; k: number };
   const stack: Frame[] = [];
-  let i = skipJsonTextWhitespace(text, 0);
+  let i = skipTextWhitespace(text, 0);
   let pointer = '';
   for (;;) {
     // at a value
@@ -123,23 +127,23 @@ export function forEachToken(text: string, visit: (t: Token) => boolean | void):
     if (c === 0x7b || c === 0x5b) {
       const obj = c === 0x7b;
       stack.push({ pointer, obj, k: 0 });
-      i = skipJsonTextWhitespace(text, i + 1);
+      i = skipTextWhitespace(text, i + 1);
       if (text.charCodeAt(i) === (obj ? 0x7d : 0x5d)) {
         stack.pop();
         i++;
       } else {
         const f = stack[stack.length - 1]!;
         if (obj) {
-          const ke = jsonTextStringEnd(text, i);
+          const ke = textStringEnd(text, i);
           const name = JSON.parse(text.slice(i, ke)) as string;
           pointer = appendToken(f.pointer, name);
           if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
-          i = skipJsonTextWhitespace(text, skipJsonTextWhitespace(text, ke) + 1);
+          i = skipTextWhitespace(text, skipTextWhitespace(text, ke) + 1);
         } else pointer = appendToken(f.pointer, 0);
         continue;
       }
     } else {
-      const end = jsonTextValueEnd(text, i);
+      const end = textValueEnd(text, i);
       const kind = c === 0x22 ? 'string' : c === 0x74 || c === 0x66 || c === 0x6e ? 'literal' : 'number';
       if (visit({ kind, pointer, start: i, end })) return true;
       i = end;
@@ -148,16 +152,16 @@ export function forEachToken(text: string, visit: (t: Token) => boolean | void):
     for (;;) {
       const f = stack[stack.length - 1];
       if (!f) return false;
-      i = skipJsonTextWhitespace(text, i);
+      i = skipTextWhitespace(text, i);
       if (text.charCodeAt(i) === 0x2c) {
-        i = skipJsonTextWhitespace(text, i + 1);
+        i = skipTextWhitespace(text, i + 1);
         f.k++;
         if (f.obj) {
-          const ke = jsonTextStringEnd(text, i);
+          const ke = textStringEnd(text, i);
           const name = JSON.parse(text.slice(i, ke)) as string;
           pointer = appendToken(f.pointer, name);
           if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
-          i = skipJsonTextWhitespace(text, skipJsonTextWhitespace(text, ke) + 1);
+          i = skipTextWhitespace(text, skipTextWhitespace(text, ke) + 1);
         } else pointer = appendToken(f.pointer, f.k);
         break;
       }
@@ -196,10 +200,10 @@ export function objectsRepeatingNames(text: string): number[] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      const e = jsonTextStringEnd(text, i);
+      const e = textStringEnd(text, i);
       const top = stack[stack.length - 1];
       if (top?.names) {
-        const j = skipJsonTextWhitespace(text, e);
+        const j = skipTextWhitespace(text, e);
         if (text.charCodeAt(j) === 0x3a) {
           const lexeme = text.slice(i, e);
           const name = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
@@ -232,7 +236,7 @@ export function mergeRepeatedNames(text: string): string {
     for (let k = lowerBound(starts, from); k < starts.length && starts[k]! < to; k = lowerBound(starts, pos)) {
       const s = starts[k]!;
       out += text.slice(pos, s) + rewrite(s);
-      pos = jsonTextValueEnd(text, s);
+      pos = textValueEnd(text, s);
     }
     return out + text.slice(pos, to);
   };

@@ -8,6 +8,9 @@ import type { RegexMatcher } from './regex';
 import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, type Warning } from './shape';
 import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
+// Bound once: a call through the plugin API's re-export goes through a getter every time.
+const textStringEnd = jsonTextStringEnd;
+
 /**
  * Text search: a substring (or, with `regex`, an RE2 pattern) of any decoded string value, member name, number or
  * literal. Over records (`counts` "records") a match is a record, its first hit shown; over a single document or
@@ -227,7 +230,7 @@ function nestingDepth(text: string): number {
   let max = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) i = jsonTextStringEnd(text, i) - 1; // a string: to its closing quote
+    if (c === 0x22) i = textStringEnd(text, i) - 1; // a string: to its closing quote
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) max = depth;
     } else if (c === 0x5d || c === 0x7d) depth--;

@@ -1,6 +1,9 @@
 import { skipJsonTextWhitespace } from 'mcpgw/plugin-api';
 import { appendToken } from './pointer';
 
+// Bound once: a call through the plugin API's re-export goes through a getter every time.
+const skipTextWhitespace = skipJsonTextWhitespace;
+
 /**
  * The RFC 6901 pointer of the innermost value of a JSON text whose span contains the characters
  * `[start, end)`. A hit inside a member name points at that member's value; a hit across
@@ -24,35 +27,35 @@ export function pointerAt(text: string, start: number, end: number): string | nu
     throw new Error('unterminated string');
   };
   const value = (path: string): void => {
-    i = skipJsonTextWhitespace(text, i);
+    i = skipTextWhitespace(text, i);
     const s = i;
     const c = text[i];
     if (c === '{') {
       i++;
-      i = skipJsonTextWhitespace(text, i);
+      i = skipTextWhitespace(text, i);
       if (text[i] === '}') i++;
       else for (;;) {
-        i = skipJsonTextWhitespace(text, i);
+        i = skipTextWhitespace(text, i);
         if (text[i] !== '"') throw new Error('expected name');
         const ks = readString();
         const key = JSON.parse(text.slice(ks, i)) as string;
         const member = appendToken(path, key);
         if (best === null && within(ks, i)) best = member;
-        i = skipJsonTextWhitespace(text, i);
+        i = skipTextWhitespace(text, i);
         if (text[i++] !== ':') throw new Error('expected :');
         value(member);
-        i = skipJsonTextWhitespace(text, i);
+        i = skipTextWhitespace(text, i);
         const d = text[i++];
         if (d === '}') break;
         if (d !== ',') throw new Error('expected , or }');
       }
     } else if (c === '[') {
       i++;
-      i = skipJsonTextWhitespace(text, i);
+      i = skipTextWhitespace(text, i);
       if (text[i] === ']') i++;
       else for (let k = 0; ; k++) {
         value(appendToken(path, k));
-        i = skipJsonTextWhitespace(text, i);
+        i = skipTextWhitespace(text, i);
         const d = text[i++];
         if (d === ']') break;
         if (d !== ',') throw new Error('expected , or ]');
