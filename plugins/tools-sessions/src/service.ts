@@ -62,6 +62,13 @@ export class SessionsService {
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
   }
 
+  /** Runs `fn` on the semantic index; a damaged index file is thrown away and built again (`fn` runs once more). */
+  withSemantic<T>(ctx: Pick<ToolContext, 'registry' | 'error' | 'log'>, fn: (index: SemanticIndex) => Promise<T>): Promise<T> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { withSemanticIndex } = require('./semantic/service') as typeof import('./semantic/service');
+    return withSemanticIndex(ctx, this.options.cacheDir, this.options.embedder, this.indexes, fn);
+  }
+
   /** The enabled sources with their homes. */
   homes(ctx: Pick<ToolContext, 'registry'>): SourceHome[] {
     return sourceHomes(registeredSources(ctx), this.options, this.env);
@@ -110,8 +117,8 @@ export class SessionsService {
 
   /**
    * The session a `path` argument names: the file must lie inside an available home (ACCESS_DENIED otherwise, without
-   * saying whether it exists). A file of a listed session (any of its files) names that session; another file inside a
-   * home is read as a one-file session of that home's source.
+   * saying whether it exists) and be a file of a listed session (any of its files). Any other file under a home — the
+   * prompt history, settings, a `.env` — is never opened: ACCESS_DENIED (the session tools read only session files).
    * @throws McpgwError ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT
    */
   async locate(ctx: ToolContext, input: string): Promise<Located> {
@@ -134,15 +141,10 @@ export class SessionsService {
     } catch (err) {
       throw sessionPathError(ctx, err, cut(input));
     }
-    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${input} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
-    return {
-      home,
-      source: home.source,
-      session: {
-        source: home.source.name, projectId: '', projectName: '', projectPath: null, id: path.basename(real).replace(/\.[^.]*$/, ''),
-        path: real, files: [real], size: st.size, mtimeMs: st.mtimeMs, birthMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
-      },
-    };
+    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${cut(input)} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
+    throw ctx.error('ACCESS_DENIED', `${cut(input)} is not a session file of ${home.source.name}: the session tools read only session files.`, {
+      hint: 'list_sessions gives the session paths.',
+    });
   }
 
   /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */

@@ -158,7 +158,7 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
     title: 'List sessions',
     description:
       'List the sessions of one project, newest first: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, first_prompt}], total, has_more, next_offset}. ' +
-      'project_id and source come from list_projects. Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false, and a second call finishes it.',
+      'project_id and source come from list_projects. Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false: call again with the same arguments to finish it.',
     inputSchema: sessionsInput,
     outputSchema: sessionsOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
