@@ -8,7 +8,7 @@ import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
 import { requireProject, requireSource } from './filters';
-import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
+import { cutSchema, jsonBytes, itemBudget, REDACTION_RESERVE, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
 const input = z.object({
   query: z.string().min(1).max(4096).describe('Text to find (or an RE2 regular expression with regex: true)'),
@@ -257,7 +257,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       // The last guard: an answer over maxResultBytes (a long query or path in the cursor, escapes) gives back its
       // last matches, the cursor resuming at the first one given back — a cut page, never an error without results.
       let result = answer();
-      while (total > 1 && jsonBytes(result) > ctx.limits.maxResultBytes) {
+      while (total > 1 && jsonBytes(result) > ctx.limits.maxResultBytes - REDACTION_RESERVE) {
         const row = out[out.length - 1]!;
         const { loc, positions } = located.get(row)!;
         row.matches.pop();
