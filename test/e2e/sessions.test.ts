@@ -705,7 +705,8 @@ describe('big lines and the result cap', () => {
       const projects = await tool('list_projects', { source: 'claude' });
       const id = projects.projects.find((p: any) => p.name === 'webapp').id;
       const listed = (await tool('list_sessions', { project_id: id, source: 'claude' })).sessions.find((x: any) => x.path === file);
-      expect([listed.first_prompt, listed.first_prompt_markers]).toEqual([`${flat.slice(0, 500)}…`, [500]]);
+      // list_sessions shows the first 200 characters (its rows stay small), get_session_metadata 500.
+      expect([listed.first_prompt, listed.first_prompt_markers]).toEqual([`${flat.slice(0, 200)}…`, [200]]);
       const found = await tool('semantic_search', { query: 'hippopotamus', limit: 50 });
       const mine = found.results.filter((r: any) => r.session_path === file).sort((a: any, b: any) => a.entry_index - b.entry_index);
       expect(mine.map((r: any) => [r.entry_index, r.first_prompt, r.first_prompt_markers, r.preview, r.preview_markers])).toEqual([
