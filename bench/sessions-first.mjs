@@ -84,8 +84,20 @@ async function main() {
         await client.callTool({ name: 'semantic_search', arguments: { query: q } }, undefined, { timeout: 600000 });
         warm.push(performance.now() - t);
       }
+      // Listing every session with the cursor (the summaries are read by now): calls and time.
+      const list = { calls: 0, ms: 0, sessions: 0 };
+      let cursor;
+      do {
+        const t = performance.now();
+        const r = await client.callTool({ name: 'list_sessions', arguments: cursor ? { cursor } : {} }, undefined, { timeout: 600000 });
+        list.ms += performance.now() - t;
+        list.calls++;
+        list.sessions += r.structuredContent.sessions.length;
+        cursor = r.structuredContent.next_cursor;
+      } while (cursor && list.calls < 1000);
       await client.close();
-      results.push({ usage, semantic, warm_semantic_ms: median(warm) });
+      log(`run ${run + 1}: list_sessions of all ${list.sessions} sessions: ${list.calls} calls, ${list.ms.toFixed(0)} ms`);
+      results.push({ usage, semantic, warm_semantic_ms: median(warm), list });
       log(`run ${run + 1}: warm semantic_search median ${median(warm).toFixed(0)} ms`);
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
@@ -98,6 +110,7 @@ async function main() {
       usage_first_ms: med((r) => r.usage.first_ms), usage_calls: med((r) => r.usage.calls), usage_to_complete_ms: med((r) => r.usage.total_ms),
       semantic_first_ms: med((r) => r.semantic.first_ms), semantic_calls: med((r) => r.semantic.calls), semantic_to_complete_ms: med((r) => r.semantic.total_ms),
       semantic_progress_notifications: med((r) => r.semantic.progress), warm_semantic_ms: med((r) => r.warm_semantic_ms),
+      list_all_calls: med((r) => r.list.calls), list_all_ms: med((r) => r.list.ms),
     },
     results,
   }, null, 1) + '\n');
