@@ -36,7 +36,7 @@ async function untilComplete(client, name, args) {
   const out = { first_ms: 0, first_complete: false, calls: 0, total_ms: 0, progress: 0 };
   for (let i = 0; i < 100; i++) {
     const t = performance.now();
-    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 600000, onprogress: () => { out.progress++; } });
+    const r = await client.callTool({ name, arguments: args }, { timeout: 600000, onprogress: () => { out.progress++; } });
     const ms = performance.now() - t;
     if (r.isError) throw new Error(`${name}: ${r.content?.[0]?.text}`);
     out.calls++;
@@ -81,7 +81,7 @@ async function main() {
       const warm = [];
       for (const q of WARM) {
         const t = performance.now();
-        await client.callTool({ name: 'semantic_search', arguments: { query: q } }, undefined, { timeout: 600000 });
+        await client.callTool({ name: 'semantic_search', arguments: { query: q } }, { timeout: 600000 });
         warm.push(performance.now() - t);
       }
       // Listing every session with the cursor (the summaries are read by now): calls and time.
@@ -89,7 +89,7 @@ async function main() {
       let cursor;
       do {
         const t = performance.now();
-        const r = await client.callTool({ name: 'list_sessions', arguments: cursor ? { cursor } : {} }, undefined, { timeout: 600000 });
+        const r = await client.callTool({ name: 'list_sessions', arguments: cursor ? { cursor } : {} }, { timeout: 600000 });
         list.ms += performance.now() - t;
         list.calls++;
         list.sessions += r.structuredContent.sessions.length;

@@ -180,7 +180,7 @@ async function main() {
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, 'bin', 'mcpgw.js'), 'serve', '--config', config], env, stderr: 'pipe' }));
   const ranks = [];
   for (const q of queries) {
-    const res = await client.callTool({ name: 'semantic_search', arguments: { query: q.query, limit: 10 } }, undefined, { timeout: 600000 });
+    const res = await client.callTool({ name: 'semantic_search', arguments: { query: q.query, limit: 10 } }, { timeout: 600000 });
     if (res.isError) throw new Error(res.content?.[0]?.text);
     const at = res.structuredContent.results.findIndex((x) => x.session_id === q.sessionId);
     ranks.push({ query: q.query, project: q.project, rank: at === -1 ? null : at + 1, complete: res.structuredContent.complete });
