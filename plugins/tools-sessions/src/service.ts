@@ -12,6 +12,8 @@ import { statsOf, type SessionStats } from './usage';
 import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
+import { StatsStore } from './stats-store';
+import { cacheFolder } from './semantic/store';
 
 /**
  * A discovery (the sources' folder listing) is reused while the folders it looked into keep their modification times
@@ -51,6 +53,10 @@ export class SessionsService {
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   private readonly indexes = new Map<string, SemanticIndex>();
+  /** Usage statistics kept on disk between server processes (undefined: not opened yet; null: off). */
+  private statsDisk: StatsStore | null | undefined;
+  /** Sessions whose stats were read from their files, and taken from the disk store, since the last `statsCounts`. */
+  private counts = { read: 0, kept: 0 };
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -193,12 +199,56 @@ export class SessionsService {
     const id = `${located.source.name}\n${located.session.path}`;
     const kept = this.stats.get(id);
     if (kept && kept.key === key) return kept.stats;
+    // On disk, the key also holds each file's change time (a rewrite that puts size and modification time back).
+    const diskKey = `${key}|${(located.session.fileStats ?? []).map((f) => `${f.dev}:${f.ino}:${f.ctimeMs}`).join(',')}`;
+    const disk = this.statsDiskStore(ctx);
+    const stored = disk?.get(id, diskKey);
+    if (stored) {
+      this.stats.set(id, { key, stats: stored });
+      this.counts.kept++;
+      return stored;
+    }
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
     const stats = statsOf(summary);
     for (const f of extra) await this.addUsageFrom(ctx, located, f, stats);
     this.stats.set(id, { key, stats });
+    this.counts.read++;
+    try {
+      disk?.set(id, diskKey, stats);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
     return stats;
+  }
+
+  /** The disk store of usage statistics (opened on first use in the cache folder), or null when off. */
+  private statsDiskStore(ctx: Pick<ToolContext, 'log'>): StatsStore | null {
+    if (this.statsDisk === undefined) this.statsDisk = StatsStore.open(cacheFolder(this.options.cacheDir), ctx.log);
+    return this.statsDisk;
+  }
+
+  private statsOff(ctx: Pick<ToolContext, 'log'>, err: unknown): void {
+    ctx.log.debug('usage: the statistics cache failed and is off for this process', { error: String(err) });
+    this.statsDisk?.close();
+    this.statsDisk = null;
+  }
+
+  /**
+   * Writes the statistics read since the last call to disk; with `listed` (the ids of every session of every
+   * available source), drops the kept ones of sessions no longer there. Returns and resets the counts of sessions
+   * read from their files and taken from the disk store.
+   */
+  finishStats(ctx: Pick<ToolContext, 'log'>, listed?: ReadonlySet<string>): { read: number; kept: number } {
+    try {
+      this.statsDisk?.flush();
+      if (listed) this.statsDisk?.prune(listed);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
+    const out = this.counts;
+    this.counts = { read: 0, kept: 0 };
+    return out;
   }
 
   /**

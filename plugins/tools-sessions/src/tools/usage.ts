@@ -171,6 +171,9 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         }
       }
       ctx.progress(total, total, 'done');
+      const whole = args.source === undefined && args.project === undefined;
+      const counts = service.finishStats(ctx, whole ? new Set(catalog.projects.flatMap((p) => p.sessions.map((s) => `${s.source}\n${s.path}`))) : undefined);
+      ctx.log.debug('usage: sessions read from their files and taken from the kept statistics', counts);
       const ranked = [...tools].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
       const result: Out = {
         total_projects: countedProjects.size,
