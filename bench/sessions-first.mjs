@@ -8,7 +8,9 @@
  *   node bench/sessions-first.mjs [--sessions 6000] [--size 700MiB] [--seed 5] [--runs 3] [--keep DIR]
  *
  * Per run (each with a new server and an empty cache folder): the first call's time and whether it was complete, the
- * calls and total time until complete, the progress notifications received; then the median of 10 warm queries.
+ * calls and total time until complete, the progress notifications received; then the median of 10 warm queries, and
+ * every session listed with the cursor; then a third server over the same cache folder (the next conversation): its
+ * first get_usage_stats and semantic_search.
  * Prints JSON on stdout with each run and the medians.
  */
 import fs from 'node:fs';
@@ -96,8 +98,15 @@ async function main() {
         cursor = r.structuredContent.next_cursor;
       } while (cursor && list.calls < 1000);
       await client.close();
+      // A new server over the same cache folder (the next conversation): its first calls, with the statistics and the
+      // index kept by the servers before.
+      client = await connect(env, config);
+      const next = await untilComplete(client, 'get_usage_stats', {});
+      const nextSemantic = await untilComplete(client, 'semantic_search', { query: WARM[1] });
+      await client.close();
+      log(`run ${run + 1}: next server: get_usage_stats first ${next.first_ms.toFixed(0)} ms (complete ${next.first_complete}), semantic_search first ${nextSemantic.first_ms.toFixed(0)} ms (complete ${nextSemantic.first_complete})`);
       log(`run ${run + 1}: list_sessions of all ${list.sessions} sessions: ${list.calls} calls, ${list.ms.toFixed(0)} ms`);
-      results.push({ usage, semantic, warm_semantic_ms: median(warm), list });
+      results.push({ usage, semantic, warm_semantic_ms: median(warm), list, next_server: { usage: next, semantic: nextSemantic } });
       log(`run ${run + 1}: warm semantic_search median ${median(warm).toFixed(0)} ms`);
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
@@ -111,6 +120,7 @@ async function main() {
       semantic_first_ms: med((r) => r.semantic.first_ms), semantic_calls: med((r) => r.semantic.calls), semantic_to_complete_ms: med((r) => r.semantic.total_ms),
       semantic_progress_notifications: med((r) => r.semantic.progress), warm_semantic_ms: med((r) => r.warm_semantic_ms),
       list_all_calls: med((r) => r.list.calls), list_all_ms: med((r) => r.list.ms),
+      next_server_usage_first_ms: med((r) => r.next_server.usage.first_ms), next_server_semantic_first_ms: med((r) => r.next_server.semantic.first_ms),
     },
     results,
   }, null, 1) + '\n');
