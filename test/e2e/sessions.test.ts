@@ -80,7 +80,7 @@ describe('listing', () => {
     expect(new Set([...first.projects, ...rest.projects].map((p: any) => p.id)).size).toBe(6);
   });
 
-  test('list_sessions: newest first, entry counts, the subagent log is not a session', async () => {
+  test('list_sessions: newest first, entry counts; the subagent log is listed under its parent, not among the sessions', async () => {
     const projects = await tool('list_projects', { source: 'claude' });
     const data = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude' });
     fs.utimesSync(fx.file(S2), new Date('2025-01-02T00:00:00Z'), new Date('2025-01-02T00:00:00Z'));
@@ -90,6 +90,11 @@ describe('listing', () => {
       ['5f0c1a2e-2222-4a4a-9b9b-000000000002', 3, '2025-03-12T14:00:00.000Z', fs.statSync(fx.file(S2)).size],
       ['5f0c1a2e-1111-4a4a-9b9b-000000000001', 14, '2025-03-10T09:00:00.500Z', fs.statSync(fx.file(S1)).size],
     ]);
+    expect(again.sessions.map((s: any) => [s.subagent_count, s.parent_session_id])).toEqual([[0, null], [1, null]]);
+    const subs = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude', parent_session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001' });
+    expect(subs.sessions.map((s: any) => [s.id, s.parent_session_id, s.entry_count, s.first_prompt])).toEqual([['agent-a1', '5f0c1a2e-1111-4a4a-9b9b-000000000001', 1, 'subagent task']]);
+    expect(subs.total).toBe(1);
+    expect(projects.projects[0]).toMatchObject({ session_count: 2, subagent_count: 1 });
     expect(again.sessions[0].modified_at).toBe('2025-01-02T00:00:00.000Z');
     expect(again.sessions[1].first_prompt).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
     expect(again.complete).toBe(true);
@@ -118,6 +123,10 @@ describe('metadata', () => {
       source: 'claude',
       project_path: path.join(fx.projects, 'webapp'),
       file_size: fs.statSync(fx.file(S1)).size,
+      title: 'Fixing the websocket idle timeout',
+      parent_session_id: null,
+      forked_from: null,
+      subagent_count: 1,
     });
     expect(data.description).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
     expect(data.role_counts).toEqual({ summary: 1, checkpoint: 1, user: 2, assistant: 7, tool: 2, system: 1 });
@@ -174,7 +183,7 @@ describe('entries', () => {
     expect(data.entries[0]).toEqual({
       // a summary line has no uuid of its own (its leafUuid, c1-0012, is the last message's)
       index: 0, uuid: null, role: 'summary', timestamp: null, text: 'Fixing the websocket idle timeout', text_truncated: false,
-      tool_uses: [], tool_results: [], model: null, usage: null,
+      tool_uses: [], tool_results: [], model: null, usage: null, injected: true,
     });
   });
 
@@ -364,7 +373,8 @@ describe('get_usage_stats', () => {
   test('tokens counted once per response, kept apart, per model and per source; every tool call counted once', async () => {
     const data = await tool('get_usage_stats');
     expect(data).toMatchObject({
-      total_projects: 7, total_sessions: 8, total_entries: 21 + 7 + 6 + 3 + 4 + 7,
+      // the subagent's transcript (1 entry) counts in the entries and in subagent_sessions, not in total_sessions
+      total_projects: 7, total_sessions: 8, subagent_sessions: 1, total_entries: 21 + 1 + 7 + 6 + 3 + 4 + 7,
       input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cache_read_tokens: sum('cache_read_tokens'), cache_write_tokens: sum('cache_write_tokens'),
       total_tokens: sum('input_tokens') + sum('output_tokens') + sum('cache_read_tokens') + sum('cache_write_tokens'),
       responses: 13, complete: true, sessions_pending: 0,
@@ -372,7 +382,7 @@ describe('get_usage_stats', () => {
     expect(data.tool_usage).toEqual({ Bash: 1, Edit: 1, Glob: 1, Grep: 1, Read: 1, ReadFile: 1, WriteFile: 1, bash: 1, read_file: 1, shell: 1, write_file: 1 });
     expect(Object.keys(data.tool_usage)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'ReadFile', 'WriteFile', 'bash', 'read_file', 'shell', 'write_file']);
     expect(data.tool_calls).toBe(11);
-    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21, tool_calls: 5 });
+    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21 + 1, tool_calls: 5 });
     expect(data.by_source.codex).toEqual({ ...withTotal(codex), sessions: 1, entries: 7, tool_calls: 1 });
     expect(data.by_source.copilot).toEqual({ ...withTotal(copilot), sessions: 1, entries: 6, tool_calls: 1 });
     expect(data.by_source.kimi).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, responses: 0, sessions: 1, entries: 7, tool_calls: 2 });
@@ -439,7 +449,7 @@ describe('semantic_search', () => {
     const data = await tool('semantic_search', { query: 'socket closed because the link was idle' });
     expect(data.complete).toBe(true);
     expect(data.embedder).toBe('glove-sif-100d');
-    expect(data.sessions_indexed).toBe(8);
+    expect(data.sessions_indexed).toBe(9); // the subagent's transcript is a session of its own
     const top = data.results[0];
     expect(top).toMatchObject({ session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', source: 'claude', project_name: 'webapp', session_path: fx.file(S1),
       first_prompt: 'The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?' });
@@ -797,14 +807,14 @@ describe('configuration', () => {
     const env = { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...fx.env, XDG_CACHE_HOME: cache };
     const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^indexed 8 sessions \\(8 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^indexed 9 sessions \\(9 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
     expect(r.stderr).toBe('');
     const again = spawnSync(NODE, [CLI, 'sessions', 'index', '--source', 'kimi'], { cwd: fx.dir, encoding: 'utf8', env });
     expect(again.stdout).toMatch(/^indexed 1 sessions \(0 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: cache } });
     try {
       const data = (await call(other.client, 'semantic_search', { query: 'julian dates leap year test' })).data;
-      expect(data).toMatchObject({ complete: true, sessions_indexed: 8 });
+      expect(data).toMatchObject({ complete: true, sessions_indexed: 9 });
     } finally {
       await other.close();
     }
@@ -820,7 +830,7 @@ describe('configuration', () => {
     const env = { ...fx.env, MCPGW_CLAUDE_HOME: link, XDG_CACHE_HOME: cache };
     const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env } });
     expect(indexed.stderr).toBe('');
-    expect(indexed.stdout).toMatch(/^indexed 3 sessions \(3 read now, 0 unreadable\)/);
+    expect(indexed.stdout).toMatch(/^indexed 4 sessions \(4 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env });
     try {
       const projects = (await call(other.client, 'list_projects', { source: 'claude' })).data.projects;
@@ -834,7 +844,7 @@ describe('configuration', () => {
       const direct = (await call(other.client, 'get_session_entries', { path: fx.file(S1), limit: 1 })).data;
       expect(direct.entries).toHaveLength(1);
       const found = (await call(other.client, 'semantic_search', { query: 'websocket reconnect', source: 'claude' })).data;
-      expect(found).toMatchObject({ complete: true, sessions_indexed: 8, sessions_pending: 0 });
+      expect(found).toMatchObject({ complete: true, sessions_indexed: 9, sessions_pending: 0 });
       expect(found.results.length).toBeGreaterThan(0);
       expect(found.results.every((r: any) => r.source === 'claude' && r.session_path.startsWith(link + path.sep))).toBe(true);
       expect(found.warnings).toBeUndefined();

@@ -128,7 +128,7 @@ export class SessionFiles {
     for (const [key, pointer] of Object.entries(this.layout.hints)) {
       try {
         const v = source?.node?.(0, pointer!)?.value();
-        if (typeof v === 'string' && v) out[key as keyof SessionHints] = v;
+        if (typeof v === 'string' && v) (out as Record<string, string>)[key] = v;
       } catch { /* absent or malformed */ }
     }
     return out;
