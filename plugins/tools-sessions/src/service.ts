@@ -4,6 +4,7 @@ import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
 import { SessionFiles, type Replay, type StartAt } from './session/files';
+import { codexSource, codexSuperseded } from './sources/codex';
 import { geminiSource, geminiSuperseded } from './sources/gemini';
 import { kimiSource, kimiUsageFiles } from './sources/kimi';
 import { mergeHints, safeNormalize, usageList } from './session/summary';
@@ -30,7 +31,7 @@ const SUMMARY_BUDGET = 400_000;
 const USAGE_FILES = new Map<SessionSource, (sessionPath: string) => string[]>([[kimiSource, kimiUsageFiles]]);
 
 /** Built-in sources whose records can replace earlier ones, and how (see `Replay`). */
-const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded]]);
+const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded], [codexSource, codexSuperseded]]);
 
 /** A session located from a `path` argument. */
 export interface Located {

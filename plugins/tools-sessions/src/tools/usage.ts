@@ -121,7 +121,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
           // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
           // id (a resumed session repeating earlier records), never between different sessions.
-          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? `file:${s.path}`}\n`;
+          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
           for (const u of stats.usage) {
             if (u.key !== undefined) {
               const k = scope + u.key;
