@@ -2,7 +2,7 @@
  * The session-history bundle end to end through a real MCP client against the built CLI, over fixtures of our own
  * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -770,6 +770,43 @@ describe('list_active_sessions', () => {
       expect(data.processes_checked).toBe(process.platform === 'linux');
     } finally {
       fs.utimesSync(fx.file(CODEX), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    }
+  });
+
+  (process.platform === 'linux' ? test : test.skip)('one row per running process: the session its per-process file names, else its project\'s newest unclaimed one', async () => {
+    // Three processes named claude working in the webapp project (a script named `claude` run by node, as npm installs it)
+    const bin = path.join(fx.dir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'claude'), 'setInterval(() => {}, 1 << 30);\n');
+    const kids = [0, 1, 2].map(() => spawn(NODE, [path.join(bin, 'claude')], { cwd: path.join(fx.projects, 'webapp'), stdio: 'ignore' }));
+    const sessionsDir = path.join(fx.homes.claude, 'sessions');
+    try {
+      const [a, b, c] = kids.map((k) => k.pid!);
+      // each child runs its script once exec is done: wait until its command line says so (bounded)
+      for (const pid of [a, b, c]) {
+        for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(bin, 'claude')); i++) await new Promise((r) => setTimeout(r, 10));
+      }
+      const startOf = (pid: number) => { const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return st.slice(st.lastIndexOf(')') + 2).split(' ')[19]; };
+      fs.mkdirSync(sessionsDir, { recursive: true });
+      const S2ID = '5f0c1a2e-2222-4a4a-9b9b-000000000002';
+      // a names S2, whichever session is newest: only the file can say so
+      fs.writeFileSync(path.join(sessionsDir, `${a}.json`), JSON.stringify({ pid: a, sessionId: S2ID, cwd: path.join(fx.projects, 'webapp'), startedAt: 1, procStart: startOf(a) }));
+      // b's file has another start time: the pid was reused, the file is stale
+      fs.writeFileSync(path.join(sessionsDir, `${b}.json`), JSON.stringify({ pid: b, sessionId: S2ID, cwd: path.join(fx.projects, 'webapp'), procStart: '1' }));
+      // a file for a process that is gone
+      fs.writeFileSync(path.join(sessionsDir, '4194303.json'), JSON.stringify({ pid: 4194303, sessionId: S2ID, procStart: '5' }));
+      const data = await tool('list_active_sessions');
+      const ours = data.sessions.filter((r: any) => [a, b, c].includes(r.pid)).map((r: any) => [r.pid, r.method, r.session_id]).sort((x: any, y: any) => x[0] - y[0]);
+      // S2 is a's, so b gets the project's newest unclaimed session (S1), and c none: one row each, never merged
+      expect(ours).toEqual([
+        [a, 'process_file', S2ID],
+        [b, 'process', '5f0c1a2e-1111-4a4a-9b9b-000000000001'],
+        [c, 'process', null],
+      ].sort((x: any, y: any) => x[0] - y[0]));
+      expect(data.sessions.filter((r: any) => r.session_id === S2ID)).toHaveLength(1);
+    } finally {
+      for (const k of kids) k.kill();
+      fs.rmSync(sessionsDir, { recursive: true, force: true });
     }
   });
 });
