@@ -15,8 +15,10 @@ import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMe
  * `ai-title` (generated, the latest) and the older `summary` lines. A streamed response is written as one line per
  * content block repeating `message.id`, `requestId` and a usage whose output count grows: its usage key is the message
  * id, refined by the request id (see SessionUsageRecord), so it is counted once with its final counts.
- * Sources: claude-code issues #35396, #11367, #8094 (caveat and compaction lines), viewers' readers of `ai-title` /
- * `custom-title` (e.g. doctly/switchboard PR #42), ccusage PR #985 and ClaudeCodeUsage #92 (usage per message id).
+ * Sources (Claude Code is closed source): the anthropics/claude-code issue tracker (the caveat written after `/clear`,
+ * compaction preambles, title records), readers of the files in public viewers — doctly/switchboard (`ai-title`,
+ * `custom-title`), d-kimuson/claude-code-viewer (caveat lines), ryoppippi/ccusage (usage per message id) — and the
+ * shared format notes.
  */
 export const claudeSource: SessionSource = {
   name: 'claude',

@@ -3,8 +3,8 @@ import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plug
 import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
- * GitHub Copilot CLI (closed source; its issue tracker github/copilot-cli #1394, #3994 and viewers' readers, e.g.
- * codeburn PR #684, agentsview PR #577): `<home>/session-state/<uuid>/events.jsonl`, events `{type, data, id,
+ * GitHub Copilot CLI (closed source; the github/copilot-cli issue tracker on persisted usage and `/new`, and the
+ * readers of getagentseal/codeburn and kenn-io/agentsview): `<home>/session-state/<uuid>/events.jsonl`, events `{type, data, id,
  * timestamp, parentId}`. `session.start` names the working folder (the project). Token usage is written once per run
  * of the session, when it ends: `session.shutdown` `data.modelMetrics` `{<model>: {requests: {count}, usage:
  * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens}}}` — a resumed session adds one
