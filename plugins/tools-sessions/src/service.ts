@@ -52,6 +52,8 @@ export class SessionsService {
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   private readonly indexes = new Map<string, SemanticIndex>();
+  /** Replaced record positions of sessions read whole, by the files' identity (see `open`). */
+  private readonly replaced = new Map<string, ReadonlySet<number>>();
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -146,9 +148,21 @@ export class SessionsService {
     };
   }
 
-  /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
-  open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, REPLAYS.get(located.source));
+  /**
+   * Opens a session's files through the kernel (from a resume point: only what follows it is read). For a source whose
+   * records can replace earlier ones, the replaced positions found by a whole read are kept while the files are
+   * unchanged, so that a later open does not read the session twice.
+   */
+  async open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
+    const replay = REPLAYS.get(located.source);
+    const key = replay ? `${located.source.name}\n${identityKey(located.session)}` : '';
+    const known = replay ? this.replaced.get(key) : undefined;
+    const files = await SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, known ?? replay);
+    if (replay && !known && !startAt) {
+      if (this.replaced.size >= 2000) this.replaced.delete(this.replaced.keys().next().value!);
+      this.replaced.set(key, files.replaced);
+    }
+    return files;
   }
 
   /**

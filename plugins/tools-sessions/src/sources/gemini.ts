@@ -23,7 +23,7 @@ export const geminiSource: SessionSource = {
   title: 'Gemini CLI',
   defaultHome: (userHome) => path.join(userHome, '.gemini'),
   sessionsRoot: (home) => path.join(home, 'tmp'),
-  layout: { kind: 'document', entriesPointer: '/messages', hints: { session_id: '/sessionId', timestamp: '/startTime' } },
+  layout: { kind: 'document', entriesPointer: '/messages', hints: { session_id: '/sessionId', timestamp: '/startTime', title: '/summary' } },
   processNames: ['gemini'],
   async discover(home) {
     const projects: SessionProject[] = [];
