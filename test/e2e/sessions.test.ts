@@ -94,6 +94,8 @@ describe('listing', () => {
     const subs = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude', parent_session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001' });
     expect(subs.sessions.map((s: any) => [s.id, s.parent_session_id, s.entry_count, s.first_prompt])).toEqual([['agent-a1', '5f0c1a2e-1111-4a4a-9b9b-000000000001', 1, 'subagent task']]);
     expect(subs.total).toBe(1);
+    const subMeta = await tool('get_session_metadata', { path: subs.sessions[0].path });
+    expect(subMeta.meta).toMatchObject({ id: 'agent-a1', parent_session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', subagent_count: 0 });
     expect(projects.projects[0]).toMatchObject({ session_count: 2, subagent_count: 1 });
     expect(again.sessions[0].modified_at).toBe('2025-01-02T00:00:00.000Z');
     expect(again.sessions[1].first_prompt).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');

@@ -95,7 +95,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
       const warnings = skippedWarnings(s);
       return {
         meta: {
-          id: s.hints.session_id ?? session.id,
+          id: session.parentId !== undefined ? session.id : s.hints.session_id ?? session.id,
           path: session.path,
           created_at: sessionStart(s) ?? iso(Math.min(session.birthMs, session.mtimeMs)),
           modified_at: iso(session.mtimeMs),
