@@ -61,7 +61,7 @@ function lineage(payload: Obj | null): { parent?: string; forkedFrom?: string } 
 }
 
 /** Text Codex writes as a user-role message that the person did not type. */
-const INJECTED = /^\s*(# AGENTS\.md instructions for |<user_instructions>|<environment_context>|<permissions instructions>|<collaboration_mode>|<turn_aborted>|<subagent_notification>|<user_shell_command>|<skill>)/;
+const INJECTED = /^\s*(# AGENTS\.md instructions for |<user_instructions>|<environment_context>|<permissions instructions>|<collaboration_mode>|<turn_aborted>|<subagent_notification>|<user_shell_command>|<skill>|<codex_internal_context[ >]|<goal_context>)/;
 
 /**
  * The records of a Codex rollout that repeat others: the `event_msg` echoes of the conversation (`user_message`,
