@@ -95,8 +95,11 @@ function thinkingOf(blocks: unknown[]): string | null {
 
 const NOT_TEXT = new Set(['tool_use', 'server_tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 
-/** A user line Claude Code writes around a slash command or a local command's output, not a prompt the person typed. */
-const WRAPPER = /^\s*<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>/;
+/**
+ * A user line Claude Code writes around a slash command or a local command's output, or when the person interrupts a
+ * response (`[Request interrupted by user]`): not a prompt the person typed.
+ */
+const WRAPPER = /^\s*(<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>|\[Request interrupted by user)/;
 
 export function normalizeClaude(record: unknown): NormalizedRecord | null {
   const r = obj(record);
