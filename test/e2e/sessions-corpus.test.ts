@@ -17,7 +17,11 @@ const CORPUS = path.join(REPO, 'test', 'fixtures', 'sessions-corpus');
 const SOURCES = ['claude', 'codex', 'copilot', 'gemini', 'qwen', 'kimi'] as const;
 
 let dir: string;
-let expected: Record<string, { totals: Record<string, number>; sessions: Record<string, any> }>;
+type Reparse = Record<string, { totals: Record<string, number>; sessions: Record<string, any> }>;
+let expected: Reparse;
+/** The re-parse from each of these times on (the forks' replays carry times after their parent's). */
+const SINCE = ['2026-03-02T12:00:00Z', '2026-03-21T00:00:00Z'];
+const since: Record<string, Reparse> = {};
 let server: Connected;
 
 function python(script: string, ...args: string[]): string {
@@ -30,6 +34,7 @@ beforeAll(async () => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-corpus-')));
   python('generate.py', dir, '4');
   expected = JSON.parse(python('reparse.py', path.join(dir, 'homes')));
+  for (const t of SINCE) since[t] = JSON.parse(python('reparse.py', path.join(dir, 'homes'), t));
   const env = Object.fromEntries(SOURCES.map((s) => [`MCPGW_${s.toUpperCase()}_HOME`, path.join(dir, 'homes', s)]));
   fs.writeFileSync(path.join(dir, 'mcpgw.json'), JSON.stringify({ profiles: { default: { bundles: ['sessions'] } } }));
   server = await connect(['--config', path.join(dir, 'mcpgw.json')], { env: { ...env, XDG_CACHE_HOME: path.join(dir, 'cache') } });
@@ -98,6 +103,20 @@ describe.each(SOURCES)('%s', (source) => {
       }
     }
     expect(got).toEqual(want);
+  });
+});
+
+describe.each(SINCE)('since %s', (from) => {
+  test.each(SOURCES)('%s: responses, tokens and tool calls from then on equal the re-parse (a copy made later does not bring its originals into the range)', async (source) => {
+    const want = since[from]![source]!.totals;
+    const data = await tool('get_usage_stats', { source, since: from });
+    expect({
+      responses: data.responses, input_tokens: data.input_tokens, output_tokens: data.output_tokens, cache_read_tokens: data.cache_read_tokens,
+      cache_write_tokens: data.cache_write_tokens, tool_calls: data.tool_calls,
+    }).toEqual({
+      responses: want.responses, input_tokens: want.input_tokens, output_tokens: want.output_tokens, cache_read_tokens: want.cache_read_tokens,
+      cache_write_tokens: want.cache_write_tokens, tool_calls: want.tool_calls,
+    });
   });
 });
 

@@ -108,7 +108,13 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (!stats) { pending++; continue; }
           const overlaps = since === null && until === null ? true
             : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
-          if (!overlaps) continue;
+          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
+          if (!overlaps) {
+            // Outside the range, but its responses and calls are still the originals a later copy repeats.
+            for (const u of stats.usage) if (u.key !== undefined) seen.add(scope + u.key);
+            for (const t of stats.toolUses) if (t.id) seenTools.add(scope + t.id);
+            continue;
+          }
           if (s.parentId !== undefined) subagents++;
           else sessions++;
           entries += stats.entries;
@@ -121,7 +127,6 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
           // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
           // id (a resumed session repeating earlier records), never between different sessions.
-          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
           for (const u of stats.usage) {
             if (u.key !== undefined) {
               const k = scope + u.key;
