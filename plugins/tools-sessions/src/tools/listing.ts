@@ -90,7 +90,8 @@ const projectsOutput = z.object({
     id: z.string().describe('Pass as project_id to list_sessions (with source)'),
     name: z.string(),
     path: z.string().nullable().describe('The project folder, null when the source does not record it'),
-    session_count: z.number().int(),
+    session_count: z.number().int().describe('Sessions, not counting subagents\' transcripts'),
+    subagent_count: z.number().int().describe('Subagents\' transcripts under those sessions (list_sessions with parent_session_id lists them)'),
     source: z.string(),
     path_exists: z.boolean().nullable(),
     last_modified: z.string().describe('ISO 8601: the newest session'),
@@ -117,7 +118,8 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
           id: p.id,
           name: p.name,
           path: p.path,
-          session_count: p.sessions.length,
+          session_count: p.sessions.filter((s) => s.parentId === undefined).length,
+          subagent_count: p.sessions.filter((s) => s.parentId !== undefined).length,
           source: p.source,
           path_exists: p.pathExists,
           last_modified: iso(p.sessions[0]!.mtimeMs),
@@ -140,6 +142,7 @@ const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601
 const sessionsInput = z.object({
   project_id: z.string().min(1).optional().describe('Only this project (an id from list_projects); default: every project'),
   source: z.string().min(1).optional().describe('Only this source (claude, codex, copilot, gemini, qwen, kimi); default: every source'),
+  parent_session_id: z.string().min(1).optional().describe('List the subagents\' sessions this session started (its subagent_count) instead of sessions'),
   since: time.optional().describe('Only sessions active from this time on: last modified at or after it (ISO 8601)'),
   until: time.optional().describe('Only sessions started before this time (ISO 8601, exclusive)'),
   limit: limitArg(100, 'Sessions'),
@@ -159,6 +162,11 @@ const sessionsOutput = z.object({
     project_name: z.string(),
     first_prompt: z.string().nullable().optional().describe(`The first user prompt, its first ${LIST_PROMPT_CHARS} characters (get_session_metadata gives 500)`),
     first_prompt_markers: z.array(z.number().int()).optional().describe('Only when first_prompt holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
+    title: z.string().nullable().describe('The title the assistant keeps for the session (a rename wins over a generated one), null when it writes none or the session was not read yet'),
+    parent_session_id: z.string().nullable().describe('A subagent\'s session: the session that started it'),
+    subagent_count: z.number().int().describe('Subagents\' sessions this session started (list them with parent_session_id)'),
+    forked_from: z.string().optional().describe('A fork: the session it was copied from'),
+    archived: z.boolean().optional().describe('true when the assistant archived the session'),
   })),
   complete: z.boolean().describe('false when some entry counts (or, with until, start times) were not read before the time limit: call again'),
   next_cursor: z.string().optional().describe('More sessions follow: pass as cursor (same filters)'),
@@ -172,7 +180,8 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
     name: 'list_sessions',
     title: 'List sessions',
     description:
-      'List sessions newest first, across every project and source or narrowed: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, project_id, project_name, first_prompt}], total, has_more, next_cursor}. ' +
+      'List sessions newest first, across every project and source or narrowed: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, project_id, project_name, first_prompt, title, subagent_count, parent_session_id}], total, has_more, next_cursor}. ' +
+      'first_prompt is the first thing the person typed (injected instructions, command wrappers and compaction summaries are skipped). Subagents\' sessions are listed under their parent: pass parent_session_id to list them. ' +
       'project_id (from list_projects) and source narrow; since/until (ISO 8601) keep the sessions active in that time — "what did I do last week": since = a week ago. limit defaults to 100 (capped by the answer\'s size); page on with cursor: next_cursor (or offset). ' +
       'Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false: call again with the same arguments to finish it.',
     inputSchema: sessionsInput,
@@ -188,7 +197,13 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       }
       const since = args.since !== undefined ? Date.parse(args.since) : null;
       const until = args.until !== undefined ? Date.parse(args.until) : null;
-      const key = createHash('sha256').update(JSON.stringify([args.project_id ?? null, args.source ?? null, args.since ?? null, args.until ?? null])).digest('base64url').slice(0, 12);
+      const key = createHash('sha256').update(JSON.stringify([args.project_id ?? null, args.source ?? null, args.since ?? null, args.until ?? null, args.parent_session_id ?? null])).digest('base64url').slice(0, 12);
+      const inScope = projects.flatMap((p) => p.sessions);
+      const subagents = new Map<string, number>();
+      for (const s of inScope) if (s.parentId !== undefined) subagents.set(s.parentId, (subagents.get(s.parentId) ?? 0) + 1);
+      if (args.parent_session_id !== undefined && !inScope.some((s) => s.id === args.parent_session_id || s.parentId === args.parent_session_id)) {
+        throw ctx.error('NOT_FOUND', `No session with id ${JSON.stringify(args.parent_session_id)} in the projects listed.`, { hint: 'Pass the id of a session list_sessions returned (with its project_id and source to narrow).' });
+      }
       const deadline = Math.min(ctx.deadline - 1000, ctx.clock.now() + Math.max(1000, (ctx.deadline - ctx.clock.now()) / 2));
       let complete = true;
       const home = (s: CatalogSession) => homes.find((h) => h.source.name === s.source && h.available)!;
@@ -204,7 +219,7 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
         }
         return summary?.complete ? summary : undefined;
       };
-      let all = projects.flatMap((p) => p.sessions).sort(newestFirst);
+      let all = inScope.filter((s) => (args.parent_session_id === undefined ? s.parentId === undefined : s.parentId === args.parent_session_id)).sort(newestFirst);
       // since: the last activity (the files' modification) at or after it. until: started before it — surely so when
       // the file's birth or modification is before it (a session starts no later than its file is written); else its
       // summary says (read now; one not read before the time limit is kept and complete is false).
@@ -231,7 +246,7 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       for (const s of slice) {
         const summary = await summaryOf(s);
         if (!summary) complete = false;
-        rows.push(sessionRow(s, summary));
+        rows.push(sessionRow(s, summary, subagents.get(s.id) ?? 0));
       }
       const { items, ...rest } = finishPage(ctx, rows, offset, all.length, 'sessions');
       const last = slice[items.length - 1];
@@ -253,7 +268,7 @@ function decodeListCursor(ctx: ToolContext, text: string, key: string): ListCurs
   return c;
 }
 
-function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'>) {
+function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'> | undefined, subagentCount: number) {
   const created = (summary ? sessionStart(summary) : null) ?? iso(Math.min(s.birthMs, s.mtimeMs));
   const prompt = summary?.description ? shorter(summary.description, LIST_PROMPT_CHARS) : null;
   return {
@@ -267,6 +282,11 @@ function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' 
     project_id: s.projectId,
     project_name: s.projectName,
     ...(prompt ? markedField('first_prompt', prompt) : { first_prompt: null }),
+    title: summary?.hints.title ?? null,
+    parent_session_id: s.parentId ?? null,
+    subagent_count: subagentCount,
+    ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),
+    ...(s.archived ? { archived: true } : {}),
   };
 }
 
