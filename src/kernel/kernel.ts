@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Logger } from './contracts/plugin';
-import type { ToolDefinition } from './contracts/tool';
+import type { ToolContext, ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
 import type { CacheConfig } from './config';
@@ -24,8 +24,13 @@ import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type Offered
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
-import { clipText, errorFactory } from './errors';
+import { clipText, McpgwError, type ErrorPayload } from './errors';
+import { toolContext } from './server/tool-context';
+import { runTool } from './server/tool-adapter';
 import { Session } from './session/session';
+
+/** A command's deadline from its start: none in effect, within every timer's 32-bit range. */
+const COMMAND_DEADLINE_MS = 2_000_000_000;
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -207,30 +212,35 @@ export class Kernel {
   }
 
   /**
-   * The context a plugin command runs with (`mcpgw <command>`): what a tool gets, with no deadline, a session of its
-   * own, `progress` as given (the CLI draws a bar on a terminal) and `print` to stdout.
+   * The context a plugin command runs with (`mcpgw <command>`): what a tool gets (the one factory, toolContext), with no
+   * request deadline (2e9 ms on: every timer stays within its 32-bit range), a session of its own, `progress` as given
+   * (the CLI draws a bar on a terminal), `print` to stdout, and `runTool` to run the plugin's own tools as a call would.
+   * `io.root`: the command's sandbox root instead of the config's (a command that takes a FILE, CommandDefinition.file).
    */
-  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean }, owner = 'command'): CommandContext {
-    const spec = this.serverSpec(config, false);
+  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean; root?: string }, owner = 'command'): CommandContext {
+    const spec = this.serverSpec(io.root !== undefined ? { ...config, root: io.root } : config, false);
     const plugin = this.registry.commands.get(owner)?.plugin;
-    return {
-      registry: spec.registry,
-      files: spec.files,
-      session: new Session(this.clock).scope(owner),
-      limits: spec.limits,
+    const session = new Session(this.clock).scope(owner);
+    const call = (): ToolContext => toolContext(spec, {
+      session,
+      ...(plugin ? { plugin, log: tagLogger(spec.log, { plugin, command: owner }) } : {}),
       signal: io.signal,
-      deadline: Number.POSITIVE_INFINITY,
-      clock: spec.clock,
+      deadline: spec.clock.now() + COMMAND_DEADLINE_MS,
       progress: io.progress,
-      log: plugin ? tagLogger(spec.log, { plugin, command: owner }) : spec.log,
-      error: errorFactory(plugin),
-      root: spec.root,
-      scan: spec.scan,
-      regex: spec.regex,
-      json: spec.json(),
-      answers: spec.answers,
+    });
+    return {
+      ...call(),
       print: io.print,
       interactive: io.interactive,
+      runTool: async (tool, args) => {
+        // a context of its own per call: its JSON layout counts the lone surrogates of this answer only
+        const r = await runTool(tool, args, call(), plugin);
+        if (r.isError) {
+          const e = r.structuredContent.error as ErrorPayload;
+          throw new McpgwError(e.code, e.hint ? `${e.message} (${e.hint})` : e.message);
+        }
+        return r.structuredContent;
+      },
     };
   }
 

@@ -98,3 +98,44 @@ test('a service scope resolves Limits, Files and the one ScanEngine for a root; 
   expect(a.isRegistered(Tokens.Registry)).toBe(true);
   expect(kernel.container.isRegistered(Tokens.Files)).toBe(false);
 });
+
+test('one context factory: a tool run over MCP and the same tool run by a plugin command get the same context (a JSON layout that counts replaced lone surrogates, errors tagged with the plugin)', async () => {
+  const echo: ToolDefinition = {
+    name: 'echo_json', title: 'echo', description: 'echo', inputSchema: z.object({ text: z.string(), fail: z.boolean().optional() }),
+    outputSchema: z.object({ text: z.string(), raisedBy: z.string().optional() }),
+    handler(args: { text: string; fail?: boolean }, ctx) {
+      return { text: ctx.json.wellFormedText(args.text), raisedBy: ctx.error('NOT_FOUND', 'x').plugin ?? 'none' };
+    },
+  };
+  let fromCommand: Record<string, unknown> | undefined;
+  const plugin: Plugin = {
+    name: 'p-echo', version: '1.0.0', apiVersion: '^2.0.0',
+    register(context) {
+      context.registerToolBundle({ name: 'echo', tools: [echo] });
+      context.registerCommand!({ name: 'echo', description: 'echo', run: async (_args, ctx) => { fromCommand = await ctx.runTool(echo, { text: '"\\ud800 \\ud83d\\ude00"' }); return 0; } });
+    },
+  };
+  fs.writeFileSync(path.join(tmp, 'echo.cjs'), '// stands in for a plugin module\n');
+  const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log, importModule: async () => plugin });
+  await kernel.load([{ id: './echo.cjs', options: {}, fromDir: tmp, origin: 'config' }]);
+  const config = resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp);
+  // one lone surrogate escape (\ud800) rewritten, the pair left alone: RFC 8259 §8.2
+  const expected = {
+    text: '"\\ufffd \\ud83d\\ude00"',
+    raisedBy: 'p-echo',
+    warnings: [{ code: 'LONE_SURROGATE_REPLACED', message: expect.stringMatching(/^1 lone surrogate escape\(s\) in the JSON text of this answer/) }],
+  };
+  const ctx = kernel.commandContext(config, { signal: new AbortController().signal, progress: () => undefined, print: () => undefined, interactive: false }, 'echo');
+  expect(await kernel.registry.commands.get('echo')!.item.run([], ctx)).toBe(0);
+  expect(fromCommand).toEqual(expected);
+  const server = kernel.serverFactory(config)();
+  const client = new Client({ name: 't', version: '1' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  try {
+    expect((await client.callTool({ name: 'echo_json', arguments: { text: '"\\ud800 \\ud83d\\ude00"' } })).structuredContent).toEqual(expected);
+  } finally {
+    await client.close();
+  }
+});

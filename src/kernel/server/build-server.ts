@@ -7,11 +7,11 @@ import type { AnswerSettings, FileAccess, RegistryView, SessionScope, ToolContex
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
 import type { JsonLayout } from '../contracts/records';
-import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
+import { toolContext } from './tool-context';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
@@ -124,21 +124,5 @@ function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, lo
     if (message) params.message = message;
     void sdkCtx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
   };
-  return {
-    registry: spec.registry,
-    files: spec.files,
-    session,
-    limits: spec.limits,
-    signal,
-    deadline: spec.clock.now() + spec.limits.requestTimeoutMs,
-    clock: spec.clock,
-    progress,
-    log,
-    error: errorFactory(plugin),
-    root: spec.root,
-    scan: spec.scan,
-    regex: spec.regex,
-    json: spec.json(),
-    answers: spec.answers,
-  };
+  return toolContext(spec, { session, plugin, log, signal, progress });
 }
