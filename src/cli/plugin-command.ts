@@ -69,7 +69,10 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
       process.stderr.write(`mcpgw: "${words.join(' ')}" needs a command:\n${lines}`);
       return 2;
     }
-    process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${known.length ? ` Plugin commands: ${known.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
+    // the commands that begin with the same word when there are any (`sessions rebuild`: sessions index), else all
+    const near = known.filter((n) => n.split(' ')[0] === words[0]);
+    const listed = near.length ? near : known;
+    process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${listed.length ? ` Plugin commands: ${listed.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
     return 2;
   }
   const command = kernel.registry.commands.get(name)!.item;
