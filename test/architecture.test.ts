@@ -155,6 +155,11 @@ describe('references point into docs/architecture.md', () => {
     expect(grep(/(^|[^&\w])#[0-9]{1,4}\b|\bissues? #?[0-9]+\b/i)).toEqual([]);
   });
 
+  test('docs/architecture.md is the short design of record (at most 250 lines); the decision log is docs/decisions.md', () => {
+    expect(fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8').split('\n').length - 1).toBeLessThanOrEqual(250);
+    expect(fs.readFileSync(path.join(REPO, 'docs', 'decisions.md'), 'utf8')).toMatch(/^## Memory is given back at close$/m);
+  });
+
   test('every reference into docs/architecture.md names one of its headings', () => {
     const headings = new Set([...fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) => m[1]!.trim()));
     const refs = files.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/architecture\.md\s*(?:\*\s*)?"([^"]+)"/g)]
