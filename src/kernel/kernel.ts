@@ -10,7 +10,7 @@ import type { JsonLayout } from './contracts/records';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
-import { checkRequirements } from './plugins/requires';
+import { checkExtensions, checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
 import { nodeFileSystem, type FileSystem } from './files/file-system';
@@ -33,7 +33,7 @@ import { Session } from './session/session';
 const COMMAND_DEADLINE_MS = 2_000_000_000;
 
 /** What tool selection reads of a config. */
-export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
+export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'>;
 
 export interface KernelOptions {
   version: string;
@@ -80,28 +80,22 @@ export class Kernel {
   }
 
   /**
-   * Loads plugins in order, each into its own child container, then checks what they `require` of each other.
-   * @throws PluginLoadError
+   * Loads plugins in order, each into its own child container, then checks what they `require` of each other and what
+   * they provided to each other's extension points. `config`: the config's plugin sections (a plugin's `configSection`
+   * is its options) and the folder their paths are relative to; a section no loaded plugin claims is refused.
+   * @throws PluginLoadError, ConfigError (an unclaimed section)
    */
-  async load(specs: readonly PluginSpec[]): Promise<void> {
+  async load(specs: readonly PluginSpec[], config?: { sections: Readonly<Record<string, Record<string, unknown>>>; dir: string }): Promise<void> {
     installApiResolution();
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}) });
-    checkRequirements(this.registry);
-  }
-
-  /**
-   * Checks the config's `sessions.sources` names against the session sources the loaded plugins registered, so a
-   * misspelt name (which would leave the real source enabled) is refused. Skipped when no plugin registers any.
-   * @throws ConfigError (exit 2) naming the unknown source and the known ones
-   */
-  checkSessionSources(config: Pick<EffectiveConfig, 'sessions'>): void {
-    const known = [...this.registry.sessionSources.keys()];
-    if (known.length === 0) return;
-    for (const name of Object.keys(config.sessions?.sources ?? {})) {
-      if (!this.registry.sessionSources.has(name)) {
-        throw new ConfigError(`sessions.sources.${name}: no loaded plugin registers a session source named "${name}". Sources: ${known.sort().join(', ')}.`);
-      }
+    const sections = config ? { ...config, claimed: new Set<string>() } : undefined;
+    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}) });
+    const unclaimed = Object.keys(sections?.sections ?? {}).filter((k) => !sections!.claimed.has(k));
+    if (unclaimed.length) {
+      const owned = this.registry.plugins.length ? ` Sections of the loaded plugins: ${[...sections!.claimed].join(', ') || 'none'}.` : '';
+      throw new ConfigError(`(top level): unknown key "${unclaimed[0]}": neither an mcpgw setting nor the config section of a loaded plugin.${owned}`);
     }
+    checkRequirements(this.registry);
+    checkExtensions(this.registry);
   }
 
   /**
@@ -145,14 +139,12 @@ export class Kernel {
   }
 
   /**
-   * The bundles a profile offers: the ones it names, or else the default set — every registered bundle except those
-   * that are not offered by default (`ToolBundle.offeredByDefault: false`) unless the config enables them
-   * (`sessions.enabled` for the `sessions` bundle).
+   * The bundles a profile offers: the ones it names, or else the default set — every registered bundle but those not
+   * offered by default (`ToolBundle.offeredByDefault: false`; a plugin decides it from its options).
    */
-  bundleNames(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string[] {
+  bundleNames(config: Pick<ToolSelection, 'bundles'>): string[] {
     if (config.bundles) return config.bundles;
-    const enabled = new Set(config.sessions?.enabled ? ['sessions'] : []);
-    return [...this.registry.bundles.values()].filter(({ item }) => item.offeredByDefault !== false || enabled.has(item.name)).map(({ item }) => item.name);
+    return [...this.registry.bundles.values()].filter(({ item }) => item.offeredByDefault !== false).map(({ item }) => item.name);
   }
 
   /** True when some offered tool's bundle reads files under the root (`ToolBundle.needsRoot`, default true). */
@@ -162,7 +154,7 @@ export class Kernel {
   }
 
   /** Server instructions: what the server is, plus each offered bundle's own line. Under 2,000 characters. */
-  instructions(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string {
+  instructions(config: Pick<ToolSelection, 'bundles'>): string {
     const names = this.bundleNames(config);
     const lines = [
       'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',

@@ -139,3 +139,20 @@ test('one context factory: a tool run over MCP and the same tool run by a plugin
     await client.close();
   }
 });
+
+test('a plugin\'s config section is its options (validated by its schema, errors naming the section\'s keys); an object no plugin claims is refused', async () => {
+  let got: unknown;
+  let dir = '';
+  const plugin: Plugin<{ depth: number }> = {
+    name: 'p-sec', version: '1.0.0', apiVersion: '^2.0.0', configSection: 'history',
+    options: { safeParse: (o: unknown) => (typeof (o as { depth?: unknown }).depth === 'number' ? { success: true as const, data: o as { depth: number } } : { success: false as const, error: { issues: [{ path: ['depth'], message: 'expected a number' }] } }) },
+    register(context, options) { got = options; dir = context.configDir; },
+  };
+  fs.writeFileSync(path.join(tmp, 'sec.cjs'), '// stands in for a plugin module\n');
+  const spec = [{ id: './sec.cjs', options: {}, fromDir: tmp, origin: 'config' as const }];
+  const kernel = () => createKernel({ version: '0.1.0', ownDir: tmp, log, importModule: async () => plugin });
+  await kernel().load(spec, { sections: { history: { depth: 3 } }, dir: '/cfg' });
+  expect([got, dir]).toEqual([{ depth: 3 }, '/cfg']);
+  await expect(kernel().load(spec, { sections: { history: { depth: 'x' } }, dir: '/cfg' })).rejects.toThrow('Plugin p-sec@1.0.0: invalid options (config section "history"): history.depth: expected a number');
+  await expect(kernel().load(spec, { sections: { history: { depth: 1 }, histroy: {} }, dir: '/cfg' })).rejects.toThrow('(top level): unknown key "histroy": neither an mcpgw setting nor the config section of a loaded plugin. Sections of the loaded plugins: history.');
+});

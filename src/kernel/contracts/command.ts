@@ -16,11 +16,11 @@ export interface CommandContext extends ToolContext {
 }
 
 /**
- * A command a plugin adds to the `mcpgw` CLI (`mcpgw sessions index`). The kernel loads the config and plugins, builds
+ * A command a plugin adds to the `mcpgw` CLI (`mcpgw aggregate`, `mcpgw history index`). The kernel loads the config and plugins, builds
  * the context (files, registries, limits, a signal fired by Ctrl-C, `deadline` = never) and runs it.
  */
 export interface CommandDefinition {
-  /** The words after `mcpgw`, e.g. `sessions index`; unique, and none may be a built-in command (serve, query, …). */
+  /** The words after `mcpgw`, e.g. `history index`; unique, and none may be a built-in command (serve, query, …). */
   readonly name: string;
   /** One line for `mcpgw plugins` and the command's --help. */
   readonly description: string;
