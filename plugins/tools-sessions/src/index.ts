@@ -1,4 +1,4 @@
-import type { Embedder, Plugin, SessionSource, ToolBundle } from 'mcpgw/plugin-api';
+import type { Embedder, Plugin, SessionSource, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
 import { absoluteOptions, optionsSchema, SOURCE_POINT, type SessionsOptions } from './homes';
 import { EMBEDDER_POINT } from './semantic/service';
 import { SessionsService } from './service';
@@ -16,6 +16,7 @@ import { semanticSearch } from './tools/semantic';
 import { gloveSifEmbedder } from './semantic/glove';
 import { indexCommand } from './command';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
+import { withRedaction } from './redact';
 
 /** The six built-in session sources, in the order they are listed. */
 export const BUILTIN_SOURCES: readonly SessionSource[] = [claudeSource, codexSource, copilotSource, geminiSource, qwenSource, kimiSource];
@@ -32,6 +33,7 @@ export function sessionsBundle(service: SessionsService, enabled = false): ToolB
       'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions, search_sessions, semantic_search and get_usage_stats read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
     offeredByDefault: enabled,
     needsRoot: false,
+    // Every answer is scanned for secrets (on by default; the profile's redactSecrets: false turns it off).
     tools: [
       listSources(service),
       listProjects(service),
@@ -42,7 +44,7 @@ export function sessionsBundle(service: SessionsService, enabled = false): ToolB
       searchSessions(service),
       semanticSearch(service),
       getUsageStats(service),
-    ],
+    ].map((t) => withRedaction(t as ToolDefinition<any, any>)),
   };
 }
 

@@ -106,6 +106,7 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
     answers: {
       recordFormat: profile?.recordFormat ?? config.recordFormat ?? 'pretty',
       resultText: profile?.resultText ?? config.resultText ?? 'full',
+      redactSecrets: profile?.redactSecrets ?? config.redactSecrets ?? true,
     },
     logLevel: log.data,
     cache: config.cache === false ? null : { dir: config.cacheDir !== undefined ? absPath(config.cacheDir, dir) : defaultCacheDir(env), maxBytes: config.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES },
@@ -150,6 +151,7 @@ function flattenProfile(name: string, lookup: ProfileLookup, seen: string[] = []
     limits: { ...stripUndefined(parent.limits), ...stripUndefined(own.limits) },
     recordFormat: own.recordFormat ?? parent.recordFormat,
     resultText: own.resultText ?? parent.resultText,
+    redactSecrets: own.redactSecrets ?? parent.redactSecrets,
   };
   return merged;
 }
