@@ -40,7 +40,7 @@ export const profileSchema = z.strictObject({
   limits: limitsSchema.optional(),
   recordFormat: recordFormatSchema.optional(),
   resultText: resultTextSchema.optional(),
-  /** false: answers that may quote private text (the sessions bundle) show secrets as written. Default true. */
+  /** false: answers that may quote private text (a person's conversation history) show secrets as written. Default true. */
   redactSecrets: z.boolean().optional(),
 });
 
