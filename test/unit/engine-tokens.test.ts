@@ -8,8 +8,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { inProcessClient } from '../helpers/mcp';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import explore from '../../plugins/tools-explore/src/index';
 import jsonpath from '../../plugins/query-jsonpath/src/index';
@@ -38,10 +37,7 @@ async function recordCount(swap?: (register: (indexer: Indexer) => void) => void
   await kernel.load(['./jsonl.cjs', './jsonpath.cjs', './explore.cjs'].map((id) => ({ id, options: {}, fromDir: tmp, origin: 'config' as const })));
   swap?.((indexer) => kernel.container.register(Tokens.Indexer, { useValue: indexer }));
   const server = kernel.serverFactory(resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp))();
-  const client = new Client({ name: 't', version: '1' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await inProcessClient(server);
   try {
     const r = await client.callTool({ name: 'open_file', arguments: { path: 'people.jsonl' } });
     expect(r.isError).toBeFalsy();

@@ -9,8 +9,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { inProcessClient } from '../helpers/mcp';
 import { z } from 'zod';
 import { FakeClock } from '../../src/kernel/fake-clock';
 import { resolveConfig } from '../../src/kernel/config';
@@ -65,10 +64,7 @@ test('plugins get their own containers and tagged logs; bundles their own sessio
 
   const config = resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp);
   const server = kernel.serverFactory(config)();
-  const client = new Client({ name: 't', version: '1' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await inProcessClient(server);
   try {
     const call = async (name: string) => (await client.callTool({ name, arguments: {} })).structuredContent as { id: string; size: number; deadline: number; now: number };
     expect(await call('a_put')).toEqual({ id: 'a_1', size: 1, now: clock.now(), deadline: clock.now() + config.limits.requestTimeoutMs });
@@ -129,10 +125,7 @@ test('one context factory: a tool run over MCP and the same tool run by a plugin
   expect(await kernel.registry.commands.get('echo')!.item.run([], ctx)).toBe(0);
   expect(fromCommand).toEqual(expected);
   const server = kernel.serverFactory(config)();
-  const client = new Client({ name: 't', version: '1' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await inProcessClient(server);
   try {
     expect((await client.callTool({ name: 'echo_json', arguments: { text: '"\\ud800 \\ud83d\\ude00"' } })).structuredContent).toEqual(expected);
   } finally {
