@@ -58,6 +58,7 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.formats.length) out(`  formats: ${p.formats.join(', ')}\n`);
     if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
     if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
+    if (p.services?.length) out(`  replaces services: ${p.services.join(', ')}\n`);
     if (p.extensionPoints?.length) out(`  extension points: ${p.extensionPoints.join(', ')}\n`);
     for (const [point, names] of Object.entries(p.provides ?? {})) out(`  ${point}: ${names.join(', ')}\n`);
     if (p.commands?.length) out(`  commands: ${p.commands.map((c) => `mcpgw ${c}`).join(', ')}\n`);

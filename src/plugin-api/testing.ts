@@ -22,6 +22,8 @@ export interface Contributions {
   /** What it provided, by extension point (in the order provided). */
   provided: Record<string, { readonly name: string }[]>;
   commands: CommandDefinition[];
+  /** The engine services it replaced, by token. */
+  services: Record<string, unknown>;
   /** The options `register` received (validated by the plugin's `options` schema when it has one). */
   options: unknown;
   /** The lines the plugin logged: `[level, message, fields]`. */
@@ -41,7 +43,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     if (!parsed.success) throw new Error(`invalid options: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(options)'}: ${i.message}`).join('; ')}`);
     validated = parsed.data;
   }
-  const out: Contributions = { formats: [], queryLanguages: [], bundles: [], extensionPoints: [], provided: {}, commands: [], options: validated, logged: [] };
+  const out: Contributions = { formats: [], queryLanguages: [], bundles: [], extensionPoints: [], provided: {}, commands: [], services: {}, options: validated, logged: [] };
   const log = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) => void out.logged.push([level, message, fields]);
   const logger: Logger = { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
   const container = rootContainer.createChildContainer();
@@ -60,6 +62,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     defineExtensionPoint: (p) => void out.extensionPoints.push(p as ExtensionPoint),
     provide: (point, item) => void (out.provided[point] ??= []).push(item),
     registerCommand: (c) => void out.commands.push(c),
+    registerService: (token, service) => void (out.services[token] = service),
     records: recordsToolkit,
     error: errorFactory(plugin.name),
     container: containerOf(container),

@@ -61,6 +61,12 @@ export interface PluginContext {
   provide<T extends { readonly name: string }>(point: string, item: T): void;
   /** A CLI command (`mcpgw <name> …`, contracts/command.ts). */
   registerCommand(command: CommandDefinition): void;
+  /**
+   * Replaces an engine service for the whole server (how a SQL or remote engine plugs in): one of `Tokens.ScanEngine`,
+   * `Tokens.Regex`, `Tokens.Records`, `Tokens.Indexer`. Tools get it through their context from then on; two plugins
+   * replacing one service refuse start-up naming both.
+   */
+  registerService<T>(token: Token<T>, service: T): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
   /** A catalogue error (docs/architecture.md "Error results"), marked as coming from this plugin in the log. */

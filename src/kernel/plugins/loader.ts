@@ -13,6 +13,7 @@ import { tagLogger } from '../log';
 import { containerOf } from '../container';
 import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
+import type { Token } from '../contracts/tokens';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
 import { satisfiesCaretRange } from './api-range';
@@ -166,6 +167,9 @@ function checkApiRange(apiVersion: string, label: string, kernelVersion: string)
   }
 }
 
+/** The services a plugin may replace (`registerService`): the engine's, not the kernel's own. */
+const REPLACEABLE: readonly string[] = [Tokens.ScanEngine, Tokens.Regex, Tokens.Records, Tokens.Indexer];
+
 const KINDS: readonly Requirement['kind'][] = ['format', 'queryLanguage', 'bundle', 'extensionPoint', 'extension'];
 
 /** What is wrong with a manifest's `requires`, or null. */
@@ -266,6 +270,12 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
       need(typeof point === 'string' && point.length > 0 && !!item && typeof item.name === 'string' && item.name.length > 0,
         'provide() needs the name of an extension point and an item with a name.');
       ctx.registry.addExtension(record, point, item);
+    },
+    registerService<T>(token: Token<T>, service: T) {
+      need(REPLACEABLE.includes(token as string), `registerService() replaces only an engine service: ${REPLACEABLE.join(', ')}; not ${JSON.stringify(token)}.`);
+      need(service !== null && typeof service === 'object', `registerService(${token}) needs a service object.`);
+      ctx.registry.addService(record, token, service);
+      ctx.container.register(token, { useValue: service });
     },
     registerCommand(command: CommandDefinition) {
       need(!!command && typeof command.name === 'string' && /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)*$/.test(command.name) && typeof command.run === 'function',

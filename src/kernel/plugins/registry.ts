@@ -27,6 +27,8 @@ export interface PluginRecord {
   queryLanguages: string[];
   bundles: string[];
   tools: string[];
+  /** Engine services it replaced, by token (absent when none). */
+  services?: string[];
   /** Extension points it defines (absent when none). */
   extensionPoints?: string[];
   /** What it provides to extension points, by point (absent when nothing). */
@@ -57,6 +59,8 @@ export class Registry {
   readonly queryLanguages = new Map<string, Owned<QueryLanguage>>();
   readonly bundles = new Map<string, Owned<ToolBundle>>();
   readonly tools = new Map<string, Owned<string>>();
+  /** Engine services plugins replaced, by token (`PluginContext.registerService`). */
+  readonly services = new Map<string, Owned<unknown>>();
   /** Extension points by name (`PluginContext.defineExtensionPoint`). */
   readonly extensionPoints = new Map<string, Owned<ExtensionPoint<{ readonly name: string }>>>();
   /** Items provided to each point, by point and item name, in the order provided (checked by `checkExtensions`). */
@@ -86,6 +90,11 @@ export class Registry {
     });
     this.claim(this.queryLanguages, 'query language', language.name, plugin.name, stamped);
     plugin.queryLanguages.push(language.name);
+  }
+
+  addService(plugin: PluginRecord, token: string, service: unknown): void {
+    this.claim(this.services, 'service', token, plugin.name, service);
+    (plugin.services ??= []).push(token);
   }
 
   addExtensionPoint(plugin: PluginRecord, point: ExtensionPoint<{ readonly name: string }>): void {
