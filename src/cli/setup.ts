@@ -47,6 +47,8 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
 
 /** The built-in plugin that takes the config's `sessions` section as its options. */
 const SESSIONS_PLUGIN = '@mcpgw/tools-sessions';
+/** The built-in plugin that takes the config's `sql` section as its options. */
+const SQL_PLUGIN = '@mcpgw/tools-sql';
 
 function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[] {
   const { builtins = true, plugins = [] } = loaded.config;
@@ -61,7 +63,7 @@ function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[
   }
   const specs: PluginSpec[] = names.map((id) => ({
     id,
-    options: id === SESSIONS_PLUGIN ? { ...config.sessions } as Record<string, unknown> : {},
+    options: id === SESSIONS_PLUGIN ? { ...config.sessions } as Record<string, unknown> : id === SQL_PLUGIN ? { ...loaded.config.sql } : {},
     fromDir: OWN_DIR,
     origin: 'builtin',
   }));

@@ -99,6 +99,8 @@ export const configSchema = z.strictObject({
   resultText: resultTextSchema.optional(),
   logLevel: logLevelSchema.optional(),
   sessions: sessionsConfigSchema.optional(),
+  /** The `sql` bundle's settings (its plugin validates them: tables, datasets, memory). */
+  sql: z.record(z.string(), z.unknown()).optional(),
   http: httpSchema.optional(),
   /** The persistent index cache (docs/architecture.md "Persistent index"): false turns it off. Default true. */
   cache: z.boolean().optional(),

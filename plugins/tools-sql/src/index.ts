@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Plugin } from 'mcpgw/plugin-api';
+import { sqlCommand } from './command';
+import { DuckDbEngine } from './duckdb';
+import { sqlQuery, sqlTables, type Engines } from './tools';
+
+export type { SqlEngine, RowStream, Column, TableInfo, QueryRequest } from './engine';
+
+const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+function bytes(size: string): number {
+  const m = SIZE.exec(size)!;
+  return Math.round(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
+}
+
+const ident = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a table name: letters, digits and _, not starting with a digit');
+
+/** The config's `sql` section (README "Configuration"). */
+export const sqlOptions = z.strictObject({
+  /** DuckDB's memory_limit for one query. */
+  memoryLimit: z.string().regex(SIZE, 'a size such as "1GB" or "512MiB"').default('1GB'),
+  /** DuckDB worker threads per query; 0: every core. */
+  threads: z.number().int().min(0).default(0),
+  /** Configured tables: name → a file or glob under the root, readable by that name in every query. */
+  tables: z.record(ident, z.string().min(1)).default({}),
+  /** Files one view (a glob) may read. */
+  maxFiles: z.number().int().min(1).default(1000),
+});
+
+export type SqlOptions = z.output<typeof sqlOptions>;
+
+/** The engines built from the options: DuckDB for files; ClickHouse when datasets are configured. */
+export function engines(options: SqlOptions): Engines {
+  return {
+    files: new DuckDbEngine({ memoryLimit: options.memoryLimit, memoryLimitBytes: bytes(options.memoryLimit), threads: options.threads, tables: options.tables, maxFiles: options.maxFiles }),
+  };
+}
+
+/**
+ * Bundle `sql`: sql_tables and sql_query on DuckDB (files under the root, locked down) and ClickHouse (configured
+ * datasets). Offered only when a profile names it; `mcpgw sql FILE "SQL"` on the command line.
+ */
+const plugin: Plugin<SqlOptions> = {
+  name: '@mcpgw/tools-sql',
+  version: '0.1.0',
+  apiVersion: '^2.9.0',
+  options: sqlOptions,
+  register(context, options) {
+    const e = engines(options);
+    context.registerToolBundle({
+      name: 'sql',
+      description: 'SQL tools: sql_tables lists what can be read (files under the root, configured tables and datasets); sql_query runs one SELECT (a file is the view t) and pages its rows with next_cursor. Exact sums over JSON numbers: prefer aggregate.',
+      tools: [sqlTables(e), sqlQuery(e)],
+      offeredByDefault: false,
+    });
+    context.registerCommand(sqlCommand(e.files));
+  },
+};
+
+export default plugin;
