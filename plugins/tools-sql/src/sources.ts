@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import type { ToolContext } from 'mcpgw/plugin-api';
+import { ERROR_CODES, type ToolContext } from 'mcpgw/plugin-api';
+import { scrub } from './errors';
 import type { SourceStamp } from './engine';
 
 /** Files a view reads: real paths (for the engine, never shown) and stamps (for SOURCE_CHANGED). */
@@ -19,6 +20,19 @@ const GLOB = /[*?[{]/;
  * nothing; RESOURCE_LIMIT_EXCEEDED past `maxFiles` matches.
  */
 export async function resolveFiles(ctx: ToolContext, given: string, maxFiles: number): Promise<ResolvedFiles> {
+  try {
+    return await resolve(ctx, given, maxFiles);
+  } catch (err) {
+    // The sandbox names a path as given; an absolute one (outside the root) must not come back in the answer.
+    const e = err as Error & { code?: string; hint?: string };
+    if (typeof e.code !== 'string' || !(ERROR_CODES as readonly string[]).includes(e.code)) throw err;
+    const message = scrub(e.message, [ctx.root]);
+    if (message === e.message) throw err;
+    throw ctx.error(e.code as never, message, e.hint !== undefined ? { hint: e.hint } : {});
+  }
+}
+
+async function resolve(ctx: ToolContext, given: string, maxFiles: number): Promise<ResolvedFiles> {
   let paths: string[];
   if (GLOB.test(given)) {
     const listing = await ctx.files.list(undefined, { glob: given, max: maxFiles, signal: ctx.signal, deadline: ctx.deadline });
