@@ -1,5 +1,5 @@
 /**
- * The `sql` bundle on DuckDB through a real MCP client against the built CLI (issue #33's "Done when", DuckDB part):
+ * The `sql` bundle on DuckDB through a real MCP client against the built CLI (the DuckDB part of the sql bundle's acceptance list):
  * a group-by equal to `mcpgw aggregate`, every listed escape refused with no absolute path in the message, a runaway
  * cross join CANCELLED at a 1 s deadline, a 100,000-row answer paged at max_rows, exact BIGINT sums past 2^53, the
  * top 10 of 250k distinct keys, SOURCE_CHANGED between pages, syntax errors with their position, and `mcpgw sql`.
