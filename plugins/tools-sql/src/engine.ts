@@ -43,6 +43,8 @@ export interface QueryRequest {
   path?: string;
   /** More views, name → root-relative file or glob. */
   views?: Record<string, string>;
+  /** A configured dataset (ClickHouse), the table `t`. */
+  dataset?: string;
 }
 
 /** Identity of a file a query read, to tell SOURCE_CHANGED on a later page. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Plugin } from 'mcpgw/plugin-api';
 import { sqlCommand } from './command';
+import { ClickHouseEngine } from './clickhouse';
+import { datasetAggregate, datasetSample } from './datasets';
 import { DuckDbEngine } from './duckdb';
 import { sqlQuery, sqlTables, type Engines } from './tools';
 
@@ -25,15 +27,27 @@ export const sqlOptions = z.strictObject({
   tables: z.record(ident, z.string().min(1)).default({}),
   /** Files one view (a glob) may read. */
   maxFiles: z.number().int().min(1).default(1000),
+  /** ClickHouse datasets: name → server, user, password variable, table or view (docs/tools-sql.md). */
+  datasets: z.record(ident, z.strictObject({
+    url: z.string().regex(/^https?:\/\/\S+$/, 'an http(s) URL of the ClickHouse HTTP interface'),
+    user: z.string().min(1).default('default'),
+    passwordEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    table: z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$/, 'a table or view: name or database.name'),
+    description: z.string().max(300).optional(),
+    orderBy: z.array(z.string().min(1)).min(1).optional(),
+    maxExecutionTime: z.number().int().min(1).default(60),
+    maxResultRows: z.number().int().min(1).default(100_000),
+    maxResultBytes: z.number().int().min(1024).default(64 * 1024 * 1024),
+  })).default({}),
 });
 
 export type SqlOptions = z.output<typeof sqlOptions>;
 
 /** The engines built from the options: DuckDB for files; ClickHouse when datasets are configured. */
 export function engines(options: SqlOptions): Engines {
-  return {
-    files: new DuckDbEngine({ memoryLimit: options.memoryLimit, memoryLimitBytes: bytes(options.memoryLimit), threads: options.threads, tables: options.tables, maxFiles: options.maxFiles }),
-  };
+  const files = new DuckDbEngine({ memoryLimit: options.memoryLimit, memoryLimitBytes: bytes(options.memoryLimit), threads: options.threads, tables: options.tables, maxFiles: options.maxFiles });
+  const names = Object.keys(options.datasets);
+  return names.length ? { files, datasets: new ClickHouseEngine(options.datasets) } : { files };
 }
 
 /**
@@ -50,7 +64,7 @@ const plugin: Plugin<SqlOptions> = {
     context.registerToolBundle({
       name: 'sql',
       description: 'SQL tools: sql_tables lists what can be read (files under the root, configured tables and datasets); sql_query runs one SELECT (a file is the view t) and pages its rows with next_cursor. Exact sums over JSON numbers: prefer aggregate.',
-      tools: [sqlTables(e), sqlQuery(e)],
+      tools: [sqlTables(e), sqlQuery(e), ...(e.datasets ? [datasetAggregate(e.datasets), datasetSample(e.datasets)] : [])],
       offeredByDefault: false,
     });
     context.registerCommand(sqlCommand(e.files));

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { RowStream, SqlEngine } from './engine';
-import { verifyStamps } from './sources';
+import { verifyStamps } from "./sources";
+import type { ClickHouseEngine } from "./clickhouse";
 
 /** The engines the bundle offers, and which one answers a request. */
 export interface Engines {
   /** Files under the root (DuckDB). */
   files: SqlEngine;
   /** Configured datasets (ClickHouse), by dataset name; undefined when none is configured. */
-  datasets?: SqlEngine & { has(name: string): boolean; names(): string[] };
+  datasets?: ClickHouseEngine;
 }
 
 interface CursorState {
@@ -135,7 +136,7 @@ export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, ty
           throw ctx.error('NOT_FOUND', `No dataset named ${JSON.stringify(args.dataset)}.`, { hint: names.length ? `Configured datasets: ${names.join(', ')}.` : 'No dataset is configured (config sql.datasets).' });
         }
         if (args.path !== undefined || args.views !== undefined) throw ctx.error('INVALID_ARGUMENT', 'dataset reads a configured dataset; path and views are for files under the root.');
-        stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset } as never);
+        stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset });
       } else {
         stream = await engines.files.run(ctx, { sql: args.sql, ...(args.path !== undefined ? { path: args.path } : {}), ...(args.views ? { views: args.views } : {}) });
       }
