@@ -5,8 +5,8 @@ import type { SqlEngine } from './engine';
 
 /**
  * `mcpgw sql FILE "SQL"`: the statement over FILE as the view `t`, every row printed as one JSON object (JSON Lines),
- * numbers exact. FILE is under the configured root when there is one (--root, MCPGW_ROOT, the config), else the
- * file's own folder is the sandbox. No deadline (Ctrl-C stops it).
+ * numbers exact. FILE is under the root with --root, else the file's own folder is the sandbox. No deadline (Ctrl-C
+ * stops it).
  */
 export function sqlCommand(engine: SqlEngine): CommandDefinition {
   return {
@@ -21,7 +21,10 @@ export function sqlCommand(engine: SqlEngine): CommandDefinition {
       const [file, sql] = args as [string, string];
       let run = ctx;
       let input = file;
-      if (ctx.root === '') {
+      // As `mcpgw query` and `mcpgw aggregate`: FILE is under the root only when --root is given; else its own folder
+      // is the sandbox (the person at the terminal chose the file; a root from MCPGW_ROOT or a config is for serve).
+      const rootGiven = process.argv.some((a) => a === '--root' || a === '-r' || a.startsWith('--root='));
+      if (!rootGiven || ctx.root === '') {
         let real: string;
         try {
           real = fs.realpathSync(path.resolve(file));
