@@ -1,8 +1,10 @@
+import * as path from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { duckdbError, engineMessage } from './errors';
 import type { Column, QueryRequest, RowStream, SqlEngine, TableInfo, TablesRequest } from './engine';
 import { resolveFiles, type ResolvedFiles } from './sources';
+import type { Entry, MaterializedCache } from './materialize';
 import { doubleColumns, exactRow } from './values';
 
 export interface DuckDbOptions {
@@ -16,6 +18,14 @@ export interface DuckDbOptions {
   tables: Record<string, string>;
   /** Files one view may read. */
   maxFiles: number;
+  /** Materialised configured tables, when configured. */
+  materialize?: MaterializedCache;
+}
+
+/** A view of a statement: the files it reads, and the materialised entry that holds them when there is one. */
+interface ViewSource {
+  files: ResolvedFiles;
+  entry?: Entry;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -70,7 +80,7 @@ export class DuckDbEngine implements SqlEngine {
   constructor(private readonly options: DuckDbOptions) {}
 
   private roots(ctx: ToolContext): string[] {
-    return [ctx.root];
+    return this.options.materialize ? [ctx.root, this.options.materialize.dir] : [ctx.root];
   }
 
   /**
@@ -78,7 +88,7 @@ export class DuckDbEngine implements SqlEngine {
    * folder; then `allowed_paths` (the resolved real paths), `enable_external_access=false`,
    * `lock_configuration=true`, in that order; then the views.
    */
-  private async locked(ctx: ToolContext, views: Map<string, ResolvedFiles>): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection }> {
+  private async locked(ctx: ToolContext, views: Map<string, ViewSource>, writable: string[] = [], ownFolder?: string): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection }> {
     const config: Record<string, string> = {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
@@ -90,14 +100,22 @@ export class DuckDbEngine implements SqlEngine {
     let conn: DuckDBConnection | null = null;
     try {
       conn = await instance.connect();
-      const real = [...new Set([...views.values()].flatMap((v) => v.real))];
+      const real = [...new Set([...views.values()].flatMap((v) => (v.entry ? [v.entry.file, `${v.entry.file}.wal`] : v.files.real)).concat(writable))];
       await conn.run(`SET allowed_paths=[${real.map(literal).join(', ')}]`);
+      // Only a load (our own statements, never the assistant's) writes: into the materialised tables' folder.
+      if (ownFolder) await conn.run(`SET allowed_directories=[${literal(ownFolder)}]`);
       await conn.run('SET enable_external_access=false');
       await conn.run('SET lock_configuration=true');
       const c = conn;
-      for (const [name, files] of views) {
-        await guarded(ctx, c, () => c.run(`CREATE VIEW "${name}" AS SELECT * FROM ${reader(files.real)}`)).catch((err: unknown) => {
-          throw viewError(ctx, err, name, files.given, this.roots(ctx), this.options);
+      for (const [name, view] of views) {
+        const from = view.entry ? `"m_${name}".data` : reader(view.files.real);
+        if (view.entry) {
+          await c.run(`ATTACH ${literal(view.entry.file)} AS "m_${name}" (READ_ONLY)`).catch((err: unknown) => {
+            throw duckdbError(ctx, err, '', this.roots(ctx), this.options.memoryLimitBytes);
+          });
+        }
+        await guarded(ctx, c, () => c.run(`CREATE VIEW "${name}" AS SELECT * FROM ${from}`)).catch((err: unknown) => {
+          throw viewError(ctx, err, name, view.files.given, this.roots(ctx), this.options);
         });
       }
       return { instance, conn };
@@ -109,8 +127,8 @@ export class DuckDbEngine implements SqlEngine {
   }
 
   /** The views a statement can name: `t` (path), `views`, and the configured tables its text mentions. */
-  private async views(ctx: ToolContext, request: QueryRequest): Promise<Map<string, ResolvedFiles>> {
-    const views = new Map<string, ResolvedFiles>();
+  private async views(ctx: ToolContext, request: QueryRequest): Promise<Map<string, ViewSource>> {
+    const views = new Map<string, ViewSource>();
     const wanted: [string, string][] = [];
     for (const [name, p] of Object.entries(this.options.tables)) {
       if (new RegExp(`\\b${name}\\b`, 'i').test(request.sql)) wanted.push([name, p]);
@@ -120,8 +138,35 @@ export class DuckDbEngine implements SqlEngine {
       wanted.push([name, p]);
     }
     if (request.path !== undefined) wanted.push(['t', request.path]);
-    for (const [name, p] of wanted) views.set(name, await resolveFiles(ctx, p, this.options.maxFiles));
+    for (const [name, p] of wanted) {
+      const files = await resolveFiles(ctx, p, this.options.maxFiles);
+      const cache = this.options.materialize;
+      const configured = Object.hasOwn(this.options.tables, name) && !(request.views && Object.hasOwn(request.views, name)) && name !== 't';
+      if (cache && configured && cache.wants(name)) {
+        const entry = cache.entryFor(name, files);
+        const kept = await cache.ensure(entry, (tmp) => this.load(ctx, name, files, tmp));
+        views.set(name, kept ? { files, entry } : { files });
+      } else {
+        views.set(name, { files });
+      }
+    }
     return views;
+  }
+
+  /** Loads a configured table's files into a new database file `tmp` (table `data`), in an instance locked down as any. */
+  private async load(ctx: ToolContext, name: string, files: ResolvedFiles, tmp: string): Promise<void> {
+    const { instance, conn } = await this.locked(ctx, new Map(), files.real, path.dirname(tmp));
+    try {
+      await conn.run(`ATTACH ${literal(tmp)} AS m`);
+      await guarded(ctx, conn, () => conn.run(`CREATE TABLE m.data AS SELECT * FROM ${reader(files.real)}`)).catch((err: unknown) => {
+        throw viewError(ctx, err, name, files.given, this.roots(ctx), this.options);
+      });
+      await conn.run('CHECKPOINT m');
+      await conn.run('DETACH m');
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   }
 
   async run(ctx: ToolContext, request: QueryRequest): Promise<RowStream> {
@@ -149,7 +194,9 @@ export class DuckDbEngine implements SqlEngine {
         });
       }
       const result = await guarded(ctx, conn, () => prepared.stream()).catch((err: unknown) => { throw duckdbError(ctx, err, sql, roots, this.options.memoryLimitBytes); });
-      return new DuckDbRows(conn, result, close, [...views.values()].flatMap((v) => v.stamps), roots, sql, this.options.memoryLimitBytes);
+      const rows = new DuckDbRows(conn, result, close, [...views.values()].flatMap((v) => v.files.stamps), roots, sql, this.options.memoryLimitBytes);
+      rows.materialized = [...views].filter(([, v]) => v.entry).map(([n]) => n);
+      return rows;
     } catch (err) {
       close();
       throw err;
@@ -165,7 +212,7 @@ export class DuckDbEngine implements SqlEngine {
       const info: TableInfo = { name, kind, engine: this.name };
       try {
         const files = await resolveFiles(ctx, p, this.options.maxFiles);
-        const { instance, conn } = await this.locked(ctx, new Map([['t', files]]));
+        const { instance, conn } = await this.locked(ctx, new Map([['t', { files }]]));
         try {
           const r = await guarded(ctx, conn, () => conn.runAndReadAll('DESCRIBE t'));
           info.columns = r.getRowsJson().map((row) => ({ name: String(row[0]), type: String(row[1]) }));
@@ -207,6 +254,7 @@ class DuckDbRows implements RowStream {
   readonly engine = 'duckdb';
   readonly columns: Column[];
   readonly warnings: string[] = [];
+  materialized: string[] = [];
   private readonly types: DuckDBType[];
   private closed = false;
 

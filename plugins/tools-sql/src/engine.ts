@@ -63,6 +63,8 @@ export interface RowStream {
   readonly warnings: string[];
   /** What the query read, checked again before each later page. */
   readonly stamps: SourceStamp[];
+  /** Configured tables read from their materialised copy. */
+  readonly materialized?: string[];
   /**
    * The next rows (already exact JSON values: big integers and decimals as `JSON.rawJSON`), or null at the end.
    * Stopped at `deadline` (ms on ctx.clock) or `ctx.signal`: then it rejects with CANCELLED.

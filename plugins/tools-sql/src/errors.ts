@@ -9,12 +9,22 @@ type ErrorMaker = Pick<ToolContext, 'error' | 'root'>;
  * scheme and host only.
  */
 export function scrub(text: string, roots: readonly string[]): string {
+  let out = scrubRoots(text, roots);
+  out = out.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s"'`)\]]*/gi, (_m, scheme: string) => `${scheme}<url>`);
+  out = out.replace(/(?<![\w.:/<>-])(?:\/[^\s"'`,;)\]]+)+\/?/g, '<a path outside the root>');
+  return out;
+}
+
+/**
+ * Only the folders the engine was given (the root, the materialised-table cache) made relative or hidden: for values
+ * in results, which are the data's own text (a log line's `GET /api/users` stays as it is).
+ */
+export function scrubRoots(text: string, roots: readonly string[], hidden: readonly string[] = []): string {
   let out = text;
   for (const r of [...new Set(roots.filter((x) => x.length > 1))].sort((a, b) => b.length - a.length)) {
     out = out.split(`${r}/`).join('').split(r).join('.');
   }
-  out = out.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s"'`)\]]*/gi, (_m, scheme: string) => `${scheme}<url>`);
-  out = out.replace(/(?<![\w.:/<>-])(?:\/[^\s"'`,;)\]]+)+\/?/g, '<a path outside the root>');
+  for (const h of hidden) if (h.length > 1) out = out.split(h).join('<cache>');
   return out;
 }
 

@@ -1,9 +1,11 @@
+import * as path from 'node:path';
 import { z } from 'zod';
 import type { Plugin } from 'mcpgw/plugin-api';
 import { sqlCommand } from './command';
 import { ClickHouseEngine } from './clickhouse';
 import { datasetAggregate, datasetSample } from './datasets';
 import { DuckDbEngine } from './duckdb';
+import { MaterializedCache } from './materialize';
 import { sqlQuery, sqlTables, type Engines } from './tools';
 
 export type { SqlEngine, RowStream, Column, TableInfo, QueryRequest } from './engine';
@@ -27,6 +29,12 @@ export const sqlOptions = z.strictObject({
   tables: z.record(ident, z.string().min(1)).default({}),
   /** Files one view (a glob) may read. */
   maxFiles: z.number().int().min(1).default(1000),
+  /** Configured tables loaded once into a cache beside the persistent index (docs/tools-sql.md "Materialised tables"). */
+  materialize: z.array(ident).default([]),
+  /** The materialised tables' folder, bytes at most (least recently used removed first). */
+  materializeMaxBytes: z.number().int().min(1).default(4 * 2 ** 30),
+  /** Their folder (default `$XDG_CACHE_HOME/mcpgw/sql`, else `~/.cache/mcpgw/sql`). */
+  materializeDir: z.string().refine((p) => path.isAbsolute(p), 'an absolute folder').optional(),
   /** ClickHouse datasets: name → server, user, password variable, table or view (docs/tools-sql.md). */
   datasets: z.record(ident, z.strictObject({
     url: z.string().regex(/^https?:\/\/\S+$/, 'an http(s) URL of the ClickHouse HTTP interface'),
@@ -45,7 +53,13 @@ export type SqlOptions = z.output<typeof sqlOptions>;
 
 /** The engines built from the options: DuckDB for files; ClickHouse when datasets are configured. */
 export function engines(options: SqlOptions): Engines {
-  const files = new DuckDbEngine({ memoryLimit: options.memoryLimit, memoryLimitBytes: bytes(options.memoryLimit), threads: options.threads, tables: options.tables, maxFiles: options.maxFiles });
+  const materialize = options.materialize.length
+    ? new MaterializedCache({ tables: options.materialize, maxBytes: options.materializeMaxBytes, ...(options.materializeDir ? { dir: options.materializeDir } : {}) })
+    : undefined;
+  const files = new DuckDbEngine({
+    memoryLimit: options.memoryLimit, memoryLimitBytes: bytes(options.memoryLimit), threads: options.threads, tables: options.tables, maxFiles: options.maxFiles,
+    ...(materialize ? { materialize } : {}),
+  });
   const names = Object.keys(options.datasets);
   return names.length ? { files, datasets: new ClickHouseEngine(options.datasets) } : { files };
 }
@@ -60,6 +74,9 @@ const plugin: Plugin<SqlOptions> = {
   apiVersion: '^2.9.0',
   options: sqlOptions,
   register(context, options) {
+    for (const t of options.materialize) {
+      if (!Object.hasOwn(options.tables, t)) throw new Error(`sql.materialize names ${JSON.stringify(t)}, which sql.tables does not configure.`);
+    }
     const e = engines(options);
     context.registerToolBundle({
       name: 'sql',

@@ -49,6 +49,7 @@ const queryOutput = z.object({
   truncated: z.boolean().describe('true: more rows follow (next_cursor), the page was cut at max_rows or at maxResultBytes'),
   next_cursor: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('Where numbers passed through doubles, and other things to know'),
+  materialized: z.array(z.string()).optional().describe('Configured tables read from their materialised copy'),
 });
 
 /** Bytes kept for the envelope of a page beside its rows (columns, cursor, warnings, the text block's repetition). */
@@ -97,6 +98,7 @@ async function page(ctx: ToolContext, state: CursorState) {
   if (more) out.next_cursor = cursors(ctx).add(state);
   else stream.close();
   if (warnings.length) out.warnings = warnings;
+  if (stream.materialized?.length) out.materialized = stream.materialized;
   return out;
 }
 

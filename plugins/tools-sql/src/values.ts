@@ -1,5 +1,5 @@
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
-import { scrub } from './errors';
+import { scrubRoots } from './errors';
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
@@ -27,7 +27,7 @@ export function exactValue(value: unknown, type: DuckDBType, roots: readonly str
     }
     return out;
   }
-  if (typeof value === 'string' && value.includes('/')) return scrub(value, roots);
+  if (typeof value === 'string' && value.includes('/')) return scrubRoots(value, roots);
   return value;
 }
 
