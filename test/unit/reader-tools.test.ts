@@ -2,7 +2,7 @@
  * The reader plugin's pieces with a fake kernel context: the three json_read shapes, the source
  * lease (source_busy, close waiting for a read), and cursors that carry the engine's position.
  */
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { McpgwError } from '../../src/kernel/errors';
 import { Session } from '../../src/kernel/session/session';
 import type { CompiledQuery, Limits, RecordSource, ToolContext } from '../../src/kernel/contracts';
