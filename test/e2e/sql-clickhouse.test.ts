@@ -96,10 +96,8 @@ if (!binary) {
     const { data, isError } = await call(conn.client, 'sql_query', { dataset: 'events', sql: 'SELECT count() AS n, sum(bytes) AS s FROM t' });
     expect(isError).toBe(false);
     expect(data.engine).toBe('clickhouse');
-    const expectedSum = Array.from({ length: N }, (_, i) => BigInt(JSON.parse(row(i).ch.replace(/"bytes":(\d+)/, '"bytes":"$1"')).bytes)).reduce((x, y) => x + y, 0n);
-    const text = JSON.stringify(lexemes(JSON.stringify(data)));
+    const expectedSum = Array.from({ length: N }, (_, i) => BigInt(/"bytes":(\d+)/.exec(row(i).ch)![1]!)).reduce((x, y) => x + y, 0n);
     expect(data.rows[0][0]).toBe(N);
-    expect(text).toBeDefined();
     const { text: raw } = await call(conn.client, 'sql_query', { dataset: 'events', sql: 'SELECT sum(bytes) AS s FROM t' });
     expect(raw).toContain(`"rows":[[${expectedSum}]]`);
   });
