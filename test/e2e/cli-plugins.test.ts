@@ -377,6 +377,7 @@ describe('CLI usage', () => {
       expect(r.stdout.endsWith('\nPlugin commands (from the plugins the config loads):\n'
         + '  aggregate                       count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)\n'
         + '  sessions index                  build or update the session-history search index (semantic_search) in the cache folder\n'
+        + '  sql                             run one SQL SELECT over FILE (the view t) with DuckDB, locked down as sql_query; one JSON object per row\n'
         + 'Run mcpgw <command> --help for a plugin command\'s options.\n')).toBe(true);
     }
     writeConfig({ root: './data', plugins: ['./no-such-plugin.js'] });
