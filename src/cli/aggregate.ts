@@ -13,6 +13,7 @@ export interface AggregateOptions extends CommonOptions {
   where?: string;
   metric?: string[];
   bucket?: string;
+  bucketOrigin?: string;
   each?: string;
   order?: string;
   top: number;
@@ -70,7 +71,8 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
   };
   try {
     const opened = await call(open, { path: input, ...(opts.format ? { format: opts.format } : {}) });
-    const bucket = opts.bucket ? parseBucketFlag(opts.bucket) : undefined;
+    const bucket = opts.bucket ? { ...parseBucketFlag(opts.bucket), ...(opts.bucketOrigin !== undefined ? { origin: opts.bucketOrigin } : {}) } : undefined;
+    if (!bucket && opts.bucketOrigin !== undefined) throw new McpgwError('INVALID_ARGUMENT', '--bucket-origin goes with --bucket (a time bucket).');
     const args: Record<string, unknown> = {
       handle: opened.handle,
       ...(opts.groupBy?.length ? { group_by: opts.groupBy.length === 1 ? opts.groupBy[0] : opts.groupBy } : {}),
@@ -143,7 +145,7 @@ export function table(answer: Record<string, any>): string {
   let out = line(head) + line(width.map((w) => '-'.repeat(w)));
   for (const r of rows) out += line(r);
   const shown = answer.groups.length;
-  out += `${shown} of ${answer.groups_total} group${answer.groups_total === 1 ? '' : 's'}; ${answer.records_matched} of ${answer.records_scanned} records matched${answer.units_matched !== undefined ? ` (${answer.units_matched} units)` : ''}\n`;
+  out += `${shown} of ${answer.groups_total} group${answer.groups_total === 1 ? '' : 's'}; ${answer.records_matched} of ${answer.records_scanned} records matched${answer.units_matched !== undefined ? ` (${answer.units_matched} units)` : ''}${answer.bucket_origin !== undefined ? `; time buckets from ${answer.bucket_origin}` : ''}\n`;
   return out;
 }
 

@@ -65,7 +65,8 @@ export function buildProgram(): Command {
     .option('-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, tags[0], /a/b, $.x; a dot path or /pointer reads 0 as an index in an array and a name in an object, a JSONPath $.t[0] only as an index, $.t[\'0\'] only as a name', collect)
     .option('-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query')
     .option('-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)', collect)
-    .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)')
+    .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds); time buckets start on Monday (1w) and at 00:00Z (1d)')
+    .option('--bucket-origin <time>', 'time buckets are counted from this RFC 3339 instant (default 2000-01-03T00:00:00Z, a Monday; 1970-01-01 for Thursday weeks)')
     .option('-e, --each <jsonpath>', 'aggregate the nodes this selects in each record, e.g. $.items[*]')
     .option('-o, --order <order>', 'count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc')
     .option('-t, --top <n>', 'print at most n groups', (v: string) => {

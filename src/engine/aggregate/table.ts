@@ -112,7 +112,7 @@ function keyPart(c: Compiled, d: number, t: number, x: string): void {
     let ms = NaN;
     if (t === T_STRING) ms = parseTimestamp(x);
     else if (t === T_NUMBER) ms = epochMs(x, dim.width.unit === 'ms' ? dim.width.epoch : undefined);
-    if (ms === ms) { keyTypes[d] = T_BUCKET_TIME; keyTexts[d] = String(timeBucket(ms, w)); }
+    if (ms === ms) { keyTypes[d] = T_BUCKET_TIME; keyTexts[d] = String(timeBucket(ms, w, dim.width.unit === 'ms' ? dim.width.origin : undefined)); }
     return;
   }
   if (t !== T_NUMBER) return;

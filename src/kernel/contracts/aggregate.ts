@@ -22,11 +22,12 @@ export type PathTokens = readonly PathToken[];
  * A grouping dimension: the value at `path`, or its bucket. `width.unit: "number"` groups numbers by ⌊v / width⌋ ×
  * width (`lexeme`: the width as a JSON number > 0, exact); `"ms"` groups RFC 3339 timestamps and epoch numbers
  * (seconds, or milliseconds when |v| ≥ 1e11, unless `epoch` says) by a duration of `ms` milliseconds on the UTC time
- * line from the epoch.
+ * line, counted from `origin` (ms since the epoch; default 2000-01-03T00:00:00Z = 946,857,600,000 ms, a Monday,
+ * DuckDB's `time_bucket` origin: weeks start on Monday as in ISO 8601).
  */
 export type AggregateDimension =
   | { kind: 'value'; path: PathTokens }
-  | { kind: 'bucket'; path: PathTokens; width: { unit: 'number'; lexeme: string } | { unit: 'ms'; ms: number; epoch?: 's' | 'ms' } };
+  | { kind: 'bucket'; path: PathTokens; width: { unit: 'number'; lexeme: string } | { unit: 'ms'; ms: number; epoch?: 's' | 'ms'; origin?: number } };
 
 /**
  * A metric of each group over the values at `path` (members absent from a unit are left out):

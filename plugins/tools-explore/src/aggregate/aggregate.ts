@@ -3,7 +3,7 @@ import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProg
 import { fileFor } from '../files';
 import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
-import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
+import { compileWhere, formatOrigin, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
 
 const input = z.object({
   handle: handleArg,
@@ -15,6 +15,7 @@ const input = z.object({
     path: z.string(),
     width: z.union([z.string(), z.number()]),
     epoch: z.enum(['s', 'ms']).optional(),
+    origin: z.string().optional().describe('Time buckets: the instant they are counted from (RFC 3339); default 2000-01-03T00:00:00Z, a Monday, so weeks start on Monday as in ISO 8601 and DuckDB'),
   }).optional(),
   each: z.string().min(1).optional(),
   top: z.number().int().min(0).default(20),
@@ -43,6 +44,7 @@ const output = z.object({
   metrics: z.array(z.string()),
   order: z.string(),
   filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
+  bucket_origin: z.string().optional().describe('Time buckets: the instant they are counted from (each key is origin + k × width)'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -81,15 +83,20 @@ interface Spec {
   /** For a where predicate: its RFC 9535 filter. */
   filter?: string;
   each: CompiledQuery | null;
+  /** Time buckets: their origin, RFC 3339 UTC. */
+  bucketOrigin?: string;
 }
 
 function prepare(ctx: ToolContext, args: Args): Spec {
   const groupBy = args.group_by === undefined ? [] : typeof args.group_by === 'string' ? [args.group_by] : args.group_by;
   const dimensions: AggregateDimension[] = groupBy.map((p) => ({ kind: 'value', path: singularPath(ctx, p, 'group_by') }));
   const dimensionNames = [...groupBy];
+  let bucketOrigin: string | undefined;
   if (args.bucket) {
-    dimensions.push(parseBucket(ctx, args.bucket));
+    const dim = parseBucket(ctx, args.bucket);
+    dimensions.push(dim);
     dimensionNames.push(args.bucket.path);
+    if (dim.kind === 'bucket' && dim.width.unit === 'ms') bucketOrigin = formatOrigin(dim.width.origin!);
   }
   const metrics: AggregateMetric[] = [];
   const metricNames: string[] = [];
@@ -98,7 +105,7 @@ function prepare(ctx: ToolContext, args: Args): Spec {
     if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path }); metricNames.push(m.name); }
   }
   const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case) : null;
-  const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}) };
+  const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}), ...(bucketOrigin !== undefined ? { bucketOrigin } : {}) };
   let each: CompiledQuery | null = null;
   if (args.each !== undefined) {
     const language = ctx.registry.queryLanguages.get('jsonpath');
@@ -121,7 +128,7 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
   title: 'Aggregate records',
   description:
     'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
-    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
+    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h} (weeks start on Monday; origin sets another start). ' +
     'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc',
   inputSchema: input,
   outputSchema: output,
@@ -216,6 +223,7 @@ function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: 
     metrics: ['count', ...spec.metricNames],
     order: args.order,
     ...(spec.filter ? { filter: spec.filter } : {}),
+    ...(spec.bucketOrigin !== undefined ? { bucket_origin: spec.bucketOrigin } : {}),
     ...(warnings.length ? { warnings: warnings.slice(0, 20) } : {}),
   };
   const rows = rowsOf(ctx, spec, r.groups);
