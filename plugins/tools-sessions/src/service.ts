@@ -4,14 +4,17 @@ import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
 import { SessionFiles, type Replay, type StartAt } from './session/files';
+import { codexSource, codexSuperseded } from './sources/codex';
 import { geminiSource, geminiSuperseded } from './sources/gemini';
 import { kimiSource, kimiUsageFiles } from './sources/kimi';
-import { safeNormalize } from './session/summary';
+import { mergeHints, safeNormalize, usageList } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
 import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
+import { StatsStore } from './stats-store';
+import { cacheFolder } from './semantic/store';
 
 /**
  * A discovery (the sources' folder listing) is reused while the folders it looked into keep their modification times
@@ -30,7 +33,7 @@ const SUMMARY_BUDGET = 400_000;
 const USAGE_FILES = new Map<SessionSource, (sessionPath: string) => string[]>([[kimiSource, kimiUsageFiles]]);
 
 /** Built-in sources whose records can replace earlier ones, and how (see `Replay`). */
-const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded]]);
+const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded], [codexSource, codexSuperseded]]);
 
 /** A session located from a `path` argument. */
 export interface Located {
@@ -51,6 +54,12 @@ export class SessionsService {
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   private readonly indexes = new Map<string, SemanticIndex>();
+  /** Usage statistics kept on disk between server processes (undefined: not opened yet; null: off). */
+  private statsDisk: StatsStore | null | undefined;
+  /** Sessions whose stats were read from their files, and taken from the disk store, since the last `finishStats`. */
+  private counts = { read: 0, kept: 0 };
+  /** Replaced record positions of sessions read whole, by the files' identity (see `open`). */
+  private readonly replaced = new Map<string, ReadonlySet<number>>();
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -60,6 +69,13 @@ export class SessionsService {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { semanticIndexFor } = require('./semantic/service') as typeof import('./semantic/service');
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
+  }
+
+  /** Runs `fn` on the semantic index; a damaged index file is thrown away and built again (`fn` runs once more). */
+  withSemantic<T>(ctx: Pick<ToolContext, 'registry' | 'error' | 'log'>, fn: (index: SemanticIndex) => Promise<T>): Promise<T> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { withSemanticIndex } = require('./semantic/service') as typeof import('./semantic/service');
+    return withSemanticIndex(ctx, this.options.cacheDir, this.options.embedder, this.indexes, fn);
   }
 
   /** The enabled sources with their homes. */
@@ -110,8 +126,8 @@ export class SessionsService {
 
   /**
    * The session a `path` argument names: the file must lie inside an available home (ACCESS_DENIED otherwise, without
-   * saying whether it exists). A file of a listed session (any of its files) names that session; another file inside a
-   * home is read as a one-file session of that home's source.
+   * saying whether it exists) and be a file of a listed session (any of its files). Any other file under a home — the
+   * prompt history, settings, a `.env` — is never opened: ACCESS_DENIED (the session tools read only session files).
    * @throws McpgwError ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT
    */
   async locate(ctx: ToolContext, input: string): Promise<Located> {
@@ -134,20 +150,27 @@ export class SessionsService {
     } catch (err) {
       throw sessionPathError(ctx, err, cut(input));
     }
-    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${input} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
-    return {
-      home,
-      source: home.source,
-      session: {
-        source: home.source.name, projectId: '', projectName: '', projectPath: null, id: path.basename(real).replace(/\.[^.]*$/, ''),
-        path: real, files: [real], size: st.size, mtimeMs: st.mtimeMs, birthMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
-      },
-    };
+    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${cut(input)} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
+    throw ctx.error('ACCESS_DENIED', `${cut(input)} is not a session file of ${home.source.name}: the session tools read only session files.`, {
+      hint: 'list_sessions gives the session paths.',
+    });
   }
 
-  /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
-  open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, REPLAYS.get(located.source));
+  /**
+   * Opens a session's files through the kernel (from a resume point: only what follows it is read). For a source whose
+   * records can replace earlier ones, the replaced positions found by a whole read are kept while the files are
+   * unchanged, so that a later open does not read the session twice.
+   */
+  async open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
+    const replay = REPLAYS.get(located.source);
+    const key = replay ? `${located.source.name}\n${identityKey(located.session)}` : '';
+    const known = replay ? this.replaced.get(key) : undefined;
+    const files = await SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, known ?? replay);
+    if (replay && !known && !startAt) {
+      if (this.replaced.size >= 2000) this.replaced.delete(this.replaced.keys().next().value!);
+      this.replaced.set(key, files.replaced);
+    }
+    return files;
   }
 
   /**
@@ -155,7 +178,8 @@ export class SessionsService {
    * and continued by the next call (`complete: false` until then).
    */
   async summary(ctx: ToolContext, located: Located, deadline = ctx.deadline): Promise<SessionSummary> {
-    const key = identityKey(located.session);
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
     const id = `${located.source.name}\n${located.session.path}`;
     const cached = this.summaries.get(id);
     if (cached && cached.key === key && cached.summary.complete) {
@@ -171,6 +195,7 @@ export class SessionsService {
     } finally {
       files.close();
     }
+    if (summary.complete) for (const f of extra) await this.addUsageFrom(ctx, located, f, summary);
     this.summaries.set(id, { key, summary });
     this.summaryWeight += summary.weight;
     while (this.summaryWeight > SUMMARY_BUDGET && this.summaries.size > 1) {
@@ -191,20 +216,63 @@ export class SessionsService {
     const id = `${located.source.name}\n${located.session.path}`;
     const kept = this.stats.get(id);
     if (kept && kept.key === key) return kept.stats;
+    // On disk, the key also holds each file's change time (a rewrite that puts size and modification time back).
+    const diskKey = `${key}|${(located.session.fileStats ?? []).map((f) => `${f.dev}:${f.ino}:${f.ctimeMs}`).join(',')}`;
+    const disk = this.statsDiskStore(ctx);
+    const stored = disk?.get(id, diskKey);
+    if (stored) {
+      this.stats.set(id, { key, stats: stored });
+      this.counts.kept++;
+      return stored;
+    }
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
     const stats = statsOf(summary);
-    for (const f of extra) await this.addUsageFrom(ctx, located, f, stats);
     this.stats.set(id, { key, stats });
+    this.counts.read++;
+    try {
+      disk?.set(id, diskKey, stats);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
     return stats;
   }
 
+  /** The disk store of usage statistics (opened on first use in the cache folder), or null when off. */
+  private statsDiskStore(ctx: Pick<ToolContext, 'log'>): StatsStore | null {
+    if (this.statsDisk === undefined) this.statsDisk = StatsStore.open(cacheFolder(this.options.cacheDir), ctx.log);
+    return this.statsDisk;
+  }
+
+  private statsOff(ctx: Pick<ToolContext, 'log'>, err: unknown): void {
+    ctx.log.debug('usage: the statistics cache failed and is off for this process', { error: String(err) });
+    this.statsDisk?.close();
+    this.statsDisk = null;
+  }
+
   /**
-   * Adds the responses recorded in a file beside the session (Kimi's `wire.jsonl`) to its stats, each once by its key;
-   * their times widen the session's time span. A file that cannot be read adds nothing (logged at debug level).
+   * Writes the statistics read since the last call to disk; with `listed` (the ids of every session of every
+   * available source), drops the kept ones of sessions no longer there. Returns and resets the counts of sessions
+   * read from their files and taken from the disk store.
    */
-  private async addUsageFrom(ctx: ToolContext, located: Located, file: string, stats: SessionStats): Promise<void> {
-    const keys = new Set(stats.usage.map((u) => u.key).filter((k): k is string => k !== undefined));
+  finishStats(ctx: Pick<ToolContext, 'log'>, listed?: ReadonlySet<string>): { read: number; kept: number } {
+    try {
+      this.statsDisk?.flush();
+      if (listed) this.statsDisk?.prune(listed);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
+    const out = this.counts;
+    this.counts = { read: 0, kept: 0 };
+    return out;
+  }
+
+  /**
+   * Adds what a file beside the session says (Kimi's `wire.jsonl`: each response's usage and the session's times) to
+   * its summary: usage records (merged by key with the session's own, see mergeResponses), the start time when the
+   * session's records have none, and the time span. A file that cannot be read adds nothing (logged at debug level).
+   */
+  private async addUsageFrom(ctx: ToolContext, located: Located, file: string, summary: SessionSummary): Promise<void> {
     let files: SessionFiles;
     try {
       files = await SessionFiles.open(this.files(ctx, [located.home]), [file], { kind: 'lines' }, ctx.signal);
@@ -217,16 +285,13 @@ export class SessionsService {
       for await (const item of files.records(0, ctx.signal)) {
         if (item.error !== undefined) continue;
         const n = safeNormalize(located.source, item.value);
-        const u = n instanceof Error ? undefined : n?.usage;
-        if (!u) continue;
-        if (u.key !== undefined) {
-          if (keys.has(u.key)) continue;
-          keys.add(u.key);
-        }
-        stats.usage.push(u);
-        if (u.timestamp) {
-          if (stats.firstTimestamp === null || u.timestamp < stats.firstTimestamp) stats.firstTimestamp = u.timestamp;
-          if (stats.lastTimestamp === null || u.timestamp > stats.lastTimestamp) stats.lastTimestamp = u.timestamp;
+        if (n instanceof Error || !n) continue;
+        if (n.hints) mergeHints(summary.hints, n.hints);
+        for (const u of usageList(n)) { summary.usage.push(u); summary.weight++; }
+        const t = n.hints?.timestamp;
+        if (t) {
+          if (summary.firstTimestamp === null || t < summary.firstTimestamp) summary.firstTimestamp = t;
+          if (summary.lastTimestamp === null || t > summary.lastTimestamp) summary.lastTimestamp = t;
         }
       }
     } finally {
@@ -234,10 +299,23 @@ export class SessionsService {
     }
   }
 
+  /** Subagents' sessions the located session started (from the listing). */
+  async subagentCount(ctx: ToolContext, located: Located): Promise<number> {
+    const catalog = await this.catalog(ctx);
+    let n = 0;
+    for (const p of catalog.projects) {
+      if (p.source !== located.source.name) continue;
+      for (const s of p.sessions) if (s.parentId === located.session.id) n++;
+    }
+    return n;
+  }
+
   /** A summary already in memory for this session as it is now, or undefined (never reads). */
   cachedSummary(located: Pick<Located, 'session' | 'source'>): SessionSummary | undefined {
     const cached = this.summaries.get(`${located.source.name}\n${located.session.path}`);
-    return cached && cached.key === identityKey(located.session) ? cached.summary : undefined;
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
+    return cached && cached.key === key ? cached.summary : undefined;
   }
 }
 

@@ -125,7 +125,7 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
     const e = normalized instanceof Error ? undefined : normalized?.entry;
     if (!e) continue;
     const idx = entries++;
-    if (firstPrompt === null && e.role === 'user' && e.text.trim()) firstPrompt = previewOf(e.text, 300);
+    if (firstPrompt === null && e.role === 'user' && !e.injected && e.text.trim()) firstPrompt = previewOf(e.text, 300);
     const d = draftOf(e, idx);
     if (d) batch.push(d);
     if (batch.length >= 64) await flush();
@@ -150,8 +150,10 @@ export interface EntryDraft {
   timestamp: string | null;
 }
 
-function draftOf(e: { role: string; text: string; uuid: string | null; timestamp: string | null }, idx: number): EntryDraft | null {
-  if (!INDEXED_ROLES.has(e.role) || !e.text.trim()) return null;
+function draftOf(e: { role: string; text: string; uuid: string | null; timestamp: string | null; injected?: boolean }, idx: number): EntryDraft | null {
+  // Injected context (instructions, command wrappers, compaction summaries, generated titles) is not what the person
+  // or the assistant said in the conversation: it is not indexed.
+  if (e.injected || !INDEXED_ROLES.has(e.role) || !e.text.trim()) return null;
   return { idx, role: e.role, text: e.text, uuid: e.uuid, timestamp: e.timestamp };
 }
 

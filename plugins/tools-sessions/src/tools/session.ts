@@ -4,7 +4,7 @@ import type { SessionsService } from '../service';
 import { safeNormalize, sessionStart, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText, hasBinarySummary, textPart } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
-import { catalogueCode, reason } from '../os-error';
+import { catalogueCode, contentFreeReason, reason } from '../os-error';
 
 const pathArg = z.string().min(1).describe('Full path of the session file, as list_sessions returns it');
 
@@ -18,6 +18,7 @@ const summaryItem = z.object({
   has_tool_result: z.boolean(),
   preview: z.string(),
   preview_markers: z.array(z.number().int()).optional().describe('Only when preview holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
+  injected: z.literal(true).optional().describe('The assistant wrote this entry, not the person (instructions, environment context, command wrappers, compaction summaries, titles)'),
 });
 
 const readFields = {
@@ -28,7 +29,8 @@ const readFields = {
 };
 
 function skippedWarnings(s: SessionSummary): Warning[] {
-  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(k.message, 300).text}` }));
+  // Never the record's content: a malformed line may be anything (a pasted secret, a line of another file).
+  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(contentFreeReason(k.message), 300).text}` }));
 }
 
 // ---- get_session_metadata ----
@@ -50,8 +52,12 @@ const metaOutput = z.object({
     source: z.string(),
     project_path: z.string().nullable(),
     file_size: z.number().int(),
+    title: z.string().nullable().describe('The title the assistant keeps for the session (a rename wins over a generated one), null when none'),
+    parent_session_id: z.string().nullable().describe('A subagent\'s session: the session that started it'),
+    forked_from: z.string().nullable().describe('A fork: the session it was copied from'),
+    subagent_count: z.number().int().describe('Subagents\' sessions this session started'),
   }),
-  description: z.string().nullable().describe('The first user prompt'),
+  description: z.string().nullable().describe('The first prompt the person typed (injected instructions, command wrappers and compaction summaries skipped)'),
   description_markers: z.array(z.number().int()).optional().describe('Only when description holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
   role_counts: z.record(z.string(), z.number().int()),
   entry_summary: z.array(summaryItem),
@@ -69,7 +75,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
     description:
       'What a session is about without loading its content — use it first: {meta: {id, path, created_at, modified_at, model, git_branch, source, project_path}, description (first user prompt), role_counts, entry_summary: [{index, role, timestamp, content_length, has_thinking, has_tool_use, has_tool_result, preview}], total_entries, total_content_bytes}. ' +
       'summary_only: true lists only user-message previews (default 5). limit/offset page entry_summary (default 50); fetch content with get_session_entries by index. ' +
-      'Malformed lines (a session being written) are skipped and counted in skipped_records. path must lie inside a session source\'s folder.',
+      'Malformed lines (a session being written) are skipped and counted in skipped_records. path must be a session file (as list_sessions returns it). complete: false means a long session was not read to its end before the time limit (counts are lower bounds): call again with the same arguments.',
     inputSchema: metaInput,
     outputSchema: metaOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -90,7 +96,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
       const warnings = skippedWarnings(s);
       return {
         meta: {
-          id: s.hints.session_id ?? session.id,
+          id: session.parentId !== undefined ? session.id : s.hints.session_id ?? session.id,
           path: session.path,
           created_at: sessionStart(s) ?? iso(Math.min(session.birthMs, session.mtimeMs)),
           modified_at: iso(session.mtimeMs),
@@ -99,6 +105,10 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
           source: located.source.name,
           project_path: s.hints.cwd ?? session.projectPath,
           file_size: session.size,
+          title: s.hints.title ?? null,
+          parent_session_id: session.parentId ?? s.hints.parent_session_id ?? null,
+          forked_from: session.forkedFrom ?? s.hints.forked_from ?? null,
+          subagent_count: await service.subagentCount(ctx, located),
         },
         ...(s.description ? markedField('description', s.description) : { description: null }),
         role_counts: s.roleCounts as Record<string, number>,
@@ -127,6 +137,7 @@ function summaryOf(e: EntrySummary, index: number): z.infer<typeof summaryItem> 
     has_tool_result: e.has_tool_result,
     preview: e.preview,
     ...(e.preview_markers ? { preview_markers: e.preview_markers } : {}),
+    ...(e.injected ? { injected: true as const } : {}),
   };
 }
 
@@ -156,6 +167,7 @@ export const entrySchema = z.object({
   })),
   model: z.string().nullable(),
   usage: tokensSchema.nullable(),
+  injected: z.literal(true).optional().describe('The assistant wrote this entry, not the person (instructions, environment context, command wrappers, compaction summaries, titles): never a user message'),
 });
 export type Entry = z.infer<typeof entrySchema>;
 
@@ -184,9 +196,9 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
     title: 'Session entries',
     description:
       'Read a session\'s entries, one page at a time: {entries: [{index, uuid, role, timestamp, text, text_truncated, thinking, tool_uses: [{id, name, input}], tool_results: [{tool_use_id, result, is_error}], model, usage}], has_more, total, returned, next_offset}. ' +
-      'Roles: user, assistant, tool (tool output), system, summary, checkpoint. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
+      'Roles: user, assistant, tool (tool output), system, summary, checkpoint; injected: true marks what the assistant wrote into the conversation (instructions, environment context, command wrappers, compaction summaries, titles), never a user message. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
       'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true and text_next_offset; read the rest with entry_indices [index] and content_offset = text_next_offset. Thinking only with include_thinking. ' +
-      'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut.',
+      'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut. complete: false means the session was not read to its end before the time limit: call again with the same arguments.',
     inputSchema: entriesInput,
     outputSchema: entriesOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -221,7 +233,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
               const n = safeNormalize(located.source, files.value(e.pos));
               draft = n instanceof Error ? undefined : n?.entry;
             } catch (err) {
-              warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${reason(err)}` });
+              warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${contentFreeReason(reason(err))}` });
             }
             if (!draft) continue;
             let entry = shape(index, draft, args.max_content_length, args.include_thinking, args.content_offset);
@@ -299,6 +311,7 @@ export function shape(index: number, d: SessionEntryDraft, max: number, includeT
     }),
     model: d.model,
     usage: d.usage,
+    ...(d.injected ? { injected: true as const } : {}),
   };
 }
 
