@@ -1,10 +1,11 @@
 import { RE2JS } from 're2js';
 import type { RecordBatch } from '../../kernel/contracts/format';
-import type { CompiledRegex, RegexMatch, RegexOptions, RegexService, RequiredLiterals } from '../../kernel/contracts/regex';
+import type { CompiledRegex, RegexMatch, RegexOptions, RegexService, RegexWarning, RequiredLiterals } from '../../kernel/contracts/regex';
 import { McpgwError } from '../../kernel/errors';
 import { requiredLiterals } from './literals';
 import { JsonLiteralPrefilter } from './prefilter';
 import { parseRegex, RegexSyntaxError, type ParsedRegex } from './syntax';
+import { unicodeClasses } from './unicode-classes';
 
 /** The engine (pinned exactly in package.json; bench/README.md has the measurements that chose it). */
 export const REGEX_ENGINE = 're2js 2.10.0';
@@ -15,6 +16,11 @@ export const REGEX_ENGINE = 're2js 2.10.0';
  * character at 1,000, so the cap bounds the slowest pattern to a few µs a character.
  */
 export const MAX_PROGRAM_INSTRUCTIONS = 2000;
+
+/** The warning a pattern with `\b`/`\B` (or `\W`/`\S` in a class) carries (docs/queries.md "Regular expressions"). */
+export const ASCII_BOUNDARY_MESSAGE =
+  '\\b and \\B are ASCII word boundaries (RE2): next to a non-ASCII letter (é, ü, ß, ạ) they see a boundary inside a word (\\bcaf\\b matches in "café") and none at its end (\\bcafé\\b misses "café "); \\w \\d \\s are Unicode. ' +
+  'For a whole word in any script write the edges as classes: (?:^|[^\\w])café(?:[^\\w]|$).';
 
 const SYNTAX_HINT = 'RE2 syntax: \\d \\w \\s \\b, classes [a-z0-9_], alternation a|b, groups (…), repetition * + ? {n,m}, (?i) for any letter case; no backreferences or lookaround. Escape a literal ( ) [ ] { } . * + ? | \\ ^ $ with a backslash.';
 
@@ -32,8 +38,9 @@ export class Re2RegexService implements RegexService {
       parsed = err;
     }
     let re: RE2JS;
+    const unicode = unicodeClasses(pattern);
     try {
-      re = RE2JS.compile(pattern, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+      re = RE2JS.compile(unicode.pattern, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
     } catch (err) {
       throw syntaxError(pattern, err as Error, parsed instanceof RegexSyntaxError ? parsed : null);
     }
@@ -49,7 +56,9 @@ export class Re2RegexService implements RegexService {
       const literals = requiredLiterals(parsed.node);
       if (literals) required = { literals, caseInsensitive: parsed.folds };
     }
-    return new Re2Regex(pattern, caseInsensitive, re, required, !(parsed instanceof RegexSyntaxError) && !parsed.anchored);
+    const warnings: RegexWarning[] = [];
+    if (unicode.asciiBoundaries || unicode.asciiClasses) warnings.push({ code: 'ASCII_WORD_BOUNDARY', message: ASCII_BOUNDARY_MESSAGE });
+    return new Re2Regex(pattern, caseInsensitive, re, required, !(parsed instanceof RegexSyntaxError) && !parsed.anchored, warnings);
   }
 }
 
@@ -68,6 +77,7 @@ class Re2Regex implements CompiledRegex {
      * before their strings are (see `candidates`).
      */
     private readonly rawTestable: boolean,
+    readonly warnings: readonly RegexWarning[] = [],
   ) {
     this.prefilter = JsonLiteralPrefilter.from(requiredLiterals);
   }

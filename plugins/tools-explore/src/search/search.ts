@@ -64,6 +64,8 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
       page = await (isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query));
     } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
     page = wellFormedMatches(ctx, file, page);
+    // The pattern's own warnings (\b is an ASCII word boundary), first: they bear on every match and on none found.
+    if (regex?.warnings.length) page = { ...page, warnings: [...regex.warnings, ...(page.warnings ?? [])] };
     return echo === args.query ? page : { ...page, query: echo };
   },
 };
