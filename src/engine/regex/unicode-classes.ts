@@ -1,8 +1,8 @@
 /**
- * Perl classes with their Unicode meaning (UTS #18 RL1.2a, as Python 3's `re` and ripgrep give them), on RE2, whose
+ * Perl classes with their Unicode meaning (UTS 18 (Unicode Regular Expressions) RL1.2a, as Python 3's `re` and ripgrep give them), on RE2, whose
  * own `\d \w \s` are ASCII-only: the pattern is rewritten before it is compiled.
  *
- * - `\w` → letters, marks, decimal digits, letter numbers, connector punctuation, ZWNJ and ZWJ (UTS #18's word
+ * - `\w` → letters, marks, decimal digits, letter numbers, connector punctuation, ZWNJ and ZWJ (UTS 18 (Unicode Regular Expressions)'s word
  *   characters less the few Other_Alphabetic symbols RE2 cannot name); `\W` its complement;
  * - `\d` → `\p{Nd}` (decimal digits of every script); `\D` → `\P{Nd}`;
  * - `\s` → White_Space (tab, LF, VT, FF, CR, space, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,

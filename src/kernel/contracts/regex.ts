@@ -4,7 +4,7 @@ import type { RecordBatch } from './format';
  * Regular expressions in RE2 syntax on a linear-time engine, for any tool bundle (`ctx.regex`).
  *
  * Syntax: RE2's (https://github.com/google/re2/wiki/Syntax): literals, `.`, classes `[a-z]`, `[^…]`, `[[:alpha:]]`,
- * Perl classes `\d \w \s` and their negations with their Unicode meaning (UTS #18: `\w` letters, marks, decimal digits,
+ * Perl classes `\d \w \s` and their negations with their Unicode meaning (UTS 18 (Unicode Regular Expressions): `\w` letters, marks, decimal digits,
  * connector punctuation; `\d` `\p{Nd}`; `\s` White_Space; RE2's own are ASCII, the service rewrites them), Unicode
  * classes `\pL`, `\p{Greek}`, anchors `^ $ \A \z`, word boundaries `\b \B` (ASCII word characters: RE2 has no other,
  * and `CompiledRegex.warnings` says so), groups `(…)`, `(?:…)`, `(?P<name>…)`, `(?<name>…)`, alternation `a|b`,
