@@ -38,10 +38,14 @@ export type AggregateDimension =
  *   positional form (decimal.ts formatDecimal: the exponent form only past 40 padding zeros); null without numbers;
  * - `min`, `max`: of the numbers by exact value, the file's lexeme; of the strings by code point when the group
  *   holds no number; null when it holds neither.
+ * A string holding a JSON number (`"42.53176"`) is a string to these metrics, and the answer says how many they met
+ * (NUMBER_LIKE_STRINGS); `numeric: true` reads such strings as the numbers they spell (`sum(number(lat))`).
  */
 export interface AggregateMetric {
   kind: 'count_distinct' | 'sum' | 'avg' | 'min' | 'max';
   path: PathTokens;
+  /** sum/avg/min/max: a string holding an RFC 8259 number counts as that number. */
+  numeric?: boolean;
 }
 
 /** Group order: by `count`, by `key` (type then value: missing, not bucketable, null, false, true, numbers, strings,

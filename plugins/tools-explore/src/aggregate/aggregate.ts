@@ -102,7 +102,7 @@ function prepare(ctx: ToolContext, args: Args): Spec {
   const metricNames: string[] = [];
   for (const text of args.metrics ?? []) {
     const m = parseMetric(ctx, text);
-    if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path }); metricNames.push(m.name); }
+    if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path, ...(m.numeric ? { numeric: true } : {}) }); metricNames.push(m.name); }
   }
   const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case) : null;
   const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}), ...(bucketOrigin !== undefined ? { bucketOrigin } : {}) };

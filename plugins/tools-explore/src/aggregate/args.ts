@@ -38,10 +38,16 @@ export function parseMetric(ctx: ToolContext, text: string): (AggregateMetric & 
   const kind = m?.[1] as AggregateMetric['kind'] | undefined;
   if (!m || !kind || !(METRIC_KINDS as readonly string[]).includes(kind) || m[2]!.trim() === '') {
     throw ctx.error('INVALID_ARGUMENT', `Unknown metric ${JSON.stringify(text)}.`, {
-      hint: 'Metrics: count, count_distinct(path), sum(path), avg(path), min(path), max(path); e.g. ["count", "sum(bytes)", "count_distinct(user.id)"].',
+      hint: 'Metrics: count, count_distinct(path), sum(path), avg(path), min(path), max(path); number(path) inside sum/avg/min/max reads strings that hold a number as numbers; e.g. ["count", "sum(bytes)", "count_distinct(user.id)", "avg(number(lat))"].',
     });
   }
   const path = m[2]!.trim();
+  // sum(number(lat)): strings that hold a JSON number ("42.5") count as that number
+  const numeric = /^number\s*\(([\s\S]*)\)$/.exec(path);
+  if (numeric && kind !== 'count_distinct') {
+    const inner = numeric[1]!.trim();
+    return { kind, path: singularPath(ctx, inner, `metric ${t}`), numeric: true, name: `${kind}(number(${inner}))` };
+  }
   return { kind, path: singularPath(ctx, path, `metric ${t}`), name: `${kind}(${path})` };
 }
 
