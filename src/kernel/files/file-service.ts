@@ -4,7 +4,7 @@ import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource, RawFile } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
-import { sniffContent, unsupportedContent } from './encoding';
+import { nulHoledFormat, sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
@@ -97,6 +97,11 @@ export class FileService implements FileAccess {
     // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
     // the caller names explicitly, whose records then report what they are).
     const sniff = sniffContent(probe.bytes, probe.size);
+    if (sniff?.kind === 'binary' && explicitName === undefined) {
+      // A log with NUL holes (an unclean shutdown) named as a format that reads it: that format, holes malformed.
+      const holed = nulHoledFormat(this.formats(), probe);
+      if (holed) return { format: holed, detection: { basis: 'extension', confidence: 0.5 } };
+    }
     if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && explicitName !== undefined)) {
       throw unsupportedContent(file.displayPath, sniff);
     }

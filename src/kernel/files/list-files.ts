@@ -5,7 +5,7 @@ import type { FileListing, ListingSkip } from '../contracts/tool';
 import { McpgwError, shownInput } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { namesIn, openInside } from './descriptor';
-import { sniffContent } from './encoding';
+import { nulHoledFormat, nulHoledNote, sniffContent } from './encoding';
 import { compileGlob } from './glob';
 import { osError } from './os-error';
 import type { Sandbox } from './sandbox';
@@ -118,7 +118,9 @@ export async function listFiles(
           const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
           const sniff = sniffContent(probe.bytes, probe.size);
           const blank = sniff === null && probe.bytes.length === probe.size && isBlank(probe.bytes);
-          if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
+          const holed = sniff?.kind === 'binary' ? nulHoledFormat(formats, probe) : null;
+          if (holed) { format = holed.name; note = nulHoledNote(sniff!); }
+          else if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
           else if (blank) note = 'blank file (whitespace only)';
           if (!sniff || sniff.kind === 'empty') {
             const chosen = selectFormat(formats, probe).format;
