@@ -100,6 +100,7 @@ export async function aggregateCommand(file: string, opts: AggregateOptions): Pr
       await write(table(answer));
     }
     for (const w of (r.warnings ?? []) as { code: string; message: string }[]) process.stderr.write(`mcpgw: warning (${w.code}): ${w.message}\n`);
+    if (typeof r.hint === 'string') process.stderr.write(`mcpgw: hint: ${r.hint}\n`);
   } finally {
     process.off('SIGINT', onSignal);
     bar?.done();
