@@ -89,3 +89,19 @@ test('the regex service: Perl classes match as Python 3 re (Unicode), inside and
   expect(service.compile('[^\\W]').warnings?.map((w) => w.code)).toEqual(['ASCII_WORD_BOUNDARY']);
   expect(service.compile('\\Q\\b\\E').warnings ?? []).toEqual([]);
 });
+
+test('a pattern no text can match is answered without a scan (NEVER_MATCHES); one that can is searched', async () => {
+  const service = new Re2RegexService();
+  // RE2 semantics without (?m): ^ \A start of text, $ \z end of text; Python's re agrees on every string tried below
+  const never = ['a^', 'x\\Ay', '$a', 'a\\zb', '[^\\s\\S]', '(?:a|b)^c'];
+  // may match (or, like (?m)a^b, cannot, but the conservative walk does not prove it): searched as before
+  const can = ['^a', 'a$', '(?m)a^b', '(?:a^)*b', 'a|b^', '\\bx\\B', 'caf\\w'];
+  for (const p of never) expect([p, service.compile(p).neverMatches]).toEqual([p, true]);
+  for (const p of can) expect([p, service.compile(p).neverMatches ?? false]).toEqual([p, false]);
+  const r = await search('x\\Ay');
+  expect(r.data.total_matches).toBe(0);
+  expect(r.data.complete).toBe(true);
+  expect(r.data.warnings.map((w: any) => w.code)).toEqual(['NEVER_MATCHES']);
+  const control = await search('caf\\w');
+  expect(control.data.warnings?.some((w: any) => w.code === 'NEVER_MATCHES') ?? false).toBe(false);
+});

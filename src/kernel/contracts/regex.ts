@@ -70,6 +70,11 @@ export interface CompiledRegex {
    * adds these to its answer's warnings. Empty when there is nothing to say.
    */
   readonly warnings?: readonly RegexWarning[];
+  /**
+   * True when no text can match (`a^`, `[^\\s\\S]`, `$x` without (?m)): a tool answers at once, without a scan
+   * (plugin API 2.10). False when it may match (the check is conservative).
+   */
+  readonly neverMatches?: boolean;
   /** The `caseInsensitive` option it was compiled with (a `(?i)` inside the pattern does not set it). */
   readonly caseInsensitive: boolean;
   /** Whether the pattern matches anywhere in `text` (unanchored search). Linear time in `text.length`. */

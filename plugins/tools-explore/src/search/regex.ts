@@ -17,6 +17,11 @@ export class RegexMatcher {
     this.re = ctx.regex.compile(pattern, { caseInsensitive: !matchCase });
   }
 
+  /** No text can match the pattern (`a^`, `[^\\s\\S]`): the search answers without a scan. */
+  get neverMatches(): boolean {
+    return this.re.neverMatches === true;
+  }
+
   /** What the answer says about the pattern (ASCII_WORD_BOUNDARY for `\b`/`\B`: see CompiledRegex.warnings). */
   get warnings(): readonly { code: string; message: string }[] {
     return this.re.warnings ?? [];
