@@ -15,7 +15,7 @@ const input = z.object({
     path: z.string(),
     width: z.union([z.string(), z.number()]),
     epoch: z.enum(['s', 'ms']).optional(),
-    origin: z.string().optional().describe('Time buckets: the instant they are counted from (RFC 3339); default 2000-01-03T00:00:00Z, a Monday, so weeks start on Monday as in ISO 8601 and DuckDB'),
+    origin: z.string().optional(),
   }).optional(),
   each: z.string().min(1).optional(),
   top: z.number().int().min(0).default(20),
@@ -44,8 +44,8 @@ const output = z.object({
   metrics: z.array(z.string()),
   order: z.string(),
   filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
-  bucket_origin: z.string().optional().describe('Time buckets: the instant they are counted from (each key is origin + k × width)'),
-  hint: z.string().optional().describe('Why the answer may not be what was meant: a group_by path no record has, with the nearest member names seen'),
+  bucket_origin: z.string().optional().describe('Time buckets: key = origin + k × width'),
+  hint: z.string().optional().describe('A group_by path no record has, with the nearest names'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -129,7 +129,7 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
   title: 'Aggregate records',
   description:
     'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
-    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h} (weeks start on Monday; origin sets another start). ' +
+    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
     'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc',
   inputSchema: input,
   outputSchema: output,

@@ -9,7 +9,7 @@ const input = z.object({
   path: z.string().max(4096).optional(),
   glob: z.string().max(4096).optional(),
   max_results: z.number().int().min(1).default(200),
-  cursor: z.string().optional().describe('next_cursor of the previous page (with the same path and glob, or none)'),
+  cursor: z.string().optional(),
 });
 
 /** Where the next page of a listing starts: the files of the pages before it, by position in the walk. */
@@ -30,10 +30,10 @@ const output = z.object({
     format: z.string().nullable().describe('Format open_file would use (jsonl, json, json-seq, …), null when none recognises the file'),
     note: z.string().optional().describe('empty file; or why format is null: binary data, UTF-16/UTF-32 text (convert to UTF-8), gzip/zstd-compressed (decompress)'),
   })),
-  truncated: z.boolean().describe('More files match than this page holds (next_cursor continues), or the walk stopped early'),
-  total: z.number().int().optional().describe('Every file that matches, in all pages (absent when the walk stopped early: its deadline or its bound of entries)'),
-  next_cursor: z.string().optional().describe('The next page: pass it as cursor'),
-  complete: z.boolean().describe('true when this page ends the listing: no next page, the walk not stopped early, nothing left unread'),
+  truncated: z.boolean(),
+  total: z.number().int().optional().describe('Files matching, all pages'),
+  next_cursor: z.string().optional(),
+  complete: z.boolean().describe('true when this page ends the listing and nothing was left unread'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({
     code: z.string().describe('Catalogue code of the reason: ACCESS_DENIED (permission), INVALID_ARGUMENT (a symbolic link loop), NOT_FOUND (a dangling link, an entry that vanished)…'),
@@ -48,7 +48,7 @@ export const listFiles: ToolDefinition<typeof input, typeof output> = {
   title: 'List files',
   description:
     'Find files under the server root: {files: [{path, size_bytes, modified, format}], complete}. path: a folder; glob: *.jsonl (without /: at any depth). ' +
-    'format null: open_file cannot read it (see note). total counts every match; next_cursor as cursor gives the next page',
+    'format null: open_file cannot read it (see note). next_cursor as cursor: the next page',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
