@@ -1,7 +1,8 @@
 /**
  * Field case C31 end to end: week buckets start on Monday (ISO 8601; DuckDB's `time_bucket`, default origin
  * 2000-01-03, a Monday), the answer says the origin, and `bucket.origin` sets another. Through a real MCP client and
- * the built CLI. Expected values: case.json (DuckDB 1.5.6 and Python's date.isocalendar()); the other widths and
+ * the built CLI. Expected values: case.json (DuckDB 1.5.6 and Python's date.isocalendar()), DuckDB 1.5.6 itself in
+ * process (@duckdb/node-api, the sql bundle's engine) for six widths and three origins; the other widths and
  * origins below were computed in Python as DuckDB defines time_bucket: origin + ⌊(t − origin) / width⌋ × width.
  */
 import { spawnSync } from 'node:child_process';
@@ -82,4 +83,25 @@ test('the CLI: mcpgw aggregate --bucket ts:1w prints Monday keys and the origin;
   expect(r.stdout).toMatch(/time buckets from 2000-01-03T00:00:00Z/);
   const j = run('--json', '--bucket-origin', '1970-01-01');
   expect(JSON.parse(j.stdout).groups[0].key).toBe('2016-12-29T00:00:00Z');
+});
+
+test('every width and origin lies as DuckDB 1.5.6 time_bucket says (the peer itself, in process)', async () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DuckDBInstance } = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  // the case's eight instants in UTC milliseconds (the leap second as 23:59:59.999, as the docs bucket it)
+  const instants = fs.readFileSync(path.join(CASES, 'C31', 'weeks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).ts as string | number)
+    .map((ts) => (typeof ts === 'number' ? ts * 1000 : ts.includes(':60') ? Date.parse(ts.replace(':60', ':59.999')) : Date.parse(ts)));
+  const widths: [string, string][] = [['1w', '1 week'], ['7d', '7 days'], ['2d', '2 days'], ['7h', '7 hours'], ['1d', '1 day'], ['15m', '15 minutes']];
+  const origins: [string | undefined, string | undefined][] = [[undefined, undefined], ['1970-01-01', "TIMESTAMP '1970-01-01'"], ['2025-01-05T00:00:00-05:00', "TIMESTAMP '2025-01-05 05:00:00'"]];
+  for (const [width, interval] of widths) {
+    for (const [origin, sqlOrigin] of origins) {
+      const r = await conn.runAndReadAll(`SELECT epoch_ms(time_bucket(INTERVAL '${interval}', make_timestamp(t * 1000)${sqlOrigin ? `, ${sqlOrigin}` : ''}))::BIGINT AS b, count(*)::INTEGER AS n FROM (SELECT unnest([${instants.join(',')}]::BIGINT[]) AS t) GROUP BY b ORDER BY b`);
+      const duck = r.getRowObjects().map((row) => [new Date(Number(row.b)).toISOString().replace('.000Z', 'Z'), row.n]);
+      const ours = await buckets({ width, ...(origin ? { origin } : {}) });
+      expect([width, origin, ours.groups.map((g: any) => [g.key, g.count])]).toEqual([width, origin, duck]);
+    }
+  }
+  conn.closeSync();
 });
