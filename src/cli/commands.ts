@@ -7,7 +7,7 @@ import { prepare, type CommonOptions } from './setup';
 
 const out = (s: string) => process.stdout.write(s);
 
-const REQUIREMENT_WORDS = { format: 'format', queryLanguage: 'query language', bundle: 'tool bundle', sessionSource: 'session source', embedder: 'embedder' } as const;
+const REQUIREMENT_WORDS = { format: 'format', queryLanguage: 'query language', bundle: 'tool bundle', extensionPoint: 'extension point', extension: 'extension' } as const;
 
 export interface ServeOptions extends CommonOptions {
   http?: boolean;
@@ -30,6 +30,8 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   log.info('serving on stdio', { root: config.root, profile: config.profile, tools: kernel.selectTools(config).map((t) => t.name) });
   const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: config.limits.maxMessageBytes, warn: (m, d) => log.warn(m, d) });
   serveStdio(factory, { legacy: 'serve', transport, onerror: (e) => log.warn('transport error', { error: e.message }) });
+  // Started by hand at a terminal: say what it waits for (stderr: stdout carries only protocol messages).
+  if (process.stdin.isTTY) process.stderr.write('mcpgw: waiting for an MCP client on stdin (an MCP client starts this command; see mcpgw --help). Ctrl-C quits.\n');
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(0));
 }
 
@@ -58,8 +60,9 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.formats.length) out(`  formats: ${p.formats.join(', ')}\n`);
     if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
     if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
-    if (p.sessionSources?.length) out(`  session sources: ${p.sessionSources.join(', ')}\n`);
-    if (p.embedders?.length) out(`  embedders: ${p.embedders.join(', ')}\n`);
+    if (p.services?.length) out(`  replaces services: ${p.services.join(', ')}\n`);
+    if (p.extensionPoints?.length) out(`  extension points: ${p.extensionPoints.join(', ')}\n`);
+    for (const [point, names] of Object.entries(p.provides ?? {})) out(`  ${point}: ${names.join(', ')}\n`);
     if (p.commands?.length) out(`  commands: ${p.commands.map((c) => `mcpgw ${c}`).join(', ')}\n`);
     if (p.requires?.length) out(`  requires: ${p.requires.map((r) => `${REQUIREMENT_WORDS[r.kind]} ${r.name}${r.providedBy ? ` (from ${r.providedBy})` : ''}`).join(', ')}\n`);
   }

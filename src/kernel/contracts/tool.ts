@@ -8,7 +8,6 @@ import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
-import type { Embedder, SessionSource } from './sessions';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -41,9 +40,9 @@ export interface ToolBundle {
   readonly description?: string;
   readonly tools: readonly ToolDefinition<any, any>[];
   /**
-   * false: the bundle is left out of the default set (a config without profiles, or a profile naming no bundles)
-   * unless the config enables it; a profile still offers it by naming it in `bundles`. For bundles that read
-   * private data (`sessions`). Default true.
+   * false: the bundle is left out of the default set (a config without profiles, or a profile naming no bundles); a
+   * profile still offers it by naming it in `bundles`, and its plugin may set it from its options (an `enabled`
+   * option). For bundles that read private data. Default true.
    */
   readonly offeredByDefault?: boolean;
   /**
@@ -114,7 +113,7 @@ export interface FileAccess {
    * stopped at `deadline` (ms since the epoch) with what it had found.
    * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
    */
-  list(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
+  list(path: string | undefined, options?: { glob?: string; max?: number; offset?: number; countAll?: boolean; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
   /**
    * A FileAccess over `folders` (absolute paths) instead of the root, each folder a wall as the root is (real-path
    * containment; a symlink that leaves it is refused). `open`, `verify` and `list` take absolute paths inside one of
@@ -163,6 +162,11 @@ export interface FileListing {
   files: { path: string; size: number; mtimeMs: number; format: string | null; note?: string }[];
   /** True when more files matched than were returned. */
   truncated: boolean;
+  /**
+   * With `countAll`: every file that matches, those of earlier pages (`offset`) and of later ones included (counted,
+   * not opened); absent when the walk stopped early (its deadline, or the entries it visits at most). Plugin API 2.10.
+   */
+  total?: number;
   /**
    * Entries under the folder the walk could not read, so the listing may miss files: one group per catalogue code
    * (as `osError` maps the system error: ACCESS_DENIED for EACCES/EPERM, INVALID_ARGUMENT for a symbolic link loop
@@ -242,10 +246,8 @@ export interface RegistryView {
   queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
   /** Detects a format for a probe (used by tools that list files). */
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
-  /** Registered session sources, in registration order (contracts/sessions.ts). */
-  sessionSources: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
-  /** Registered embedders (contracts/sessions.ts). */
-  embedders: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
+  /** The items provided to extension point `point`, in the order provided (none when no plugin defines it). */
+  extensions<T extends { readonly name: string }>(point: string): { list(): readonly T[]; get(name: string): T | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */
@@ -300,7 +302,7 @@ export interface AnswerSettings {
    */
   readonly resultText: 'full' | 'summary';
   /**
-   * Whether tools that may quote private text (the sessions bundle) mask the secrets in their answers (`.mcpgwrc`:
+   * Whether tools that may quote private text (a person's conversation history) mask the secrets in their answers (`.mcpgwrc`:
    * `redactSecrets`, default true; absent counts as true).
    */
   readonly redactSecrets?: boolean;

@@ -49,7 +49,7 @@ const output = z.object({
   next_cursor: z.string().optional().describe('More may follow: pass it as cursor with the same query and filters'),
   cut: cutSchema.optional(),
   skipped_records: z.number().int().describe('Malformed records passed over in the sessions searched'),
-  warnings: z.array(warningSchema).optional().describe('LIMIT_PER_SESSION: sessions held more matches than limit_per_session returned (those rows have more_matches: true)'),
+  warnings: z.array(warningSchema).optional().describe('LIMIT_PER_SESSION: sessions held more matches than limit_per_session returned (those rows have more_matches: true); ASCII_WORD_BOUNDARY: the regex holds \\b or \\B, ASCII word boundaries'),
 });
 
 type Out = z.input<typeof output>;
@@ -243,6 +243,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       const answer = (): Out => {
         const more = out.filter((r) => r.more_matches).length;
         const warnings: Warning[] = more ? [{ code: 'LIMIT_PER_SESSION', message: `${more} session${more === 1 ? '' : 's'} held more matches than limit_per_session (${args.limit_per_session}) returned (more_matches: true); pass a higher limit_per_session, 0 for no limit.` }] : [];
+        for (const w of re.warnings ?? []) warnings.unshift({ code: w.code, message: w.message }); // \b is an ASCII word boundary
         return {
           sessions: out,
           total_matches: total,
