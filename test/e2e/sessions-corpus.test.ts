@@ -124,4 +124,8 @@ test('search_sessions finds a session by its title', async () => {
   const titled = Object.entries(expected.claude!.sessions).find(([, s]) => s.title?.startsWith('renamed'))!;
   const found = await tool('search_sessions', { query: titled[1].title, source: 'claude' });
   expect(found.sessions.map((s: any) => s.session_id)).toContain(titled[0]);
+  // a Codex thread named in its rollout (the index's names are titles, not entries: they are not searched)
+  const named = Object.entries(expected.codex!.sessions).find(([, s]) => s.title === 'codex thread 3')!;
+  const codex = await tool('search_sessions', { query: 'codex thread 3', source: 'codex' });
+  expect(codex.sessions.map((s: any) => s.session_id)).toContain(named[0]);
 });

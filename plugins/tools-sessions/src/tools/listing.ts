@@ -225,7 +225,7 @@ function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' |
     file_size: s.size,
     source: s.source,
     ...(summary?.description ? markedField('first_prompt', summary.description) : { first_prompt: null }),
-    title: summary?.hints.title ?? null,
+    title: s.title ?? summary?.hints.title ?? null,
     parent_session_id: s.parentId ?? null,
     subagent_count: subagentCount,
     ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),
