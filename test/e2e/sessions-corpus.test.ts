@@ -95,7 +95,7 @@ describe.each(SOURCES)('%s', (source) => {
       for (const s of rows) {
         const meta = await tool('get_session_metadata', { path: s.path, summary_only: true });
         got[s.id] = {
-          project: p.path, parent: s.parent_session_id, forked_from: s.forked_from ?? null, first_prompt: s.first_prompt, title: s.title,
+          project: p.path, parent: s.parent_session_id, forked_from: s.forked_from ?? null, first_prompt: s.first_prompt, title: s.title, archived: s.archived ?? false,
           // Kimi's start time is the first time in its wire.jsonl (an older subagent has none: its file's time, which no re-parse gives)
           user_messages: meta.role_counts.user ?? 0, ...(want[s.id]?.created_at ? { created_at: s.created_at } : {}),
         };
