@@ -1,5 +1,6 @@
 import type { Plugin, ToolBundle } from 'mcpgw/plugin-api';
 import { aggregate } from './aggregate/aggregate';
+import { aggregateCommand } from './aggregate/command';
 import { search } from './search/search';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
@@ -31,6 +32,8 @@ const plugin: Plugin = {
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {
     registry.registerToolBundle(exploreBundle);
+    // `mcpgw aggregate FILE`: the aggregate tool at the terminal
+    registry.registerCommand?.(aggregateCommand);
   },
 };
 
