@@ -235,7 +235,7 @@ async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spe
   if (r.skipped > r.firstSkipped.length) warnings.push({ code: r.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${r.skipped} records were skipped in all.` });
   for (const w of r.warnings) warnings.push(w);
   const base: Omit<Output, 'groups' | 'next_cursor' | 'cut'> = {
-    groups_total: r.groups.length,
+    groups_total: r.groupsTotal ?? r.groups.length,
     records_scanned: r.recordsScanned,
     records_matched: r.recordsMatched,
     ...(spec.each ? { units_matched: r.units } : {}),

@@ -127,6 +127,13 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       const catalog = await service.catalog(ctx, homes);
       const ofSource = catalog.projects.filter((p) => args.source === undefined || p.source === args.source);
       requireProject(ctx, ofSource, args.project);
+      if (re.neverMatches) {
+        // No text can match the pattern: the answer is known without reading a session.
+        return {
+          sessions: [], total_matches: 0, sessions_searched: 0, complete: true, skipped_records: 0,
+          warnings: [...(re.warnings ?? []), { code: 'NEVER_MATCHES', message: 'No text can match this regular expression (a start-of-text anchor after a character, an end-of-text anchor before one, or a class of no characters), so no session was read.' }],
+        };
+      }
       const all = ofSource
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
