@@ -99,7 +99,7 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: 'Ask for fewer items (max_results / count) or a smaller part of the record.',
       });
     }
-    const summary = textKind(ctx.answers?.resultText, options.client) === 'summary' ? summaryText(result) : null;
+    const summary = textKind(ctx.answers?.resultText, options.client) === 'summary' ? summaryText(result, parsed.data as Record<string, unknown>) : null;
     const shown = summary !== null && summary !== '' && Buffer.byteLength(summary) < bytes ? summary : text;
     return { content: [{ type: 'text', text: shown }], structuredContent: result };
   } catch (err) {
