@@ -5,7 +5,31 @@
  * digit (`12.5` → 125 in `frac[1]`), each scale on its own; a slot about to leave the exact range moves into a bigint.
  * Anything else (exponents, longer numerals) is added as a bigint decimal.
  */
-import { addDecimals, normalize, parseDecimal, type Decimal } from './decimal';
+import { addDecimals, MAX_EXACT_SPAN, normalize, parseDecimal, type Decimal } from './decimal';
+
+/** Decimal digits of a bigint (> 0). */
+function digitCount(d: bigint): number {
+  return d.toString().length;
+}
+
+/** `d` with its digits below 10^floor dropped (toward zero). */
+function truncateBelow(d: Decimal, floor: number): Decimal {
+  if (d.exp >= floor) return d;
+  return normalize((d.neg ? -1n : 1n) * (d.digits / 10n ** BigInt(floor - d.exp)), floor);
+}
+
+/**
+ * `x + y`, exact when it spans at most MAX_EXACT_SPAN digits of exponent; else both rounded toward zero to that many
+ * digits below the larger's leading digit, then added (a relative error below 10^-3999), with `rounded` set.
+ */
+function addRounding(x: Decimal, y: Decimal, rounded: { inexact: boolean }): Decimal {
+  const exact = addDecimals(x, y);
+  if (exact !== null) return exact;
+  rounded.inexact = true;
+  const top = Math.max(x.exp + digitCount(x.digits), y.exp + digitCount(y.digits));
+  const floor = top - MAX_EXACT_SPAN;
+  return addDecimals(truncateBelow(x, floor), truncateBelow(y, floor)) ?? (x.exp + digitCount(x.digits) >= top ? x : y);
+}
 
 export interface SumState {
   /** Integers (scale 0) below 2^53 in magnitude. */
@@ -14,7 +38,10 @@ export interface SumState {
   frac: number[];
   /** The overflow of `int` and `frac` and every other lexeme: an exact decimal (null: none yet). */
   big: Decimal | null;
-  /** A term spanned more than MAX_EXACT_SPAN digits of exponent: the sum is then only `approx` (flagged, never silent). */
+  /**
+   * A term spanned more than MAX_EXACT_SPAN digits of exponent: the sum is then rounded to that many digits below its
+   * largest term (flagged, never silent, never null: a sum of doubles would overflow past 1.8e308).
+   */
   inexact: boolean;
   /** The same sum in doubles, reported (flagged) when the exact one is out of reach. */
   approx: number;
@@ -27,11 +54,8 @@ export function newSum(): SumState {
 }
 
 function addBig(s: SumState, d: Decimal): void {
-  if (s.inexact) return;
   if (s.big === null) { s.big = d; return; }
-  const r = addDecimals(s.big, d);
-  if (r === null) s.inexact = true;
-  else s.big = r;
+  s.big = addRounding(s.big, d, s);
 }
 
 /** Adds one JSON number lexeme. */
@@ -72,11 +96,12 @@ export function mergeSum(a: SumState, b: SumState): void {
   for (let f = 0; f < b.frac.length; f++) if (b.frac[f]) addBig(a, normalize(BigInt(b.frac[f]!), -f));
 }
 
-/** The exact total (null when inexact). */
-export function sumValue(s: SumState): Decimal | null {
-  if (s.inexact) return null;
-  let total: Decimal | null = s.big ?? { neg: false, digits: 0n, exp: 0 };
-  total = addDecimals(total, normalize(BigInt(s.int), 0));
-  for (let f = 0; f < s.frac.length && total; f++) if (s.frac[f]) total = addDecimals(total, normalize(BigInt(s.frac[f]!), -f));
+/** The total: exact, or (`inexact`) rounded to MAX_EXACT_SPAN digits below its largest term. */
+export function sumValue(s: SumState): Decimal {
+  const rounded = { inexact: false };
+  let total: Decimal = s.big ?? { neg: false, digits: 0n, exp: 0 };
+  total = addRounding(total, normalize(BigInt(s.int), 0), rounded);
+  for (let f = 0; f < s.frac.length; f++) if (s.frac[f]) total = addRounding(total, normalize(BigInt(s.frac[f]!), -f), rounded);
+  if (rounded.inexact) s.inexact = true;
   return total;
 }
