@@ -95,3 +95,12 @@ test('a sum past the exact range is rounded to 4,000 digits and said, never null
   expect(g['sum(v)']).not.toBeNull();
   expect(r.data.warnings.map((w: any) => w.code)).toContain('INEXACT_SUM');
 });
+
+test('aggregate where says it too, and number() in where counts them', async () => {
+  const r = await call(c.client, 'aggregate', { handle, where: '$.lat > 66.5' });
+  expect(r.data.records_matched).toBe(py.numbers_over);
+  expect(r.data.warnings.find((w: any) => w.code === 'NUMBER_LIKE_STRINGS').message).toContain(`${py.strings} records hold $.lat as a string that reads as a number`);
+  const n = await call(c.client, 'aggregate', { handle, where: 'number($.lat) > 66.5' });
+  expect(n.data.records_matched).toBe(py.all_over);
+  expect(n.data.warnings?.some((w: any) => w.code === 'NUMBER_LIKE_STRINGS') ?? false).toBe(false);
+});
