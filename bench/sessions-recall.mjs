@@ -6,7 +6,9 @@
  * Each query paraphrases one target's problem in other words (held out: the ranking was not tuned on them). A query
  * counts as a hit at k when one of the first k results belongs to its target session.
  *
- *   node bench/sessions-recall.mjs [--sessions 3000] [--size 300MiB] [--seed 11] [--keep DIR]
+ *   node bench/sessions-recall.mjs [--sessions 3000] [--size 300MiB] [--seed 11] [--keep DIR] [--tuning 1|2]
+ *
+ * --tuning N asks the tuning set N of bench/sessions-recall-tuning.json instead of the held-out queries (tune there).
  *
  * Builds the index with `mcpgw sessions index` (timed), then asks every query through the MCP client (limit 10), and
  * prints top-3 / top-10 counts and each query's rank as JSON on stdout.
@@ -163,6 +165,12 @@ async function main() {
     meta = generate({ out: dir, sessions, size, seed, text: 'zipf' });
     queries = addRecallSet(dir, seed);
     fs.writeFileSync(saved, JSON.stringify({ meta, queries }));
+  }
+  const tuning = opt('tuning', null);
+  if (tuning !== null) {
+    const set = JSON.parse(fs.readFileSync(path.join(HERE, 'sessions-recall-tuning.json'), 'utf8'))[tuning];
+    if (!set) throw new Error(`no tuning set ${tuning} in sessions-recall-tuning.json`);
+    queries = queries.map((q) => ({ ...q, query: set[q.project] })).filter((q) => q.query);
   }
   log(`history: ${meta.files} generated + ${TARGETS.length} targets + 300 distractors, ${(meta.bytes / 2 ** 20).toFixed(0)} MiB, in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const env = { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: path.join(dir, 'cache') };

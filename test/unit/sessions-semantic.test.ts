@@ -83,6 +83,15 @@ test('diversity spreads the results across sessions', async () => {
   expect(new Set(diverse.map((h) => h.session.id)).size).toBeGreaterThanOrEqual(new Set(plain.map((h) => h.session.id)).size);
 });
 
+test('the embedder counts each distinct word of a paragraph once', async () => {
+  const [once, repeated, reordered] = await gloveSifEmbedder.embed(['socket timeout', 'socket socket socket socket timeout', 'timeout socket']);
+  const gap = (a: Float32Array, b: Float32Array) => Math.max(...Array.from(a, (x, k) => Math.abs(x - b[k]!)));
+  expect(gap(repeated!, once!)).toBe(0);
+  expect(gap(reordered!, once!)).toBeLessThan(1e-6); // the same sum in another order
+  const [other] = await gloveSifEmbedder.embed(['socket timeout memory']);
+  expect(gap(other!, once!)).toBeGreaterThan(0.01);
+});
+
 describe('fusion', () => {
   test('reciprocal-rank fusion: each side adds 1/(60 + rank) for the entries it ranked, nothing for the others', () => {
     // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 60).

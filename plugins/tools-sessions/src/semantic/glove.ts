@@ -50,16 +50,20 @@ export class WordVectors {
   }
 
   /**
-   * The SIF-weighted mean of the known words' vectors (unknown words are skipped), into `out` (zeroed first);
-   * returns the number of known words.
+   * The SIF-weighted mean of the known words' vectors (unknown words are skipped), each distinct word counted once,
+   * into `out` (zeroed first); returns the number of distinct known words. Counted once: a word repeated through a
+   * paragraph (a pasted log, generated text) otherwise pulls its vector toward every query holding that word
+   * (sessions-recall in bench/README.md).
    */
   sif(tokens: readonly string[], out: Float32Array): number {
     out.fill(0);
     const d = this.dimensions;
     let n = 0;
+    const seen = new Set<number>();
     for (const t of tokens) {
       const i = this.index.get(t);
-      if (i === undefined) continue;
+      if (i === undefined || seen.has(i)) continue;
+      seen.add(i);
       const w = this.weights[i]! * this.scales[i]!;
       const base = i * d;
       for (let k = 0; k < d; k++) out[k]! += w * this.vecs[base + k]!;

@@ -5,7 +5,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { codePointLength, type MarkedText } from 'mcpgw/plugin-api';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
-const SCHEMA_VERSION = '3';
+const SCHEMA_VERSION = '4';
 
 /** What is known of one indexed session file (for incremental updates: unchanged, grown, or replaced). */
 export interface IndexedFile {
