@@ -1,5 +1,5 @@
 /**
- * A handle closed while another call reads through it (issue #32: callers of one 2026-era token share the explorer's
+ * A handle closed while another call reads through it (callers of one 2026-era token share the explorer's
  * handles): the running call answers from its own file, whole; the file's descriptor is closed only after it, so a
  * file opened meanwhile (which may take the freed descriptor number) is never read in its place.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrent reads of one file through one handle (issue #32): each read has its own position, cursors are
+ * Concurrent reads of one file through one handle: each read has its own position, cursors are
  * independent, and no read is refused because another runs on the same handle. Over stdio with a real client, in
  * both eras; the expected values are counted by hand from the generated file (record i has id i and name "n<i>").
  */
