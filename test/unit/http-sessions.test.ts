@@ -29,7 +29,7 @@ function ping(sid: string): Request {
   });
 }
 
-function setup(maxSessions = 8) {
+function setup(maxSessions = 8, maxSessionsPerPrincipal?: number) {
   const clock = new FakeClock();
   const evicted: string[] = [];
   const sessions: Session[] = [];
@@ -43,6 +43,7 @@ function setup(maxSessions = 8) {
       return server;
     },
     maxSessions,
+    ...(maxSessionsPerPrincipal !== undefined ? { maxSessionsPerPrincipal } : {}),
     idleMs: IDLE,
     maxBodyBytes: 1 << 20,
     log: quiet,
@@ -120,14 +121,12 @@ test('DELETE ends the session and closes its files', async () => {
   expect(table.size).toBe(0);
 });
 
-test('past maxSessions a new session is 503 with Retry-After; expired ones make room first', async () => {
+test('past maxSessions a new session takes an idle one\'s place; expired ones are swept first', async () => {
   const { table, clock } = setup(2);
   await table.handle(initialize(), alice);
   await table.handle(initialize(), alice);
-  const full = await table.handle(initialize(), alice);
-  expect(full.status).toBe(503);
-  expect(full.headers.get('retry-after')).toBe('5');
-  expect((await full.json()).error.message).toContain('http.maxSessions');
+  expect((await table.handle(initialize(), alice)).status).toBe(200);
+  expect(table.size).toBe(2);
   clock.advance(IDLE + 1); // past their idle time, before the next sweep (every IDLE / 2: the last one ran at IDLE)
   expect(table.size).toBe(2);
   expect((await table.handle(initialize(), alice)).status).toBe(200);
@@ -153,4 +152,60 @@ test('the shared-token verifier: the right token only; the principal is derived 
     await expect(v.verifyAccessToken(wrong)).rejects.toMatchObject({ code: 'invalid_token' });
   }
   expect((await sharedTokenVerifier('another-secret-4567890').verifyAccessToken('another-secret-4567890')).clientId).not.toBe(info.clientId);
+});
+
+describe('pressure evicts the least recently used idle session instead of locking new clients out', () => {
+  test('a full table: initialize closes the session used least recently (its files with it) and opens a new one', async () => {
+    const { table, clock, evicted } = setup(3);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await table.handle(initialize(), alice);
+      ids.push(res.headers.get('mcp-session-id')!);
+      clock.advance(1000);
+    }
+    // Session 0 is used again: session 1 is now the least recently used.
+    expect((await table.handle(ping(ids[0]!), alice)).status).toBe(200);
+    clock.advance(1000);
+    const fresh = await table.handle(initialize(), alice);
+    expect(fresh.status).toBe(200);
+    expect(table.size).toBe(3);
+    expect((await table.handle(ping(ids[1]!), alice)).status).toBe(404);
+    expect((await table.handle(ping(ids[0]!), alice)).status).toBe(200);
+    expect((await table.handle(ping(ids[2]!), alice)).status).toBe(200);
+    await new Promise((r) => setImmediate(r));
+    expect(evicted).toEqual(['file of session 2']);
+    await table.closeAll();
+  });
+
+  test('a session whose request is still being answered is never the one evicted; all busy → 503', async () => {
+    const { table, clock } = setup(1);
+    const first = await table.handle(initialize(), alice);
+    const sid = first.headers.get('mcp-session-id')!;
+    clock.advance(1000);
+    // A request whose answer is not read yet keeps the session busy.
+    const pending = await table.handle(ping(sid), alice);
+    const full = await table.handle(initialize(), bob);
+    expect(full.status).toBe(503);
+    expect(full.headers.get('retry-after')).toBe('5');
+    await pending.text(); // answered: no longer busy
+    expect((await table.handle(initialize(), bob)).status).toBe(200);
+    expect((await table.handle(ping(sid), alice)).status).toBe(404);
+    await table.closeAll();
+  });
+
+  test('per principal: past maxSessionsPerPrincipal the principal\'s own least recently used session makes room', async () => {
+    const { table, clock } = setup(8, 2);
+    const a1 = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+    clock.advance(1000);
+    const b1 = (await table.handle(initialize(), bob)).headers.get('mcp-session-id')!;
+    clock.advance(1000);
+    const a2 = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+    clock.advance(1000);
+    expect((await table.handle(initialize(), alice)).status).toBe(200);
+    // alice's oldest went, not bob's (older still).
+    expect((await table.handle(ping(a1), alice)).status).toBe(404);
+    expect((await table.handle(ping(b1), bob)).status).toBe(200);
+    expect((await table.handle(ping(a2), alice)).status).toBe(200);
+    await table.closeAll();
+  });
 });
