@@ -9,6 +9,7 @@ import type { Clock } from '../contracts/clock';
 import type { Session } from '../session/session';
 import { checkBody, checkHost, checkOrigin, checkSingleHost, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
 import { depthExceededAt, MESSAGE_MAX_DEPTH } from '../server/json-depth';
+import { releaseSoon } from '../memory';
 import { LegacySessions } from './legacy-sessions';
 import { PrincipalStores } from './principal-stores';
 import { principalOf, sharedTokenVerifier } from './token';
@@ -20,6 +21,8 @@ const KEEP_ALIVE_MS = 65_000;
  * the 413 instead of failing its writes (EPIPE, or a reset that loses the answer); a longer one closes the connection.
  */
 const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+/** Requests answered before going quiet asks for a collection (a lone request does not). */
+const QUIET_COLLECT_AFTER = 16;
 
 export interface McpHttpServerOptions {
   settings: HttpSettings;
@@ -57,6 +60,8 @@ export class McpHttpServer {
   /** Requests other than GET (SSE listen streams) being served: shutdown waits for them. */
   private inFlight = 0;
   private drained: (() => void) | null = null;
+  /** Requests answered since the last collection asked for when the server went quiet. */
+  private sinceCollection = 0;
 
   constructor(private readonly options: McpHttpServerOptions) {
     const { settings, build, log } = options;
@@ -151,7 +156,10 @@ export class McpHttpServer {
     if (method !== 'GET') {
       this.inFlight++;
       res.once('close', () => {
-        if (--this.inFlight === 0) this.drained?.();
+        if (--this.inFlight === 0) {
+          this.drained?.();
+          this.quiet();
+        }
       });
     }
     try {
@@ -172,6 +180,17 @@ export class McpHttpServer {
       if (!res.headersSent) send(res, jsonRpcRejection(500, 'Internal server error', {}, -32603));
       else res.end();
     }
+  }
+
+  /**
+   * No request in flight: after a burst of requests, one memory-reducing collection a second later (memory.ts releaseSoon). Without
+   * allocation pressure once the clients have gone, none runs, and what their calls left (closed files' indexes and
+   * buffers, their sessions' servers) stays resident: RSS stayed 40-50 % over its level before a 64-client load.
+   */
+  private quiet(): void {
+    if (++this.sinceCollection < QUIET_COLLECT_AFTER) return;
+    this.sinceCollection = 0;
+    releaseSoon(1000, true);
   }
 
   /** The checks before MCP sees the request; sets `req.auth` for the SDK adapter. */
