@@ -4,6 +4,7 @@ import { LegacySessions } from '../../src/kernel/http/legacy-sessions';
 import { PrincipalStores } from '../../src/kernel/http/principal-stores';
 import { ANONYMOUS, principalOf, sharedTokenVerifier } from '../../src/kernel/http/token';
 import { Session } from '../../src/kernel/session/session';
+import { z } from 'zod';
 
 /**
  * The 2025-era session table and the 2026-era principal stores, driven through web Requests (no
@@ -206,6 +207,70 @@ describe('pressure evicts the least recently used idle session instead of lockin
     expect((await table.handle(ping(a1), alice)).status).toBe(404);
     expect((await table.handle(ping(b1), bob)).status).toBe(200);
     expect((await table.handle(ping(a2), alice)).status).toBe(200);
+    await table.closeAll();
+  });
+});
+
+describe('streams are ended, not left open', () => {
+  /** A table whose servers offer one tool, `wait`, that runs until its request is cancelled. */
+  function waitingSetup() {
+    const clock = new FakeClock();
+    const cancelled: string[] = [];
+    const table = new LegacySessions({
+      build: (session) => {
+        const server = new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+        server.registerTool('wait', { description: 'waits until cancelled', inputSchema: z.object({}) }, async (_args: unknown, ctx: any) => {
+          await new Promise<void>((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => resolve(), { once: true }));
+          cancelled.push('wait');
+          return { content: [{ type: 'text' as const, text: 'stopped' }] };
+        });
+        server.server.onclose = () => session.end();
+        return server;
+      },
+      maxSessions: 8,
+      idleMs: IDLE,
+      maxBodyBytes: 1 << 20,
+      log: quiet,
+      clock,
+      newSession: () => new Session(clock),
+    });
+    return { table, clock, cancelled };
+  }
+  const post = (sid: string, body: unknown) => new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify(body),
+  });
+  /** Reads a response body to its end; resolves to what it carried. */
+  async function drain(res: Response): Promise<string> {
+    return res.text();
+  }
+
+  test('a request cancelled with notifications/cancelled: its SSE stream ends (without an answer)', async () => {
+    const { table, cancelled } = waitingSetup();
+    const sid = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+    const call = await table.handle(post(sid, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', arguments: {} } }), alice);
+    expect(call.status).toBe(200);
+    const body = drain(call);
+    const cancel = await table.handle(post(sid, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'user' } }), alice);
+    expect(cancel.status).toBe(202);
+    const text = await body; // on a server that leaves the stream open, this never resolves
+    expect(text).not.toContain('"id":5');
+    expect(cancelled).toEqual(['wait']);
+    await table.closeAll();
+  });
+
+  test('a session expiring while its GET stream is open: the stream ends', async () => {
+    const { table, clock } = waitingSetup();
+    const sid = (await table.handle(initialize(), alice)).headers.get('mcp-session-id')!;
+    const listen = await table.handle(new Request('http://127.0.0.1/mcp', {
+      method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+    }), alice);
+    expect(listen.status).toBe(200);
+    const body = drain(listen);
+    await clock.advanceAsync(2 * IDLE);
+    expect(table.size).toBe(0);
+    await body; // on a server that leaves the stream open, this never resolves
     await table.closeAll();
   });
 });

@@ -125,6 +125,14 @@ export class LegacySessions {
       },
     });
     await server.connect(transport);
+    // A request the client cancels gets no answer (MCP "Cancellation"), so the SSE stream its POST opened would stay
+    // open with nothing more to carry: it is ended once the cancellation has been delivered.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      deliver?.(message, extra);
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) setImmediate(() => transport.closeSSEStream(cancelled));
+    };
     const closed = transport.onclose;
     transport.onclose = () => {
       const sid = transport.sessionId;
@@ -231,4 +239,12 @@ function whenEnded(response: Response, ended: () => void): Response {
     },
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The request id a `notifications/cancelled` message names, else undefined. */
+function cancelledRequest(message: unknown): string | number | undefined {
+  const m = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+  if (m?.method !== 'notifications/cancelled' || m.id !== undefined) return undefined;
+  const id = m.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
