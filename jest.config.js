@@ -14,7 +14,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/kernel/plugin-api.ts' },
+  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/plugin-api/index.ts' },
   testTimeout: 60000,
   // A temporary XDG_CACHE_HOME for the whole run (test/setup/cache-home.js): tests never write the user's cache.
   globalSetup: '<rootDir>/test/setup/cache-home.js',

@@ -11,12 +11,13 @@ const require = createRequire(repo + '/');
 require('reflect-metadata');
 // Plugins import their runtime helpers from mcpgw/plugin-api: resolve it to this kernel, as the loader does.
 require(`${repo}/dist/kernel/plugins/api-module.js`).installApiResolution();
-const { QueryScanEngine, ThreadPool } = require(`${repo}/dist/kernel/scan/index.js`);
+const { QueryScanEngine, ThreadPool } = require(`${repo}/dist/engine/scan/index.js`);
 const { DEFAULT_LIMITS } = require(`${repo}/dist/kernel/config/defaults.js`);
 const { FileService } = require(`${repo}/dist/kernel/files/file-service.js`);
 const { Sandbox } = require(`${repo}/dist/kernel/files/sandbox.js`);
-const { recordsToolkit } = require(`${repo}/dist/kernel/records/index.js`);
+const { recordsToolkit } = require(`${repo}/dist/engine/records/index.js`);
 const { McpgwError } = require(`${repo}/dist/kernel/errors.js`);
+const { EngineIndexer } = require(`${repo}/dist/engine/files/indexer.js`);
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i === -1 ? dflt : args.splice(i, 2)[1]; };
@@ -31,7 +32,7 @@ const reg = { registerQueryLanguage: (l) => (langs[l.name] = l), registerFormat:
 for (const p of ['query-jsonpath', 'format-jsonl', 'format-jsonseq', 'format-json']) {
   try { await require(`${repo}/plugins/${p}/dist/index.js`).default.register(reg, {}); } catch { /* not built */ }
 }
-const files = new FileService(new Sandbox(path.dirname(path.resolve(file))), () => formats, DEFAULT_LIMITS);
+const files = new FileService(new Sandbox(path.dirname(path.resolve(file))), () => formats, DEFAULT_LIMITS, undefined, new EngineIndexer());
 let t = performance.now(); let c = process.cpuUsage();
 const f = await files.open(path.basename(file));
 const openMs = performance.now() - t;

@@ -2,9 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * The import graph's rules (docs/architecture.md "Small rooms"): the kernel never imports a plugin; a plugin
- * imports only its own files, npm packages and the public plugin API (types only, so that one
- * kernel instance serves every plugin); nothing reaches into another plugin's internals.
+ * The import graph's rules (docs/architecture.md "Small rooms"): the kernel hosts and never imports the engine, a
+ * plugin, the plugin API's module, the composition root or the CLI; the engine computes and imports of the kernel only
+ * its contracts, its errors and its clock; a plugin imports only its own files, npm packages and the public plugin API
+ * (types only, so that one kernel instance serves every plugin); nothing reaches into another plugin's internals.
  */
 const REPO = path.resolve(__dirname, '..');
 
@@ -41,13 +42,43 @@ test('the import scanner finds imports (guards the rules below against an empty 
 
 test('the plugin API\'s runtime exports hold no kernel state: values come only from the pure helpers, the version, the tokens and the error codes', () => {
   // Plugins import these at run time (one kernel module serves them all), so none may carry per-kernel state.
-  const stateless = new Set(['./api/pointer', './api/whitespace', './api/bytes', './api/wasm', './api/fake-clock', './api/testing', './api/empty-answer-hint', './api/marked-text', './api/path-token', './version', './numbers/compare', './errors', './contracts']);
-  const values = importsOf(path.join(REPO, 'src', 'kernel', 'plugin-api.ts')).filter((i) => !i.typeOnly && i.spec !== './contracts/plugin');
+  const stateless = new Set(['../engine/paths/pointer', '../engine/bytes/whitespace', '../engine/bytes/bytes', '../engine/bytes/wasm', '../kernel/fake-clock', './testing', './empty-answer-hint', './marked-text', '../engine/paths/path-token', '../kernel/version', '../engine/numbers/compare', '../kernel/errors', '../kernel/contracts']);
+  const values = importsOf(path.join(REPO, 'src', 'plugin-api', 'index.ts')).filter((i) => !i.typeOnly && i.spec !== '../kernel/contracts/plugin');
   expect(values.map((i) => i.spec).filter((s) => !stateless.has(s))).toEqual([]);
   const contracts = fs.readdirSync(path.join(REPO, 'src', 'kernel', 'contracts')).filter((f) => f.endsWith('.ts'));
   // The contracts' only runtime value is the token table.
   const runtime = contracts.filter((f) => /^export (const|function|class|let|enum) /m.test(fs.readFileSync(path.join(REPO, 'src', 'kernel', 'contracts', f), 'utf8')));
   expect(runtime).toEqual(['tokens.ts']);
+});
+
+/** Non-test TypeScript lines under `dir` (every line, blank and comment lines too: `wc -l` of the .ts files). */
+function lineCount(dir: string): number {
+  return tsFiles(dir).reduce((n, f) => n + fs.readFileSync(f, 'utf8').split('\n').length - (fs.readFileSync(f, 'utf8').endsWith('\n') ? 1 : 0), 0);
+}
+
+const inside = (rel: string, dir: string) => rel === dir || rel.startsWith(dir + path.sep);
+const K = path.join('src', 'kernel');
+
+test('the kernel never imports the engine, the plugin API module, the composition root or the CLI (by path)', () => {
+  const bad = tsFiles(path.join(REPO, K)).flatMap(importsOf).filter((i) => i.spec.startsWith('.') && !inside(resolveRel(i), K));
+  expect(bad).toEqual([]);
+  // the scan sees the kernel's imports of its own files
+  expect(tsFiles(path.join(REPO, K)).flatMap(importsOf).filter((i) => i.spec.startsWith('.')).length).toBeGreaterThan(100);
+});
+
+test('the engine imports of the kernel only its contracts, its errors and its clock', () => {
+  const allowed = (rel: string) => inside(rel, path.join(K, 'contracts')) || rel === path.join(K, 'errors') || rel === path.join(K, 'clock');
+  const imports = tsFiles(path.join(REPO, 'src', 'engine')).flatMap(importsOf).filter((i) => i.spec.startsWith('.'));
+  const bad = imports.filter((i) => { const rel = resolveRel(i); return !inside(rel, path.join('src', 'engine')) && !allowed(rel); });
+  expect(bad).toEqual([]);
+  expect(imports.filter((i) => inside(resolveRel(i), path.join(K, 'contracts'))).length).toBeGreaterThan(50);
+});
+
+test('the kernel is at most 8,000 lines of non-test TypeScript', () => {
+  // Counted as `find src/kernel -name '*.ts' | xargs cat | wc -l` counts: 18,504 before the engine moved out.
+  const kernel = lineCount(path.join(REPO, K));
+  expect(kernel).toBeLessThanOrEqual(8000);
+  expect(kernel).toBeGreaterThan(3000); // the count reads the files
 });
 
 test('src/ never imports a plugin (by path or by package name)', () => {

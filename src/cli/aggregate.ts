@@ -6,7 +6,7 @@ import { Session } from '../kernel/session/session';
 import { progressBar } from './progress';
 import { fileArgument } from './file-argument';
 import { prepare, type CommonOptions } from './setup';
-import { jsonLayout } from '../kernel/records/json-layout';
+import { jsonLayout } from '../engine/records/json-layout';
 
 export interface AggregateOptions extends CommonOptions {
   groupBy?: string[];

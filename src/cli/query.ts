@@ -2,11 +2,11 @@ import type { LazyNode } from '../kernel/contracts/format';
 import type { ScanNode } from '../kernel/contracts/scan';
 import { McpgwError } from '../kernel/errors';
 import { Tokens } from '../kernel/contracts/tokens';
-import { NODE_TEXT } from '../kernel/scan/plan';
+import { NODE_TEXT } from '../engine/scan/plan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
 import { fileArgument } from './file-argument';
-import { isJsonWhitespace as isWs } from '../kernel/api/whitespace';
+import { isJsonWhitespace as isWs } from '../engine/bytes/whitespace';
 
 export interface QueryOptions extends CommonOptions {
   /** Default: `pointer` for a query starting with `/` or `#` (or empty: the whole document), else `jsonpath`. */

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { ConfigError, loadConfig, NO_ROOT_MESSAGE, resolveConfig, type EffectiveConfig, type LoadedConfig } from '../kernel/config';
 import { createLogger } from '../kernel/log';
-import { Kernel } from '../kernel/kernel';
+import type { Kernel } from '../kernel/kernel';
+import { createKernel } from '../compose/engine';
 import type { PluginSpec } from '../kernel/plugins/loader';
 import { BUILTIN_PLUGINS } from './builtins';
 
@@ -38,7 +39,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   const log = createLogger(config.logLevel);
   routeWarnings(log);
   for (const folder of loaded.skipped ?? []) log.info('config discovery skipped a folder it cannot read', { folder });
-  const kernel = new Kernel({ version: VERSION, ownDir: OWN_DIR, log });
+  const kernel = createKernel({ version: VERSION, ownDir: OWN_DIR, log });
   await kernel.load(pluginSpecs(loaded, config));
   kernel.checkSessionSources(config);
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);

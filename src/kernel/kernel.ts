@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { clipText } from './unicode';
 import type { Logger } from './contracts/plugin';
 import type { ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
 import type { CacheConfig } from './config';
-import { IndexCache } from './cache/index-cache';
+import type { Indexer, ScopeSettings } from './contracts/engine';
+import type { JsonLayout } from './contracts/records';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
@@ -16,22 +16,16 @@ import { systemClock } from './clock';
 import { nodeFileSystem, type FileSystem } from './files/file-system';
 import type { Clock } from './contracts/clock';
 import type { FileAccess } from './contracts/tool';
-import type { ScanEngine } from './contracts/scan';
-import { recordsToolkit } from './records';
 import { containerOf } from './container';
 import type { Container } from './contracts/plugin';
 import { tagLogger } from './log';
 import { Registry } from './plugins/registry';
 import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type OfferedTool, type ServerSpec } from './server/build-server';
-import type { QueryScanEngine } from './scan/engine';
-import type { WorkerPool } from './scan/workers';
-import type { AggregatePool } from './scan/aggregate';
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
-import { errorFactory } from './errors';
+import { clipText, errorFactory } from './errors';
 import { Session } from './session/session';
-import { jsonLayout } from './records/json-layout';
 
 /** What tool selection reads of a config. */
 export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
@@ -65,19 +59,9 @@ export class Kernel {
     this.container.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
     this.container.register(Tokens.FileSystem, { useValue: nodeFileSystem });
     this.container.register(Tokens.Logger, { useValue: options.log });
-    this.container.register(Tokens.Records, { useValue: recordsToolkit });
-    // The RE2 engine (re2js) and its service load on the first pattern compiled, not at start-up.
-    let regex: RegexService | undefined;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const service = (): RegexService => (regex ??= new (require('./regex') as typeof import('./regex')).Re2RegexService());
-    const lazyRegex: RegexService = {
-      get engine() {
-        return service().engine;
-      },
-      compile: (pattern, options) => service().compile(pattern, options),
-    };
-    this.container.register(Tokens.Regex, { useValue: lazyRegex });
     this.container.register(Tokens.Registry, { useValue: this.registry.view() });
+    // The engine's services (Records, Regex, ScanEngine, JsonLayout, Indexer, IndexCache) are registered by the
+    // composition root (src/compose), never by the kernel: the kernel hosts, an engine computes.
   }
 
   /** The kernel's clock (`Tokens.Clock`: a test replaces it by registering another before loading plugins). */
@@ -184,79 +168,26 @@ export class Kernel {
 
   /**
    * A service scope: a child of the kernel's container with the services of one root and one set of limits —
-   * `Tokens.Limits`, `Tokens.Files` (the sandbox over `root`; none: every open is ACCESS_DENIED) and
-   * `Tokens.ScanEngine` (the one server-wide engine: its semaphore bounds concurrent scans across every connection;
-   * worker threads load query languages as their plugins were configured). Servers, plugin commands and the CLI's
-   * `query` and `aggregate` take their services from one; nothing else builds them.
+   * `Tokens.Scope`, `Tokens.Limits`, `Tokens.Files` (the sandbox over `root`; none: every open is ACCESS_DENIED), its
+   * index pass `Tokens.Indexer` (the engine's, for this scope's index cache folder) — and, through the kernel's
+   * container, the engine's server-wide `Tokens.ScanEngine` (its semaphore bounds concurrent scans across every
+   * connection). Servers, plugin commands and the CLI's `query` and `aggregate` take their services from one; nothing
+   * else builds them.
    */
   scope(options: ScopeOptions): Container {
     const scope = this.container.createChildContainer();
-    const formats = () => [...this.registry.formats.values()].map((o) => o.item);
+    const settings: ScopeSettings = { root: options.root, limits: options.limits, cache: options.cache ?? null };
+    scope.register(Tokens.Scope, { useValue: settings });
     scope.register(Tokens.Limits, { useValue: options.limits });
+    const formats = () => [...this.registry.formats.values()].map((o) => o.item);
     const fs = this.container.resolve<FileSystem>(Tokens.FileSystem);
+    const indexer = scope.isRegistered(Tokens.Indexer, true) ? scope.resolve<Indexer>(Tokens.Indexer) : null;
     const files: FileAccess = options.root === null
-      ? new RootlessFiles(formats, options.limits, { fs, clock: this.clock })
-      : new FileService(new Sandbox(options.root, fs), formats, options.limits, this.clock, this.indexCache(options.cache));
+      ? new RootlessFiles(formats, options.limits, { fs, clock: this.clock, indexer })
+      : new FileService(new Sandbox(options.root, fs), formats, options.limits, this.clock, indexer);
     scope.register(Tokens.Files, { useValue: files });
-    scope.register(Tokens.ScanEngine, { useValue: this.scanEngine(options.limits) });
     return containerOf(scope);
   }
-
-  /**
-   * The server-wide engine. Its modules (the engine, record walks, plans: ~90 KB) load at the first call that scans,
-   * not at start-up; until then the registered engine is a stand-in that builds it on first use.
-   */
-  private scanEngine(limits: Limits): ScanEngine {
-    const real = (): QueryScanEngine => this.engine ?? this.buildEngine(limits);
-    this.standIn ??= {
-      run: (options) => real().run(options),
-      aggregate: (options) => real().aggregate(options),
-      slot: (deadline, signal) => real().slot(deadline, signal),
-      missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
-    };
-    return this.standIn;
-  }
-
-  private standIn: ScanEngine | undefined;
-
-  private buildEngine(limits: Limits): QueryScanEngine {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { QueryScanEngine } = require('./scan/engine') as typeof import('./scan/engine');
-    this.engine = new QueryScanEngine({
-      limits: () => limits,
-      log: this.options.log,
-      clock: this.clock,
-      // The worker-thread pools (and their modules) are built at the first scan that asks whether to use them.
-      workers: onFirstUse<WorkerPool>(() => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { ThreadPool } = require('./scan/workers') as typeof import('./scan/workers');
-        return new ThreadPool({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
-      }),
-      aggregates: onFirstUse<AggregatePool>(() => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { AggregateThreads } = require('./scan/aggregate-threads') as typeof import('./scan/aggregate-threads');
-        return new AggregateThreads({ pluginOf: (name) => this.registry.queryLanguagePlugin(name), clock: this.clock });
-      }),
-    });
-    return this.engine;
-  }
-
-  private engine: QueryScanEngine | undefined;
-
-  /**
-   * The persistent index cache of a folder (one per folder and kernel). Its salt names mcpgw's version and each
-   * format's plugin and version, so an index written by other code is never read as this code's.
-   */
-  private indexCache(config: CacheConfig | null | undefined): IndexCache | null {
-    if (!config) return null;
-    const salt = [`mcpgw@${this.options.version}`, ...[...this.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${this.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
-    const key = `${config.dir}\0${config.maxBytes}`;
-    let cache = this.caches.get(key);
-    if (!cache) this.caches.set(key, (cache = new IndexCache({ dir: config.dir, maxBytes: config.maxBytes, salt, log: this.options.log, now: () => this.clock.now() })));
-    return cache;
-  }
-
-  private readonly caches = new Map<string, IndexCache>();
 
   /** A Session (an MCP session's state) whose handle tables expire on the kernel's clock. */
   newSession(): Session {
@@ -296,7 +227,7 @@ export class Kernel {
       root: spec.root,
       scan: spec.scan,
       regex: spec.regex,
-      json: jsonLayout,
+      json: spec.json(),
       answers: spec.answers,
       print: io.print,
       interactive: io.interactive,
@@ -320,6 +251,7 @@ export class Kernel {
       root: files instanceof FileService ? files.root : '',
       scan: scope.resolve(Tokens.ScanEngine),
       regex: scope.resolve(Tokens.Regex),
+      json: () => scope.resolve<JsonLayout>(Tokens.JsonLayout),
       answers: config.answers ?? DEFAULT_ANSWERS,
       schemaCache: config.cache ? { dir: config.cache.dir, salt: this.schemaSalt() } : null,
     };
@@ -331,14 +263,4 @@ export class Kernel {
     const zod = (require('zod/package.json') as { version: string }).version;
     return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`)].join(';');
   }
-}
-
-/** A pool (worker threads for scans or aggregates) built, its module loaded, when first asked anything. */
-function onFirstUse<P extends WorkerPool | AggregatePool>(make: () => P): P {
-  let pool: P | undefined;
-  const get = (): P => (pool ??= make());
-  return {
-    wanted: (...args: unknown[]) => (get().wanted as (...a: unknown[]) => boolean)(...args),
-    run: (job: unknown) => (get().run as (j: unknown) => Promise<unknown>)(job),
-  } as unknown as P;
 }

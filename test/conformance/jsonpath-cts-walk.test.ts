@@ -1,5 +1,5 @@
 /**
- * The JSONPath Compliance Test Suite evaluated through the lazy walk (src/kernel/scan/walk.ts): each case's document
+ * The JSONPath Compliance Test Suite evaluated through the lazy walk (src/engine/scan/walk.ts): each case's document
  * is written as a file (wrapped as {"d": document}, so array documents are documents too) and the query `$['d']…` runs
  * on the scan engine with thresholds that force every value through lazy nodes — once walking every container, once
  * streaming every array as a nested scan. Results must be the suite's, paths included.
@@ -12,8 +12,8 @@ import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import { compileJsonPath } from '../../plugins/query-jsonpath/src/compile';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
-import { compareNumerals } from '../../src/kernel/numbers/compare';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { compareNumerals } from '../../src/engine/numbers/compare';
+import { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 import { sharedPath, skipMissing } from '../helpers/shared';

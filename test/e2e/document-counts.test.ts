@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { LAZY_DOCUMENT_BYTES } from '../../src/kernel/scan/engine';
+import { LAZY_DOCUMENT_BYTES } from '../../src/engine/scan/engine';
 import { call, connect, type Connected } from '../helpers/mcp';
 import { serviceModelsText } from '../helpers/service-models';
 

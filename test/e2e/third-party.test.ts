@@ -114,8 +114,8 @@ describe('the packed packages', () => {
   test('mcpgw installs with its built-in plugins inside and exposes mcpgw/plugin-api with typings', () => {
     const pkg = path.join(app, 'node_modules', 'mcpgw');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
-    expect(manifest.exports['./plugin-api']).toEqual({ types: './dist/kernel/plugin-api.d.ts', default: './dist/kernel/plugin-api.js' });
-    expect(fs.existsSync(path.join(pkg, 'dist', 'kernel', 'plugin-api.d.ts'))).toBe(true);
+    expect(manifest.exports['./plugin-api']).toEqual({ types: './dist/plugin-api/index.d.ts', default: './dist/plugin-api/index.js' });
+    expect(fs.existsSync(path.join(pkg, 'dist', 'plugin-api', 'index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'node_modules', '@mcpgw', 'tools-explore', 'dist', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"

@@ -1,9 +1,9 @@
 import type { ToolContext } from '../../src/kernel/contracts';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
-import { jsonLayout } from '../../src/kernel/records/json-layout';
+import { jsonLayout } from '../../src/engine/records/json-layout';
 import { Session } from '../../src/kernel/session/session';
-import type { FakeClock } from '../../src/kernel/api/fake-clock';
+import type { FakeClock } from '../../src/kernel/fake-clock';
 
 /**
  * A ToolContext for calling explorer tool handlers in-process: an explorer session scope on `clock`, DEFAULT_LIMITS

@@ -4,7 +4,7 @@ import pointerPlugin from '../../plugins/query-pointer/src/index';
 import type { CompiledQuery, Plugin, QueryLanguage, RecordSource, ScanNode, ScanPosition, ScanResult } from '../../src/kernel/contracts';
 import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
+import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/engine/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
 import type { Clock } from '../../src/kernel/contracts/clock';
 

@@ -6,8 +6,8 @@
  */
 import * as fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { MALFORMED, OK, readRecord, slotPlan, TOO_DEEP, type SlotPlan } from '../../src/kernel/aggregate/extract';
-import { FALLBACK, MAX_STRETCH_BYTES, SimdRecordCheck } from '../../src/kernel/aggregate/check-simd';
+import { MALFORMED, OK, readRecord, slotPlan, TOO_DEEP, type SlotPlan } from '../../src/engine/aggregate/extract';
+import { FALLBACK, MAX_STRETCH_BYTES, SimdRecordCheck } from '../../src/engine/aggregate/check-simd';
 import { genValue, mutate, NAMES, rng } from '../helpers/json-gen';
 import { sharedPath, skipMissing } from '../helpers/shared';
 

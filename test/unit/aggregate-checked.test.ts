@@ -1,6 +1,6 @@
 /**
  * Records an aggregate found well-formed are read by the next one over the same names without being checked again
- * (src/kernel/scan/checked.ts, findTops). Repeated aggregates must give the same answer as the first and as JSON.parse
+ * (src/engine/scan/checked.ts, findTops). Repeated aggregates must give the same answer as the first and as JSON.parse
  * read independently here — every malformed record still skipped and reported, every call — and the shortcut must
  * find exactly the members the full check finds.
  */
@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { AggregateOptions, AggregateResult, Format, RecordSource } from '../../src/kernel/contracts';
-import { findTops, OK, readRecord, slotPlan } from '../../src/kernel/aggregate/extract';
-import { checkedKey, checkedMarks } from '../../src/kernel/scan/checked';
+import { findTops, OK, readRecord, slotPlan } from '../../src/engine/aggregate/extract';
+import { checkedKey, checkedMarks } from '../../src/engine/scan/checked';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { fileService, formatsOf } from '../helpers/formats';
 import { aggregateEngine, engine } from '../helpers/query';

@@ -5,15 +5,15 @@
  * repeated and escaped member names, malformed records, an empty file; on this thread and on worker threads; and
  * pages stopped at a deadline add up to the unpaged answer.
  */
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { AggregateDimension, AggregateMetric, AggregateOptions, AggregateResult, Format, QueryLanguage, RecordSource } from '../../src/kernel/contracts';
-import { AggregateThreads, QueryScanEngine } from '../../src/kernel/scan';
-import type { AggregateJob } from '../../src/kernel/scan/aggregate';
+import { AggregateThreads, QueryScanEngine } from '../../src/engine/scan';
+import type { AggregateJob } from '../../src/engine/scan/aggregate';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { fileService, formatsOf } from '../helpers/formats';
 import { aggregateEngine, engine, jsonpath } from '../helpers/query';

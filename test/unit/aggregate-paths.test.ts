@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { AggregateDimension, AggregateMetric, AggregateOptions, AggregateResult, Format, PathTokens, QueryLanguage, RecordSource } from '../../src/kernel/contracts';
-import type { QueryScanEngine } from '../../src/kernel/scan';
+import type { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { aggregateEngine, engine, jsonpath } from '../helpers/query';
 import { add, cmp, key as ratKey, lex, lexemeOf, rat, type Rat } from '../helpers/exact';

@@ -1,5 +1,5 @@
 /**
- * Aggregates on pooled worker threads (src/kernel/scan/aggregate-threads.ts over idle-workers.ts), with real threads:
+ * Aggregates on pooled worker threads (src/engine/scan/aggregate-threads.ts over idle-workers.ts), with real threads:
  * the threads of one aggregate serve the next and idle down on the (fake) clock, then the owner is told (onIdleDown);
  * the record check's WebAssembly module is compiled once on this thread and sent to the threads with each job; a
  * thread that dies in the middle of an aggregate gives an error, not a hang nor a partial answer, and is not reused.
@@ -9,12 +9,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import type { AggregateOptions, AggregateResult, Format, RecordSource } from '../../src/kernel/contracts';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { slotPlan } from '../../src/kernel/aggregate/extract';
-import { SimdRecordCheck } from '../../src/kernel/aggregate/check-simd';
-import { AggregateThreads, QueryScanEngine } from '../../src/kernel/scan';
+import { slotPlan } from '../../src/engine/aggregate/extract';
+import { SimdRecordCheck } from '../../src/engine/aggregate/check-simd';
+import { AggregateThreads, QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 
 let dir: string;

@@ -3,13 +3,13 @@
  * on generated texts and their mutations (and the members it finds with the parsed value), exact decimals agree with
  * rationals, timestamps with Date.parse, and a distinct-count sketch stays inside its stated error bound.
  */
-import { atomsOfRecord, atomsOfValue, canonicalJson, MALFORMED, newAtoms, OK, readRecord, slotPlan, TOO_DEEP } from '../../src/kernel/aggregate/extract';
-import { divideDecimal, formatDecimal, parseDecimal } from '../../src/kernel/aggregate/decimal';
-import { compareNumerals, numeralKey } from '../../src/kernel/numbers/compare';
-import { addLexeme, mergeSum, newSum, sumValue } from '../../src/kernel/aggregate/sum';
-import { epochMs, formatInstant, numberBucket, numberWidth, parseDuration, parseTimestamp, timeBucket } from '../../src/kernel/aggregate/buckets';
-import { addDistinct, distinctValue, mergeDistinct, newDistinct, toSketch } from '../../src/kernel/aggregate/distinct';
-import { parseExact } from '../../src/kernel/records/parse';
+import { atomsOfRecord, atomsOfValue, canonicalJson, MALFORMED, newAtoms, OK, readRecord, slotPlan, TOO_DEEP } from '../../src/engine/aggregate/extract';
+import { divideDecimal, formatDecimal, parseDecimal } from '../../src/engine/aggregate/decimal';
+import { compareNumerals, numeralKey } from '../../src/engine/numbers/compare';
+import { addLexeme, mergeSum, newSum, sumValue } from '../../src/engine/aggregate/sum';
+import { epochMs, formatInstant, numberBucket, numberWidth, parseDuration, parseTimestamp, timeBucket } from '../../src/engine/aggregate/buckets';
+import { addDistinct, distinctValue, mergeDistinct, newDistinct, toSketch } from '../../src/engine/aggregate/distinct';
+import { parseExact } from '../../src/engine/records/parse';
 import { add, cmp, eq, lex, rat, type Rat } from '../helpers/exact';
 import { genValue, jsonOk, mutate, rng } from '../helpers/json-gen';
 

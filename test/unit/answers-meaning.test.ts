@@ -130,7 +130,7 @@ describe('names a query selects, for explaining an empty answer', () => {
 
   test('edit distance: transpositions count 1, case differences ½', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { distance } = require('../../src/kernel/scan/hints') as typeof import('../../src/kernel/scan/hints');
+    const { distance } = require('../../src/engine/scan/hints') as typeof import('../../src/engine/scan/hints');
     expect(distance('lable', 'label')).toBe(1);
     expect(distance('lable', 'table')).toBe(1);
     expect(distance('lable', 'labels')).toBe(2);

@@ -1,10 +1,11 @@
 /** What the server says: well-formed Unicode cut on character boundaries at the source; ids that tell what to do. */
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import fc from 'fast-check';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';
 import { tokenPreview } from '../../plugins/tools-explore/src/text/preview';
-import { syntaxError } from '../../src/kernel/records/parse';
-import { clipText, fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../../src/kernel/unicode';
+import { syntaxError } from '../../src/engine/records/parse';
+import { hasLoneSurrogateEscape } from '../../src/kernel/unicode';
+import { clipText, fixSurrogates, wellFormed } from '../../src/kernel/errors';
 
 const unit = fc.constantFrom('a', 'é', '😀', '𝄞', ' ', '"');
 const chunk = fc.array(unit, { maxLength: 60 }).map((a) => a.join(''));

@@ -9,8 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   appendToken, escapeToken, formatPointer, isJsonWhitespace, parsePointer, PointerSyntaxError, registerPlugin, skipJsonWhitespace, tokenIndex, tokenName, tokenText, unescapeToken,
-} from '../../src/kernel/plugin-api';
-import { canonicalPath } from '../../src/kernel/aggregate/spec';
+} from '../../src/plugin-api/index';
+import { canonicalPath } from '../../src/engine/aggregate/spec';
 import { REPO, NODE } from '../helpers/mcp';
 
 describe('path tokens: RFC 6901 by the value met, RFC 9535 index and name selectors', () => {
@@ -111,7 +111,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
     fs.writeFileSync(path.join(dir, 'p.cjs'), "module.exports = require('mcpgw/plugin-api');\n");
     fs.writeFileSync(path.join(dir, 'p.mjs'), "export { PLUGIN_API_VERSION, escapeToken } from 'mcpgw/plugin-api';\n");
     const script = `
-      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugin-api.js'))});
+      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'plugin-api', 'index.js'))});
       let before = 'resolved';
       try { require(${JSON.stringify(path.join(dir, 'p.cjs'))}); } catch (e) { before = e.code; }
       require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugins', 'api-module.js'))}).installApiResolution();
@@ -129,7 +129,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
 
 test('indexOfBytes finds what Buffer#indexOf finds, for needles short and long, from any start (the probe tests are in scan-needle.test.ts)', () => {
   const fc = jest.requireActual('fast-check') as typeof import('fast-check');
-  const { indexOfBytes } = jest.requireActual('../../src/kernel/api/bytes') as typeof import('../../src/kernel/api/bytes');
+  const { indexOfBytes } = jest.requireActual('../../src/engine/bytes/bytes') as typeof import('../../src/engine/bytes/bytes');
   fc.assert(fc.property(
     fc.array(fc.constantFrom(0x41, 0x42, 0x43, 0x2d, 0x5c), { maxLength: 200 }),
     fc.array(fc.constantFrom(0x41, 0x42, 0x43, 0x2d), { minLength: 1, maxLength: 12 }),

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import { CHUNK_BYTES } from '../../src/kernel/records/chunks';
+import { CHUNK_BYTES } from '../../src/engine/records/chunks';
 import type { RecordBatch, RecordSource } from '../../src/kernel/contracts/format';
 import { fileService, formatsOf } from '../helpers/formats';
 

@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, RecordBatch } from '../../src/kernel/contracts';
-import { IndexedRecordSource, type KernelBatch } from '../../src/kernel/records/source';
-import { trimmedSpans } from '../../src/kernel/scan/plan';
+import { IndexedRecordSource, type KernelBatch } from '../../src/engine/records/source';
+import { trimmedSpans } from '../../src/engine/scan/plan';
 import { fileService, formatsOf } from '../helpers/formats';
 
 let dir: string;

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHUNK_BYTES, giveBack, readChunks, readChunksPooled, takeBuffer } from '../../src/kernel/records/chunks';
+import { CHUNK_BYTES, giveBack, readChunks, readChunksPooled, takeBuffer } from '../../src/engine/records/chunks';
 import { identityOf } from '../../src/kernel/files/open-file';
 import type { OpenedFile } from '../../src/kernel/contracts/format';
 

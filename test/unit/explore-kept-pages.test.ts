@@ -13,7 +13,7 @@ import { getValueAtPath } from '../../plugins/tools-explore/src/tools/get-value'
 import { closeFile } from '../../plugins/tools-explore/src/tools/close-file';
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { keptTextBytes, keptTextLimits, KEPT_TEXT_BUDGET } from '../../plugins/tools-explore/src/records';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 import { exploreContext } from '../helpers/explore-context';
 

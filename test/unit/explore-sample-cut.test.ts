@@ -9,7 +9,7 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import { sampleRecords } from '../../plugins/tools-explore/src/tools/sampling';
 import { fileTable } from '../../plugins/tools-explore/src/files';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 import { exploreContext } from '../helpers/explore-context';
 

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,8 +8,8 @@ import { search } from '../../plugins/tools-explore/src/search/search';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { ScanEngine } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
-import { Re2RegexService } from '../../src/kernel/regex';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { Re2RegexService } from '../../src/engine/regex';
+import { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { exploreContext } from '../helpers/explore-context';
 

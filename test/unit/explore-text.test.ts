@@ -1,4 +1,4 @@
-import { layoutJsonPage } from '../../src/kernel/records/json-layout';
+import { layoutJsonPage } from '../../src/engine/records/json-layout';
 import { pointerAt } from '../../plugins/tools-explore/src/text/locate';
 import { markersNeeded, preview } from '../../plugins/tools-explore/src/text/preview';
 import { TextMatcher } from '../../plugins/tools-explore/src/search/text-matcher';

@@ -3,7 +3,7 @@
  * the index one pass over the whole file gives — for JSON Lines and JSON-seq.
  */
 import fc from 'fast-check';
-import { Float64OffsetIndex } from '../../src/kernel/records/offset-index';
+import { Float64OffsetIndex } from '../../src/engine/records/offset-index';
 import { LineIndexer } from '../../plugins/format-jsonl/src/index-lines';
 import { SequenceIndexer } from '../../plugins/format-jsonseq/src/sequence';
 

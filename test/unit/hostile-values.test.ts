@@ -13,10 +13,10 @@ import { getSchema } from '../../plugins/tools-explore/src/tools/sampling';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { ToolContext } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
-import { hasInexactNumeral, needsExactParse, parseExact } from '../../src/kernel/records/parse';
-import { mayNeedExact, parseRecord } from '../../src/kernel/scan/fast-parse';
+import { hasInexactNumeral, needsExactParse, parseExact } from '../../src/engine/records/parse';
+import { mayNeedExact, parseRecord } from '../../src/engine/scan/fast-parse';
 import { Session } from '../../src/kernel/session/session';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 
 const site = () => ({ byteOffset: 0, line: 1, column: 1, recordIndex: 0, maxDepth: 2000 });

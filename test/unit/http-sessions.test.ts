@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { McpServer, type AuthInfo } from '@modelcontextprotocol/server';
 import { LegacySessions } from '../../src/kernel/http/legacy-sessions';
 import { PrincipalStores } from '../../src/kernel/http/principal-stores';

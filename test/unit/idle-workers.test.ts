@@ -1,11 +1,11 @@
 /**
- * The pool of threads kept between scans (src/kernel/scan/idle-workers.ts), with fake threads and a fake clock:
+ * The pool of threads kept between scans (src/engine/scan/idle-workers.ts), with fake threads and a fake clock:
  * reuse before start, the idle-down after `idleMs` (reset by each thread given back), the `keep` bound, threads that
  * exit while idle, discarded threads, threads started ahead, and the owner's call when the pool has idled down.
  */
 import { EventEmitter } from 'node:events';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
-import { IdleWorkers } from '../../src/kernel/scan/idle-workers';
+import { FakeClock } from '../../src/kernel/fake-clock';
+import { IdleWorkers } from '../../src/engine/scan/idle-workers';
 
 class FakeThread extends EventEmitter {
   terminated = 0;

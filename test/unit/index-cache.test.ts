@@ -11,8 +11,8 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import jsonseq from '../../plugins/format-jsonseq/src/index';
 import json from '../../plugins/format-json/src/index';
 import { formatsOf } from '../helpers/formats';
-import { recordsToolkit } from '../../src/kernel/records';
-import { Float64OffsetIndex } from '../../src/kernel/records/offset-index';
+import { recordsToolkit } from '../../src/engine/records';
+import { Float64OffsetIndex } from '../../src/engine/records/offset-index';
 import { LineIndexer } from '../../plugins/format-jsonl/src/index-lines';
 import { SequenceIndexer } from '../../plugins/format-jsonseq/src/sequence';
 import { CLI, NODE } from '../helpers/mcp';
@@ -20,8 +20,9 @@ import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { FileService } from '../../src/kernel/files/file-service';
 import { Sandbox } from '../../src/kernel/files/sandbox';
 import { systemClock } from '../../src/kernel/clock';
-import { IndexCache } from '../../src/kernel/cache/index-cache';
-import { ENTRY_VERSION, readEntry } from '../../src/kernel/cache/entry';
+import { IndexCache } from '../../src/engine/cache/index-cache';
+import { EngineIndexer } from '../../src/engine/files/indexer';
+import { ENTRY_VERSION, readEntry } from '../../src/engine/cache/entry';
 import { defaultCacheDir, resolveConfig } from '../../src/kernel/config/resolve';
 import { configSchema } from '../../src/kernel/config/schema';
 import type { Format, RecordSource } from '../../src/kernel/contracts/format';
@@ -84,7 +85,7 @@ function cache(options: Partial<ConstructorParameters<typeof IndexCache>[0]> = {
 }
 
 function service(c: IndexCache | null): FileService {
-  return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, c);
+  return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, new EngineIndexer(c));
 }
 
 /** JSON Lines text of `n` records (blank lines and a CRLF among them, so offsets and lines differ). */

@@ -4,8 +4,8 @@
  * JSON.stringify-style escapes, raw emoji); pages read from `end` to `end` rebuild the text; no page ends inside a
  * character or an escape.
  */
-import { CallJsonLayout, LayoutMarks, layoutJsonPage, MARK_EVERY, safeJsonCut } from '../../src/kernel/records/json-layout';
-import { replaceLoneSurrogateEscapes } from '../../src/kernel/unicode';
+import { CallJsonLayout, LayoutMarks, layoutJsonPage, MARK_EVERY, safeJsonCut } from '../../src/engine/records/json-layout';
+import { replaceLoneSurrogateEscapes } from '../../src/engine/unicode';
 
 const E = '\u{1F600}';
 const VALUE = {

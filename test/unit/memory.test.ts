@@ -1,5 +1,5 @@
 /** Closing gives memory back: a full collection runs shortly after, so released buffers do not wait for pressure. */
-import { RELEASE_MIN_BYTES, releaseAfterClose, releaseSoon } from '../../src/kernel/memory';
+import { RELEASE_MIN_BYTES, releaseAfterClose, releaseSoon } from '../../src/engine/memory';
 
 afterEach(() => jest.useRealTimers());
 

@@ -1,12 +1,12 @@
 /**
- * The kernel's one comparison of JSON numbers by value (src/kernel/numbers/compare.ts), against BigInt arithmetic on
+ * The kernel's one comparison of JSON numbers by value (src/engine/numbers/compare.ts), against BigInt arithmetic on
  * the same numerals: random integers up to 300 digits, decimals scaled by powers of ten in every spelling, huge
  * exponents, zeros of every sign, numerals of millions of digits.
  */
 import fc from 'fast-check';
-import { compareNumerals, isNumeral, numeralKey, numeralOf } from '../../src/kernel/numbers/compare';
-import * as api from '../../src/kernel/plugin-api';
-import { recordsToolkit } from '../../src/kernel/records';
+import { compareNumerals, isNumeral, numeralKey, numeralOf } from '../../src/engine/numbers/compare';
+import * as api from '../../src/plugin-api/index';
+import { recordsToolkit } from '../../src/engine/records';
 
 /** The exact value of a numeral as num / 10^scale (scale ≥ 0), by BigInt arithmetic (the reference). */
 function exactValue(lexeme: string): { num: bigint; scale: bigint } {

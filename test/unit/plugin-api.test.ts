@@ -1,5 +1,5 @@
 /**
- * The public plugin API (src/kernel/plugin-api.ts) and the loader's handling of what third-party
+ * The public plugin API (src/plugin-api/index.ts) and the loader's handling of what third-party
  * plugins do wrong: an apiVersion outside the kernel's, bad options (named by plugin and key), a
  * register() that throws or rejects, two plugins claiming one format / query language / bundle /
  * tool name, malformed contributions. Plugin modules are injected (`importModule`) so that every
@@ -12,12 +12,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { container } from 'tsyringe';
 import { z } from 'zod';
-import * as api from '../../src/kernel/plugin-api';
-import { definePlugin, PLUGIN_API_VERSION, type Format, type Plugin, type QueryLanguage, type ToolDefinition } from '../../src/kernel/plugin-api';
+import * as api from '../../src/plugin-api/index';
+import { definePlugin, PLUGIN_API_VERSION, type Format, type Plugin, type QueryLanguage, type ToolDefinition } from '../../src/plugin-api/index';
 import { loadPlugins, PluginLoadError, type PluginSpec } from '../../src/kernel/plugins/loader';
 import { Registry } from '../../src/kernel/plugins/registry';
 import { McpgwError } from '../../src/kernel/errors';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 let tmp: string;

@@ -12,10 +12,10 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { resolveConfig } from '../../src/kernel/config';
 import { Tokens, type Plugin, type PluginContext, type ToolDefinition } from '../../src/kernel/contracts';
-import { Kernel } from '../../src/kernel/kernel';
+import { createKernel } from '../../src/compose/engine';
 
 let tmp: string;
 beforeAll(() => { tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-ctx-'))); });
@@ -54,7 +54,7 @@ test('plugins get their own containers and tagged logs; bundles their own sessio
   const seenB: Record<string, unknown> = {};
   const modules = new Map<string, unknown>([[path.join(tmp, 'a.cjs'), bundlePlugin('a', seenA)], [path.join(tmp, 'b.cjs'), bundlePlugin('b', seenB)]]);
   for (const f of modules.keys()) fs.writeFileSync(f, '// stands in for a plugin module\n');
-  const kernel = new Kernel({ version: '0.1.0', ownDir: tmp, log, clock, importModule: async (e) => modules.get(e) });
+  const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log, clock, importModule: async (e) => modules.get(e) });
   await kernel.load([
     { id: './a.cjs', options: { greeting: 'hello' }, fromDir: tmp, origin: 'config' },
     { id: './b.cjs', options: {}, fromDir: tmp, origin: 'config' },
@@ -87,7 +87,7 @@ test('plugins get their own containers and tagged logs; bundles their own sessio
 
 test('a service scope resolves Limits, Files and the one ScanEngine for a root; the kernel\'s clock is the registered one', () => {
   const clock = new FakeClock();
-  const kernel = new Kernel({ version: '0.1.0', ownDir: tmp, log, clock });
+  const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log, clock });
   const limits = resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp).limits;
   const a = kernel.scope({ root: tmp, limits });
   const b = kernel.scope({ root: null, limits });

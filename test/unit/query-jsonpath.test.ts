@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import type { QueryLanguage, RecordSource } from '../../src/kernel/contracts';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
-import { parseExact } from '../../src/kernel/records/parse';
-import { recordsToolkit } from '../../src/kernel/records';
+import { parseExact } from '../../src/engine/records/parse';
+import { recordsToolkit } from '../../src/engine/records';
 import { engine, jsonpath } from '../helpers/query';
 
 const CASES = path.join(__dirname, '..', 'fixtures', 'cases');

@@ -2,7 +2,7 @@
  * The reader plugin's pieces with a fake kernel context: the three json_read shapes, reads side by side on one
  * handle (close waiting for all of them), and cursors that carry the engine's position.
  */
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { McpgwError } from '../../src/kernel/errors';
 import { Session } from '../../src/kernel/session/session';
 import type { CompiledQuery, Limits, RecordSource, ToolContext } from '../../src/kernel/contracts';

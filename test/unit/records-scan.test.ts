@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import { JsonScanError, JsonStructureScanner } from '../../src/kernel/records/json-scan';
-import { needsExactParse, parseExact, countMemberNames, countMembers, findDuplicateKey } from '../../src/kernel/records/parse';
+import { JsonScanError, JsonStructureScanner } from '../../src/engine/records/json-scan';
+import { needsExactParse, parseExact, countMemberNames, countMembers, findDuplicateKey } from '../../src/engine/records/parse';
 import { fileService, formatsOf, values } from '../helpers/formats';
 
 /** Feeds `text` to a scanner in the given pieces; returns the children of the root, or the error. */
@@ -138,7 +138,7 @@ describe('format-jsonl crash leftovers', () => {
 
 describe('offset index', () => {
   test('offsets and line checkpoints survive block boundaries (65,536 a block) and finish()', () => {
-    const { Float64OffsetIndex } = jest.requireActual('../../src/kernel/records/offset-index') as typeof import('../../src/kernel/records/offset-index');
+    const { Float64OffsetIndex } = jest.requireActual('../../src/engine/records/offset-index') as typeof import('../../src/engine/records/offset-index');
     const ix = new Float64OffsetIndex();
     const N = 200_003;
     const big = 2 ** 40; // offsets past 2^32 stay exact
@@ -154,7 +154,7 @@ describe('offset index', () => {
 
 describe('full validation against the deadline, on a fake clock', () => {
   test('past the deadline it stops after the current batch with complete: false; before it, every record is examined', async () => {
-    const { FakeClock } = jest.requireActual('../../src/kernel/api/fake-clock') as typeof import('../../src/kernel/api/fake-clock');
+    const { FakeClock } = jest.requireActual('../../src/kernel/fake-clock') as typeof import('../../src/kernel/fake-clock');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-vdl-'));
     const N = 20_000; // ~10 MB: three 4 MiB batches
     const pad = 'x'.repeat(500);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { RecordBatch } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
-import { Re2RegexService } from '../../src/kernel/regex';
+import { Re2RegexService } from '../../src/engine/regex';
 
 const regex = new Re2RegexService();
 

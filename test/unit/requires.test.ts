@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { container } from 'tsyringe';
 import type { Plugin, Requirement } from '../../src/kernel/contracts';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { loadPlugins, PluginLoadError } from '../../src/kernel/plugins/loader';
 import { Registry } from '../../src/kernel/plugins/registry';
 import { checkRequirements } from '../../src/kernel/plugins/requires';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Kernel } from '../../src/kernel/kernel';
+import { createKernel } from '../../src/compose/engine';
 import { Tokens } from '../../src/kernel/contracts/tokens';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { McpgwError } from '../../src/kernel/errors';
@@ -143,7 +143,7 @@ describe('a system without /proc/self/fd (the device-and-inode check)', () => {
 });
 
 test('the kernel builds its sandboxes on Tokens.FileSystem: a scripted one registered there decides what a tool\'s open gets', async () => {
-  const kernel = new Kernel({ version: '0.1.0', ownDir: tmp, log: { error() {}, warn() {}, info() {}, debug() {} }, importModule: async () => jsonl });
+  const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log: { error() {}, warn() {}, info() {}, debug() {} }, importModule: async () => jsonl });
   fs.writeFileSync(path.join(tmp, 'jsonl.cjs'), ''); // found on disk; its module is the format-jsonl plugin (importModule)
   await kernel.load([{ id: './jsonl.cjs', options: {}, fromDir: tmp, origin: 'config' }]);
   const scripted = new ScriptedFileSystem().fail('open', (p) => p.endsWith('/top.jsonl'), 'EMFILE');

@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { CompiledQuery, RecordSource } from '../../src/kernel/contracts';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 
 let dir: string;

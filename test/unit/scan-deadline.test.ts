@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage, RecordSource, ScanPosition, ScanQueryOptions } from '../../src/kernel/contracts';
-import type { QueryScanEngine } from '../../src/kernel/scan';
+import type { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { engine, jsonpath, threadedEngine } from '../helpers/query';
 

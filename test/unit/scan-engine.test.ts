@@ -128,8 +128,8 @@ describe('scan engine: bounds', () => {
   });
 
   test('maxConcurrentScans: a scan that finds no free slot before its deadline is RESOURCE_LIMIT_EXCEEDED; freed slots go to waiters', async () => {
-    const { Semaphore } = await import('../../src/kernel/scan/semaphore');
-    const { FakeClock } = await import('../../src/kernel/api/fake-clock');
+    const { Semaphore } = await import('../../src/engine/scan/semaphore');
+    const { FakeClock } = await import('../../src/kernel/fake-clock');
     const clock = new FakeClock();
     const slots = new Semaphore(() => 1, clock);
     const release = await slots.acquire(undefined, undefined);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
-import { parseExact } from '../../src/kernel/records/parse';
+import { parseExact } from '../../src/engine/records/parse';
 import { fileService, formatsOf } from '../helpers/formats';
 import { engine, jsonpath, threadedEngine } from '../helpers/query';
 
@@ -97,7 +97,7 @@ describe('fast paths agree with a plain full parse', () => {
 describe('the plain-parse shortcut never misses a lexeme a double cannot hold', () => {
   test('mayNeedExact(text) whenever String(Number(lexeme)) !== lexeme, in every position', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { mayNeedExact } = require('../../src/kernel/scan/fast-parse') as typeof import('../../src/kernel/scan/fast-parse');
+    const { mayNeedExact } = require('../../src/engine/scan/fast-parse') as typeof import('../../src/engine/scan/fast-parse');
     const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
     const lexeme = fc.tuple(fc.boolean(), fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 22)).map(([a, b]) => a + b)),
       fc.option(digits(1, 20)), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 3))))

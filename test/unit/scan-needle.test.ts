@@ -3,8 +3,8 @@
  * what Buffer.indexOf gives: on generated JSON-like text, overlapping and repeated occurrences, occurrences at the
  * buffer's ends and cut by them, from every position.
  */
-import { caselessFinder, indexOfCaseless, indexOfBytes } from '../../src/kernel/api/bytes';
-import { PAIR_WINDOW, pairSearchAvailable, pairsIn } from '../../src/kernel/api/byte-pairs';
+import { caselessFinder, indexOfCaseless, indexOfBytes } from '../../src/engine/bytes/bytes';
+import { PAIR_WINDOW, pairSearchAvailable, pairsIn } from '../../src/engine/bytes/byte-pairs';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number) {

@@ -9,7 +9,7 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import type { ScanNode } from '../../src/kernel/contracts/scan';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
+import { QueryScanEngine, ThreadPool } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 

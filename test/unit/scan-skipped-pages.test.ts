@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
-import type { QueryScanEngine } from '../../src/kernel/scan';
+import type { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { engine, jsonpath, scanPages, threadedEngine, type ScanPage } from '../helpers/query';
 

@@ -12,7 +12,7 @@ import { isFixedSequence } from '../../plugins/query-jsonpath/src/fixed-pattern'
 import { caseInsensitivePattern, translatePredicate } from '../../plugins/tools-explore/src/search/predicate';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { QueryScanEngine, ThreadPool, WORKER_MIN_BYTES } from '../../src/kernel/scan';
+import { QueryScanEngine, ThreadPool, WORKER_MIN_BYTES } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 

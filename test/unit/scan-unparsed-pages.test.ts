@@ -11,8 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
-import type { QueryScanEngine } from '../../src/kernel/scan';
-import { inRangeCount } from '../../src/kernel/scan/plan';
+import type { QueryScanEngine } from '../../src/engine/scan';
+import { inRangeCount } from '../../src/engine/scan/plan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { engine, jsonpath, scanPages, threadedEngine, type ScanPage } from '../helpers/query';
 

@@ -1,5 +1,5 @@
 /**
- * Single documents walked through lazy nodes (src/kernel/scan/walk.ts), checked against JSON.parse of the same text:
+ * Single documents walked through lazy nodes (src/engine/scan/walk.ts), checked against JSON.parse of the same text:
  * a repeated member name is one node at its first position with its last value, in every enumeration (wildcard,
  * filter, descendant); a count-only scan has no next position; pages stopped by the request deadline (a FakeClock
  * that moves 1 ms each time it is read) continue where they stopped and add up to the node list, the count and the
@@ -9,11 +9,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { QueryLanguage, RecordSource, ScanPosition, ScanResult } from '../../src/kernel/contracts';
-import { QueryScanEngine } from '../../src/kernel/scan';
-import { LAZY_DOCUMENT_BYTES } from '../../src/kernel/scan/engine';
+import { QueryScanEngine } from '../../src/engine/scan';
+import { LAZY_DOCUMENT_BYTES } from '../../src/engine/scan/engine';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 import { serviceModelsText } from '../helpers/service-models';

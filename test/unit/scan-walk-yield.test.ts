@@ -1,5 +1,5 @@
 /**
- * A single document walked through lazy nodes (src/kernel/scan/walk.ts) lets the event loop run while it scans, on
+ * A single document walked through lazy nodes (src/engine/scan/walk.ts) lets the event loop run while it scans, on
  * the engine's clock (a FakeClock that moves 1 ms each time it is read, so the walk's work takes clock time): a
  * callback queued on the event loop runs before the scan ends, and a cancellation it raises stops the scan.
  */
@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import json from '../../plugins/format-json/src/index';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { QueryLanguage, RecordSource } from '../../src/kernel/contracts';
-import { QueryScanEngine } from '../../src/kernel/scan';
+import { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 import { jsonpath } from '../helpers/query';
 

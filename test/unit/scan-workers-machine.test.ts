@@ -1,4 +1,4 @@
-import { DEADLINE_SLACK_MS, GRACE_MS, initialState, step, type BatchInfo, type PoolAction, type PoolConfig, type PoolState } from '../../src/kernel/scan/pool-machine';
+import { DEADLINE_SLACK_MS, GRACE_MS, initialState, step, type BatchInfo, type PoolAction, type PoolConfig, type PoolState } from '../../src/engine/scan/pool-machine';
 
 /**
  * The worker pool's state machine, one test per transition, on fake slots (slot numbers) and times given by hand:
@@ -377,15 +377,15 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
   const fs = require('node:fs') as typeof import('node:fs');
   const os = require('node:os') as typeof import('node:os');
   const path = require('node:path') as typeof import('node:path');
-  const { QueryScanEngine, ThreadPool } = require('../../src/kernel/scan') as typeof import('../../src/kernel/scan');
-  const { FakeClock } = require('../../src/kernel/api/fake-clock') as typeof import('../../src/kernel/api/fake-clock');
+  const { QueryScanEngine, ThreadPool } = require('../../src/engine/scan') as typeof import('../../src/engine/scan');
+  const { FakeClock } = require('../../src/kernel/fake-clock') as typeof import('../../src/kernel/fake-clock');
   const { DEFAULT_LIMITS } = require('../../src/kernel/config/defaults') as typeof import('../../src/kernel/config/defaults');
   const { fileService, formatsOf } = require('../helpers/formats') as typeof import('../helpers/formats');
   const { jsonpath } = require('../helpers/query') as typeof import('../helpers/query');
   const jsonl = (require('../../plugins/format-jsonl/src/index') as { default: import('../../src/kernel/contracts').Plugin }).default;
-  type Slot = import('../../src/kernel/scan/workers').PoolSlot;
-  type Message = import('../../src/kernel/scan/workers').WorkerMessage;
-  type Batch = import('../../src/kernel/scan/workers').BatchMessage;
+  type Slot = import('../../src/engine/scan/workers').PoolSlot;
+  type Message = import('../../src/engine/scan/workers').WorkerMessage;
+  type Batch = import('../../src/engine/scan/workers').BatchMessage;
 
   class FakeSlot implements Slot {
     posted: Batch[] = [];

@@ -12,7 +12,7 @@ import { SessionsService } from '../../plugins/tools-sessions/src/service';
 import { optionsSchema } from '../../plugins/tools-sessions/src/homes';
 import { claudeSource } from '../../plugins/tools-sessions/src/sources/claude';
 import { codexSource } from '../../plugins/tools-sessions/src/sources/codex';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 
 let tmp: string;
 let claudeHome: string;

@@ -14,7 +14,7 @@ import { claudeSource } from '../../plugins/tools-sessions/src/sources/claude';
 import { McpgwError } from '../../src/kernel/errors';
 import type { FileAccess, ToolContext } from '../../src/kernel/contracts';
 import { fileService, formatsOf } from '../helpers/formats';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 
 let tmp: string;
 let home: string;

@@ -1,7 +1,7 @@
 /** search_sessions' file-level byte prefilter: never passes over a file that can hold a match. */
 import fc from 'fast-check';
 import { addTraits, emptyTraits, fileMayMatch, literalTest } from '../../plugins/tools-sessions/src/search/prefilter';
-import { Re2RegexService } from '../../src/kernel/regex';
+import { Re2RegexService } from '../../src/engine/regex';
 
 const chunksOf = (b: Buffer, size: number) => (async function* () {
   for (let i = 0; i < b.length; i += size) yield { offset: i, bytes: b.subarray(i, i + size) };

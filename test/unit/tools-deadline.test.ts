@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { ToolContext } from '../../src/kernel/contracts';
 import { listFiles } from '../../src/kernel/files/list-files';
 import { Sandbox } from '../../src/kernel/files/sandbox';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { fileService, formatsOf } from '../helpers/formats';
 import { exploreContext } from '../helpers/explore-context';
 import { jsonpath } from '../helpers/query';

@@ -1,13 +1,13 @@
 /**
- * The WebAssembly encoder of the plugin API (src/kernel/api/wasm.ts): LEB128 against the values worked out in the
+ * The WebAssembly encoder of the plugin API (src/engine/bytes/wasm.ts): LEB128 against the values worked out in the
  * WebAssembly core spec's examples and DWARF's, and a module of one function that validates and runs; and the three
  * SIMD loops built with it (pair search, record check, semantic scores) are available on this Node, so a broken
  * module cannot hide behind their JavaScript fallbacks.
  */
-import { leb128, sleb128, wasmModule, wasmVec, WasmType } from '../../src/kernel/plugin-api';
-import { pairSearchAvailable } from '../../src/kernel/api/byte-pairs';
-import { SimdRecordCheck } from '../../src/kernel/aggregate/check-simd';
-import { slotPlan } from '../../src/kernel/aggregate/extract';
+import { leb128, sleb128, wasmModule, wasmVec, WasmType } from '../../src/plugin-api/index';
+import { pairSearchAvailable } from '../../src/engine/bytes/byte-pairs';
+import { SimdRecordCheck } from '../../src/engine/aggregate/check-simd';
+import { slotPlan } from '../../src/engine/aggregate/extract';
 import { SimdScorer } from '../../plugins/tools-sessions/src/semantic/simd';
 
 declare const WebAssembly: {

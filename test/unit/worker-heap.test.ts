@@ -5,9 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { WORKER_SEMI_SPACE_MB } from '../../src/kernel/scan/worker-heap';
+import { WORKER_SEMI_SPACE_MB } from '../../src/engine/scan/worker-heap';
 
-const MODULE = path.resolve(__dirname, '..', '..', 'dist', 'kernel', 'scan', 'worker-heap.js');
+const MODULE = path.resolve(__dirname, '..', '..', 'dist', 'engine', 'scan', 'worker-heap.js');
 const MiB = 1024 * 1024;
 
 /** The new space's size (bytes) of the main thread and of a worker thread started after `workerHeapFlags` or not. */

@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import { container } from 'tsyringe';
 import jsonl from '../../plugins/format-jsonl/src';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
-import { FakeClock } from '../../src/kernel/api/fake-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { loadPlugin } from '../../src/kernel/plugins/loader';
 import { Registry } from '../../src/kernel/plugins/registry';
-import { QueryScanEngine, ThreadPool } from '../../src/kernel/scan';
+import { QueryScanEngine, ThreadPool } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
 
 const FIXTURE = path.resolve(__dirname, '..', 'fixtures', 'plugins', 'query-options.cjs');

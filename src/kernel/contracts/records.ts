@@ -201,5 +201,7 @@ export interface JsonLayout {
    * any escape) that is a character boundary outside an escape sequence; `start` when there is none.
    */
   safeCut(bytes: Uint8Array, start: number, end: number): number;
+  /** Lone surrogate escapes this layout wrote as `\ufffd` so far (a layout made for one call counts them). */
+  readonly replaced?: number;
 }
 

@@ -1,8 +1,9 @@
 import type { Clock } from './clock';
+import type { Indexer, IndexStore, ScopeSettings } from './engine';
 import type { FileSystem } from './file-system';
 import type { Limits } from './limits';
 import type { Logger, PluginInfo } from './plugin';
-import type { RecordsToolkit } from './records';
+import type { JsonLayout, RecordsToolkit } from './records';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
 import type { FileAccess, RegistryView } from './tool';
@@ -15,8 +16,10 @@ const token = <T>(name: string): Token<T> => name as Token<T>;
 /**
  * The injection tokens of the kernel's services (docs/architecture.md "Services and the container"). Strings, so two
  * copies of the plugin API agree on them: `context.container.resolve(Tokens.Clock)`.
- * Kernel-wide: Clock, FileSystem, Logger, Records, Regex, Registry. Per effective config (a service scope): Limits, Files,
- * ScanEngine. Per plugin (its child container): Plugin, PluginOptions, and a Logger tagged with its name.
+ * Kernel-wide: Clock, FileSystem, Logger, Records, Regex, Registry, ScanEngine, JsonLayout. Per effective config (a service
+ * scope): Scope, Limits, Files, Indexer, IndexCache. Per plugin (its child container): Plugin, PluginOptions, and a Logger
+ * tagged with its name. The engine's services (Records, Regex, ScanEngine, JsonLayout, Indexer, IndexCache) are
+ * registered by a composition root (src/compose), not by the kernel; a test or a plugin may register another.
  */
 export const Tokens = {
   Clock: token<Clock>('mcpgw:clock'),
@@ -31,8 +34,16 @@ export const Tokens = {
   FileSystem: token<FileSystem>('mcpgw:file-system'),
   /** Sandboxed file access under the root (`ToolContext.files`). */
   Files: token<FileAccess>('mcpgw:files'),
-  /** The server-wide query scan engine (`ToolContext.scan`). */
+  /** The server-wide query scan engine (`ToolContext.scan`): queries and aggregates. */
   ScanEngine: token<ScanEngine>('mcpgw:scan-engine'),
+  /** What a service scope is made for: root, limits, index cache folder. */
+  Scope: token<ScopeSettings>('mcpgw:scope'),
+  /** The engine's index pass behind `FileAccess.open` and `read` (per scope). */
+  Indexer: token<Indexer>('mcpgw:indexer'),
+  /** The persistent index cache of the scope's folder; null: none. */
+  IndexCache: token<IndexStore | null>('mcpgw:index-cache'),
+  /** A JSON layout for one tool call or command (`ToolContext.json`): a new one at each resolve, counting what it replaced. */
+  JsonLayout: token<JsonLayout>('mcpgw:json-layout'),
   /** The plugin's own name and version. */
   Plugin: token<PluginInfo>('mcpgw:plugin'),
   /** The plugin's options, as its `options` schema validated them. */

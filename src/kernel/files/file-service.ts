@@ -6,18 +6,15 @@ import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
-import { releaseAfterClose } from '../memory';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
 import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
 import { systemClock } from '../clock';
 import { ScopedFiles } from './scoped-files';
-import { readChunksPooled } from '../records/chunks';
 import type { FileChunk } from '../contracts/records';
 import type { OpenedFile } from '../contracts/format';
-import type { IndexCache } from '../cache/index-cache';
-import { IndexedRecordSource } from '../records/source';
+import type { Indexer } from '../contracts/engine';
 
 /**
  * FileAccess for tools: sandboxed open, format selection and the format's streaming index pass.
@@ -30,8 +27,8 @@ export class FileService implements FileAccess {
     private readonly limits: Limits,
     /** The clock `list` deadlines are on. */
     private readonly clock: Clock = systemClock,
-    /** The persistent index cache (docs/architecture.md "Persistent index"); null: every open indexes. */
-    private readonly cache: IndexCache | null = null,
+    /** The engine's index pass and chunked reads (Tokens.Indexer); it keeps the persistent index cache. */
+    private readonly indexer: Indexer | null = null,
   ) {}
 
   /** The root folder (real path). */
@@ -41,8 +38,6 @@ export class FileService implements FileAccess {
 
   async open(input: string, options: Parameters<FileAccess['open']>[1] = {}): Promise<OpenedSource> {
     const file = openInSandbox(this.sandbox, input);
-    /** A stored index read lazily keeps its entry file open: let go when the source closes or the open fails. */
-    let lazy: { release(): void } | null = null;
     try {
       const { maxFileBytes } = this.limits;
       if (maxFileBytes !== null && file.identity.size > maxFileBytes) {
@@ -50,63 +45,39 @@ export class FileService implements FileAccess {
           limit: { name: 'maxFileBytes', limit: maxFileBytes, value: file.identity.size },
         });
       }
-      const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
-      const explicitName = options.format !== undefined && options.format !== 'auto' ? options.format : undefined;
-      // A stored index of this very file (or of its first bytes, when it only grew) spares the probe and the pass.
-      const hit = this.cache && from === undefined ? this.cache.lookup(file.fd, file.identity) : null;
-      lazy = hit?.index ?? null;
-      let chosen: ReturnType<typeof selectFormat> | null = null;
-      if (hit && !options.strictFormat && (explicitName === undefined ? hit.entry.detection.basis !== 'explicit' : hit.entry.format === explicitName)) {
-        const format = this.formats().find((f) => f.name === hit.entry.format);
-        if (format) chosen = { format, detection: explicitName === undefined ? hit.entry.detection : { basis: 'explicit', confidence: 1 } };
-      }
-      const { format, detection } = chosen ?? this.chooseFormat(file, options, explicitName);
-      const restore = hit && hit.entry.format === format.name ? hit : null;
-      const openOptions = { limits: this.limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) };
-      let source = restore
-        ? await format.open(restore.fit === 'grown' ? { ...file, identity: restore.identity } : file, {
-            ...openOptions,
-            restored: { index: restore.index, end: restore.entry.end, ...(restore.entry.rootType !== undefined ? { rootType: restore.entry.rootType } : {}), state: restore.entry.state },
-          })
-        : await format.open(file, openOptions);
-      // A stored index of a file that grew since: extended over the appended bytes, or (too much appended) rebuilt.
-      if (restore?.fit === 'grown' && !source.grow?.(file.identity)) {
-        source.close();
-        source = await format.open(file, openOptions);
-      }
-      let saved = restore?.fit === 'same' ? source.identity.size : -1;
-      const persist = () => {
-        if (!this.cache || from !== undefined || !(source instanceof IndexedRecordSource) || source.identity.size === saved) return;
-        const data = source.persistable();
-        if (data) this.cache.save(file.fd, source.identity, format.name, detection, data);
-        saved = source.identity.size;
-      };
-      persist();
+      // The engine's index pass (a stored index, or the chosen format's open), over the descriptor opened here.
+      const opened = await this.engine().open(file, {
+        formats: this.formats(),
+        limits: this.limits,
+        options,
+        choose: (explicitName) => this.chooseFormat(file, options, explicitName),
+      });
       let closed = false;
       return {
-        source,
+        source: opened.source,
         path: file.displayPath,
         realPath: file.realPath,
-        detection,
+        detection: opened.detection,
         close: () => {
           if (closed) return;
           closed = true;
           try {
-            persist(); // an index that grew with the file while open is stored as it is now
-            source.close();
+            opened.close();
           } finally {
-            lazy?.release();
             closeQuietly(file.fd);
-            // A big file's index and buffers are garbage now: have them collected, not kept until pressure.
-            releaseAfterClose(file.identity.size);
           }
         },
       };
     } catch (err) {
-      lazy?.release();
       closeQuietly(file.fd);
       throw err;
     }
+  }
+
+  /** The engine's index pass; none wired is an internal error (the composition root registers Tokens.Indexer). */
+  private engine(): Indexer {
+    if (!this.indexer) throw new McpgwError('INTERNAL_ERROR', 'No indexer is wired to the file service (Tokens.Indexer): the kernel was built without an engine.');
+    return this.indexer;
   }
 
   /**
@@ -144,7 +115,7 @@ export class FileService implements FileAccess {
   }
 
   within(folders: readonly string[]): FileAccess {
-    return new ScopedFiles(folders, this.formats, this.limits, { fs: this.sandbox.fs, clock: this.clock });
+    return new ScopedFiles(folders, this.formats, this.limits, { fs: this.sandbox.fs, clock: this.clock, indexer: this.indexer });
   }
 
   openRaw(input: string): RawFile {
@@ -156,7 +127,7 @@ export class FileService implements FileAccess {
   async *read(input: string, options: { from?: number; to?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileChunk> {
     const file = openInSandbox(this.sandbox, input);
     try {
-      yield* readChunksPooled(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
+      yield* this.engine().read(file, { from: options.from, to: Math.min(options.to ?? file.identity.size, file.identity.size), signal: options.signal });
     } finally {
       closeQuietly(file.fd);
     }
@@ -171,8 +142,8 @@ export class RootlessFiles implements FileAccess {
   constructor(
     private readonly formats: () => readonly Format[],
     private readonly limits: Limits,
-    /** The file system and clock `within` hands on (default node:fs and the system clock). */
-    private readonly system: { fs?: FileSystem; clock?: Clock } = {},
+    /** The file system, clock and indexer `within` hands on (default node:fs and the system clock). */
+    private readonly system: { fs?: FileSystem; clock?: Clock; indexer?: Indexer | null } = {},
   ) {}
 
   private denied(): McpgwError {

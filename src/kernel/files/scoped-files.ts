@@ -1,14 +1,14 @@
-import { clipText } from '../unicode';
 import * as path from 'node:path';
 import type { Format, RecordSource } from '../contracts/format';
 import type { Limits } from '../contracts/limits';
 import type { FileAccess, FileListing, OpenedSource, RawFile } from '../contracts/tool';
 import type { FileChunk } from '../contracts/records';
-import { McpgwError } from '../errors';
+import { clipText, McpgwError } from '../errors';
 import { FileService } from './file-service';
 import { Sandbox } from './sandbox';
 import type { FileSystem } from './file-system';
 import type { Clock } from '../contracts/clock';
+import type { Indexer } from '../contracts/engine';
 
 /** A sandbox whose display paths are absolute (files outside the root have no root to be relative to): as the caller spelled them, `.`/`..` folded. */
 class AbsoluteSandbox extends Sandbox {
@@ -32,8 +32,8 @@ interface Wall {
 export class ScopedFiles implements FileAccess {
   private readonly walls: Wall[] = [];
 
-  /** `system`: the file system and clock of the FileAccess it narrows (default node:fs and the system clock). */
-  constructor(folders: readonly string[], private readonly formats: () => readonly Format[], private readonly limits: Limits, private readonly system: { fs?: FileSystem; clock?: Clock } = {}) {
+  /** `system`: the file system, clock and indexer of the FileAccess it narrows (default node:fs and the system clock). */
+  constructor(folders: readonly string[], private readonly formats: () => readonly Format[], private readonly limits: Limits, private readonly system: { fs?: FileSystem; clock?: Clock; indexer?: Indexer | null } = {}) {
     for (const folder of folders) {
       if (typeof folder !== 'string' || !path.isAbsolute(folder)) continue;
       let sandbox: Sandbox;
@@ -42,7 +42,7 @@ export class ScopedFiles implements FileAccess {
       } catch {
         continue; // a folder that does not exist (yet) holds nothing to read
       }
-      this.walls.push({ given: path.resolve(folder), sandbox, files: new FileService(sandbox, formats, limits, system.clock) });
+      this.walls.push({ given: path.resolve(folder), sandbox, files: new FileService(sandbox, formats, limits, system.clock, system.indexer ?? null) });
     }
   }
 

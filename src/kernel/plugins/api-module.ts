@@ -19,7 +19,7 @@ let installed = false;
 export function installApiResolution(): void {
   if (installed) return;
   installed = true;
-  const target = path.join(__dirname, '..', 'plugin-api.js');
+  const target = path.join(__dirname, '..', '..', 'plugin-api', 'index.js');
   const register = (nodeModule as { registerHooks?: (hooks: { resolve: ResolveHook }) => unknown }).registerHooks;
   if (typeof register !== 'function' || !fs.existsSync(target)) return;
   const url = pathToFileURL(target).href;

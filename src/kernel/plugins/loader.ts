@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../contracts/clock';
 import type { Plugin, PluginContext, Requirement } from '../contracts/plugin';
+import type { RecordsToolkit } from '../contracts/records';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
@@ -11,7 +12,6 @@ import { Tokens } from '../contracts/tokens';
 import { API_2_CHANGES, PLUGIN_API_VERSION } from '../version';
 import { tagLogger } from '../log';
 import { containerOf } from '../container';
-import { recordsToolkit } from '../records';
 import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
@@ -63,7 +63,7 @@ export async function loadPlugins(specs: readonly PluginSpec[], ctx: LoaderConte
 
 /**
  * Loads one plugin into `ctx.registry`. The same steps run on a worker thread that needs a plugin's query language
- * (scan/language.ts), with the options as configured, so a worker's plugin is validated and configured as the main
+ * (worker-language.ts), with the options as configured, so a worker's plugin is validated and configured as the main
  * thread's is. @throws PluginLoadError
  */
 export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<PluginRecord> {
@@ -252,7 +252,11 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
         && Number.isInteger(embedder.dimensions) && embedder.dimensions > 0, 'registerEmbedder() needs { name, dimensions, embed() }.');
       ctx.registry.addEmbedder(record, embedder);
     },
-    records: recordsToolkit,
+    get records() {
+      // The engine's toolkit (Tokens.Records), registered by the composition root.
+      if (!container.isRegistered(Tokens.Records, true)) throw new McpgwError('INTERNAL_ERROR', 'No records toolkit is registered (Tokens.Records): the kernel was built without an engine (src/compose wires one).');
+      return container.resolve<RecordsToolkit>(Tokens.Records);
+    },
     error: errorFactory(record.name),
     container: containerOf(container),
     log,

@@ -48,11 +48,9 @@ export interface LoadedPlugin {
   container: DependencyContainer;
 }
 
-/** How a worker thread loads the plugin of a query language: its module file and its options as configured. */
-export interface WorkerPlugin {
-  entry: string;
-  options: Record<string, unknown>;
-}
+import type { WorkerPlugin } from '../contracts/engine';
+
+export type { WorkerPlugin };
 
 /** Every registered format, query language and tool bundle, with the plugin that owns each. */
 export class Registry {

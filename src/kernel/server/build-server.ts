@@ -6,13 +6,13 @@ import { tagLogger } from '../log';
 import type { AnswerSettings, FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import type { ScanEngine } from '../contracts/scan';
 import type { RegexService } from '../contracts/regex';
+import type { JsonLayout } from '../contracts/records';
 import { errorFactory } from '../errors';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
-import { CallJsonLayout } from '../records/json-layout';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
 export interface OfferedTool {
@@ -39,6 +39,8 @@ export interface ServerSpec {
   scan: ScanEngine;
   /** The server-wide regex service handed to tools as `ctx.regex`. */
   regex: RegexService;
+  /** A JSON layout for one call (`ctx.json`, Tokens.JsonLayout): it counts the lone surrogate escapes it replaced. */
+  json: () => JsonLayout;
   /** How the profile wants answers written (`ctx.answers`; the tool adapter writes the text block by it). */
   answers: AnswerSettings;
   /**
@@ -136,7 +138,7 @@ function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, lo
     root: spec.root,
     scan: spec.scan,
     regex: spec.regex,
-    json: new CallJsonLayout(),
+    json: spec.json(),
     answers: spec.answers,
   };
 }

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../contracts/tool';
-import { capMessage, McpgwError, shownInput, toErrorPayload, type ErrorPayload } from '../errors';
+import { capMessage, fixSurrogates, McpgwError, shownInput, toErrorPayload, wellFormed, type ErrorPayload } from '../errors';
 import { describeIssues } from '../config/config-error';
-import { fixSurrogates, hasLoneSurrogateEscape, wellFormed } from '../unicode';
-import { CallJsonLayout } from '../records/json-layout';
+import { hasLoneSurrogateEscape } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 
@@ -85,7 +84,7 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
       fixed = true;
     }
     // JSON text the tool returns (record text, a value's text) had lone surrogate escapes written as \ufffd.
-    const replaced = ctx.json instanceof CallJsonLayout ? ctx.json.replaced : 0;
+    const replaced = ctx.json?.replaced ?? 0;
     if ((fixed || replaced > 0) && !hasWarning(result, 'LONE_SURROGATE_REPLACED')) {
       const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
       result = { ...result, warnings: [...own, surrogateWarning(replaced)] };

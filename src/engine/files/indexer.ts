@@ -1,0 +1,78 @@
+import type { OpenedFile } from '../../kernel/contracts/format';
+import type { FileChunk } from '../../kernel/contracts/records';
+import type { IndexedFile, Indexer, IndexerOpenOptions } from '../../kernel/contracts/engine';
+import type { IndexCache } from '../cache/index-cache';
+import { readChunksPooled } from '../records/chunks';
+import { IndexedRecordSource } from '../records/source';
+import { releaseAfterClose } from '../memory';
+
+/**
+ * The engine's index pass behind the kernel's `FileAccess.open` (`Tokens.Indexer`): a stored index of the file (the
+ * persistent index cache, docs/architecture.md "Persistent index") spares the probe and the pass; else the format the
+ * kernel chooses opens the file (its streaming index pass); the index is stored, and stored again when it grew with the
+ * file while open. Closing lets go of the source, of a lazily read entry, and has a big file's buffers collected.
+ */
+export class EngineIndexer implements Indexer {
+  constructor(private readonly cache: IndexCache | null = null) {}
+
+  async open(file: OpenedFile, { formats, limits, options, choose }: IndexerOpenOptions): Promise<IndexedFile> {
+    /** A stored index read lazily keeps its entry file open: let go when the source closes or the open fails. */
+    let lazy: { release(): void } | null = null;
+    try {
+      const from = options.from !== undefined && Number.isInteger(options.from) && options.from > 0 && options.from <= file.identity.size ? options.from : undefined;
+      const explicitName = options.format !== undefined && options.format !== 'auto' ? options.format : undefined;
+      // A stored index of this very file (or of its first bytes, when it only grew) spares the probe and the pass.
+      const hit = this.cache && from === undefined ? this.cache.lookup(file.fd, file.identity) : null;
+      lazy = hit?.index ?? null;
+      let chosen: ReturnType<IndexerOpenOptions['choose']> | null = null;
+      if (hit && !options.strictFormat && (explicitName === undefined ? hit.entry.detection.basis !== 'explicit' : hit.entry.format === explicitName)) {
+        const format = formats.find((f) => f.name === hit.entry.format);
+        if (format) chosen = { format, detection: explicitName === undefined ? hit.entry.detection : { basis: 'explicit', confidence: 1 } };
+      }
+      const { format, detection } = chosen ?? choose(explicitName);
+      const restore = hit && hit.entry.format === format.name ? hit : null;
+      const openOptions = { limits, signal: options.signal, onProgress: options.onProgress, ...(from !== undefined ? { from } : {}) };
+      let source = restore
+        ? await format.open(restore.fit === 'grown' ? { ...file, identity: restore.identity } : file, {
+            ...openOptions,
+            restored: { index: restore.index, end: restore.entry.end, ...(restore.entry.rootType !== undefined ? { rootType: restore.entry.rootType } : {}), state: restore.entry.state },
+          })
+        : await format.open(file, openOptions);
+      // A stored index of a file that grew since: extended over the appended bytes, or (too much appended) rebuilt.
+      if (restore?.fit === 'grown' && !source.grow?.(file.identity)) {
+        source.close();
+        source = await format.open(file, openOptions);
+      }
+      let saved = restore?.fit === 'same' ? source.identity.size : -1;
+      const persist = () => {
+        if (!this.cache || from !== undefined || !(source instanceof IndexedRecordSource) || source.identity.size === saved) return;
+        const data = source.persistable();
+        if (data) this.cache.save(file.fd, source.identity, format.name, detection, data);
+        saved = source.identity.size;
+      };
+      persist();
+      const held = lazy;
+      return {
+        source,
+        detection,
+        close: () => {
+          try {
+            persist(); // an index that grew with the file while open is stored as it is now
+            source.close();
+          } finally {
+            held?.release();
+            // A big file's index and buffers are garbage now: have them collected, not kept until pressure.
+            releaseAfterClose(file.identity.size);
+          }
+        },
+      };
+    } catch (err) {
+      lazy?.release();
+      throw err;
+    }
+  }
+
+  read(file: OpenedFile, options: { from?: number; to: number; signal?: AbortSignal }): AsyncIterable<FileChunk> {
+    return readChunksPooled(file, options);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Worker thread entry of the engine's aggregates. A thread lives in the engine's pool (idle-workers.ts) and runs one
+ * aggregate job at a time: each job comes on the thread's parent port as `{ type: 'job', init }` with a port of its
+ * own (`init.port`). For a job it compiles `where` again from its text (the language's plugin module, as worker.ts
+ * does), instantiates the record check the engine compiled (`init.check`, a WebAssembly.Module: check-simd.ts), then
+ * aggregates the slices of record bytes it is sent. With `hold` (no regular expression in `where`) every slice goes
+ * into one table the thread keeps, posted when it grows past FLUSH_BYTES and when the engine asks (a flush comes after
+ * the slices sent before it, so it covers them all); otherwise each slice's table is posted with its `done`, for the
+ * engine to merge in file order. Protocol (on the job's port):
+ *   in  { type: 'batch', seq, first, count, sab: SharedArrayBuffer, offset, length, spans: Float64Array, extents, checked: Uint8Array | null, faults: Uint8Array | null }
+ *       (the slice's bytes: `length` bytes at `offset` in sab, which is reused once the slice is done; spans: of
+ *       records first…, relative to `offset`, on a SharedArrayBuffer reused likewise: its first 2 × count entries are
+ *       this slice's spans, or with `extents` its first count + 1 entries their extents' boundaries, trimmed here of
+ *       `init.padding`; checked: their marks, checked.ts)
+ *   in  { type: 'flush' }
+ *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
+ *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
+ * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
+ * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
+ */
+import { isUtf8 } from 'node:buffer';
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import type { AggregateSpecData } from '../aggregate/spec';
+import { compileSpec, newTable } from '../aggregate/table';
+import { slotPlan } from '../aggregate/extract';
+import { SimdRecordCheck } from '../aggregate/check-simd';
+import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
+import type { WorkerPlugin } from '../../kernel/contracts/engine';
+import { spansView, trimmedSpans } from './plan';
+
+export interface AggregateWorkerInit {
+  port: MessagePort;
+  progress: Int32Array;
+  epoch: number;
+  spec: AggregateSpecData;
+  maxDepth: number;
+  /** Records never evaluated (reported by an earlier page). */
+  skip: number[];
+  where: { plugin: WorkerPlugin; language: string; text: string; as: 'filter' | 'select' } | null;
+  /** The source's padding bytes (IndexedRecordSource.padding), for slices sent with their records' extents. */
+  padding: Uint8Array | null;
+  /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
+  hold: boolean;
+  /**
+   * The plan's record check compiled by the engine (SimdRecordCheck.module), instantiated here; null: none (no
+   * WebAssembly SIMD, or a plan it does not serve).
+   */
+  check: unknown;
+}
+
+/** A held table past this many (estimated) bytes is posted and a new one started. */
+export const FLUSH_BYTES = 8 * 1024 * 1024;
+
+type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; offset: number; length: number; extents: boolean; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
+
+async function runJob(init: AggregateWorkerInit): Promise<void> {
+  const port = init.port;
+  let where: WhereTest | null = null;
+  try {
+    if (init.where) {
+      // Loaded only for a `where` (the plugin loader and its container are most of a thread's start-up).
+      const { languageOnThread } = require('./host-loader') as typeof import('./host-loader');
+      const language = await languageOnThread(init.where.plugin, init.where.language);
+      const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
+      const split = query.split;
+      where = init.where.as === 'select' ? { as: 'select', query } : {
+        as: 'filter', query,
+        ...(split?.test ? { test: split.test.bind(split) } : {}),
+        ...(split?.test && split.testReads ? { testReads: split.testReads } : {}),
+      };
+    }
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    return;
+  }
+  const compiled = compileSpec(init.spec);
+  const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: init.maxDepth });
+  const simd = SimdRecordCheck.create(slotPlan(init.spec.slots, init.maxDepth), (init.check ?? null) as Parameters<typeof SimdRecordCheck.create>[1]);
+  const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site, simd);
+  const parse = exactParser(init.maxDepth);
+  // Where a regular expression may run, the record in evaluation is published (the engine names a stuck one).
+  const onRecord = init.hold ? undefined : (i: number) => {
+    // The time first: a reader that sees record i then reads its start time or a later one.
+    Atomics.store(init.progress, 1, Date.now() - init.epoch);
+    Atomics.store(init.progress, 0, i);
+  };
+  let held = newTable();
+  /** Spans trimmed here from a slice's extents (reused). */
+  let trimmed: Float64Array = new Float64Array(8192);
+  const asciiPadding = !!init.padding && init.padding.every((v, b) => v === 0 || b < 0x80);
+  port.on('message', (m: JobMessage) => {
+    try {
+      if (m.type === 'end') {
+        port.close();
+        return;
+      }
+      if (m.type === 'flush') {
+        port.postMessage({ type: 'table', table: held, final: true });
+        held = newTable();
+        return;
+      }
+      const bytes = Buffer.from(m.sab, m.offset, m.length);
+      // With extents, the slice is its records and the padding between them (ASCII): it is valid UTF-8 when its records
+      // are. Checked first, in one pass over the slice, which also brings the bytes close for the trimming after
+      // (record by record from memory, the trimming alone took about as long as the rest).
+      const utf8 = m.extents && asciiPadding ? isUtf8(bytes) : undefined;
+      const spans: Float64Array = m.extents ? (trimmed = trimmedSpans(m.spans, m.count, bytes, init.padding!, trimmed)) : m.spans;
+      const view = spansView(m.first, m.count, bytes, spans, m.faults);
+      const table = init.hold ? held : newTable();
+      const stats = newStats();
+      const checked = m.checked ? { marks: m.checked, first: m.first } : null;
+      aggregateBatch(view, 0, m.count, ctx, table, stats, parse, onRecord, spans, checked, utf8);
+      // The slice's marks go back with its `done` (those it set included).
+      const back = m.checked ? { checked: m.checked } : {};
+      const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];
+      if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats, ...back }, moved); return; }
+      if (held.bytes > FLUSH_BYTES) {
+        port.postMessage({ type: 'table', table: held, final: false });
+        held = newTable();
+      }
+      port.postMessage({ type: 'done', seq: m.seq, stats, ...back }, moved);
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+}
+
+parentPort?.on('message', (m: { type: 'job'; init: AggregateWorkerInit }) => {
+  if (m.type === 'job') void runJob(m.init);
+});

@@ -1,0 +1,288 @@
+/**
+ * The scan engine's aggregates (`ctx.scan.aggregate`, contract in contracts/aggregate.ts). Records are read in
+ * record-aligned batches and aggregated on this thread, or on worker threads for big files and for `where` queries
+ * with regular expressions (aggregate-threads.ts); `each` units come from the engine's own query scan. Partial
+ * tables are merged in file order, so a deadline stops at a batch boundary and `resume` continues exactly there.
+ * A big file's `where` with a byte prefilter (required literals, no regular expression) starts on this thread, as
+ * the search engine's scans do: while the prefilter narrows, there is little to evaluate and worker threads would
+ * cost more (start-up, copies, their heaps) than they save; from the first batch it leaves more than half of, the
+ * rest goes to the threads, into the same table.
+ */
+import type { AggregateOptions, AggregateProgress, AggregateResult } from '../../kernel/contracts/aggregate';
+import type { Limits } from '../../kernel/contracts/limits';
+import type { ScanNode, ScanPosition, ScanQueryOptions, ScanResult } from '../../kernel/contracts/scan';
+import { McpgwError } from '../../kernel/errors';
+import type { ParseSite } from '../records/parse';
+import { atomsOfValue, newAtoms } from '../aggregate/extract';
+import { specData } from '../aggregate/spec';
+import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, type Compiled, type GroupRow, type TableData } from '../aggregate/table';
+import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
+import { oversizedOutcome, viewOf } from './engine';
+import { checkedKey, checkedMarks } from './checked';
+import type { Clock } from '../../kernel/contracts/clock';
+import { systemClock } from '../../kernel/clock';
+
+/** Estimated bytes a group table may hold (the groups, their keys and metric states). */
+export const AGGREGATE_TABLE_BYTES = 48 * 1024 * 1024;
+/** Of that, what exact distinct sets may hold before the largest turn into sketches. */
+export const DISTINCT_BYTES = 16 * 1024 * 1024;
+
+/** The state of an aggregate the deadline stopped (held by the caller's cursor; bounded like the table). */
+export class AggregateState implements AggregateProgress {
+  constructor(
+    public record: number,
+    readonly table: TableData,
+    readonly stats: BatchStats,
+    /** Records never to evaluate again (a regular expression was stuck on them; reported already). */
+    readonly stuck: Set<number>,
+    /** `each`: the engine's position inside `record`. */
+    public position: ScanPosition | null,
+    /** Checks that a resume belongs to the same aggregate. */
+    readonly signature: string,
+  ) {}
+
+  /** `each`: the last record with a unit that counts (a record's units may span two pages). */
+  lastMatched = -1;
+}
+
+/** Runs batches on worker threads (aggregate-threads.ts). */
+export interface AggregatePool {
+  /** Whether an aggregate over a `bytes`-byte file with this `where` should use threads. */
+  wanted(bytes: number, where: WhereTest | null): boolean;
+  run(job: AggregateJob): Promise<{ stoppedAt: number | null; stuck: number[] }>;
+}
+
+/** One aggregate handed to a pool: records [from, to) into `table` and `stats`. */
+export interface AggregateJob {
+  opts: AggregateOptions;
+  compiled: Compiled;
+  where: WhereTest | null;
+  from: number;
+  to: number;
+  table: TableData;
+  stats: BatchStats;
+  skipRecords: ReadonlySet<number>;
+  maxDepth: number;
+  /** Called after each merge: throws when the table is over its bound. */
+  checkMemory: () => void;
+  /** The clock `opts.deadline` is on; the pool waits on it too. */
+  clock: Clock;
+}
+
+export interface AggregateEnv {
+  limits: Limits;
+  /** Memory bounds, bytes (defaults AGGREGATE_TABLE_BYTES, DISTINCT_BYTES; lower in tests). */
+  bounds?: { tableBytes?: number; distinctBytes?: number };
+  pool?: AggregatePool;
+  /** The engine's query scan without taking another slot (for `each`). */
+  scan: (opts: ScanQueryOptions) => Promise<ScanResult>;
+  /** The clock `opts.deadline` is on (the engine's; default the system clock). */
+  clock?: Clock;
+}
+
+function signatureOf(opts: AggregateOptions): string {
+  return JSON.stringify([opts.source.identity, opts.where ? [opts.where.as, opts.where.query.text] : null, opts.each?.text ?? null, opts.dimensions, opts.metrics]);
+}
+
+function whereTest(opts: AggregateOptions): WhereTest | null {
+  const w = opts.where;
+  if (!w) return null;
+  if (w.as === 'select') return { as: 'select', query: w.query };
+  const split = w.query.split;
+  return {
+    as: 'filter', query: w.query,
+    ...(split?.test ? { test: split.test.bind(split) } : {}),
+    ...(split?.test && split.testReads ? { testReads: split.testReads } : {}),
+  };
+}
+
+export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): Promise<AggregateResult> {
+  const { source } = opts;
+  const maxDepth = env.limits.maxDepth;
+  const compiled = compileSpec(specData(opts.dimensions, opts.metrics));
+  const signature = signatureOf(opts);
+  let state: AggregateState;
+  if (opts.resume !== undefined) {
+    if (!(opts.resume instanceof AggregateState) || opts.resume.signature !== signature) {
+      throw new McpgwError('INVALID_ARGUMENT', 'The resume position belongs to another aggregate (another file, where, each, group or metrics).');
+    }
+    // A copy: a continuation that fails or is cancelled leaves the caller's state as it was (retrying it is safe).
+    const r = opts.resume;
+    state = new AggregateState(r.record, structuredClone(r.table), structuredClone(r.stats), new Set(r.stuck), r.position, signature);
+    state.lastMatched = r.lastMatched;
+  } else state = new AggregateState(0, newTable(), newStats(), new Set(), null, signature);
+  const { table, stats } = state;
+
+  const tableBytes = env.bounds?.tableBytes ?? AGGREGATE_TABLE_BYTES;
+  const distinctBudget = env.bounds?.distinctBytes ?? DISTINCT_BYTES;
+  const checkMemory = () => {
+    if (table.bytes <= tableBytes) return;
+    if (shrinkDistinct(table, compiled, distinctBudget / 2) && table.bytes <= tableBytes) return;
+    throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `The aggregate holds ${table.groups.size} groups, more than fit its memory bound (${(tableBytes / 1024 / 1024).toFixed(0)} MiB).`, {
+      limit: { name: 'aggregateGroupBytes', limit: tableBytes, value: table.bytes },
+      hint: 'Group by a member with fewer distinct values, narrow the records with where, or bucket numbers and timestamps; count_distinct(path) tells how many distinct values a member has.',
+    });
+  };
+  const whenDistinctGrows = () => {
+    if (table.distinctBytes > distinctBudget) shrinkDistinct(table, compiled, distinctBudget);
+  };
+
+  let complete = true;
+  if (opts.each) {
+    complete = await runEach(opts, env, compiled, state, checkMemory);
+  } else {
+    const where = whereTest(opts);
+    const from = state.record;
+    const to = source.count;
+    if (from < to) {
+      const pool = env.pool && env.pool.wanted(source.identity.size, where) ? env.pool : null;
+      const memory = () => { whenDistinctGrows(); checkMemory(); };
+      // A prefilter that narrows: this thread, until a batch shows it does not (then `handOver`, the next record).
+      const here = !pool || (!!where?.query.requiredLiterals?.length && !where.query.usesRegex);
+      let start = from;
+      if (here) {
+        const r = await runHere(opts, env, compiled, where, from, to, state, memory, pool);
+        if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
+        else if (r.handOver === null) state.record = to;
+        else start = r.handOver;
+      }
+      if (pool && (!here || start > from)) {
+        // Progress goes on from the records done here, against the same total.
+        const onProgress = opts.onProgress;
+        const moved = start === from ? opts : { ...opts, ...(onProgress ? { onProgress: (done: number) => onProgress(start - from + done, to - from) } : {}) };
+        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock });
+        for (const s of r.stuck) state.stuck.add(s);
+        if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
+        else state.record = to;
+      }
+    }
+  }
+  return result(state, compiled, opts, complete, maxDepth);
+}
+
+/**
+ * Records [from, to) on this thread. Returns where the deadline stopped it (`stoppedAt`), or, given a `pool`, the
+ * first record of the rest once a batch's prefilter left more than half of its records (`handOver`; the batch itself
+ * is done), else nulls.
+ */
+async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Compiled, where: WhereTest | null, from: number, to: number, state: AggregateState, checkMemory: () => void, pool: AggregatePool | null = null): Promise<{ stoppedAt: number | null; handOver: number | null }> {
+  const { source } = opts;
+  const maxDepth = env.limits.maxDepth;
+  const site = (i: number): ParseSite => {
+    const loc = source.location(i);
+    return { byteOffset: loc.byte_offset ?? 0, line: loc.line ?? 1, column: loc.column ?? 1, recordIndex: i, maxDepth };
+  };
+  const ctx = batchContext(compiled, where, maxDepth, state.stuck, site);
+  const parse = exactParser(maxDepth);
+  const total = to - from;
+  const marks = checkedMarks(source, checkedKey(ctx.plan.tops, maxDepth));
+  const checked = marks ? { marks, first: 0 } : null;
+  for await (const batch of source.batches({ from, to, signal: opts.signal })) {
+    let wide = false;
+    if (batch.oversized) {
+      const err = oversizedOutcome(batch).error!;
+      if (!source.rootIsSequence) throw err; // one document: the answer is the error
+      state.stats.scanned++;
+      skip(state.stats, batch.first, err);
+    } else {
+      const batchStats = newStats();
+      const evaluated = aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse, undefined, undefined, checked);
+      if (!source.rootIsSequence && batchStats.skipped > 0) throw recreate(opts, 0);
+      addStats(state.stats, batchStats);
+      checkMemory();
+      wide = evaluated > batch.count / 2;
+    }
+    const next = batch.first + batch.count;
+    opts.onProgress?.(next - from, total);
+    if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+    if (opts.deadline !== undefined && (env.clock ?? systemClock).now() > opts.deadline && next < to) return { stoppedAt: next, handOver: null };
+    if (pool && wide && next < to) return { stoppedAt: null, handOver: next };
+  }
+  return { stoppedAt: null, handOver: null };
+}
+
+/** The error of record i, read again (a single-document file: a malformed document is the answer). */
+export function recreate(opts: AggregateOptions, i: number): McpgwError {
+  try {
+    opts.source.value(i);
+  } catch (err) {
+    if (err instanceof McpgwError) return err;
+    throw err;
+  }
+  return new McpgwError('SYNTAX_ERROR', `Record ${i} is not valid JSON.`, { location: { record_index: i } });
+}
+
+/** `each`: the units are the nodes the query selects in each record, streamed from the engine's query scan. */
+async function runEach(opts: AggregateOptions, env: AggregateEnv, compiled: Compiled, state: AggregateState, checkMemory: () => void): Promise<boolean> {
+  const where = opts.where;
+  if (where?.query.usesRegex) {
+    throw new McpgwError('UNSUPPORTED_QUERY_FEATURE', 'A where that uses match() or search() cannot be combined with each: it would run on the server thread, where a regular expression cannot be stopped.', {
+      hint: 'End each with a wildcard ($.items[*]) so the filter joins it, or compare strings exactly (match_case: true).',
+    });
+  }
+  const test = where ? whereTest(opts)! : null;
+  const atoms = newAtoms(compiled.spec.slots.length);
+  const paths = compiled.spec.slots;
+  const sink = (nodes: ScanNode[]) => {
+    for (const node of nodes) {
+      const value = node.value;
+      if (test) {
+        const pass = test.as === 'select' ? test.query.evaluate(value).length > 0
+          : test.test ? test.test(value) : test.query.evaluate([value]).length > 0;
+        if (!pass) continue;
+      }
+      atomsOfValue(value, paths, atoms);
+      addUnit(state.table, compiled, node.record, atoms);
+      state.stats.units++;
+      if (node.record !== state.lastMatched) { state.lastMatched = node.record; state.stats.matched++; }
+    }
+    checkMemory();
+  };
+  const from = state.position?.record ?? 0;
+  const r = await env.scan({
+    source: opts.source, query: opts.each!, addressing: 'record', unit: 'nodes',
+    ...(state.position ? { resume: state.position } : {}),
+    sink,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+    onProgress: (done, total) => opts.onProgress?.(done, total),
+  });
+  addStats(state.stats, { scanned: 0, matched: 0, units: 0, skipped: r.skipped, firstSkipped: r.firstSkipped, loneSurrogates: 0 });
+  if (r.complete || r.next === null) {
+    state.stats.scanned += opts.source.count - from;
+    state.record = opts.source.count;
+    return true;
+  }
+  state.stats.scanned += r.next.record - from;
+  state.position = r.next;
+  state.record = r.next.record;
+  return false;
+}
+
+function result(state: AggregateState, compiled: Compiled, opts: AggregateOptions, complete: boolean, maxDepth: number): AggregateResult {
+  const parse = exactParser(maxDepth);
+  const rows: GroupRow[] = [];
+  for (const g of state.table.groups.values()) rows.push(finishGroup(g, compiled, parse));
+  const order = opts.order;
+  sortRows(rows, { by: order.by === 'metric' ? order.metric : order.by, desc: order.desc });
+  const warnings: AggregateResult['warnings'] = [];
+  const inexact = new Set<number>();
+  for (const r of rows) for (const j of r.inexact) inexact.add(j);
+  for (const j of inexact) {
+    warnings.push({ code: 'INEXACT_SUM', message: `metric ${j}: a sum spans more than 4,000 digits between its largest and smallest term in some group; those groups report the sum of doubles.` });
+  }
+  if (state.stats.loneSurrogates > 0) {
+    warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${state.stats.loneSurrogates} record(s) counted escape a lone surrogate (\\uD800–\\uDFFF without its pair; RFC 8259 §8.2) in a grouped string: it is read as U+FFFD, so such strings group with any that hold U+FFFD there.` });
+  }
+  return {
+    groups: rows.map((r) => ({ key: r.key, missing: r.missing, unbucketable: r.unbucketable, count: r.count, metrics: r.metrics })),
+    recordsScanned: state.stats.scanned,
+    recordsMatched: state.stats.matched,
+    units: state.stats.units,
+    complete,
+    ...(complete ? {} : { resume: state }),
+    skipped: state.stats.skipped,
+    firstSkipped: state.stats.firstSkipped,
+    warnings,
+  };
+}
