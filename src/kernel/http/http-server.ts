@@ -9,7 +9,6 @@ import type { Clock } from '../contracts/clock';
 import type { Session } from '../session/session';
 import { checkBody, checkHost, checkOrigin, checkSingleHost, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
 import { depthExceededAt, MESSAGE_MAX_DEPTH } from '../server/json-depth';
-import { releaseSoon } from '../memory';
 import { LegacySessions } from './legacy-sessions';
 import { PrincipalStores } from './principal-stores';
 import { principalOf, sharedTokenVerifier } from './token';
@@ -34,6 +33,8 @@ export interface McpHttpServerOptions {
   log: Logger;
   /** The clock 2025-era sessions expire on (the kernel's; default the system clock). */
   clock?: Clock;
+  /** Called when no request is in flight after at least 16 were answered (the CLI: a memory-reducing collection). */
+  onQuiet?: () => void;
 }
 
 /**
@@ -183,14 +184,14 @@ export class McpHttpServer {
   }
 
   /**
-   * No request in flight: after a burst of requests, one memory-reducing collection a second later (memory.ts releaseSoon). Without
+   * No request in flight after a burst of requests: `onQuiet` (the CLI's: one memory-reducing collection a second later). Without
    * allocation pressure once the clients have gone, none runs, and what their calls left (closed files' indexes and
    * buffers, their sessions' servers) stays resident: RSS stayed 40-50 % over its level before a 64-client load.
    */
   private quiet(): void {
     if (++this.sinceCollection < QUIET_COLLECT_AFTER) return;
     this.sinceCollection = 0;
-    releaseSoon(1000, true);
+    this.options.onQuiet?.();
   }
 
   /** The checks before MCP sees the request; sets `req.auth` for the SDK adapter. */
