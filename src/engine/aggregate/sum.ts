@@ -5,15 +5,23 @@
  * digit (`12.5` → 125 in `frac[1]`), each scale on its own; a slot about to leave the exact range moves into a bigint.
  * Anything else (exponents, longer numerals) is added as a bigint decimal.
  */
-import { addDecimals, normalize, parseDecimal, type Decimal } from './decimal';
+import { addDecimals, MAX_EXACT_SPAN, normalize, parseDecimal, type Decimal } from './decimal';
 
 export interface SumState {
   /** Integers (scale 0) below 2^53 in magnitude. */
   int: number;
   /** `frac[f]`: integers of scale f (value × 10^-f), f = 1…15, each below 2^53 in magnitude. */
   frac: number[];
-  /** The overflow of `int` and `frac` and every other lexeme: an exact decimal (null: none yet). */
-  big: Decimal | null;
+  /**
+   * The overflow of `int` and `frac` and every other lexeme, exactly: exponent → the signed sum of the digits of the
+   * terms with that exponent (value = Σ digits × 10^exponent). Terms of one exponent add as small bigints; the
+   * exponents are aligned once, in {@link sumValue} — not at every term, which cost a power of ten and a product as
+   * wide as the whole span each (20,000 terms spanning 4,000 digits: 1.8 s on the event loop).
+   */
+  big: Map<number, bigint>;
+  /** Smallest and largest exponent in `big` (their span is bounded by MAX_EXACT_SPAN). */
+  minExp: number;
+  maxExp: number;
   /** A term spanned more than MAX_EXACT_SPAN digits of exponent: the sum is then only `approx` (flagged, never silent). */
   inexact: boolean;
   /** The same sum in doubles, reported (flagged) when the exact one is out of reach. */
@@ -23,15 +31,21 @@ export interface SumState {
 const LIMIT = 2 ** 53;
 
 export function newSum(): SumState {
-  return { int: 0, frac: [], big: null, inexact: false, approx: 0 };
+  return { int: 0, frac: [], big: new Map(), minExp: Infinity, maxExp: -Infinity, inexact: false, approx: 0 };
 }
 
 function addBig(s: SumState, d: Decimal): void {
-  if (s.inexact) return;
-  if (s.big === null) { s.big = d; return; }
-  const r = addDecimals(s.big, d);
-  if (r === null) s.inexact = true;
-  else s.big = r;
+  if (s.inexact || d.digits === 0n) return;
+  const minExp = Math.min(s.minExp, d.exp), maxExp = Math.max(s.maxExp, d.exp);
+  if (maxExp - minExp > MAX_EXACT_SPAN) {
+    s.inexact = true;
+    s.big.clear();
+    return;
+  }
+  s.minExp = minExp;
+  s.maxExp = maxExp;
+  const v = d.neg ? -d.digits : d.digits;
+  s.big.set(d.exp, (s.big.get(d.exp) ?? 0n) + v);
 }
 
 /** Adds one JSON number lexeme. */
@@ -66,16 +80,27 @@ export function addLexeme(s: SumState, lexeme: string): void {
 /** Adds `b` into `a`. */
 export function mergeSum(a: SumState, b: SumState): void {
   a.approx += b.approx;
-  if (b.inexact) a.inexact = true;
-  if (b.big) addBig(a, b.big);
+  if (b.inexact) {
+    a.inexact = true;
+    a.big.clear();
+  }
+  for (const [exp, v] of b.big) addBig(a, { neg: v < 0n, digits: v < 0n ? -v : v, exp });
   addBig(a, normalize(BigInt(b.int), 0));
   for (let f = 0; f < b.frac.length; f++) if (b.frac[f]) addBig(a, normalize(BigInt(b.frac[f]!), -f));
 }
 
-/** The exact total (null when inexact). */
+/** The exact total (null when inexact): the exponents aligned once, from the largest down (Horner). */
 export function sumValue(s: SumState): Decimal | null {
   if (s.inexact) return null;
-  let total: Decimal | null = s.big ?? { neg: false, digits: 0n, exp: 0 };
+  const exps = [...s.big.keys()].sort((x, y) => y - x);
+  let acc = 0n;
+  let at = exps.length ? exps[0]! : 0;
+  for (const e of exps) {
+    if (e < at) acc *= 10n ** BigInt(at - e);
+    acc += s.big.get(e)!;
+    at = e;
+  }
+  let total: Decimal | null = normalize(acc, at);
   total = addDecimals(total, normalize(BigInt(s.int), 0));
   for (let f = 0; f < s.frac.length && total; f++) if (s.frac[f]) total = addDecimals(total, normalize(BigInt(s.frac[f]!), -f));
   return total;
