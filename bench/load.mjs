@@ -6,7 +6,10 @@
 // server's resident memory (RSS) before the load, at its end, and once the clients have closed (polled until back within
 // 20 % or 30 s), plus the data files the server still holds open.
 //
-//   node bench/load.mjs [--clients 64] [--seconds 60] [--era legacy|modern|both] [--json out.json]
+//   node bench/load.mjs [--clients 64] [--seconds 60] [--era legacy|modern|both] [--json out.json] [--default-limits 1]
+//
+// The config raises maxOpenFiles to 256 and maxCursors to 1,024 (a team's store is shared in the 2026 era);
+// --default-limits 1 runs with the defaults (32 and 128).
 //
 // Run it only under the machine-wide suite lock (bench/README.md "How it measures").
 
@@ -45,7 +48,10 @@ function makeData() {
     lines.push(JSON.stringify({ id: i, level: LEVELS[i % 4], user: `u${i % 97}`, msg: `event ${i} of the load run ${'x'.repeat(i % 50)}`, ts: 1_700_000_000_000 + i * 1000 }));
   }
   fs.writeFileSync(path.join(data, 'events.jsonl'), lines.join('\n') + '\n');
-  fs.writeFileSync(path.join(base, '.mcpgwrc.json'), JSON.stringify({ root: './data', profiles: { team: { bundles: ['explore', 'reader'] } }, profile: 'team' }));
+  // A team's config (docs/http.md "Whose state: principals"): in the 2026 era every caller of the token shares one store,
+  // so its handle and cursor caps are raised for 64 clients; the 2025 era's sessions have the defaults each.
+  const limits = opt('default-limits', null) === null ? { maxOpenFiles: 256, maxCursors: 1024 } : {};
+  fs.writeFileSync(path.join(base, '.mcpgwrc.json'), JSON.stringify({ root: './data', profiles: { team: { bundles: ['explore', 'reader'] } }, profile: 'team', limits }));
   return { base, data, config: path.join(base, '.mcpgwrc.json'), cache: path.join(base, 'cache') };
 }
 
