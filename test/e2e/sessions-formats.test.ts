@@ -35,9 +35,11 @@ const tool = async (name: string, args: Record<string, unknown> = {}) => {
 };
 
 describe('Gemini CLI JSON Lines sessions', () => {
-  test('listed: the .jsonl sessions; a legacy .json copied into a .jsonl is listed once; a subagent log is no session', async () => {
+  test('listed: the .jsonl sessions; a legacy .json copied into a .jsonl is listed once; a subagent log is listed under its parent', async () => {
     const projects = (await tool('list_projects', { source: 'gemini' })).projects;
-    expect(projects.map((p: any) => [p.name, p.path, p.session_count])).toEqual([['imgsvc', path.join(fx.projects, 'imgsvc'), 2]]);
+    expect(projects.map((p: any) => [p.name, p.path, p.session_count, p.subagent_count])).toEqual([['imgsvc', path.join(fx.projects, 'imgsvc'), 2, 1]]);
+    const subs = (await tool('list_sessions', { project_id: projects[0].id, source: 'gemini', parent_session_id: 'c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f' })).sessions;
+    expect(subs.map((s: any) => [s.id, s.parent_session_id, s.first_prompt])).toEqual([['e7f8a9b0-0000-4000-8000-000000000001', 'c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f', 'subagent task']]);
     const sessions = (await tool('list_sessions', { project_id: projects[0].id, source: 'gemini' })).sessions;
     expect(sessions.map((s: any) => [s.id, s.path]).sort()).toEqual([
       ['c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f', fx.file(LINES)],
@@ -88,7 +90,8 @@ describe('Gemini CLI JSON Lines sessions', () => {
     const flash = { input_tokens: 600, output_tokens: 60, cache_read_tokens: 500, cache_write_tokens: 0, responses: 1 };
     const total = (t: typeof pro) => t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens;
     expect(data.by_model).toEqual({ 'gemini-2.5-pro': { ...pro, total_tokens: total(pro) }, 'gemini-2.5-flash': { ...flash, total_tokens: total(flash) } });
-    expect(data).toMatchObject({ total_sessions: 2, total_entries: 6 + 4, responses: 5, tool_calls: 1, tool_usage: { read_file: 1 } });
+    // the subagent's log (1 entry) is a session of its own under its parent: in the entries and subagent_sessions
+    expect(data).toMatchObject({ total_sessions: 2, subagent_sessions: 1, total_entries: 6 + 4 + 1, responses: 5, tool_calls: 1, tool_usage: { read_file: 1 } });
   });
 
   test('semantic_search indexes each message once and never the rewound ones', async () => {

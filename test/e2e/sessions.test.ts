@@ -2,7 +2,7 @@
  * The session-history bundle end to end through a real MCP client against the built CLI, over fixtures of our own
  * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -80,7 +80,7 @@ describe('listing', () => {
     expect(new Set([...first.projects, ...rest.projects].map((p: any) => p.id)).size).toBe(6);
   });
 
-  test('list_sessions: newest first, entry counts, the subagent log is not a session', async () => {
+  test('list_sessions: newest first, entry counts; the subagent log is listed under its parent, not among the sessions', async () => {
     const projects = await tool('list_projects', { source: 'claude' });
     const data = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude' });
     fs.utimesSync(fx.file(S2), new Date('2025-01-02T00:00:00Z'), new Date('2025-01-02T00:00:00Z'));
@@ -90,6 +90,13 @@ describe('listing', () => {
       ['5f0c1a2e-2222-4a4a-9b9b-000000000002', 3, '2025-03-12T14:00:00.000Z', fs.statSync(fx.file(S2)).size],
       ['5f0c1a2e-1111-4a4a-9b9b-000000000001', 14, '2025-03-10T09:00:00.500Z', fs.statSync(fx.file(S1)).size],
     ]);
+    expect(again.sessions.map((s: any) => [s.subagent_count, s.parent_session_id])).toEqual([[0, null], [1, null]]);
+    const subs = await tool('list_sessions', { project_id: projects.projects[0].id, source: 'claude', parent_session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001' });
+    expect(subs.sessions.map((s: any) => [s.id, s.parent_session_id, s.entry_count, s.first_prompt])).toEqual([['agent-a1', '5f0c1a2e-1111-4a4a-9b9b-000000000001', 1, 'subagent task']]);
+    expect(subs.total).toBe(1);
+    const subMeta = await tool('get_session_metadata', { path: subs.sessions[0].path });
+    expect(subMeta.meta).toMatchObject({ id: 'agent-a1', parent_session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', subagent_count: 0 });
+    expect(projects.projects[0]).toMatchObject({ session_count: 2, subagent_count: 1 });
     expect(again.sessions[0].modified_at).toBe('2025-01-02T00:00:00.000Z');
     expect(again.sessions[1].first_prompt).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
     expect(again.complete).toBe(true);
@@ -118,6 +125,10 @@ describe('metadata', () => {
       source: 'claude',
       project_path: path.join(fx.projects, 'webapp'),
       file_size: fs.statSync(fx.file(S1)).size,
+      title: 'Fixing the websocket idle timeout',
+      parent_session_id: null,
+      forked_from: null,
+      subagent_count: 1,
     });
     expect(data.description).toBe('The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?');
     expect(data.role_counts).toEqual({ summary: 1, checkpoint: 1, user: 2, assistant: 7, tool: 2, system: 1 });
@@ -151,7 +162,8 @@ describe('metadata', () => {
   });
 
   test.each([
-    [CODEX, 'codex', { user: 2, assistant: 3, tool: 1, system: 1 }, 'gpt-5-codex', 'main'],
+    // the <environment_context> block Codex writes as a user message is an injected system entry
+    [CODEX, 'codex', { user: 1, assistant: 3, tool: 1, system: 2 }, 'gpt-5-codex', 'main'],
     [COPILOT, 'copilot', { user: 1, assistant: 3, tool: 1, system: 1 }, 'gpt-5', 'main'],
     [GEMINI, 'gemini', { user: 1, assistant: 1, system: 1 }, 'gemini-2.5-pro', null],
     [QWEN, 'qwen', { user: 1, assistant: 2, tool: 1 }, 'qwen3-coder-plus', 'main'],
@@ -174,7 +186,7 @@ describe('entries', () => {
     expect(data.entries[0]).toEqual({
       // a summary line has no uuid of its own (its leafUuid, c1-0012, is the last message's)
       index: 0, uuid: null, role: 'summary', timestamp: null, text: 'Fixing the websocket idle timeout', text_truncated: false,
-      tool_uses: [], tool_results: [], model: null, usage: null,
+      tool_uses: [], tool_results: [], model: null, usage: null, injected: true,
     });
   });
 
@@ -215,7 +227,7 @@ describe('entries', () => {
     expect(out.tool_results[0]).toEqual({ tool_use_id: 'call_A1', result: 'src/cli.rs:12:    #[arg(long)] verbose: bool,\n', is_error: false });
   });
 
-  test('kimi: a session continued in context_sub_1 is read as one sequence', async () => {
+  test('kimi: the history before /clear (context_1.jsonl) is read before context.jsonl, as one sequence', async () => {
     const data = await tool('get_session_entries', { path: fx.file(KIMI), limit: 20 });
     expect(data.entries.map((e: any) => e.role)).toEqual(['checkpoint', 'user', 'assistant', 'tool', 'assistant', 'tool', 'user']);
     expect(data.entries[6].text).toBe('Thanks!');
@@ -285,12 +297,12 @@ describe('search_sessions', () => {
     }
   });
 
-  test('a gemini document and a kimi continuation file are searched; matches say where', async () => {
+  test('a gemini document and a kimi session in two files are searched; matches say where', async () => {
     const gem = await tool('search_sessions', { query: 'least-recently-used' });
     expect(gem.sessions[0]).toMatchObject({ source: 'gemini', matches: [{ role: 'assistant', entry_index: 1, line_num: 13 }] });
     const kimi = await tool('search_sessions', { query: 'tomllib' });
     const m = kimi.sessions[0].matches;
-    expect(m.map((x: any) => [x.entry_index, x.field, x.line_num, path.basename(x.file)])).toEqual([[2, 'thinking', 3, 'context.jsonl'], [4, 'text', 1, 'context_sub_1.jsonl']]);
+    expect(m.map((x: any) => [x.entry_index, x.field, x.line_num, path.basename(x.file)])).toEqual([[2, 'thinking', 3, 'context_1.jsonl'], [4, 'text', 1, 'context.jsonl']]);
   });
 
   test('a session with more matches than limit_per_session says so (more_matches, a LIMIT_PER_SESSION warning)', async () => {
@@ -355,7 +367,8 @@ describe('get_usage_stats', () => {
   // Hand-computed from the fixtures (each response once; Claude's split responses repeat their usage on every line).
   const claude = { input_tokens: 12 + 20 + 5 + 8 + 30 + 40, output_tokens: 340 + 150 + 60 + 90 + 210 + 25, cache_read_tokens: 1500 + 2300 + 2600, cache_write_tokens: 800 + 100 + 1200, responses: 6 };
   const codex = { input_tokens: (900 - 600) + (1000 - 900), output_tokens: 120 + 80, cache_read_tokens: 600 + 900, cache_write_tokens: 0, responses: 2 };
-  const copilot = { input_tokens: 400 + 600, output_tokens: 50 + 30, cache_read_tokens: 100 + 350, cache_write_tokens: 20, responses: 2 };
+  // Copilot's session.shutdown: inputTokens 1470 includes the 450 cache reads and 20 writes; requests.count 2
+  const copilot = { input_tokens: 1470 - 450 - 20, output_tokens: 80, cache_read_tokens: 450, cache_write_tokens: 20, responses: 2 };
   const gemini = { input_tokens: 700 - 200, output_tokens: 150 + 30, cache_read_tokens: 200, cache_write_tokens: 0, responses: 1 };
   const qwen = { input_tokens: (1200 - 1000) + (1600 - 1500), output_tokens: 300 + 40 + 20, cache_read_tokens: 1000 + 1500, cache_write_tokens: 0, responses: 2 };
   const withTotal = (t: typeof claude) => ({ ...t, total_tokens: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens });
@@ -364,7 +377,8 @@ describe('get_usage_stats', () => {
   test('tokens counted once per response, kept apart, per model and per source; every tool call counted once', async () => {
     const data = await tool('get_usage_stats');
     expect(data).toMatchObject({
-      total_projects: 7, total_sessions: 8, total_entries: 21 + 7 + 6 + 3 + 4 + 7,
+      // the subagent's transcript (1 entry) counts in the entries and in subagent_sessions, not in total_sessions
+      total_projects: 7, total_sessions: 8, subagent_sessions: 1, total_entries: 21 + 1 + 7 + 6 + 3 + 4 + 7,
       input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cache_read_tokens: sum('cache_read_tokens'), cache_write_tokens: sum('cache_write_tokens'),
       total_tokens: sum('input_tokens') + sum('output_tokens') + sum('cache_read_tokens') + sum('cache_write_tokens'),
       responses: 13, complete: true, sessions_pending: 0,
@@ -372,7 +386,7 @@ describe('get_usage_stats', () => {
     expect(data.tool_usage).toEqual({ Bash: 1, Edit: 1, Glob: 1, Grep: 1, Read: 1, ReadFile: 1, WriteFile: 1, bash: 1, read_file: 1, shell: 1, write_file: 1 });
     expect(Object.keys(data.tool_usage)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'ReadFile', 'WriteFile', 'bash', 'read_file', 'shell', 'write_file']);
     expect(data.tool_calls).toBe(11);
-    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21, tool_calls: 5 });
+    expect(data.by_source.claude).toEqual({ ...withTotal(claude), sessions: 3, entries: 21 + 1, tool_calls: 5 });
     expect(data.by_source.codex).toEqual({ ...withTotal(codex), sessions: 1, entries: 7, tool_calls: 1 });
     expect(data.by_source.copilot).toEqual({ ...withTotal(copilot), sessions: 1, entries: 6, tool_calls: 1 });
     expect(data.by_source.kimi).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, responses: 0, sessions: 1, entries: 7, tool_calls: 2 });
@@ -439,7 +453,7 @@ describe('semantic_search', () => {
     const data = await tool('semantic_search', { query: 'socket closed because the link was idle' });
     expect(data.complete).toBe(true);
     expect(data.embedder).toBe('glove-sif-100d');
-    expect(data.sessions_indexed).toBe(8);
+    expect(data.sessions_indexed).toBe(9); // the subagent's transcript is a session of its own
     const top = data.results[0];
     expect(top).toMatchObject({ session_id: '5f0c1a2e-1111-4a4a-9b9b-000000000001', source: 'claude', project_name: 'webapp', session_path: fx.file(S1),
       first_prompt: 'The websocket connection drops after 60 seconds without traffic. Can you find where the timeout is set?' });
@@ -760,6 +774,43 @@ describe('list_active_sessions', () => {
       fs.utimesSync(fx.file(CODEX), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
     }
   });
+
+  (process.platform === 'linux' ? test : test.skip)('one row per running process: the session its per-process file names, else its project\'s newest unclaimed one', async () => {
+    // Three processes named claude working in the webapp project (a script named `claude` run by node, as npm installs it)
+    const bin = path.join(fx.dir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'claude'), 'setInterval(() => {}, 1 << 30);\n');
+    const kids = [0, 1, 2].map(() => spawn(NODE, [path.join(bin, 'claude')], { cwd: path.join(fx.projects, 'webapp'), stdio: 'ignore' }));
+    const sessionsDir = path.join(fx.homes.claude, 'sessions');
+    try {
+      const [a, b, c] = kids.map((k) => k.pid!);
+      // each child runs its script once exec is done: wait until its command line says so (bounded)
+      for (const pid of [a, b, c]) {
+        for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(bin, 'claude')); i++) await new Promise((r) => setTimeout(r, 10));
+      }
+      const startOf = (pid: number) => { const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return st.slice(st.lastIndexOf(')') + 2).split(' ')[19]; };
+      fs.mkdirSync(sessionsDir, { recursive: true });
+      const S2ID = '5f0c1a2e-2222-4a4a-9b9b-000000000002';
+      // a names S2, whichever session is newest: only the file can say so
+      fs.writeFileSync(path.join(sessionsDir, `${a}.json`), JSON.stringify({ pid: a, sessionId: S2ID, cwd: path.join(fx.projects, 'webapp'), startedAt: 1, procStart: startOf(a) }));
+      // b's file has another start time: the pid was reused, the file is stale
+      fs.writeFileSync(path.join(sessionsDir, `${b}.json`), JSON.stringify({ pid: b, sessionId: S2ID, cwd: path.join(fx.projects, 'webapp'), procStart: '1' }));
+      // a file for a process that is gone
+      fs.writeFileSync(path.join(sessionsDir, '4194303.json'), JSON.stringify({ pid: 4194303, sessionId: S2ID, procStart: '5' }));
+      const data = await tool('list_active_sessions');
+      const ours = data.sessions.filter((r: any) => [a, b, c].includes(r.pid)).map((r: any) => [r.pid, r.method, r.session_id]).sort((x: any, y: any) => x[0] - y[0]);
+      // S2 is a's, so b gets the project's newest unclaimed session (S1), and c none: one row each, never merged
+      expect(ours).toEqual([
+        [a, 'process_file', S2ID],
+        [b, 'process', '5f0c1a2e-1111-4a4a-9b9b-000000000001'],
+        [c, 'process', null],
+      ].sort((x: any, y: any) => x[0] - y[0]));
+      expect(data.sessions.filter((r: any) => r.session_id === S2ID)).toHaveLength(1);
+    } finally {
+      for (const k of kids) k.kill();
+      fs.rmSync(sessionsDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('configuration', () => {
@@ -797,14 +848,14 @@ describe('configuration', () => {
     const env = { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...fx.env, XDG_CACHE_HOME: cache };
     const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^indexed 8 sessions \\(8 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^indexed 9 sessions \\(9 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
     expect(r.stderr).toBe('');
     const again = spawnSync(NODE, [CLI, 'sessions', 'index', '--source', 'kimi'], { cwd: fx.dir, encoding: 'utf8', env });
     expect(again.stdout).toMatch(/^indexed 1 sessions \(0 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: cache } });
     try {
       const data = (await call(other.client, 'semantic_search', { query: 'julian dates leap year test' })).data;
-      expect(data).toMatchObject({ complete: true, sessions_indexed: 8 });
+      expect(data).toMatchObject({ complete: true, sessions_indexed: 9 });
     } finally {
       await other.close();
     }
@@ -820,7 +871,7 @@ describe('configuration', () => {
     const env = { ...fx.env, MCPGW_CLAUDE_HOME: link, XDG_CACHE_HOME: cache };
     const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env } });
     expect(indexed.stderr).toBe('');
-    expect(indexed.stdout).toMatch(/^indexed 3 sessions \(3 read now, 0 unreadable\)/);
+    expect(indexed.stdout).toMatch(/^indexed 4 sessions \(4 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env });
     try {
       const projects = (await call(other.client, 'list_projects', { source: 'claude' })).data.projects;
@@ -834,7 +885,7 @@ describe('configuration', () => {
       const direct = (await call(other.client, 'get_session_entries', { path: fx.file(S1), limit: 1 })).data;
       expect(direct.entries).toHaveLength(1);
       const found = (await call(other.client, 'semantic_search', { query: 'websocket reconnect', source: 'claude' })).data;
-      expect(found).toMatchObject({ complete: true, sessions_indexed: 8, sessions_pending: 0 });
+      expect(found).toMatchObject({ complete: true, sessions_indexed: 9, sessions_pending: 0 });
       expect(found.results.length).toBeGreaterThan(0);
       expect(found.results.every((r: any) => r.source === 'claude' && r.session_path.startsWith(link + path.sep))).toBe(true);
       expect(found.warnings).toBeUndefined();

@@ -83,12 +83,14 @@ describe('Gemini JSON Lines replay', () => {
   });
 });
 
-test('Kimi wire records: a StatusUpdate is one response\'s usage by message id; other events and the metadata line are nothing', () => {
+test('Kimi wire records: a StatusUpdate is one response\'s usage by message id (also inside a SubagentEvent); other events give only their time', () => {
   expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'StatusUpdate', payload: { token_usage: { input_other: 5, output: 6, input_cache_read: 7, input_cache_creation: 8 }, message_id: 'm1' } } })).toEqual({
     usage: { key: 'm1', tokens: { input_tokens: 5, output_tokens: 6, cache_read_tokens: 7, cache_write_tokens: 8 }, timestamp: '2026-01-01T00:00:00.000Z' },
     hints: { timestamp: '2026-01-01T00:00:00.000Z' },
   });
-  expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'ContentPart', payload: { type: 'text', text: 'hi' } } })).toBeNull();
+  expect(normalizeKimi({ timestamp: 1767225600, message: { type: 'ContentPart', payload: { type: 'text', text: 'hi' } } })).toEqual({ hints: { timestamp: '2026-01-01T00:00:00.000Z' } });
+  expect(normalizeKimi({ timestamp: 1767225601, message: { type: 'SubagentEvent', payload: { task_tool_call_id: 't1', event: { type: 'StatusUpdate', payload: { token_usage: { input_other: 1, output: 2, input_cache_read: 3, input_cache_creation: 4 }, message_id: 'm2' } } } } })?.usage)
+    .toEqual({ key: 'm2', tokens: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_write_tokens: 4 }, timestamp: '2026-01-01T00:00:01.000Z' });
   expect(normalizeKimi({ type: 'metadata', protocol_version: '1.3' })).toBeNull();
 });
 

@@ -23,6 +23,12 @@ export interface CatalogSession {
   birthMs: number;
   /** Each file's identity as looked at when listed (same order as `files`), when the listing has it. */
   fileStats?: FileStat[];
+  /** A subagent's transcript: the id of the session that started it. */
+  parentId?: string;
+  /** A fork: the id of the session it was copied from. */
+  forkedFrom?: string;
+  /** Archived by the assistant (Codex `archived_sessions/`). */
+  archived?: boolean;
 }
 
 /** A file's identity and size as `stat` gave them. */
@@ -93,12 +99,15 @@ export function catalogOf(d: Discovery): Catalog {
           projectName: p.name,
           projectPath: p.path,
           id: s.id,
-          path: files[0]!,
+          path: files.includes(s.path) ? s.path : files[0]!,
           files,
           size: stats.reduce((a, st) => a + st!.size, 0),
           mtimeMs: Math.max(...stats.map((st) => st!.mtimeMs)),
           birthMs: stats[0]!.birthtimeMs > 0 ? stats[0]!.birthtimeMs : stats[0]!.mtimeMs,
           fileStats: stats.map((st) => ({ dev: st!.dev, ino: st!.ino, size: st!.size, mtimeMs: st!.mtimeMs, ctimeMs: st!.ctimeMs })),
+          ...(s.parent_id ? { parentId: s.parent_id } : {}),
+          ...(s.forked_from ? { forkedFrom: s.forked_from } : {}),
+          ...(s.archived ? { archived: true } : {}),
         });
       }
       if (sessions.length === 0) continue;
@@ -138,6 +147,28 @@ function isFolder(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The session a response's usage is counted in: a subagent's or fork's records are deduplicated with those of the
+ * session it descends from (a fork replays its parent's history, usage records included, and two forks of one parent
+ * replay the same records), so the scope is the root of its parent/fork chain within the source.
+ */
+export function usageRoots(projects: readonly CatalogProject[]): Map<string, string> {
+  const up = new Map<string, string>();
+  for (const p of projects) for (const s of p.sessions) {
+    const parent = s.parentId ?? s.forkedFrom;
+    if (parent && parent !== s.id) up.set(`${p.source}\n${s.id}`, parent);
+  }
+  const roots = new Map<string, string>();
+  for (const key of up.keys()) {
+    const source = key.slice(0, key.indexOf('\n'));
+    let id = key.slice(source.length + 1);
+    const seen = new Set<string>();
+    while (up.has(`${source}\n${id}`) && !seen.has(id)) { seen.add(id); id = up.get(`${source}\n${id}`)!; }
+    roots.set(key, id);
+  }
+  return roots;
 }
 
 /** The source named `name` among the homes, or undefined. */

@@ -4,9 +4,10 @@ import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
 import { SessionFiles, type Replay, type StartAt } from './session/files';
+import { codexSource, codexSuperseded } from './sources/codex';
 import { geminiSource, geminiSuperseded } from './sources/gemini';
 import { kimiSource, kimiUsageFiles } from './sources/kimi';
-import { safeNormalize } from './session/summary';
+import { mergeHints, safeNormalize, usageList } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
 import { statsOf, type SessionStats } from './usage';
 import type { SemanticIndex } from './semantic/service';
@@ -30,7 +31,7 @@ const SUMMARY_BUDGET = 400_000;
 const USAGE_FILES = new Map<SessionSource, (sessionPath: string) => string[]>([[kimiSource, kimiUsageFiles]]);
 
 /** Built-in sources whose records can replace earlier ones, and how (see `Replay`). */
-const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded]]);
+const REPLAYS = new Map<SessionSource, Replay>([[geminiSource, geminiSuperseded], [codexSource, codexSuperseded]]);
 
 /** A session located from a `path` argument. */
 export interface Located {
@@ -51,6 +52,8 @@ export class SessionsService {
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   private readonly indexes = new Map<string, SemanticIndex>();
+  /** Replaced record positions of sessions read whole, by the files' identity (see `open`). */
+  private readonly replaced = new Map<string, ReadonlySet<number>>();
 
   constructor(readonly options: SessionsOptions, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -145,9 +148,21 @@ export class SessionsService {
     };
   }
 
-  /** Opens a session's files through the kernel (from a resume point: only what follows it is read). */
-  open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
-    return SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, REPLAYS.get(located.source));
+  /**
+   * Opens a session's files through the kernel (from a resume point: only what follows it is read). For a source whose
+   * records can replace earlier ones, the replaced positions found by a whole read are kept while the files are
+   * unchanged, so that a later open does not read the session twice.
+   */
+  async open(ctx: ToolContext, located: Located, startAt?: StartAt): Promise<SessionFiles> {
+    const replay = REPLAYS.get(located.source);
+    const key = replay ? `${located.source.name}\n${identityKey(located.session)}` : '';
+    const known = replay ? this.replaced.get(key) : undefined;
+    const files = await SessionFiles.open(this.files(ctx, [located.home]), located.session.files, located.source.layout, ctx.signal, startAt, known ?? replay);
+    if (replay && !known && !startAt) {
+      if (this.replaced.size >= 2000) this.replaced.delete(this.replaced.keys().next().value!);
+      this.replaced.set(key, files.replaced);
+    }
+    return files;
   }
 
   /**
@@ -155,7 +170,8 @@ export class SessionsService {
    * and continued by the next call (`complete: false` until then).
    */
   async summary(ctx: ToolContext, located: Located, deadline = ctx.deadline): Promise<SessionSummary> {
-    const key = identityKey(located.session);
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
     const id = `${located.source.name}\n${located.session.path}`;
     const cached = this.summaries.get(id);
     if (cached && cached.key === key && cached.summary.complete) {
@@ -171,6 +187,7 @@ export class SessionsService {
     } finally {
       files.close();
     }
+    if (summary.complete) for (const f of extra) await this.addUsageFrom(ctx, located, f, summary);
     this.summaries.set(id, { key, summary });
     this.summaryWeight += summary.weight;
     while (this.summaryWeight > SUMMARY_BUDGET && this.summaries.size > 1) {
@@ -194,17 +211,16 @@ export class SessionsService {
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
     const stats = statsOf(summary);
-    for (const f of extra) await this.addUsageFrom(ctx, located, f, stats);
     this.stats.set(id, { key, stats });
     return stats;
   }
 
   /**
-   * Adds the responses recorded in a file beside the session (Kimi's `wire.jsonl`) to its stats, each once by its key;
-   * their times widen the session's time span. A file that cannot be read adds nothing (logged at debug level).
+   * Adds what a file beside the session says (Kimi's `wire.jsonl`: each response's usage and the session's times) to
+   * its summary: usage records (merged by key with the session's own, see mergeResponses), the start time when the
+   * session's records have none, and the time span. A file that cannot be read adds nothing (logged at debug level).
    */
-  private async addUsageFrom(ctx: ToolContext, located: Located, file: string, stats: SessionStats): Promise<void> {
-    const keys = new Set(stats.usage.map((u) => u.key).filter((k): k is string => k !== undefined));
+  private async addUsageFrom(ctx: ToolContext, located: Located, file: string, summary: SessionSummary): Promise<void> {
     let files: SessionFiles;
     try {
       files = await SessionFiles.open(this.files(ctx, [located.home]), [file], { kind: 'lines' }, ctx.signal);
@@ -217,16 +233,13 @@ export class SessionsService {
       for await (const item of files.records(0, ctx.signal)) {
         if (item.error !== undefined) continue;
         const n = safeNormalize(located.source, item.value);
-        const u = n instanceof Error ? undefined : n?.usage;
-        if (!u) continue;
-        if (u.key !== undefined) {
-          if (keys.has(u.key)) continue;
-          keys.add(u.key);
-        }
-        stats.usage.push(u);
-        if (u.timestamp) {
-          if (stats.firstTimestamp === null || u.timestamp < stats.firstTimestamp) stats.firstTimestamp = u.timestamp;
-          if (stats.lastTimestamp === null || u.timestamp > stats.lastTimestamp) stats.lastTimestamp = u.timestamp;
+        if (n instanceof Error || !n) continue;
+        if (n.hints) mergeHints(summary.hints, n.hints);
+        for (const u of usageList(n)) { summary.usage.push(u); summary.weight++; }
+        const t = n.hints?.timestamp;
+        if (t) {
+          if (summary.firstTimestamp === null || t < summary.firstTimestamp) summary.firstTimestamp = t;
+          if (summary.lastTimestamp === null || t > summary.lastTimestamp) summary.lastTimestamp = t;
         }
       }
     } finally {
@@ -234,10 +247,23 @@ export class SessionsService {
     }
   }
 
+  /** Subagents' sessions the located session started (from the listing). */
+  async subagentCount(ctx: ToolContext, located: Located): Promise<number> {
+    const catalog = await this.catalog(ctx);
+    let n = 0;
+    for (const p of catalog.projects) {
+      if (p.source !== located.source.name) continue;
+      for (const s of p.sessions) if (s.parentId === located.session.id) n++;
+    }
+    return n;
+  }
+
   /** A summary already in memory for this session as it is now, or undefined (never reads). */
   cachedSummary(located: Pick<Located, 'session' | 'source'>): SessionSummary | undefined {
     const cached = this.summaries.get(`${located.source.name}\n${located.session.path}`);
-    return cached && cached.key === identityKey(located.session) ? cached.summary : undefined;
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
+    return cached && cached.key === key ? cached.summary : undefined;
   }
 }
 

@@ -19,15 +19,7 @@ export interface SessionStats {
 
 /** The stats of a complete summary. */
 export function statsOf(s: SessionSummary): SessionStats {
-  const keys = new Set<string>();
-  const usage: SessionUsageRecord[] = [];
-  for (const u of s.usage) {
-    if (u.key !== undefined) {
-      if (keys.has(u.key)) continue;
-      keys.add(u.key);
-    }
-    usage.push(u);
-  }
+  const usage = mergeResponses(s.usage);
   const ids = new Set<string>();
   const toolUses: SessionStats['toolUses'] = [];
   for (const t of s.toolUses) {
@@ -40,12 +32,64 @@ export function statsOf(s: SessionSummary): SessionStats {
   return { entries: s.entries.length, usage, toolUses, firstTimestamp: s.firstTimestamp, lastTimestamp: s.lastTimestamp, model: s.hints.model ?? null, sessionId: s.hints.session_id ?? null, skipped: s.skipped };
 }
 
+/**
+ * One usage record per response: records of one key are one response (Claude writes a streamed response as one line
+ * per content block, each repeating its usage; the first lines carry a partial output count, the last the final one),
+ * merged by the largest value of each token field, at the place of the key's first record. A key's refinement (after a
+ * NUL: Claude's request id) splits its records only when every record of the key has one (a line of the response
+ * written without its request id is not another response). Records without a key are each a response.
+ */
+export function mergeResponses(records: readonly SessionUsageRecord[]): SessionUsageRecord[] {
+  const byKey = new Map<string, SessionUsageRecord[]>();
+  for (const u of records) {
+    if (u.key === undefined) continue;
+    const base = u.key.split('\u0000', 1)[0]!;
+    let group = byKey.get(base);
+    if (!group) byKey.set(base, (group = []));
+    group.push(u);
+  }
+  const out: SessionUsageRecord[] = [];
+  const done = new Set<string>();
+  for (const u of records) {
+    if (u.key === undefined) { out.push(u); continue; }
+    const base = u.key.split('\u0000', 1)[0]!;
+    if (done.has(base)) continue;
+    done.add(base);
+    const group = byKey.get(base)!;
+    const refined = group.every((g) => g.key!.length > base.length + 1);
+    if (!refined) { out.push(merged(base, group)); continue; }
+    const parts = new Map<string, SessionUsageRecord[]>();
+    for (const g of group) {
+      let p = parts.get(g.key!);
+      if (!p) parts.set(g.key!, (p = []));
+      p.push(g);
+    }
+    for (const [key, p] of parts) out.push(merged(key, p));
+  }
+  return out;
+}
+
+function merged(key: string, group: readonly SessionUsageRecord[]): SessionUsageRecord {
+  const first = group[0]!;
+  if (group.length === 1) return { ...first, key };
+  const t = { ...first.tokens };
+  let model = first.model;
+  for (const g of group) {
+    t.input_tokens = Math.max(t.input_tokens, g.tokens.input_tokens);
+    t.output_tokens = Math.max(t.output_tokens, g.tokens.output_tokens);
+    t.cache_read_tokens = Math.max(t.cache_read_tokens, g.tokens.cache_read_tokens);
+    t.cache_write_tokens = Math.max(t.cache_write_tokens, g.tokens.cache_write_tokens);
+    model ??= g.model;
+  }
+  return { ...first, key, tokens: t, ...(model ? { model } : {}) };
+}
+
 export interface TokenTotals {
   input_tokens: number;
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
-  /** All four added up. */
+  /** All four added up: input + output + cache read + cache write (cache reads are most of it for a long session). */
   total_tokens: number;
   /** Model responses counted (each once). */
   responses: number;
@@ -55,13 +99,13 @@ export function zeroTotals(): TokenTotals {
   return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, responses: 0 };
 }
 
-export function addTokens(t: TokenTotals, k: SessionTokens): void {
+export function addTokens(t: TokenTotals, k: SessionTokens, responses = 1): void {
   t.input_tokens += k.input_tokens;
   t.output_tokens += k.output_tokens;
   t.cache_read_tokens += k.cache_read_tokens;
   t.cache_write_tokens += k.cache_write_tokens;
   t.total_tokens += k.input_tokens + k.output_tokens + k.cache_read_tokens + k.cache_write_tokens;
-  t.responses++;
+  t.responses += responses;
 }
 
 /** Whether an RFC 3339 time lies in [since, until) (ms); a record without a time counts only when no bound is set. */

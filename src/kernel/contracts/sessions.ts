@@ -50,6 +50,12 @@ export interface SessionEntryDraft {
   model: string | null;
   /** Tokens of the response this entry belongs to (repeated on every entry of a response split over records). */
   usage: SessionTokens | null;
+  /**
+   * True when the assistant wrote this entry into the conversation, not the person: injected instructions (Codex's
+   * AGENTS.md block, `<environment_context>`), slash-command wrappers and caveats, compaction summaries, generated
+   * titles. Such entries never count as user messages nor become a session's first prompt. Absent: false.
+   */
+  injected?: boolean;
 }
 
 /** What a record says about its session as a whole (first value seen wins, except `model`: the last one). */
@@ -65,14 +71,27 @@ export interface SessionHints {
    * else the earliest entry's.
    */
   timestamp?: string;
+  /** The session's title where the assistant writes one (a rename, a generated title, a thread name). */
+  title?: string;
+  /** Where `title` came from: `user` (a rename: wins over any other) or `assistant` (generated; the latest one). */
+  title_source?: 'user' | 'assistant';
+  /** A subagent's session: the id of the session that started it. */
+  parent_session_id?: string;
+  /** A fork (a copy continued separately): the id of the session it was copied from. */
+  forked_from?: string;
 }
 
 /**
- * One model response's usage as recorded. `key` identifies the response (Claude: message id + request id) so that a
- * response written as several records is counted once; records without a key are each counted.
+ * One model response's usage as recorded. `key` identifies the response (Claude: its message id) so that a response
+ * written as several records is counted once, with the largest value of each token field among them (a streamed
+ * response's first records carry partial counts); records without a key are each counted. A key may carry a
+ * refinement after a NUL character (`id\u0000requestId`): records of one key are split by their refinements only when
+ * every record of the key has one.
  */
 export interface SessionUsageRecord {
   key?: string;
+  /** Model responses this record stands for (a per-model total of a whole run, e.g. Copilot's shutdown); absent: 1. */
+  responses?: number;
   model?: string;
   tokens: SessionTokens;
   /** RFC 3339, when the record has one (for `since`/`until`). */
@@ -83,7 +102,8 @@ export interface SessionUsageRecord {
 export interface NormalizedRecord {
   entry?: SessionEntryDraft;
   hints?: SessionHints;
-  usage?: SessionUsageRecord;
+  /** One response's usage, or several (a record holding per-model totals). */
+  usage?: SessionUsageRecord | readonly SessionUsageRecord[];
 }
 
 /** One session of a source: its main file and, for sources that continue a session in further files, those. */
@@ -92,8 +112,17 @@ export interface SessionRef {
   id: string;
   /** Absolute path of the session's (first) file. */
   path: string;
-  /** Every file of the session in reading order, `path` first; absent: `[path]` (Kimi continues in `context_sub_N`). */
+  /**
+   * Every file of the session in reading order; absent: `[path]`. Kimi reads its rotated `context_N.jsonl` (the history
+   * before a `/clear`) before `context.jsonl`, which stays `path`.
+   */
   files?: string[];
+  /** A subagent's transcript: the id of the session that started it (listed and counted under it, never merged in). */
+  parent_id?: string;
+  /** A fork: the id of the session it was copied from. */
+  forked_from?: string;
+  /** The session was archived by the assistant (Codex `archived_sessions/`). */
+  archived?: boolean;
 }
 
 /** A project: the folder an assistant worked in, and the sessions recorded for it. */

@@ -125,7 +125,7 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
     const e = normalized instanceof Error ? undefined : normalized?.entry;
     if (!e) continue;
     const idx = entries++;
-    if (firstPrompt === null && e.role === 'user' && e.text.trim()) firstPrompt = previewOf(e.text, 300);
+    if (firstPrompt === null && e.role === 'user' && !e.injected && e.text.trim()) firstPrompt = previewOf(e.text, 300);
     const d = draftOf(e, idx);
     if (d) batch.push(d);
     if (batch.length >= 64) await flush();

@@ -62,10 +62,11 @@ export class SessionFiles {
    * the records at open). @throws McpgwError ACCESS_DENIED (outside the homes), NOT_FOUND, SYNTAX_ERROR (a document
    * session that is not one JSON document), IO_ERROR, CANCELLED.
    */
-  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt, replay?: Replay): Promise<SessionFiles> {
+  static async open(files: FileAccess, paths: readonly string[], layout: SessionLayout, signal?: AbortSignal, startAt?: StartAt, replay?: Replay | ReadonlySet<number>): Promise<SessionFiles> {
     if (layout.kind === 'document' && /\.jsonl$/i.test(paths[0] ?? '')) layout = { kind: 'lines' };
     const opened = await SessionFiles.openParts(files, paths, layout, signal, startAt);
-    if (replay && layout.kind === 'lines') {
+    if (replay instanceof Set) opened.superseded = replay;
+    else if (typeof replay === 'function' && layout.kind === 'lines') {
       const seen: RecordItem[] = [];
       for await (const item of opened.records(opened.first, signal)) if (item.error === undefined) seen.push(item);
       opened.superseded = replay(seen);
@@ -105,6 +106,11 @@ export class SessionFiles {
     return new SessionFiles(layout, parts, startAt?.pos ?? 0);
   }
 
+  /** The positions later records replaced (see `Replay`), as found at open. */
+  get replaced(): ReadonlySet<number> {
+    return this.superseded;
+  }
+
   /** Record positions across all files (those before `first` included, though not opened). */
   get count(): number {
     return this.first + this.parts.reduce((n, p) => n + p.count, 0);
@@ -128,7 +134,7 @@ export class SessionFiles {
     for (const [key, pointer] of Object.entries(this.layout.hints)) {
       try {
         const v = source?.node?.(0, pointer!)?.value();
-        if (typeof v === 'string' && v) out[key as keyof SessionHints] = v;
+        if (typeof v === 'string' && v) (out as Record<string, string>)[key] = v;
       } catch { /* absent or malformed */ }
     }
     return out;

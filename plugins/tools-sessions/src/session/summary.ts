@@ -21,6 +21,8 @@ export interface EntrySummary {
   preview: string;
   /** Only when `preview` holds a `…` of the entry's own: where its `…` marker is ([] when not shortened). */
   preview_markers?: number[];
+  /** Only when set: the assistant wrote this entry, not the person (see SessionEntryDraft.injected). */
+  injected?: true;
 }
 
 /** A session read once, kept small: one EntrySummary per entry plus totals. Built resumably (see `complete`). */
@@ -73,14 +75,22 @@ export function summarize(pos: number, e: SessionEntryDraft): EntrySummary {
     has_tool_use: e.tool_uses.length > 0,
     has_tool_result: e.tool_results.length > 0,
     ...markedField('preview', preview),
+    ...(e.injected ? { injected: true as const } : {}),
   };
+}
+
+/** The usage records of a normalized record, as a list. */
+export function usageList(n: Pick<NormalizedRecord, 'usage'> | null | undefined): readonly SessionUsageRecord[] {
+  const u = n?.usage;
+  if (!u) return [];
+  return Array.isArray(u) ? u : [u as SessionUsageRecord];
 }
 
 /** Adds one normalized record to a summary. */
 export function addRecord(s: SessionSummary, pos: number, n: NormalizedRecord | null): void {
   if (!n) return;
   if (n.hints) mergeHints(s.hints, n.hints);
-  if (n.usage) { s.usage.push(n.usage); s.weight++; }
+  for (const u of usageList(n)) { s.usage.push(u); s.weight++; }
   const e = n.entry;
   if (!e) return;
   s.entries.push(summarize(pos, e));
@@ -88,7 +98,7 @@ export function addRecord(s: SessionSummary, pos: number, n: NormalizedRecord | 
   s.roleCounts[e.role] = (s.roleCounts[e.role] ?? 0) + 1;
   s.contentBytes += Buffer.byteLength(e.text);
   for (const t of e.tool_uses) s.toolUses.push({ id: t.id, name: t.name, timestamp: e.timestamp });
-  if (s.description === null && e.role === 'user' && e.text.trim()) s.description = previewOf(e.text, DESCRIPTION_CHARS);
+  if (s.description === null && e.role === 'user' && !e.injected && e.text.trim()) s.description = previewOf(e.text, DESCRIPTION_CHARS);
   if (e.timestamp) {
     if (s.firstTimestamp === null || e.timestamp < s.firstTimestamp) s.firstTimestamp = e.timestamp;
     if (s.lastTimestamp === null || e.timestamp > s.lastTimestamp) s.lastTimestamp = e.timestamp;
@@ -110,11 +120,22 @@ export function sessionStart(s: Pick<SessionSummary, 'hints' | 'firstTimestamp'>
   return Number.isNaN(best) ? null : new Date(best).toISOString();
 }
 
-/** First value wins, except the model: the latest one names what the session ran on last. */
+/**
+ * First value wins, except the model (the latest one names what the session ran on last) and the title: a title the
+ * person gave (`title_source: user`) wins over a generated one, and among titles of one kind the latest wins.
+ */
 export function mergeHints(into: SessionHints, from: SessionHints): void {
   for (const [k, v] of Object.entries(from) as [keyof SessionHints, string | undefined][]) {
-    if (v === undefined || v === '') continue;
-    if (k === 'model' || into[k] === undefined) into[k] = v;
+    if (v === undefined || v === '' || k === 'title_source') continue;
+    if (k === 'title') {
+      const kind = from.title_source ?? 'assistant';
+      if (into.title === undefined || kind === 'user' || into.title_source !== 'user') {
+        into.title = v;
+        into.title_source = kind;
+      }
+      continue;
+    }
+    if (k === 'model' || into[k] === undefined) (into as Record<string, string>)[k] = v;
   }
 }
 

@@ -1,11 +1,24 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
-import { arr, blocksText, count, entry, filesIn, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
+import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
 /**
- * Claude Code: `<home>/projects/<encoded cwd>/<session uuid>.jsonl`, one line per event. The folder name encodes the
- * project path lossily (`/` and `.` become `-`), so the project's folder is read from the `cwd` of its sessions'
- * lines. Only a project folder's top-level `*.jsonl` files are sessions (subagent logs live below them).
+ * Claude Code (closed source; the layout as its files show it, public viewers' readers and its issue tracker):
+ * `<home>/projects/<encoded cwd>/<session uuid>.jsonl`, one line per event. The folder name encodes the project path
+ * lossily (`/` and `.` become `-`), so the project's folder is read from the `cwd` of its sessions' lines — searched
+ * past the first 64 KiB when the first lines hold none (a long pasted first message). Subagents' transcripts:
+ * `<session uuid>/subagents/agent-<id>.jsonl` (and, in older versions, `agent-<id>.jsonl` beside the sessions, whose
+ * lines name the parent in `sessionId`) are sessions of their own, linked to the parent (`parent_id`), never merged.
+ * Lines the person did not type are `injected` entries: `isMeta` lines (the `<local-command-caveat>` written after
+ * `/clear`, a skill's or command's expanded prompt) and the `<command-name>` / `<local-command-stdout>` wrappers as
+ * `system`, the compaction preamble (`isCompactSummary`) as `summary`. Titles: `custom-title` (a `/rename`, wins),
+ * `ai-title` (generated, the latest) and the older `summary` lines. A streamed response is written as one line per
+ * content block repeating `message.id`, `requestId` and a usage whose output count grows: its usage key is the message
+ * id, refined by the request id (see SessionUsageRecord), so it is counted once with its final counts.
+ * Sources (Claude Code is closed source): the anthropics/claude-code issue tracker (the caveat written after `/clear`,
+ * compaction preambles, title records), readers of the files in public viewers — doctly/switchboard (`ai-title`,
+ * `custom-title`), d-kimuson/claude-code-viewer (caveat lines), ryoppippi/ccusage (usage per message id) — and the
+ * shared format notes.
  */
 export const claudeSource: SessionSource = {
   name: 'claude',
@@ -17,20 +30,33 @@ export const claudeSource: SessionSource = {
   async discover(home) {
     const projects: SessionProject[] = [];
     for (const dir of subdirs(path.join(home, 'projects'))) {
-      const files = filesIn(dir, (n) => n.endsWith('.jsonl'));
-      if (files.length === 0) continue;
-      let cwd: string | undefined;
+      const all = filesIn(dir, (n) => n.endsWith('.jsonl'));
+      const files = all.filter((f) => !path.basename(f).startsWith('agent-'));
+      const sessions: SessionRef[] = files.map((f) => ({ id: path.basename(f, '.jsonl'), path: f }));
+      // Older subagent transcripts beside the sessions: their lines' sessionId names the parent.
+      for (const f of all) {
+        if (!path.basename(f).startsWith('agent-')) continue;
+        const parent = firstStringMember(headText(f, 16 * 1024), 'sessionId');
+        sessions.push({ id: path.basename(f, '.jsonl'), path: f, ...(parent ? { parent_id: parent } : {}) });
+      }
       for (const f of files) {
+        const sid = path.basename(f, '.jsonl');
+        for (const sub of filesIn(path.join(dir, sid, 'subagents'), (n) => n.endsWith('.jsonl'))) {
+          sessions.push({ id: path.basename(sub, '.jsonl'), path: sub, parent_id: sid });
+        }
+      }
+      if (sessions.length === 0) continue;
+      let cwd: string | undefined;
+      for (const f of files.length ? files : all) {
         cwd = firstStringMember(headText(f), 'cwd');
         if (cwd) break;
       }
+      for (const f of files.length && !cwd ? files : []) {
+        cwd = findStringMember(f, 'cwd');
+        if (cwd) break;
+      }
       const id = path.basename(dir);
-      projects.push({
-        id,
-        name: projectName(cwd ?? null, id),
-        path: cwd ?? null,
-        sessions: files.map((f) => ({ id: path.basename(f, '.jsonl'), path: f })),
-      });
+      projects.push({ id, name: projectName(cwd ?? null, id), path: cwd ?? null, sessions });
     }
     return projects;
   },
@@ -69,13 +95,21 @@ function thinkingOf(blocks: unknown[]): string | null {
 
 const NOT_TEXT = new Set(['tool_use', 'server_tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 
+/**
+ * A user line Claude Code writes around a slash command or a local command's output, or when the person interrupts a
+ * response (`[Request interrupted by user]`): not a prompt the person typed.
+ */
+const WRAPPER = /^\s*(<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>|\[Request interrupted by user)/;
+
 export function normalizeClaude(record: unknown): NormalizedRecord | null {
   const r = obj(record);
   if (!r) return null;
   const type = str(r.type);
   const timestamp = str(r.timestamp);
+  // A subagent's lines (isSidechain, agentId) carry the parent's sessionId: the session is `agent-<agentId>`.
+  const agent = r.isSidechain === true ? str(r.agentId) : undefined;
   const hints = {
-    ...(str(r.sessionId) ? { session_id: str(r.sessionId) } : {}),
+    ...(agent ? { session_id: `agent-${agent}`, ...(str(r.sessionId) ? { parent_session_id: str(r.sessionId) } : {}) } : str(r.sessionId) ? { session_id: str(r.sessionId) } : {}),
     ...(str(r.cwd) ? { cwd: str(r.cwd) } : {}),
     ...(str(r.gitBranch) ? { git_branch: str(r.gitBranch) } : {}),
     ...(timestamp ? { timestamp } : {}),
@@ -89,8 +123,10 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
       const blocks = arr(content);
       const results = toolResults(blocks);
       const text = blocksText(content, (b) => NOT_TEXT.has(str(b.type) ?? ''));
-      const role = results.length > 0 && text === '' ? 'tool' : 'user';
-      return { hints, entry: entry(role, { ...base, text, tool_results: results }) };
+      if (results.length > 0 && text === '') return { hints, entry: entry('tool', { ...base, text, tool_results: results }) };
+      if (r.isCompactSummary === true) return { hints, entry: entry('summary', { ...base, text, tool_results: results, injected: true }) };
+      if (r.isMeta === true || WRAPPER.test(text)) return { hints, entry: entry('system', { ...base, text, tool_results: results, injected: true }) };
+      return { hints, entry: entry('user', { ...base, text, tool_results: results }) };
     }
     case 'assistant': {
       const blocks = arr(message?.content);
@@ -108,14 +144,27 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
       });
       const out: NormalizedRecord = { hints: { ...hints, ...(model && model !== '<synthetic>' ? { model } : {}) }, entry: e };
       if (usage && model !== '<synthetic>') {
-        out.usage = { ...(id || requestId ? { key: `${id ?? ''}:${requestId ?? ''}` } : {}), ...(model ? { model } : {}), tokens: usage, ...(timestamp ? { timestamp } : {}) };
+        // The message id is the response; the request id refines it only where every line of the id has one.
+        const key = id ? (requestId ? `${id}\u0000${requestId}` : id) : requestId;
+        out.usage = { ...(key ? { key } : {}), ...(model ? { model } : {}), tokens: usage, ...(timestamp ? { timestamp } : {}) };
       }
       return out;
     }
     case 'summary':
       // `{type: "summary", summary, leafUuid}`: leafUuid names the last message the summary covers, another entry's
-      // uuid; the summary line has none of its own.
-      return { hints, entry: entry('summary', { ...base, text: str(r.summary) ?? '' }) };
+      // uuid; the summary line has none of its own. Older versions' session title.
+      return { hints: { ...hints, ...(str(r.summary) ? { title: str(r.summary), title_source: 'assistant' as const } : {}) }, entry: entry('summary', { ...base, text: str(r.summary) ?? '', injected: true }) };
+    case 'custom-title':
+    case 'ai-title': {
+      // `{type: "custom-title", customTitle}` (a /rename) and `{type: "ai-title", aiTitle}` (generated as the work goes):
+      // the session's title, searchable as a summary entry.
+      const title = str(r.customTitle) ?? str(r.aiTitle) ?? str(r.title);
+      if (!title) return { hints };
+      return { hints: { ...hints, title, title_source: type === 'custom-title' ? 'user' as const : 'assistant' as const }, entry: entry('summary', { ...base, text: title, injected: true }) };
+    }
+    case 'progress':
+      // Hook and tool progress while a call runs: bookkeeping, not conversation (a subagent's own lines are in its file).
+      return { hints };
     case 'system':
       return { hints, entry: entry('system', { ...base, text: str(r.content) ?? (str(r.subtype) ? `[${str(r.subtype)}]` : '[system]') }) };
     case 'file-history-snapshot':

@@ -1,10 +1,20 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
-import { arr, blocksText, count, entry, headRecords, headText, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles } from './common';
+import { arr, blocksText, count, entry, headRecords, headText, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles, type Obj } from './common';
 
 /**
- * OpenAI Codex CLI: `<home>/sessions/YYYY/MM/DD/rollout-*.jsonl`, lines `{timestamp, type, payload}`. The first line
- * (`session_meta`) names the session id and the working folder, which is the project.
+ * OpenAI Codex CLI (openai/codex, codex-rs: `protocol/src/protocol.rs` RolloutLine / SessionMeta / EventMsg,
+ * `core/src/rollout/`): `<home>/sessions/YYYY/MM/DD/rollout-*.jsonl` and, once archived, `<home>/archived_sessions/
+ * rollout-*.jsonl`; lines `{timestamp, type, payload}`. The first line (`session_meta`) names the session id, the
+ * working folder (the project), `forked_from_id` for a fork and `source.subagent.thread_spawn.parent_thread_id` for a
+ * subagent's thread. A fork copies its parent's rollout after its own `session_meta` (the parent's `session_meta`, its
+ * messages and its `token_count` events, times rewritten): its usage and tool calls are deduplicated in the scope of
+ * the session it descends from, so the copy is not counted again (get_usage_stats). The conversation is in
+ * `response_item` messages, echoed by `event_msg` `user_message` / `agent_message` / `agent_reasoning`; a rollout
+ * written without response items keeps its conversation in those events, which are then its entries (see
+ * `codexSuperseded`). User-role messages Codex injects — `# AGENTS.md instructions for …`, `<user_instructions>`,
+ * `<environment_context>`, `<permissions instructions>` and the like — and developer messages are `injected` system
+ * entries. A thread's name (`event_msg` `thread_name_updated`) is its title.
  */
 export const codexSource: SessionSource = {
   name: 'codex',
@@ -15,7 +25,12 @@ export const codexSource: SessionSource = {
   processNames: ['codex'],
   async discover(home) {
     const byCwd = new Map<string, SessionProject>();
-    for (const file of walkFiles(path.join(home, 'sessions'), (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'))) {
+    const rollout = (n: string) => n.startsWith('rollout-') && n.endsWith('.jsonl');
+    const found = [
+      ...walkFiles(path.join(home, 'sessions'), rollout).map((file) => ({ file, archived: false })),
+      ...walkFiles(path.join(home, 'archived_sessions'), rollout).map((file) => ({ file, archived: true })),
+    ];
+    for (const { file, archived } of found) {
       const meta = headRecords(headText(file), 8).find((r) => r.type === 'session_meta');
       const payload = obj(meta?.payload);
       const cwd = str(payload?.cwd) ?? null;
@@ -23,15 +38,58 @@ export const codexSource: SessionSource = {
       let project = byCwd.get(key);
       if (!project) byCwd.set(key, (project = { id: key, name: projectName(cwd, 'unknown'), path: cwd, sessions: [] }));
       const fromName = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file)?.[1];
-      project.sessions.push({ id: str(payload?.id) ?? fromName ?? path.basename(file, '.jsonl'), path: file });
+      const { parent, forkedFrom } = lineage(payload);
+      project.sessions.push({
+        id: str(payload?.id) ?? fromName ?? path.basename(file, '.jsonl'),
+        path: file,
+        ...(parent ? { parent_id: parent } : {}),
+        ...(forkedFrom ? { forked_from: forkedFrom } : {}),
+        ...(archived ? { archived: true } : {}),
+      });
     }
     return [...byCwd.values()];
   },
   normalize: normalizeCodex,
 };
 
-/** event_msg payload types that repeat a response_item (the conversation is read from the response items). */
-const ECHOES = new Set(['user_message', 'agent_message', 'agent_reasoning', 'agent_reasoning_raw_content', 'token_count']);
+/** A session_meta payload's parent (a subagent's thread) and the session it was forked from. */
+function lineage(payload: Obj | null): { parent?: string; forkedFrom?: string } {
+  const spawn = obj(obj(obj(payload?.source)?.subagent)?.thread_spawn);
+  const parent = str(spawn?.parent_thread_id) ?? str(payload?.parent_thread_id);
+  const forked = str(payload?.forked_from_id);
+  return { ...(parent ? { parent } : {}), ...(forked && forked !== parent ? { forkedFrom: forked } : {}) };
+}
+
+/** Text Codex writes as a user-role message that the person did not type. */
+const INJECTED = /^\s*(# AGENTS\.md instructions for |<user_instructions>|<environment_context>|<permissions instructions>|<collaboration_mode>|<turn_aborted>|<subagent_notification>|<user_shell_command>|<skill>|<codex_internal_context[ >]|<goal_context>)/;
+
+/**
+ * The records of a Codex rollout that repeat others: the `event_msg` echoes of the conversation (`user_message`,
+ * `agent_message`, `agent_reasoning`) when the rollout holds the same kind of `response_item` (a person's message, an
+ * assistant's message, reasoning). A rollout written without response items keeps its events as its conversation.
+ */
+export function codexSuperseded(records: Iterable<{ pos: number; value?: unknown }>): Set<number> {
+  const echoes: Record<'user' | 'assistant' | 'reasoning', number[]> = { user: [], assistant: [], reasoning: [] };
+  const has = { user: false, assistant: false, reasoning: false };
+  for (const { pos, value } of records) {
+    const r = obj(value);
+    const p = obj(r?.payload);
+    if (!r || !p) continue;
+    if (r.type === 'response_item') {
+      if (p.type === 'reasoning') has.reasoning = true;
+      else if (p.type === 'message' && p.role === 'assistant') has.assistant = true;
+      else if (p.type === 'message' && p.role === 'user' && !INJECTED.test(blocksText(p.content))) has.user = true;
+    } else if (r.type === 'event_msg') {
+      if (p.type === 'user_message') echoes.user.push(pos);
+      else if (p.type === 'agent_message') echoes.assistant.push(pos);
+      else if (p.type === 'agent_reasoning' || p.type === 'agent_reasoning_raw_content') echoes.reasoning.push(pos);
+    }
+  }
+  const out = new Set<number>();
+  for (const k of ['user', 'assistant', 'reasoning'] as const) if (has[k]) for (const pos of echoes[k]) out.add(pos);
+  return out;
+}
+
 
 export function normalizeCodex(record: unknown): NormalizedRecord | null {
   const r = obj(record);
@@ -45,9 +103,12 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
       const git = obj(p.git);
       // The session's own start (payload.timestamp), else when the line was written.
       const started = str(p.timestamp) ?? timestamp;
+      const { parent, forkedFrom } = lineage(p);
       return {
         hints: {
           ...(str(p.id) ? { session_id: str(p.id) } : {}),
+          ...(parent ? { parent_session_id: parent } : {}),
+          ...(forkedFrom ? { forked_from: forkedFrom } : {}),
           ...(str(p.cwd) ? { cwd: str(p.cwd) } : {}),
           ...(str(git?.branch) ? { git_branch: str(git?.branch) } : {}),
           ...(str(p.model) ? { model: str(p.model) } : {}),
@@ -62,8 +123,11 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
       switch (ptype) {
         case 'message': {
           const role = str(p.role);
-          const mapped = role === 'user' ? 'user' : role === 'assistant' ? 'assistant' : 'system';
-          return { entry: entry(mapped, { ...base, text: blocksText(p.content) }) };
+          const text = blocksText(p.content);
+          if (role === 'assistant') return { entry: entry('assistant', { ...base, text }) };
+          if (role === 'user' && !INJECTED.test(text)) return { entry: entry('user', { ...base, text }) };
+          // developer / system messages and the context Codex injects as user messages
+          return { entry: entry('system', { ...base, text, injected: true }) };
         }
         case 'reasoning': {
           const summary = arr(p.summary).map((s) => str(obj(s)?.text)).filter((t): t is string => !!t);
@@ -103,11 +167,26 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
           },
         };
       }
-      if (ptype && ECHOES.has(ptype)) return null;
+      switch (ptype) {
+        case 'user_message': {
+          // The conversation's echo (superseded when the rollout has response items), else the conversation itself.
+          const text = str(p.message) ?? '';
+          return { entry: entry(INJECTED.test(text) ? 'system' : 'user', { timestamp, text, ...(INJECTED.test(text) ? { injected: true } : {}) }) };
+        }
+        case 'agent_message':
+          return { entry: entry('assistant', { timestamp, text: str(p.message) ?? '' }) };
+        case 'agent_reasoning':
+        case 'agent_reasoning_raw_content':
+          return { entry: entry('assistant', { timestamp, thinking: str(p.text) ?? null }) };
+        case 'thread_name_updated': {
+          const name = str(p.thread_name) ?? str(p.name);
+          return name ? { hints: { title: name, title_source: 'user' } } : null;
+        }
+      }
       return { entry: entry('system', { timestamp, text: str(p.message) ?? `[${ptype ?? 'event'}]` }) };
     }
     case 'compacted':
-      return { entry: entry('summary', { timestamp, text: str(p.message) ?? '' }) };
+      return { entry: entry('summary', { timestamp, text: str(p.message) ?? '', injected: true }) };
     default:
       return { entry: unknownEntry(type, r, timestamp ?? undefined) };
   }

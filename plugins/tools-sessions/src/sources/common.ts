@@ -211,6 +211,47 @@ export function firstStringMember(text: string, key: string): string | undefined
   }
 }
 
+const memberCache = new Map<string, { size: number; mtimeMs: number; value: string | undefined }>();
+
+/**
+ * The first string value of member `key` anywhere in a file (read in 1 MiB chunks, each overlapping the last by 64 KiB,
+ * up to `maxBytes`): for a value the first 64 KiB do not hold. Cached by path, size and modification time.
+ */
+export function findStringMember(file: string, key: string, maxBytes = 256 * 1024 * 1024): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const cacheKey = `${file}\n${key}`;
+    const cached = memberCache.get(cacheKey);
+    if (cached && cached.size === st.size && cached.mtimeMs === st.mtimeMs) return cached.value;
+    const CHUNK = 1024 * 1024, OVERLAP = 64 * 1024;
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const needle = Buffer.from(`"${key}"`);
+    let value: string | undefined;
+    for (let at = 0; at < Math.min(st.size, maxBytes) && value === undefined; at += CHUNK - OVERLAP) {
+      const got = readSync(fd, buf, 0, CHUNK, at);
+      if (got <= 0) break;
+      const chunk = buf.subarray(0, got);
+      if (chunk.indexOf(needle) === -1) { if (got < CHUNK) break; continue; }
+      value = firstStringMember(chunk.toString('utf8'), key);
+      if (got < CHUNK) break;
+    }
+    if (memberCache.size >= HEAD_CACHE_MAX) memberCache.delete(memberCache.keys().next().value!);
+    memberCache.set(cacheKey, { size: st.size, mtimeMs: st.mtimeMs, value });
+    return value;
+  } catch {
+    return undefined;
+  } finally {
+    try { closeSync(fd); } catch { /* closed */ }
+  }
+}
+
 /** True when the real path of `p` lies inside the real path of `home`. */
 export function insideHome(p: string, home: string): boolean {
   try {

@@ -3,8 +3,13 @@ import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plug
 import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
- * GitHub Copilot CLI: `<home>/session-state/<uuid>/events.jsonl`, events `{type, data, id, timestamp, parentId}`.
- * `session.start` names the working folder (the project).
+ * GitHub Copilot CLI (closed source; the github/copilot-cli issue tracker on persisted usage and `/new`, and the
+ * readers of getagentseal/codeburn and kenn-io/agentsview): `<home>/session-state/<uuid>/events.jsonl`, events `{type, data, id,
+ * timestamp, parentId}`. `session.start` names the working folder (the project). Token usage is written once per run
+ * of the session, when it ends: `session.shutdown` `data.modelMetrics` `{<model>: {requests: {count}, usage:
+ * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens}}}` — a resumed session adds one
+ * shutdown per run; `inputTokens` includes the cache reads and writes. A run that ended without a shutdown (a crash,
+ * `/new`) left no totals. The per-call `assistant.usage` events are not written to disk.
  */
 export const copilotSource: SessionSource = {
   name: 'copilot',
@@ -71,16 +76,28 @@ export function normalizeCopilot(record: unknown): NormalizedRecord | null {
       return { entry: entry('tool', { ...base, tool_results: [{ tool_use_id: str(data.toolCallId) ?? '', result: text, is_error: data.success === false }] }) };
     }
     case 'assistant.usage': {
+      // Live only (the CLI does not write it to disk); should one be found, the run's shutdown totals already hold it.
       const model = str(data.model);
-      return {
-        usage: {
-          ...(str(data.requestId) ?? str(r.id) ? { key: str(data.requestId) ?? str(r.id) } : {}),
-          ...(model ? { model } : {}),
-          tokens: tokens(count(data.inputTokens), count(data.outputTokens), count(data.cacheReadTokens), count(data.cacheWriteTokens)),
+      return model ? { hints: { model } } : null;
+    }
+    case 'session.shutdown': {
+      // The run's totals per model: input without the cache reads and writes it includes; requests.count responses.
+      const usage = [];
+      const metrics = obj(data.modelMetrics) ?? {};
+      for (const [model, m] of Object.entries(metrics)) {
+        const u = obj(obj(m)?.usage);
+        if (!u) continue;
+        const read = count(u.cacheReadTokens), write = count(u.cacheWriteTokens);
+        usage.push({
+          key: `shutdown:${str(r.id) ?? timestamp ?? ''}:${model}`,
+          model,
+          responses: count(obj(obj(m)?.requests)?.count),
+          tokens: tokens(Math.max(0, count(u.inputTokens) - read - write), count(u.outputTokens), read, write),
           ...(timestamp ? { timestamp } : {}),
-        },
-        ...(model ? { hints: { model } } : {}),
-      };
+        });
+      }
+      const current = str(data.currentModel);
+      return { usage, ...(current ? { hints: { model: current } } : {}) };
     }
     default:
       return { entry: { ...unknownEntry(type, data, timestamp ?? undefined), uuid: base.uuid } };

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionProject, SessionRef, SessionSource } from 'mcpgw/plugin-api';
 import { arr, blocksText, count, entry, filesIn, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
@@ -10,7 +10,11 @@ import { arr, blocksText, count, entry, filesIn, firstStringMember, headText, ob
  * tokens?, model?}` — a message is written again under its id each time its tokens or tool calls change, the last
  * version counts), `{$set: {...}}` metadata updates (`lastUpdated`, `summary`, …) and `{$rewindTo: id}` (that message
  * and every later one were taken back). A `.json` session resumed by a newer CLI is copied whole into a `.jsonl` of
- * the same name, which is then the session. Subagents' logs (`chats/<parent session id>/*.jsonl`) are not sessions.
+ * the same name, which is then the session. Subagents' logs (`chats/<parent session id>/<id>.jsonl`, `kind:
+ * "subagent"`) are sessions linked to that parent. A message's `tokens` are `{input (promptTokenCount, cached content
+ * included), output, cached, thoughts, tool (toolUsePromptTokenCount, not in input), total}`: input is input − cached
+ * + tool, output is output + thoughts. A `$set` of `summary` is the session's title. Source: google-gemini/gemini-cli
+ * `packages/core/src/services/chatRecordingService.ts` (recordMessageTokens, initialize, rewindTo, saveSummary).
  * The hash (SHA-256 of the folder) cannot be turned back into the folder; a `.project_root` file next to `chats/`,
  * when present, names it.
  */
@@ -19,7 +23,7 @@ export const geminiSource: SessionSource = {
   title: 'Gemini CLI',
   defaultHome: (userHome) => path.join(userHome, '.gemini'),
   sessionsRoot: (home) => path.join(home, 'tmp'),
-  layout: { kind: 'document', entriesPointer: '/messages', hints: { session_id: '/sessionId', timestamp: '/startTime' } },
+  layout: { kind: 'document', entriesPointer: '/messages', hints: { session_id: '/sessionId', timestamp: '/startTime', title: '/summary' } },
   processNames: ['gemini'],
   async discover(home) {
     const projects: SessionProject[] = [];
@@ -27,15 +31,16 @@ export const geminiSource: SessionSource = {
       const all = filesIn(path.join(dir, 'chats'), (n) => n.endsWith('.json') || n.endsWith('.jsonl'));
       const lines = new Set(all.filter((f) => f.endsWith('.jsonl')));
       const files = all.filter((f) => !(f.endsWith('.json') && lines.has(`${f}l`)));
-      if (files.length === 0) continue;
+      const sessions: SessionRef[] = files.map((f) => ({ id: firstStringMember(headText(f, 4096), 'sessionId') ?? path.basename(f).replace(/\.jsonl?$/, ''), path: f }));
+      for (const sub of subdirs(path.join(dir, 'chats'))) {
+        for (const f of filesIn(sub, (n) => n.endsWith('.jsonl'))) {
+          sessions.push({ id: firstStringMember(headText(f, 4096), 'sessionId') ?? path.basename(f, '.jsonl'), path: f, parent_id: path.basename(sub) });
+        }
+      }
+      if (sessions.length === 0) continue;
       const id = path.basename(dir);
       const root = headText(path.join(dir, '.project_root'), 4096).trim() || null;
-      projects.push({
-        id,
-        name: projectName(root, id.slice(0, 12)),
-        path: root,
-        sessions: files.map((f) => ({ id: firstStringMember(headText(f, 4096), 'sessionId') ?? path.basename(f).replace(/\.jsonl?$/, ''), path: f })),
-      });
+      projects.push({ id, name: projectName(root, id.slice(0, 12)), path: root, sessions });
     }
     return projects;
   },
@@ -49,7 +54,7 @@ export function normalizeGemini(record: unknown): NormalizedRecord | null {
   const set = obj(m.$set);
   if (set) {
     const summary = str(set.summary);
-    return summary ? { entry: entry('summary', { text: summary }) } : null;
+    return summary ? { hints: { title: summary, title_source: 'assistant' }, entry: entry('summary', { text: summary, injected: true }) } : null;
   }
   const rewind = str(m.$rewindTo);
   if (rewind !== undefined) return { entry: entry('checkpoint', { text: `[rewound: message ${rewind} and the later ones were taken back]` }) };
@@ -72,7 +77,9 @@ export function normalizeGemini(record: unknown): NormalizedRecord | null {
     return [str(o.subject), str(o.description)].filter(Boolean).join(': ');
   }).filter(Boolean);
   const t = obj(m.tokens);
-  const usage = t ? tokens(count(t.input) - count(t.cached), count(t.output) + count(t.thoughts), count(t.cached), 0) : null;
+  // tokens: {input: promptTokenCount (cached content included), output: candidates, cached, thoughts, tool:
+  // toolUsePromptTokenCount (the prompt of tool use, not in input), total} — chatRecordingService.recordMessageTokens.
+  const usage = t ? tokens(count(t.input) - count(t.cached) + count(t.tool), count(t.output) + count(t.thoughts), count(t.cached), 0) : null;
   const out: NormalizedRecord = {
     entry: entry(role, {
       ...base,

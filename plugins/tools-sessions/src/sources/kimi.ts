@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionProject, SessionRef, SessionSource } from 'mcpgw/plugin-api';
 import { lstatSync } from 'node:fs';
 import { arr, blocksText, count, entry, filesIn, headText, num, obj, projectName, resultText, str, subdirs, tokens, toolInput } from './common';
 
 /**
- * Kimi CLI: `<home>/sessions/<md5 of work dir>/<session uuid>/context.jsonl`, continued in `context_sub_1.jsonl`,
- * `context_sub_2.jsonl`, … (numeric order). Lines are chat messages `{role, content, tool_calls?, tool_call_id?}` and
- * bookkeeping (`_checkpoint`, `_usage`). `<home>/kimi.json` lists the work dirs (`work_dirs: [{path}]`); a folder's
- * MD5 names its sessions folder. The context files hold no timestamps, and `_usage` records only the running context
- * size, not a response's tokens. Token usage is in the session folder's `wire.jsonl` (the CLI's event log: a
- * `{type: "metadata", protocol_version}` first line, then `{timestamp: <epoch seconds>, message: {type, payload}}`):
- * each `StatusUpdate` carries one response's `token_usage {input_other, output, input_cache_read,
- * input_cache_creation}` and its `message_id`; get_usage_stats reads it beside the session (`kimiUsageFiles`).
+ * Kimi CLI (MoonshotAI/kimi-cli: `src/kimi_cli/session.py`, `soul/context.py`, `utils/path.py`
+ * next_available_rotation, `tools/multiagent/task.py`, `subagents/store.py`, `wire/`):
+ * `<home>/sessions/<md5 of work dir>/<session uuid>/context.jsonl`. `/clear` (and a checkpoint revert) rotates the
+ * context to `context_1.jsonl`, `context_2.jsonl`, … (the history before it): read first, in numeric order, as the
+ * session's earlier records. A subagent's transcript is a session of its own linked to its parent: older versions'
+ * `context_sub_N.jsonl` beside the context (the Task tool's rotation of `context_sub.jsonl`), newer ones'
+ * `subagents/<agent id>/context.jsonl` (with its own `wire.jsonl` and `meta.json`). Lines are chat messages `{role,
+ * content, tool_calls?, tool_call_id?}` and bookkeeping (`_checkpoint`, `_usage`). `<home>/kimi.json` lists the work
+ * dirs (`work_dirs: [{path}]`); a folder's MD5 names its sessions folder. The context files hold no times and no
+ * per-response tokens: both are in the session folder's `wire.jsonl` (the CLI's event log: a `{type: "metadata",
+ * protocol_version}` first line, then `{timestamp: <epoch seconds>, message: {type, payload}}`): its first time is the
+ * session's start, and each `StatusUpdate` carries one response's `token_usage {input_other, output, input_cache_read,
+ * input_cache_creation}` and its `message_id` — also when wrapped in a `SubagentEvent` (an older subagent's responses,
+ * counted in the parent's session). Read beside the session (`kimiUsageFiles`).
  */
 export const kimiSource: SessionSource = {
   name: 'kimi',
@@ -33,13 +39,21 @@ export const kimiSource: SessionSource = {
     const projects: SessionProject[] = [];
     for (const dir of subdirs(path.join(home, 'sessions'))) {
       const id = path.basename(dir);
-      const sessions = [];
+      const sessions: SessionRef[] = [];
       for (const sdir of subdirs(dir)) {
-        const files = filesIn(sdir, (n) => n === 'context.jsonl' || /^context_sub_\d+\.jsonl$/.test(n));
+        const sid = path.basename(sdir);
+        const files = filesIn(sdir, (n) => /^context(_\d+|_sub_\d+)?\.jsonl$/.test(n));
         const main = files.find((f) => path.basename(f) === 'context.jsonl');
         if (!main) continue;
-        const subs = files.filter((f) => f !== main).sort((a, b) => subNumber(a) - subNumber(b));
-        sessions.push({ id: path.basename(sdir), path: main, ...(subs.length ? { files: [main, ...subs] } : {}) });
+        const rotated = files.filter((f) => /^context_\d+\.jsonl$/.test(path.basename(f))).sort((a, b) => rotation(a) - rotation(b));
+        sessions.push({ id: sid, path: main, ...(rotated.length ? { files: [...rotated, main] } : {}) });
+        for (const sub of files.filter((f) => /^context_sub_\d+\.jsonl$/.test(path.basename(f))).sort((a, b) => rotation(a) - rotation(b))) {
+          sessions.push({ id: `${sid}/${path.basename(sub, '.jsonl')}`, path: sub, parent_id: sid });
+        }
+        for (const adir of subdirs(path.join(sdir, 'subagents'))) {
+          const ctx = filesIn(adir, (n) => n === 'context.jsonl')[0];
+          if (ctx) sessions.push({ id: path.basename(adir), path: ctx, parent_id: sid });
+        }
       }
       if (sessions.length === 0) continue;
       const folder = workDirs.get(id) ?? null;
@@ -50,12 +64,17 @@ export const kimiSource: SessionSource = {
   normalize: normalizeKimi,
 };
 
-function subNumber(file: string): number {
-  return Number(/context_sub_(\d+)\.jsonl$/.exec(file)?.[1] ?? 0);
+/** N of `context_N.jsonl` / `context_sub_N.jsonl`. */
+function rotation(file: string): number {
+  return Number(/_(\d+)\.jsonl$/.exec(file)?.[1] ?? 0);
 }
 
-/** The files beside a Kimi session that hold its token usage (`wire.jsonl`, when present). */
+/**
+ * The files beside a Kimi session that hold its times and token usage: the `wire.jsonl` of its folder, for a session's
+ * or a newer subagent's `context.jsonl` (an older subagent's `context_sub_N.jsonl` has none of its own).
+ */
 export function kimiUsageFiles(sessionPath: string): string[] {
+  if (path.basename(sessionPath) !== 'context.jsonl') return [];
   const wire = path.join(path.dirname(sessionPath), 'wire.jsonl');
   try {
     return lstatSync(wire).isFile() ? [wire] : [];
@@ -64,15 +83,18 @@ export function kimiUsageFiles(sessionPath: string): string[] {
   }
 }
 
-/** A `wire.jsonl` record: a `StatusUpdate`'s token usage (other events repeat the context files' content: nothing). */
+/**
+ * A `wire.jsonl` record: its time (the session's times come from the wire), and a `StatusUpdate`'s token usage, also
+ * inside a `SubagentEvent` (other events repeat the context files' content: nothing).
+ */
 function normalizeWire(r: Record<string, unknown>): NormalizedRecord | null {
-  const message = obj(r.message);
-  if (!message || message.type !== 'StatusUpdate') return null;
-  const payload = obj(message.payload);
-  const u = obj(payload?.token_usage);
-  if (!u) return null;
   const seconds = num(r.timestamp);
   const timestamp = seconds !== undefined && seconds > 0 ? new Date(seconds * 1000).toISOString() : undefined;
+  let message = obj(r.message);
+  if (message?.type === 'SubagentEvent') message = obj(obj(message.payload)?.event);
+  const payload = message?.type === 'StatusUpdate' ? obj(message.payload) : null;
+  const u = obj(payload?.token_usage);
+  if (!u) return timestamp ? { hints: { timestamp } } : null;
   const key = str(payload?.message_id);
   return {
     usage: { ...(key ? { key } : {}), tokens: tokens(count(u.input_other), count(u.output), count(u.input_cache_read), count(u.input_cache_creation)), ...(timestamp ? { timestamp } : {}) },

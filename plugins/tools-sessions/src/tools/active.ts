@@ -17,8 +17,9 @@ const output = z.object({
     project_path: z.string().nullable(),
     session_path: z.string().nullable(),
     last_modified: z.string().nullable(),
-    method: z.enum(['file_modified', 'process', 'process+file_modified']).describe('How it was found: its file changed in the last 5 minutes, a running assistant process works in its project, or both'),
-    pid: z.number().int().optional(),
+    method: z.enum(['file_modified', 'process', 'process+file_modified', 'process_file', 'process_file+file_modified']).describe(
+      'How it was found: its file changed in the last 5 minutes (file_modified); a running process names it in the file the assistant keeps per process (process_file: Claude Code\'s sessions/<pid>.json, Copilot\'s inuse.<pid>.lock); a running process works in its project and it is the newest session no other process claims (process); or both'),
+    pid: z.number().int().optional().describe('The process: one row per running process'),
   })),
   total: z.number().int(),
   has_more: z.boolean(),
@@ -31,6 +32,54 @@ type Row = z.infer<typeof output>['sessions'][number];
 
 /** A running process: its pid, the source whose assistant it runs, and its working folder. */
 export interface RunningAssistant { pid: number; source: string; cwd: string }
+
+/** What an assistant's per-process file says: the process and the session it has open. */
+export interface ProcessFile { pid: number; source: string; sessionId: string; cwd?: string; procStart?: string }
+
+/**
+ * The files assistants keep per running process, naming its session: Claude Code's `<home>/sessions/<pid>.json`
+ * (`{pid, sessionId, cwd, procStart}`, procStart being field 22 of /proc/<pid>/stat: a reused pid does not match;
+ * older `pid-<n>.json` with `session_id`) and Copilot CLI's `<home>/session-state/<session id>/inuse.<pid>.lock`.
+ */
+export function processFiles(source: string, home: string): ProcessFile[] {
+  const out: ProcessFile[] = [];
+  if (source === 'claude') {
+    const dir = path.join(home, 'sessions');
+    for (const e of safeList(dir)) {
+      const m = /^(?:pid-)?(\d+)\.json$/.exec(e);
+      if (!m) continue;
+      let data: Record<string, unknown>;
+      try { data = JSON.parse(readFileSync(path.join(dir, e), 'utf8').slice(0, 64 * 1024)); } catch { continue; }
+      const sessionId = typeof data.sessionId === 'string' ? data.sessionId : typeof data.session_id === 'string' ? data.session_id : undefined;
+      const pid = typeof data.pid === 'number' ? data.pid : Number(m[1]);
+      if (!sessionId || !Number.isInteger(pid)) continue;
+      out.push({ pid, source, sessionId, ...(typeof data.cwd === 'string' ? { cwd: data.cwd } : {}), ...(data.procStart !== undefined ? { procStart: String(data.procStart) } : {}) });
+    }
+  } else if (source === 'copilot') {
+    const root = path.join(home, 'session-state');
+    for (const sid of safeList(root)) {
+      for (const e of safeList(path.join(root, sid))) {
+        const m = /^inuse\.(\d+)\.lock$/.exec(e);
+        if (m) out.push({ pid: Number(m[1]), source, sessionId: sid });
+      }
+    }
+  }
+  return out;
+}
+
+function safeList(dir: string): string[] {
+  try { return readdirSync(dir); } catch { return []; }
+}
+
+/** Whether process `pid` runs now (and, given its start time in clock ticks, is that same process, not a reused pid). */
+function alive(procRoot: string, pid: number, procStart?: string): boolean {
+  let stat: string;
+  try { stat = readFileSync(path.join(procRoot, String(pid), 'stat'), 'utf8'); } catch { return false; }
+  if (procStart === undefined) return true;
+  // Fields after the command name (which may hold spaces and parentheses): state is field 3, starttime field 22.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[19] === procStart;
+}
 
 /**
  * Running assistant processes found through /proc: a process whose command (argv[0], or the script argv[1] of an
@@ -65,8 +114,8 @@ export function listActiveSessions(service: SessionsService, procRoot = '/proc')
     name: 'list_active_sessions',
     title: 'List active sessions',
     description:
-      'List AI coding sessions that are active now: sessions whose file changed in the last 5 minutes, and running assistant processes (found through /proc where the platform has it) mapped to their project\'s newest session. ' +
-      '{sessions: [{session_id, source, project_path, session_path, last_modified, method, pid?}], total}. method says how each was found: file_modified, process, or process+file_modified.',
+      'List AI coding sessions that are active now: one row per running assistant process (found through /proc where the platform has it), with the session the process names in its per-process file, else the newest session of its project no other process claims; and sessions whose file changed in the last 5 minutes that no process claims. ' +
+      '{sessions: [{session_id, source, project_path, session_path, last_modified, method, pid?}], total}. method says how each was found: process_file, process, file_modified, or a process with +file_modified.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -76,24 +125,50 @@ export function listActiveSessions(service: SessionsService, procRoot = '/proc')
       const now = ctx.clock.now();
       const rows = new Map<string, Row>();
       const key = (s: CatalogSession) => `${s.source}\n${s.path}`;
+      const recent = new Map<string, { s: CatalogSession; p: CatalogProject }>();
+      const byId = new Map<string, { s: CatalogSession; p: CatalogProject }>();
       for (const p of catalog.projects) {
         for (const s of p.sessions) {
-          if (now - s.mtimeMs > ACTIVE_WINDOW_MS) break; // newest first
-          rows.set(key(s), { session_id: s.id, source: s.source, project_path: p.path, session_path: s.path, last_modified: iso(s.mtimeMs), method: 'file_modified' });
+          byId.set(`${s.source}\n${s.id}`, { s, p });
+          if (now - s.mtimeMs <= ACTIVE_WINDOW_MS) recent.set(key(s), { s, p });
         }
       }
       const byName = new Map<string, string>();
       for (const h of homes) for (const n of h.source.processNames ?? []) byName.set(n, h.source.name);
       const procs = byName.size ? runningAssistants(byName, procRoot) : { checked: true, found: [] };
-      for (const proc of procs.found) {
+      const claimed = new Set<string>();
+      const row = (s: CatalogSession | undefined, p: CatalogProject | undefined, source: string, pid: number, how: 'process' | 'process_file', cwd: string | null): Row => {
+        const modified = s !== undefined && recent.has(key(s));
+        return {
+          session_id: s?.id ?? null, source, project_path: p?.path ?? cwd, session_path: s?.path ?? null,
+          last_modified: s ? iso(s.mtimeMs) : null, method: modified ? `${how}+file_modified` : how, pid,
+        };
+      };
+      // 1. Processes that name their session in a per-process file (only while that process runs).
+      const named = new Set<number>();
+      if (procs.checked) {
+        for (const h of homes) {
+          for (const f of processFiles(h.source.name, h.home)) {
+            if (named.has(f.pid) || !alive(procRoot, f.pid, f.procStart)) continue;
+            const found = byId.get(`${f.source}\n${f.sessionId}`);
+            named.add(f.pid);
+            if (found) claimed.add(key(found.s));
+            rows.set(`pid:${f.pid}`, row(found?.s, found?.p, f.source, f.pid, 'process_file', f.cwd ?? null));
+          }
+        }
+      }
+      // 2. Other running processes: the newest session of their project that no other process claims.
+      for (const proc of [...procs.found].sort((a, b) => a.pid - b.pid)) {
+        if (named.has(proc.pid)) continue;
         const project = projectFor(catalog.projects, proc);
-        const s = project?.sessions[0];
-        const existing = s ? rows.get(key(s)) : undefined;
-        if (existing) { rows.set(key(s!), { ...existing, method: 'process+file_modified', pid: proc.pid }); continue; }
-        rows.set(s ? key(s) : `pid:${proc.pid}`, {
-          session_id: s?.id ?? null, source: proc.source, project_path: project?.path ?? proc.cwd, session_path: s?.path ?? null,
-          last_modified: s ? iso(s.mtimeMs) : null, method: 'process', pid: proc.pid,
-        });
+        const s = project?.sessions.find((c) => c.parentId === undefined && !claimed.has(key(c)));
+        if (s) claimed.add(key(s));
+        rows.set(`pid:${proc.pid}`, row(s, project, proc.source, proc.pid, 'process', proc.cwd));
+      }
+      // 3. Sessions modified lately that no process claims.
+      for (const [k, { s, p }] of recent) {
+        if (claimed.has(k)) continue;
+        rows.set(k, { session_id: s.id, source: s.source, project_path: p.path, session_path: s.path, last_modified: iso(s.mtimeMs), method: 'file_modified' });
       }
       const all = [...rows.values()].sort((a, b) => (b.last_modified ?? '').localeCompare(a.last_modified ?? '') || (a.session_path ?? '').localeCompare(b.session_path ?? ''));
       let items = all.slice(args.offset, args.offset + pageLimit(ctx, args.limit));

@@ -88,7 +88,8 @@ const projectsOutput = z.object({
     id: z.string().describe('Pass as project_id to list_sessions (with source)'),
     name: z.string(),
     path: z.string().nullable().describe('The project folder, null when the source does not record it'),
-    session_count: z.number().int(),
+    session_count: z.number().int().describe('Sessions, not counting subagents\' transcripts'),
+    subagent_count: z.number().int().describe('Subagents\' transcripts under those sessions (list_sessions with parent_session_id lists them)'),
     source: z.string(),
     path_exists: z.boolean().nullable(),
     last_modified: z.string().describe('ISO 8601: the newest session'),
@@ -115,7 +116,8 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
           id: p.id,
           name: p.name,
           path: p.path,
-          session_count: p.sessions.length,
+          session_count: p.sessions.filter((s) => s.parentId === undefined).length,
+          subagent_count: p.sessions.filter((s) => s.parentId !== undefined).length,
           source: p.source,
           path_exists: p.pathExists,
           last_modified: iso(p.sessions[0]!.mtimeMs),
@@ -133,6 +135,7 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
 const sessionsInput = z.object({
   project_id: z.string().min(1).describe('A project id from list_projects'),
   source: z.string().min(1).describe('The project\'s source (claude, codex, copilot, gemini, qwen, kimi)'),
+  parent_session_id: z.string().min(1).optional().describe('List the subagents\' sessions this session started (its subagent_count) instead of the project\'s sessions'),
   limit: limitArg(50, 'Sessions'),
   offset: offsetArg,
 });
@@ -147,6 +150,11 @@ const sessionsOutput = z.object({
     source: z.string(),
     first_prompt: z.string().nullable().optional(),
     first_prompt_markers: z.array(z.number().int()).optional().describe('Only when first_prompt holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
+    title: z.string().nullable().describe('The title the assistant keeps for the session (a rename wins over a generated one), null when it writes none or the session was not read yet'),
+    parent_session_id: z.string().nullable().describe('A subagent\'s session: the session that started it'),
+    subagent_count: z.number().int().describe('Subagents\' sessions this session started (list them with parent_session_id)'),
+    forked_from: z.string().optional().describe('A fork: the session it was copied from'),
+    archived: z.boolean().optional().describe('true when the assistant archived the session'),
   })),
   complete: z.boolean().describe('false when some entry counts were not computed before the time limit: call again'),
   ...pageFields,
@@ -157,7 +165,8 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
     name: 'list_sessions',
     title: 'List sessions',
     description:
-      'List the sessions of one project, newest first: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, first_prompt}], total, has_more, next_offset}. ' +
+      'List the sessions of one project, newest first: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, first_prompt, title, subagent_count, parent_session_id}], total, has_more, next_offset}. ' +
+      'first_prompt is the first thing the person typed (injected instructions, command wrappers and compaction summaries are skipped). Subagents\' sessions are listed under their parent: pass parent_session_id to list them. ' +
       'project_id and source come from list_projects. Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false, and a second call finishes it.',
     inputSchema: sessionsInput,
     outputSchema: sessionsOutput,
@@ -175,8 +184,14 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       if (!project) {
         throw ctx.error('NOT_FOUND', `Source ${args.source} has no project with id ${JSON.stringify(args.project_id)}.`, { hint: 'list_projects gives the project ids of each source.' });
       }
+      const subagents = new Map<string, number>();
+      for (const s of project.sessions) if (s.parentId !== undefined) subagents.set(s.parentId, (subagents.get(s.parentId) ?? 0) + 1);
+      const listed = project.sessions.filter((s) => (args.parent_session_id === undefined ? s.parentId === undefined : s.parentId === args.parent_session_id));
+      if (args.parent_session_id !== undefined && listed.length === 0 && !project.sessions.some((s) => s.id === args.parent_session_id)) {
+        throw ctx.error('NOT_FOUND', `Project ${JSON.stringify(args.project_id)} of ${args.source} has no session with id ${JSON.stringify(args.parent_session_id)}.`, { hint: 'Pass the id of a session list_sessions returned.' });
+      }
       const n = pageLimit(ctx, args.limit);
-      const slice = project.sessions.slice(args.offset, args.offset + n);
+      const slice = listed.slice(args.offset, args.offset + n);
       // Entry counts come from summaries: read what is missing, leaving a margin before the deadline.
       const deadline = Math.min(ctx.deadline - 1000, ctx.clock.now() + Math.max(1000, (ctx.deadline - ctx.clock.now()) / 2));
       let complete = true;
@@ -191,15 +206,15 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
           }
         }
         if (!summary?.complete) complete = false;
-        rows.push(sessionRow(s, summary?.complete ? summary : undefined));
+        rows.push(sessionRow(s, summary?.complete ? summary : undefined, subagents.get(s.id) ?? 0));
       }
-      const { items, ...rest } = finishPage(ctx, rows, args.offset, project.sessions.length, 'sessions');
+      const { items, ...rest } = finishPage(ctx, rows, args.offset, listed.length, 'sessions');
       return { sessions: items, complete, ...rest };
     },
   };
 }
 
-function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'>) {
+function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'> | undefined, subagentCount: number) {
   const created = (summary ? sessionStart(summary) : null) ?? iso(Math.min(s.birthMs, s.mtimeMs));
   return {
     id: s.id,
@@ -210,5 +225,10 @@ function sessionRow(s: CatalogSession, summary?: Pick<SessionSummary, 'entries' 
     file_size: s.size,
     source: s.source,
     ...(summary?.description ? markedField('first_prompt', summary.description) : { first_prompt: null }),
+    title: summary?.hints.title ?? null,
+    parent_session_id: s.parentId ?? null,
+    subagent_count: subagentCount,
+    ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),
+    ...(s.archived ? { archived: true } : {}),
   };
 }

@@ -18,6 +18,7 @@ const summaryItem = z.object({
   has_tool_result: z.boolean(),
   preview: z.string(),
   preview_markers: z.array(z.number().int()).optional().describe('Only when preview holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
+  injected: z.literal(true).optional().describe('The assistant wrote this entry, not the person (instructions, environment context, command wrappers, compaction summaries, titles)'),
 });
 
 const readFields = {
@@ -50,8 +51,12 @@ const metaOutput = z.object({
     source: z.string(),
     project_path: z.string().nullable(),
     file_size: z.number().int(),
+    title: z.string().nullable().describe('The title the assistant keeps for the session (a rename wins over a generated one), null when none'),
+    parent_session_id: z.string().nullable().describe('A subagent\'s session: the session that started it'),
+    forked_from: z.string().nullable().describe('A fork: the session it was copied from'),
+    subagent_count: z.number().int().describe('Subagents\' sessions this session started'),
   }),
-  description: z.string().nullable().describe('The first user prompt'),
+  description: z.string().nullable().describe('The first prompt the person typed (injected instructions, command wrappers and compaction summaries skipped)'),
   description_markers: z.array(z.number().int()).optional().describe('Only when description holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
   role_counts: z.record(z.string(), z.number().int()),
   entry_summary: z.array(summaryItem),
@@ -90,7 +95,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
       const warnings = skippedWarnings(s);
       return {
         meta: {
-          id: s.hints.session_id ?? session.id,
+          id: session.parentId !== undefined ? session.id : s.hints.session_id ?? session.id,
           path: session.path,
           created_at: sessionStart(s) ?? iso(Math.min(session.birthMs, session.mtimeMs)),
           modified_at: iso(session.mtimeMs),
@@ -99,6 +104,10 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
           source: located.source.name,
           project_path: s.hints.cwd ?? session.projectPath,
           file_size: session.size,
+          title: s.hints.title ?? null,
+          parent_session_id: session.parentId ?? s.hints.parent_session_id ?? null,
+          forked_from: session.forkedFrom ?? s.hints.forked_from ?? null,
+          subagent_count: await service.subagentCount(ctx, located),
         },
         ...(s.description ? markedField('description', s.description) : { description: null }),
         role_counts: s.roleCounts as Record<string, number>,
@@ -127,6 +136,7 @@ function summaryOf(e: EntrySummary, index: number): z.infer<typeof summaryItem> 
     has_tool_result: e.has_tool_result,
     preview: e.preview,
     ...(e.preview_markers ? { preview_markers: e.preview_markers } : {}),
+    ...(e.injected ? { injected: true as const } : {}),
   };
 }
 
@@ -156,6 +166,7 @@ export const entrySchema = z.object({
   })),
   model: z.string().nullable(),
   usage: tokensSchema.nullable(),
+  injected: z.literal(true).optional().describe('The assistant wrote this entry, not the person (instructions, environment context, command wrappers, compaction summaries, titles): never a user message'),
 });
 export type Entry = z.infer<typeof entrySchema>;
 
@@ -184,7 +195,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
     title: 'Session entries',
     description:
       'Read a session\'s entries, one page at a time: {entries: [{index, uuid, role, timestamp, text, text_truncated, thinking, tool_uses: [{id, name, input}], tool_results: [{tool_use_id, result, is_error}], model, usage}], has_more, total, returned, next_offset}. ' +
-      'Roles: user, assistant, tool (tool output), system, summary, checkpoint. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
+      'Roles: user, assistant, tool (tool output), system, summary, checkpoint; injected: true marks what the assistant wrote into the conversation (instructions, environment context, command wrappers, compaction summaries, titles), never a user message. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
       'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true and text_next_offset; read the rest with entry_indices [index] and content_offset = text_next_offset. Thinking only with include_thinking. ' +
       'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut.',
     inputSchema: entriesInput,
@@ -299,6 +310,7 @@ export function shape(index: number, d: SessionEntryDraft, max: number, includeT
     }),
     model: d.model,
     usage: d.usage,
+    ...(d.injected ? { injected: true as const } : {}),
   };
 }
 

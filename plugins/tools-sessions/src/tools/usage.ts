@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
+import { usageRoots, type CatalogSession } from '../catalog';
 import { addTokens, inRange, zeroTotals, type TokenTotals } from '../usage';
 import { isProject, requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, sourceArg, type Cut } from './shared';
@@ -20,7 +21,7 @@ const totals = z.object({
   output_tokens: z.number().int(),
   cache_read_tokens: z.number().int(),
   cache_write_tokens: z.number().int(),
-  total_tokens: z.number().int().describe('The four above added up'),
+  total_tokens: z.number().int().describe('The four above added up: cache reads and writes included'),
   responses: z.number().int().describe('Model responses, each counted once'),
 });
 
@@ -28,11 +29,13 @@ const output = z.object({
   total_projects: z.number().int(),
   total_sessions: z.number().int(),
   total_entries: z.number().int(),
-  total_tokens: z.number().int().describe('input + output + cache read + cache write tokens'),
-  input_tokens: z.number().int(),
+  total_tokens: z.number().int().describe('input + output + cache read + cache write tokens: cache reads included (they are most of it in long sessions); input_output_tokens leaves the cache out'),
+  input_output_tokens: z.number().int().describe('input + output tokens only: no cache reads, no cache writes'),
+  input_tokens: z.number().int().describe('Prompt tokens not read from a cache (and not written to one)'),
   output_tokens: z.number().int(),
-  cache_read_tokens: z.number().int(),
-  cache_write_tokens: z.number().int(),
+  cache_read_tokens: z.number().int().describe('Prompt tokens read from the provider\'s cache'),
+  cache_write_tokens: z.number().int().describe('Prompt tokens written to the provider\'s cache'),
+  subagent_sessions: z.number().int().describe('Subagents\' sessions read (their tokens and tool calls are in the totals; total_sessions counts the sessions that started them)'),
   responses: z.number().int(),
   tool_usage: z.record(z.string(), z.number().int()).describe('Tool calls by tool name, most used first'),
   tool_calls: z.number().int().describe('Every tool call, each counted once'),
@@ -52,9 +55,9 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
     title: 'Usage statistics',
     description:
       'Aggregate usage across the session history: {total_projects, total_sessions, total_entries, total_tokens, tool_usage: {name: calls}, by_model, by_source, …}. ' +
-      'Tokens are counted once per model response (Claude writes a response as several lines repeating its usage: counted once by message id and request id; keys and call ids are deduplicated within a session id, never across different sessions) and kept apart: input, output, cache read, cache write; total_tokens adds the four. ' +
+      'Tokens are counted once per model response (Claude writes a streamed response as several lines repeating its usage: counted once per message id, with its final counts; a fork\'s or subagent\'s copy of its parent\'s records is not counted again) and kept apart: input (not from a cache), output, cache read, cache write; total_tokens adds all four (cache reads included), input_output_tokens only input and output. ' +
       'Every tool call is counted (each tool_use block, each once). since/until (ISO 8601) bound usage and tool calls by their time; source and project narrow. ' +
-      'Kimi records no per-response tokens. A first call over a large history may stop at the time limit with complete: false; call again (what was read is kept).',
+      'Subagents\' sessions count in the totals and in subagent_sessions, not in total_sessions. A first call over a large history may stop at the time limit with complete: false; call again (what was read is kept).',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -74,14 +77,24 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       const tools = new Map<string, number>();
       const seen = new Set<string>();
       const seenTools = new Set<string>();
-      let sessions = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
+      let sessions = 0, subagents = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
+      // A fork or subagent counts in the scope of the session it descends from (see usageRoots), read after it: the
+      // originals claim their keys first, whatever their time, so a copy is never counted in their place.
+      const roots = usageRoots(catalog.projects);
+      const descends = (s: CatalogSession) => s.parentId !== undefined || s.forkedFrom !== undefined;
+      const order: { p: (typeof projects)[number]; s: CatalogSession }[] = [];
+      for (const p of projects) for (const s of p.sessions) if (!descends(s)) order.push({ p, s });
+      const later: typeof order = [];
+      for (const p of projects) for (const s of p.sessions) if (descends(s)) later.push({ p, s });
+      later.sort((a, b) => a.s.birthMs - b.s.birthMs || (a.s.path < b.s.path ? -1 : 1));
+      order.push(...later);
       const countedProjects = new Set<string>();
       const deadline = ctx.deadline - 500;
       const total = projects.reduce((n, p) => n + p.sessions.length, 0);
       let done = 0;
-      for (const p of projects) {
+      for (const { p, s } of order) {
         const home = homes.find((h) => h.source.name === p.source)!;
-        for (const s of p.sessions) {
+        {
           ctx.progress(done++, total, 'reading sessions');
           if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
           let stats;
@@ -95,40 +108,47 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (!stats) { pending++; continue; }
           const overlaps = since === null && until === null ? true
             : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
-          if (!overlaps) continue;
-          sessions++;
+          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
+          if (!overlaps) {
+            // Outside the range, but its responses and calls are still the originals a later copy repeats.
+            for (const u of stats.usage) if (u.key !== undefined) seen.add(scope + u.key);
+            for (const t of stats.toolUses) if (t.id) seenTools.add(scope + t.id);
+            continue;
+          }
+          if (s.parentId !== undefined) subagents++;
+          else sessions++;
           entries += stats.entries;
           skipped += stats.skipped;
           countedProjects.add(`${p.source}\n${p.id}`);
           let src = bySource.get(p.source);
           if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
-          src.sessions++;
+          if (s.parentId === undefined) src.sessions++;
           src.entries += stats.entries;
           // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
           // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
           // id (a resumed session repeating earlier records), never between different sessions.
-          const scope = `${p.source}\n${stats.sessionId ?? `file:${s.path}`}\n`;
           for (const u of stats.usage) {
-            if (!inRange(u.timestamp, since, until)) continue;
             if (u.key !== undefined) {
               const k = scope + u.key;
-              if (seen.has(k)) continue; // a response repeated in another session file (a resumed session)
+              if (seen.has(k)) continue; // a response repeated in another session file (a resumed session, a fork)
               seen.add(k);
             }
+            if (!inRange(u.timestamp, since, until)) continue;
             const model = u.model ?? stats.model ?? 'unknown';
             let m = byModel.get(model);
             if (!m) byModel.set(model, (m = zeroTotals()));
-            addTokens(m, u.tokens);
-            addTokens(src, u.tokens);
-            addTokens(all, u.tokens);
+            const n = u.responses ?? 1;
+            addTokens(m, u.tokens, n);
+            addTokens(src, u.tokens, n);
+            addTokens(all, u.tokens, n);
           }
           for (const t of stats.toolUses) {
-            if (!inRange(t.timestamp, since, until)) continue;
             if (t.id) {
               const k = scope + t.id;
-              if (seenTools.has(k)) continue; // the same call in a resumed session's copy
+              if (seenTools.has(k)) continue; // the same call in a resumed session's copy, or a fork's
               seenTools.add(k);
             }
+            if (!inRange(t.timestamp, since, until)) continue;
             tools.set(t.name, (tools.get(t.name) ?? 0) + 1);
             src.tool_calls++;
             toolCalls++;
@@ -142,10 +162,12 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         total_sessions: sessions,
         total_entries: entries,
         total_tokens: all.total_tokens,
+        input_output_tokens: all.input_tokens + all.output_tokens,
         input_tokens: all.input_tokens,
         output_tokens: all.output_tokens,
         cache_read_tokens: all.cache_read_tokens,
         cache_write_tokens: all.cache_write_tokens,
+        subagent_sessions: subagents,
         responses: all.responses,
         tool_usage: Object.fromEntries(ranked.slice(0, args.top_tools)),
         tool_calls: toolCalls,
