@@ -463,7 +463,7 @@ describe('reader: cancellation', () => {
   beforeAll(async () => {
     // 12,000 records of ~1 KB: a scan batch (4 MiB) holds ~4,000 records, so a page stops after a batch or two.
     const records = Array.from({ length: 12_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}","big":"${'x'.repeat(900)}"}`);
-    dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 3000 } });
+    dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 10_000 } });
     c = await connect(['--config', dir.config]);
   });
   afterAll(async () => {
