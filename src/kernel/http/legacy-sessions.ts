@@ -81,7 +81,7 @@ export class LegacySessions {
         entry.busy--;
         throw err;
       }
-      return whenEnded(response, () => {
+      return whenEnded(response, request.signal, () => {
         entry.busy--;
         entry.lastUsed = this.clock.now();
       });
@@ -206,19 +206,24 @@ export class LegacySessions {
   }
 }
 
-/** `response` with `ended` called once its body has been read to the end, failed or been cancelled (at once without a body). */
-function whenEnded(response: Response, ended: () => void): Response {
+/**
+ * `response` with `ended` called once its body has been read to the end, failed or been cancelled, or the client has
+ * gone (`signal`: the Node adapter stops reading a body without cancelling it); at once without a body.
+ */
+function whenEnded(response: Response, signal: AbortSignal, ended: () => void): Response {
   let called = false;
   const end = () => {
     if (!called) {
       called = true;
+      signal.removeEventListener('abort', end);
       ended();
     }
   };
-  if (!response.body) {
+  if (!response.body || signal.aborted) {
     end();
     return response;
   }
+  signal.addEventListener('abort', end, { once: true });
   const reader = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
