@@ -157,6 +157,7 @@ export class McpHttpServer {
     if (method !== 'GET') {
       this.inFlight++;
       res.once('close', () => {
+        this.sinceCollection++;
         if (--this.inFlight === 0) {
           this.drained?.();
           this.quiet();
@@ -186,10 +187,10 @@ export class McpHttpServer {
   /**
    * No request in flight after a burst of requests: `onQuiet` (the CLI's: one memory-reducing collection a second later). Without
    * allocation pressure once the clients have gone, none runs, and what their calls left (closed files' indexes and
-   * buffers, their sessions' servers) stays resident: RSS stayed 40-50 % over its level before a 64-client load.
+   * buffers, their sessions' servers) stays resident: RSS stayed 30-50 % over its level before a load.
    */
   private quiet(): void {
-    if (++this.sinceCollection < QUIET_COLLECT_AFTER) return;
+    if (this.sinceCollection < QUIET_COLLECT_AFTER) return;
     this.sinceCollection = 0;
     this.options.onQuiet?.();
   }
