@@ -6,7 +6,7 @@
  * and count give byte-identical files. Session sizes vary (log-normal); most bytes are tool results (file contents,
  * command output), as in real histories. Exactly one session holds the rare term `RARE_TERM` (in a user message).
  *
- *   node bench/gen-sessions.mjs --out DIR [--sessions 2000] [--size 1GiB] [--seed 7]
+ *   node bench/gen-sessions.mjs --out DIR [--sessions 2000] [--size 1GiB] [--seed 7] [--text bag|zipf]
  *
  * Writes `DIR/meta.json`: {sessions, bytes, files, rare: {path, line}, projects, bySource}.
  */
@@ -46,14 +46,46 @@ const PROMPTS = [
   'Fix the flaky {a} test in the {b} module.', 'Rename {a} to {b} everywhere.', 'The {a} leaks {b} after a few hours.',
 ];
 
+/**
+ * Text style. `bag` (the default, the sessions bench's figures): words drawn evenly from WORDS, so every technical
+ * word is in most entries. `zipf` (the recall and first-call benches): each session has a topic of 10 words of WORDS
+ * (30% of its words), the rest drawn from the 50,000 most frequent English words with Zipf's law (p ∝ 1/rank: the
+ * frequency ranks of the word list shipped with the plugin), so that a content word is rare, as in real text.
+ */
+let style = 'bag';
+let topic = WORDS;
+let zipf = null;
+
+function zipfTable() {
+  if (zipf) return zipf;
+  const list = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'tools-sessions', 'vectors', 'glove-100d-50000.words'), 'utf8').split('\n');
+  const kept = [];
+  const cdf = [];
+  let total = 0;
+  list.forEach((w, rank) => { if (/^[a-z]+$/.test(w)) { total += 1 / (rank + 1); kept.push(w); cdf.push(total); } });
+  zipf = { words: kept, cdf: Float64Array.from(cdf, (c) => c / total) };
+  return zipf;
+}
+
+function word(r) {
+  if (style === 'bag') return WORDS[Math.floor(r() * WORDS.length)];
+  if (r() < 0.3) return topic[Math.floor(r() * topic.length)];
+  const { words: list, cdf } = zipfTable();
+  const x = r();
+  let lo = 0, hi = cdf.length - 1;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (cdf[mid] < x) lo = mid + 1; else hi = mid; }
+  return list[lo];
+}
+
 function words(r, n) {
   let s = '';
-  for (let i = 0; i < n; i++) s += (i ? ' ' : '') + WORDS[Math.floor(r() * WORDS.length)];
+  for (let i = 0; i < n; i++) s += (i ? ' ' : '') + word(r);
   return s;
 }
 
 function prompt(r) {
-  return PROMPTS[Math.floor(r() * PROMPTS.length)].replace('{a}', WORDS[Math.floor(r() * WORDS.length)]).replace('{b}', WORDS[Math.floor(r() * WORDS.length)]);
+  const pool = style === 'bag' ? WORDS : topic;
+  return PROMPTS[Math.floor(r() * PROMPTS.length)].replace('{a}', pool[Math.floor(r() * pool.length)]).replace('{b}', pool[Math.floor(r() * pool.length)]);
 }
 
 /** Lines of file-like text for a tool result, about `bytes` long. */
@@ -79,6 +111,7 @@ const iso = (ms) => new Date(ms).toISOString();
 /** One session's records as JSON Lines (or a Gemini document) of about `bytes`. */
 function session(source, r, ctx) {
   const { cwd, id, bytes, rare, start } = ctx;
+  if (style === 'zipf') topic = Array.from({ length: 10 }, () => WORDS[Math.floor(r() * WORDS.length)]);
   let t = start;
   const out = [];
   let size = 0;
@@ -141,7 +174,9 @@ function session(source, r, ctx) {
 
 const SOURCES = [['claude', 0.4], ['codex', 0.15], ['copilot', 0.125], ['gemini', 0.1], ['qwen', 0.125], ['kimi', 0.1]];
 
-export function generate({ out, sessions = 2000, size = 2 ** 30, seed = 7 }) {
+export function generate({ out, sessions = 2000, size = 2 ** 30, seed = 7, text = 'bag' }) {
+  style = text;
+  topic = WORDS;
   const r = rng(seed);
   fs.rmSync(out, { recursive: true, force: true });
   const meta = { sessions, bytes: 0, files: 0, rare: null, projects: 0, bySource: {}, seed };
@@ -201,6 +236,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const size = opt('size', '1GiB');
   const bytes = /^(\d+(?:\.\d+)?)\s*(GiB|MiB|MB|GB)?$/i.exec(size);
   const mult = { gib: 2 ** 30, mib: 2 ** 20, mb: 1e6, gb: 1e9 }[(bytes?.[2] ?? 'b').toLowerCase()] ?? 1;
-  const meta = generate({ out: path.resolve(opt('out', 'bench/.data/sessions')), sessions: Number(opt('sessions', '2000')), size: Number(bytes?.[1] ?? 0) * mult, seed: Number(opt('seed', '7')) });
+  const meta = generate({ out: path.resolve(opt('out', 'bench/.data/sessions')), sessions: Number(opt('sessions', '2000')), size: Number(bytes?.[1] ?? 0) * mult, seed: Number(opt('seed', '7')), text: opt('text', 'bag') });
   process.stderr.write(`wrote ${meta.files} sessions, ${(meta.bytes / 2 ** 20).toFixed(0)} MiB\n`);
 }

@@ -266,11 +266,11 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full' }, logLevel: 'warn', sessions: { enabled: false, sources: {} }, cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full', redactSecrets: true }, logLevel: 'warn', sessions: { enabled: false, sources: {} }, cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
   });
 
   test('recordFormat and resultText at the top level apply without profiles', () => {
-    expect(resolve({ root: 'r', recordFormat: 'compact', resultText: 'summary' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary' });
+    expect(resolve({ root: 'r', recordFormat: 'compact', resultText: 'summary' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary', redactSecrets: true });
   });
 
   test('sessions: homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {
@@ -331,10 +331,18 @@ describe('resolveConfig: profiles and extends', () => {
 
   test('recordFormat and resultText: the profile\'s, else its parent\'s, else the config\'s, else pretty and full', () => {
     const answers = { base: { recordFormat: 'compact' as const }, child: { extends: 'base', resultText: 'summary' as const }, again: { extends: 'child', recordFormat: 'pretty' as const }, plain: {} };
-    expect(resolve({ root: 'r', profiles: answers, profile: 'child' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary' });
-    expect(resolve({ root: 'r', profiles: answers, profile: 'again' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary' });
-    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', resultText: 'summary' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary' });
-    expect(resolve({ root: 'r', profiles: answers, profile: 'plain' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'full' });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'child' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'again' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', resultText: 'summary' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'full', redactSecrets: true });
+  });
+
+  test('redactSecrets: the profile\'s, else its parent\'s, else the config\'s, else true', () => {
+    const profiles = { base: { redactSecrets: false }, child: { extends: 'base' }, on: { extends: 'base', redactSecrets: true }, plain: {} };
+    expect(resolve({ root: 'r', profiles, profile: 'child' }).answers.redactSecrets).toBe(false);
+    expect(resolve({ root: 'r', profiles, profile: 'on' }).answers.redactSecrets).toBe(true);
+    expect(resolve({ root: 'r', profiles, profile: 'plain', redactSecrets: false }).answers.redactSecrets).toBe(false);
+    expect(resolve({ root: 'r', profiles, profile: 'plain' }).answers.redactSecrets).toBe(true);
   });
 
   test('a profile without extends is taken as written; its limits beat the config\'s', () => {

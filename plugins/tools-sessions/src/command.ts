@@ -22,12 +22,14 @@ export function indexCommand(service: SessionsService): CommandDefinition {
         process.stderr.write(`mcpgw: no available session source named ${JSON.stringify(source)}\n`);
         return 2;
       }
-      const index = service.semantic(ctx);
       const all = service.homes(ctx).filter((h) => h.available);
       const catalog = await service.catalog(ctx, all);
       const sessions = catalog.projects.flatMap((p) => p.sessions).filter((s) => source === undefined || s.source === source).sort((a, b) => b.mtimeMs - a.mtimeMs);
-      const report = await index.update(ctx, service, all, sessions, Number.POSITIVE_INFINITY, source === undefined);
-      if (report.updated > 0) index.engine.prepare();
+      const { index, report } = await service.withSemantic(ctx, async (index) => {
+        const report = await index.update(ctx, service, all, sessions, Number.POSITIVE_INFINITY, source === undefined);
+        if (report.updated > 0) index.engine.prepare();
+        return { index, report };
+      });
       const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
       ctx.print(`indexed ${report.indexed} sessions (${report.updated} read now, ${report.failed.length} unreadable) in ${secs} s: ${index.store.file}\n`);
       for (const f of report.failed.slice(0, 10)) process.stderr.write(`mcpgw: could not index ${f.path}: ${f.message}\n`);

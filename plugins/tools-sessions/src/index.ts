@@ -1,4 +1,4 @@
-import type { Plugin, SessionSource, ToolBundle } from 'mcpgw/plugin-api';
+import type { Plugin, SessionSource, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
 import { optionsSchema, type SessionsOptions } from './homes';
 import { SessionsService } from './service';
 import { claudeSource } from './sources/claude';
@@ -15,6 +15,7 @@ import { semanticSearch } from './tools/semantic';
 import { gloveSifEmbedder } from './semantic/glove';
 import { indexCommand } from './command';
 import { getSessionEntries, getSessionMetadata } from './tools/session';
+import { withRedaction } from './redact';
 
 /** The six built-in session sources, in the order they are listed. */
 export const BUILTIN_SOURCES: readonly SessionSource[] = [claudeSource, codexSource, copilotSource, geminiSource, qwenSource, kimiSource];
@@ -31,6 +32,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
       'Session-history tools: list_sources, list_projects, list_sessions, get_session_metadata, get_session_entries, list_active_sessions, search_sessions, semantic_search and get_usage_stats read the conversations AI coding assistants (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi) keep on disk; paths are the full session paths list_sessions returns.',
     offeredByDefault: false,
     needsRoot: false,
+    // Every answer is scanned for secrets (on by default; the profile's redactSecrets: false turns it off).
     tools: [
       listSources(service),
       listProjects(service),
@@ -41,7 +43,7 @@ export function sessionsBundle(service: SessionsService): ToolBundle {
       searchSessions(service),
       semanticSearch(service),
       getUsageStats(service),
-    ],
+    ].map((t) => withRedaction(t as ToolDefinition<any, any>)),
   };
 }
 

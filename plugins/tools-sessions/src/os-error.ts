@@ -48,3 +48,18 @@ function errno(err: unknown): string | undefined {
   const e = err as { code?: unknown; syscall?: unknown; errno?: unknown };
   return typeof e.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) && (typeof e.syscall === 'string' || typeof e.errno === 'number') ? e.code : undefined;
 }
+
+/**
+ * Why a record could not be read, without any of its content: a JSON parser's message quotes the record's first
+ * characters (`Unexpected token 'A', "API_KEY=sk"... is not valid JSON`), and a line in a session file may hold a
+ * secret. Only the kind of fault and where it is (the kernel's `(line L, column C, byte B)`) are kept.
+ */
+export function contentFreeReason(message: string): string {
+  const where = /\((line \d+, column \d+, byte \d+)\)\.?\s*$/.exec(message)?.[1];
+  const at = where ? ` (${where})` : '';
+  if (/Unexpected end of JSON input|Unterminated string/.test(message)) return `the record ends early: a line still being written or cut off${at}`;
+  if (/not valid JSON|in JSON at position|JSON/.test(message)) return `not valid JSON${at}`;
+  if (/^the [\w.-]+ source could not read it/.test(message)) return message.replace(/:.*$/s, '');
+  if (/^Record \d+ is \d+ bytes, over |^the system reported [A-Z0-9]+( \([a-z_]+\))?$/.test(message)) return message;
+  return `unreadable record${at}`;
+}

@@ -13,6 +13,8 @@ import { statsOf, type SessionStats } from './usage';
 import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
+import { StatsStore } from './stats-store';
+import { cacheFolder } from './semantic/store';
 
 /**
  * A discovery (the sources' folder listing) is reused while the folders it looked into keep their modification times
@@ -52,6 +54,10 @@ export class SessionsService {
   private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
 
   private readonly indexes = new Map<string, SemanticIndex>();
+  /** Usage statistics kept on disk between server processes (undefined: not opened yet; null: off). */
+  private statsDisk: StatsStore | null | undefined;
+  /** Sessions whose stats were read from their files, and taken from the disk store, since the last `finishStats`. */
+  private counts = { read: 0, kept: 0 };
   /** Replaced record positions of sessions read whole, by the files' identity (see `open`). */
   private readonly replaced = new Map<string, ReadonlySet<number>>();
 
@@ -63,6 +69,13 @@ export class SessionsService {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { semanticIndexFor } = require('./semantic/service') as typeof import('./semantic/service');
     return semanticIndexFor(ctx, this.options.cacheDir, this.options.embedder, this.indexes);
+  }
+
+  /** Runs `fn` on the semantic index; a damaged index file is thrown away and built again (`fn` runs once more). */
+  withSemantic<T>(ctx: Pick<ToolContext, 'registry' | 'error' | 'log'>, fn: (index: SemanticIndex) => Promise<T>): Promise<T> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { withSemanticIndex } = require('./semantic/service') as typeof import('./semantic/service');
+    return withSemanticIndex(ctx, this.options.cacheDir, this.options.embedder, this.indexes, fn);
   }
 
   /** The enabled sources with their homes. */
@@ -113,8 +126,8 @@ export class SessionsService {
 
   /**
    * The session a `path` argument names: the file must lie inside an available home (ACCESS_DENIED otherwise, without
-   * saying whether it exists). A file of a listed session (any of its files) names that session; another file inside a
-   * home is read as a one-file session of that home's source.
+   * saying whether it exists) and be a file of a listed session (any of its files). Any other file under a home — the
+   * prompt history, settings, a `.env` — is never opened: ACCESS_DENIED (the session tools read only session files).
    * @throws McpgwError ACCESS_DENIED, NOT_FOUND, INVALID_ARGUMENT
    */
   async locate(ctx: ToolContext, input: string): Promise<Located> {
@@ -137,15 +150,10 @@ export class SessionsService {
     } catch (err) {
       throw sessionPathError(ctx, err, cut(input));
     }
-    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${input} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
-    return {
-      home,
-      source: home.source,
-      session: {
-        source: home.source.name, projectId: '', projectName: '', projectPath: null, id: path.basename(real).replace(/\.[^.]*$/, ''),
-        path: real, files: [real], size: st.size, mtimeMs: st.mtimeMs, birthMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
-      },
-    };
+    if (!st.isFile()) throw ctx.error('INVALID_ARGUMENT', `${cut(input)} is not a file.`, { hint: 'Give a session file path as list_sessions returns it.' });
+    throw ctx.error('ACCESS_DENIED', `${cut(input)} is not a session file of ${home.source.name}: the session tools read only session files.`, {
+      hint: 'list_sessions gives the session paths.',
+    });
   }
 
   /**
@@ -208,11 +216,55 @@ export class SessionsService {
     const id = `${located.source.name}\n${located.session.path}`;
     const kept = this.stats.get(id);
     if (kept && kept.key === key) return kept.stats;
+    // On disk, the key also holds each file's change time (a rewrite that puts size and modification time back).
+    const diskKey = `${key}|${(located.session.fileStats ?? []).map((f) => `${f.dev}:${f.ino}:${f.ctimeMs}`).join(',')}`;
+    const disk = this.statsDiskStore(ctx);
+    const stored = disk?.get(id, diskKey);
+    if (stored) {
+      this.stats.set(id, { key, stats: stored });
+      this.counts.kept++;
+      return stored;
+    }
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
     const stats = statsOf(summary);
     this.stats.set(id, { key, stats });
+    this.counts.read++;
+    try {
+      disk?.set(id, diskKey, stats);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
     return stats;
+  }
+
+  /** The disk store of usage statistics (opened on first use in the cache folder), or null when off. */
+  private statsDiskStore(ctx: Pick<ToolContext, 'log'>): StatsStore | null {
+    if (this.statsDisk === undefined) this.statsDisk = StatsStore.open(cacheFolder(this.options.cacheDir), ctx.log);
+    return this.statsDisk;
+  }
+
+  private statsOff(ctx: Pick<ToolContext, 'log'>, err: unknown): void {
+    ctx.log.debug('usage: the statistics cache failed and is off for this process', { error: String(err) });
+    this.statsDisk?.close();
+    this.statsDisk = null;
+  }
+
+  /**
+   * Writes the statistics read since the last call to disk; with `listed` (the ids of every session of every
+   * available source), drops the kept ones of sessions no longer there. Returns and resets the counts of sessions
+   * read from their files and taken from the disk store.
+   */
+  finishStats(ctx: Pick<ToolContext, 'log'>, listed?: ReadonlySet<string>): { read: number; kept: number } {
+    try {
+      this.statsDisk?.flush();
+      if (listed) this.statsDisk?.prune(listed);
+    } catch (err) {
+      this.statsOff(ctx, err);
+    }
+    const out = this.counts;
+    this.counts = { read: 0, kept: 0 };
+    return out;
   }
 
   /**

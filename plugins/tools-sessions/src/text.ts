@@ -28,14 +28,38 @@ export function offsetOfChars(s: string, chars: number): number {
   return i;
 }
 
+/** A character keys and tokens are made of (letters, digits, `+ / = _ -`). */
+export const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
+
+/**
+ * A run of token characters this long is never cut through by a preview or a part: the cut moves to the run's start
+ * (its end, for a cut from the left), so that a secret is shown whole — and then found by the redaction — or not at
+ * all, never as a prefix no rule recognizes.
+ */
+export const LONG_TOKEN = 20;
+
+/** Where a cut at UTF-16 offset `at` lands once moved out of a long token run (toward `from`, never past it). */
+function outOfToken(s: string, at: number, backward: boolean, from: number): number {
+  if (at <= 0 || at >= s.length || !TOKEN_CHAR.test(s[at - 1]!) || !TOKEN_CHAR.test(s[at]!)) return at;
+  let a = at, b = at;
+  while (a > 0 && TOKEN_CHAR.test(s[a - 1]!)) a--;
+  while (b < s.length && TOKEN_CHAR.test(s[b]!)) b++;
+  if (b - a < LONG_TOKEN) return at;
+  return backward ? Math.max(a, from) : Math.min(b, from);
+}
+
 /**
  * The first at most `maxChars` characters of `s`, cut at a grapheme-cluster boundary (never inside a surrogate
- * pair, never between a letter and its combining marks or inside an emoji sequence). `maxChars` 0 or less: no limit.
+ * pair, never between a letter and its combining marks or inside an emoji sequence), and never inside a run of
+ * LONG_TOKEN or more token characters (the cut moves to the run's start when that leaves something). `maxChars` 0 or
+ * less: no limit.
  */
 export function cutText(s: string, maxChars: number): { text: string; truncated: boolean } {
   if (maxChars <= 0 || s.length <= maxChars) return { text: s, truncated: false };
-  const at = offsetOfChars(s, maxChars);
+  let at = offsetOfChars(s, maxChars);
   if (at >= s.length) return { text: s, truncated: false };
+  const moved = outOfToken(s, at, true, 0);
+  if (moved > 0) at = moved;
   // Only the clusters around the cut matter: segment a window that surely holds the cluster containing `at`.
   const from = Math.max(0, at - 64);
   let cut = from;
@@ -76,6 +100,8 @@ export function textBefore(s: string, end: number, maxChars: number): { text: st
   for (let n = 0; n < maxChars && i > 0; n++) {
     i -= i >= 2 && (s.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 2) & 0xfc00) === 0xd800 ? 2 : 1;
   }
+  // Never from inside a long token run: from its end (at most `end`).
+  i = outOfToken(s, i, false, Math.min(end, s.length));
   return { text: s.slice(i, end), truncated: i > 0 };
 }
 

@@ -119,6 +119,7 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
     answers: {
       recordFormat: profile?.recordFormat ?? config.recordFormat ?? 'pretty',
       resultText: profile?.resultText ?? config.resultText ?? 'full',
+      redactSecrets: profile?.redactSecrets ?? config.redactSecrets ?? true,
     },
     logLevel: log.data,
     sessions: resolveSessions(config.sessions, dir),
@@ -185,6 +186,7 @@ function flattenProfile(name: string, lookup: ProfileLookup, seen: string[] = []
     limits: { ...stripUndefined(parent.limits), ...stripUndefined(own.limits) },
     recordFormat: own.recordFormat ?? parent.recordFormat,
     resultText: own.resultText ?? parent.resultText,
+    redactSecrets: own.redactSecrets ?? parent.redactSecrets,
   };
   return merged;
 }

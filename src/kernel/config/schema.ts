@@ -40,6 +40,8 @@ export const profileSchema = z.strictObject({
   limits: limitsSchema.optional(),
   recordFormat: recordFormatSchema.optional(),
   resultText: resultTextSchema.optional(),
+  /** false: answers that may quote private text (the sessions bundle) show secrets as written. Default true. */
+  redactSecrets: z.boolean().optional(),
 });
 
 /** A plugin entry: an npm name or a path, optionally with options. */
@@ -101,6 +103,7 @@ export const configSchema = z.strictObject({
   limits: limitsSchema.optional(),
   recordFormat: recordFormatSchema.optional(),
   resultText: resultTextSchema.optional(),
+  redactSecrets: z.boolean().optional(),
   logLevel: logLevelSchema.optional(),
   sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),

@@ -299,6 +299,11 @@ export interface AnswerSettings {
    * text) or `summary` (a short line naming what the structuredContent holds). Error results are always full.
    */
   readonly resultText: 'full' | 'summary';
+  /**
+   * Whether tools that may quote private text (the sessions bundle) mask the secrets in their answers (`.mcpgwrc`:
+   * `redactSecrets`, default true; absent counts as true).
+   */
+  readonly redactSecrets?: boolean;
 }
 
 export type { OpenedFile };

@@ -51,7 +51,7 @@ export interface ServerSpec {
 }
 
 /** Answer settings where no profile says otherwise. */
-export const DEFAULT_ANSWERS: AnswerSettings = { recordFormat: 'pretty', resultText: 'full' };
+export const DEFAULT_ANSWERS: AnswerSettings = { recordFormat: 'pretty', resultText: 'full', redactSecrets: true };
 
 /** Minimum interval between progress notifications of one request, ms. */
 const PROGRESS_EVERY_MS = 100;

@@ -1,5 +1,5 @@
 import { MarkedTextBuilder, ownMarkerCharacters, type CompiledRegex, type MarkedText, type RegexService, type SessionEntryDraft } from 'mcpgw/plugin-api';
-import { cutText, textBefore } from '../text';
+import { cutText, LONG_TOKEN, textBefore, TOKEN_CHAR } from '../text';
 
 /** Characters of context on each side of a match in a preview. */
 const CONTEXT_CHARS = 80;
@@ -66,6 +66,9 @@ export function matchEntry(re: CompiledRegex, e: SessionEntryDraft): EntryMatch 
  * and `…` added to the text are.
  */
 export function previewAround(text: string, start: number, end: number): MarkedPreview {
+  // A match inside a long token (a key, a hash) is shown with the whole token between the markers: a key split by « »
+  // would pass the secret redaction as two harmless pieces.
+  ({ start, end } = wholeTokens(text, start, end));
   const head = textBefore(text, start, CONTEXT_CHARS);
   const hit = cutText(text.slice(start, end), 200);
   // The window after the match, not ending inside a surrogate pair.
@@ -85,4 +88,18 @@ export function previewAround(text: string, start: number, end: number): MarkedP
 /** True when `p.text` holds a `«`, `»` or `…` that is not one of its markers (the data's own). */
 export function markersNeeded(p: MarkedPreview): boolean {
   return ownMarkerCharacters(p);
+}
+
+/** `start`/`end` moved out to the edges of the long token runs (LONG_TOKEN or more token characters) they fall in. */
+function wholeTokens(text: string, start: number, end: number): { start: number; end: number } {
+  const run = (at: number): [number, number] | null => {
+    if (at < 0 || at >= text.length || !TOKEN_CHAR.test(text[at]!)) return null;
+    let a = at, b = at + 1;
+    while (a > 0 && TOKEN_CHAR.test(text[a - 1]!)) a--;
+    while (b < text.length && TOKEN_CHAR.test(text[b]!)) b++;
+    return b - a >= LONG_TOKEN ? [a, b] : null;
+  };
+  const first = start > 0 ? run(start) : null;
+  const last = end > start ? run(end - 1) : null;
+  return { start: first && first[0] < start ? first[0] : start, end: last && last[1] > end ? last[1] : end };
 }

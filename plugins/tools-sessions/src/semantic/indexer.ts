@@ -150,8 +150,10 @@ export interface EntryDraft {
   timestamp: string | null;
 }
 
-function draftOf(e: { role: string; text: string; uuid: string | null; timestamp: string | null }, idx: number): EntryDraft | null {
-  if (!INDEXED_ROLES.has(e.role) || !e.text.trim()) return null;
+function draftOf(e: { role: string; text: string; uuid: string | null; timestamp: string | null; injected?: boolean }, idx: number): EntryDraft | null {
+  // Injected context (instructions, command wrappers, compaction summaries, generated titles) is not what the person
+  // or the assistant said in the conversation: it is not indexed.
+  if (e.injected || !INDEXED_ROLES.has(e.role) || !e.text.trim()) return null;
   return { idx, role: e.role, text: e.text, uuid: e.uuid, timestamp: e.timestamp };
 }
 

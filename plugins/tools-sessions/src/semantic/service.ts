@@ -5,7 +5,7 @@ import type { Located, SessionsService } from '../service';
 import { SemanticEngine } from './engine';
 import { gloveSifEmbedder } from './glove';
 import { changeOf, indexSession, startOf } from './indexer';
-import { cacheFolder, IndexStore, type IndexedSession } from './store';
+import { cacheFolder, CacheFolderError, IndexStore, isDamaged, removeIndexFiles, type IndexedSession } from './store';
 import { reason } from '../os-error';
 
 /** The default embedder's name. */
@@ -115,6 +115,32 @@ export function semanticIndexFor(ctx: Pick<ToolContext, 'registry' | 'error'>, c
     throw ctx.error('INVALID_ARGUMENT', `The configured embedder ${JSON.stringify(name)} is not registered.`, { hint: `Registered embedders: ${known}. Set sessions.embedder in the config.` });
   }
   let index = cache.get(name);
-  if (!index) cache.set(name, (index = new SemanticIndex(embedder, cacheFolder(cacheDir))));
+  if (!index) {
+    try {
+      index = new SemanticIndex(embedder, cacheFolder(cacheDir));
+    } catch (err) {
+      if (err instanceof CacheFolderError) throw ctx.error('ACCESS_DENIED', err.message, { hint: err.hint });
+      throw err;
+    }
+    cache.set(name, index);
+  }
   return index;
+}
+
+/**
+ * Runs `fn` on the configured index; when the index file turns out damaged on the way (a corrupt page, a file that
+ * is not a database), it is thrown away and `fn` runs once more on a new, empty index (it only caches the history).
+ */
+export async function withSemanticIndex<T>(ctx: Pick<ToolContext, 'registry' | 'error' | 'log'>, cacheDir: string | undefined, embedderName: string | undefined, cache: Map<string, SemanticIndex>, fn: (index: SemanticIndex) => Promise<T>): Promise<T> {
+  const index = semanticIndexFor(ctx, cacheDir, embedderName, cache);
+  try {
+    return await fn(index);
+  } catch (err) {
+    if (!isDamaged(err)) throw err;
+    ctx.log.warn('the session search index is damaged: it is built again', { file: index.store.file });
+    index.close();
+    for (const [k, v] of cache) if (v === index) cache.delete(k);
+    if (index.store.file !== ':memory:') removeIndexFiles(index.store.file);
+    return fn(semanticIndexFor(ctx, cacheDir, embedderName, cache));
+  }
 }

@@ -1,11 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { codePointLength, type MarkedText } from 'mcpgw/plugin-api';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
 
 /** What is known of one indexed session file (for incremental updates: unchanged, grown, or replaced). */
 export interface IndexedFile {
@@ -62,6 +62,70 @@ export function cacheFolder(configured: string | undefined, env: NodeJS.ProcessE
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'mcpgw');
 }
 
+/** The index's file name in the cache folder. */
+export const INDEX_FILE = 'sessions-index.sqlite';
+
+/** The files SQLite keeps beside a database in WAL mode. */
+const COMPANIONS = ['', '-wal', '-shm', '-journal'];
+
+/**
+ * Error raised when the cache folder is open to other users and cannot be made private; `code` ACCESS_DENIED, with
+ * a hint. The index holds first prompts, previews and paths of the user's sessions.
+ */
+export class CacheFolderError extends Error {
+  readonly code = 'ACCESS_DENIED';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+/**
+ * Makes the cache folder private (0700): a folder that already exists with wider modes is tightened when it is the
+ * user's own. @throws CacheFolderError when it is someone else's, or cannot be changed.
+ */
+export function privateFolder(folder: string): void {
+  const st = lstatSync(folder);
+  if (!st.isDirectory()) throw new CacheFolderError(`The cache folder ${folder} is not a folder.`, 'Set sessions.cacheDir to a folder of your own.');
+  if ((st.mode & 0o077) === 0) return;
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new CacheFolderError(`The cache folder ${folder} belongs to another user and is open to others (mode ${modeOf(st.mode)}): the search index (first prompts, previews, paths) is not written there.`, 'Set sessions.cacheDir to a folder of your own.');
+  }
+  try {
+    chmodSync(folder, 0o700);
+  } catch (err) {
+    throw new CacheFolderError(`The cache folder ${folder} is open to others (mode ${modeOf(st.mode)}) and could not be made private (${(err as { code?: string }).code ?? 'error'}): the search index is not written there.`, `Run chmod 700 on it, or set sessions.cacheDir to a folder of your own.`);
+  }
+}
+
+/** Creates the index file (and makes it and SQLite's companion files, when present) 0600. */
+export function privateFiles(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const suffix of COMPANIONS) {
+    const f = file + suffix;
+    try {
+      const st = lstatSync(f);
+      if (st.isFile() && (st.mode & 0o077) !== 0) chmodSync(f, 0o600);
+    } catch { /* absent */ }
+  }
+}
+
+/** Removes the index file and SQLite's companion files. */
+export function removeIndexFiles(file: string): void {
+  for (const suffix of COMPANIONS) rmSync(file + suffix, { force: true });
+}
+
+function modeOf(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+/** Whether an error says the index file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, FTS5 corruption). */
+export function isDamaged(err: unknown): boolean {
+  const e = err as { code?: unknown; errcode?: unknown; message?: unknown } | null;
+  if (e && typeof e.errcode === 'number' && [11, 26].includes(e.errcode & 0xff)) return true;
+  return typeof e?.message === 'string' && /database disk image is malformed|file is not a database|fts5: corruption/i.test(e.message);
+}
+
 /** node:sqlite, loaded on first use (its one-time ExperimentalWarning goes to the server's log, at debug level). */
 function sqlite(): typeof import('node:sqlite') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -84,10 +148,16 @@ export class IndexStore {
     const { DatabaseSync } = sqlite();
     let file = ':memory:';
     if (folder) {
+      let made = false;
       try {
         mkdirSync(folder, { recursive: true, mode: 0o700 });
-        file = path.join(folder, 'sessions-index.sqlite');
+        made = true;
       } catch { /* read-only: in memory */ }
+      if (made) {
+        privateFolder(folder);
+        file = path.join(folder, INDEX_FILE);
+        privateFiles(file);
+      }
     }
     let db: DatabaseSync;
     try {
@@ -96,11 +166,29 @@ export class IndexStore {
       file = ':memory:';
       db = new DatabaseSync(file);
     }
+    try {
+      this.init(db);
+    } catch (err) {
+      if (file === ':memory:' || !isDamaged(err)) throw err;
+      // A damaged index (not a database, a corrupt page) is thrown away and built again: it only caches the history.
+      try { db.close(); } catch { /* closed */ }
+      removeIndexFiles(file);
+      privateFiles(file);
+      db = new DatabaseSync(file);
+      this.init(db);
+      this.rebuilt = true;
+    }
     this.db = db;
     this.file = file;
+  }
+
+  /** Whether this store was found damaged when opened and started again empty. */
+  rebuilt = false;
+
+  private init(db: DatabaseSync): void {
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)');
-    const version = `${SCHEMA_VERSION}|${embedder}|${dimensions}`;
+    const version = `${SCHEMA_VERSION}|${this.embedder}|${this.dimensions}`;
     const current = (db.prepare('SELECT value FROM meta WHERE key = ?').get('version') as { value?: string } | undefined)?.value;
     if (current !== version) {
       db.exec('DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS vectors; DROP TABLE IF EXISTS fts;');
@@ -122,6 +210,9 @@ export class IndexStore {
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
     `);
+    // A quick look at the pages the queries use: a damaged file fails here, not on some later call.
+    db.prepare('SELECT count(*) AS n FROM sessions').get();
+    db.prepare('SELECT count(*) AS n FROM vectors').get();
   }
 
   private dataVersion: number | null = null;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { markedField, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
-import type { CatalogSession } from '../catalog';
+import { createHash } from 'node:crypto';
+import { markedField, MarkedTextBuilder, type MarkedText, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
+import { newestFirst, type CatalogSession } from '../catalog';
+import { cutText } from '../text';
 import type { SessionsService } from '../service';
 import { sessionStart, type SessionSummary } from '../session/summary';
 import { requireSource } from './filters';
@@ -132,12 +134,20 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
 
 // ---- list_sessions ----
 
+/** Characters of a listed session's first prompt (rows stay small: a page of a large history holds many). */
+const LIST_PROMPT_CHARS = 200;
+
+const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time, e.g. 2025-03-01 or 2025-03-01T12:00:00Z');
+
 const sessionsInput = z.object({
-  project_id: z.string().min(1).describe('A project id from list_projects'),
-  source: z.string().min(1).describe('The project\'s source (claude, codex, copilot, gemini, qwen, kimi)'),
-  parent_session_id: z.string().min(1).optional().describe('List the subagents\' sessions this session started (its subagent_count) instead of the project\'s sessions'),
-  limit: limitArg(50, 'Sessions'),
+  project_id: z.string().min(1).optional().describe('Only this project (an id from list_projects); default: every project'),
+  source: z.string().min(1).optional().describe('Only this source (claude, codex, copilot, gemini, qwen, kimi); default: every source'),
+  parent_session_id: z.string().min(1).optional().describe('List the subagents\' sessions this session started (its subagent_count) instead of sessions'),
+  since: time.optional().describe('Only sessions active from this time on: last modified at or after it (ISO 8601)'),
+  until: time.optional().describe('Only sessions started before this time (ISO 8601, exclusive)'),
+  limit: limitArg(100, 'Sessions'),
   offset: offsetArg,
+  cursor: z.string().min(1).optional().describe('next_cursor of the previous page (same filters): continues after the last session it returned, even when sessions were added meanwhile'),
 });
 const sessionsOutput = z.object({
   sessions: z.array(z.object({
@@ -148,7 +158,9 @@ const sessionsOutput = z.object({
     entry_count: z.number().int().nullable().describe('null when the session was not read before the time limit (complete: false)'),
     file_size: z.number().int().describe('Bytes, all of the session\'s files'),
     source: z.string(),
-    first_prompt: z.string().nullable().optional(),
+    project_id: z.string(),
+    project_name: z.string(),
+    first_prompt: z.string().nullable().optional().describe(`The first user prompt, its first ${LIST_PROMPT_CHARS} characters (get_session_metadata gives 500)`),
     first_prompt_markers: z.array(z.number().int()).optional().describe('Only when first_prompt holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
     title: z.string().nullable().describe('The title the assistant keeps for the session (a rename wins over a generated one), null when it writes none or the session was not read yet'),
     parent_session_id: z.string().nullable().describe('A subagent\'s session: the session that started it'),
@@ -156,66 +168,109 @@ const sessionsOutput = z.object({
     forked_from: z.string().optional().describe('A fork: the session it was copied from'),
     archived: z.boolean().optional().describe('true when the assistant archived the session'),
   })),
-  complete: z.boolean().describe('false when some entry counts were not computed before the time limit: call again'),
+  complete: z.boolean().describe('false when some entry counts (or, with until, start times) were not read before the time limit: call again'),
+  next_cursor: z.string().optional().describe('More sessions follow: pass as cursor (same filters)'),
   ...pageFields,
 });
+
+interface ListCursor { k: string; m: number; p: string }
 
 export function listSessions(service: SessionsService): ToolDefinition<typeof sessionsInput, typeof sessionsOutput> {
   return {
     name: 'list_sessions',
     title: 'List sessions',
     description:
-      'List the sessions of one project, newest first: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, first_prompt, title, subagent_count, parent_session_id}], total, has_more, next_offset}. ' +
+      'List sessions newest first, across every project and source or narrowed: {sessions: [{id, path, created_at, modified_at, entry_count, file_size, source, project_id, project_name, first_prompt, title, subagent_count, parent_session_id}], total, has_more, next_cursor}. ' +
       'first_prompt is the first thing the person typed (injected instructions, command wrappers and compaction summaries are skipped). Subagents\' sessions are listed under their parent: pass parent_session_id to list them. ' +
-      'project_id and source come from list_projects. Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false, and a second call finishes it.',
+      'project_id (from list_projects) and source narrow; since/until (ISO 8601) keep the sessions active in that time — "what did I do last week": since = a week ago. limit defaults to 100 (capped by the answer\'s size); page on with cursor: next_cursor (or offset). ' +
+      'Reading entry counts can take time on a first call over a large history: what is not ready comes back null with complete: false: call again with the same arguments to finish it.',
     inputSchema: sessionsInput,
     outputSchema: sessionsOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
       const homes = service.homes(ctx);
-      const home = homes.find((h) => h.source.name === args.source && h.available);
-      if (!home) {
-        throw ctx.error('NOT_FOUND', `No available session source named ${JSON.stringify(args.source)}.`, {
-          hint: `Available sources: ${homes.filter((h) => h.available).map((h) => h.source.name).join(', ') || '(none)'}.`,
-        });
-      }
+      requireSource(ctx, homes, args.source);
       const catalog = await service.catalog(ctx, homes);
-      const project = catalog.projects.find((p) => p.source === args.source && p.id === args.project_id);
-      if (!project) {
-        throw ctx.error('NOT_FOUND', `Source ${args.source} has no project with id ${JSON.stringify(args.project_id)}.`, { hint: 'list_projects gives the project ids of each source.' });
+      const projects = catalog.projects.filter((p) => (args.source === undefined || p.source === args.source) && (args.project_id === undefined || p.id === args.project_id));
+      if (args.project_id !== undefined && projects.length === 0) {
+        throw ctx.error('NOT_FOUND', `${args.source === undefined ? 'No source has' : `Source ${args.source} has no`} project with id ${JSON.stringify(args.project_id)}.`, { hint: 'list_projects gives the project ids of each source.' });
       }
+      const since = args.since !== undefined ? Date.parse(args.since) : null;
+      const until = args.until !== undefined ? Date.parse(args.until) : null;
+      const key = createHash('sha256').update(JSON.stringify([args.project_id ?? null, args.source ?? null, args.since ?? null, args.until ?? null, args.parent_session_id ?? null])).digest('base64url').slice(0, 12);
+      const inScope = projects.flatMap((p) => p.sessions);
       const subagents = new Map<string, number>();
-      for (const s of project.sessions) if (s.parentId !== undefined) subagents.set(s.parentId, (subagents.get(s.parentId) ?? 0) + 1);
-      const listed = project.sessions.filter((s) => (args.parent_session_id === undefined ? s.parentId === undefined : s.parentId === args.parent_session_id));
-      if (args.parent_session_id !== undefined && listed.length === 0 && !project.sessions.some((s) => s.id === args.parent_session_id)) {
-        throw ctx.error('NOT_FOUND', `Project ${JSON.stringify(args.project_id)} of ${args.source} has no session with id ${JSON.stringify(args.parent_session_id)}.`, { hint: 'Pass the id of a session list_sessions returned.' });
+      for (const s of inScope) if (s.parentId !== undefined) subagents.set(s.parentId, (subagents.get(s.parentId) ?? 0) + 1);
+      if (args.parent_session_id !== undefined && !inScope.some((s) => s.id === args.parent_session_id || s.parentId === args.parent_session_id)) {
+        throw ctx.error('NOT_FOUND', `No session with id ${JSON.stringify(args.parent_session_id)} in the projects listed.`, { hint: 'Pass the id of a session list_sessions returned (with its project_id and source to narrow).' });
       }
-      const n = pageLimit(ctx, args.limit);
-      const slice = listed.slice(args.offset, args.offset + n);
-      // Entry counts come from summaries: read what is missing, leaving a margin before the deadline.
       const deadline = Math.min(ctx.deadline - 1000, ctx.clock.now() + Math.max(1000, (ctx.deadline - ctx.clock.now()) / 2));
       let complete = true;
-      const rows = [];
-      for (const s of slice) {
-        let summary = service.cachedSummary({ session: s, source: home.source });
+      const home = (s: CatalogSession) => homes.find((h) => h.source.name === s.source && h.available)!;
+      const summaryOf = async (s: CatalogSession): Promise<SessionSummary | undefined> => {
+        const h = home(s);
+        let summary = service.cachedSummary({ session: s, source: h.source });
         if ((!summary || !summary.complete) && ctx.clock.now() < deadline) {
           try {
-            summary = await service.summary(ctx, { session: s, home, source: home.source }, deadline);
+            summary = await service.summary(ctx, { session: s, home: h, source: h.source }, deadline);
           } catch (err) {
             ctx.log.debug('session summary failed', { path: s.path, error: String(err) });
           }
         }
-        if (!summary?.complete) complete = false;
-        rows.push(sessionRow(s, summary?.complete ? summary : undefined, subagents.get(s.id) ?? 0));
+        return summary?.complete ? summary : undefined;
+      };
+      let all = inScope.filter((s) => (args.parent_session_id === undefined ? s.parentId === undefined : s.parentId === args.parent_session_id)).sort(newestFirst);
+      // since: the last activity (the files' modification) at or after it. until: started before it — surely so when
+      // the file's birth or modification is before it (a session starts no later than its file is written); else its
+      // summary says (read now; one not read before the time limit is kept and complete is false).
+      if (since !== null) all = all.filter((s) => s.mtimeMs >= since);
+      if (until !== null) {
+        const kept: CatalogSession[] = [];
+        for (const s of all) {
+          if (Math.min(s.birthMs, s.mtimeMs) < until) { kept.push(s); continue; }
+          const summary = await summaryOf(s);
+          const start = summary ? sessionStart(summary) : null;
+          if (!summary) { complete = false; kept.push(s); } else if (start !== null && Date.parse(start) < until) kept.push(s);
+        }
+        all = kept;
       }
-      const { items, ...rest } = finishPage(ctx, rows, args.offset, listed.length, 'sessions');
-      return { sessions: items, complete, ...rest };
+      let offset = args.offset;
+      if (args.cursor !== undefined) {
+        const c = decodeListCursor(ctx, args.cursor, key);
+        const at = all.findIndex((s) => newestFirst(s, { mtimeMs: c.m, path: c.p } as CatalogSession) > 0);
+        offset = at === -1 ? all.length : at;
+      }
+      const n = pageLimit(ctx, args.limit);
+      const slice = all.slice(offset, offset + n);
+      const rows = [];
+      for (const s of slice) {
+        const summary = await summaryOf(s);
+        if (!summary) complete = false;
+        rows.push(sessionRow(s, summary, subagents.get(s.id) ?? 0));
+      }
+      const { items, ...rest } = finishPage(ctx, rows, offset, all.length, 'sessions');
+      const last = slice[items.length - 1];
+      const next = rest.has_more && last ? Buffer.from(JSON.stringify({ k: key, m: last.mtimeMs, p: last.path } satisfies ListCursor)).toString('base64url') : undefined;
+      return { sessions: items, complete, ...rest, ...(next ? { next_cursor: next } : {}) };
     },
   };
 }
 
+function decodeListCursor(ctx: ToolContext, text: string, key: string): ListCursor {
+  let c: ListCursor;
+  try {
+    c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw ctx.error('INVALID_ARGUMENT', 'This cursor is not one list_sessions returned.');
+  }
+  if (!c || typeof c.k !== 'string' || typeof c.m !== 'number' || typeof c.p !== 'string') throw ctx.error('INVALID_ARGUMENT', 'This cursor is not one list_sessions returned.');
+  if (c.k !== key) throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another listing: pass the same project_id, source, since and until as the call that returned it.');
+  return c;
+}
+
 function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'> | undefined, subagentCount: number) {
   const created = (summary ? sessionStart(summary) : null) ?? iso(Math.min(s.birthMs, s.mtimeMs));
+  const prompt = summary?.description ? shorter(summary.description, LIST_PROMPT_CHARS) : null;
   return {
     id: s.id,
     path: s.path,
@@ -224,11 +279,20 @@ function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' |
     entry_count: summary ? summary.entries.length : null,
     file_size: s.size,
     source: s.source,
-    ...(summary?.description ? markedField('first_prompt', summary.description) : { first_prompt: null }),
+    project_id: s.projectId,
+    project_name: s.projectName,
+    ...(prompt ? markedField('first_prompt', prompt) : { first_prompt: null }),
     title: summary?.hints.title ?? null,
     parent_session_id: s.parentId ?? null,
     subagent_count: subagentCount,
     ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),
     ...(s.archived ? { archived: true } : {}),
   };
+}
+
+/** A marked preview cut shorter (its own `…` marker, if any, lies past the cut). */
+function shorter(p: MarkedText, maxChars: number): MarkedText {
+  const { text, truncated } = cutText(p.text, maxChars);
+  if (!truncated) return p;
+  return new MarkedTextBuilder().data(text).mark('…').build();
 }

@@ -8,7 +8,7 @@ import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
 import { safeNormalize } from '../session/summary';
 import { requireProject, requireSource } from './filters';
-import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
+import { cutSchema, jsonBytes, itemBudget, REDACTION_RESERVE, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
 const input = z.object({
   query: z.string().min(1).max(4096).describe('Text to find (or an RE2 regular expression with regex: true)'),
@@ -45,7 +45,7 @@ const output = z.object({
   })),
   total_matches: z.number().int().describe('Matches returned'),
   sessions_searched: z.number().int(),
-  complete: z.boolean().describe('false when the time limit stopped the search before the last session: next_cursor continues'),
+  complete: z.boolean().describe('false when the time limit or the answer\'s size (maxResultBytes: cut) stopped the search before its end: call again with next_cursor'),
   next_cursor: z.string().optional().describe('More may follow: pass it as cursor with the same query and filters'),
   cut: cutSchema.optional(),
   skipped_records: z.number().int().describe('Malformed records passed over in the sessions searched'),
@@ -110,7 +110,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       'Find text across every session (newest first): {sessions: [{session_id, project_name, source, path, matches: [{line_num, preview, role, entry_index, field}]}], total_matches}. ' +
       'Searches entries\' text, thinking, tool inputs and tool results — not file metadata. Case-insensitive by default (case_sensitive: true for exact case); regex: true takes an RE2 regular expression, linear time (\\d \\w \\s \\b, classes, alternation, (?i); no backreferences or lookaround). ' +
       'limit (default 50) bounds matches, limit_per_session (default 2, 0 = no limit) the matches from one session (a session holding more says more_matches: true); project and source narrow (an unknown one is NOT_FOUND). ' +
-      'Reads the session files directly (no index to build); complete: false with next_cursor when the time limit stops it. Open a hit with get_session_entries {path, entry_indices: [entry_index]}.',
+      'Reads the session files directly (no index to build). complete: false means more matches may follow (the time limit or the answer\'s size stopped it): call again with cursor: next_cursor (same query and filters) until complete is true; next_cursor alone (complete: true) means limit was reached. Open a hit with get_session_entries {path, entry_indices: [entry_index]}.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -180,7 +180,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
         searched++;
         const row: SessionOut = { session_id: s.id, project_name: s.projectName, source: s.source, path: s.path, modified_at: new Date(s.mtimeMs).toISOString(), matches: [] };
         const positions: number[] = [];
-        let rowBytes = jsonBytes({ ...row, matches: [] }) + 1;
+        let rowBytes = jsonBytes({ ...row, matches: [], more_matches: true }) + 1;
         try {
           let n = 0;
           for await (const item of files.candidates(re, from, ctx.signal)) {
@@ -200,9 +200,11 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
             if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
             const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
             const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
-            const size = jsonBytes(hit) + 1 + (row.matches.length === 0 ? rowBytes : 0);
+            // entry_index is added after the search (from the summary): its bytes are counted now.
+            const size = jsonBytes(hit) + 1 + ENTRY_INDEX_BYTES + (row.matches.length === 0 ? rowBytes : 0);
             if (used + size > budget && total > 0) { // at least one match a page: a page always advances
-              cut = { limit: 'maxResultBytes', at: `after ${total} matches`, rest: 'Call again with next_cursor.' };
+              cut = cutAt(total);
+              complete = false;
               next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
               break;
             }
@@ -238,20 +240,46 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           });
         } catch { /* no indexes for this session */ }
       }
-      const more = out.filter((r) => r.more_matches).length;
-      const warnings: Warning[] = more ? [{ code: 'LIMIT_PER_SESSION', message: `${more} session${more === 1 ? '' : 's'} held more matches than limit_per_session (${args.limit_per_session}) returned (more_matches: true); pass a higher limit_per_session, 0 for no limit.` }] : [];
-      return {
-        sessions: out,
-        total_matches: total,
-        sessions_searched: searched,
-        complete,
-        ...(next ? { next_cursor: encodeCursor(next) } : {}),
-        ...(cut ? { cut } : {}),
-        skipped_records: skipped,
-        ...(warnings.length ? { warnings } : {}),
+      const answer = (): Out => {
+        const more = out.filter((r) => r.more_matches).length;
+        const warnings: Warning[] = more ? [{ code: 'LIMIT_PER_SESSION', message: `${more} session${more === 1 ? '' : 's'} held more matches than limit_per_session (${args.limit_per_session}) returned (more_matches: true); pass a higher limit_per_session, 0 for no limit.` }] : [];
+        return {
+          sessions: out,
+          total_matches: total,
+          sessions_searched: searched,
+          complete,
+          ...(next ? { next_cursor: encodeCursor(next) } : {}),
+          ...(cut ? { cut } : {}),
+          skipped_records: skipped,
+          ...(warnings.length ? { warnings } : {}),
+        };
       };
+      // The last guard: an answer over maxResultBytes (a long query or path in the cursor, escapes) gives back its
+      // last matches, the cursor resuming at the first one given back — a cut page, never an error without results.
+      let result = answer();
+      while (total > 1 && jsonBytes(result) > ctx.limits.maxResultBytes - REDACTION_RESERVE) {
+        const row = out[out.length - 1]!;
+        const { loc, positions } = located.get(row)!;
+        row.matches.pop();
+        const pos = positions.pop()!;
+        delete row.more_matches;
+        if (row.matches.length === 0) out.pop();
+        total--;
+        next = { k: key, s: loc.session.path, m: loc.session.mtimeMs, p: pos };
+        complete = false;
+        cut = cutAt(total);
+        result = answer();
+      }
+      return result;
     },
   };
+}
+
+/** Bytes of `,"entry_index":N` for any entry index a session can have. */
+const ENTRY_INDEX_BYTES = 26;
+
+function cutAt(total: number): Cut {
+  return { limit: 'maxResultBytes', at: `after ${total} matches`, rest: 'More matches follow: call again with next_cursor (same query and filters).' };
 }
 
 /** The file access of each session's source (confined to that source's home), built once per search. */

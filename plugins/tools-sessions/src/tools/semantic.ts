@@ -4,6 +4,7 @@ import type { SessionsService } from '../service';
 import { requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 import { cutText } from '../text';
+import { contentFreeReason } from '../os-error';
 
 const input = z.object({
   query: z.string().min(1).max(4096).describe('What you are looking for, in your own words'),
@@ -54,66 +55,67 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
-    async handler(args, ctx) {
-      const index = service.semantic(ctx);
-      const everyHome = service.homes(ctx);
-      requireSource(ctx, everyHome, args.source);
-      const homes = everyHome.filter((h) => h.available);
-      const catalog = await service.catalog(ctx, homes);
-      requireProject(ctx, catalog.projects.filter((p) => args.source === undefined || p.source === args.source), args.project);
-      const listed = catalog.projects.flatMap((p) => p.sessions).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
-      // Index until a fraction of the time is left for the query itself.
-      const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - ctx.clock.now()) * 0.2));
-      const report = await index.update(ctx, service, homes, listed, deadline);
-      const byRow = index.sessionsByRow(new Set(listed.map((s) => s.path)));
-      const wanted = new Set<number>();
-      const project = args.project?.toLowerCase();
-      for (const [id, s] of byRow) {
-        if (args.source !== undefined && s.source !== args.source) continue;
-        if (project !== undefined && s.projectName.toLowerCase() !== project && s.projectPath !== args.project) {
-          const listedOne = listed.find((l) => l.path === s.path);
-          if (!listedOne || listedOne.projectId !== args.project) continue;
+    handler(args, ctx) {
+      return service.withSemantic(ctx, async (index) => {
+        const everyHome = service.homes(ctx);
+        requireSource(ctx, everyHome, args.source);
+        const homes = everyHome.filter((h) => h.available);
+        const catalog = await service.catalog(ctx, homes);
+        requireProject(ctx, catalog.projects.filter((p) => args.source === undefined || p.source === args.source), args.project);
+        const listed = catalog.projects.flatMap((p) => p.sessions).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+        // Index until a fraction of the time is left for the query itself.
+        const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - ctx.clock.now()) * 0.2));
+        const report = await index.update(ctx, service, homes, listed, deadline);
+        const byRow = index.sessionsByRow(new Set(listed.map((s) => s.path)));
+        const wanted = new Set<number>();
+        const project = args.project?.toLowerCase();
+        for (const [id, s] of byRow) {
+          if (args.source !== undefined && s.source !== args.source) continue;
+          if (project !== undefined && s.projectName.toLowerCase() !== project && s.projectPath !== args.project) {
+            const listedOne = listed.find((l) => l.path === s.path);
+            if (!listedOne || listedOne.projectId !== args.project) continue;
+          }
+          wanted.add(id);
         }
-        wanted.add(id);
-      }
-      const hits = await index.engine.search({ query: args.query, sessions: wanted, limit: Math.min(args.limit, ctx.limits.maxItems), maxDistance: args.max_distance, diversity: args.diversity }, byRow, ctx.signal);
-      const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 1024);
-      const results: Result[] = [];
-      let used = 2;
-      let cut: Cut | undefined;
-      for (const h of hits) {
-        const r: Result = {
-          session_id: h.session.sessionId,
-          entry_uuid: h.entry.uuid,
-          entry_index: h.entry.idx,
-          distance: h.distance === null ? null : Math.round(h.distance * 10000) / 10000,
-          score: Math.round(h.score * 1e6) / 1e6,
-          role: h.entry.role as Result['role'],
-          project_name: h.session.projectName,
-          source: h.session.source,
-          session_path: h.session.path,
-          ...(h.session.firstPrompt ? markedField('first_prompt', h.session.firstPrompt) : { first_prompt: null }),
-          ...markedField('preview', h.entry.preview),
-          timestamp: h.entry.ts,
+        const hits = await index.engine.search({ query: args.query, sessions: wanted, limit: Math.min(args.limit, ctx.limits.maxItems), maxDistance: args.max_distance, diversity: args.diversity }, byRow, ctx.signal);
+        const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 1024);
+        const results: Result[] = [];
+        let used = 2;
+        let cut: Cut | undefined;
+        for (const h of hits) {
+          const r: Result = {
+            session_id: h.session.sessionId,
+            entry_uuid: h.entry.uuid,
+            entry_index: h.entry.idx,
+            distance: h.distance === null ? null : Math.round(h.distance * 10000) / 10000,
+            score: Math.round(h.score * 1e6) / 1e6,
+            role: h.entry.role as Result['role'],
+            project_name: h.session.projectName,
+            source: h.session.source,
+            session_path: h.session.path,
+            ...(h.session.firstPrompt ? markedField('first_prompt', h.session.firstPrompt) : { first_prompt: null }),
+            ...markedField('preview', h.entry.preview),
+            timestamp: h.entry.ts,
+          };
+          const size = jsonBytes(r) + 1;
+          if (used + size > budget && results.length > 0) {
+            cut = { limit: 'maxResultBytes', at: `after ${results.length} results`, rest: 'Ask for fewer results (limit) or narrow with project or source.' };
+            break;
+          }
+          used += size;
+          results.push(r);
+        }
+        const warnings: Warning[] = report.failed.slice(0, 5).map((f) => ({ code: 'IO_ERROR', message: `${f.path} could not be indexed: ${cutText(contentFreeReason(f.message), 200).text}` }));
+        return {
+          results,
+          complete: report.pending === 0,
+          sessions_indexed: report.indexed,
+          sessions_pending: report.pending,
+          embedder: index.embedder.name,
+          ...(cut ? { cut } : {}),
+          ...(warnings.length ? { warnings } : {}),
         };
-        const size = jsonBytes(r) + 1;
-        if (used + size > budget && results.length > 0) {
-          cut = { limit: 'maxResultBytes', at: `after ${results.length} results`, rest: 'Ask for fewer results (limit) or narrow with project or source.' };
-          break;
-        }
-        used += size;
-        results.push(r);
-      }
-      const warnings: Warning[] = report.failed.slice(0, 5).map((f) => ({ code: 'IO_ERROR', message: `${f.path} could not be indexed: ${cutText(f.message, 200).text}` }));
-      return {
-        results,
-        complete: report.pending === 0,
-        sessions_indexed: report.indexed,
-        sessions_pending: report.pending,
-        embedder: index.embedder.name,
-        ...(cut ? { cut } : {}),
-        ...(warnings.length ? { warnings } : {}),
-      };
+      });
     },
   };
 }

@@ -4,7 +4,7 @@ import type { SessionsService } from '../service';
 import { safeNormalize, sessionStart, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText, hasBinarySummary, textPart } from '../text';
 import { cutSchema, fitting, iso, itemBudget, jsonBytes, pageLimit, roleSchema, warningSchema, type Cut, type Warning } from './shared';
-import { catalogueCode, reason } from '../os-error';
+import { catalogueCode, contentFreeReason, reason } from '../os-error';
 
 const pathArg = z.string().min(1).describe('Full path of the session file, as list_sessions returns it');
 
@@ -29,7 +29,8 @@ const readFields = {
 };
 
 function skippedWarnings(s: SessionSummary): Warning[] {
-  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(k.message, 300).text}` }));
+  // Never the record's content: a malformed line may be anything (a pasted secret, a line of another file).
+  return s.firstSkipped.map((k) => ({ code: 'SYNTAX_ERROR', message: `Record ${k.pos} was skipped: ${cutText(contentFreeReason(k.message), 300).text}` }));
 }
 
 // ---- get_session_metadata ----
@@ -74,7 +75,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
     description:
       'What a session is about without loading its content — use it first: {meta: {id, path, created_at, modified_at, model, git_branch, source, project_path}, description (first user prompt), role_counts, entry_summary: [{index, role, timestamp, content_length, has_thinking, has_tool_use, has_tool_result, preview}], total_entries, total_content_bytes}. ' +
       'summary_only: true lists only user-message previews (default 5). limit/offset page entry_summary (default 50); fetch content with get_session_entries by index. ' +
-      'Malformed lines (a session being written) are skipped and counted in skipped_records. path must lie inside a session source\'s folder.',
+      'Malformed lines (a session being written) are skipped and counted in skipped_records. path must be a session file (as list_sessions returns it). complete: false means a long session was not read to its end before the time limit (counts are lower bounds): call again with the same arguments.',
     inputSchema: metaInput,
     outputSchema: metaOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -197,7 +198,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
       'Read a session\'s entries, one page at a time: {entries: [{index, uuid, role, timestamp, text, text_truncated, thinking, tool_uses: [{id, name, input}], tool_results: [{tool_use_id, result, is_error}], model, usage}], has_more, total, returned, next_offset}. ' +
       'Roles: user, assistant, tool (tool output), system, summary, checkpoint; injected: true marks what the assistant wrote into the conversation (instructions, environment context, command wrappers, compaction summaries, titles), never a user message. limit (default 5) and offset page; entry_indices picks entries by index instead; roles filters. ' +
       'Text is cut to max_content_length characters (default 500, 0 = no limit; never inside a character) with text_truncated: true and text_next_offset; read the rest with entry_indices [index] and content_offset = text_next_offset. Thinking only with include_thinking. ' +
-      'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut.',
+      'Pasted images and other base64 payloads appear as a one-line summary. Every answer fits the server\'s size limit: a cut is announced in cut. complete: false means the session was not read to its end before the time limit: call again with the same arguments.',
     inputSchema: entriesInput,
     outputSchema: entriesOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -232,7 +233,7 @@ export function getSessionEntries(service: SessionsService): ToolDefinition<type
               const n = safeNormalize(located.source, files.value(e.pos));
               draft = n instanceof Error ? undefined : n?.entry;
             } catch (err) {
-              warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${reason(err)}` });
+              warnings.push({ code: catalogueCode(err), message: `Entry ${index} could not be read: ${contentFreeReason(reason(err))}` });
             }
             if (!draft) continue;
             let entry = shape(index, draft, args.max_content_length, args.include_thinking, args.content_offset);

@@ -4,6 +4,9 @@ import type { ToolContext } from 'mcpgw/plugin-api';
 /** Bytes kept free in a result for its envelope (counts, flags, cut, warnings). */
 export const ENVELOPE_RESERVE = 2048;
 
+/** Bytes the redaction adds to every answer after the tool built it (`,"redacted_secrets":N`). */
+export const REDACTION_RESERVE = 40;
+
 export const ROLES = ['user', 'assistant', 'tool', 'system', 'summary', 'checkpoint'] as const;
 export const roleSchema = z.enum(ROLES);
 

@@ -14,6 +14,8 @@ const input = z.object({
   source: sourceArg,
   project: z.string().min(1).optional().describe('Only this project (name, id or folder)'),
   top_tools: z.number().int().min(1).default(50).describe('Tools listed in tool_usage at most, most used first (default 50)'),
+  top_projects: z.number().int().min(1).default(20).describe('Projects listed in by_project at most, most tokens first (default 20)'),
+  max_days: z.number().int().min(1).default(31).describe('Days listed in by_day at most, the latest (default 31; since/until choose the span)'),
 });
 
 const totals = z.object({
@@ -41,6 +43,19 @@ const output = z.object({
   tool_calls: z.number().int().describe('Every tool call, each counted once'),
   by_model: z.record(z.string(), totals),
   by_source: z.record(z.string(), totals.extend({ sessions: z.number().int(), entries: z.number().int(), tool_calls: z.number().int() })),
+  by_project: z.array(totals.extend({
+    source: z.string(),
+    project_id: z.string(),
+    project_name: z.string(),
+    project_path: z.string().nullable(),
+    sessions: z.number().int(),
+    tool_calls: z.number().int(),
+  })).describe('Per project (of a source), most tokens first; top_projects of total_projects'),
+  by_day: z.array(totals.extend({
+    day: z.string().describe('YYYY-MM-DD, UTC'),
+    tool_calls: z.number().int(),
+  })).describe('Per UTC day of the responses and tool calls, latest first; max_days of total_days (responses without a time are in no day)'),
+  total_days: z.number().int().describe('Days with usage (by_day lists max_days of them)'),
   complete: z.boolean().describe('false when some sessions were not read before the time limit (sessions_pending): call again, the read ones are kept'),
   sessions_pending: z.number().int(),
   skipped_records: z.number().int(),
@@ -56,7 +71,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
     description:
       'Aggregate usage across the session history: {total_projects, total_sessions, total_entries, total_tokens, tool_usage: {name: calls}, by_model, by_source, …}. ' +
       'Tokens are counted once per model response (Claude writes a streamed response as several lines repeating its usage: counted once per message id, with its final counts; a fork\'s or subagent\'s copy of its parent\'s records is not counted again) and kept apart: input (not from a cache), output, cache read, cache write; total_tokens adds all four (cache reads included), input_output_tokens only input and output. ' +
-      'Every tool call is counted (each tool_use block, each once). since/until (ISO 8601) bound usage and tool calls by their time; source and project narrow. ' +
+      'Every tool call is counted (each tool_use block, each once). since/until (ISO 8601) bound usage and tool calls by their time; source and project narrow. by_project (top_projects, most tokens first) and by_day (UTC days, latest first, max_days) split the totals. ' +
       'Subagents\' sessions count in the totals and in subagent_sessions, not in total_sessions. A first call over a large history may stop at the time limit with complete: false; call again (what was read is kept).',
     inputSchema: input,
     outputSchema: output,
@@ -75,6 +90,16 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       const byModel = new Map<string, TokenTotals>();
       const bySource = new Map<string, TokenTotals & { sessions: number; entries: number; tool_calls: number }>();
       const tools = new Map<string, number>();
+      const byProject = new Map<string, TokenTotals & { source: string; project_id: string; project_name: string; project_path: string | null; sessions: number; tool_calls: number }>();
+      const byDay = new Map<string, TokenTotals & { day: string; tool_calls: number }>();
+      const dayOf = (t: string | null | undefined) => {
+        const ms = t ? Date.parse(t) : NaN;
+        if (Number.isNaN(ms)) return undefined;
+        const day = new Date(ms).toISOString().slice(0, 10);
+        let d = byDay.get(day);
+        if (!d) byDay.set(day, (d = { day, ...zeroTotals(), tool_calls: 0 }));
+        return d;
+      };
       const seen = new Set<string>();
       const seenTools = new Set<string>();
       let sessions = 0, subagents = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
@@ -124,6 +149,10 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
           if (s.parentId === undefined) src.sessions++;
           src.entries += stats.entries;
+          const pk = `${p.source}\n${p.id}`;
+          let proj = byProject.get(pk);
+          if (!proj) byProject.set(pk, (proj = { source: p.source, project_id: p.id, project_name: p.name, project_path: p.path, ...zeroTotals(), sessions: 0, tool_calls: 0 }));
+          if (s.parentId === undefined) proj.sessions++;
           // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
           // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
           // id (a resumed session repeating earlier records), never between different sessions.
@@ -141,6 +170,9 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
             addTokens(m, u.tokens, n);
             addTokens(src, u.tokens, n);
             addTokens(all, u.tokens, n);
+            addTokens(proj, u.tokens, n);
+            const d = dayOf(u.timestamp);
+            if (d) addTokens(d, u.tokens, n);
           }
           for (const t of stats.toolUses) {
             if (t.id) {
@@ -151,11 +183,17 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
             if (!inRange(t.timestamp, since, until)) continue;
             tools.set(t.name, (tools.get(t.name) ?? 0) + 1);
             src.tool_calls++;
+            proj.tool_calls++;
+            const d = dayOf(t.timestamp);
+            if (d) d.tool_calls++;
             toolCalls++;
           }
         }
       }
       ctx.progress(total, total, 'done');
+      const whole = args.source === undefined && args.project === undefined;
+      const counts = service.finishStats(ctx, whole ? new Set(catalog.projects.flatMap((p) => p.sessions.map((s) => `${s.source}\n${s.path}`))) : undefined);
+      ctx.log.debug('usage: sessions read from their files and taken from the kept statistics', counts);
       const ranked = [...tools].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
       const result: Out = {
         total_projects: countedProjects.size,
@@ -173,6 +211,9 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         tool_calls: toolCalls,
         by_model: Object.fromEntries([...byModel].sort((a, b) => b[1].total_tokens - a[1].total_tokens || (a[0] < b[0] ? -1 : 1))),
         by_source: Object.fromEntries(bySource),
+        by_project: [...byProject.values()].sort((a, b) => b.total_tokens - a.total_tokens || b.sessions - a.sessions || (a.project_name < b.project_name ? -1 : a.project_name > b.project_name ? 1 : 0)).slice(0, args.top_projects),
+        by_day: [...byDay.values()].sort((a, b) => (a.day < b.day ? 1 : -1)).slice(0, args.max_days),
+        total_days: byDay.size,
         complete: pending === 0,
         sessions_pending: pending,
         skipped_records: skipped,
@@ -186,13 +227,20 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
 function fitUsage(ctx: ToolContext, r: Out): Out {
   const budget = itemBudget(ctx, -1536);
   if (jsonBytes(r) <= budget) return r;
-  let cut: Cut | undefined;
   const tools = Object.entries(r.tool_usage);
   const models = Object.entries(r.by_model);
-  let nt = tools.length, nm = models.length;
-  while (jsonBytes({ ...r, tool_usage: Object.fromEntries(tools.slice(0, nt)), by_model: Object.fromEntries(models.slice(0, nm)) }) > budget && (nt > 0 || nm > 0)) {
-    if (nt > 0) nt = Math.floor(nt / 2); else nm = Math.floor(nm / 2);
+  const projects = r.by_project;
+  const days = r.by_day;
+  let nt = tools.length, nm = models.length, np = projects.length, nd = days.length;
+  const shaped = () => ({ ...r, tool_usage: Object.fromEntries(tools.slice(0, nt)), by_model: Object.fromEntries(models.slice(0, nm)), by_project: projects.slice(0, np), by_day: days.slice(0, nd) });
+  // Halve the longest list first, so that each keeps its head.
+  while (jsonBytes(shaped()) > budget && (nt > 0 || nm > 0 || np > 0 || nd > 0)) {
+    const longest = Math.max(nt, np, nd, nm);
+    if (nd === longest) nd = Math.floor(nd / 2);
+    else if (np === longest) np = Math.floor(np / 2);
+    else if (nt === longest) nt = Math.floor(nt / 2);
+    else nm = Math.floor(nm / 2);
   }
-  cut = { limit: 'maxResultBytes', at: `tool_usage lists ${nt} of ${tools.length} tools, by_model ${nm} of ${models.length} models`, rest: 'Lower top_tools, or narrow with source or project.' };
-  return { ...r, tool_usage: Object.fromEntries(tools.slice(0, nt)), by_model: Object.fromEntries(models.slice(0, nm)), cut };
+  const cut: Cut = { limit: 'maxResultBytes', at: `tool_usage lists ${nt} of ${tools.length} tools, by_model ${nm} of ${models.length} models, by_project ${np} of ${projects.length} projects, by_day ${nd} of ${days.length} days`, rest: 'Lower top_tools, top_projects or max_days, or narrow with source, project, since or until.' };
+  return { ...shaped(), cut };
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * The sessions tools' first calls on a large history: a new server with an empty cache folder, then
+ * `get_usage_stats` and `semantic_search` as a client would call them (again while `complete: false`), and warm
+ * `semantic_search` once the index is built. The history is bench/gen-sessions.mjs's with Zipf text (`--text zipf`),
+ * ≥ 6,000 sessions across the six sources.
+ *
+ *   node bench/sessions-first.mjs [--sessions 6000] [--size 700MiB] [--seed 5] [--runs 3] [--keep DIR]
+ *
+ * Per run (each with a new server and an empty cache folder): the first call's time and whether it was complete, the
+ * calls and total time until complete, the progress notifications received; then the median of 10 warm queries, and
+ * every session listed with the cursor; then a third server over the same cache folder (the next conversation): its
+ * first get_usage_stats and semantic_search.
+ * Prints JSON on stdout with each run and the medians.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from './gen-sessions.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..');
+const log = (s) => process.stderr.write(`[first] ${s}\n`);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
+const WARM = ['websocket connection drops after a minute', 'memory keeps growing in the worker', 'calendar shows the wrong day', 'tests fail on the build server', 'payment webhook handled twice', 'slow query on the orders table', 'certificate expired on staging', 'lock file conflicts after rebase', 'translate the settings page', 'docker image too large'];
+
+async function connect(env, config) {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const client = new Client({ name: 'mcpgw-bench-first', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, 'bin', 'mcpgw.js'), 'serve', '--config', config], env, stderr: 'pipe' }));
+  return client;
+}
+
+/** Calls `name` until complete; the first call's time and completeness, calls and total time, progress notes. */
+async function untilComplete(client, name, args) {
+  const out = { first_ms: 0, first_complete: false, calls: 0, total_ms: 0, progress: 0 };
+  for (let i = 0; i < 100; i++) {
+    const t = performance.now();
+    const r = await client.callTool({ name, arguments: args }, { timeout: 600000, onprogress: () => { out.progress++; } });
+    const ms = performance.now() - t;
+    if (r.isError) throw new Error(`${name}: ${r.content?.[0]?.text}`);
+    out.calls++;
+    out.total_ms += ms;
+    if (i === 0) { out.first_ms = ms; out.first_complete = r.structuredContent.complete; }
+    if (r.structuredContent.complete) { out.answer = name === 'get_usage_stats' ? { total_sessions: r.structuredContent.total_sessions, total_tokens: r.structuredContent.total_tokens } : { results: r.structuredContent.results.length, sessions_indexed: r.structuredContent.sessions_indexed }; break; }
+  }
+  return out;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const opt = (n, d) => { const i = args.indexOf(`--${n}`); return i === -1 ? d : args[i + 1]; };
+  const sessions = Number(opt('sessions', '6000'));
+  const m = /^(\d+(?:\.\d+)?)\s*(GiB|MiB)?$/i.exec(opt('size', '700MiB'));
+  const size = Number(m[1]) * (m[2]?.toLowerCase() === 'gib' ? 2 ** 30 : 2 ** 20);
+  const runs = Number(opt('runs', '3'));
+  const dir = path.resolve(opt('keep', path.join(os.tmpdir(), `mcpgw-first-${process.pid}`)));
+  let meta;
+  if (fs.existsSync(path.join(dir, 'meta.json')) && args.includes('--keep')) meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+  else {
+    const t0 = Date.now();
+    meta = generate({ out: dir, sessions, size, seed: Number(opt('seed', '5')), text: 'zipf' });
+    log(`generated ${meta.files} sessions, ${(meta.bytes / 2 ** 20).toFixed(0)} MiB in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const config = path.join(dir, 'mcpgw.json');
+  fs.writeFileSync(config, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } } }));
+  const results = [];
+  for (let run = 0; run < runs; run++) {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-first-cache-'));
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cache };
+    for (const s of ['claude', 'codex', 'copilot', 'gemini', 'qwen', 'kimi']) env[`MCPGW_${s.toUpperCase()}_HOME`] = path.join(dir, s);
+    try {
+      let client = await connect(env, config);
+      const usage = await untilComplete(client, 'get_usage_stats', {});
+      log(`run ${run + 1}: get_usage_stats first ${usage.first_ms.toFixed(0)} ms (complete ${usage.first_complete}), ${usage.calls} calls, ${usage.total_ms.toFixed(0)} ms to complete`);
+      await client.close();
+      // semantic_search on a new server: nothing read yet in this process, no index in the cache folder.
+      client = await connect(env, config);
+      const semantic = await untilComplete(client, 'semantic_search', { query: WARM[0] });
+      log(`run ${run + 1}: semantic_search first ${semantic.first_ms.toFixed(0)} ms (complete ${semantic.first_complete}), ${semantic.calls} calls, ${semantic.total_ms.toFixed(0)} ms to complete, ${semantic.progress} progress notifications`);
+      const warm = [];
+      for (const q of WARM) {
+        const t = performance.now();
+        await client.callTool({ name: 'semantic_search', arguments: { query: q } }, { timeout: 600000 });
+        warm.push(performance.now() - t);
+      }
+      // Listing every session with the cursor (the summaries are read by now): calls and time.
+      const list = { calls: 0, ms: 0, sessions: 0 };
+      let cursor;
+      do {
+        const t = performance.now();
+        const r = await client.callTool({ name: 'list_sessions', arguments: cursor ? { cursor } : {} }, { timeout: 600000 });
+        list.ms += performance.now() - t;
+        list.calls++;
+        list.sessions += r.structuredContent.sessions.length;
+        cursor = r.structuredContent.next_cursor;
+      } while (cursor && list.calls < 1000);
+      await client.close();
+      // A new server over the same cache folder (the next conversation): its first calls, with the statistics and the
+      // index kept by the servers before.
+      client = await connect(env, config);
+      const next = await untilComplete(client, 'get_usage_stats', {});
+      const nextSemantic = await untilComplete(client, 'semantic_search', { query: WARM[1] });
+      await client.close();
+      log(`run ${run + 1}: next server: get_usage_stats first ${next.first_ms.toFixed(0)} ms (complete ${next.first_complete}), semantic_search first ${nextSemantic.first_ms.toFixed(0)} ms (complete ${nextSemantic.first_complete})`);
+      log(`run ${run + 1}: list_sessions of all ${list.sessions} sessions: ${list.calls} calls, ${list.ms.toFixed(0)} ms`);
+      results.push({ usage, semantic, warm_semantic_ms: median(warm), list, next_server: { usage: next, semantic: nextSemantic } });
+      log(`run ${run + 1}: warm semantic_search median ${median(warm).toFixed(0)} ms`);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  }
+  const med = (f) => median(results.map(f));
+  process.stdout.write(JSON.stringify({
+    sessions: meta.files, mib: Math.round(meta.bytes / 2 ** 20), runs,
+    median: {
+      usage_first_ms: med((r) => r.usage.first_ms), usage_calls: med((r) => r.usage.calls), usage_to_complete_ms: med((r) => r.usage.total_ms),
+      semantic_first_ms: med((r) => r.semantic.first_ms), semantic_calls: med((r) => r.semantic.calls), semantic_to_complete_ms: med((r) => r.semantic.total_ms),
+      semantic_progress_notifications: med((r) => r.semantic.progress), warm_semantic_ms: med((r) => r.warm_semantic_ms),
+      list_all_calls: med((r) => r.list.calls), list_all_ms: med((r) => r.list.ms),
+      next_server_usage_first_ms: med((r) => r.next_server.usage.first_ms), next_server_semantic_first_ms: med((r) => r.next_server.semantic.first_ms),
+    },
+    results,
+  }, null, 1) + '\n');
+  if (!args.includes('--keep')) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => { process.stderr.write(`${e.stack}\n`); process.exit(1); });

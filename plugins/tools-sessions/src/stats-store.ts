@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { SessionStats } from './usage';
+import { isDamaged, privateFiles, privateFolder, removeIndexFiles } from './semantic/store';
+
+/** The file beside the search index that keeps each session's usage statistics between server processes. */
+export const STATS_FILE = 'sessions-stats.sqlite';
+
+/**
+ * Usage statistics per session kept on disk (`sessions-stats.sqlite` in the cache folder, 0600 in the 0700 folder),
+ * so that a new server — every conversation of a stdio client starts one — answers `get_usage_stats` from what an
+ * earlier one read: a session is read again only when its files changed (path, size, modification and change time)
+ * or when the code that reads sessions changed (a fingerprint of the plugin's built files is part of every key).
+ * Every row is read into memory at the first look (one query); a failure of the store costs the cache, never the
+ * answer (logged, then the store is off for the process). A damaged file is removed and started again.
+ */
+export class StatsStore {
+  private readonly db: DatabaseSync;
+  private rows: Map<string, { key: string; data: string }> | null = null;
+  private put: StatementSync | null = null;
+  private pending = 0;
+
+  private constructor(db: DatabaseSync, readonly file: string, private readonly code: string) {
+    this.db = db;
+  }
+
+  /** Opens (or creates) the store in `folder`; null when it cannot be (a read-only folder: the cache is then off). */
+  static open(folder: string, log: { debug(msg: string, data?: Record<string, unknown>): void }): StatsStore | null {
+    const file = path.join(folder, STATS_FILE);
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      privateFolder(folder);
+      privateFiles(file);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
+      const init = () => {
+        const db = new DatabaseSync(file);
+        db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+        db.exec('CREATE TABLE IF NOT EXISTS stats (id TEXT PRIMARY KEY, key TEXT NOT NULL, data TEXT NOT NULL)');
+        db.prepare('SELECT count(*) AS n FROM stats').get();
+        return db;
+      };
+      let db: DatabaseSync;
+      try {
+        db = init();
+      } catch (err) {
+        if (!isDamaged(err)) throw err;
+        removeIndexFiles(file);
+        privateFiles(file);
+        db = init();
+      }
+      return new StatsStore(db, file, codeFingerprint());
+    } catch (err) {
+      log.debug('usage: the statistics cache is off', { file, error: String(err) });
+      return null;
+    }
+  }
+
+  /** The kept stats of session `id` when kept under `key` (and this code), else undefined. */
+  get(id: string, key: string): SessionStats | undefined {
+    this.rows ??= this.readAll();
+    const row = this.rows.get(id);
+    if (!row || row.key !== `${this.code}|${key}`) return undefined;
+    try {
+      return JSON.parse(row.data) as SessionStats;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keeps `stats` for session `id` under `key` (written in one transaction per call: see `flush`). */
+  set(id: string, key: string, stats: SessionStats): void {
+    const full = `${this.code}|${key}`;
+    const data = JSON.stringify(stats);
+    this.rows ??= this.readAll();
+    this.rows.set(id, { key: full, data });
+    if (this.pending === 0) this.db.exec('BEGIN');
+    (this.put ??= this.db.prepare('INSERT OR REPLACE INTO stats (id, key, data) VALUES (?, ?, ?)')).run(id, full, data);
+    this.pending++;
+  }
+
+  /** Commits what `set` wrote since the last flush. */
+  flush(): void {
+    if (this.pending === 0) return;
+    this.pending = 0;
+    this.db.exec('COMMIT');
+  }
+
+  /** Drops the rows of sessions not in `ids` (sessions gone from the history). */
+  prune(ids: ReadonlySet<string>): void {
+    this.rows ??= this.readAll();
+    const gone = [...this.rows.keys()].filter((id) => !ids.has(id));
+    if (!gone.length) return;
+    const del = this.db.prepare('DELETE FROM stats WHERE id = ?');
+    this.db.exec('BEGIN');
+    for (const id of gone) { del.run(id); this.rows.delete(id); }
+    this.db.exec('COMMIT');
+  }
+
+  close(): void {
+    try { this.flush(); this.db.close(); } catch { /* closed */ }
+  }
+
+  private readAll(): Map<string, { key: string; data: string }> {
+    const out = new Map<string, { key: string; data: string }>();
+    for (const r of this.db.prepare('SELECT id, key, data FROM stats').all() as { id: string; key: string; data: string }[]) out.set(r.id, { key: r.key, data: r.data });
+    return out;
+  }
+}
+
+let fingerprint: string | undefined;
+
+/**
+ * A fingerprint of the code that turns session files into statistics: the plugin's built files (its sources,
+ * summaries and usage counting), so an upgrade that reads sessions differently never answers from older results.
+ */
+export function codeFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const h = createHash('sha256');
+  const walk = (dir: string) => {
+    let names: string[];
+    try { names = readdirSync(dir).sort(); } catch { return; }
+    for (const n of names) {
+      const p = path.join(dir, n);
+      if (n.endsWith('.js')) { h.update(n); h.update(readFileSync(p)); } else if (!n.includes('.')) walk(p);
+    }
+  };
+  walk(__dirname);
+  fingerprint = h.digest('base64url').slice(0, 16);
+  return fingerprint;
+}
