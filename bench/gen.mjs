@@ -304,7 +304,7 @@ export function generate({ format, seed = 42, size = null, records = null, out }
   const limitRecords = records ?? Infinity;
   const CHUNK = 4 << 20;
   const SLACK = 1 << 20; // far above any one record
-  // offset by 64 bytes: page-aligned buffers copy slowly on this kind of VM (docs/architecture.md "Decisions")
+  // offset by 64 bytes: page-aligned buffers copy slowly on this kind of VM (docs/decisions.md "Unaligned read buffers")
   const buf = Buffer.allocUnsafe(CHUNK + SLACK + 64).subarray(64);
   const fd = fs.openSync(out, 'w');
   let used = 0, total = 0;

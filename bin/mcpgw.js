@@ -13,7 +13,7 @@ if (major < 22) {
 // back: freeing a multi-megabyte buffer otherwise raises the threshold under which allocations come from the heap,
 // where freed memory stays resident, and every thread gets an arena of its own. Values set by the user are kept.
 // V8's young generation is capped at 4 MiB semi-spaces (V8's default grows them to 16 MiB): a scan that parses records
-// otherwise left ~14 MiB more resident for good, and was no faster (docs/architecture.md "Memory is given back at close").
+// otherwise left ~14 MiB more resident for good, and was no faster (docs/decisions.md "Memory is given back at close").
 // They start at their cap (V8's default start is 1 MiB): loading the modules took 13 scavenges, and the start's CPU
 // fell ~8% (starting at 2 MiB saved as much but moved scavenges into the first calls).
 if (process.platform === 'linux' && process.argv[2] === 'serve' && !process.env.MCPGW_ALLOCATOR && typeof process.execve === 'function') {

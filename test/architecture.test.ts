@@ -74,6 +74,13 @@ test('the engine imports of the kernel only its contracts, its errors and its cl
   expect(imports.filter((i) => inside(resolveRel(i), path.join(K, 'contracts'))).length).toBeGreaterThan(50);
 });
 
+test('no bundle is special: the kernel names no bundle, session source or embedder; "sessions" there are MCP (HTTP) sessions only', () => {
+  const lines = tsFiles(path.join(REPO, K)).flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').map((l, i) => `${path.relative(REPO, f)}:${i + 1}: ${l}`));
+  expect(lines.filter((l) => /tools-sessions|session[ -]?source|embedder|sessionsBundle|'sessions'|"sessions"|`sessions`/i.test(l))).toEqual([]);
+  const mcpSessions = (l: string) => l.startsWith(path.join(K, 'http') + path.sep) || /2025-era|maxSessions/.test(l);
+  expect(lines.filter((l) => /\bsessions\b/i.test(l.slice(l.indexOf(': ') + 2)) && !mcpSessions(l))).toEqual([]);
+});
+
 test('the kernel is at most 8,000 lines of non-test TypeScript', () => {
   // Counted as `find src/kernel -name '*.ts' | xargs cat | wc -l` counts: 18,504 before the engine moved out.
   const kernel = lineCount(path.join(REPO, K));
@@ -153,6 +160,11 @@ describe('references point into docs/architecture.md', () => {
 
   test('no issue numbers', () => {
     expect(grep(/(^|[^&\w])#[0-9]{1,4}\b|\bissues? #?[0-9]+\b/i)).toEqual([]);
+  });
+
+  test('docs/architecture.md is the short design of record (at most 250 lines); the decision log is docs/decisions.md', () => {
+    expect(fs.readFileSync(path.join(REPO, 'docs', 'architecture.md'), 'utf8').split('\n').length - 1).toBeLessThanOrEqual(250);
+    expect(fs.readFileSync(path.join(REPO, 'docs', 'decisions.md'), 'utf8')).toMatch(/^## Memory is given back at close$/m);
   });
 
   test('every reference into docs/architecture.md names one of its headings', () => {

@@ -8,4 +8,5 @@ export const BUILTIN_PLUGINS: readonly string[] = [
   '@mcpgw/tools-explore',
   '@mcpgw/tools-reader',
   '@mcpgw/tools-sessions',
+  '@mcpgw/tools-sql',
 ];

@@ -7,7 +7,7 @@ import { prepare, type CommonOptions } from './setup';
 
 const out = (s: string) => process.stdout.write(s);
 
-const REQUIREMENT_WORDS = { format: 'format', queryLanguage: 'query language', bundle: 'tool bundle', sessionSource: 'session source', embedder: 'embedder' } as const;
+const REQUIREMENT_WORDS = { format: 'format', queryLanguage: 'query language', bundle: 'tool bundle', extensionPoint: 'extension point', extension: 'extension' } as const;
 
 export interface ServeOptions extends CommonOptions {
   http?: boolean;
@@ -58,8 +58,9 @@ export async function pluginsCommand(opts: CommonOptions & { json?: boolean }): 
     if (p.formats.length) out(`  formats: ${p.formats.join(', ')}\n`);
     if (p.queryLanguages.length) out(`  query languages: ${p.queryLanguages.join(', ')}\n`);
     if (p.bundles.length) out(`  tool bundles: ${p.bundles.join(', ')} (tools: ${p.tools.join(', ')})\n`);
-    if (p.sessionSources?.length) out(`  session sources: ${p.sessionSources.join(', ')}\n`);
-    if (p.embedders?.length) out(`  embedders: ${p.embedders.join(', ')}\n`);
+    if (p.services?.length) out(`  replaces services: ${p.services.join(', ')}\n`);
+    if (p.extensionPoints?.length) out(`  extension points: ${p.extensionPoints.join(', ')}\n`);
+    for (const [point, names] of Object.entries(p.provides ?? {})) out(`  ${point}: ${names.join(', ')}\n`);
     if (p.commands?.length) out(`  commands: ${p.commands.map((c) => `mcpgw ${c}`).join(', ')}\n`);
     if (p.requires?.length) out(`  requires: ${p.requires.map((r) => `${REQUIREMENT_WORDS[r.kind]} ${r.name}${r.providedBy ? ` (from ${r.providedBy})` : ''}`).join(', ')}\n`);
   }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { McpgwError } from '../kernel/errors';
 
 /**
- * Where a command's FILE argument is read (`mcpgw query`, `mcpgw aggregate`): with `--root DIR`, FILE is a path under
+ * Where a command's FILE argument is read (`mcpgw query`, and a plugin command whose CommandDefinition.file is true, such as `mcpgw aggregate`): with `--root DIR`, FILE is a path under
  * DIR as in every tool (relative to it; an absolute path must lie inside it, else ACCESS_DENIED when it is opened);
  * without it, the file's own folder is the sandbox root (the person at the terminal chose the file; a root from
  * MCPGW_ROOT or a config file is for serve).

@@ -6,7 +6,6 @@ import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
 import type { QueryOptions } from './query';
-import type { AggregateOptions } from './aggregate';
 
 /** Exit codes (docs/architecture.md "Configuration"): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
@@ -22,7 +21,7 @@ function withCommonOptions(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', 'stderr log level (env MCPGW_LOG)').choices(['error', 'warn', 'info', 'debug']));
 }
 
-/** The program's commands; `query` and `aggregate` load their modules when they run (start-up time of `serve`). */
+/** The program's commands; `query` loads its module when it runs (start-up time of `serve`). */
 export function buildProgram(): Command {
   const program = new Command('mcpgw')
     .description('An MCP gateway that opens, searches and queries JSON, JSON Lines and JSON-seq files for AI assistants.')
@@ -59,25 +58,6 @@ export function buildProgram(): Command {
     })
     .option('--no-progress', 'no progress bar on stderr')
     .action((file: string, query: string, opts: QueryOptions) => (require('./query') as typeof import('./query')).queryCommand(file, query, opts));
-  const collect = (v: string, prev: string[] = []) => [...prev, v];
-  configure(program.command('aggregate').description('count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)'))
-    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file')
-    .option('-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, tags[0], /a/b, $.x; a dot path or /pointer reads 0 as an index in an array and a name in an object, a JSONPath $.t[0] only as an index, $.t[\'0\'] only as a name', collect)
-    .option('-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query')
-    .option('-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)', collect)
-    .option('-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)')
-    .option('-e, --each <jsonpath>', 'aggregate the nodes this selects in each record, e.g. $.items[*]')
-    .option('-o, --order <order>', 'count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc')
-    .option('-t, --top <n>', 'print at most n groups', (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
-      return n;
-    }, 20)
-    .option('--match-case', 'case-sensitive string equality in --where')
-    .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
-    .option('--json', 'print the answer as JSON (every group up to --top, numbers exact)')
-    .option('--no-progress', 'no progress bar on stderr')
-    .action((file: string, opts: AggregateOptions) => (require('./aggregate') as typeof import('./aggregate')).aggregateCommand(file, opts));
   return program;
 }
 

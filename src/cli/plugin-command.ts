@@ -1,6 +1,23 @@
 import { Command, CommanderError } from 'commander';
 import { progressBar } from './progress';
 import { prepare, type CommonOptions } from './setup';
+import { fileArgument } from './file-argument';
+import type { CommandDefinition } from '../kernel/contracts/command';
+
+/**
+ * Where the first operand of `args` is: the first argument that is not an option nor the value of an option that
+ * takes one (a usage entry `-g, --group-by <path>` takes one, `--json` none); -1 when there is none.
+ */
+export function fileOperand(args: readonly string[], usage: NonNullable<CommandDefinition['usage']>): number {
+  const takesValue = new Set(usage.filter(([flags]) => /[<[]/.test(flags)).flatMap(([flags]) => flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))));
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (!a.startsWith('-') || a === '-') return i;
+    if (!a.includes('=') && takesValue.has(a)) i++;
+  }
+  return -1;
+}
 
 /**
  * `mcpgw <plugin command> …`: a command a plugin registered (`registerCommand`, e.g. `sessions index`). The config
@@ -52,14 +69,30 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
       process.stderr.write(`mcpgw: "${words.join(' ')}" needs a command:\n${lines}`);
       return 2;
     }
-    process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${known.length ? ` Plugin commands: ${known.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
+    // the commands that begin with the same word when there are any (`sessions rebuild`: sessions index), else all
+    const near = known.filter((n) => n.split(' ')[0] === words[0]);
+    const listed = near.length ? near : known;
+    process.stderr.write(`mcpgw: unknown command "${words.join(' ')}".${listed.length ? ` Plugin commands: ${listed.join(', ')}.` : ''} Run mcpgw --help for the built-in commands.\n`);
     return 2;
   }
   const command = kernel.registry.commands.get(name)!.item;
-  const args = [...words.slice(name.split(' ').length), ...rest];
+  let args = [...words.slice(name.split(' ').length), ...rest];
   if (opts.help) {
-    process.stdout.write(`Usage: mcpgw ${name} [options]\n\n${command.description}\n\nOptions:\n${(command.usage ?? []).map(([f, d]) => `  ${f.padEnd(24)} ${d}\n`).join('')}  ${'--no-progress'.padEnd(24)} no progress bar on stderr\n`);
+    const file = command.file ? `Arguments:\n  ${'<file>'.padEnd(24)} the file: a path under --root when given, else any file (its folder is then the sandbox root)\n\n` : '';
+    process.stdout.write(`Usage: mcpgw ${name}${command.file ? ' <file>' : ''} [options]\n\n${command.description}\n\n${file}Options:\n${(command.usage ?? []).map(([f, d]) => `  ${f.padEnd(24)} ${d}\n`).join('')}  ${'--no-progress'.padEnd(24)} no progress bar on stderr\n`);
     return 0;
+  }
+  // A command that takes a FILE reads it as `mcpgw query` does: under --root when given, else in its own folder.
+  let root: string | undefined;
+  if (command.file) {
+    const at = fileOperand(args, command.usage ?? []);
+    if (at === -1) {
+      process.stderr.write(`mcpgw: ${name} needs a FILE argument (run mcpgw ${name} --help).\n`);
+      return 2;
+    }
+    const located = fileArgument(args[at]!, opts.root !== undefined, config.root);
+    root = located.root;
+    args = args.map((a, i) => (i === at ? located.input : a));
   }
   const interactive = opts.progress !== false && process.stderr.isTTY === true;
   const bar = interactive ? progressBar() : null;
@@ -72,6 +105,7 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
       progress: (done, total, message) => bar?.update(done, total, message ?? ''),
       print: (text) => void process.stdout.write(text),
       interactive,
+      ...(root !== undefined ? { root } : {}),
     }, name);
     return await command.run(args, ctx);
   } finally {

@@ -40,16 +40,13 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   routeWarnings(log);
   for (const folder of loaded.skipped ?? []) log.info('config discovery skipped a folder it cannot read', { folder });
   const kernel = createKernel({ version: VERSION, ownDir: OWN_DIR, log });
-  await kernel.load(pluginSpecs(loaded, config));
-  kernel.checkSessionSources(config);
+  await kernel.load(pluginSpecs(loaded), { sections: loaded.sections ?? {}, dir: loaded.dir });
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
   return { loaded, config, kernel };
 }
 
-/** The built-in plugin that takes the config's `sessions` section as its options. */
-const SESSIONS_PLUGIN = '@mcpgw/tools-sessions';
-
-function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[] {
+/** The plugins to load: the built-ins (a built-in's options are its config section, `Plugin.configSection`), then the config's. */
+function pluginSpecs(loaded: LoadedConfig): PluginSpec[] {
   const { builtins = true, plugins = [] } = loaded.config;
   let names: readonly string[] = [];
   if (builtins === true) names = BUILTIN_PLUGINS;
@@ -62,7 +59,7 @@ function pluginSpecs(loaded: LoadedConfig, config: EffectiveConfig): PluginSpec[
   }
   const specs: PluginSpec[] = names.map((id) => ({
     id,
-    options: id === SESSIONS_PLUGIN ? { ...config.sessions } as Record<string, unknown> : {},
+    options: {},
     fromDir: OWN_DIR,
     origin: 'builtin',
   }));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Logger } from './contracts/plugin';
-import type { ToolDefinition } from './contracts/tool';
+import type { ToolContext, ToolDefinition } from './contracts/tool';
 import { Tokens } from './contracts/tokens';
 import { ConfigError, NO_ROOT_MESSAGE, type EffectiveConfig } from './config';
 import type { CacheConfig } from './config';
@@ -10,7 +10,7 @@ import type { JsonLayout } from './contracts/records';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
-import { checkRequirements } from './plugins/requires';
+import { checkExtensions, checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
 import { nodeFileSystem, type FileSystem } from './files/file-system';
@@ -24,11 +24,16 @@ import { createServerBuilder, createServerFactory, DEFAULT_ANSWERS, type Offered
 import type { Limits } from './contracts/limits';
 import type { CommandContext } from './contracts/command';
 import type { RegexService } from './contracts/regex';
-import { clipText, errorFactory } from './errors';
+import { clipText, McpgwError, type ErrorPayload } from './errors';
+import { toolContext } from './server/tool-context';
+import { runTool } from './server/tool-adapter';
 import { Session } from './session/session';
 
+/** A command's deadline from its start: none in effect, within every timer's 32-bit range. */
+const COMMAND_DEADLINE_MS = 2_000_000_000;
+
 /** What tool selection reads of a config. */
-export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'> & { sessions?: { enabled: boolean } };
+export type ToolSelection = Pick<EffectiveConfig, 'bundles' | 'allow' | 'deny' | 'profile'>;
 
 export interface KernelOptions {
   version: string;
@@ -75,28 +80,22 @@ export class Kernel {
   }
 
   /**
-   * Loads plugins in order, each into its own child container, then checks what they `require` of each other.
-   * @throws PluginLoadError
+   * Loads plugins in order, each into its own child container, then checks what they `require` of each other and what
+   * they provided to each other's extension points. `config`: the config's plugin sections (a plugin's `configSection`
+   * is its options) and the folder their paths are relative to; a section no loaded plugin claims is refused.
+   * @throws PluginLoadError, ConfigError (an unclaimed section)
    */
-  async load(specs: readonly PluginSpec[]): Promise<void> {
+  async load(specs: readonly PluginSpec[], config?: { sections: Readonly<Record<string, Record<string, unknown>>>; dir: string }): Promise<void> {
     installApiResolution();
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}) });
-    checkRequirements(this.registry);
-  }
-
-  /**
-   * Checks the config's `sessions.sources` names against the session sources the loaded plugins registered, so a
-   * misspelt name (which would leave the real source enabled) is refused. Skipped when no plugin registers any.
-   * @throws ConfigError (exit 2) naming the unknown source and the known ones
-   */
-  checkSessionSources(config: Pick<EffectiveConfig, 'sessions'>): void {
-    const known = [...this.registry.sessionSources.keys()];
-    if (known.length === 0) return;
-    for (const name of Object.keys(config.sessions?.sources ?? {})) {
-      if (!this.registry.sessionSources.has(name)) {
-        throw new ConfigError(`sessions.sources.${name}: no loaded plugin registers a session source named "${name}". Sources: ${known.sort().join(', ')}.`);
-      }
+    const sections = config ? { ...config, claimed: new Set<string>() } : undefined;
+    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}) });
+    const unclaimed = Object.keys(sections?.sections ?? {}).filter((k) => !sections!.claimed.has(k));
+    if (unclaimed.length) {
+      const owned = this.registry.plugins.length ? ` Sections of the loaded plugins: ${[...sections!.claimed].join(', ') || 'none'}.` : '';
+      throw new ConfigError(`(top level): unknown key "${unclaimed[0]}": neither an mcpgw setting nor the config section of a loaded plugin.${owned}`);
     }
+    checkRequirements(this.registry);
+    checkExtensions(this.registry);
   }
 
   /**
@@ -140,14 +139,12 @@ export class Kernel {
   }
 
   /**
-   * The bundles a profile offers: the ones it names, or else the default set — every registered bundle except those
-   * that are not offered by default (`ToolBundle.offeredByDefault: false`) unless the config enables them
-   * (`sessions.enabled` for the `sessions` bundle).
+   * The bundles a profile offers: the ones it names, or else the default set — every registered bundle but those not
+   * offered by default (`ToolBundle.offeredByDefault: false`; a plugin decides it from its options).
    */
-  bundleNames(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string[] {
+  bundleNames(config: Pick<ToolSelection, 'bundles'>): string[] {
     if (config.bundles) return config.bundles;
-    const enabled = new Set(config.sessions?.enabled ? ['sessions'] : []);
-    return [...this.registry.bundles.values()].filter(({ item }) => item.offeredByDefault !== false || enabled.has(item.name)).map(({ item }) => item.name);
+    return [...this.registry.bundles.values()].filter(({ item }) => item.offeredByDefault !== false).map(({ item }) => item.name);
   }
 
   /** True when some offered tool's bundle reads files under the root (`ToolBundle.needsRoot`, default true). */
@@ -157,7 +154,7 @@ export class Kernel {
   }
 
   /** Server instructions: what the server is, plus each offered bundle's own line. Under 2,000 characters. */
-  instructions(config: Pick<ToolSelection, 'bundles' | 'sessions'>): string {
+  instructions(config: Pick<ToolSelection, 'bundles'>): string {
     const names = this.bundleNames(config);
     const lines = [
       'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
@@ -207,30 +204,35 @@ export class Kernel {
   }
 
   /**
-   * The context a plugin command runs with (`mcpgw <command>`): what a tool gets, with no deadline, a session of its
-   * own, `progress` as given (the CLI draws a bar on a terminal) and `print` to stdout.
+   * The context a plugin command runs with (`mcpgw <command>`): what a tool gets (the one factory, toolContext), with no
+   * request deadline (2e9 ms on: every timer stays within its 32-bit range), a session of its own, `progress` as given
+   * (the CLI draws a bar on a terminal), `print` to stdout, and `runTool` to run the plugin's own tools as a call would.
+   * `io.root`: the command's sandbox root instead of the config's (a command that takes a FILE, CommandDefinition.file).
    */
-  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean }, owner = 'command'): CommandContext {
-    const spec = this.serverSpec(config, false);
+  commandContext(config: EffectiveConfig, io: { signal: AbortSignal; progress: CommandContext['progress']; print(text: string): void; interactive: boolean; root?: string }, owner = 'command'): CommandContext {
+    const spec = this.serverSpec(io.root !== undefined ? { ...config, root: io.root } : config, false);
     const plugin = this.registry.commands.get(owner)?.plugin;
-    return {
-      registry: spec.registry,
-      files: spec.files,
-      session: new Session(this.clock).scope(owner),
-      limits: spec.limits,
+    const session = new Session(this.clock).scope(owner);
+    const call = (): ToolContext => toolContext(spec, {
+      session,
+      ...(plugin ? { plugin, log: tagLogger(spec.log, { plugin, command: owner }) } : {}),
       signal: io.signal,
-      deadline: Number.POSITIVE_INFINITY,
-      clock: spec.clock,
+      deadline: spec.clock.now() + COMMAND_DEADLINE_MS,
       progress: io.progress,
-      log: plugin ? tagLogger(spec.log, { plugin, command: owner }) : spec.log,
-      error: errorFactory(plugin),
-      root: spec.root,
-      scan: spec.scan,
-      regex: spec.regex,
-      json: spec.json(),
-      answers: spec.answers,
+    });
+    return {
+      ...call(),
       print: io.print,
       interactive: io.interactive,
+      runTool: async (tool, args) => {
+        // a context of its own per call: its JSON layout counts the lone surrogates of this answer only
+        const r = await runTool(tool, args, call(), plugin);
+        if (r.isError) {
+          const e = r.structuredContent.error as ErrorPayload;
+          throw new McpgwError(e.code, e.hint ? `${e.message} (${e.hint})` : e.message);
+        }
+        return r.structuredContent;
+      },
     };
   }
 

@@ -14,6 +14,8 @@
 import type { Plugin } from '../kernel/contracts/plugin';
 
 export * from '../kernel/contracts';
+/** The session-history plugin's extension points' item types (its `session-source` and `embedder` points). */
+export type * from './sessions';
 export type { ErrorCode, ErrorDetails, ErrorLocation, ErrorLimit, ErrorPayload, McpgwError } from '../kernel/errors';
 export { ERROR_CODES } from '../kernel/errors';
 /**

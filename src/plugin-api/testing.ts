@@ -2,9 +2,8 @@ import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import type { CommandDefinition } from '../kernel/contracts/command';
 import type { Format } from '../kernel/contracts/format';
-import type { Logger, Plugin, PluginContext } from '../kernel/contracts/plugin';
+import type { ExtensionPoint, Logger, Plugin, PluginContext } from '../kernel/contracts/plugin';
 import type { QueryLanguage } from '../kernel/contracts/query';
-import type { Embedder, SessionSource } from '../kernel/contracts/sessions';
 import { Tokens } from '../kernel/contracts/tokens';
 import type { ToolBundle } from '../kernel/contracts/tool';
 import { errorFactory } from '../kernel/errors';
@@ -18,9 +17,13 @@ export interface Contributions {
   formats: Format[];
   queryLanguages: QueryLanguage[];
   bundles: ToolBundle[];
-  sessionSources: SessionSource[];
-  embedders: Embedder[];
+  /** The extension points it defined. */
+  extensionPoints: ExtensionPoint[];
+  /** What it provided, by extension point (in the order provided). */
+  provided: Record<string, { readonly name: string }[]>;
   commands: CommandDefinition[];
+  /** The engine services it replaced, by token. */
+  services: Record<string, unknown>;
   /** The options `register` received (validated by the plugin's `options` schema when it has one). */
   options: unknown;
   /** The lines the plugin logged: `[level, message, fields]`. */
@@ -40,7 +43,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     if (!parsed.success) throw new Error(`invalid options: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(options)'}: ${i.message}`).join('; ')}`);
     validated = parsed.data;
   }
-  const out: Contributions = { formats: [], queryLanguages: [], bundles: [], sessionSources: [], embedders: [], commands: [], options: validated, logged: [] };
+  const out: Contributions = { formats: [], queryLanguages: [], bundles: [], extensionPoints: [], provided: {}, commands: [], services: {}, options: validated, logged: [] };
   const log = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) => void out.logged.push([level, message, fields]);
   const logger: Logger = { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
   const container = rootContainer.createChildContainer();
@@ -56,14 +59,16 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     registerFormat: (f) => void out.formats.push(f),
     registerQueryLanguage: (l) => void out.queryLanguages.push(l),
     registerToolBundle: (b) => void out.bundles.push(b),
-    registerSessionSource: (s) => void out.sessionSources.push(s),
-    registerEmbedder: (e) => void out.embedders.push(e),
+    defineExtensionPoint: (p) => void out.extensionPoints.push(p as ExtensionPoint),
+    provide: (point, item) => void (out.provided[point] ??= []).push(item),
     registerCommand: (c) => void out.commands.push(c),
+    registerService: (token, service) => void (out.services[token] = service),
     records: recordsToolkit,
     error: errorFactory(plugin.name),
     container: containerOf(container),
     log: logger,
     clock,
+    configDir: process.cwd(),
   };
   await plugin.register(context, validated as Options);
   return out;

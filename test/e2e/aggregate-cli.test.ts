@@ -146,3 +146,13 @@ test('a distinct count past the exact memory bound is estimated, with its error 
   expect(t.lines[0]).toMatch(/^ *count +count_distinct\(u\)$/);
   expect(t.lines[2]).toMatch(new RegExp(`^330000 +≈${est.value} ±${est.error_bound}$`));
 }, 60_000);
+
+test('the command runs the tool with the context every tool call gets: an error the explorer raises is logged with its plugin', () => {
+  // One ToolContext factory (src/kernel/server/tool-context.ts) for the server, commands and tests: ctx.error tags the
+  // plugin that raised an error, and the tool adapter's log line names it (raisedBy), as for a call over MCP.
+  const r = run('events.jsonl', '--metric', 'median(x)', '--log-level', 'debug');
+  expect(r.code).toBe(2);
+  const line = r.err.split('\n').find((l) => l.startsWith('mcpgw debug tool aggregate answered INVALID_ARGUMENT'));
+  expect(line).toBeDefined();
+  expect(JSON.parse(line!.slice(line!.indexOf('{')))).toMatchObject({ message: 'Unknown metric "median(x)".', raisedBy: '@mcpgw/tools-explore' });
+});

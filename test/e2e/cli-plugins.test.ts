@@ -373,9 +373,11 @@ describe('CLI usage', () => {
     for (const form of [['--help'], ['-h'], ['help']]) {
       const r = mcpgw(form);
       expect(r.status).toBe(0);
-      expect(r.stdout).toContain('  aggregate [options] <file>');
+      expect(r.stdout).toContain('  query [options] <file> <query>');
       expect(r.stdout.endsWith('\nPlugin commands (from the plugins the config loads):\n'
+        + '  aggregate                       count, group, sum and bucket over a whole file and print a table (the explorer\'s aggregate tool)\n'
         + '  sessions index                  build or update the session-history search index (semantic_search) in the cache folder\n'
+        + '  sql                             run one SQL SELECT over FILE (the view t) with DuckDB, locked down as sql_query; one JSON object per row\n'
         + 'Run mcpgw <command> --help for a plugin command\'s options.\n')).toBe(true);
     }
     writeConfig({ root: './data', plugins: ['./no-such-plugin.js'] });

@@ -68,3 +68,14 @@ export async function call(client: Client, name: string, args: Record<string, un
   };
   return { data: result.structuredContent, text: result.content[0]?.text ?? '', isError: result.isError === true, result };
 }
+
+/** A real MCP client connected in-process (an in-memory transport pair) to a server the kernel's factory built. */
+export async function inProcessClient(server: { connect(transport: unknown): Promise<void> }): Promise<Client> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { InMemoryTransport } = require('@modelcontextprotocol/server') as typeof import('@modelcontextprotocol/server');
+  const client = new Client({ name: 't', version: '1' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return client;
+}

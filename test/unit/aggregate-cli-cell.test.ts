@@ -1,4 +1,4 @@
-import { cell } from '../../src/cli/aggregate';
+import { cell } from '../../plugins/tools-explore/src/aggregate/command';
 
 describe('mcpgw aggregate table cells', () => {
   test('a string is quoted only when it would read as another value', () => {

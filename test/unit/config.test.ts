@@ -7,6 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, DEFAULT_LIMITS, loadConfig, resolveConfig, type EffectiveConfig } from '../../src/kernel/config';
 import type { ConfigFile } from '../../src/kernel/config';
+import { pluginSections } from '../../src/kernel/config/load';
+import { absoluteOptions, optionsSchema as sessionsOptions } from '../../plugins/tools-sessions/src/homes';
 
 let tmp: string;
 beforeEach(() => {
@@ -266,16 +268,17 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full', redactSecrets: true }, logLevel: 'warn', sessions: { enabled: false, sources: {} }, cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full', redactSecrets: true }, logLevel: 'warn', cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
   });
 
   test('recordFormat and resultText at the top level apply without profiles', () => {
     expect(resolve({ root: 'r', recordFormat: 'compact', resultText: 'summary' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary', redactSecrets: true });
   });
 
-  test('sessions: homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {
-    const eff = resolve({ root: 'r', sessions: { enabled: true, cacheDir: 'cache', sources: { claude: { home: '~/alt-claude' }, codex: { home: '/abs/codex', enabled: false }, kimi: { enabled: true } } } });
-    expect(eff.sessions).toEqual({
+  test('sessions: a plugin section (the session plugin\'s options); homes and cacheDir relative to the config file, ~/ to the user\'s home folder', () => {
+    const { own, sections } = pluginSections({ root: 'r', sessions: { enabled: true, cacheDir: 'cache', sources: { claude: { home: '~/alt-claude' }, codex: { home: '/abs/codex', enabled: false }, kimi: { enabled: true } } } });
+    expect(own).toEqual({ root: 'r' });
+    expect(absoluteOptions(sessionsOptions.parse(sections.sessions), '/cfg')).toEqual({
       enabled: true,
       cacheDir: '/cfg/cache',
       sources: { claude: { home: path.join(os.homedir(), 'alt-claude') }, codex: { home: '/abs/codex', enabled: false }, kimi: { enabled: true } },

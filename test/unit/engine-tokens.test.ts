@@ -8,13 +8,12 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { inProcessClient } from '../helpers/mcp';
 import jsonl from '../../plugins/format-jsonl/src/index';
 import explore from '../../plugins/tools-explore/src/index';
 import jsonpath from '../../plugins/query-jsonpath/src/index';
 import { resolveConfig } from '../../src/kernel/config';
-import { Tokens, type Indexer, type IndexerOpenOptions, type OpenedFile } from '../../src/kernel/contracts';
+import { Tokens, type Indexer, type IndexerOpenOptions, type OpenedFile, type Plugin } from '../../src/kernel/contracts';
 import { createKernel } from '../../src/compose/engine';
 import { EngineIndexer } from '../../src/engine/files/indexer';
 
@@ -24,24 +23,25 @@ beforeAll(() => {
   // three records in the file asked for, two in the one the fake serves instead (counted by hand)
   fs.writeFileSync(path.join(tmp, 'people.jsonl'), '{"n":"Ann"}\n{"n":"Bob"}\n{"n":"Cy"}\n');
   fs.writeFileSync(path.join(tmp, 'other.jsonl'), '{"n":"Di"}\n{"n":"Ed"}\n');
-  for (const f of ['jsonl.cjs', 'jsonpath.cjs', 'explore.cjs']) fs.writeFileSync(path.join(tmp, f), '// stands in for a plugin module\n');
+  for (const f of ['jsonl.cjs', 'jsonpath.cjs', 'explore.cjs', 'extra.cjs']) fs.writeFileSync(path.join(tmp, f), '// stands in for a plugin module\n');
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 const modules = () => new Map<string, unknown>([[path.join(tmp, 'jsonl.cjs'), jsonl], [path.join(tmp, 'jsonpath.cjs'), jsonpath], [path.join(tmp, 'explore.cjs'), explore]]);
 
-/** open_file's record_count for people.jsonl through a real MCP client, with `swap` applied to the kernel's container first. */
-async function recordCount(swap?: (register: (indexer: Indexer) => void) => void): Promise<number> {
+/**
+ * open_file's record_count for people.jsonl through a real MCP client, with `swap` applied to the kernel's container
+ * first; `extra`: a plugin loaded after the built-in ones.
+ */
+async function recordCount(swap?: (register: (indexer: Indexer) => void) => void, extra?: Plugin): Promise<number> {
   const loaded = modules();
+  if (extra) loaded.set(path.join(tmp, 'extra.cjs'), extra);
   const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log: silent, importModule: async (e) => loaded.get(e) });
-  await kernel.load(['./jsonl.cjs', './jsonpath.cjs', './explore.cjs'].map((id) => ({ id, options: {}, fromDir: tmp, origin: 'config' as const })));
+  await kernel.load(['./jsonl.cjs', './jsonpath.cjs', './explore.cjs', ...(extra ? ['./extra.cjs'] : [])].map((id) => ({ id, options: {}, fromDir: tmp, origin: 'config' as const })));
   swap?.((indexer) => kernel.container.register(Tokens.Indexer, { useValue: indexer }));
   const server = kernel.serverFactory(resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp))();
-  const client = new Client({ name: 't', version: '1' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await inProcessClient(server);
   try {
     const r = await client.callTool({ name: 'open_file', arguments: { path: 'people.jsonl' } });
     expect(r.isError).toBeFalsy();
@@ -55,11 +55,11 @@ test('the composed kernel opens files with the default engine\'s index pass', as
   expect(await recordCount()).toBe(3);
 });
 
-test('an Indexer registered in the container serves the tools\' opens: a fake that indexes another file is what open_file reports', async () => {
-  const seen: string[] = [];
+/** An index pass that opens other.jsonl whatever it is asked for, and notes what it was asked for in `seen`. */
+function otherFileIndexer(seen: string[]): Indexer {
   const real = new EngineIndexer();
   const other = path.join(tmp, 'other.jsonl');
-  const fake: Indexer = {
+  return {
     async open(file: OpenedFile, options: IndexerOpenOptions) {
       seen.push(file.displayPath);
       const fd = fs.openSync(other, 'r');
@@ -68,6 +68,19 @@ test('an Indexer registered in the container serves the tools\' opens: a fake th
     },
     read: (file, options) => real.read(file, options),
   };
-  expect(await recordCount((register) => register(fake))).toBe(2);
+}
+
+test('an Indexer registered in the container serves the tools\' opens: a fake that indexes another file is what open_file reports', async () => {
+  const seen: string[] = [];
+  expect(await recordCount((register) => register(otherFileIndexer(seen)))).toBe(2);
   expect(seen).toEqual(['people.jsonl']);
+});
+
+test('a plugin replaces an engine service (registerService), as another engine would; the kernel\'s own services it may not', async () => {
+  const seen: string[] = [];
+  const engine: Plugin = { name: 'other-engine', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.registerService(Tokens.Indexer, otherFileIndexer(seen)); } };
+  expect(await recordCount(undefined, engine)).toBe(2);
+  expect(seen).toEqual(['people.jsonl']);
+  const grabby: Plugin = { name: 'grabby', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.registerService(Tokens.Files, {}); } };
+  await expect(recordCount(undefined, grabby)).rejects.toThrow('Plugin grabby@1.0.0: registerService() replaces only an engine service: mcpgw:scan-engine, mcpgw:regex, mcpgw:records, mcpgw:indexer; not "mcpgw:files".');
 });

@@ -9,8 +9,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { inProcessClient } from '../helpers/mcp';
 import { z } from 'zod';
 import { FakeClock } from '../../src/kernel/fake-clock';
 import { resolveConfig } from '../../src/kernel/config';
@@ -65,10 +64,7 @@ test('plugins get their own containers and tagged logs; bundles their own sessio
 
   const config = resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp);
   const server = kernel.serverFactory(config)();
-  const client = new Client({ name: 't', version: '1' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await inProcessClient(server);
   try {
     const call = async (name: string) => (await client.callTool({ name, arguments: {} })).structuredContent as { id: string; size: number; deadline: number; now: number };
     expect(await call('a_put')).toEqual({ id: 'a_1', size: 1, now: clock.now(), deadline: clock.now() + config.limits.requestTimeoutMs });
@@ -97,4 +93,59 @@ test('a service scope resolves Limits, Files and the one ScanEngine for a root; 
   expect(a.resolve(Tokens.Files)).not.toBe(b.resolve(Tokens.Files));
   expect(a.isRegistered(Tokens.Registry)).toBe(true);
   expect(kernel.container.isRegistered(Tokens.Files)).toBe(false);
+});
+
+test('one context factory: a tool run over MCP and the same tool run by a plugin command get the same context (a JSON layout that counts replaced lone surrogates, errors tagged with the plugin)', async () => {
+  const echo: ToolDefinition = {
+    name: 'echo_json', title: 'echo', description: 'echo', inputSchema: z.object({ text: z.string(), fail: z.boolean().optional() }),
+    outputSchema: z.object({ text: z.string(), raisedBy: z.string().optional() }),
+    handler(args: { text: string; fail?: boolean }, ctx) {
+      return { text: ctx.json.wellFormedText(args.text), raisedBy: ctx.error('NOT_FOUND', 'x').plugin ?? 'none' };
+    },
+  };
+  let fromCommand: Record<string, unknown> | undefined;
+  const plugin: Plugin = {
+    name: 'p-echo', version: '1.0.0', apiVersion: '^2.0.0',
+    register(context) {
+      context.registerToolBundle({ name: 'echo', tools: [echo] });
+      context.registerCommand!({ name: 'echo', description: 'echo', run: async (_args, ctx) => { fromCommand = await ctx.runTool(echo, { text: '"\\ud800 \\ud83d\\ude00"' }); return 0; } });
+    },
+  };
+  fs.writeFileSync(path.join(tmp, 'echo.cjs'), '// stands in for a plugin module\n');
+  const kernel = createKernel({ version: '0.1.0', ownDir: tmp, log, importModule: async () => plugin });
+  await kernel.load([{ id: './echo.cjs', options: {}, fromDir: tmp, origin: 'config' }]);
+  const config = resolveConfig({ config: { root: tmp }, dir: tmp }, {}, {}, tmp);
+  // one lone surrogate escape (\ud800) rewritten, the pair left alone: RFC 8259 §8.2
+  const expected = {
+    text: '"\\ufffd \\ud83d\\ude00"',
+    raisedBy: 'p-echo',
+    warnings: [{ code: 'LONE_SURROGATE_REPLACED', message: expect.stringMatching(/^1 lone surrogate escape\(s\) in the JSON text of this answer/) }],
+  };
+  const ctx = kernel.commandContext(config, { signal: new AbortController().signal, progress: () => undefined, print: () => undefined, interactive: false }, 'echo');
+  expect(await kernel.registry.commands.get('echo')!.item.run([], ctx)).toBe(0);
+  expect(fromCommand).toEqual(expected);
+  const server = kernel.serverFactory(config)();
+  const client = await inProcessClient(server);
+  try {
+    expect((await client.callTool({ name: 'echo_json', arguments: { text: '"\\ud800 \\ud83d\\ude00"' } })).structuredContent).toEqual(expected);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a plugin\'s config section is its options (validated by its schema, errors naming the section\'s keys); an object no plugin claims is refused', async () => {
+  let got: unknown;
+  let dir = '';
+  const plugin: Plugin<{ depth: number }> = {
+    name: 'p-sec', version: '1.0.0', apiVersion: '^2.0.0', configSection: 'history',
+    options: { safeParse: (o: unknown) => (typeof (o as { depth?: unknown }).depth === 'number' ? { success: true as const, data: o as { depth: number } } : { success: false as const, error: { issues: [{ path: ['depth'], message: 'expected a number' }] } }) },
+    register(context, options) { got = options; dir = context.configDir; },
+  };
+  fs.writeFileSync(path.join(tmp, 'sec.cjs'), '// stands in for a plugin module\n');
+  const spec = [{ id: './sec.cjs', options: {}, fromDir: tmp, origin: 'config' as const }];
+  const kernel = () => createKernel({ version: '0.1.0', ownDir: tmp, log, importModule: async () => plugin });
+  await kernel().load(spec, { sections: { history: { depth: 3 } }, dir: '/cfg' });
+  expect([got, dir]).toEqual([{ depth: 3 }, '/cfg']);
+  await expect(kernel().load(spec, { sections: { history: { depth: 'x' } }, dir: '/cfg' })).rejects.toThrow('Plugin p-sec@1.0.0: invalid options (config section "history"): history.depth: expected a number');
+  await expect(kernel().load(spec, { sections: { history: { depth: 1 }, histroy: {} }, dir: '/cfg' })).rejects.toThrow('(top level): unknown key "histroy": neither an mcpgw setting nor the config section of a loaded plugin. Sections of the loaded plugins: history.');
 });

@@ -58,7 +58,7 @@ beforeEach(() => {
   age(tmp);
   discoveries.claude = discoveries.codex = 0;
   ctx = {
-    registry: { sessionSources: { list: () => sources, get: (n: string) => sources.find((s) => s.name === n) } },
+    registry: { extensions: () => ({ list: () => sources, get: (n: string) => sources.find((s) => s.name === n) }) },
     signal: new AbortController().signal,
     clock,
     log: { error() {}, warn() {}, info() {}, debug() {} },

@@ -40,7 +40,7 @@ beforeAll(async () => {
     verify: (s, r) => inner.verify(s, r),
   });
   ctx = {
-    registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: () => undefined, list: () => [] }, detect: () => null, sessionSources: { list: () => [claudeSource], get: () => claudeSource }, embedders: { list: () => [], get: () => undefined } },
+    registry: { formats: { list: () => [], has: () => false }, queryLanguages: { get: () => undefined, list: () => [] }, detect: () => null, extensions: ((point: string) => (point === 'session-source' ? { list: () => [claudeSource], get: () => claudeSource } : { list: () => [], get: () => undefined })) as never },
     files: { ...files, open: files.open.bind(files), verify: files.verify.bind(files), within: (folders: readonly string[]) => spy(files.within(folders)) },
     session: {} as never, limits: {} as never, signal: new AbortController().signal, deadline: clock.now() + 60_000, clock,
     progress: () => undefined, log: { error() {}, warn() {}, info() {}, debug() {} },

@@ -1,6 +1,7 @@
 import type { Plugin, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
 import { endCall } from './files';
 import { aggregate } from './aggregate/aggregate';
+import { aggregateCommand } from './aggregate/command';
 import { search } from './search/search';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
@@ -46,6 +47,8 @@ const plugin: Plugin = {
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {
     registry.registerToolBundle(exploreBundle);
+    // `mcpgw aggregate FILE`: the aggregate tool at the terminal
+    registry.registerCommand?.(aggregateCommand);
   },
 };
 

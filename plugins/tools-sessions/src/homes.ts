@@ -4,12 +4,12 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { SessionSource, ToolContext } from 'mcpgw/plugin-api';
 
-/** The plugin's options: the config's `sessions` section, paths already absolute. */
+/** The plugin's options: the config's `sessions` section (paths relative to the config file; see absoluteOptions). */
 export const optionsSchema = z.strictObject({
   enabled: z.boolean().default(false),
   cacheDir: z.string().min(1).optional(),
   embedder: z.string().min(1).optional(),
-  sources: z.record(z.string(), z.strictObject({ home: z.string().min(1).optional(), enabled: z.boolean().optional() })).default({}),
+  sources: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'a source name: lower-case letters, digits, "-"'), z.strictObject({ home: z.string().min(1).optional(), enabled: z.boolean().optional() })).default({}),
 });
 
 export type SessionsOptions = z.output<typeof optionsSchema>;
@@ -62,7 +62,21 @@ function expand(p: string, userHome: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(userHome, p.slice(1)) : path.resolve(p);
 }
 
-/** The registered sources (the kernel's registry view; none on a kernel without session sources). */
+/** The extension point session sources are provided to (`context.provide('session-source', source)`). */
+export const SOURCE_POINT = 'session-source';
+
+/** The sources provided to this plugin's extension point, in the order provided. */
 export function registeredSources(ctx: Pick<ToolContext, 'registry'>): readonly SessionSource[] {
-  return ctx.registry.sessionSources.list();
+  return ctx.registry.extensions<SessionSource>(SOURCE_POINT).list();
+}
+
+/**
+ * The options with their paths absolute: relative to `dir` (the config file's folder), `~/…` to the user's home folder
+ * (the config's `sessions` section is this plugin's options, `Plugin.configSection`).
+ */
+export function absoluteOptions(options: SessionsOptions, dir: string, userHome = os.homedir()): SessionsOptions {
+  const abs = (p: string) => (p === '~' || p.startsWith('~/') ? path.join(userHome, p.slice(1)) : path.resolve(dir, p));
+  const sources: SessionsOptions['sources'] = {};
+  for (const [name, s] of Object.entries(options.sources)) sources[name] = { ...s, ...(s.home !== undefined ? { home: abs(s.home) } : {}) };
+  return { ...options, ...(options.cacheDir !== undefined ? { cacheDir: abs(options.cacheDir) } : {}), sources };
 }

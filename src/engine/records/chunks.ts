@@ -9,7 +9,7 @@ export const CHUNK_BYTES = 4 * 1024 * 1024;
 /**
  * A buffer of `size` bytes that does not start on a page boundary. Large `allocUnsafe` buffers
  * come back page-aligned, and reads into them were 3× slower on this machine
- * (docs/architecture.md "Decisions"); 64 bytes in, reads run at `cat` speed.
+ * (docs/decisions.md "Unaligned read buffers"); 64 bytes in, reads run at `cat` speed.
  */
 export function unalignedBuffer(size: number): Buffer {
   return Buffer.allocUnsafeSlow(size + 64).subarray(64);

@@ -1,5 +1,5 @@
 export { loadConfig, SEARCH_PLACES, type LoadedConfig } from './load';
-export { resolveConfig, NO_ROOT_MESSAGE, type EffectiveConfig, type Flags, type SessionsConfig, type CacheConfig } from './resolve';
+export { resolveConfig, NO_ROOT_MESSAGE, type EffectiveConfig, type Flags, type CacheConfig } from './resolve';
 export { ConfigError, describeIssues } from './config-error';
 export { DEFAULT_LIMITS } from './defaults';
 export { configSchema, type ConfigFile, type PluginEntry, type LogLevel } from './schema';

@@ -27,6 +27,23 @@ export interface LoadedConfig {
   dir: string;
   /** Folders discovery could not read and passed over (absent when none). */
   skipped?: string[];
+  /**
+   * Plugins' sections: top-level objects under keys that are not mcpgw's own (`history: {…}`), each the options of
+   * the loaded plugin whose manifest claims it (`Plugin.configSection`; an unclaimed one is refused once plugins load).
+   */
+  sections?: Record<string, Record<string, unknown>>;
+}
+
+/** Splits a config's top-level keys into mcpgw's own and plugin sections (objects under other keys). */
+export function pluginSections(raw: unknown): { own: unknown; sections: Record<string, Record<string, unknown>> } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { own: raw, sections: {} };
+  const own: Record<string, unknown> = {};
+  const sections: Record<string, Record<string, unknown>> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (!Object.hasOwn(configSchema.shape, k) && v !== null && typeof v === 'object' && !Array.isArray(v)) sections[k] = v as Record<string, unknown>;
+    else own[k] = v;
+  }
+  return { own, sections };
 }
 
 /** Why a folder cannot be searched: it is not readable, not a folder, or a symlink loop. Such folders are skipped. */
@@ -55,11 +72,12 @@ export async function loadConfig(explicit: string | undefined, cwd: string, home
   if (!result || result.isEmpty) {
     return { config: {}, filepath: result?.filepath ?? null, dir: result ? path.dirname(result.filepath) : cwd, ...extra };
   }
-  const parsed = configSchema.safeParse(result.config);
+  const { own, sections } = pluginSections(result.config);
+  const parsed = configSchema.safeParse(own);
   if (!parsed.success) {
     throw new ConfigError(`Invalid config in ${result.filepath}:\n${describeIssues(parsed.error.issues)}`);
   }
-  return { config: parsed.data, filepath: result.filepath, dir: path.dirname(result.filepath), ...extra };
+  return { config: parsed.data, filepath: result.filepath, dir: path.dirname(result.filepath), sections, ...extra };
 }
 
 /**

@@ -9,23 +9,11 @@ import type { AnswerSettings } from '../contracts/tool';
 import { DEFAULT_CACHE_MAX_BYTES, DEFAULT_LIMITS } from './defaults';
 import { ConfigError } from './config-error';
 import { logLevelSchema, type LoadedConfigLike, type LimitsConfig, type LogLevel, type ProfileConfig } from './types';
-import type { SessionsConfigFile } from './schema';
 
 /** What a missing root says (a ConfigError, exit 2). */
 export const NO_ROOT_MESSAGE =
   'No root folder is set. mcpgw serves files from one root folder and has no default (clients often start servers in / or your home folder).\n' +
   'Set it with --root DIR, the MCPGW_ROOT environment variable, or "root" in .mcpgwrc.';
-
-/**
- * The session-history settings in force: paths absolute (a config file's relative to its folder, `~/` to the user's
- * home folder). They are the built-in `tools-sessions` plugin's options.
- */
-export interface SessionsConfig {
-  enabled: boolean;
-  cacheDir?: string;
-  embedder?: string;
-  sources: Record<string, { home?: string; enabled?: boolean }>;
-}
 
 /** Command-line flags that override the environment and the config. */
 export interface Flags {
@@ -50,7 +38,6 @@ export interface EffectiveConfig {
   /** How answers are written: the profile's `recordFormat` and `resultText`, else the config's, else pretty and full. */
   answers: AnswerSettings;
   logLevel: LogLevel;
-  sessions: SessionsConfig;
   /** The persistent index cache: its folder (absolute) and bound (bytes); null or absent: off. */
   cache?: CacheConfig | null;
 }
@@ -122,7 +109,6 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
       redactSecrets: profile?.redactSecrets ?? config.redactSecrets ?? true,
     },
     logLevel: log.data,
-    sessions: resolveSessions(config.sessions, dir),
     cache: config.cache === false ? null : { dir: config.cacheDir !== undefined ? absPath(config.cacheDir, dir) : defaultCacheDir(env), maxBytes: config.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES },
   };
 }
@@ -136,21 +122,6 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
 /** A path from the config: relative to the config file's folder, `~/…` to the user's home folder. */
 function absPath(p: string, dir: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : path.resolve(dir, p);
-}
-
-/** `sessions` with its paths made absolute: relative to the config file's folder, `~/…` to the user's home folder. */
-function resolveSessions(raw: SessionsConfigFile | undefined, dir: string): SessionsConfig {
-  const abs = (p: string) => (p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : path.resolve(dir, p));
-  const sources: SessionsConfig['sources'] = {};
-  for (const [name, s] of Object.entries(raw?.sources ?? {})) {
-    sources[name] = { ...(s.home !== undefined ? { home: abs(s.home) } : {}), ...(s.enabled !== undefined ? { enabled: s.enabled } : {}) };
-  }
-  return {
-    enabled: raw?.enabled ?? false,
-    ...(raw?.cacheDir !== undefined ? { cacheDir: abs(raw.cacheDir) } : {}),
-    ...(raw?.embedder !== undefined ? { embedder: raw.embedder } : {}),
-    sources,
-  };
 }
 
 interface ProfileLookup {

@@ -40,7 +40,7 @@ export const profileSchema = z.strictObject({
   limits: limitsSchema.optional(),
   recordFormat: recordFormatSchema.optional(),
   resultText: resultTextSchema.optional(),
-  /** false: answers that may quote private text (the sessions bundle) show secrets as written. Default true. */
+  /** false: answers that may quote private text (a person's conversation history) show secrets as written. Default true. */
   redactSecrets: z.boolean().optional(),
 });
 
@@ -48,26 +48,6 @@ export const profileSchema = z.strictObject({
 export const pluginEntrySchema = z.union([name, z.tuple([name, z.record(z.string(), z.unknown())])]);
 
 export const logLevelSchema = z.enum(['error', 'warn', 'info', 'debug']);
-
-/** One session source's settings (`sessions.sources.<name>`). */
-export const sessionSourceConfigSchema = z.strictObject({
-  /** The assistant's folder (default: its own folder under the user's home). */
-  home: name.optional(),
-  /** false: the source is invisible. Default true. */
-  enabled: z.boolean().optional(),
-});
-
-/** The session-history bundle's settings (`sessions`). */
-export const sessionsConfigSchema = z.strictObject({
-  /** true: the `sessions` bundle joins the default set of bundles (it is left out otherwise: it reads private history). */
-  enabled: z.boolean().optional(),
-  /** Where the search indexes are kept (default `$XDG_CACHE_HOME/mcpgw`, else `~/.cache/mcpgw`). */
-  cacheDir: name.optional(),
-  /** The embedder semantic_search uses (default `glove-sif-100d`, built in; a plugin may register another). */
-  embedder: name.optional(),
-  /** Per source: `claude`, `codex`, `copilot`, `gemini`, `qwen`, `kimi`, or a plugin's. */
-  sources: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'a source name: lower-case letters, digits, "-"'), sessionSourceConfigSchema).optional(),
-});
 
 /**
  * `mcpgw serve --http` (docs/http.md): where to listen and who may call. Every key optional; defaults in
@@ -92,7 +72,10 @@ export const httpSchema = z.strictObject({
   bodyTimeoutMs: positiveInt.min(100).optional(),
 });
 
-/** The whole `.mcpgwrc`. Unknown keys are refused, so a typo never passes silently. */
+/**
+ * The whole `.mcpgwrc`, but plugins' sections (objects under other keys, load.ts `pluginSections`). Unknown keys are
+ * refused, so a typo never passes silently: here, or once plugins load for an object no plugin claims.
+ */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   root: name.optional(),
@@ -105,7 +88,6 @@ export const configSchema = z.strictObject({
   resultText: resultTextSchema.optional(),
   redactSecrets: z.boolean().optional(),
   logLevel: logLevelSchema.optional(),
-  sessions: sessionsConfigSchema.optional(),
   http: httpSchema.optional(),
   /** The persistent index cache (docs/architecture.md "Persistent index"): false turns it off. Default true. */
   cache: z.boolean().optional(),
@@ -121,4 +103,3 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type LogLevel = z.infer<typeof logLevelSchema>;
 export type HttpConfigFile = z.infer<typeof httpSchema>;
 export type PluginEntry = z.infer<typeof pluginEntrySchema>;
-export type SessionsConfigFile = z.infer<typeof sessionsConfigSchema>;

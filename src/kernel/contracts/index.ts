@@ -7,7 +7,6 @@ export * from './tokens';
 export * from './tool';
 export * from './scan';
 export * from './aggregate';
-export * from './sessions';
 export * from './file-system';
 export * from './regex';
 export * from './command';

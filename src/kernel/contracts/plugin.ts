@@ -3,7 +3,6 @@ import type { Clock } from './clock';
 import type { Format } from './format';
 import type { QueryLanguage } from './query';
 import type { RecordsToolkit } from './records';
-import type { Embedder, SessionSource } from './sessions';
 import type { CommandDefinition } from './command';
 import type { Token } from './tokens';
 import type { ToolBundle } from './tool';
@@ -36,8 +35,8 @@ export interface Container {
 
 /**
  * What a plugin's `register` receives: its own context (like a Rollup plugin's), tagged with its name. Every
- * contribution goes through it; a name registered twice (format, query language, tool bundle, tool, session source,
- * embedder, command) refuses start-up naming both plugins.
+ * contribution goes through it; a name registered twice (format, query language, tool bundle, tool, extension point,
+ * an extension point's item, command) refuses start-up naming both plugins.
  */
 export interface PluginContext {
   /** The kernel's plugin-API version (semver), checked against `Plugin.apiVersion`. */
@@ -49,12 +48,25 @@ export interface PluginContext {
   registerFormat(format: Format): void;
   registerQueryLanguage(language: QueryLanguage): void;
   registerToolBundle(bundle: ToolBundle): void;
-  /** A session source for the session-history bundle (contracts/sessions.ts); its name must be unique. */
-  registerSessionSource(source: SessionSource): void;
-  /** An embedder for semantic_search (contracts/sessions.ts); its name must be unique. */
-  registerEmbedder(embedder: Embedder): void;
+  /**
+   * Declares an extension point other plugins provide items to (`provide`), as a Rollup plugin's `api` or a Fastify
+   * decorator: a history plugin may define `history-source` for others to add sources to. Its name must be unique.
+   */
+  defineExtensionPoint<T extends { readonly name: string }>(point: ExtensionPoint<T>): void;
+  /**
+   * Provides `item` to extension point `point` — this plugin's or another's, loaded before or after it: items are
+   * checked (`ExtensionPoint.check`) once every plugin has loaded, and an item for a point no loaded plugin defines
+   * stops start-up naming the point. Its name must be unique within the point.
+   */
+  provide<T extends { readonly name: string }>(point: string, item: T): void;
   /** A CLI command (`mcpgw <name> …`, contracts/command.ts). */
   registerCommand(command: CommandDefinition): void;
+  /**
+   * Replaces an engine service for the whole server (how a SQL or remote engine plugs in): one of `Tokens.ScanEngine`,
+   * `Tokens.Regex`, `Tokens.Records`, `Tokens.Indexer`. Tools get it through their context from then on; two plugins
+   * replacing one service refuse start-up naming both.
+   */
+  registerService<T>(token: Token<T>, service: T): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
   /** A catalogue error (docs/architecture.md "Error results"), marked as coming from this plugin in the log. */
@@ -65,6 +77,29 @@ export interface PluginContext {
   readonly log: Logger;
   /** The kernel's clock (contracts/clock.ts): read deadlines against it, not against `Date.now()`. */
   readonly clock: Clock;
+  /**
+   * The folder relative paths in this plugin's options are relative to: the config file's (the current folder when
+   * there is none).
+   */
+  readonly configDir: string;
+}
+
+/**
+ * An extension point a plugin defines (`PluginContext.defineExtensionPoint`) and other plugins provide items to; the
+ * items are read through `RegistryView.extensions(name)`, in the order provided.
+ */
+export interface ExtensionPoint<T extends { readonly name: string } = { readonly name: string }> {
+  /** Lower-case words joined by `-` (`history-source`); unique among loaded plugins' points. */
+  readonly name: string;
+  /** What one item is called in messages (`history source`). */
+  readonly noun: string;
+  /** What is wrong with `item` (start-up then stops naming the plugin that provided it), or undefined. */
+  check?(item: T): string | undefined;
+  /**
+   * Called once every plugin has loaded, with the items provided: what is wrong (start-up then stops naming the plugin
+   * that defined the point; e.g. a config naming an item nobody provides), or undefined.
+   */
+  complete?(items: readonly T[]): string | undefined;
 }
 
 /**
@@ -72,8 +107,9 @@ export interface PluginContext {
  * start-up (exit 2) naming this plugin, what it needs and `providedBy`.
  */
 export interface Requirement {
-  readonly kind: 'format' | 'queryLanguage' | 'bundle' | 'sessionSource' | 'embedder';
-  /** The registered name (`jsonpath`). */
+  /** `extensionPoint`: a point some plugin defines; `extension`: an item `point:name` some plugin provides. */
+  readonly kind: 'format' | 'queryLanguage' | 'bundle' | 'extensionPoint' | 'extension';
+  /** The registered name (`jsonpath`; a point `history-source`; an item `history-source:claude`). */
   readonly name: string;
   /** The package that registers it (`@mcpgw/query-jsonpath`), named in the start-up error. */
   readonly providedBy?: string;
@@ -90,6 +126,11 @@ export interface Plugin<Options = unknown> {
   readonly apiVersion: string;
   /** What this plugin needs other plugins to register (the explorer needs the query language `jsonpath`). */
   readonly requires?: readonly Requirement[];
+  /**
+   * The top-level key of the config file whose object is this plugin's options when the config gives it none in
+   * `plugins` (`history: {…}` for a plugin whose section is `history`). A top-level object no plugin claims is refused.
+   */
+  readonly configSection?: string;
   /**
    * Validates the options given in the config (`["name", {options}]`); a zod schema fits. Runs again, on the same
    * options as configured, on every worker thread that loads the plugin (for its query language).

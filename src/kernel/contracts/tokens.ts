@@ -26,7 +26,7 @@ export const Tokens = {
   Logger: token<Logger>('mcpgw:logger'),
   Records: token<RecordsToolkit>('mcpgw:records'),
   Regex: token<RegexService>('mcpgw:regex'),
-  /** Read-only view of every registered format, query language, session source and embedder. */
+  /** Read-only view of every registered format, query language and extension point's items. */
   Registry: token<RegistryView>('mcpgw:registry'),
   /** `Limits` of the active profile. */
   Limits: token<Limits>('mcpgw:limits'),

@@ -8,7 +8,6 @@ import type { QueryLanguage } from './query';
 import type { Logger } from './plugin';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
-import type { Embedder, SessionSource } from './sessions';
 
 /** MCP tool annotations (MCP spec, "Tool annotations"). */
 export interface ToolAnnotations {
@@ -41,9 +40,9 @@ export interface ToolBundle {
   readonly description?: string;
   readonly tools: readonly ToolDefinition<any, any>[];
   /**
-   * false: the bundle is left out of the default set (a config without profiles, or a profile naming no bundles)
-   * unless the config enables it; a profile still offers it by naming it in `bundles`. For bundles that read
-   * private data (`sessions`). Default true.
+   * false: the bundle is left out of the default set (a config without profiles, or a profile naming no bundles); a
+   * profile still offers it by naming it in `bundles`, and its plugin may set it from its options (an `enabled`
+   * option). For bundles that read private data. Default true.
    */
   readonly offeredByDefault?: boolean;
   /**
@@ -242,10 +241,8 @@ export interface RegistryView {
   queryLanguages: { get(name: string): QueryLanguage | undefined; list(): readonly QueryLanguage[] };
   /** Detects a format for a probe (used by tools that list files). */
   detect(probe: FormatProbe): { name: string; detection: Detection } | null;
-  /** Registered session sources, in registration order (contracts/sessions.ts). */
-  sessionSources: { list(): readonly SessionSource[]; get(name: string): SessionSource | undefined };
-  /** Registered embedders (contracts/sessions.ts). */
-  embedders: { list(): readonly Embedder[]; get(name: string): Embedder | undefined };
+  /** The items provided to extension point `point`, in the order provided (none when no plugin defines it). */
+  extensions<T extends { readonly name: string }>(point: string): { list(): readonly T[]; get(name: string): T | undefined };
 }
 
 /** What every tool handler receives. Built-in and third-party bundles get exactly this. */
@@ -300,7 +297,7 @@ export interface AnswerSettings {
    */
   readonly resultText: 'full' | 'summary';
   /**
-   * Whether tools that may quote private text (the sessions bundle) mask the secrets in their answers (`.mcpgwrc`:
+   * Whether tools that may quote private text (a person's conversation history) mask the secrets in their answers (`.mcpgwrc`:
    * `redactSecrets`, default true; absent counts as true).
    */
   readonly redactSecrets?: boolean;

@@ -1,11 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../contracts/clock';
-import type { Plugin, PluginContext, Requirement } from '../contracts/plugin';
+import type { ExtensionPoint, Plugin, PluginContext, Requirement } from '../contracts/plugin';
 import type { RecordsToolkit } from '../contracts/records';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
-import type { Embedder, SessionSource } from '../contracts/sessions';
 import type { CommandDefinition } from '../contracts/command';
 import { errorFactory, McpgwError } from '../errors';
 import { Tokens } from '../contracts/tokens';
@@ -14,12 +13,13 @@ import { tagLogger } from '../log';
 import { containerOf } from '../container';
 import type { Logger } from '../contracts/plugin';
 import type { DependencyContainer } from 'tsyringe';
+import type { Token } from '../contracts/tokens';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
 import { satisfiesCaretRange } from './api-range';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
-export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'aggregate', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'help'];
 
 /** A plugin that cannot load: start-up stops with this message (exit code 2). */
 export class PluginLoadError extends Error {
@@ -39,6 +39,19 @@ export interface PluginSpec {
   origin: 'builtin' | 'config';
 }
 
+/**
+ * The config's plugin sections (top-level objects that are not mcpgw's own keys) and the folder their relative paths
+ * are relative to. A plugin whose manifest names a `configSection` gets that object as its options when its spec has
+ * none; a section no loaded plugin claims is refused (`unclaimedSections`).
+ */
+export interface ConfigSections {
+  sections: Readonly<Record<string, Record<string, unknown>>>;
+  /** The config file's folder (the current folder without one). */
+  dir: string;
+  /** Filled while loading: the sections plugins took. */
+  claimed?: Set<string>;
+}
+
 export interface LoaderContext {
   registry: Registry;
   kernelVersion: string;
@@ -50,6 +63,8 @@ export interface LoaderContext {
   clock: Clock;
   /** Loads a resolved entry file; default `import()` of its file URL (ESM and CommonJS alike). Tests inject their own. */
   importModule?: (entry: string) => Promise<unknown>;
+  /** The config's plugin sections; none: every plugin's options come from its spec. */
+  config?: ConfigSections;
 }
 
 /**
@@ -87,12 +102,21 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   if (!satisfiesCaretRange(PLUGIN_API_VERSION, p.apiVersion)) checkApiRange(p.apiVersion, label, ctx.kernelVersion);
   const requiresProblem = requirementsProblem(p.requires);
   if (requiresProblem) throw new PluginLoadError(label, requiresProblem);
-  let options: unknown = spec.options;
+  // Options given with the spec win; else the config's section the manifest names (its errors name the section's keys).
+  let configured = spec.options;
+  let where = '';
+  const section = typeof p.configSection === 'string' ? p.configSection : undefined;
+  if (section !== undefined && Object.keys(spec.options ?? {}).length === 0 && ctx.config && Object.hasOwn(ctx.config.sections, section)) {
+    configured = ctx.config.sections[section]!;
+    where = `${section}.`;
+    (ctx.config.claimed ??= new Set()).add(section);
+  } else if (section !== undefined && ctx.config) (ctx.config.claimed ??= new Set()).add(section);
+  let options: unknown = configured;
   if (p.options) {
-    const parsed = p.options.safeParse(spec.options);
+    const parsed = p.options.safeParse(configured);
     if (!parsed.success) {
-      const keys = parsed.error.issues.flatMap(describeOptionIssue).join('; ');
-      throw new PluginLoadError(label, `invalid options: ${keys}`);
+      const keys = parsed.error.issues.flatMap(describeOptionIssue).map((k) => where + k).join('; ');
+      throw new PluginLoadError(label, `invalid options${where ? ` (config section "${section}")` : ''}: ${keys}`);
     }
     options = parsed.data;
   }
@@ -118,7 +142,7 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
     throw new PluginLoadError(label, `register() failed: ${messageOf(err)}`);
   }
   ctx.registry.plugins.push(record);
-  ctx.registry.loaded.set(p.name, { entry, configured: spec.options, container });
+  ctx.registry.loaded.set(p.name, { entry, configured, container });
   ctx.log.debug('plugin loaded', { plugin: label, from: entry });
   return record;
 }
@@ -143,7 +167,10 @@ function checkApiRange(apiVersion: string, label: string, kernelVersion: string)
   }
 }
 
-const KINDS: readonly Requirement['kind'][] = ['format', 'queryLanguage', 'bundle', 'sessionSource', 'embedder'];
+/** The services a plugin may replace (`registerService`): the engine's, not the kernel's own. */
+const REPLACEABLE: readonly string[] = [Tokens.ScanEngine, Tokens.Regex, Tokens.Records, Tokens.Indexer];
+
+const KINDS: readonly Requirement['kind'][] = ['format', 'queryLanguage', 'bundle', 'extensionPoint', 'extension'];
 
 /** What is wrong with a manifest's `requires`, or null. */
 function requirementsProblem(requires: unknown): string | null {
@@ -234,23 +261,27 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
       }
       ctx.registry.addBundle(record, bundle);
     },
-    registerSessionSource(source: SessionSource) {
-      need(!!source && typeof source.name === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(source.name),
-        'registerSessionSource() needs a lower-case name (letters, digits, "-"; it names config keys and MCPGW_<NAME>_HOME).');
-      need(typeof source.discover === 'function' && typeof source.normalize === 'function' && typeof source.defaultHome === 'function' && typeof source.sessionsRoot === 'function' && !!source.layout,
-        `session source ${source.name} needs defaultHome(), sessionsRoot(), layout, discover() and normalize().`);
-      ctx.registry.addSessionSource(record, source);
+    defineExtensionPoint(point: ExtensionPoint<{ readonly name: string }>) {
+      need(!!point && typeof point.name === 'string' && /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(point.name) && typeof point.noun === 'string' && point.noun.length > 0,
+        'defineExtensionPoint() needs { name: "lower-case-words", noun, check?(), complete?() }.');
+      ctx.registry.addExtensionPoint(record, point);
+    },
+    provide(point: string, item: { readonly name: string }) {
+      need(typeof point === 'string' && point.length > 0 && !!item && typeof item.name === 'string' && item.name.length > 0,
+        'provide() needs the name of an extension point and an item with a name.');
+      ctx.registry.addExtension(record, point, item);
+    },
+    registerService<T>(token: Token<T>, service: T) {
+      need(REPLACEABLE.includes(token as string), `registerService() replaces only an engine service: ${REPLACEABLE.join(', ')}; not ${JSON.stringify(token)}.`);
+      need(service !== null && typeof service === 'object', `registerService(${token}) needs a service object.`);
+      ctx.registry.addService(record, token, service);
+      ctx.container.register(token, { useValue: service });
     },
     registerCommand(command: CommandDefinition) {
       need(!!command && typeof command.name === 'string' && /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)*$/.test(command.name) && typeof command.run === 'function',
         'registerCommand() needs { name: "word [word…]" (lower case), description, run() }.');
       need(!BUILTIN_COMMANDS.includes(command.name.split(' ')[0]!), `command ${JSON.stringify(command.name)} would shadow the built-in command ${command.name.split(' ')[0]}.`);
       ctx.registry.addCommand(record, command);
-    },
-    registerEmbedder(embedder: Embedder) {
-      need(!!embedder && typeof embedder.name === 'string' && embedder.name.length > 0 && typeof embedder.embed === 'function'
-        && Number.isInteger(embedder.dimensions) && embedder.dimensions > 0, 'registerEmbedder() needs { name, dimensions, embed() }.');
-      ctx.registry.addEmbedder(record, embedder);
     },
     get records() {
       // The engine's toolkit (Tokens.Records), registered by the composition root.
@@ -261,5 +292,6 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
     container: containerOf(container),
     log,
     clock: ctx.clock,
+    configDir: ctx.config?.dir ?? process.cwd(),
   };
 }

@@ -1,8 +1,7 @@
 import type { Format, FormatProbe } from '../contracts/format';
 import type { DependencyContainer } from 'tsyringe';
 import type { CompiledQuery, QueryLanguage } from '../contracts/query';
-import type { Requirement } from '../contracts/plugin';
-import type { Embedder, SessionSource } from '../contracts/sessions';
+import type { ExtensionPoint, Requirement } from '../contracts/plugin';
 import type { CommandDefinition } from '../contracts/command';
 import type { Detection, RegistryView, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
@@ -28,10 +27,12 @@ export interface PluginRecord {
   queryLanguages: string[];
   bundles: string[];
   tools: string[];
-  /** Session sources it registered (absent when none, so older listings keep their shape). */
-  sessionSources?: string[];
-  /** Embedders it registered (absent when none). */
-  embedders?: string[];
+  /** Engine services it replaced, by token (absent when none). */
+  services?: string[];
+  /** Extension points it defines (absent when none). */
+  extensionPoints?: string[];
+  /** What it provides to extension points, by point (absent when nothing). */
+  provides?: Record<string, string[]>;
   /** CLI commands it registered (absent when none). */
   commands?: string[];
   /** What it requires of other plugins (absent when nothing). */
@@ -58,8 +59,12 @@ export class Registry {
   readonly queryLanguages = new Map<string, Owned<QueryLanguage>>();
   readonly bundles = new Map<string, Owned<ToolBundle>>();
   readonly tools = new Map<string, Owned<string>>();
-  readonly sessionSources = new Map<string, Owned<SessionSource>>();
-  readonly embedders = new Map<string, Owned<Embedder>>();
+  /** Engine services plugins replaced, by token (`PluginContext.registerService`). */
+  readonly services = new Map<string, Owned<unknown>>();
+  /** Extension points by name (`PluginContext.defineExtensionPoint`). */
+  readonly extensionPoints = new Map<string, Owned<ExtensionPoint<{ readonly name: string }>>>();
+  /** Items provided to each point, by point and item name, in the order provided (checked by `checkExtensions`). */
+  readonly extensions = new Map<string, Map<string, Owned<{ readonly name: string }>>>();
   readonly commands = new Map<string, Owned<CommandDefinition>>();
   readonly plugins: PluginRecord[] = [];
   /** Plugin name → how it was loaded. */
@@ -87,19 +92,27 @@ export class Registry {
     plugin.queryLanguages.push(language.name);
   }
 
-  addSessionSource(plugin: PluginRecord, source: SessionSource): void {
-    this.claim(this.sessionSources, 'session source', source.name, plugin.name, source);
-    (plugin.sessionSources ??= []).push(source.name);
+  addService(plugin: PluginRecord, token: string, service: unknown): void {
+    this.claim(this.services, 'service', token, plugin.name, service);
+    (plugin.services ??= []).push(token);
+  }
+
+  addExtensionPoint(plugin: PluginRecord, point: ExtensionPoint<{ readonly name: string }>): void {
+    this.claim(this.extensionPoints, 'extension point', point.name, plugin.name, point);
+    (plugin.extensionPoints ??= []).push(point.name);
+  }
+
+  /** An item for extension point `point`, which may be defined by a plugin loaded later (checked by `checkExtensions`). */
+  addExtension(plugin: PluginRecord, point: string, item: { readonly name: string }): void {
+    let items = this.extensions.get(point);
+    if (!items) this.extensions.set(point, (items = new Map()));
+    this.claim(items, `${this.extensionPoints.get(point)?.item.noun ?? `item of extension point ${point}`}`, item.name, plugin.name, item);
+    ((plugin.provides ??= {})[point] ??= []).push(item.name);
   }
 
   addCommand(plugin: PluginRecord, command: CommandDefinition): void {
     this.claim(this.commands, 'command', command.name, plugin.name, command);
     (plugin.commands ??= []).push(command.name);
-  }
-
-  addEmbedder(plugin: PluginRecord, embedder: Embedder): void {
-    this.claim(this.embedders, 'embedder', embedder.name, plugin.name, embedder);
-    (plugin.embedders ??= []).push(embedder.name);
   }
 
   addBundle(plugin: PluginRecord, bundle: ToolBundle): void {
@@ -133,14 +146,10 @@ export class Registry {
         get: (name) => this.queryLanguages.get(name)?.item,
         list: () => [...this.queryLanguages.values()].map((o) => o.item),
       },
-      sessionSources: {
-        list: () => [...this.sessionSources.values()].map((o) => o.item),
-        get: (name) => this.sessionSources.get(name)?.item,
-      },
-      embedders: {
-        list: () => [...this.embedders.values()].map((o) => o.item),
-        get: (name) => this.embedders.get(name)?.item,
-      },
+      extensions: <T extends { readonly name: string }>(point: string) => ({
+        list: () => [...(this.extensions.get(point)?.values() ?? [])].map((o) => o.item as T),
+        get: (name: string) => this.extensions.get(point)?.get(name)?.item as T | undefined,
+      }),
       detect: (probe) => {
         try {
           const chosen = selectFormat([...this.formats.values()].map((o) => o.item), probe);

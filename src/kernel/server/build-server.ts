@@ -1,17 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
-import type { Clock } from '../contracts/clock';
 import { tagLogger } from '../log';
-import type { AnswerSettings, FileAccess, RegistryView, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
-import type { ScanEngine } from '../contracts/scan';
-import type { RegexService } from '../contracts/regex';
-import type { JsonLayout } from '../contracts/records';
-import { errorFactory } from '../errors';
+import type { AnswerSettings, SessionScope, ToolContext, ToolDefinition } from '../contracts/tool';
 import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
+import { toolContext, type ContextServices } from './tool-context';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
 
 /** A tool a profile offers, with the bundle and plugin it belongs to (its session scope and its log tags). */
@@ -23,24 +18,12 @@ export interface OfferedTool {
   lenient?: boolean;
 }
 
-export interface ServerSpec {
+/** What a server is built from: its name and tools, and the services every tool context gets (tool-context.ts). */
+export interface ServerSpec extends ContextServices {
   name: string;
   version: string;
   instructions: string;
   tools: readonly OfferedTool[];
-  registry: RegistryView;
-  files: FileAccess;
-  limits: Limits;
-  log: Logger;
-  /** The kernel's clock: each call's deadline is `clock.now() + limits.requestTimeoutMs`. */
-  clock: Clock;
-  root: string;
-  /** The server-wide scan engine handed to tools as `ctx.scan`. */
-  scan: ScanEngine;
-  /** The server-wide regex service handed to tools as `ctx.regex`. */
-  regex: RegexService;
-  /** A JSON layout for one call (`ctx.json`, Tokens.JsonLayout): it counts the lone surrogate escapes it replaced. */
-  json: () => JsonLayout;
   /** How the profile wants answers written (`ctx.answers`; the tool adapter writes the text block by it). */
   answers: AnswerSettings;
   /**
@@ -124,21 +107,5 @@ function makeContext(spec: ServerSpec, session: SessionScope, plugin: string, lo
     if (message) params.message = message;
     void sdkCtx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
   };
-  return {
-    registry: spec.registry,
-    files: spec.files,
-    session,
-    limits: spec.limits,
-    signal,
-    deadline: spec.clock.now() + spec.limits.requestTimeoutMs,
-    clock: spec.clock,
-    progress,
-    log,
-    error: errorFactory(plugin),
-    root: spec.root,
-    scan: spec.scan,
-    regex: spec.regex,
-    json: spec.json(),
-    answers: spec.answers,
-  };
+  return toolContext(spec, { session, plugin, log, signal, progress });
 }

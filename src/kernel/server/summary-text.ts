@@ -20,7 +20,7 @@ export function summaryText(result: Record<string, unknown>): string {
 
 function summarize(value: unknown): string {
   if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? '' : 's'}]`;
-  // an exact number (JSON.rawJSON, docs/architecture.md "Decisions") is an object that stringifies as its digits
+  // an exact number (JSON.rawJSON, docs/decisions.md "Exact numbers on the wire without a custom serializer") is an object that stringifies as its digits
   if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) {
     const n = Object.keys(value).length;
     return `{${n} member${n === 1 ? '' : 's'}}`;

@@ -105,13 +105,16 @@ export class SemanticIndex {
   }
 }
 
+/** The extension point embedders are provided to (`context.provide('embedder', embedder)`). */
+export const EMBEDDER_POINT = 'embedder';
+
 /** The index for the configured embedder, opened once per plugin instance. @throws when the embedder is unknown. */
 export function semanticIndexFor(ctx: Pick<ToolContext, 'registry' | 'error'>, cacheDir: string | undefined, embedderName: string | undefined, cache: Map<string, SemanticIndex>): SemanticIndex {
   const name = embedderName ?? DEFAULT_EMBEDDER;
-  let embedder: Embedder | undefined = ctx.registry.embedders.get(name);
+  let embedder: Embedder | undefined = ctx.registry.extensions<Embedder>(EMBEDDER_POINT).get(name);
   if (!embedder && name === DEFAULT_EMBEDDER) embedder = gloveSifEmbedder;
   if (!embedder) {
-    const known = ctx.registry.embedders.list().map((e) => e.name).join(', ') || DEFAULT_EMBEDDER;
+    const known = ctx.registry.extensions<Embedder>(EMBEDDER_POINT).list().map((e) => e.name).join(', ') || DEFAULT_EMBEDDER;
     throw ctx.error('INVALID_ARGUMENT', `The configured embedder ${JSON.stringify(name)} is not registered.`, { hint: `Registered embedders: ${known}. Set sessions.embedder in the config.` });
   }
   let index = cache.get(name);

@@ -1,7 +1,7 @@
 /**
  * Session sources: where an AI coding assistant (Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code, Kimi, or a
  * third party's) keeps its conversations on disk, and how one stored record becomes a normalized entry. A plugin
- * registers one with `PluginContext.registerSessionSource`; the `sessions` tool bundle reads every enabled source
+ * provides one to the session-history plugin's extension point `session-source` (`context.provide('session-source', source)`); the `sessions` tool bundle reads every enabled source
  * through this contract. Sources only describe; the kernel opens and indexes the files (inside the source's home,
  * through `FileAccess.within`), and the bundle pages, searches and counts.
  */
@@ -181,7 +181,7 @@ export interface SessionSource {
 /**
  * Turns texts into vectors for `semantic_search`. The built-in one (`glove-sif-100d`) uses static word vectors with
  * SIF weighting and runs offline with no download; a plugin may register a stronger local model (an ONNX model
- * directory the user points to, say) with `PluginContext.registerEmbedder`, and config `sessions.embedder` selects it.
+ * directory the user points to, say) to the extension point `embedder` (`context.provide('embedder', embedder)`), and config `sessions.embedder` selects it.
  * The index is rebuilt when the embedder (name or dimensions) changes.
  */
 export interface Embedder {

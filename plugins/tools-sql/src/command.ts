@@ -1,0 +1,63 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CommandDefinition } from 'mcpgw/plugin-api';
+import type { SqlEngine } from './engine';
+
+/**
+ * `mcpgw sql FILE "SQL"`: the statement over FILE as the view `t`, every row printed as one JSON object (JSON Lines),
+ * numbers exact. FILE is under the root with --root, else the file's own folder is the sandbox. No deadline (Ctrl-C
+ * stops it).
+ */
+export function sqlCommand(engine: SqlEngine): CommandDefinition {
+  return {
+    name: 'sql',
+    description: 'run one SQL SELECT over FILE (the view t) with DuckDB, locked down as sql_query; one JSON object per row',
+    usage: [['FILE "SQL"', 'the file (JSON Lines, JSON, CSV, Parquet) and one SELECT naming it t']],
+    async run(args, ctx) {
+      if (args.length !== 2) {
+        process.stderr.write('mcpgw: sql needs FILE and one SQL statement: mcpgw sql events.jsonl "SELECT status, count(*) FROM t GROUP BY 1"\n');
+        return 2;
+      }
+      const [file, sql] = args as [string, string];
+      let run = ctx;
+      let input = file;
+      // As `mcpgw query` and `mcpgw aggregate`: FILE is under the root only when --root is given; else its own folder
+      // is the sandbox (the person at the terminal chose the file; a root from MCPGW_ROOT or a config is for serve).
+      const rootGiven = process.argv.some((a) => a === '--root' || a === '-r' || a.startsWith('--root='));
+      if (!rootGiven || ctx.root === '') {
+        let real: string;
+        try {
+          real = fs.realpathSync(path.resolve(file));
+        } catch {
+          process.stderr.write(`mcpgw: NOT_FOUND: No such file: ${file}\n`);
+          return 1;
+        }
+        const dir = path.dirname(real);
+        run = { ...ctx, root: dir, files: ctx.files.within([dir]) };
+        input = real;
+      }
+      try {
+        const stream = await engine.run(run, { sql, path: input });
+        const names = stream.columns.map((c) => c.name);
+        for (;;) {
+          const rows = await stream.next(run);
+          if (!rows) break;
+          let out = '';
+          for (const row of rows) {
+            const obj: Record<string, unknown> = {};
+            names.forEach((n, i) => { obj[n] = row[i]; });
+            out += `${JSON.stringify(obj)}\n`;
+          }
+          ctx.print(out);
+        }
+        for (const w of stream.warnings) process.stderr.write(`mcpgw: warning: ${w}\n`);
+        return 0;
+      } catch (err) {
+        const e = err as Error & { code?: string; location?: { position?: number } };
+        const at = e.location?.position !== undefined ? ` (at character ${e.location.position})` : '';
+        process.stderr.write(`mcpgw: ${e.code ?? 'ERROR'}: ${e.message}${at}\n`);
+        return 1;
+      }
+    },
+  };
+}

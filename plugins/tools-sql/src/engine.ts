@@ -1,0 +1,75 @@
+import type { ToolContext } from 'mcpgw/plugin-api';
+
+/**
+ * The engine behind the `sql` bundle: DuckDB in-process over files under the root (duckdb.ts) and ClickHouse over
+ * configured datasets (clickhouse.ts). Shaped as a service the kernel's container could hold (one object, no state
+ * per call but what `run` returns), so that another engine (Trino, Spark Connect) can be a plugin later.
+ */
+export interface SqlEngine {
+  /** `duckdb`, `clickhouse`: the `engine` of answers. */
+  readonly name: string;
+  /** The tables this engine answers for, as the assistant names them (never absolute paths or server URLs). */
+  tables(ctx: ToolContext, request: TablesRequest): Promise<TableInfo[]>;
+  /** Checks, locks down and starts one statement; rows are read from the returned stream. */
+  run(ctx: ToolContext, request: QueryRequest): Promise<RowStream>;
+}
+
+export interface TablesRequest {
+  /** Only tables whose name matches this glob (files: a glob relative to the root). */
+  glob?: string;
+  /** At most this many. */
+  max: number;
+}
+
+export interface Column {
+  name: string;
+  /** The engine's type, as it spells it (`BIGINT`, `DECIMAL(18,3)`, `Nullable(String)`). */
+  type: string;
+}
+
+export interface TableInfo {
+  /** As the assistant names it: a path relative to the root, or a configured table's or dataset's name. */
+  name: string;
+  kind: 'file' | 'table' | 'dataset';
+  engine: string;
+  columns?: Column[];
+  /** Why the columns are not given (the file does not read as a table). */
+  note?: string;
+}
+
+export interface QueryRequest {
+  sql: string;
+  /** A root-relative file or glob exposed as the view `t`. */
+  path?: string;
+  /** More views, name → root-relative file or glob. */
+  views?: Record<string, string>;
+  /** A configured dataset (ClickHouse), the table `t`. */
+  dataset?: string;
+}
+
+/** Identity of a file a query read, to tell SOURCE_CHANGED on a later page. */
+export interface SourceStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** One statement's rows, read page by page; stays open between pages (a cursor holds it). */
+export interface RowStream {
+  readonly engine: string;
+  readonly columns: Column[];
+  /** What the caller should know about the numbers (a column that passed through doubles). */
+  readonly warnings: string[];
+  /** What the query read, checked again before each later page. */
+  readonly stamps: SourceStamp[];
+  /** Configured tables read from their materialised copy. */
+  readonly materialized?: string[];
+  /**
+   * The next rows (already exact JSON values: big integers and decimals as `JSON.rawJSON`), or null at the end.
+   * Stopped at `deadline` (ms on ctx.clock) or `ctx.signal`: then it rejects with CANCELLED.
+   */
+  next(ctx: ToolContext): Promise<unknown[][] | null>;
+  /** Frees the engine's resources (idempotent). */
+  close(): void;
+}

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { RowStream, SqlEngine } from './engine';
+import { verifyStamps } from "./sources";
+import type { ClickHouseEngine } from "./clickhouse";
+
+/** The engines the bundle offers, and which one answers a request. */
+export interface Engines {
+  /** Files under the root (DuckDB). */
+  files: SqlEngine;
+  /** Configured datasets (ClickHouse), by dataset name; undefined when none is configured. */
+  datasets?: ClickHouseEngine;
+}
+
+interface CursorState {
+  stream: RowStream;
+  buffer: unknown[][];
+  at: number;
+  maxRows: number;
+}
+
+function cursors(ctx: ToolContext) {
+  return ctx.session.handles<CursorState>('sql-cursors', {
+    style: 'random', prefix: 'sq_', noun: 'cursor', limit: 'maxCursors',
+    idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
+    onEvict: (s) => s.stream.close(),
+    expiredHint: 'Run the query again.',
+    usedHint: 'Continue from the latest next_cursor.',
+    fullHint: 'Page a query to its end (or let cursors expire) before starting more.',
+  });
+}
+
+const columnSchema = z.object({ name: z.string(), type: z.string().describe("The engine's type") });
+
+const queryInput = z.object({
+  sql: z.string().optional().describe('One SELECT (or EXPLAIN) statement. Required unless cursor is given'),
+  path: z.string().optional().describe('A file or glob under the root, exposed as the view t (DuckDB)'),
+  views: z.record(z.string(), z.string()).optional().describe('More views: name → file or glob under the root (DuckDB)'),
+  dataset: z.string().optional().describe('A configured dataset (ClickHouse), exposed as the table t'),
+  max_rows: z.number().int().min(1).optional().describe('Rows in this page (default 100, at most maxItems)'),
+  cursor: z.string().optional().describe('next_cursor of the previous page; the other arguments are then ignored'),
+});
+
+const queryOutput = z.object({
+  engine: z.string().describe('duckdb or clickhouse'),
+  columns: z.array(columnSchema),
+  rows: z.array(z.array(z.unknown())).describe('Values in column order; BIGINT, HUGEINT and DECIMAL as exact JSON numbers'),
+  row_count: z.number().int().describe('Rows in this page'),
+  truncated: z.boolean().describe('true: more rows follow (next_cursor), the page was cut at max_rows or at maxResultBytes'),
+  next_cursor: z.string().optional(),
+  warnings: z.array(z.string()).optional().describe('Where numbers passed through doubles, and other things to know'),
+  materialized: z.array(z.string()).optional().describe('Configured tables read from their materialised copy'),
+});
+
+/** Bytes kept for the envelope of a page beside its rows (columns, cursor, warnings, the text block's repetition). */
+function rowBudget(ctx: ToolContext, stream: RowStream): number {
+  const envelope = Buffer.byteLength(JSON.stringify({ columns: stream.columns, warnings: stream.warnings })) + 512;
+  // The text block repeats the structuredContent (resultText "full"), so a result costs about twice its rows.
+  const full = ctx.answers?.resultText !== 'summary';
+  return Math.floor((ctx.limits.maxResultBytes - envelope) / (full ? 2 : 1));
+}
+
+async function page(ctx: ToolContext, state: CursorState) {
+  const { stream } = state;
+  const budget = rowBudget(ctx, stream);
+  const rows: unknown[][] = [];
+  let bytes = 0;
+  let more = true;
+  let cutBy: 'max_rows' | 'maxResultBytes' | null = null;
+  for (;;) {
+    if (state.at >= state.buffer.length) {
+      const next = await stream.next(ctx);
+      if (!next) { more = false; break; }
+      state.buffer = next;
+      state.at = 0;
+      continue;
+    }
+    if (rows.length >= state.maxRows) { cutBy = 'max_rows'; break; }
+    const row = state.buffer[state.at]!;
+    const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+    if (bytes + size > budget) {
+      if (rows.length === 0) {
+        stream.close();
+        throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `One row of the answer takes ${size} bytes, more than a result may hold (maxResultBytes ${ctx.limits.maxResultBytes}).`, {
+          hint: 'Select fewer or shorter columns (substr, length).', limit: { name: 'maxResultBytes', limit: ctx.limits.maxResultBytes, value: size },
+        });
+      }
+      cutBy = 'maxResultBytes';
+      break;
+    }
+    rows.push(row);
+    bytes += size;
+    state.at++;
+  }
+  const warnings = [...stream.warnings];
+  if (cutBy === 'maxResultBytes') warnings.push(`The page was cut at ${rows.length} rows to stay within maxResultBytes (${ctx.limits.maxResultBytes}); next_cursor continues.`);
+  const out: z.input<typeof queryOutput> = { engine: stream.engine, columns: stream.columns, rows, row_count: rows.length, truncated: more };
+  if (more) out.next_cursor = cursors(ctx).add(state);
+  else stream.close();
+  if (warnings.length) out.warnings = warnings;
+  if (stream.materialized?.length) out.materialized = stream.materialized;
+  return out;
+}
+
+export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, typeof queryOutput> {
+  return {
+    name: 'sql_query',
+    title: 'Run one SQL SELECT',
+    description:
+      'Run one SELECT (or EXPLAIN) and page its rows. DuckDB over files under the root: path (a file or glob) is the view t, ' +
+      'views adds more (name → path), e.g. {"sql": "SELECT status, count(*) FROM t GROUP BY 1", "path": "events.jsonl"}. ' +
+      'ClickHouse over a configured dataset: dataset is the table t. Nothing else is readable; nothing is written. ' +
+      'Answers: columns with types, rows (exact BIGINT/HUGEINT/DECIMAL), truncated and next_cursor (pass it as cursor), warnings where numbers passed through doubles. ' +
+      'For exact sums over JSON numbers prefer aggregate.',
+    inputSchema: queryInput,
+    outputSchema: queryOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const maxItems = ctx.limits.maxItems;
+      if (args.cursor !== undefined) {
+        const table = cursors(ctx);
+        const state = table.get(args.cursor);
+        table.consume(args.cursor);
+        try {
+          verifyStamps(ctx, state.stream.stamps);
+        } catch (err) {
+          state.stream.close();
+          throw err;
+        }
+        if (args.max_rows !== undefined) state.maxRows = Math.min(args.max_rows, maxItems);
+        return page(ctx, state);
+      }
+      if (args.sql === undefined || args.sql.trim() === '') throw ctx.error('INVALID_ARGUMENT', 'sql is required (or cursor, to continue).', { hint: 'Give one SELECT statement as sql.' });
+      let stream: RowStream;
+      if (args.dataset !== undefined) {
+        if (!engines.datasets || !engines.datasets.has(args.dataset)) {
+          const names = engines.datasets?.names() ?? [];
+          throw ctx.error('NOT_FOUND', `No dataset named ${JSON.stringify(args.dataset)}.`, { hint: names.length ? `Configured datasets: ${names.join(', ')}.` : 'No dataset is configured (config sql.datasets).' });
+        }
+        if (args.path !== undefined || args.views !== undefined) throw ctx.error('INVALID_ARGUMENT', 'dataset reads a configured dataset; path and views are for files under the root.');
+        stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset });
+      } else {
+        stream = await engines.files.run(ctx, { sql: args.sql, ...(args.path !== undefined ? { path: args.path } : {}), ...(args.views ? { views: args.views } : {}) });
+      }
+      return page(ctx, { stream, buffer: [], at: 0, maxRows: Math.min(args.max_rows ?? 100, maxItems) });
+    },
+  };
+}
+
+const tablesInput = z.object({
+  glob: z.string().optional().describe('Files under the root to describe (default JSON, JSON Lines, CSV and Parquet files)'),
+  max_results: z.number().int().min(1).optional().describe('At most this many tables (default 50)'),
+});
+const tablesOutput = z.object({
+  tables: z.array(z.object({
+    name: z.string().describe('A path relative to the root, a configured table, or a dataset'),
+    kind: z.enum(['file', 'table', 'dataset']),
+    engine: z.string(),
+    columns: z.array(columnSchema).optional(),
+    note: z.string().optional(),
+  })),
+});
+
+export function sqlTables(engines: Engines): ToolDefinition<typeof tablesInput, typeof tablesOutput> {
+  return {
+    name: 'sql_tables',
+    title: 'Tables for sql_query',
+    description: 'What sql_query can read: files under the root (names relative to it), configured tables and datasets, with columns and types.',
+    inputSchema: tablesInput,
+    outputSchema: tablesOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const max = Math.min(args.max_results ?? 50, ctx.limits.maxItems);
+      const tables = [];
+      if (engines.datasets) tables.push(...await engines.datasets.tables(ctx, { max }));
+      if (tables.length < max && ctx.root !== '') tables.push(...await engines.files.tables(ctx, { max: max - tables.length, ...(args.glob !== undefined ? { glob: args.glob } : {}) }));
+      return { tables };
+    },
+  };
+}
