@@ -30,6 +30,8 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   log.info('serving on stdio', { root: config.root, profile: config.profile, tools: kernel.selectTools(config).map((t) => t.name) });
   const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: config.limits.maxMessageBytes, warn: (m, d) => log.warn(m, d) });
   serveStdio(factory, { legacy: 'serve', transport, onerror: (e) => log.warn('transport error', { error: e.message }) });
+  // Started by hand at a terminal: say what it waits for (stderr: stdout carries only protocol messages).
+  if (process.stdin.isTTY) process.stderr.write('mcpgw: waiting for an MCP client on stdin (an MCP client starts this command; see mcpgw --help). Ctrl-C quits.\n');
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(0));
 }
 

@@ -123,8 +123,34 @@ test('a listing that read everything it lists is complete: true, with no warning
   expect(await list({ path: 'private', glob: 'ok.*' })).toEqual({
     files: [{ path: 'private/ok.jsonl', size_bytes: 8, modified: expect.any(String), format: 'jsonl' }],
     truncated: false,
+    total: 1,
     complete: true,
   });
   const cut = await list({ path: 'two', max_results: 1 });
-  expect(cut).toEqual({ files: [expect.objectContaining({ path: 'two/a.jsonl' })], truncated: true, complete: false });
+  expect(cut).toEqual({ files: [expect.objectContaining({ path: 'two/a.jsonl' })], truncated: true, total: 2, next_cursor: expect.any(String), complete: false });
+});
+
+test('list_files pages: total counts every match, next_cursor walks on until the last page, which is complete', async () => {
+  // by hand: the folder holds exactly the files written below, listed in name order
+  const names = Array.from({ length: 7 }, (_, i) => `f${i}.jsonl`);
+  fs.mkdirSync(path.join(root, 'paged'), { recursive: true });
+  for (const n of names) fs.writeFileSync(path.join(root, 'paged', n), '{"a":1}\n');
+  fs.writeFileSync(path.join(root, 'paged', 'other.txt'), 'x');
+  const seen: string[] = [];
+  let page = await list({ path: 'paged', glob: '*.jsonl', max_results: 3 });
+  const totals: number[] = [];
+  for (;;) {
+    totals.push(page.total);
+    seen.push(...page.files.map((f: any) => path.basename(f.path)));
+    if (!page.next_cursor) break;
+    expect(page.complete).toBe(false);
+    page = await list({ cursor: page.next_cursor, max_results: 3 });
+  }
+  expect(seen).toEqual(names);
+  expect(totals).toEqual([7, 7, 7]);
+  expect(page.complete).toBe(true);
+  // a cursor with another glob is refused
+  const first = await list({ path: 'paged', glob: '*.jsonl', max_results: 3 });
+  const wrong = await call(server.client, 'list_files', { cursor: first.next_cursor, glob: '*.txt' });
+  expect(wrong.data.error.code).toBe('INVALID_ARGUMENT');
 });

@@ -76,7 +76,7 @@ describe.each<Era>(['legacy', 'modern'])('reader tools over stdio, %s era', (era
       requested_format: 'jsonl',
       detected_format: 'jsonl',
       detection: { basis: 'explicit', confidence: 1 },
-      validation: { mode: 'full', complete: true, bytes_examined: ORDERS.trim().split('\n').join('').length, records_examined: 5, malformed_records: 0 },
+      validation: { mode: 'full', complete: true, bytes_examined: Buffer.byteLength(ORDERS), records_examined: 5, malformed_records: 0 },
       source: { size: st.size, modified_time: new Date(st.mtimeMs).toISOString() },
     });
     expect(b.data).toMatchObject({ requested_format: 'auto', detected_format: 'jsonl', validation: { mode: 'probe', complete: true, records_examined: 5 } });

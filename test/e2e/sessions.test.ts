@@ -278,6 +278,12 @@ describe('search_sessions', () => {
     const words = await tool('search_sessions', { query: '\\bflag\\b', regex: true, source: 'codex' });
     expect(words.sessions.map((s: any) => s.source)).toEqual(['codex']);
     expect(words.sessions[0].matches[0].preview).toContain('«flag»');
+    // \b is RE2's ASCII word boundary: the answer says so (docs/queries.md "Regular expressions"); \d and \s alone do not
+    expect(words.warnings[0].code).toBe('ASCII_WORD_BOUNDARY');
+    expect(data.warnings).toBeUndefined();
+    // a pattern no text can match: answered without reading a session
+    const never = await tool('search_sessions', { query: 'x\\Ay', regex: true });
+    expect([never.total_matches, never.sessions_searched, never.complete, never.warnings.map((w: any) => w.code)]).toEqual([0, 0, true, ['NEVER_MATCHES']]);
     const bad = await call(server.client, 'search_sessions', { query: 'a(b', regex: true });
     expect(bad.data.error.code).toBe('QUERY_SYNTAX_ERROR');
     expect(bad.data.error.location.position).toEqual(expect.any(Number));

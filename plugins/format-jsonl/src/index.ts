@@ -21,7 +21,7 @@ function jsonLinesFormat(registry: PluginContext): Format {
         end: indexer.fed,
         saveState: () => indexer.saveState(),
         blankLines: () => indexer.blankLines(),
-        framing: { isPadding: isLinePadding },
+        framing: { isPadding: isLinePadding, separator: { byte: 0x0a, where: 'before' } },
         limits: options.limits,
         ...(extend ? { extend } : {}),
       });

@@ -1,5 +1,5 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
-import { SequenceIndexer, checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
+import { RS, SequenceIndexer, checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
 
 function sequenceFormat(registry: PluginContext): Format {
   return {
@@ -20,7 +20,7 @@ function sequenceFormat(registry: PluginContext): Format {
         ...(extend ? { extend } : {}),
         end: indexer.fed,
         saveState: () => indexer.saveState(),
-        framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord },
+        framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord, separator: { byte: RS, where: 'at' } },
         limits: options.limits,
       });
     },

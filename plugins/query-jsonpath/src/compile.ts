@@ -56,6 +56,22 @@ export function scalarCount(s: string): number {
 }
 env.functionRegister.set('length', new ScalarLength());
 
+/**
+ * number(): a function extension (RFC 9535 §2.4 allows them; not in the standard's registry): a number as it is, a
+ * string that holds an RFC 8259 number and nothing else (`"42.53176"`, `"-1e3"`) as that number, exactly; anything
+ * else Nothing. So numbers stored as strings compare as numbers: `$[?number(@.lat) > 66.5]` (docs/queries.md).
+ */
+class NumberOf {
+  readonly argTypes = [FunctionExpressionType.ValueType];
+  readonly returnType = FunctionExpressionType.ValueType;
+  call(value: unknown): unknown {
+    if (typeof value === 'number' || value instanceof ExactNumber) return value;
+    if (typeof value === 'string' && value.length < 4096 && RFC_NUMBER.test(value)) return exactOf(value);
+    return jsonpath.Nothing;
+  }
+}
+env.functionRegister.set('number', new NumberOf());
+
 interface Walk {
   usesRegex: boolean;
   readsRoot: boolean;

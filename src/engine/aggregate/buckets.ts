@@ -1,12 +1,16 @@
 /**
  * Buckets of a number or a timestamp: numbers by a width (⌊v / width⌋ × width, exact decimals), timestamps by a
- * duration on the UTC time line from the Unix epoch (a day bucket starts at 00:00Z). A timestamp is an RFC 3339
+ * duration on the UTC time line counted from an origin (default 2000-01-03T00:00:00Z, a Monday, as DuckDB's
+ * `time_bucket`: a day bucket starts at 00:00Z, a week bucket on Monday). A timestamp is an RFC 3339
  * `date-time` string (§5.6: `2025-03-01T06:00:00.139Z`, `…+02:00`; `t`/`z` and a space for `T` accepted; a leap
  * second `:60` is within the minute it names, §5.7, read as that minute's last millisecond `:59.999` since the UTC
  * time line has no room for it) or a `full-date` (midnight UTC), or an epoch number: seconds,
  * or milliseconds when its magnitude is at least 1e11 (unless the caller says which).
  */
 import { floorToMultiple, formatDecimal, isShortPlain, parseDecimal, type Decimal } from './decimal';
+
+/** The default origin of time buckets: 2000-01-03T00:00:00Z, a Monday (DuckDB's `time_bucket` default for widths without months). */
+export const DEFAULT_BUCKET_ORIGIN_MS = 946_857_600_000;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -95,9 +99,13 @@ export function epochMs(lexeme: string, epoch?: 's' | 'ms'): number {
   return Math.abs(ms) <= MAX_TIME ? ms : NaN;
 }
 
-/** Start of the bucket holding `ms` for a width of `width` ms. */
-export function timeBucket(ms: number, width: number): number {
-  return Math.floor(ms / width) * width;
+/**
+ * Start of the bucket holding `ms` for a width of `width` ms counted from `origin` (ms since the epoch; buckets are
+ * `origin + k × width` for every integer k, as DuckDB's `time_bucket(width, ts, origin)`). All three are integers
+ * within ±8.64e15 + a width, so the arithmetic is exact in doubles.
+ */
+export function timeBucket(ms: number, width: number, origin = DEFAULT_BUCKET_ORIGIN_MS): number {
+  return origin + Math.floor((ms - origin) / width) * width;
 }
 
 /** RFC 3339 spelling of a bucket start: UTC, milliseconds only when there are some (`2025-03-01T06:00:00Z`). */

@@ -7,6 +7,30 @@
  */
 import { addDecimals, MAX_EXACT_SPAN, normalize, parseDecimal, type Decimal } from './decimal';
 
+/** Decimal digits of a bigint (> 0). */
+function digitCount(d: bigint): number {
+  return d.toString().length;
+}
+
+/** `d` with its digits below 10^floor dropped (toward zero). */
+function truncateBelow(d: Decimal, floor: number): Decimal {
+  if (d.exp >= floor) return d;
+  return normalize((d.neg ? -1n : 1n) * (d.digits / 10n ** BigInt(floor - d.exp)), floor);
+}
+
+/**
+ * `x + y`, exact when it spans at most MAX_EXACT_SPAN digits of exponent; else both rounded toward zero to that many
+ * digits below the larger's leading digit, then added (a relative error below 10^-3999), with `rounded` set.
+ */
+function addRounding(x: Decimal, y: Decimal, rounded: { inexact: boolean }): Decimal {
+  const exact = addDecimals(x, y);
+  if (exact !== null) return exact;
+  rounded.inexact = true;
+  const top = Math.max(x.exp + digitCount(x.digits), y.exp + digitCount(y.digits));
+  const floor = top - MAX_EXACT_SPAN;
+  return addDecimals(truncateBelow(x, floor), truncateBelow(y, floor)) ?? (x.exp + digitCount(x.digits) >= top ? x : y);
+}
+
 export interface SumState {
   /** Integers (scale 0) below 2^53 in magnitude. */
   int: number;
@@ -19,10 +43,15 @@ export interface SumState {
    * wide as the whole span each (20,000 terms spanning 4,000 digits: 1.8 s on the event loop).
    */
   big: Map<number, bigint>;
-  /** Smallest and largest exponent in `big` (their span is bounded by MAX_EXACT_SPAN). */
+  /** Smallest and largest exponent in `big` (their span is at most MAX_EXACT_SPAN). */
   minExp: number;
   maxExp: number;
-  /** A term spanned more than MAX_EXACT_SPAN digits of exponent: the sum is then only `approx` (flagged, never silent). */
+  /** Once a term would make `big` span more than MAX_EXACT_SPAN: the rounded running sum (`inexact`), else null. */
+  wide: Decimal | null;
+  /**
+   * A term spanned more than MAX_EXACT_SPAN digits of exponent: the sum is then rounded to that many digits below its
+   * largest term (flagged, never silent, never null: a sum of doubles would overflow past 1.8e308).
+   */
   inexact: boolean;
   /** The same sum in doubles, reported (flagged) when the exact one is out of reach. */
   approx: number;
@@ -31,21 +60,35 @@ export interface SumState {
 const LIMIT = 2 ** 53;
 
 export function newSum(): SumState {
-  return { int: 0, frac: [], big: new Map(), minExp: Infinity, maxExp: -Infinity, inexact: false, approx: 0 };
+  return { int: 0, frac: [], big: new Map(), minExp: Infinity, maxExp: -Infinity, wide: null, inexact: false, approx: 0 };
+}
+
+/** The exact value of `big`: its exponents aligned once, from the largest down (Horner). */
+function exactOf(s: SumState): Decimal {
+  const exps = [...s.big.keys()].sort((x, y) => y - x);
+  let acc = 0n;
+  let at = exps.length ? exps[0]! : 0;
+  for (const e of exps) {
+    if (e < at) acc *= 10n ** BigInt(at - e);
+    acc += s.big.get(e)!;
+    at = e;
+  }
+  return normalize(acc, at);
 }
 
 function addBig(s: SumState, d: Decimal): void {
-  if (s.inexact || d.digits === 0n) return;
+  if (d.digits === 0n) return;
+  if (s.wide !== null) { s.wide = addRounding(s.wide, d, s); return; }
   const minExp = Math.min(s.minExp, d.exp), maxExp = Math.max(s.maxExp, d.exp);
   if (maxExp - minExp > MAX_EXACT_SPAN) {
-    s.inexact = true;
+    // Past the exact range: from here on a rounded running sum (as addRounding rounds), the exact part first.
+    s.wide = addRounding(exactOf(s), d, s);
     s.big.clear();
     return;
   }
   s.minExp = minExp;
   s.maxExp = maxExp;
-  const v = d.neg ? -d.digits : d.digits;
-  s.big.set(d.exp, (s.big.get(d.exp) ?? 0n) + v);
+  s.big.set(d.exp, (s.big.get(d.exp) ?? 0n) + (d.neg ? -d.digits : d.digits));
 }
 
 /** Adds one JSON number lexeme. */
@@ -80,28 +123,19 @@ export function addLexeme(s: SumState, lexeme: string): void {
 /** Adds `b` into `a`. */
 export function mergeSum(a: SumState, b: SumState): void {
   a.approx += b.approx;
-  if (b.inexact) {
-    a.inexact = true;
-    a.big.clear();
-  }
+  if (b.inexact) a.inexact = true;
   for (const [exp, v] of b.big) addBig(a, { neg: v < 0n, digits: v < 0n ? -v : v, exp });
+  if (b.wide) addBig(a, b.wide);
   addBig(a, normalize(BigInt(b.int), 0));
   for (let f = 0; f < b.frac.length; f++) if (b.frac[f]) addBig(a, normalize(BigInt(b.frac[f]!), -f));
 }
 
-/** The exact total (null when inexact): the exponents aligned once, from the largest down (Horner). */
-export function sumValue(s: SumState): Decimal | null {
-  if (s.inexact) return null;
-  const exps = [...s.big.keys()].sort((x, y) => y - x);
-  let acc = 0n;
-  let at = exps.length ? exps[0]! : 0;
-  for (const e of exps) {
-    if (e < at) acc *= 10n ** BigInt(at - e);
-    acc += s.big.get(e)!;
-    at = e;
-  }
-  let total: Decimal | null = normalize(acc, at);
-  total = addDecimals(total, normalize(BigInt(s.int), 0));
-  for (let f = 0; f < s.frac.length && total; f++) if (s.frac[f]) total = addDecimals(total, normalize(BigInt(s.frac[f]!), -f));
+/** The total: exact, or (`inexact`) rounded to MAX_EXACT_SPAN digits below its largest term. */
+export function sumValue(s: SumState): Decimal {
+  const rounded = { inexact: false };
+  let total: Decimal = s.wide ?? exactOf(s);
+  total = addRounding(total, normalize(BigInt(s.int), 0), rounded);
+  for (let f = 0; f < s.frac.length; f++) if (s.frac[f]) total = addRounding(total, normalize(BigInt(s.frac[f]!), -f), rounded);
+  if (rounded.inexact) s.inexact = true;
   return total;
 }

@@ -39,9 +39,18 @@ export interface Part {
   r: number;
 }
 
-export interface SumMetric { s: SumState; n: number }
-/** min/max: the best value so far: a number (preferred) or else a string, its text, and its record. */
-export interface ExtremeMetric { t: number; x: string; r: number }
+/** `ls`: strings holding a JSON number met and left out (not `numeric`). */
+export interface SumMetric { s: SumState; n: number; ls: number }
+/** min/max: the best value so far: a number (preferred) or else a string, its text, and its record; `ls` as SumMetric's. */
+export interface ExtremeMetric { t: number; x: string; r: number; ls: number }
+
+/** RFC 8259 §6 number. */
+const JSON_NUMERAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
+/** Whether a string holds a JSON number (and nothing else): the strings a number metric is told about. */
+export function isNumeral(x: string): boolean {
+  const c = x.charCodeAt(0);
+  return (c === 0x2d || (c >= 0x30 && c <= 0x39)) && x.length < 4096 && JSON_NUMERAL.test(x);
+}
 export type MetricState = DistinctState | SumMetric | ExtremeMetric;
 
 export interface Group {
@@ -112,7 +121,7 @@ function keyPart(c: Compiled, d: number, t: number, x: string): void {
     let ms = NaN;
     if (t === T_STRING) ms = parseTimestamp(x);
     else if (t === T_NUMBER) ms = epochMs(x, dim.width.unit === 'ms' ? dim.width.epoch : undefined);
-    if (ms === ms) { keyTypes[d] = T_BUCKET_TIME; keyTexts[d] = String(timeBucket(ms, w)); }
+    if (ms === ms) { keyTypes[d] = T_BUCKET_TIME; keyTexts[d] = String(timeBucket(ms, w, dim.width.unit === 'ms' ? dim.width.origin : undefined)); }
     return;
   }
   if (t !== T_NUMBER) return;
@@ -185,10 +194,14 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
   const metrics = c.spec.metrics;
   for (let j = 0; j < metrics.length; j++) {
     const m = metrics[j]!;
-    const t = atoms.types[m.slot]!;
+    let t = atoms.types[m.slot]!;
     if (t === T_MISSING) continue;
     const x = atoms.texts[m.slot]!;
     const st = g.m[j]!;
+    if (t === T_STRING && m.kind !== 'count_distinct' && isNumeral(x)) {
+      if (m.numeric) t = T_NUMBER;
+      else (st as SumMetric | ExtremeMetric).ls++;
+    }
     switch (m.kind) {
       case 'count_distinct': {
         const grew = addDistinct(st as DistinctState, canonical(t, x));
@@ -214,8 +227,8 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
 
 function newMetric(kind: string): MetricState {
   if (kind === 'count_distinct') return newDistinct();
-  if (kind === 'sum' || kind === 'avg') return { s: newSum(), n: 0 };
-  return { t: -1, x: '', r: -1 };
+  if (kind === 'sum' || kind === 'avg') return { s: newSum(), n: 0, ls: 0 };
+  return { t: -1, x: '', r: -1, ls: 0 };
 }
 
 /** Whether (t, x) from record r replaces the extreme `e`: numbers beat strings; ties keep the earlier record. */
@@ -267,8 +280,10 @@ export function mergeTable(a: TableData, b: TableData, c: Compiled): void {
       } else if (m.kind === 'sum' || m.kind === 'avg') {
         mergeSum((sa as SumMetric).s, (sb as SumMetric).s);
         (sa as SumMetric).n += (sb as SumMetric).n;
+        (sa as SumMetric).ls += (sb as SumMetric).ls;
       } else {
         const eb = sb as ExtremeMetric, ea = sa as ExtremeMetric;
+        ea.ls += eb.ls;
         if (eb.t !== -1 && better(m.kind === 'min', eb.t, eb.x, eb.r, ea)) {
           const grew = 2 * (eb.x.length - ea.x.length);
           a.bytes += grew; ga.b += grew;
@@ -321,6 +336,8 @@ export interface GroupRow {
   sortMetrics: (string | null)[];
   /** Metrics whose value is inexact (a sum past the exact range): reported as warnings. */
   inexact: number[];
+  /** Per metric: strings holding a JSON number it met and left out (0 for count_distinct and `numeric` metrics). */
+  numberLike: number[];
 }
 
 /** Significant digits of averages that do not terminate: past what a double holds, and at least the sum's. */
@@ -346,6 +363,7 @@ export function finishGroup(g: Group, c: Compiled, parse: (text: string) => unkn
   const metrics: unknown[] = [];
   const sortMetrics: (string | null)[] = [];
   const inexact: number[] = [];
+  const numberLike = c.spec.metrics.map((m, j) => (m.kind === 'count_distinct' ? 0 : (g.m[j] as SumMetric | ExtremeMetric).ls));
   c.spec.metrics.forEach((m, j) => {
     const st = g.m[j]!;
     if (m.kind === 'count_distinct') {
@@ -356,13 +374,7 @@ export function finishGroup(g: Group, c: Compiled, parse: (text: string) => unkn
       const { s, n } = st as SumMetric;
       if (n === 0) { metrics.push(null); sortMetrics.push(null); return; }
       const total = sumValue(s);
-      if (total === null) {
-        inexact.push(j);
-        const approx = m.kind === 'sum' ? s.approx : s.approx / n;
-        metrics.push(approx);
-        sortMetrics.push(Number.isFinite(approx) ? String(approx) : null);
-        return;
-      }
+      if (s.inexact) inexact.push(j); // rounded to MAX_EXACT_SPAN digits below its largest term: never null
       const exact = m.kind === 'sum' ? total : divideDecimal(total, BigInt(n), Math.max(AVG_DIGITS, total.digits.toString().length + 3)).value;
       const lexeme = formatDecimal(exact);
       metrics.push(jsonNumber(lexeme));
@@ -374,7 +386,7 @@ export function finishGroup(g: Group, c: Compiled, parse: (text: string) => unkn
       sortMetrics.push(e.t === T_NUMBER ? e.x : null);
     }
   });
-  return { key, missing, unbucketable, count: g.count, metrics, parts: g.parts, sortMetrics, inexact };
+  return { key, missing, unbucketable, count: g.count, metrics, parts: g.parts, sortMetrics, inexact, numberLike };
 }
 
 /** Rank of a key part's type in key order: missing, not bucketable, null, false, true, numbers, strings, arrays, objects. */

@@ -224,6 +224,12 @@ export class IndexCache {
     }
   }
 
+  /** Removes the entry of a file whose stored index was found not to fit it (logged at warn). */
+  forget(identity: { dev: number; inode: number }): void {
+    const file = this.entryPath(identity.dev, identity.inode);
+    if (removeQuietly(file)) this.options.log.warn('index cache: discarded an entry that does not fit its file; the file is indexed again', { entry: path.basename(file) });
+  }
+
   private touch(file: string): void {
     const t = this.now() / 1000;
     try { utimesSync(file, t, t); } catch { /* removed meanwhile: nothing to keep fresh */ }

@@ -38,10 +38,18 @@ export class EngineIndexer implements Indexer {
             restored: { index: restore.index, end: restore.entry.end, ...(restore.entry.rootType !== undefined ? { rootType: restore.entry.rootType } : {}), state: restore.entry.state },
           })
         : await format.open(file, openOptions);
-      // A stored index of a file that grew since: extended over the appended bytes, or (too much appended) rebuilt.
-      if (restore?.fit === 'grown' && !source.grow?.(file.identity)) {
+      // A stored index of a file that grew since: extended over the appended bytes, or (too much appended, or the
+      // stored records no longer where the index says: a rewrite, not an append) rebuilt. A stored index of the file
+      // as it is, read whole at open, is checked against it too (IndexedRecordSource.indexFitsFile); one read a block
+      // at a time is checked by each record read whole: an entry is never trusted blindly.
+      if (restore && (restore.fit === 'grown' ? !source.grow?.(file.identity) : restore.index.unreadBlocks === 0 && source instanceof IndexedRecordSource && !source.indexFitsFile({ whole: false }))) {
         source.close();
+        this.cache!.forget(file.identity);
         source = await format.open(file, openOptions);
+      }
+      if (this.cache && from === undefined && source instanceof IndexedRecordSource) {
+        const cache = this.cache;
+        source.onIndexMismatch = () => cache.forget(file.identity);
       }
       let saved = restore?.fit === 'same' ? source.identity.size : -1;
       const persist = () => {

@@ -17,6 +17,12 @@ const GROW_CHECK_BYTES = 4096;
 const GROW_MAX_BYTES = 256 * 1024 * 1024;
 /** Bytes of content kept at each end of a record over maxRecordBytes for its framing check. */
 const FRAMING_END = 4096;
+/** Record starts checked (one byte each) against the file before an index is extended over a file that grew. */
+const BOUNDARY_SAMPLES = 1024;
+/** An index of a file up to this size that the engine did not just build is checked whole against the file. */
+export const VERIFY_WHOLE_BYTES = 64 * 1024 * 1024;
+/** The window `indexFitsFile` reads the file in. */
+const VERIFY_WINDOW = 1024 * 1024;
 
 /**
  * A RecordSource over an offset index, shared by every format: record i spans
@@ -96,6 +102,9 @@ export class IndexedRecordSource implements RecordSource {
     if (!extend || this.closed || now.inode !== was.inode || now.dev !== was.dev || now.size <= was.size) return false;
     if (now.size - was.size > GROW_MAX_BYTES) return false;
     if (this.tailCrc === null || this.tailCrc === -1 || this.crcBefore(this.spec.end) !== this.tailCrc) return false;
+    // Unchanged ends do not prove an append (a rewrite in place can keep them): the indexed records must still start
+    // where the index says (the whole index for a file up to VERIFY_WHOLE_BYTES, else BOUNDARY_SAMPLES starts).
+    if (!this.indexFitsFile()) return false;
     const end = extend(now.size);
     this.spec.end = end;
     this.identity = { ...now };
@@ -105,6 +114,126 @@ export class IndexedRecordSource implements RecordSource {
 
   get count(): number {
     return this.spec.index.count;
+  }
+
+  /**
+   * Called once when a record read shows that the index does not fit the file (a record that does not start after
+   * the framing's separator, or holds one): the index cache's entry is dropped (set by the engine's indexer).
+   */
+  onIndexMismatch: (() => void) | null = null;
+  /** Set when a read found the index not to fit the file: it is never stored again. */
+  indexMismatch = false;
+
+  /**
+   * Whether the index fits the file as it is now, by the framing's separator (`RecordFraming.separator`; a framing
+   * without one is not checked). `whole` (an index extended over a file that grew) and an index ending at most
+   * VERIFY_WHOLE_BYTES in: every record is checked (one read of those bytes: each record starts after, or at, the
+   * separator and holds none inside its trimmed span, so no record is skipped, split or joined). Otherwise (a stored
+   * index of the file unchanged since, or a big one): every record of the first VERIFY_WINDOW bytes, `samples`
+   * record starts spread over the index (a byte each) and the last record.
+   */
+  indexFitsFile({ whole = true, samples = BOUNDARY_SAMPLES }: { whole?: boolean; samples?: number } = {}): boolean {
+    const sep = this.spec.framing.separator;
+    const upTo = this.count;
+    if (!sep || upTo === 0) return true;
+    try {
+      if (whole && this.spec.end <= VERIFY_WHOLE_BYTES) return this.recordsFit(0, upTo);
+      const index = this.spec.index;
+      let k = 1;
+      while (k < upTo && index.start(k) < VERIFY_WINDOW) k++;
+      if (!this.recordsFit(0, k)) return false;
+      const one = Buffer.allocUnsafe(1);
+      const step = Math.max(1, Math.floor((upTo - 1) / Math.max(1, samples)));
+      for (let i = 1; samples > 0 && i < upTo; i += step) {
+        const at = index.start(i) - (sep.where === 'before' ? 1 : 0);
+        if (readSync(this.spec.file.fd, one, 0, 1, at) !== 1 || one[0] !== sep.byte) return false;
+      }
+      return this.recordsFit(upTo - 1, upTo);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether records [a, b) are framed as the index says (see indexFitsFile), reading their bytes a window at a time. */
+  private recordsFit(a: number, b: number): boolean {
+    const { index, end } = this.spec;
+    const sep = this.spec.framing.separator!;
+    const before = sep.where === 'before';
+    const pad = this.padding;
+    const count = index.count;
+    const startOf = (k: number) => (k < count ? index.start(k) : end);
+    let i = a;
+    while (i < b) {
+      const from = Math.max(0, index.start(i) - 1);
+      let j = i + 1;
+      // Records [i, j) whose extents end within one window (at least one record).
+      while (j < b && startOf(j + 1) - from <= VERIFY_WINDOW) j++;
+      const to = startOf(j);
+      if (j === i + 1 && to - from > VERIFY_WINDOW) {
+        if (!this.bigRecordFits(i)) return false;
+        i = j;
+        continue;
+      }
+      const buf = this.readRange(from, to);
+      let s = index.start(i) - from;
+      for (let k = i; k < j; k++) {
+        const e = startOf(k + 1) - from;
+        if (k > 0 && (before ? s === 0 || buf[s - 1] !== sep.byte : buf[s] !== sep.byte)) return false;
+        let x = s, y = e;
+        while (x < y && pad[buf[x]!]) x++;
+        while (y > x && pad[buf[y - 1]!]) y--;
+        const inner = buf.indexOf(sep.byte, x);
+        if (inner !== -1 && inner < y) return false;
+        s = e;
+      }
+      i = j;
+    }
+    return true;
+  }
+
+  /** recordsFit for one record over VERIFY_WINDOW: its start, then its trimmed span a window at a time. */
+  private bigRecordFits(k: number): boolean {
+    const sep = this.spec.framing.separator!;
+    const [xs] = this.extent(k);
+    if (k > 0) {
+      const at = xs - (sep.where === 'before' ? 1 : 0);
+      if (this.readRange(at, at + 1)[0] !== sep.byte) return false;
+    }
+    const [a, b] = this.trimmedExtent(k);
+    for (let p = a; p < b; p += VERIFY_WINDOW) {
+      if (this.readRange(p, Math.min(b, p + VERIFY_WINDOW)).indexOf(sep.byte) !== -1) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the extent `[s, e)` of `buf` (record k's, with the byte before it at s − 1 unless `atFileStart`) is one
+   * framed record: it starts after (or at) the separator and its trimmed span holds none.
+   */
+  private extentFits(k: number, buf: Uint8Array, s: number, e: number, atFileStart: boolean): boolean {
+    const sep = this.spec.framing.separator;
+    if (!sep) return true;
+    if (k > 0) {
+      if (sep.where === 'before' ? atFileStart || buf[s - 1] !== sep.byte : buf[s] !== sep.byte) return false;
+    }
+    const pad = this.padding;
+    let a = s, b = e;
+    while (a < b && pad[buf[a]!]) a++;
+    while (b > a && pad[buf[b - 1]!]) b--;
+    const inner = buf.indexOf(sep.byte, a);
+    return inner === -1 || inner >= b;
+  }
+
+  /** @throws SOURCE_CHANGED, after dropping the stored index, when a record read whole is not one framed record. */
+  private indexDoesNotFit(i: number): never {
+    if (!this.indexMismatch) {
+      this.indexMismatch = true;
+      try { this.onIndexMismatch?.(); } catch { /* the cache never fails a read */ }
+    }
+    throw new McpgwError('SOURCE_CHANGED', `${this.spec.file.displayPath} changed in a way its index cannot follow: record ${i} is not where the index says (the file was rewritten, or a stored index does not fit it).`, {
+      hint: 'Open the file again: it is indexed anew.',
+      location: { record_index: i, byte_offset: this.spec.index.start(i) },
+    });
   }
 
   blankLines(): BlankLines | undefined {
@@ -118,7 +247,7 @@ export class IndexedRecordSource implements RecordSource {
    */
   persistable(): { index: OffsetIndex; end: number; rootType?: SourceSpec['rootType']; rootIsSequence: boolean; state: Uint8Array } | null {
     const save = this.spec.saveState;
-    if (!save || this.closed) return null;
+    if (!save || this.closed || this.indexMismatch) return null;
     return { index: this.spec.index, end: this.spec.end, ...(this.rootType !== undefined ? { rootType: this.rootType } : {}), rootIsSequence: this.rootIsSequence, state: save() };
   }
 
@@ -153,7 +282,13 @@ export class IndexedRecordSource implements RecordSource {
       const length = this.rawLength(i);
       if (length > maxRecordBytes) throw this.oversizedError(i, length, this.location(i));
     }
-    const buf = this.readRange(s, e);
+    // With the byte before it when the framing's separator precedes records: a record read whole is checked to be
+    // one framed record (an index that does not fit the file is SOURCE_CHANGED, never a piece or two of records).
+    const sep = this.spec.framing.separator;
+    const back = sep?.where === 'before' && s > 0 ? 1 : 0;
+    const withBefore = this.readRange(s - back, e);
+    if (sep && !this.extentFits(i, withBefore, back, withBefore.length, s === 0)) this.indexDoesNotFit(i);
+    const buf = back ? withBefore.subarray(1) : withBefore;
     const pad = this.spec.framing.isPadding;
     let a = 0, b = buf.length;
     while (a < b && pad(buf[a]!)) a++;

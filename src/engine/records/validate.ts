@@ -132,7 +132,16 @@ export async function validateSource(source: RecordSource, limits: Limits, optio
     }
   }
   report.complete = !partial && report.recordsExamined === source.count;
+  // Every record examined, and the framing around them by the index pass: the whole file (or array text) was, so the
+  // count says so (the records' spans alone leave out newlines, separators and whitespace between values).
+  if (report.complete) report.bytesExamined = Math.max(report.bytesExamined, sizeOf(source));
   return report;
+}
+
+/** Bytes of what a source reads: an element source's array text, else its file. */
+function sizeOf(source: RecordSource): number {
+  const own = (source as { byteSize?: unknown }).byteSize;
+  return typeof own === 'number' ? own : source.identity.size;
 }
 
 /** Values parsed whole when a record over maxRecordBytes is examined in parts. */

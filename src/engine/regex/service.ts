@@ -1,10 +1,11 @@
 import { RE2JS } from 're2js';
 import type { RecordBatch } from '../../kernel/contracts/format';
-import type { CompiledRegex, RegexMatch, RegexOptions, RegexService, RequiredLiterals } from '../../kernel/contracts/regex';
+import type { CompiledRegex, RegexMatch, RegexOptions, RegexService, RegexWarning, RequiredLiterals } from '../../kernel/contracts/regex';
 import { McpgwError } from '../../kernel/errors';
 import { requiredLiterals } from './literals';
 import { JsonLiteralPrefilter } from './prefilter';
 import { parseRegex, RegexSyntaxError, type ParsedRegex } from './syntax';
+import { unicodeClasses } from './unicode-classes';
 
 /** The engine (pinned exactly in package.json; bench/README.md has the measurements that chose it). */
 export const REGEX_ENGINE = 're2js 2.10.0';
@@ -15,6 +16,11 @@ export const REGEX_ENGINE = 're2js 2.10.0';
  * character at 1,000, so the cap bounds the slowest pattern to a few µs a character.
  */
 export const MAX_PROGRAM_INSTRUCTIONS = 2000;
+
+/** The warning a pattern with `\b`/`\B` (or `\W`/`\S` in a class) carries (docs/queries.md "Regular expressions"). */
+export const ASCII_BOUNDARY_MESSAGE =
+  '\\b and \\B are ASCII word boundaries (RE2): next to a non-ASCII letter (é, ü, ß, ạ) they see a boundary inside a word (\\bcaf\\b matches in "café") and none at its end (\\bcafé\\b misses "café "); \\w \\d \\s are Unicode. ' +
+  'For a whole word in any script write the edges as classes: (?:^|[^\\w])café(?:[^\\w]|$).';
 
 const SYNTAX_HINT = 'RE2 syntax: \\d \\w \\s \\b, classes [a-z0-9_], alternation a|b, groups (…), repetition * + ? {n,m}, (?i) for any letter case; no backreferences or lookaround. Escape a literal ( ) [ ] { } . * + ? | \\ ^ $ with a backslash.';
 
@@ -32,8 +38,9 @@ export class Re2RegexService implements RegexService {
       parsed = err;
     }
     let re: RE2JS;
+    const unicode = unicodeClasses(pattern);
     try {
-      re = RE2JS.compile(pattern, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+      re = RE2JS.compile(unicode.pattern, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
     } catch (err) {
       throw syntaxError(pattern, err as Error, parsed instanceof RegexSyntaxError ? parsed : null);
     }
@@ -49,7 +56,9 @@ export class Re2RegexService implements RegexService {
       const literals = requiredLiterals(parsed.node);
       if (literals) required = { literals, caseInsensitive: parsed.folds };
     }
-    return new Re2Regex(pattern, caseInsensitive, re, required, !(parsed instanceof RegexSyntaxError) && !parsed.anchored);
+    const warnings: RegexWarning[] = [];
+    if (unicode.asciiBoundaries || unicode.asciiClasses) warnings.push({ code: 'ASCII_WORD_BOUNDARY', message: ASCII_BOUNDARY_MESSAGE });
+    return new Re2Regex(pattern, caseInsensitive, re, required, !(parsed instanceof RegexSyntaxError) && !parsed.anchored, warnings, neverMatches(re));
   }
 }
 
@@ -68,11 +77,14 @@ class Re2Regex implements CompiledRegex {
      * before their strings are (see `candidates`).
      */
     private readonly rawTestable: boolean,
+    readonly warnings: readonly RegexWarning[] = [],
+    readonly neverMatches = false,
   ) {
     this.prefilter = JsonLiteralPrefilter.from(requiredLiterals);
   }
 
   test(text: string): boolean {
+    if (this.neverMatches) return false;
     return this.re.test(text);
   }
 
@@ -83,6 +95,7 @@ class Re2Regex implements CompiledRegex {
   }
 
   candidates(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void {
+    if (this.neverMatches) return;
     let visit = onCandidate;
     if (this.rawTestable) {
       // One linear test of the record's raw text rules out most records of a selective pattern without walking
@@ -110,6 +123,46 @@ class Re2Regex implements CompiledRegex {
     const backslash = buf.indexOf(0x5c, start);
     return (backslash !== -1 && backslash < end) || this.re.test(buf.toString('utf8', start, end));
   }
+}
+
+/**
+ * Whether the compiled program can never reach its match: every path from the start meets a FAIL, a class of no
+ * characters, a start-of-text assertion after a character (`a^`, `x\\Ay` without (?m)), or a character after an
+ * end-of-text assertion (`$a`, `\\zx`). A walk over (instruction, a character consumed, the end asserted): at most 4 ×
+ * the program's instructions. False when the program cannot be read (another engine version): then nothing is skipped.
+ */
+export function neverMatches(re: RE2JS): boolean {
+  const prog = (re as unknown as { re2Input?: { prog?: { start: number; inst: { op: number; out: number; arg: number; runes?: number[] }[] } } }).re2Input?.prog;
+  if (!prog || !Array.isArray(prog.inst) || typeof prog.start !== 'number') return false;
+  const ALT = 1, ALT_MATCH = 2, CAPTURE = 3, EMPTY_WIDTH = 4, FAIL = 5, MATCH = 6, NOP = 7, RUNE = 8, RUNE1 = 9, RUNE_ANY = 10, RUNE_ANY_NOT_NL = 11;
+  const BEGIN_TEXT = 4, END_TEXT = 8;
+  const seen = new Set<number>();
+  const stack: [number, number][] = [[prog.start, 0]]; // flags: 1 a character consumed, 2 the end asserted
+  while (stack.length) {
+    const [pc, flags] = stack.pop()!;
+    const key = pc * 4 + flags;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const inst = prog.inst[pc];
+    if (!inst) return false; // not the layout this walk knows: assume it can match
+    switch (inst.op) {
+      case MATCH: return false;
+      case FAIL: break;
+      case ALT: case ALT_MATCH: stack.push([inst.out, flags], [inst.arg, flags]); break;
+      case CAPTURE: case NOP: stack.push([inst.out, flags]); break;
+      case EMPTY_WIDTH:
+        if ((inst.arg & BEGIN_TEXT) && (flags & 1)) break;
+        stack.push([inst.out, inst.arg & END_TEXT ? flags | 2 : flags]);
+        break;
+      case RUNE: case RUNE1: case RUNE_ANY: case RUNE_ANY_NOT_NL:
+        if (flags & 2) break;
+        if ((inst.op === RUNE || inst.op === RUNE1) && (!inst.runes || inst.runes.length === 0)) break;
+        stack.push([inst.out, flags | 1]);
+        break;
+      default: return false;
+    }
+  }
+  return true;
 }
 
 function programSize(re: RE2JS): number {

@@ -283,9 +283,23 @@ function result(state: AggregateState, compiled: Compiled, opts: AggregateOption
   const warnings: AggregateResult['warnings'] = [];
   const inexact = new Set<number>();
   for (const r of rows) for (const j of r.inexact) inexact.add(j);
+  const name = (j: number) => {
+    const m = compiled.spec.metrics[j]!;
+    const path = m.path.map((t) => (typeof t === 'number' ? `[${t}]` : typeof t === 'string' ? `.${t}` : 'index' in t ? `[${t.index}]` : `['${t.name}']`)).join('').replace(/^\./, '');
+    return `${m.kind}(${m.numeric ? `number(${path})` : path})`;
+  };
   for (const j of inexact) {
-    warnings.push({ code: 'INEXACT_SUM', message: `metric ${j}: a sum spans more than 4,000 digits between its largest and smallest term in some group; those groups report the sum of doubles.` });
+    warnings.push({ code: 'INEXACT_SUM', message: `${name(j)}: a sum spans more than 4,000 digits between its largest and smallest term in some group; those groups report it rounded toward zero to 4,000 digits below its largest term.` });
   }
+  const numberLike = compiled.spec.metrics.map((_, j) => rows.reduce((n, r) => n + r.numberLike[j]!, 0));
+  numberLike.forEach((n, j) => {
+    if (n === 0) return;
+    const m = compiled.spec.metrics[j]!;
+    warnings.push({
+      code: 'NUMBER_LIKE_STRINGS',
+      message: `${name(j)} met ${n} string${n === 1 ? '' : 's'} holding a number (such as "42.5"), which ${m.kind === 'sum' || m.kind === 'avg' ? 'it left out' : 'it compared as text, after any numbers'}; ${m.kind}(number(${name(j).slice(m.kind.length + 1, -1)})) reads them as numbers.`,
+    });
+  });
   if (state.stats.loneSurrogates > 0) {
     warnings.push({ code: 'LONE_SURROGATE_REPLACED', message: `${state.stats.loneSurrogates} record(s) counted escape a lone surrogate (\\uD800–\\uDFFF without its pair; RFC 8259 §8.2) in a grouped string: it is read as U+FFFD, so such strings group with any that hold U+FFFD there.` });
   }

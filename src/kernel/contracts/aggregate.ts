@@ -22,11 +22,12 @@ export type PathTokens = readonly PathToken[];
  * A grouping dimension: the value at `path`, or its bucket. `width.unit: "number"` groups numbers by ⌊v / width⌋ ×
  * width (`lexeme`: the width as a JSON number > 0, exact); `"ms"` groups RFC 3339 timestamps and epoch numbers
  * (seconds, or milliseconds when |v| ≥ 1e11, unless `epoch` says) by a duration of `ms` milliseconds on the UTC time
- * line from the epoch.
+ * line, counted from `origin` (ms since the epoch; default 2000-01-03T00:00:00Z = 946,857,600,000 ms, a Monday,
+ * DuckDB's `time_bucket` origin: weeks start on Monday as in ISO 8601).
  */
 export type AggregateDimension =
   | { kind: 'value'; path: PathTokens }
-  | { kind: 'bucket'; path: PathTokens; width: { unit: 'number'; lexeme: string } | { unit: 'ms'; ms: number; epoch?: 's' | 'ms' } };
+  | { kind: 'bucket'; path: PathTokens; width: { unit: 'number'; lexeme: string } | { unit: 'ms'; ms: number; epoch?: 's' | 'ms'; origin?: number } };
 
 /**
  * A metric of each group over the values at `path` (members absent from a unit are left out):
@@ -37,10 +38,14 @@ export type AggregateDimension =
  *   positional form (decimal.ts formatDecimal: the exponent form only past 40 padding zeros); null without numbers;
  * - `min`, `max`: of the numbers by exact value, the file's lexeme; of the strings by code point when the group
  *   holds no number; null when it holds neither.
+ * A string holding a JSON number (`"42.53176"`) is a string to these metrics, and the answer says how many they met
+ * (NUMBER_LIKE_STRINGS); `numeric: true` reads such strings as the numbers they spell (`sum(number(lat))`).
  */
 export interface AggregateMetric {
   kind: 'count_distinct' | 'sum' | 'avg' | 'min' | 'max';
   path: PathTokens;
+  /** sum/avg/min/max: a string holding an RFC 8259 number counts as that number. */
+  numeric?: boolean;
 }
 
 /** Group order: by `count`, by `key` (type then value: missing, not bucketable, null, false, true, numbers, strings,

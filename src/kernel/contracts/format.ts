@@ -189,6 +189,7 @@ export interface ValidationReport {
   /** True when every record of the file was examined. */
   complete: boolean;
   recordsExamined: number;
+  /** Bytes of the records examined; when `complete`, the whole file's size (the framing between them was read too). */
   bytesExamined: number;
   /** Records that are not valid JSON (SYNTAX_ERROR when read), deeper than maxDepth, or broken framing. */
   malformedRecords: number;

@@ -51,6 +51,14 @@ export interface RecordFraming {
    * content at each end, the middle left out — so a check reads the bytes around `start` and `end`, as framing does.
    */
   checkRecord?(extent: Uint8Array, start: number, end: number): string | undefined;
+  /**
+   * The byte that frames records, when the framing has one (plugin API 2.10): it never occurs inside a record's
+   * trimmed span, and every record but the first starts right after it (`where: 'before'`, JSON Lines: LF) or at it
+   * (`where: 'at'`, JSON-seq: RS). The engine checks an index it did not just build (a stored one, or one extended
+   * over a file that grew) against the file with it, and every record it reads whole
+   * (docs/architecture.md "Persistent index").
+   */
+  separator?: { byte: number; where: 'before' | 'at' };
 }
 
 /** The outcome of {@link RecordsToolkit.indexJson}: one JSON text seen as records. */

@@ -4,8 +4,10 @@ import type { RecordBatch } from './format';
  * Regular expressions in RE2 syntax on a linear-time engine, for any tool bundle (`ctx.regex`).
  *
  * Syntax: RE2's (https://github.com/google/re2/wiki/Syntax): literals, `.`, classes `[a-z]`, `[^…]`, `[[:alpha:]]`,
- * Perl classes `\d \w \s` (ASCII) and their negations, Unicode classes `\pL`, `\p{Greek}`, anchors `^ $ \A \z`, word
- * boundaries `\b \B` (ASCII word characters), groups `(…)`, `(?:…)`, `(?P<name>…)`, `(?<name>…)`, alternation `a|b`,
+ * Perl classes `\d \w \s` and their negations with their Unicode meaning (UTS 18 (Unicode Regular Expressions): `\w` letters, marks, decimal digits,
+ * connector punctuation; `\d` `\p{Nd}`; `\s` White_Space; RE2's own are ASCII, the service rewrites them), Unicode
+ * classes `\pL`, `\p{Greek}`, anchors `^ $ \A \z`, word boundaries `\b \B` (ASCII word characters: RE2 has no other,
+ * and `CompiledRegex.warnings` says so), groups `(…)`, `(?:…)`, `(?P<name>…)`, `(?<name>…)`, alternation `a|b`,
  * repetition `* + ? {n} {n,} {n,m}` (counts up to 1000) and their lazy forms, flags `(?i)`, `(?s)`, `(?m)`, `(?U)`
  * and `(?i:…)`. No backreferences, no lookaround. Without `(?m)`, `^` and `$` are the start and end of the text
  * searched; `.` does not match `\n` unless `(?s)`. Case-insensitive matching uses Unicode simple case folding
@@ -52,9 +54,27 @@ export interface RequiredLiterals {
   readonly caseInsensitive: boolean;
 }
 
+/** What a tool passes on to its answer about a compiled pattern (plugin API 2.10). */
+export interface RegexWarning {
+  /** `ASCII_WORD_BOUNDARY`: the pattern holds `\b`/`\B` (or `\W`/`\S` inside a class), which are ASCII-only. */
+  code: string;
+  message: string;
+}
+
 export interface CompiledRegex {
   /** The pattern as given. */
   readonly pattern: string;
+  /**
+   * Where the pattern means less than it says (plugin API 2.10): `\b`, `\B` are ASCII word boundaries, so next to a
+   * non-ASCII letter a boundary is seen inside a word (`\bcaf\b` in "café") and none at its end (`\bcafé\b`); a tool
+   * adds these to its answer's warnings. Empty when there is nothing to say.
+   */
+  readonly warnings?: readonly RegexWarning[];
+  /**
+   * True when no text can match (`a^`, `[^\\s\\S]`, `$x` without (?m)): a tool answers at once, without a scan
+   * (plugin API 2.10). False when it may match (the check is conservative).
+   */
+  readonly neverMatches?: boolean;
   /** The `caseInsensitive` option it was compiled with (a `(?i)` inside the pattern does not set it). */
   readonly caseInsensitive: boolean;
   /** Whether the pattern matches anywhere in `text` (unanchored search). Linear time in `text.length`. */

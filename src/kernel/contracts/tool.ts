@@ -113,7 +113,7 @@ export interface FileAccess {
    * stopped at `deadline` (ms since the epoch) with what it had found.
    * @throws ACCESS_DENIED outside the root; NOT_FOUND; INVALID_ARGUMENT (not a folder, bad glob); CANCELLED.
    */
-  list(path: string | undefined, options?: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
+  list(path: string | undefined, options?: { glob?: string; max?: number; offset?: number; countAll?: boolean; signal?: AbortSignal; deadline?: number }): Promise<FileListing>;
   /**
    * A FileAccess over `folders` (absolute paths) instead of the root, each folder a wall as the root is (real-path
    * containment; a symlink that leaves it is refused). `open`, `verify` and `list` take absolute paths inside one of
@@ -162,6 +162,11 @@ export interface FileListing {
   files: { path: string; size: number; mtimeMs: number; format: string | null; note?: string }[];
   /** True when more files matched than were returned. */
   truncated: boolean;
+  /**
+   * With `countAll`: every file that matches, those of earlier pages (`offset`) and of later ones included (counted,
+   * not opened); absent when the walk stopped early (its deadline, or the entries it visits at most). Plugin API 2.10.
+   */
+  total?: number;
   /**
    * Entries under the folder the walk could not read, so the listing may miss files: one group per catalogue code
    * (as `osError` maps the system error: ACCESS_DENIED for EACCES/EPERM, INVALID_ARGUMENT for a symbolic link loop

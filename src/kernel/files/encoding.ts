@@ -4,6 +4,7 @@
  * binary data (a NUL byte, which JSON text never holds), or nothing at all. Such files have no format: opening one is
  * UNSUPPORTED_FORMAT with a hint, and list_files shows `format: null` with a note.
  */
+import type { Format, FormatProbe } from '../contracts/format';
 import type { ErrorDetails } from '../errors';
 import { McpgwError } from '../errors';
 
@@ -48,6 +49,30 @@ export function sniffContent(bytes: Uint8Array, size: number): ContentSniff | nu
   const nul = bytes.indexOf(0);
   if (nul !== -1) return { kind: 'binary', note: 'binary data, not JSON text', detail: `it holds a NUL byte at offset ${nul}, which JSON text never does: it is binary data` };
   return null;
+}
+
+/**
+ * The format a file with NUL bytes is read in anyway: one its name claims (`.jsonl`, `.ndjson`, …) that detects its
+ * content once the NUL bytes are taken out — a log with holes left by an unclean shutdown (the space a writer had
+ * reserved reads back as NUL bytes). Each hole is then part of a malformed record, reported as such; an image or an
+ * archive under such a name still detects as nothing and stays refused. Null when none.
+ */
+export function nulHoledFormat(formats: readonly Format[], probe: FormatProbe): Format | null {
+  const claimed = formats.filter((f) => f.extensions.includes(probe.extension));
+  if (claimed.length === 0) return null;
+  const bytes = Buffer.from(probe.bytes.filter((b) => b !== 0));
+  if (bytes.length === 0) return null;
+  for (const format of claimed) {
+    let confidence: number | null = null;
+    try { confidence = format.detect({ ...probe, bytes }); } catch { confidence = null; }
+    if (confidence !== null && confidence > 0) return format;
+  }
+  return null;
+}
+
+/** The note list_files gives a NUL-holed file it shows in `format` (see nulHoledFormat). */
+export function nulHoledNote(sniff: ContentSniff): string {
+  return `${sniff.detail.replace(/, which JSON text never does: it is binary data$/, '')}: read as its name says, the holes as malformed records`;
 }
 
 /** UNSUPPORTED_FORMAT for a sniffed file, with what to do. */

@@ -4,7 +4,7 @@ import type { Limits } from '../contracts/limits';
 import type { FileAccess, OpenedSource, RawFile } from '../contracts/tool';
 import { McpgwError } from '../errors';
 import { selectFormat } from '../plugins/registry';
-import { sniffContent, unsupportedContent } from './encoding';
+import { nulHoledFormat, sniffContent, unsupportedContent } from './encoding';
 import { listFiles } from './list-files';
 import { closeQuietly, openInSandbox, readHead, verifyIdentity } from './open-file';
 import type { Sandbox } from './sandbox';
@@ -69,8 +69,9 @@ export class FileService implements FileAccess {
         },
       };
     } catch (err) {
+      const said = withLikelyFormat(err, this.formats(), file, options.format, this.limits.probeBytes);
       closeQuietly(file.fd);
-      throw err;
+      throw said;
     }
   }
 
@@ -97,6 +98,11 @@ export class FileService implements FileAccess {
     // Text that is not UTF-8, compressed or binary data: no format reads it (a NUL byte is let through to a format
     // the caller names explicitly, whose records then report what they are).
     const sniff = sniffContent(probe.bytes, probe.size);
+    if (sniff?.kind === 'binary' && explicitName === undefined) {
+      // A log with NUL holes (an unclean shutdown) named as a format that reads it: that format, holes malformed.
+      const holed = nulHoledFormat(this.formats(), probe);
+      if (holed) return { format: holed, detection: { basis: 'extension', confidence: 0.5 } };
+    }
     if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && explicitName !== undefined)) {
       throw unsupportedContent(file.displayPath, sniff);
     }
@@ -184,6 +190,30 @@ export class RootlessFiles implements FileAccess {
  * another format recognises it, is FORMAT_MISMATCH naming the likely format.
  * @throws McpgwError FORMAT_MISMATCH
  */
+/** `; the first byte that is not whitespace is 0x1E, at byte 0` (the evidence a reader can check), or nothing. */
+function firstByte(bytes: Uint8Array): string {
+  let k = 0;
+  while (k < bytes.length && (bytes[k] === 0x20 || bytes[k] === 0x09 || bytes[k] === 0x0a || bytes[k] === 0x0d)) k++;
+  return k < bytes.length ? `; the first byte that is not whitespace is 0x${bytes[k]!.toString(16).toUpperCase().padStart(2, '0')}, at byte ${k}` : '';
+}
+
+/**
+ * A SYNTAX_ERROR from opening a file in a format named explicitly, with the format its content looks like said (and
+ * how to open it so) when that is another one: the error names the byte, this names the format.
+ */
+function withLikelyFormat(err: unknown, formats: readonly Format[], file: OpenedFile, explicitName: string | undefined, probeBytes: number): unknown {
+  if (!(err instanceof McpgwError) || err.code !== 'SYNTAX_ERROR' || explicitName === undefined || explicitName === 'auto') return err;
+  let likely: ReturnType<typeof selectFormat> | null = null;
+  const probe = { fileName: path.basename(file.realPath), extension: path.extname(file.realPath).toLowerCase(), bytes: readHead(file, probeBytes), size: file.identity.size };
+  try { likely = selectFormat(formats, probe); } catch { likely = null; }
+  if (!likely || likely.format.name === explicitName || likely.detection.basis !== 'content') return err;
+  return new McpgwError('SYNTAX_ERROR', `${err.message} Its content looks like ${likely.format.name} (confidence ${likely.detection.confidence}), not ${explicitName}.`, {
+    ...(err.location ? { location: err.location } : {}),
+    hint: `Open it with format "${likely.format.name}" or "auto".`,
+    cause: err,
+  });
+}
+
 function checkExplicitFormat(formats: readonly Format[], explicit: Format, probe: FormatProbe, displayPath: string): void {
   let confidence: number | null;
   try { confidence = explicit.detect(probe); } catch { confidence = null; }
@@ -191,7 +221,7 @@ function checkExplicitFormat(formats: readonly Format[], explicit: Format, probe
   let likely: ReturnType<typeof selectFormat> | null = null;
   try { likely = selectFormat(formats, probe); } catch { likely = null; }
   if (!likely || likely.format.name === explicit.name || (likely.detection.basis === 'extension' && likely.detection.confidence <= 0.5)) return;
-  throw new McpgwError('FORMAT_MISMATCH', `${displayPath} is not ${explicit.name}: its content looks like ${likely.format.name} (confidence ${likely.detection.confidence}).`, {
+  throw new McpgwError('FORMAT_MISMATCH', `${displayPath} is not ${explicit.name}: its content looks like ${likely.format.name} (confidence ${likely.detection.confidence}${firstByte(probe.bytes)}).`, {
     hint: `Open it with format "${likely.format.name}" or "auto".`,
   });
 }

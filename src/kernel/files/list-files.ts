@@ -5,7 +5,7 @@ import type { FileListing, ListingSkip } from '../contracts/tool';
 import { McpgwError, shownInput } from '../errors';
 import { selectFormat } from '../plugins/registry';
 import { namesIn, openInside } from './descriptor';
-import { sniffContent } from './encoding';
+import { nulHoledFormat, nulHoledNote, sniffContent } from './encoding';
 import { compileGlob } from './glob';
 import { osError } from './os-error';
 import type { Sandbox } from './sandbox';
@@ -34,8 +34,12 @@ export async function listFiles(
   sandbox: Sandbox,
   formats: readonly Format[],
   input: string | undefined,
-  options: { glob?: string; max?: number; signal?: AbortSignal; deadline?: number; now?: () => number } = {},
+  options: { glob?: string; max?: number; offset?: number; countAll?: boolean; signal?: AbortSignal; deadline?: number; now?: () => number } = {},
 ): Promise<FileListing> {
+  const offset = options.offset ?? 0;
+  /** Matching files met so far (the first `offset` passed over unread; past `max`, counted unread with countAll). */
+  let matched = 0;
+  let stoppedEarly = false;
   const folder = sandbox.resolve(input === undefined || input === '' ? '.' : input);
   const top = openInside(sandbox, folder, input ?? '.');
   const max = options.max ?? 200;
@@ -74,7 +78,7 @@ export async function listFiles(
     }
     for (const name of names) {
       if (options.signal?.aborted) throw new McpgwError('CANCELLED', 'The listing was cancelled.');
-      if (++visited > MAX_VISITED || (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline)) { truncated = true; return false; }
+      if (++visited > MAX_VISITED || (options.deadline !== undefined && (options.now ?? Date.now)() > options.deadline)) { truncated = true; stoppedEarly = true; return false; }
       if (Date.now() - lastYield > 50) { await new Promise((r) => setImmediate(r)); lastYield = Date.now(); }
       const lexical = path.join(dir, name);
       const shown = sandbox.relative(lexical);
@@ -95,6 +99,15 @@ export async function listFiles(
         const kind = statSync(target);
         if (!kind.isFile() && !kind.isDirectory()) continue; // FIFOs, sockets and devices are neither listed nor opened
         isFile = kind.isFile();
+        if (isFile && wanted(true)) {
+          // Files of earlier pages are passed over, and with countAll the files past this page counted, unopened.
+          if (++matched <= offset) continue;
+          if (files.length >= max) {
+            truncated = true;
+            if (options.countAll) continue;
+            return false;
+          }
+        }
         entry = openInside(sandbox, target, shown);
       } catch (err) {
         // unreadable (EACCES), vanished since it was resolved, or a link swapped in to leave the root
@@ -118,7 +131,9 @@ export async function listFiles(
           const probe = { fileName: name, extension: path.extname(name).toLowerCase(), bytes: head(entry.fd, st.size), size: st.size };
           const sniff = sniffContent(probe.bytes, probe.size);
           const blank = sniff === null && probe.bytes.length === probe.size && isBlank(probe.bytes);
-          if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
+          const holed = sniff?.kind === 'binary' ? nulHoledFormat(formats, probe) : null;
+          if (holed) { format = holed.name; note = nulHoledNote(sniff!); }
+          else if (sniff) note = sniff.note; // empty, binary, UTF-16/32, compressed: no format (an empty file: its name's)
           else if (blank) note = 'blank file (whitespace only)';
           if (!sniff || sniff.kind === 'empty') {
             const chosen = selectFormat(formats, probe).format;
@@ -144,7 +159,10 @@ export async function listFiles(
   } finally {
     closeSync(top.fd);
   }
-  return { folder: sandbox.relative(folder), files, truncated, skipped: [...skipped.values()] };
+  return {
+    folder: sandbox.relative(folder), files, truncated, skipped: [...skipped.values()],
+    ...(options.countAll && !stoppedEarly ? { total: matched } : {}),
+  };
 }
 
 /** Whether `bytes` hold only JSON whitespace (RFC 8259 §2: space, tab, line feed, carriage return). */

@@ -38,6 +38,9 @@ type Id = string | number | null;
  * - lines are framed in time linear in their length (the SDK concatenated its buffer on every chunk).
  * Responses go out one per line, as the SDK writes them.
  */
+const LINE_SEPARATORS = /[\u2028\u2029]/;
+const LINE_SEPARATORS_ALL = /[\u2028\u2029]/g;
+
 export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -91,7 +94,11 @@ export class LineTransport implements Transport {
     return this.write(serializeMessage(boundedError(message)));
   }
 
-  private write(text: string): Promise<void> {
+  private write(raw: string): Promise<void> {
+    // U+2028 and U+2029 written escaped: JSON allows them raw inside strings, but line readers split there (Node's
+    // readline from 24 on, JavaScript line terminators), and a client that reads lines would get half a message. In
+    // JSON text they occur only inside strings, where \u2028 means the same.
+    const text = LINE_SEPARATORS.test(raw) ? raw.replace(LINE_SEPARATORS_ALL, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : raw;
     return new Promise((resolve, reject) => {
       let settled = false;
       const onError = (error: Error) => {

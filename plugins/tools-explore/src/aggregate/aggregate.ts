@@ -3,7 +3,7 @@ import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProg
 import { fileFor } from '../files';
 import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
-import { compileWhere, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
+import { compileWhere, formatOrigin, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
 
 const input = z.object({
   handle: handleArg,
@@ -15,6 +15,7 @@ const input = z.object({
     path: z.string(),
     width: z.union([z.string(), z.number()]),
     epoch: z.enum(['s', 'ms']).optional(),
+    origin: z.string().optional(),
   }).optional(),
   each: z.string().min(1).optional(),
   top: z.number().int().min(0).default(20),
@@ -43,6 +44,8 @@ const output = z.object({
   metrics: z.array(z.string()),
   order: z.string(),
   filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
+  bucket_origin: z.string().optional().describe('Time buckets: key = origin + k × width'),
+  hint: z.string().optional().describe('A group_by path no record has, with the nearest names'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -81,24 +84,29 @@ interface Spec {
   /** For a where predicate: its RFC 9535 filter. */
   filter?: string;
   each: CompiledQuery | null;
+  /** Time buckets: their origin, RFC 3339 UTC. */
+  bucketOrigin?: string;
 }
 
 function prepare(ctx: ToolContext, args: Args): Spec {
   const groupBy = args.group_by === undefined ? [] : typeof args.group_by === 'string' ? [args.group_by] : args.group_by;
   const dimensions: AggregateDimension[] = groupBy.map((p) => ({ kind: 'value', path: singularPath(ctx, p, 'group_by') }));
   const dimensionNames = [...groupBy];
+  let bucketOrigin: string | undefined;
   if (args.bucket) {
-    dimensions.push(parseBucket(ctx, args.bucket));
+    const dim = parseBucket(ctx, args.bucket);
+    dimensions.push(dim);
     dimensionNames.push(args.bucket.path);
+    if (dim.kind === 'bucket' && dim.width.unit === 'ms') bucketOrigin = formatOrigin(dim.width.origin!);
   }
   const metrics: AggregateMetric[] = [];
   const metricNames: string[] = [];
   for (const text of args.metrics ?? []) {
     const m = parseMetric(ctx, text);
-    if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path }); metricNames.push(m.name); }
+    if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path, ...(m.numeric ? { numeric: true } : {}) }); metricNames.push(m.name); }
   }
   const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case) : null;
-  const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}) };
+  const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}), ...(bucketOrigin !== undefined ? { bucketOrigin } : {}) };
   let each: CompiledQuery | null = null;
   if (args.each !== undefined) {
     const language = ctx.registry.queryLanguages.get('jsonpath');
@@ -147,10 +155,10 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
       const offset = c.kind === 'groups' ? c.offset : 0;
       const r = await run(ctx, file.opened.path, source, spec, order, resume);
       cursors.delete(args.cursor);
-      return answer(ctx, args, signature, spec, r, offset);
+      return answer(ctx, args, signature, spec, r, offset, source);
     }
     const r = await run(ctx, file.opened.path, source, spec, order, undefined);
-    return answer(ctx, args, signature, spec, r, 0);
+    return answer(ctx, args, signature, spec, r, 0, source);
   },
 };
 
@@ -199,7 +207,27 @@ function clip(ctx: ToolContext, text: string, bytes: number): string {
   return ctx.json.page(text, { indent: '', maxBytes: bytes }).text + '…';
 }
 
-function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number): Output {
+/**
+ * For a finished aggregate whose group_by or bucket path no record has (every group's key missing there): the member
+ * names of those paths that no record examined has, with the nearest names seen (`statsu` → "status"), as search gives
+ * them (ctx.scan.missingMembers: a sample from the start of the file, said when it did not reach the end).
+ */
+async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<string | undefined> {
+  if (!r.complete || r.groups.length === 0) return undefined;
+  const absent = spec.dimensions.map((_, d) => d).filter((d) => r.groups.every((g) => g.missing.includes(d)));
+  if (absent.length === 0) return undefined;
+  const names = [...new Set(absent.flatMap((d) => spec.dimensions[d]!.path.flatMap((t) => (typeof t === 'string' ? [t] : typeof t === 'object' && 'name' in t ? [t.name] : []))))];
+  if (names.length === 0) return undefined;
+  let found;
+  try { found = await ctx.scan.missingMembers(source, names, ctx.signal); } catch { return undefined; }
+  if (found.missing.length === 0) return undefined;
+  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
+  const paths = absent.map((d) => spec.dimensionNames[d]).join(', ');
+  const scope = found.examined >= source.count ? `no record (all ${source.count} examined)` : `none of the first ${found.examined} records examined (of ${source.count}; the others may)`;
+  return `Every record lacks ${paths}: ${scope} has a member named ${parts.join('; nor ')}.`;
+}
+
+async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<Output> {
   const warnings: NonNullable<Output['warnings']> = [];
   // The queries' own warnings (NOT_I_REGEXP), as every explorer tool that takes a JSONPath passes them on.
   for (const q of [spec.where?.query, spec.each]) if (q) warnings.push(...queryWarnings(q));
@@ -216,6 +244,8 @@ function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: 
     metrics: ['count', ...spec.metricNames],
     order: args.order,
     ...(spec.filter ? { filter: spec.filter } : {}),
+    ...(spec.bucketOrigin !== undefined ? { bucket_origin: spec.bucketOrigin } : {}),
+    ...(offset === 0 ? await (async () => { const hint = await missingPathHint(ctx, spec, r, source); return hint ? { hint } : {}; })() : {}),
     ...(warnings.length ? { warnings: warnings.slice(0, 20) } : {}),
   };
   const rows = rowsOf(ctx, spec, r.groups);

@@ -38,10 +38,16 @@ export function parseMetric(ctx: ToolContext, text: string): (AggregateMetric & 
   const kind = m?.[1] as AggregateMetric['kind'] | undefined;
   if (!m || !kind || !(METRIC_KINDS as readonly string[]).includes(kind) || m[2]!.trim() === '') {
     throw ctx.error('INVALID_ARGUMENT', `Unknown metric ${JSON.stringify(text)}.`, {
-      hint: 'Metrics: count, count_distinct(path), sum(path), avg(path), min(path), max(path); e.g. ["count", "sum(bytes)", "count_distinct(user.id)"].',
+      hint: 'Metrics: count, count_distinct(path), sum(path), avg(path), min(path), max(path); number(path) inside sum/avg/min/max reads strings that hold a number as numbers; e.g. ["count", "sum(bytes)", "count_distinct(user.id)", "avg(number(lat))"].',
     });
   }
   const path = m[2]!.trim();
+  // sum(number(lat)): strings that hold a JSON number ("42.5") count as that number
+  const numeric = /^number\s*\(([\s\S]*)\)$/.exec(path);
+  if (numeric && kind !== 'count_distinct') {
+    const inner = numeric[1]!.trim();
+    return { kind, path: singularPath(ctx, inner, `metric ${t}`), numeric: true, name: `${kind}(number(${inner}))` };
+  }
   return { kind, path: singularPath(ctx, path, `metric ${t}`), name: `${kind}(${path})` };
 }
 
@@ -65,8 +71,36 @@ const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** `{path, width}` → a bucket dimension. @throws INVALID_ARGUMENT */
-export function parseBucket(ctx: ToolContext, bucket: { path: string; width: string | number; epoch?: 's' | 'ms' | undefined }): AggregateDimension {
+/**
+ * The default origin of time buckets: 2000-01-03T00:00:00Z, a Monday, as DuckDB's `time_bucket` (for widths without
+ * months): day buckets start at 00:00Z, week buckets on Monday (ISO 8601), and any width lies as DuckDB's does.
+ */
+export const DEFAULT_BUCKET_ORIGIN = '2000-01-03T00:00:00Z';
+const DEFAULT_BUCKET_ORIGIN_MS = 946_857_600_000;
+const ORIGIN = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2})))?$/;
+
+/** An RFC 3339 date-time or full-date (midnight UTC) → ms since the epoch, or NaN (impossible dates too). */
+export function parseOrigin(text: string): number {
+  const m = ORIGIN.exec(text.trim());
+  if (!m) return NaN;
+  const [y, mo, d, h = '0', mi = '0', s = '0'] = [m[1]!, m[2]!, m[3]!, m[4], m[5], m[6]];
+  const frac = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s), frac);
+  if (date.getUTCFullYear() !== Number(y) || date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return NaN;
+  const offset = m[9] ? (m[9] === '+' ? 1 : -1) * (Number(m[10]) * 60 + Number(m[11])) * 60_000 : 0;
+  return date.getTime() - offset;
+}
+
+/** RFC 3339 spelling of an instant in UTC, milliseconds only when there are some. */
+export function formatOrigin(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
+}
+
+/** `{path, width, epoch?, origin?}` → a bucket dimension. @throws INVALID_ARGUMENT */
+export function parseBucket(ctx: ToolContext, bucket: { path: string; width: string | number; epoch?: 's' | 'ms' | undefined; origin?: string | undefined }): AggregateDimension {
   const path = singularPath(ctx, bucket.path, 'bucket.path');
   const w = bucket.width;
   if (typeof w === 'number' || JSON_NUMBER.test(w.trim())) {
@@ -75,6 +109,7 @@ export function parseBucket(ctx: ToolContext, bucket: { path: string; width: str
       throw ctx.error('INVALID_ARGUMENT', `bucket.width must be a positive number or a duration; got ${JSON.stringify(w)}.`, { hint: 'Numbers: {"path": "latency_ms", "width": 100}; timestamps: {"path": "ts", "width": "1h"}.' });
     }
     if (bucket.epoch) throw ctx.error('INVALID_ARGUMENT', 'bucket.epoch goes with a duration width ("1h"), not a number.');
+    if (bucket.origin !== undefined) throw ctx.error('INVALID_ARGUMENT', 'bucket.origin goes with a duration width ("1w"), not a number: number buckets start at multiples of the width.');
     return { kind: 'bucket', path, width: { unit: 'number', lexeme } };
   }
   const m = DURATION.exec(w);
@@ -84,7 +119,16 @@ export function parseBucket(ctx: ToolContext, bucket: { path: string; width: str
       hint: 'Durations: a number and a unit, ms, s, m, h, d or w ("15m", "1h", "1d"); numbers: a positive width (100, 0.5).',
     });
   }
-  return { kind: 'bucket', path, width: { unit: 'ms', ms, ...(bucket.epoch ? { epoch: bucket.epoch } : {}) } };
+  let origin = DEFAULT_BUCKET_ORIGIN_MS;
+  if (bucket.origin !== undefined) {
+    origin = parseOrigin(bucket.origin);
+    if (origin !== origin || Math.abs(origin) > 8.64e15) {
+      throw ctx.error('INVALID_ARGUMENT', `bucket.origin ${JSON.stringify(bucket.origin)} is not an RFC 3339 time.`, {
+        hint: 'An instant the buckets are counted from, e.g. "2000-01-03T00:00:00Z" (the default, a Monday), "1970-01-01" (the Unix epoch, a Thursday) or "2025-01-05T00:00:00-05:00" (Sundays in New York).',
+      });
+    }
+  }
+  return { kind: 'bucket', path, width: { unit: 'ms', ms, origin, ...(bucket.epoch ? { epoch: bucket.epoch } : {}) } };
 }
 
 /** `where` compiled: a record predicate (translated to `$[?filter]`) or a JSONPath query. */

@@ -8,7 +8,8 @@ const USAGE: readonly (readonly [string, string])[] = [
   ['-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, tags[0], /a/b, $.x; a dot path or /pointer reads 0 as an index in an array and a name in an object, a JSONPath $.t[0] only as an index, $.t[\'0\'] only as a name'],
   ['-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query'],
   ['-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)'],
-  ['-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds)'],
+  ['-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds); time buckets start on Monday (1w) and at 00:00Z (1d)'],
+  ['--bucket-origin <time>', 'time buckets are counted from this RFC 3339 instant (default 2000-01-03T00:00:00Z, a Monday; 1970-01-01 for Thursday weeks)'],
   ['-e, --each <jsonpath>', 'aggregate the nodes this selects in each record, e.g. $.items[*]'],
   ['-o, --order <order>', 'count_desc (default), count_asc, key_asc, key_desc, or a metric with _asc/_desc'],
   ['-t, --top <n>', 'print at most n groups (default 20)'],
@@ -36,7 +37,8 @@ export const aggregateCommand: CommandDefinition = {
     const fail: Fail = (message) => ctx.error('INVALID_ARGUMENT', message);
     const opts = parseOptions(argv, fail);
     const opened = await ctx.runTool(openFile, { path: opts.file, ...(opts.format ? { format: opts.format } : {}) });
-    const bucket = opts.bucket ? parseBucketFlag(opts.bucket, fail) : undefined;
+    const bucket = opts.bucket ? { ...parseBucketFlag(opts.bucket, fail), ...(opts.bucketOrigin !== undefined ? { origin: opts.bucketOrigin } : {}) } : undefined;
+    if (!bucket && opts.bucketOrigin !== undefined) throw fail('--bucket-origin goes with --bucket (a time bucket).');
     const args: Record<string, unknown> = {
       handle: opened.handle,
       ...(opts.groupBy.length ? { group_by: opts.groupBy.length === 1 ? opts.groupBy[0] : opts.groupBy } : {}),
@@ -59,6 +61,7 @@ export const aggregateCommand: CommandDefinition = {
     delete answer.cut;
     ctx.print(opts.json ? JSON.stringify(answer) + '\n' : table(answer));
     for (const w of (r.warnings ?? []) as { code: string; message: string }[]) process.stderr.write(`mcpgw: warning (${w.code}): ${w.message}\n`);
+    if (typeof r.hint === 'string') process.stderr.write(`mcpgw: hint: ${r.hint}\n`);
     return 0;
   },
 };
@@ -69,6 +72,7 @@ interface Options {
   metric: string[];
   where?: string;
   bucket?: string;
+  bucketOrigin?: string;
   each?: string;
   order?: string;
   top: number;
@@ -98,6 +102,7 @@ function parseOptions(argv: readonly string[], fail: Fail): Options {
     metric: v.metric ?? [],
     ...(v.where !== undefined ? { where: v.where } : {}),
     ...(v.bucket !== undefined ? { bucket: v.bucket } : {}),
+    ...(v['bucket-origin'] !== undefined ? { bucketOrigin: v['bucket-origin'] } : {}),
     ...(v.each !== undefined ? { each: v.each } : {}),
     ...(v.order !== undefined ? { order: v.order } : {}),
     top,
@@ -117,6 +122,7 @@ function parse(argv: readonly string[]) {
       where: { type: 'string', short: 'w' },
       metric: { type: 'string', short: 'm', multiple: true },
       bucket: { type: 'string', short: 'b' },
+      'bucket-origin': { type: 'string' },
       each: { type: 'string', short: 'e' },
       order: { type: 'string', short: 'o' },
       top: { type: 'string', short: 't' },
@@ -165,6 +171,6 @@ export function table(answer: Record<string, any>): string {
   let out = line(head) + line(width.map((w) => '-'.repeat(w)));
   for (const r of rows) out += line(r);
   const shown = answer.groups.length;
-  out += `${shown} of ${answer.groups_total} group${answer.groups_total === 1 ? '' : 's'}; ${answer.records_matched} of ${answer.records_scanned} records matched${answer.units_matched !== undefined ? ` (${answer.units_matched} units)` : ''}\n`;
+  out += `${shown} of ${answer.groups_total} group${answer.groups_total === 1 ? '' : 's'}; ${answer.records_matched} of ${answer.records_scanned} records matched${answer.units_matched !== undefined ? ` (${answer.units_matched} units)` : ''}${answer.bucket_origin !== undefined ? `; time buckets from ${answer.bucket_origin}` : ''}\n`;
   return out;
 }

@@ -17,6 +17,16 @@ export class RegexMatcher {
     this.re = ctx.regex.compile(pattern, { caseInsensitive: !matchCase });
   }
 
+  /** No text can match the pattern (`a^`, `[^\\s\\S]`): the search answers without a scan. */
+  get neverMatches(): boolean {
+    return this.re.neverMatches === true;
+  }
+
+  /** What the answer says about the pattern (ASCII_WORD_BOUNDARY for `\b`/`\B`: see CompiledRegex.warnings). */
+  get warnings(): readonly { code: string; message: string }[] {
+    return this.re.warnings ?? [];
+  }
+
   /**
    * The first member name or string value, in document order, that the pattern is found in, or null. With `parsed`,
    * only what the parsed record holds (see TextMatcher.match: a repeated member name keeps its last value).

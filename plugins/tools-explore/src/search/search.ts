@@ -51,6 +51,13 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
     const regex = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
     const resume = takeCursor(ctx, args, mode, regex !== null);
     const echo = args.query.length <= QUERY_ECHO ? args.query : `${clip(args.query, QUERY_ECHO)}… (${args.query.length} characters)`;
+    if (regex?.neverMatches) {
+      // No text can match it: the answer is known without reading the file.
+      return {
+        total_matches: 0, counts: countsOf(file.opened.source), matches: [], query: echo, mode: 'text', complete: true,
+        warnings: [...regex.warnings, { code: 'NEVER_MATCHES', message: 'No text can match this regular expression (a start-of-text anchor after a character, an end-of-text anchor before one, or a class of no characters), so no record was read. Without (?m), ^ and $ are the start and end of each string searched.' }],
+      };
+    }
     const request = {
       args,
       file,
@@ -64,6 +71,8 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
       page = await (isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query));
     } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
     page = wellFormedMatches(ctx, file, page);
+    // The pattern's own warnings (\b is an ASCII word boundary), first: they bear on every match and on none found.
+    if (regex?.warnings.length) page = { ...page, warnings: [...regex.warnings, ...(page.warnings ?? [])] };
     return echo === args.query ? page : { ...page, query: echo };
   },
 };

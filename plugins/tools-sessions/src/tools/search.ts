@@ -49,7 +49,7 @@ const output = z.object({
   next_cursor: z.string().optional().describe('More may follow: pass it as cursor with the same query and filters'),
   cut: cutSchema.optional(),
   skipped_records: z.number().int().describe('Malformed records passed over in the sessions searched'),
-  warnings: z.array(warningSchema).optional().describe('LIMIT_PER_SESSION: sessions held more matches than limit_per_session returned (those rows have more_matches: true)'),
+  warnings: z.array(warningSchema).optional().describe('LIMIT_PER_SESSION: sessions held more matches than limit_per_session returned (those rows have more_matches: true); ASCII_WORD_BOUNDARY: the regex holds \\b or \\B, ASCII word boundaries'),
 });
 
 type Out = z.input<typeof output>;
@@ -127,6 +127,13 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       const catalog = await service.catalog(ctx, homes);
       const ofSource = catalog.projects.filter((p) => args.source === undefined || p.source === args.source);
       requireProject(ctx, ofSource, args.project);
+      if (re.neverMatches) {
+        // No text can match the pattern: the answer is known without reading a session.
+        return {
+          sessions: [], total_matches: 0, sessions_searched: 0, complete: true, skipped_records: 0,
+          warnings: [...(re.warnings ?? []), { code: 'NEVER_MATCHES', message: 'No text can match this regular expression (a start-of-text anchor after a character, an end-of-text anchor before one, or a class of no characters), so no session was read.' }],
+        };
+      }
       const all = ofSource
         .flatMap((p) => p.sessions)
         .filter((s) => args.project === undefined || inProject(s, args.project))
@@ -243,6 +250,7 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       const answer = (): Out => {
         const more = out.filter((r) => r.more_matches).length;
         const warnings: Warning[] = more ? [{ code: 'LIMIT_PER_SESSION', message: `${more} session${more === 1 ? '' : 's'} held more matches than limit_per_session (${args.limit_per_session}) returned (more_matches: true); pass a higher limit_per_session, 0 for no limit.` }] : [];
+        for (const w of re.warnings ?? []) warnings.unshift({ code: w.code, message: w.message }); // \b is an ASCII word boundary
         return {
           sessions: out,
           total_matches: total,
