@@ -123,6 +123,8 @@ export interface SessionRef {
   forked_from?: string;
   /** The session was archived by the assistant (Codex `archived_sessions/`). */
   archived?: boolean;
+  /** The session's title as the assistant's own index names it (Codex `session_index.jsonl`), when it keeps one. */
+  title?: string;
 }
 
 /** A project: the folder an assistant worked in, and the sessions recorded for it. */

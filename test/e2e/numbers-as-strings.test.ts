@@ -95,3 +95,22 @@ test('a sum past the exact range is rounded to 4,000 digits and said, never null
   expect(g['sum(v)']).not.toBeNull();
   expect(r.data.warnings.map((w: any) => w.code)).toContain('INEXACT_SUM');
 });
+
+test('aggregate where says it too, and number() in where counts them', async () => {
+  const r = await call(c.client, 'aggregate', { handle, where: '$.lat > 66.5' });
+  expect(r.data.records_matched).toBe(py.numbers_over);
+  expect(r.data.warnings.find((w: any) => w.code === 'NUMBER_LIKE_STRINGS').message).toContain(`${py.strings} records hold $.lat as a string that reads as a number`);
+  const n = await call(c.client, 'aggregate', { handle, where: 'number($.lat) > 66.5' });
+  expect(n.data.records_matched).toBe(py.all_over);
+  expect(n.data.warnings?.some((w: any) => w.code === 'NUMBER_LIKE_STRINGS') ?? false).toBe(false);
+});
+
+test('the reader says it too: json_read of $[?@.lat > 66.5] (Python: the numbers over 66.5 only)', async () => {
+  const r = await call(c.client, 'json_read', { path: 'geo.jsonl', language: 'jsonpath', query: '$[?@.lat > 66.5].i', max_items: 1000 });
+  // the filter runs on the records ($[?…]); the ids of those whose lat is a number over 66.5
+  expect(r.data.items.length).toBe(py.numbers_over);
+  expect(r.data.warnings.find((w: any) => w.code === 'NUMBER_LIKE_STRINGS').message).toContain(`${py.strings} records hold @.lat`);
+  const plain = await call(c.client, 'json_read', { path: 'geo.jsonl', language: 'jsonpath', query: '$[?@.lat > 66.5]', max_items: 1000 });
+  expect(plain.data.items.length).toBe(py.numbers_over);
+  expect(plain.data.warnings.find((w: any) => w.code === 'NUMBER_LIKE_STRINGS').message).toContain(`${py.strings} records hold @.lat as a string that reads as a number`);
+});

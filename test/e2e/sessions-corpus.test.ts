@@ -95,7 +95,7 @@ describe.each(SOURCES)('%s', (source) => {
       for (const s of rows) {
         const meta = await tool('get_session_metadata', { path: s.path, summary_only: true });
         got[s.id] = {
-          project: p.path, parent: s.parent_session_id, forked_from: s.forked_from ?? null, first_prompt: s.first_prompt, title: s.title,
+          project: p.path, parent: s.parent_session_id, forked_from: s.forked_from ?? null, first_prompt: s.first_prompt, title: s.title, archived: s.archived ?? false,
           // Kimi's start time is the first time in its wire.jsonl (an older subagent has none: its file's time, which no re-parse gives)
           user_messages: meta.role_counts.user ?? 0, ...(want[s.id]?.created_at ? { created_at: s.created_at } : {}),
         };
@@ -124,4 +124,8 @@ test('search_sessions finds a session by its title', async () => {
   const titled = Object.entries(expected.claude!.sessions).find(([, s]) => s.title?.startsWith('renamed'))!;
   const found = await tool('search_sessions', { query: titled[1].title, source: 'claude' });
   expect(found.sessions.map((s: any) => s.session_id)).toContain(titled[0]);
+  // a Codex thread named in its rollout (the index's names are titles, not entries: they are not searched)
+  const named = Object.entries(expected.codex!.sessions).find(([, s]) => s.title === 'codex thread 3')!;
+  const codex = await tool('search_sessions', { query: 'codex thread 3', source: 'codex' });
+  expect(codex.sessions.map((s: any) => s.session_id)).toContain(named[0]);
 });

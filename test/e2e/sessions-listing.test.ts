@@ -144,14 +144,19 @@ describe('usage statistics kept between servers', () => {
       const r = await call(again.client, 'get_usage_stats', {});
       expect(r.data).toEqual(first);
       const counts = (text: string) => [...text.matchAll(/usage: sessions read from their files and taken from the kept statistics.*?"read":(\d+),"kept":(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
-      expect(counts(again.stderr())).toEqual([[0, first.total_sessions + first.subagent_sessions]]);
+      // The server's log reaches stderr on its own pipe, possibly after the answer: wait (bounded) for the nth line.
+      const logged = async (n: number) => {
+        for (let i = 0; i < 500 && counts(again.stderr()).length < n; i++) await new Promise((r) => setTimeout(r, 10));
+        return counts(again.stderr());
+      };
+      expect(await logged(1)).toEqual([[0, first.total_sessions + first.subagent_sessions]]);
       // One session grows by a response: only it is read again, and its tokens join the totals.
       fs.appendFileSync(files.a2, JSON.stringify(assistantLine(SID.a2, path.join(fx.projects, 'alpha'), 'a2-3', '2024-11-04T11:00:00.000Z', [7, 3, 0, 0])) + '\n');
       fs.utimesSync(files.a2, new Date('2024-11-04T12:00:00Z'), new Date('2024-11-04T12:00:00Z'));
       const grown = await call(again.client, 'get_usage_stats', {});
       expect(grown.data.input_tokens).toBe(first.input_tokens + 7);
       expect(grown.data.output_tokens).toBe(first.output_tokens + 3);
-      expect(counts(again.stderr())).toEqual([[0, first.total_sessions + first.subagent_sessions], [1, 0]]);
+      expect(await logged(2)).toEqual([[0, first.total_sessions + first.subagent_sessions], [1, 0]]);
       // The file beside the search index is private like it.
       expect((fs.statSync(path.join(fx.dir, 'cache', 'mcpgw', 'sessions-stats.sqlite')).mode & 0o777).toString(8)).toBe('600');
     } finally {

@@ -819,6 +819,26 @@ describe('list_active_sessions', () => {
       fs.rmSync(sessionsDir, { recursive: true, force: true });
     }
   });
+
+  (process.platform === 'linux' ? test : test.skip)('a Codex process is matched to the rollout it holds open; another one in the same project gets no session of its own', async () => {
+    const bin = path.join(fx.dir, 'bin-codex');
+    fs.mkdirSync(bin, { recursive: true });
+    // the first process keeps the rollout open, as Codex does while it runs; the second opens nothing
+    fs.writeFileSync(path.join(bin, 'codex'), 'if (process.argv[2]) require("fs").openSync(process.argv[2], "a");\nsetInterval(() => {}, 1 << 30);\n');
+    const cwd = path.join(fx.projects, 'cli-tool');
+    const kids = [spawn(NODE, [path.join(bin, 'codex'), fx.file(CODEX)], { cwd, stdio: 'ignore' }), spawn(NODE, [path.join(bin, 'codex')], { cwd, stdio: 'ignore' })];
+    try {
+      const [a, b] = kids.map((k) => k.pid!);
+      const opened = () => fs.readdirSync(`/proc/${a}/fd`).some((fd) => { try { return fs.readlinkSync(`/proc/${a}/fd/${fd}`) === fx.file(CODEX); } catch { return false; } });
+      for (let i = 0; i < 300 && !(opened() && fs.readFileSync(`/proc/${b}/cmdline`, 'utf8').includes('codex')); i++) await new Promise((r) => setTimeout(r, 10));
+      const data = await tool('list_active_sessions');
+      const ours = data.sessions.filter((r: any) => [a, b].includes(r.pid)).map((r: any) => [r.pid, r.method, r.session_id]).sort((x: any, y: any) => x[0] - y[0]);
+      // a holds the rollout (matched before any working-folder guess), so b finds the project's only session claimed
+      expect(ours).toEqual([[a, 'process_file', '0199a213-81c0-7800-8aa1-bbab2a035a53'], [b, 'process', null]].sort((x: any, y: any) => x[0] - y[0]));
+    } finally {
+      for (const k of kids) k.kill();
+    }
+  });
 });
 
 describe('configuration', () => {

@@ -6,6 +6,7 @@
  * pages stopped at a deadline add up to the unpaged answer.
  */
 import { FakeClock } from '../../src/kernel/fake-clock';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -530,14 +531,57 @@ describe('bounded memory, cancellation', () => {
     source = (await open('bounded.jsonl', lines.join('\n'))).source;
   });
 
-  test('a group table past its bound is RESOURCE_LIMIT_EXCEEDED naming the bound, with a hint', async () => {
-    const err = await bounded({ tableBytes: 200_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['id'] }] })).catch((e) => e);
-    expect(err).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'aggregateGroupBytes', limit: 200_000 } });
+  test('more groups than the table holds: answered exactly in passes (the first 10,000 kept, all counted); past 64 passes RESOURCE_LIMIT_EXCEEDED naming the bound', async () => {
+    // 30,000 distinct ids in a 200,000-byte table: one pass holds ~800 groups, so the engine reads the file in parts
+    const r = await bounded({ tableBytes: 200_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['id'] }] }));
+    expect(r.complete).toBe(true);
+    expect(r.groupsTotal).toBe(30000);
+    expect(r.groups).toHaveLength(10000);
+    // count_desc, ties by key ascending: ids 0, 1, 2, … once each (by hand)
+    expect(r.groups.slice(0, 3).map((g) => [g.key, g.count])).toEqual([[[0], 1], [[1], 1], [[2], 1]]);
+    expect(r.groups[9999]!.key).toEqual([9999]);
+    expect(r.recordsScanned).toBe(30000);
+    expect(r.recordsMatched).toBe(30000);
+    expect(r.warnings.map((w) => w.code)).toEqual(['GROUPS_KEPT']);
+    const err = await bounded({ tableBytes: 1_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['id'] }] })).catch((e) => e);
+    expect(err).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'aggregateGroupBytes', limit: 1_000 } });
     expect(err.hint).toMatch(/count_distinct/);
     // the same with few groups fits
     const ok = await bounded({ tableBytes: 200_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['g'] }] }));
     expect(ok.groups.map((g) => g.count)).toEqual([10000, 10000, 10000]);
   });
+
+  test('a top 10 over 20,000 keys past the bound is exact: Python\'s collections.Counter gives the same counts', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-topn-'));
+    try {
+      const file = path.join(dir, 'keys.jsonl');
+      // Python writes the file and its own top 10 (20,000 keys; ten of them repeated 40 to 49 times, the rest once or twice)
+      const top = JSON.parse(execFileSync('python3', ['-c', String.raw`
+import json, random, sys
+from collections import Counter
+random.seed(6)
+keys = ['k%d' % i for i in range(20000) for _ in range(1 + i % 2)] + ['hot%d' % j for j in range(10) for _ in range(40 + j)]
+random.shuffle(keys)
+open(sys.argv[1], 'w').write(''.join(json.dumps({'scope': k}) + chr(10) for k in keys))
+print(json.dumps(Counter(keys).most_common(10)))
+`, file], { encoding: 'utf8' }));
+      const big = (await open('topn-keys.jsonl', fs.readFileSync(file, 'utf8'))).source;
+      const r = await bounded({ tableBytes: 400_000 }).aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
+      expect(r.groupsTotal).toBe(20010);
+      expect(r.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(top);
+      // the same without a bound (one pass): the same top 10
+      const one = await engine().aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
+      expect(one.groups.slice(0, 10)).toEqual(r.groups.slice(0, 10));
+      // and on worker threads (the partition travels with the spec to each thread)
+      const pool = new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0 });
+      const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 400_000 }, aggregates: pool })
+        .aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
+      expect(threaded.groupsTotal).toBe(20010);
+      expect(threaded.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(top);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   test('distinct sets past their bound become sketches: estimated, within the stated error bound, never silently', async () => {
     const eng = bounded({ distinctBytes: 300_000 });

@@ -393,17 +393,31 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
     current = -1;
     startedAt = 0;
     constructor(readonly send: (m: Message) => void) { setImmediate(() => send({ type: 'ready' })); }
-    post(m: Batch) { this.posted.push(m); }
+    post(m: Batch) { this.posted.push(m); changed(); }
     drain() { return []; }
     progress() { return { current: this.current, startedAt: this.startedAt }; }
     terminate() { this.terminated = true; }
   }
 
-  /** Lets the event loop turn until `cond` holds (file reads are real I/O), at most 2,000 turns. */
-  const until = async (cond: () => boolean) => {
-    for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setImmediate(r));
-    expect(cond()).toBe(true);
-  };
+  /** The fake clock, telling `until` when the pool sets a timer on it (it waits). */
+  class WatchedClock extends FakeClock {
+    override setTimeout(fn: () => void, ms: number) {
+      const t = super.setTimeout(fn, ms);
+      changed();
+      return t;
+    }
+  }
+
+  /**
+   * Resolves once `cond` holds, re-checked each time the pool posts a batch to a fake slot or sets a timer: no bound
+   * in event-loop turns or milliseconds (the file reads between are real I/O, slow on a loaded machine); a state that
+   * never comes is the test's timeout.
+   */
+  let changed = () => {};
+  const until = (cond: () => boolean) => new Promise<void>((resolve) => {
+    if (cond()) return resolve();
+    changed = () => { if (cond()) { changed = () => {}; resolve(); } };
+  });
   let dir: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-poolfake-'));
@@ -412,7 +426,7 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   async function setup() {
-    const clock = new FakeClock(Date.now());
+    const clock = new WatchedClock(Date.now());
     const slots: FakeSlot[] = [];
     const pool = new ThreadPool({ pluginOf: () => ({ entry: '/unused.js', options: {} }), threads: 1, minBytes: 0, clock, startSlot: (_init, send) => { const s = new FakeSlot(send); slots.push(s); return s; } });
     const eng = new QueryScanEngine({ limits: () => DEFAULT_LIMITS, workers: pool });
@@ -425,7 +439,8 @@ describe('ThreadPool.run on fake slots and a fake clock', () => {
     const { clock, slots, eng, opened, query } = await setup();
     const start = clock.now();
     const run = eng.run({ source: opened.source, query, addressing: 'record', deadline: start + 1000 });
-    await until(() => slots[0]?.posted.length === 1);
+    // The batch posted and the pool waiting for it on the fake clock (before that, advancing would fire nothing).
+    await until(() => slots[0]?.posted.length === 1 && clock.pending === 1);
     expect(slots[0]!.posted.map((b) => [b.seq, b.first, b.count])).toEqual([[0, 0, 50]]);
     slots[0]!.current = 0; // evaluating record 0 since the epoch, never finishing
     clock.advance(1000 + 2); // the wait ends just past the deadline: grace, probe, record 0 ran 1002 ms ≥ 500

@@ -155,3 +155,52 @@ test('previewOf: a … of the text\'s own is not at a marker position; the cut\'
   // cut on a grapheme boundary: the marker sits right after the kept text
   expect(previewOf('ab\u{1F600}cd', 3)).toEqual({ text: 'ab\u{1F600}…', markers: [3] });
 });
+
+describe('the fast paths of cutText and previewOf agree with a whole-text reference', () => {
+  // Deterministic pseudo-random strings over pieces that exercise every rule: ASCII, CR LF, combining marks, emoji
+  // sequences, whitespace runs (long ones too); no run of 20 key characters (that rule has its own tests).
+  let seed = 12345;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const PIECES = ['a', 'b', 'Z', '.', ' ', '\n', '\r\n', '\t', 'é', 'e\u0301', '\u{1F600}', '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}', '\u{1F1EB}\u{1F1F7}', '…', '  '];
+  const randomText = () => {
+    let s = '';
+    let run = 0;
+    const n = Math.floor(rand() * 80);
+    for (let i = 0; i < n; i++) {
+      let p = PIECES[Math.floor(rand() * PIECES.length)]!;
+      if (rand() < 0.05) p = ' '.repeat(Math.floor(rand() * 2000));
+      run = /^[A-Za-z]$/.test(p) ? run + 1 : 0;
+      if (run >= 10) { p = ' '; run = 0; }
+      s += p;
+    }
+    return s;
+  };
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const referenceCut = (s: string, n: number) => {
+    if ([...s].length <= n) return { text: s, truncated: false };
+    let out = '', used = 0;
+    for (const { segment } of segmenter.segment(s)) {
+      const len = [...segment].length;
+      if (used + len > n) break;
+      out += segment;
+      used += len;
+    }
+    return { text: out, truncated: true };
+  };
+  test('cutText cuts where a whole-text grapheme segmentation says, for 3,000 random texts', () => {
+    for (let i = 0; i < 3000; i++) {
+      const s = randomText();
+      const n = 1 + Math.floor(rand() * 40);
+      expect({ s, n, cut: cutText(s, n) }).toEqual({ s, n, cut: referenceCut(s, n) });
+    }
+  });
+  test('previewOf equals flattening the whole text first, for 3,000 random texts with long whitespace runs', () => {
+    for (let i = 0; i < 3000; i++) {
+      const s = randomText();
+      const n = 1 + Math.floor(rand() * 40);
+      const { text, truncated } = referenceCut(s.replace(/\s+/g, ' ').trim(), n);
+      const expected = truncated ? { text: `${text}…`, markers: [[...text].length] } : { text, markers: [] };
+      expect({ s, n, p: previewOf(s, n) }).toEqual({ s, n, p: expected });
+    }
+  });
+});

@@ -29,6 +29,8 @@ export interface CatalogSession {
   forkedFrom?: string;
   /** Archived by the assistant (Codex `archived_sessions/`). */
   archived?: boolean;
+  /** The title the assistant's own index gives (Codex `session_index.jsonl`). */
+  title?: string;
 }
 
 /** A file's identity and size as `stat` gave them. */
@@ -108,6 +110,7 @@ export function catalogOf(d: Discovery): Catalog {
           ...(s.parent_id ? { parentId: s.parent_id } : {}),
           ...(s.forked_from ? { forkedFrom: s.forked_from } : {}),
           ...(s.archived ? { archived: true } : {}),
+          ...(s.title ? { title: s.title } : {}),
         });
       }
       if (sessions.length === 0) continue;

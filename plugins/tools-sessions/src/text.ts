@@ -60,6 +60,9 @@ export function cutText(s: string, maxChars: number): { text: string; truncated:
   if (at >= s.length) return { text: s, truncated: false };
   const moved = outOfToken(s, at, true, 0);
   if (moved > 0) at = moved;
+  // Between two ASCII characters (not CR LF) is always a grapheme-cluster boundary: no segmentation needed (most cuts).
+  const before = s.charCodeAt(at - 1), after = s.charCodeAt(at);
+  if (before < 0x80 && after < 0x80 && !(before === 13 && after === 10)) return { text: s.slice(0, at), truncated: true };
   // Only the clusters around the cut matter: segment a window that surely holds the cluster containing `at`.
   const from = Math.max(0, at - 64);
   let cut = from;
@@ -116,7 +119,17 @@ export function shownText(text: string, maxChars = 200): string {
  * that `…` is (code points), so a `…` of the text's own is told apart (answers add `<field>_markers`: markedField).
  */
 export function previewOf(s: string, maxChars: number): MarkedText {
-  const flat = s.replace(/\s+/g, ' ').trim();
+  // Only the start of a long text is flattened: enough of it to give maxChars characters (and one more, to know
+  // whether it was cut), growing while whitespace runs eat it, never the whole of a multi-megabyte tool result.
+  let take = maxChars * 2 + 64;
+  let flat: string;
+  for (;;) {
+    const whole = take >= s.length;
+    flat = (whole ? s : s.slice(0, take)).replace(/\s+/g, ' ');
+    flat = whole ? flat.trim() : flat.trimStart();
+    if (whole || charLength(flat) > maxChars + 1) break;
+    take *= 4;
+  }
   const { text, truncated } = cutText(flat, maxChars);
   return truncated ? new MarkedTextBuilder().data(text).mark('…').build() : { text, markers: [] };
 }

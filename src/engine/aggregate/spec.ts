@@ -12,6 +12,11 @@ export interface AggregateSpecData {
   slots: PathTokens[];
   dimensions: DimensionData[];
   metrics: MetricData[];
+  /**
+   * Only the groups whose key hashes to `index` modulo `count` (the others' units are passed over): one pass of an
+   * exact aggregate over more groups than its memory bound holds (scan/aggregate.ts, runPartitioned).
+   */
+  partition?: { index: number; count: number };
 }
 
 export function specData(dimensions: readonly AggregateDimension[], metrics: readonly AggregateMetric[]): AggregateSpecData {

@@ -141,8 +141,16 @@ let lastMaps: Map<string, Group>[] = [];
 /**
  * Adds one unit of record `record`: `atoms` holds the value at each slot of the spec (dimensions' and metrics' paths).
  */
+/** FNV-1a of a key's type and text: the partition a group falls in (the same on every thread). */
+function keyHash(t: number, text: string): number {
+  let h = (0x811c9dc5 ^ t) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
 export function addUnit(table: TableData, c: Compiled, record: number, atoms: Atoms): void {
   const dims = c.spec.dimensions;
+  const part = c.spec.partition;
   let key = '';
   let g: Group | undefined;
   let cache: Map<string, Group> | undefined;
@@ -157,6 +165,7 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
     // Numbers by canonical value (1 and 1.0 one group); other texts as they are.
     const t = keyTypes[0]!;
     const text = t === T_NUMBER || t === T_BUCKET_NUMBER ? numeralKey(keyTexts[0]!) : keyTexts[0]!;
+    if (part && keyHash(t, text) % part.count !== part.index) return;
     g = cache.get(text);
     if (g === undefined) {
       key = canonical(t, keyTexts[0]!);
@@ -171,6 +180,7 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
       const k = canonical(keyTypes[d]!, keyTexts[d]!);
       key += k.length + ':' + k;
     }
+    if (part && keyHash(0, key) % part.count !== part.index) return;
     g = table.groups.get(key);
   }
   if (g === undefined) {

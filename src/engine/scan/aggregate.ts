@@ -99,10 +99,76 @@ function whereTest(opts: AggregateOptions): WhereTest | null {
   };
 }
 
+/** Groups an aggregate over more groups than its memory bound answers with (the first, in the order asked). */
+export const KEEP_ROWS = 10_000;
+
+/**
+ * The aggregate; past its memory bound (more groups than `tableBytes` hold), answered exactly all the same by
+ * `runPartitioned`: several passes over the file, each holding one part of the groups.
+ */
 export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): Promise<AggregateResult> {
+  try {
+    const { state, compiled, complete } = await runPass(opts, env);
+    return result(state, compiled, opts, complete, env.limits.maxDepth);
+  } catch (err) {
+    if (!(err instanceof McpgwError) || err.limit?.name !== 'aggregateGroupBytes' || opts.resume !== undefined) throw err;
+    return runPartitioned(opts, env, err);
+  }
+}
+
+/**
+ * An exact aggregate over more groups than one table holds: `count` passes (4, else 16, else 64), pass `index`
+ * holding only the groups whose key hashes to it, so each table stays within the bound; each pass's groups are
+ * finished and merged into the first KEEP_ROWS in the order asked (memory: one table and those rows), and
+ * `groupsTotal` counts them all. The statistics are one pass's (every pass reads every record). A pass the deadline
+ * stops makes the whole RESOURCE_LIMIT_EXCEEDED, saying why (a partitioned run does not resume).
+ */
+async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: McpgwError): Promise<AggregateResult> {
+  const order = opts.order;
+  const by = { by: order.by === 'metric' ? order.metric : order.by, desc: order.desc };
+  for (let count = 4; count <= 64; count *= 4) {
+    let kept: GroupRow[] = [];
+    let total = 0;
+    let head: { state: AggregateState; compiled: Compiled } | null = null;
+    const numberLike = opts.metrics.map(() => 0);
+    const inexact = new Set<number>();
+    let overflow = false;
+    for (let index = 0; index < count; index++) {
+      let pass: Awaited<ReturnType<typeof runPass>>;
+      try {
+        pass = await runPass(opts, env, { index, count });
+      } catch (err) {
+        if (err instanceof McpgwError && err.limit?.name === 'aggregateGroupBytes') { overflow = true; break; }
+        throw err;
+      }
+      if (!pass.complete) {
+        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `${first.message} An exact answer reads the file ${count} times, one part of the groups each, and pass ${index + 1} did not finish before the deadline.`, {
+          ...(first.limit ? { limit: first.limit } : {}),
+          hint: 'Raise limits.requestTimeoutMs (mcpgw aggregate has no deadline), narrow the records with where, or group by a member with fewer distinct values.',
+        });
+      }
+      const parse = exactParser(env.limits.maxDepth);
+      const rows: GroupRow[] = [];
+      for (const g of pass.state.table.groups.values()) rows.push(finishGroup(g, pass.compiled, parse));
+      total += rows.length;
+      for (const r of rows) {
+        r.numberLike.forEach((n, j) => { numberLike[j]! += n; });
+        for (const j of r.inexact) inexact.add(j);
+      }
+      kept = kept.concat(rows);
+      sortRows(kept, by);
+      if (kept.length > KEEP_ROWS) kept.length = KEEP_ROWS;
+      head ??= { state: pass.state, compiled: pass.compiled };
+    }
+    if (!overflow && head) return result(head.state, head.compiled, opts, true, env.limits.maxDepth, { rows: kept, total, numberLike, inexact, passes: count });
+  }
+  throw first;
+}
+
+async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { index: number; count: number }): Promise<{ state: AggregateState; compiled: Compiled; complete: boolean }> {
   const { source } = opts;
   const maxDepth = env.limits.maxDepth;
-  const compiled = compileSpec(specData(opts.dimensions, opts.metrics));
+  const compiled = compileSpec({ ...specData(opts.dimensions, opts.metrics), ...(partition ? { partition } : {}) });
   const signature = signatureOf(opts);
   let state: AggregateState;
   if (opts.resume !== undefined) {
@@ -160,7 +226,7 @@ export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): P
       }
     }
   }
-  return result(state, compiled, opts, complete, maxDepth);
+  return { state, compiled, complete };
 }
 
 /**
@@ -274,15 +340,24 @@ async function runEach(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
   return false;
 }
 
-function result(state: AggregateState, compiled: Compiled, opts: AggregateOptions, complete: boolean, maxDepth: number): AggregateResult {
+/** A partitioned run's groups (runPartitioned): the first KEEP_ROWS, how many in all, and what every row said. */
+interface Partitioned { rows: GroupRow[]; total: number; numberLike: number[]; inexact: Set<number>; passes: number }
+
+function result(state: AggregateState, compiled: Compiled, opts: AggregateOptions, complete: boolean, maxDepth: number, parts?: Partitioned): AggregateResult {
   const parse = exactParser(maxDepth);
-  const rows: GroupRow[] = [];
-  for (const g of state.table.groups.values()) rows.push(finishGroup(g, compiled, parse));
-  const order = opts.order;
-  sortRows(rows, { by: order.by === 'metric' ? order.metric : order.by, desc: order.desc });
+  let rows: GroupRow[] = [];
+  if (parts) rows = parts.rows;
+  else {
+    for (const g of state.table.groups.values()) rows.push(finishGroup(g, compiled, parse));
+    const order = opts.order;
+    sortRows(rows, { by: order.by === 'metric' ? order.metric : order.by, desc: order.desc });
+  }
   const warnings: AggregateResult['warnings'] = [];
-  const inexact = new Set<number>();
+  const inexact = parts?.inexact ?? new Set<number>();
   for (const r of rows) for (const j of r.inexact) inexact.add(j);
+  if (parts && parts.total > rows.length) {
+    warnings.push({ code: 'GROUPS_KEPT', message: `The answer holds the first ${rows.length} of ${parts.total} groups in the order asked: that many groups pass the aggregate's memory bound, so it read the file ${parts.passes} times, one part of the groups each, and kept the first ${KEEP_ROWS} (counts and metrics exact).` });
+  }
   const name = (j: number) => {
     const m = compiled.spec.metrics[j]!;
     const path = m.path.map((t) => (typeof t === 'number' ? `[${t}]` : typeof t === 'string' ? `.${t}` : 'index' in t ? `[${t.index}]` : `['${t.name}']`)).join('').replace(/^\./, '');
@@ -291,7 +366,7 @@ function result(state: AggregateState, compiled: Compiled, opts: AggregateOption
   for (const j of inexact) {
     warnings.push({ code: 'INEXACT_SUM', message: `${name(j)}: a sum spans more than 4,000 digits between its largest and smallest term in some group; those groups report it rounded toward zero to 4,000 digits below its largest term.` });
   }
-  const numberLike = compiled.spec.metrics.map((_, j) => rows.reduce((n, r) => n + r.numberLike[j]!, 0));
+  const numberLike = parts?.numberLike ?? compiled.spec.metrics.map((_, j) => rows.reduce((n, r) => n + r.numberLike[j]!, 0));
   numberLike.forEach((n, j) => {
     if (n === 0) return;
     const m = compiled.spec.metrics[j]!;
@@ -305,6 +380,7 @@ function result(state: AggregateState, compiled: Compiled, opts: AggregateOption
   }
   return {
     groups: rows.map((r) => ({ key: r.key, missing: r.missing, unbucketable: r.unbucketable, count: r.count, metrics: r.metrics })),
+    ...(parts ? { groupsTotal: parts.total } : {}),
     recordsScanned: state.stats.scanned,
     recordsMatched: state.stats.matched,
     units: state.stats.units,

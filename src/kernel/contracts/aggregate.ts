@@ -101,8 +101,10 @@ export interface AggregateGroup {
 }
 
 export interface AggregateResult {
-  /** Every group, sorted by `order`. */
+  /** Every group, sorted by `order` (past the memory bound: the first of them, see `groupsTotal`). */
   groups: AggregateGroup[];
+  /** When `groups` holds only the first of them (an exact answer over more groups than the memory bound): all groups. */
+  groupsTotal?: number;
   /** Records visited (from the resume position on, plus those of earlier pages). */
   recordsScanned: number;
   /** Records with at least one unit that counts. */

@@ -229,13 +229,19 @@ async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult,
 
 async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<Output> {
   const warnings: NonNullable<Output['warnings']> = [];
+  // A where predicate comparing a path with a number: how many records hold a number-like string there (first page).
+  if (offset === 0 && spec.filter && source.rootIsSequence) {
+    const { numberLikeStrings } = require('../search/predicate-engine') as typeof import('../search/predicate-engine');
+    const { jsonPathLanguage } = require('../search/query-page') as typeof import('../search/query-page');
+    warnings.push(...await numberLikeStrings(ctx, { file: fileFor(ctx, args.handle) }, jsonPathLanguage(ctx), spec.filter));
+  }
   // The queries' own warnings (NOT_I_REGEXP), as every explorer tool that takes a JSONPath passes them on.
   for (const q of [spec.where?.query, spec.each]) if (q) warnings.push(...queryWarnings(q));
   for (const s of r.firstSkipped) warnings.push({ code: s.code, message: `Record ${s.record_index} was skipped: ${s.message}`, record_index: s.record_index, ...(s.line !== undefined ? { line: s.line } : {}) });
   if (r.skipped > r.firstSkipped.length) warnings.push({ code: r.firstSkipped.every((s) => s.code === 'SYNTAX_ERROR') ? 'SYNTAX_ERROR' : 'RESOURCE_LIMIT_EXCEEDED', message: `${r.skipped} records were skipped in all.` });
   for (const w of r.warnings) warnings.push(w);
   const base: Omit<Output, 'groups' | 'next_cursor' | 'cut'> = {
-    groups_total: r.groups.length,
+    groups_total: r.groupsTotal ?? r.groups.length,
     records_scanned: r.recordsScanned,
     records_matched: r.recordsMatched,
     ...(spec.each ? { units_matched: r.units } : {}),

@@ -90,7 +90,7 @@ export function comparedWithNumbers(filter: string): string[] {
  * passed them by without a word. Counted by a second count-only scan of the file under the same deadline (only on the
  * first page); a count cut by the deadline is given as "at least".
  */
-async function numberLikeStrings(ctx: ToolContext, { file }: SearchRequest<QueryCursor>, language: ReturnType<typeof jsonPathLanguage>, filter: string): Promise<{ code: string; message: string }[]> {
+export async function numberLikeStrings(ctx: ToolContext, { file }: Pick<SearchRequest<QueryCursor>, 'file'>, language: ReturnType<typeof jsonPathLanguage>, filter: string): Promise<{ code: string; message: string }[]> {
   const out: { code: string; message: string }[] = [];
   for (const p of comparedWithNumbers(filter)) {
     let check: CompiledQuery;

@@ -14,7 +14,8 @@ import { arr, blocksText, count, entry, headRecords, headText, obj, projectName,
  * written without response items keeps its conversation in those events, which are then its entries (see
  * `codexSuperseded`). User-role messages Codex injects — `# AGENTS.md instructions for …`, `<user_instructions>`,
  * `<environment_context>`, `<permissions instructions>` and the like — and developer messages are `injected` system
- * entries. A thread's name (`event_msg` `thread_name_updated`) is its title.
+ * entries. A thread's name is its title: the newest of `<home>/session_index.jsonl` (`{id, thread_name, updated_at}`),
+ * else the rollout's last `event_msg` `thread_name_updated` (also a summary entry, so that a search finds it).
  */
 export const codexSource: SessionSource = {
   name: 'codex',
@@ -25,6 +26,7 @@ export const codexSource: SessionSource = {
   processNames: ['codex'],
   async discover(home) {
     const byCwd = new Map<string, SessionProject>();
+    const names = threadNames(home);
     const rollout = (n: string) => n.startsWith('rollout-') && n.endsWith('.jsonl');
     const found = [
       ...walkFiles(path.join(home, 'sessions'), rollout).map((file) => ({ file, archived: false })),
@@ -39,9 +41,11 @@ export const codexSource: SessionSource = {
       if (!project) byCwd.set(key, (project = { id: key, name: projectName(cwd, 'unknown'), path: cwd, sessions: [] }));
       const fromName = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file)?.[1];
       const { parent, forkedFrom } = lineage(payload);
+      const id = str(payload?.id) ?? fromName ?? path.basename(file, '.jsonl');
       project.sessions.push({
-        id: str(payload?.id) ?? fromName ?? path.basename(file, '.jsonl'),
+        id,
         path: file,
+        ...(names.get(id) ? { title: names.get(id) } : {}),
         ...(parent ? { parent_id: parent } : {}),
         ...(forkedFrom ? { forked_from: forkedFrom } : {}),
         ...(archived ? { archived: true } : {}),
@@ -51,6 +55,19 @@ export const codexSource: SessionSource = {
   },
   normalize: normalizeCodex,
 };
+
+/**
+ * Thread names from `<home>/session_index.jsonl` (codex-rs `core/src/rollout/session_index.rs`: an append-only
+ * `{id, thread_name, updated_at}` a line, the newest entry of an id wins); read up to 16 MiB.
+ */
+function threadNames(home: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of headRecords(headText(path.join(home, 'session_index.jsonl'), 16 * 1024 * 1024), 1_000_000)) {
+    const id = str(r.id), name = str(r.thread_name);
+    if (id && name) out.set(id, name);
+  }
+  return out;
+}
 
 /** A session_meta payload's parent (a subagent's thread) and the session it was forked from. */
 function lineage(payload: Obj | null): { parent?: string; forkedFrom?: string } {
@@ -179,8 +196,9 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
         case 'agent_reasoning_raw_content':
           return { entry: entry('assistant', { timestamp, thinking: str(p.text) ?? null }) };
         case 'thread_name_updated': {
+          // The thread's name: its title, and a summary entry so that a search finds it.
           const name = str(p.thread_name) ?? str(p.name);
-          return name ? { hints: { title: name, title_source: 'user' } } : null;
+          return name ? { hints: { title: name, title_source: 'user' }, entry: entry('summary', { timestamp, text: name, injected: true }) } : null;
         }
       }
       return { entry: entry('system', { timestamp, text: str(p.message) ?? `[${ptype ?? 'event'}]` }) };

@@ -9,7 +9,8 @@ import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, re
  * of the session, when it ends: `session.shutdown` `data.modelMetrics` `{<model>: {requests: {count}, usage:
  * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens}}}` — a resumed session adds one
  * shutdown per run; `inputTokens` includes the cache reads and writes. A run that ended without a shutdown (a crash,
- * `/new`) left no totals. The per-call `assistant.usage` events are not written to disk.
+ * `/new`) left no totals. The per-call `assistant.usage` events are not written to disk. The title is the `name` (else
+ * the generated `summary`) of the session folder's `workspace.yaml`.
  */
 export const copilotSource: SessionSource = {
   name: 'copilot',
@@ -29,12 +30,31 @@ export const copilotSource: SessionSource = {
       const key = cwd ?? '(unknown)';
       let project = byCwd.get(key);
       if (!project) byCwd.set(key, (project = { id: key, name: projectName(cwd, 'unknown'), path: cwd, sessions: [] }));
-      project.sessions.push({ id: str(data?.sessionId) ?? path.basename(dir), path: file });
+      const title = workspaceTitle(path.join(dir, 'workspace.yaml'));
+      project.sessions.push({ id: str(data?.sessionId) ?? path.basename(dir), path: file, ...(title ? { title } : {}) });
     }
     return [...byCwd.values()];
   },
   normalize: normalizeCopilot,
 };
+
+/**
+ * The session's title from the CLI's `workspace.yaml` beside the events: `name` (the person's name for the session)
+ * else `summary` (the CLI's generated title). Flat `key: value` lines; a quoted value is unquoted.
+ */
+function workspaceTitle(file: string): string | undefined {
+  const text = headText(file, 64 * 1024);
+  if (!text) return undefined;
+  const value = (key: string) => {
+    const m = new RegExp(`^${key}:[ \\t]*(.*)$`, 'm').exec(text);
+    let v = m?.[1]?.trim();
+    if (!v) return undefined;
+    if (v.startsWith('"')) { try { v = JSON.parse(v) as string; } catch { return undefined; } }
+    else if (v.startsWith("'") && v.endsWith("'") && v.length > 1) v = v.slice(1, -1).replace(/''/g, "'");
+    return typeof v === 'string' && v ? v : undefined;
+  };
+  return value('name') ?? value('summary');
+}
 
 export function normalizeCopilot(record: unknown): NormalizedRecord | null {
   const r = obj(record);

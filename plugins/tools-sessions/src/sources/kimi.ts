@@ -18,7 +18,8 @@ import { arr, blocksText, count, entry, filesIn, headText, num, obj, projectName
  * protocol_version}` first line, then `{timestamp: <epoch seconds>, message: {type, payload}}`): its first time is the
  * session's start, and each `StatusUpdate` carries one response's `token_usage {input_other, output, input_cache_read,
  * input_cache_creation}` and its `message_id` — also when wrapped in a `SubagentEvent` (an older subagent's responses,
- * counted in the parent's session). Read beside the session (`kimiUsageFiles`).
+ * counted in the parent's session). Read beside the session (`kimiUsageFiles`). The session folder's `state.json`
+ * (`session_state.py`; older: `metadata.json`) holds its title (`custom_title`) and whether it is archived.
  */
 export const kimiSource: SessionSource = {
   name: 'kimi',
@@ -46,7 +47,8 @@ export const kimiSource: SessionSource = {
         const main = files.find((f) => path.basename(f) === 'context.jsonl');
         if (!main) continue;
         const rotated = files.filter((f) => /^context_\d+\.jsonl$/.test(path.basename(f))).sort((a, b) => rotation(a) - rotation(b));
-        sessions.push({ id: sid, path: main, ...(rotated.length ? { files: [...rotated, main] } : {}) });
+        const state = sessionState(sdir);
+        sessions.push({ id: sid, path: main, ...(rotated.length ? { files: [...rotated, main] } : {}), ...(state.title ? { title: state.title } : {}), ...(state.archived ? { archived: true } : {}) });
         for (const sub of files.filter((f) => /^context_sub_\d+\.jsonl$/.test(path.basename(f))).sort((a, b) => rotation(a) - rotation(b))) {
           sessions.push({ id: `${sid}/${path.basename(sub, '.jsonl')}`, path: sub, parent_id: sid });
         }
@@ -63,6 +65,23 @@ export const kimiSource: SessionSource = {
   },
   normalize: normalizeKimi,
 };
+
+/**
+ * A session's title and archive flag from its `state.json` (`custom_title`, `archived`: kimi-cli `session_state.py`),
+ * else from the older `metadata.json` (`title` unless "Untitled", `archived`).
+ */
+function sessionState(dir: string): { title?: string; archived?: boolean } {
+  for (const [file, key] of [['state.json', 'custom_title'], ['metadata.json', 'title']] as const) {
+    const text = headText(path.join(dir, file), 256 * 1024);
+    if (!text) continue;
+    try {
+      const o = obj(JSON.parse(text));
+      const title = str(o?.[key]);
+      return { ...(title && title !== 'Untitled' ? { title } : {}), ...(o?.archived === true ? { archived: true } : {}) };
+    } catch { /* unreadable: none */ }
+  }
+  return {};
+}
 
 /** N of `context_N.jsonl` / `context_sub_N.jsonl`. */
 function rotation(file: string): number {

@@ -1,12 +1,19 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
 import { binarySummary } from '../text';
-import { arr, count, entry, filesIn, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
+import { arr, count, entry, filesIn, firstStringMember, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
- * Qwen Code: `<home>/projects/<encoded cwd>/chats/<session id>.jsonl`, one ChatRecord a line:
- * `{uuid, parentUuid, sessionId, timestamp, type: user|assistant|tool_result|system, cwd, gitBranch, message: {role,
- * parts}, usageMetadata?, model?}`; parts as in the Gemini API (`text`, `thought`, `functionCall`, `functionResponse`).
+ * Qwen Code (QwenLM/qwen-code `packages/core/src/services/chatRecordingService.ts`, ChatRecord):
+ * `<home>/projects/<encoded cwd>/chats/<session id>.jsonl`, one ChatRecord a line: `{uuid, parentUuid, sessionId,
+ * timestamp, type: user|assistant|tool_result|system, subtype?, provenance?, cwd, gitBranch, message: {role, parts},
+ * usageMetadata?, model?, systemPayload?, forkedFrom?}`; parts as in the Gemini API (`text`, `thought`, `functionCall`,
+ * `functionResponse`). A user record whose `provenance` is not `real_user` (goal control, system notices) or whose
+ * subtype is `notification` is an `injected` system entry; a `chat_compression` record is an injected summary. The
+ * title is the last `custom_title` record's `systemPayload.customTitle` (`titleSource` `manual` — or absent — is the
+ * person's rename). A sub-session names its parent in a `parent_session` record (`systemPayload.parentSessionId`); a
+ * session made by `/branch` copies its source's records verbatim (same uuids) with `forkedFrom: {sessionId}` on each, so
+ * its usage counts in the scope of that session.
  */
 export const qwenSource: SessionSource = {
   name: 'qwen',
@@ -26,7 +33,13 @@ export const qwenSource: SessionSource = {
         if (cwd) break;
       }
       const id = path.basename(dir);
-      projects.push({ id, name: projectName(cwd ?? null, id), path: cwd ?? null, sessions: files.map((f) => ({ id: path.basename(f, '.jsonl'), path: f })) });
+      const sessions: SessionRef[] = files.map((f) => {
+        const head = headRecords(headText(f), 64);
+        const parent = head.map((r) => str(obj(r.systemPayload)?.parentSessionId)).find(Boolean);
+        const forked = head.map((r) => str(obj(r.forkedFrom)?.sessionId)).find(Boolean);
+        return { id: path.basename(f, '.jsonl'), path: f, ...(parent ? { parent_id: parent } : forked ? { forked_from: forked } : {}) };
+      });
+      projects.push({ id, name: projectName(cwd ?? null, id), path: cwd ?? null, sessions });
     }
     return projects;
   },
@@ -39,8 +52,11 @@ export function normalizeQwen(record: unknown): NormalizedRecord | null {
   const type = str(r.type);
   const timestamp = str(r.timestamp) ?? null;
   const model = str(r.model) ?? null;
-  const hints = {
+  const payload = obj(r.systemPayload);
+  const forked = str(obj(r.forkedFrom)?.sessionId);
+  const hints: NormalizedRecord['hints'] = {
     ...(str(r.sessionId) ? { session_id: str(r.sessionId) } : {}),
+    ...(forked ? { forked_from: forked } : {}),
     ...(str(r.cwd) ? { cwd: str(r.cwd) } : {}),
     ...(str(r.gitBranch) ? { git_branch: str(r.gitBranch) } : {}),
     ...(model ? { model } : {}),
@@ -68,8 +84,21 @@ export function normalizeQwen(record: unknown): NormalizedRecord | null {
   const usage = u ? tokens(count(u.promptTokenCount) - count(u.cachedContentTokenCount), count(u.candidatesTokenCount) + count(u.thoughtsTokenCount), count(u.cachedContentTokenCount), 0) : null;
   const fields = { ...base, text: texts.join('\n\n'), thinking: thoughts.length ? thoughts.join('\n\n') : null, tool_uses: uses, tool_results: results, usage };
   let out: NormalizedRecord;
+  if (type === 'system' && r.subtype === 'custom_title') {
+    const title = str(payload?.customTitle);
+    return title ? { hints: { ...hints, title, title_source: payload?.titleSource === 'auto' ? 'assistant' : 'user' }, entry: entry('summary', { ...fields, text: title, injected: true }) } : { hints };
+  }
+  if (type === 'system' && r.subtype === 'parent_session') {
+    const parent = str(payload?.parentSessionId);
+    return { hints: { ...hints, ...(parent ? { parent_session_id: parent } : {}) } };
+  }
+  if (type === 'system' && r.subtype === 'chat_compression') {
+    const summary = arr(payload?.compressedHistory).map((c) => arr(obj(c)?.parts).map((p) => str(obj(p)?.text) ?? '').join('')).filter(Boolean)[0];
+    return { hints, entry: entry('summary', { ...fields, text: summary ?? '[chat compression]', injected: true }) };
+  }
+  const notTyped = type === 'user' && ((typeof r.provenance === 'string' && r.provenance !== 'real_user') || r.subtype === 'notification');
   switch (type) {
-    case 'user': out = { hints, entry: entry(results.length && !texts.length ? 'tool' : 'user', fields) }; break;
+    case 'user': out = { hints, entry: results.length && !texts.length ? entry('tool', fields) : notTyped ? entry('system', { ...fields, injected: true }) : entry('user', fields) }; break;
     case 'assistant': out = { hints, entry: entry('assistant', fields) }; break;
     case 'tool_result': out = { hints, entry: entry('tool', fields) }; break;
     case 'system': out = { hints, entry: entry('system', { ...fields, text: fields.text || `[${str(r.subtype) ?? 'system'}]` }) }; break;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
@@ -18,7 +18,7 @@ const output = z.object({
     session_path: z.string().nullable(),
     last_modified: z.string().nullable(),
     method: z.enum(['file_modified', 'process', 'process+file_modified', 'process_file', 'process_file+file_modified']).describe(
-      'How it was found: its file changed in the last 5 minutes (file_modified); a running process names it in the file the assistant keeps per process (process_file: Claude Code\'s sessions/<pid>.json, Copilot\'s inuse.<pid>.lock); a running process works in its project and it is the newest session no other process claims (process); or both'),
+      'How it was found: its file changed in the last 5 minutes (file_modified); a running process names it in the file the assistant keeps per process or holds it open (process_file: Claude Code\'s sessions/<pid>.json, Copilot\'s inuse.<pid>.lock, the rollout a Codex process keeps open); a running process works in its project and it is the newest session no other process claims (process); or both'),
     pid: z.number().int().optional().describe('The process: one row per running process'),
   })),
   total: z.number().int(),
@@ -65,6 +65,22 @@ export function processFiles(source: string, home: string): ProcessFile[] {
     }
   }
   return out;
+}
+
+/** The `.jsonl` files process `pid` holds open (the targets of /proc/<pid>/fd/*); [] when they cannot be read. */
+function openFiles(procRoot: string, pid: number): string[] {
+  const out: string[] = [];
+  for (const fd of safeList(path.join(procRoot, String(pid), 'fd')).slice(0, 4096)) {
+    try {
+      const target = readlinkSync(path.join(procRoot, String(pid), 'fd', fd));
+      if (target.endsWith('.jsonl')) out.push(target);
+    } catch { /* closed meanwhile */ }
+  }
+  return out;
+}
+
+function realOf(p: string): string {
+  try { return realpathSync(p); } catch { return p; }
 }
 
 function safeList(dir: string): string[] {
@@ -155,6 +171,24 @@ export function listActiveSessions(service: SessionsService, procRoot = '/proc')
             if (found) claimed.add(key(found.s));
             rows.set(`pid:${f.pid}`, row(found?.s, found?.p, f.source, f.pid, 'process_file', f.cwd ?? null));
           }
+        }
+      }
+      // 1b. Processes that hold a session file open (Codex keeps its rollout open while it runs).
+      const byName2 = new Map<string, { s: CatalogSession; p: CatalogProject }[]>();
+      for (const { s, p } of byId.values()) for (const f of s.files) {
+        const list = byName2.get(path.basename(f)) ?? [];
+        list.push({ s, p });
+        byName2.set(path.basename(f), list);
+      }
+      for (const proc of procs.found) {
+        if (named.has(proc.pid)) continue;
+        for (const target of openFiles(procRoot, proc.pid)) {
+          const found = byName2.get(path.basename(target))?.find(({ s }) => s.source === proc.source && s.files.some((f) => f === target || realOf(f) === target));
+          if (!found) continue;
+          named.add(proc.pid);
+          claimed.add(key(found.s));
+          rows.set(`pid:${proc.pid}`, row(found.s, found.p, proc.source, proc.pid, 'process_file', proc.cwd));
+          break;
         }
       }
       // 2. Other running processes: the newest session of their project that no other process claims.

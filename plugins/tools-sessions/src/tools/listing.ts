@@ -282,7 +282,7 @@ function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' |
     project_id: s.projectId,
     project_name: s.projectName,
     ...(prompt ? markedField('first_prompt', prompt) : { first_prompt: null }),
-    title: summary?.hints.title ?? null,
+    title: s.title ?? summary?.hints.title ?? null,
     parent_session_id: s.parentId ?? null,
     subagent_count: subagentCount,
     ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),

@@ -105,7 +105,7 @@ export function getSessionMetadata(service: SessionsService): ToolDefinition<typ
           source: located.source.name,
           project_path: s.hints.cwd ?? session.projectPath,
           file_size: session.size,
-          title: s.hints.title ?? null,
+          title: session.title ?? s.hints.title ?? null,
           parent_session_id: session.parentId ?? s.hints.parent_session_id ?? null,
           forked_from: session.forkedFrom ?? s.hints.forked_from ?? null,
           subagent_count: await service.subagentCount(ctx, located),

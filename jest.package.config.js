@@ -1,0 +1,13 @@
+/**
+ * The package tests, `npm run test:package` (CI runs it after `npm test`): `npm pack` this repository and the fixture
+ * plugins, `npm install` the tarballs into a scratch project, run the installed CLI. They need the npm registry or a
+ * warm npm cache for the packages' registry dependencies, so `npm test` leaves them out (jest.config.js).
+ */
+const base = require('./jest.config');
+
+module.exports = {
+  ...base,
+  testMatch: require('./test/setup/package-tests'),
+  testPathIgnorePatterns: ['/node_modules/'],
+  maxWorkers: 1,
+};
