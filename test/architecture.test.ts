@@ -42,7 +42,7 @@ test('the import scanner finds imports (guards the rules below against an empty 
 
 test('the plugin API\'s runtime exports hold no kernel state: values come only from the pure helpers, the version, the tokens and the error codes', () => {
   // Plugins import these at run time (one kernel module serves them all), so none may carry per-kernel state.
-  const stateless = new Set(['../engine/paths/pointer', '../engine/bytes/whitespace', '../engine/bytes/bytes', '../engine/bytes/wasm', '../kernel/fake-clock', './testing', './empty-answer-hint', './marked-text', '../engine/paths/path-token', '../kernel/version', '../engine/numbers/compare', '../kernel/errors', '../kernel/contracts']);
+  const stateless = new Set(['../engine/paths/pointer', '../engine/bytes/json-walk', '../engine/bytes/bytes', '../engine/bytes/wasm', '../kernel/fake-clock', './testing', './empty-answer-hint', './marked-text', '../engine/paths/path-token', '../kernel/version', '../engine/numbers/compare', '../kernel/errors', '../kernel/contracts']);
   const values = importsOf(path.join(REPO, 'src', 'plugin-api', 'index.ts')).filter((i) => !i.typeOnly && i.spec !== '../kernel/contracts/plugin');
   expect(values.map((i) => i.spec).filter((s) => !stateless.has(s))).toEqual([]);
   const contracts = fs.readdirSync(path.join(REPO, 'src', 'kernel', 'contracts')).filter((f) => f.endsWith('.ts'));
@@ -86,6 +86,19 @@ test('the kernel is at most 8,000 lines of non-test TypeScript', () => {
   const kernel = lineCount(path.join(REPO, K));
   expect(kernel).toBeLessThanOrEqual(8000);
   expect(kernel).toBeGreaterThan(3000); // the count reads the files
+});
+
+describe('one of each machine', () => {
+  const code = () => [tsFiles(path.join(REPO, 'src')), ...plugins.map((p) => tsFiles(path.join(REPO, 'plugins', p, 'src')))].flat();
+  const WALKER = path.join('src', 'engine', 'bytes', 'json-walk.ts');
+
+  test('one JSON walker: no file but src/engine/bytes/json-walk.ts defines a string-end, value-end or whitespace scanner', () => {
+    // a definition by one of the walker's usual names, a whitespace table, or the four-byte whitespace test
+    const walker = /\b(function|const|let)\s+(stringEnd|valueEnd|skipValue|scalarEnd|isWs|isJsonWs|skipWs|isWhitespace)\b|\[0x20\]\s*=|=== 0x20 \|\| \w+ === 0x0[9ad]\b/;
+    const found = code().filter((f) => walker.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(REPO, f));
+    // check-simd.ts assembles the aggregate's record check as WebAssembly SIMD instructions (no JavaScript walk to share)
+    expect(found).toEqual([path.join('src', 'engine', 'aggregate', 'check-simd.ts'), WALKER]);
+  });
 });
 
 test('src/ never imports a plugin (by path or by package name)', () => {

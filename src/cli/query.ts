@@ -6,7 +6,7 @@ import { NODE_TEXT } from '../engine/scan/plan';
 import { prepare, type CommonOptions } from './setup';
 import { progressBar } from './progress';
 import { fileArgument } from './file-argument';
-import { isJsonWhitespace as isWs } from '../engine/bytes/whitespace';
+import { isJsonWhitespace as isWs } from '../engine/bytes/json-walk';
 
 export interface QueryOptions extends CommonOptions {
   /** Default: `pointer` for a query starting with `/` or `#` (or empty: the whole document), else `jsonpath`. */

@@ -4,7 +4,7 @@
  * services arrive through `PluginContext` and `ToolContext`, so one kernel instance serves every plugin.
  * The runtime members hold no state of the kernel: plain data (`PLUGIN_API_VERSION`, `ERROR_CODES`, `Tokens`),
  * the identity helper `definePlugin`, pure functions (`compareNumerals`, the RFC 6901 pointer helpers, the path-token rule, the JSON
- * whitespace tests), and test helpers (`FakeClock`, `registerPlugin`). Built-in and third-party plugins import them at run time: the kernel resolves
+ * walker), and test helpers (`FakeClock`, `registerPlugin`). Built-in and third-party plugins import them at run time: the kernel resolves
  * `mcpgw/plugin-api` to its own module for every plugin it loads (plugins/api-module.ts).
  *
  * Versioning: `PLUGIN_API_VERSION` follows semver. A plugin's `apiVersion` is a semver range over it,
@@ -38,8 +38,13 @@ export { emptyAnswerHint } from './empty-answer-hint';
 export { caselessFinder, indexOfBytes, indexOfCaseless } from '../engine/bytes/bytes';
 /** WebAssembly binary encoding for a plugin's own SIMD loop: LEB128 and a module of one function (src/engine/bytes/wasm.ts). */
 export { leb128, sleb128, wasmModule, wasmVec, WasmType, type WasmFunctionSpec } from '../engine/bytes/wasm';
-/** JSON whitespace (RFC 8259 §2) for byte-level format code (src/engine/bytes/whitespace.ts). */
-export { isJsonWhitespace, skipJsonWhitespace } from '../engine/bytes/whitespace';
+/**
+ * The JSON walker (RFC 8259): whitespace, where a string ends, where a value ends, over bytes and over JSON text held as
+ * a string (src/engine/bytes/json-walk.ts); the one every reader of the engine and the plugins uses.
+ */
+export {
+  isJsonWhitespace, skipJsonWhitespace, jsonStringEnd, jsonValueEnd, skipJsonTextWhitespace, jsonTextStringEnd, jsonTextValueEnd,
+} from '../engine/bytes/json-walk';
 /** Text with the markers a tool adds (« » …) and where they are, for answers that tell them from the data's own (src/plugin-api/marked-text.ts). */
 export { codePointLength, markedField, MarkedTextBuilder, ownMarkerCharacters, type MarkedText } from './marked-text';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */

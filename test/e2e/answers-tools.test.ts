@@ -48,8 +48,10 @@ describe('a repeated member name: the last value wins, at the first position, in
 
   test('get_record and sample_records show what queries see', async () => {
     for (let i = 0; i < DUPS.length; i++) {
-      const r = await call(c.client, 'get_record', { handle, index: i });
+      const r = await call(c.client, 'get_record', { handle, index: i, record_format: 'pretty' });
       expect(r.data.record).toBe(JSON.stringify(JSON.parse(DUPS[i]!), null, 2));
+      // one line by default
+      expect((await call(c.client, 'get_record', { handle, index: i })).data.record).toBe(JSON.stringify(JSON.parse(DUPS[i]!)));
     }
     const s = await call(c.client, 'sample_records', { handle, count: 3 });
     // the record's compact text, a repeated name once with its last value at its first position

@@ -117,14 +117,16 @@ test('C22: reading in parts always advances, even when length is smaller than th
   const { extra_checks } = caseJson('C22');
   const opened = await call(c.client, 'open_file', { path: 'C22/emoji.jsonl' });
   const handle = opened.data.handle;
-  const full = (await call(c.client, 'get_record', { handle, index: 0 })).data.record as string;
+  // the case's offsets are in the re-indented text (record_format pretty; the default is one line)
+  const full = (await call(c.client, 'get_record', { handle, index: 0, record_format: 'pretty' })).data.record as string;
   expect(full).toBe('{\n  "k": "😀😁x"\n}');
+  expect((await call(c.client, 'get_record', { handle, index: 0 })).data.record).toBe('{"k":"😀😁x"}');
   expect(Buffer.from(full).indexOf(Buffer.from('😀'))).toBe(10);
 
   // length 3 at the start of a 4-byte character: the whole character, next_offset past it
-  const part = await call(c.client, 'get_record', { handle, index: 0, offset: 10, length: 3 });
+  const part = await call(c.client, 'get_record', { handle, index: 0, record_format: 'pretty', offset: 10, length: 3 });
   expect(part.data).toMatchObject({ record: '😀', next_offset: 14 });
-  expect(await call(c.client, 'get_record', { handle, index: 0, offset: 10, length: 4 })).toMatchObject({ data: extra_checks[1].expected });
+  expect(await call(c.client, 'get_record', { handle, index: 0, record_format: 'pretty', offset: 10, length: 4 })).toMatchObject({ data: extra_checks[1].expected });
 
   // following next_offset with length 3 (and 1) terminates and rebuilds the text, in every tool that reads in parts
   const follow = async (tool: string, args: Record<string, unknown>, field: string, length: number) => {
@@ -141,8 +143,8 @@ test('C22: reading in parts always advances, even when length is smaller than th
     }
     return text;
   };
-  expect(await follow('get_record', { handle, index: 0 }, 'record', 3)).toBe(full);
-  expect(await follow('get_record', { handle, index: 0 }, 'record', 1)).toBe(full);
+  expect(await follow('get_record', { handle, index: 0, record_format: 'pretty' }, 'record', 3)).toBe(full);
+  expect(await follow('get_record', { handle, index: 0, record_format: 'pretty' }, 'record', 1)).toBe(full);
   expect(await follow('get_value_at_path', { handle, index: 0, path: 'k' }, 'value', 1)).toBe('"😀😁x"');
   const v = await call(c.client, 'get_value_at_path', { handle, index: 0, path: 'k', offset: 1, length: 2 });
   expect(v.data).toMatchObject({ value: '😀', offset: 1, next_offset: 5 });

@@ -77,7 +77,7 @@ describe('tools/list', () => {
  */
 const BUDGET: Record<string, number> = { open: 250, schema: 1510, keys: 255, samples: 2885, search: 502, record: 710, value: 155 };
 
-async function workflow(conn: Connected, compact: boolean) {
+async function workflow(conn: Connected, layout?: 'pretty' | 'compact') {
   const steps: Record<string, { text: number; total: number; data: any }> = {};
   const step = async (label: string, name: string, args: Record<string, unknown>) => {
     const r = await call(conn.client, name, args);
@@ -85,7 +85,7 @@ async function workflow(conn: Connected, compact: boolean) {
     steps[label] = { text: bytes(r.text), total: bytes(r.text) + json(r.data), data: r.data };
     return r.data;
   };
-  const fmt = compact ? { record_format: 'compact' } : {};
+  const fmt = layout ? { record_format: layout } : {};
   const opened = await step('open', 'open_file', { path: 'events.jsonl' });
   const handle = opened.handle;
   await step('schema', 'get_schema', { handle });
@@ -125,26 +125,28 @@ function checkAnswers(steps: Awaited<ReturnType<typeof workflow>>) {
 
 describe('the exploration workflow within its byte budget', () => {
   test('with the defaults: every step within budget, the answers those of the file', async () => {
-    const steps = await workflow(c, false);
+    const steps = await workflow(c);
     checkAnswers(steps);
     const over = Object.entries(BUDGET).filter(([label, max]) => steps[label]!.total > max).map(([label, max]) => `${label}: ${steps[label]!.total} > ${max}`);
     expect(over).toEqual([]);
     expect(Object.values(steps).reduce((n, x) => n + x.total, 0)).toBeLessThanOrEqual(6225);
     // the text block is the structuredContent's JSON: half of each step
     for (const s of Object.values(steps)) expect(s.text * 2).toBe(s.total);
-    // a sample's record is its JSON text as in the file; get_record re-indents
+    // a record is its JSON text as in the file, on one line, in both tools
     expect(steps.samples!.data.records[0].record).toBe(EVENTS[0]);
-    expect(steps.record!.data.record).toContain('\n  "id": ');
+    expect(steps.record!.data.record).toBe(EVENTS[steps.search!.data.matches[0].record_index]);
   });
 
-  test('record_format "compact": the same answers, the record on one line and smaller', async () => {
-    const pretty = await workflow(c, false);
-    const compact = await workflow(c, true);
+  test('record_format "pretty": the same answers, the record re-indented and bigger; "compact" is the default', async () => {
+    const pretty = await workflow(c, 'pretty');
+    const compact = await workflow(c, 'compact');
+    checkAnswers(pretty);
     checkAnswers(compact);
     const index = compact.search!.data.matches[0].record_index;
     expect(compact.record!.data.record).toBe(EVENTS[index]);
+    expect(pretty.record!.data.record).toBe(JSON.stringify(JSON.parse(EVENTS[index]!), null, 2));
     expect(compact.record!.total).toBeLessThan(pretty.record!.total);
-    // sample_records is compact already; record_format "pretty" re-indents it
+    // record_format "pretty" re-indents a sample too
     const handle = (await call(c.client, 'open_file', { path: 'events.jsonl' })).data.handle;
     const sample = await call(c.client, 'sample_records', { handle, count: 1, record_format: 'pretty' });
     expect(sample.data.records[0].record).toBe(JSON.stringify(JSON.parse(EVENTS[0]!), null, 2));
@@ -158,7 +160,7 @@ describe('profile settings: recordFormat and resultText', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-context-'));
     fs.copyFileSync(path.join(EXAMPLES, 'events.jsonl'), path.join(dir, 'events.jsonl'));
-    fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ root: '.', profiles: { base: { recordFormat: 'compact' }, default: { extends: 'base', resultText: 'summary' } } }));
+    fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ root: '.', profiles: { base: { recordFormat: 'pretty' }, default: { extends: 'base', resultText: 'summary' } } }));
     s = await connect(['--config', path.join(dir, '.mcpgwrc.json')]);
   });
   afterAll(async () => {
@@ -167,32 +169,34 @@ describe('profile settings: recordFormat and resultText', () => {
   });
 
   test('resultText "summary": the same structuredContent, a short text block naming what it holds', async () => {
-    const full = await workflow(c, false);
-    const summary = await workflow(s, false);
+    // record_format "compact" in both: this profile's recordFormat is pretty
+    const full = await workflow(c, 'compact');
+    const summary = await workflow(s, 'compact');
     checkAnswers(summary);
     for (const label of Object.keys(full)) {
-      if (label === 'record') continue; // recordFormat compact in this profile
       expect([label, summary[label]!.data]).toEqual([label, { ...full[label]!.data, ...(label === 'open' ? { handle: summary.open!.data.handle } : {}) }]);
     }
     const samples = summary.samples!;
     expect(samples.text).toBeLessThan(200);
     const text = (await call(s.client, 'sample_records', { handle: (await call(s.client, 'open_file', { path: 'events.jsonl' })).data.handle, count: 5 })).text;
-    expect(text).toBe('{"records":[5 items],"total_records":3000,"strategy":"first"} (summary of structuredContent)');
-    // a text block shorter than its summary stays whole
-    expect(summary.value!.text).toBe(full.value!.text);
+    expect(text).toBe('records: 5, total_records: 3000');
+    // never longer than the JSON it stands for
+    for (const label of Object.keys(summary)) expect(summary[label]!.text).toBeLessThanOrEqual(json(summary[label]!.data));
     const total = (steps: typeof full) => Object.values(steps).reduce((n, x) => n + x.total, 0);
     expect(total(summary)).toBeLessThan(0.7 * total(full));
-    // the budget: 696 bytes of text blocks and 3,573 in all when the summaries went compact, plus 5%
+    // the budget: 696 bytes of text blocks and 3,573 in all when the summaries went compact, plus 5% (the name: value layout is smaller still)
     expect(Object.values(summary).reduce((n, x) => n + x.text, 0)).toBeLessThanOrEqual(730);
     expect(total(summary)).toBeLessThanOrEqual(3750);
   });
 
-  test('recordFormat "compact" (inherited from the parent profile) is get_record\'s default; record_format still picks', async () => {
+  test('recordFormat "pretty" (inherited from the parent profile) is the default of get_record and sample_records; record_format still picks', async () => {
     const handle = (await call(s.client, 'open_file', { path: 'events.jsonl' })).data.handle;
     const r = await call(s.client, 'get_record', { handle, index: 2 });
-    expect(r.data.record).toBe(EVENTS[2]);
-    const pretty = await call(s.client, 'get_record', { handle, index: 2, record_format: 'pretty' });
-    expect(pretty.data.record).toBe(JSON.stringify(JSON.parse(EVENTS[2]!), null, 2));
+    expect(r.data.record).toBe(JSON.stringify(JSON.parse(EVENTS[2]!), null, 2));
+    const sample = await call(s.client, 'sample_records', { handle, count: 1 });
+    expect(sample.data.records[0].record).toBe(JSON.stringify(JSON.parse(EVENTS[0]!), null, 2));
+    const compact = await call(s.client, 'get_record', { handle, index: 2, record_format: 'compact' });
+    expect(compact.data.record).toBe(EVENTS[2]);
     // error results keep their whole text
     const missing = await call(s.client, 'get_record', { handle: 'file_99', index: 0 });
     expect(JSON.parse(missing.text)).toEqual(missing.data);

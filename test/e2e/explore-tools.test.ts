@@ -241,7 +241,7 @@ describe('bounded answers (maxResultBytes 16 KiB, maxRecordPreviewBytes 2 KiB)',
 
   test('get_record and get_value_at_path cut long text at the preview size and page with offset', async () => {
     const r = await call(c.client, 'get_record', { handle: wide, index: 1 });
-    const whole = `{\n  "i": 1,\n  "blob": "${'x'.repeat(3000)} needle"\n}`;
+    const whole = `{"i":1,"blob":"${'x'.repeat(3000)} needle"}`;
     const size = Buffer.byteLength(whole);
     expect(r.data).toMatchObject({ truncated: true, offset: 0, record_bytes: size, next_offset: 2048, record: expect.stringContaining(`[cut: bytes 0–2048 of ${size}; call get_record with offset 2048`) });
     const v = await call(c.client, 'get_value_at_path', { handle: wide, index: 1, path: 'blob' });

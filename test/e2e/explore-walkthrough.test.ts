@@ -99,9 +99,11 @@ describe('explorer walkthrough on examples/people.ndjson', () => {
 
   test('get_record 3, then with fields ["name"]', async () => {
     const r = await call(c.client, 'get_record', { handle, index: 3 });
-    expect(r.data).toEqual({ index: 3, record: '{\n  "id": 4,\n  "name": "Diana",\n  "age": 28\n}' });
+    expect(r.data).toEqual({ index: 3, record: '{"id":4,"name":"Diana","age":28}' });
+    const p = await call(c.client, 'get_record', { handle, index: 3, record_format: 'pretty' });
+    expect(p.data).toEqual({ index: 3, record: '{\n  "id": 4,\n  "name": "Diana",\n  "age": 28\n}' });
     const f = await call(c.client, 'get_record', { handle, index: 3, fields: ['name'] });
-    expect(f.data).toEqual({ index: 3, record: '{\n  "name": "Diana"\n}' });
+    expect(f.data).toEqual({ index: 3, record: '{"name":"Diana"}' });
   });
 
   test('get_outline of record 0', async () => {

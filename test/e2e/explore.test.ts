@@ -36,7 +36,8 @@ describe.each<Era>(['legacy', 'modern'])('explorer tools over stdio, %s era', (e
     const rec = await call(c.client, 'get_record', { handle, index: 3 });
     expect(rec.data.index).toBe(3);
     expect(JSON.parse(rec.data.record)).toEqual({ id: 4, name: 'Diana', age: 28 });
-    expect(rec.data.record).toBe('{\n  "id": 4,\n  "name": "Diana",\n  "age": 28\n}');
+    // one line by default (Thoth re-indents: record_format pretty); a JSON string either way
+    expect(rec.data.record).toBe('{"id":4,"name":"Diana","age":28}');
     expect(JSON.parse(rec.text)).toEqual(rec.data);
 
     const found = await call(c.client, 'search', { handle, query: 'diana' });
@@ -129,22 +130,24 @@ describe('exactness and bounds through the wire', () => {
 
   test('get_record keeps 12345678901234567891 and 0.1000000000000000000001 digit for digit', async () => {
     const { data } = await call(c.client, 'open_file', { path: 'big.jsonl' });
-    const rec = await call(c.client, 'get_record', { handle: data.handle, index: 0 });
+    const rec = await call(c.client, 'get_record', { handle: data.handle, index: 0, record_format: 'pretty' });
     expect(rec.data.record).toContain('"id": 12345678901234567891');
     expect(rec.data.record).toContain('"x": 0.1000000000000000000001');
+    const compact = await call(c.client, 'get_record', { handle: data.handle, index: 0 });
+    expect(compact.data.record).toBe('{"id":12345678901234567891,"x":0.1000000000000000000001,"name":"n"}');
     expect(rec.text).toContain('12345678901234567891');
   });
 
   test('a record over the preview size comes back cut and marked; offset reads the rest', async () => {
     const { data } = await call(c.client, 'open_file', { path: 'long.jsonl' });
-    const first = await call(c.client, 'get_record', { handle: data.handle, index: 1 });
+    const first = await call(c.client, 'get_record', { handle: data.handle, index: 1, record_format: 'pretty' });
     const whole = `{\n  "text": "${'é'.repeat(30000)}"\n}`;
     expect(first.data).toMatchObject({ index: 1, truncated: true, record_bytes: Buffer.byteLength(whole), offset: 0 });
     expect(first.data.record).toContain('[cut: bytes 0–');
     let text = '';
     let offset = 0;
     for (let n = 0; n < 10; n++) {
-      const part = await call(c.client, 'get_record', { handle: data.handle, index: 1, offset });
+      const part = await call(c.client, 'get_record', { handle: data.handle, index: 1, record_format: 'pretty', offset });
       expect(Buffer.byteLength(part.text)).toBeLessThan(64 * 1024);
       text += part.data.record;
       if (part.data.next_offset === undefined) break;

@@ -109,11 +109,11 @@ test('C09 as .json-seq: the truncated element is one malformed record; the 1.25 
 test('C11: 1,000 levels read; 100,000 levels are a structured depth error; the server keeps answering', async () => {
   const shallow = await open('deep_1000.json');
   expect(shallow).toMatchObject({ format: 'json', file_type: 'json_object', record_count: 1 });
-  const r = await call(c.client, 'get_record', { handle: shallow.handle, index: 0 });
+  const r = await call(c.client, 'get_record', { handle: shallow.handle, index: 0, record_format: 'pretty' });
   expect(r.isError).toBe(false);
   // re-indented, 1,000 levels exceed the preview: the innermost member is in the middle of the text
   expect(r.data.truncated).toBe(true);
-  const mid = await call(c.client, 'get_record', { handle: shallow.handle, index: 0, offset: Math.floor(r.data.record_bytes / 2) - 6000, length: 12000 });
+  const mid = await call(c.client, 'get_record', { handle: shallow.handle, index: 0, record_format: 'pretty', offset: Math.floor(r.data.record_bytes / 2) - 6000, length: 12000 });
   expect(mid.data.record).toMatch(/"x": 1\s/);
   const deep = await call(c.client, 'open_file', { path: 'deep_100000.json' });
   expect(deep.data.record_count).toBe(1);

@@ -101,7 +101,7 @@ test('EISDIR: a folder named like a file is INVALID_ARGUMENT for the file tools 
     });
   }
   const listed = await call(server.client, 'list_files', { path: 'folder.jsonl' });
-  expect(listed.data).toEqual({ files: [], truncated: false, complete: true });
+  expect(listed.data).toEqual({ files: [], truncated: false, total: 0, complete: true });
 });
 
 test('ENOTDIR: a path through a file is NOT_FOUND', async () => {

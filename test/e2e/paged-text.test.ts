@@ -51,11 +51,11 @@ afterAll(async () => {
 const bytesOf = (text: string, from: number, to: number) => Buffer.from(text).subarray(from, to).toString('utf8');
 
 test('get_record: the first page is the prefix of JSON.stringify(record, null, 2), marked, with the whole size', async () => {
-  const r = await call(c.client, 'get_record', { handle, index: 1 });
+  const r = await call(c.client, 'get_record', { handle, index: 1, record_format: 'pretty' });
   const total = Buffer.byteLength(PRETTY);
   expect(r.data).toMatchObject({ index: 1, truncated: true, record_bytes: total, offset: 0 });
   const end = r.data.next_offset as number;
-  expect(r.data.record).toBe(`${bytesOf(PRETTY, 0, end)}\n… [cut: bytes 0–${end} of ${total}; call get_record with offset ${end} for the rest]`);
+  expect(r.data.record).toBe(`${bytesOf(PRETTY, 0, end)}\n… [cut: bytes 0–${end} of ${total}; call get_record (record_format pretty) with offset ${end} for the rest]`);
   expect(end).toBeLessThanOrEqual(16 * 1024);
   expect(end).toBeGreaterThan(16 * 1024 - 13);
 });
@@ -64,7 +64,7 @@ test('get_record: pages read from next_offset continue exactly and rebuild the w
   const parts: string[] = [];
   let offset = 0;
   for (let n = 0; n < 200; n++) {
-    const r = await call(c.client, 'get_record', { handle, index: 1, offset, length: 7001 });
+    const r = await call(c.client, 'get_record', { handle, index: 1, record_format: 'pretty', offset, length: 7001 });
     expect(r.data.offset).toBe(offset);
     expect(r.data.record).toBe(bytesOf(PRETTY, offset, r.data.next_offset ?? Buffer.byteLength(PRETTY)));
     expect(lone.test(r.data.record)).toBe(false);

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, connect, type Connected } from '../helpers/mcp';
 import { materializeSessions, writeSessionsConfig, type SessionHomes } from '../helpers/sessions';
+import { until } from '../helpers/until';
 
 let fx: SessionHomes;
 let server: Connected;
@@ -144,9 +145,10 @@ describe('usage statistics kept between servers', () => {
       const r = await call(again.client, 'get_usage_stats', {});
       expect(r.data).toEqual(first);
       const counts = (text: string) => [...text.matchAll(/usage: sessions read from their files and taken from the kept statistics.*?"read":(\d+),"kept":(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
-      // The server's log reaches stderr on its own pipe, possibly after the answer: wait (bounded) for the nth line.
+      // The server's log reaches stderr on its own pipe, possibly after the answer: wait for the nth line (no bound in
+      // ms; a line never logged is the test's timeout).
       const logged = async (n: number) => {
-        for (let i = 0; i < 500 && counts(again.stderr()).length < n; i++) await new Promise((r) => setTimeout(r, 10));
+        await until(() => counts(again.stderr()).length >= n, `log line ${n} on stderr`);
         return counts(again.stderr());
       };
       expect(await logged(1)).toEqual([[0, first.total_sessions + first.subagent_sessions]]);

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
 import { materializeSessions, writeSessionsConfig, type SessionHomes } from '../helpers/sessions';
+import { until } from '../helpers/until';
 
 const S1 = 'claude/projects/-ROOT-webapp/5f0c1a2e-1111-4a4a-9b9b-000000000001.jsonl';
 const S2 = 'claude/projects/-ROOT-webapp/5f0c1a2e-2222-4a4a-9b9b-000000000002.jsonl';
@@ -792,10 +793,9 @@ describe('list_active_sessions', () => {
     const sessionsDir = path.join(fx.homes.claude, 'sessions');
     try {
       const [a, b, c] = kids.map((k) => k.pid!);
-      // each child runs its script once exec is done: wait until its command line says so (bounded)
-      for (const pid of [a, b, c]) {
-        for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(bin, 'claude')); i++) await new Promise((r) => setTimeout(r, 10));
-      }
+      // each child runs its script once exec is done: wait until its command line says so (no bound in ms: a loaded
+      // machine takes seconds to start node)
+      for (const pid of [a, b, c]) await until(() => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(bin, 'claude')));
       const startOf = (pid: number) => { const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return st.slice(st.lastIndexOf(')') + 2).split(' ')[19]; };
       fs.mkdirSync(sessionsDir, { recursive: true });
       const S2ID = '5f0c1a2e-2222-4a4a-9b9b-000000000002';
@@ -830,7 +830,7 @@ describe('list_active_sessions', () => {
     try {
       const [a, b] = kids.map((k) => k.pid!);
       const opened = () => fs.readdirSync(`/proc/${a}/fd`).some((fd) => { try { return fs.readlinkSync(`/proc/${a}/fd/${fd}`) === fx.file(CODEX); } catch { return false; } });
-      for (let i = 0; i < 300 && !(opened() && fs.readFileSync(`/proc/${b}/cmdline`, 'utf8').includes('codex')); i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => opened() && fs.readFileSync(`/proc/${b}/cmdline`, 'utf8').includes('codex'));
       const data = await tool('list_active_sessions');
       const ours = data.sessions.filter((r: any) => [a, b].includes(r.pid)).map((r: any) => [r.pid, r.method, r.session_id]).sort((x: any, y: any) => x[0] - y[0]);
       // a holds the rollout (matched before any working-folder guess), so b finds the project's only session claimed

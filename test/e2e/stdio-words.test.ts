@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLI, NODE } from '../helpers/mcp';
+import { until } from '../helpers/until';
 
 let dir: string;
 beforeAll(() => {
@@ -22,7 +23,6 @@ test('U+2028 and U+2029 in an answer are written as \\u2028 and \\u2029: every l
   let out = '';
   proc.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
   const send = (m: unknown) => proc.stdin.write(JSON.stringify(m) + '\n');
-  const until = async (pred: () => boolean) => { for (let i = 0; i < 400 && !pred(); i++) await new Promise((r) => setTimeout(r, 25)); };
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
   await until(() => out.includes('"id":1'));
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -39,15 +39,22 @@ test('U+2028 and U+2029 in an answer are written as \\u2028 and \\u2029: every l
 });
 
 test('mcpgw serve at a terminal says on stderr that it waits for an MCP client; stdout holds nothing', () => {
-  // a pseudo-terminal on stdin (Python's pty), stdout and stderr read separately; the server is stopped after 3 s
+  // a pseudo-terminal on stdin (Python's pty), stdout and stderr read separately; the server is stopped 1 s after its
+  // first line on stderr (or when it ends): no fixed sleep, which a loaded machine outlasts before node has started
   const r = JSON.parse(execFileSync('python3', ['-c', String.raw`
 import json, os, pty, subprocess, sys, time
 master, slave = pty.openpty()
 p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-time.sleep(3)
+first = b''
+while b'\n' not in first:
+    chunk = os.read(p.stderr.fileno(), 4096)
+    if not chunk:
+        break
+    first += chunk
+time.sleep(1)
 p.terminate()
-out, err = p.communicate(timeout=10)
-print(json.dumps({'out': out.decode(), 'err': err.decode()}))
+out, err = p.communicate(timeout=60)
+print(json.dumps({'out': out.decode(), 'err': (first + err).decode()}))
 `, NODE, CLI, 'serve', '--root', dir], { encoding: 'utf8' }));
   expect(r.out).toBe('');
   expect(r.err).toMatch(/^mcpgw: waiting for an MCP client on stdin/m);

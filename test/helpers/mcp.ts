@@ -24,11 +24,12 @@ export type Era = 'legacy' | 'modern';
  * `legacy` speaks 2025-11-25 (initialize); `modern` pins 2026-07-28 (server/discover).
  * `cli`: another mcpgw bin to run (e.g. the one installed from the packed tarball in a temp project).
  * The server gets a temporary cache folder of its own (XDG_CACHE_HOME, removed on close) unless `env` names one.
+ * `clientName`: the clientInfo.name the client sends (default `mcpgw-tests`, a name no client family lists).
  */
-export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string>; cli?: string } = {}): Promise<Connected> {
+export async function connect(args: string[], opts: { era?: Era; cwd?: string; env?: Record<string, string>; cli?: string; clientName?: string } = {}): Promise<Connected> {
   const era = opts.era ?? 'legacy';
   const client = new Client(
-    { name: 'mcpgw-tests', version: '1.0.0' },
+    { name: opts.clientName ?? 'mcpgw-tests', version: '1.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
   const cache = serverCacheHome(opts.env);

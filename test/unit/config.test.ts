@@ -172,7 +172,7 @@ describe('loadConfig: validation names the key path', () => {
   test('recordFormat and resultText take only their values, in a profile and at the top level', async () => {
     write('.mcpgwrc.json', JSON.stringify({ resultText: 'short', profiles: { analysts: { recordFormat: 'tight' } } }));
     const err = await loadError(undefined, tmp);
-    expect(err.message).toContain('resultText: Invalid option: expected one of "full"|"summary"');
+    expect(err.message).toContain('resultText: Invalid option: expected one of "auto"|"full"|"summary"');
     expect(err.message).toContain('profiles.analysts.recordFormat: Invalid option: expected one of "pretty"|"compact"');
   });
 
@@ -268,7 +268,7 @@ describe('resolveConfig: profile and log level precedence', () => {
 describe('resolveConfig: no profiles', () => {
   test('bundles and allow are null (every bundle), deny empty, limits equal DEFAULT_LIMITS', () => {
     const eff = resolve({ root: 'r' });
-    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'pretty', resultText: 'full', redactSecrets: true }, logLevel: 'warn', cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
+    expect(eff).toEqual({ root: '/cfg/r', profile: null, bundles: null, allow: null, deny: [], limits: { ...DEFAULT_LIMITS }, answers: { recordFormat: 'compact', resultText: 'auto', redactSecrets: true }, logLevel: 'warn', cache: { dir: path.join(os.homedir(), '.cache', 'mcpgw', 'index'), maxBytes: 1024 ** 3 } });
   });
 
   test('recordFormat and resultText at the top level apply without profiles', () => {
@@ -332,12 +332,13 @@ describe('resolveConfig: profiles and extends', () => {
     rooted: { extends: 'base', root: '/elsewhere', allow: ['open_file'] },
   };
 
-  test('recordFormat and resultText: the profile\'s, else its parent\'s, else the config\'s, else pretty and full', () => {
+  test('recordFormat and resultText: the profile\'s, else its parent\'s, else the config\'s, else compact and auto', () => {
     const answers = { base: { recordFormat: 'compact' as const }, child: { extends: 'base', resultText: 'summary' as const }, again: { extends: 'child', recordFormat: 'pretty' as const }, plain: {} };
     expect(resolve({ root: 'r', profiles: answers, profile: 'child' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary', redactSecrets: true });
     expect(resolve({ root: 'r', profiles: answers, profile: 'again' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary', redactSecrets: true });
-    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', resultText: 'summary' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'summary', redactSecrets: true });
-    expect(resolve({ root: 'r', profiles: answers, profile: 'plain' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'full', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', resultText: 'summary' }).answers).toEqual({ recordFormat: 'compact', resultText: 'summary', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain' }).answers).toEqual({ recordFormat: 'compact', resultText: 'auto', redactSecrets: true });
+    expect(resolve({ root: 'r', profiles: answers, profile: 'plain', recordFormat: 'pretty', resultText: 'full' }).answers).toEqual({ recordFormat: 'pretty', resultText: 'full', redactSecrets: true });
   });
 
   test('redactSecrets: the profile\'s, else its parent\'s, else the config\'s, else true', () => {

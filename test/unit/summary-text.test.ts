@@ -1,23 +1,27 @@
 import { summaryText } from '../../src/kernel/server/summary-text';
 
-const TAIL = ' (summary of structuredContent)';
-
-test('members in order: scalars as they are, lists and objects by their size', () => {
-  expect(summaryText({ total_matches: 2, counts: 'records', matches: [{}, {}], complete: true, hint: null, cut: { limit: 'x', at: 'y', rest: 'z' }, one: [1], o: { a: 1 } }))
-    .toBe('{"total_matches":2,"counts":"records","matches":[2 items],"complete":true,"hint":null,"cut":{3 members},"one":[1 item],"o":{1 member}}' + TAIL);
+test('members in order as name: value — scalars as they are, lists by their length; objects left out', () => {
+  expect(summaryText({ total_matches: 2, counts: 'records', matches: [{}, {}], complete: true, hint: null, cut: { limit: 'x', at: 'y', rest: 'z' }, one: [1] }))
+    .toBe('total_matches: 2, counts: records, matches: 2, complete: true, hint: null, one: 1');
+  expect(summaryText({})).toBe('');
+  expect(summaryText({ schema: { type: 'object' } })).toBe('');
 });
 
-test('a string over 32 characters is cut, with its size in bytes; never half a surrogate pair', () => {
-  const long = 'é'.repeat(100);
-  expect(summaryText({ record: long })).toBe(`{"record":"${'é'.repeat(32)}…" (200 bytes)}${TAIL}`);
-  // 31 ASCII characters, then an emoji whose two halves straddle the 32nd character
-  const pair = 'a'.repeat(31) + '😀' + 'b'.repeat(10);
-  expect(summaryText({ s: pair })).toBe(`{"s":"${'a'.repeat(31)}…" (${Buffer.byteLength(pair)} bytes)}${TAIL}`);
-  expect(summaryText({ s: 'a'.repeat(32) })).toBe(`{"s":"${'a'.repeat(32)}"}${TAIL}`);
-  // escapes count as the text's characters, not the JSON's: a quote is one character
-  expect(summaryText({ s: '"'.repeat(40) })).toBe(`{"s":"${'\\"'.repeat(32)}…" (40 bytes)}${TAIL}`);
+test('members equal to the call\'s argument of the same name are left out: the caller said them', () => {
+  expect(summaryText({ value: '"Boston"', path: 'user.address.city', value_type: 'string' }, { handle: 'file_1', index: 3, path: 'user.address.city' }))
+    .toBe('value: \\"Boston\\", value_type: string');
+  expect(summaryText({ index: 3, record: 'x'.repeat(30) }, { index: 3 })).toBe('record: 30 bytes');
+  expect(summaryText({ index: 4 }, { index: 3 })).toBe('index: 4');
+});
+
+test('a string over 24 characters is given by its size in bytes; shorter ones escaped as in JSON', () => {
+  expect(summaryText({ record: 'é'.repeat(25) })).toBe('record: 50 bytes');
+  expect(summaryText({ s: 'a'.repeat(24) })).toBe(`s: ${'a'.repeat(24)}`);
+  // a surrogate pair counts as two characters (JavaScript's length): 23 + 2 = 25, over the limit
+  expect(summaryText({ s: 'a'.repeat(23) + '😀' })).toBe(`s: ${23 + 4} bytes`);
+  expect(summaryText({ value: '"Boston"', line: 'a\nb' })).toBe('value: \\"Boston\\", line: a\\nb');
 });
 
 test('exact numbers stay as written', () => {
-  expect(summaryText({ n: JSON.rawJSON('12345678901234567891') as unknown })).toBe('{"n":12345678901234567891}' + TAIL);
+  expect(summaryText({ n: JSON.rawJSON('12345678901234567891') as unknown })).toBe('n: 12345678901234567891');
 });

@@ -42,7 +42,7 @@ function endingUse<T extends ToolDefinition<any, any>>(tool: T): T {
 const plugin: Plugin = {
   name: '@mcpgw/tools-explore',
   version: '0.1.0',
-  apiVersion: '^2.9.0',
+  apiVersion: '^2.11.0',
   // search's JSONPath mode, get_value_at_path, the predicates and aggregate compile JSONPath.
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {

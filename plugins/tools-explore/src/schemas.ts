@@ -60,11 +60,11 @@ export const fieldsArg = z
 export const recordFormatArg = z.enum(['pretty', 'compact']).optional();
 
 /**
- * The indent of record text: the call's record_format, else the tool's own default (sample_records: compact), else
- * the profile's recordFormat (`ctx.answers`), else pretty.
+ * The indent of record text (get_record, sample_records): the call's record_format, else the profile's recordFormat
+ * (`ctx.answers`), else compact — one line, the record's own JSON text (docs/decisions.md "Compact record text by default").
  */
-export function recordIndent(ctx: { answers?: { recordFormat?: 'pretty' | 'compact' } }, asked: 'pretty' | 'compact' | undefined, toolDefault?: 'pretty' | 'compact'): string {
-  return (asked ?? toolDefault ?? ctx.answers?.recordFormat ?? 'pretty') === 'compact' ? '' : '  ';
+export function recordIndent(ctx: { answers?: { recordFormat?: 'pretty' | 'compact' } }, asked: 'pretty' | 'compact' | undefined): string {
+  return (asked ?? ctx.answers?.recordFormat ?? 'compact') === 'compact' ? '' : '  ';
 }
 
 /** Where and why a result was cut, and how to get the rest (docs/architecture.md "Context budget"). */

@@ -5,6 +5,7 @@ import { McpgwError, osErrorName } from '../../kernel/errors';
 import { Float64OffsetIndex } from './offset-index';
 import { readChunks } from './chunks';
 import { JsonScanError, JsonStructureScanner, type ScanHooks } from './json-scan';
+import { isJsonWhitespace } from '../bytes/json-walk';
 
 /** The children of one container, found by the structural scanner. */
 export interface ContainerIndex {
@@ -43,9 +44,8 @@ class Offsets {
   done(): Float64Array { return this.a.slice(0, this.n); }
 }
 
-const isJsonWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 /** Array elements are trimmed of whitespace and the `,` between them. */
-const elementPadding = (b: number) => isJsonWs(b) || b === 0x2c;
+const elementPadding = (b: number) => isJsonWhitespace(b) || b === 0x2c;
 
 /**
  * The `indexJson` toolkit service: one streaming structural pass over a JSON text file.
@@ -114,7 +114,7 @@ export async function indexJson(file: OpenedFile, options: { signal?: AbortSigna
     rootType,
     index,
     end: rootType === 'array' ? closeOffset : scanner.rootEnd,
-    framing: { isPadding: rootType === 'array' ? elementPadding : isJsonWs },
+    framing: { isPadding: rootType === 'array' ? elementPadding : isJsonWhitespace },
     structure: cache,
     ...(rootType === 'array' ? { saveState: arrayState } : {}),
   };

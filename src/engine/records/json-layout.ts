@@ -12,6 +12,7 @@
  */
 import type { JsonLayout, JsonLayoutMarks, JsonLayoutPage } from '../../kernel/contracts/records';
 import { replaceLoneSurrogateEscapes } from '../unicode';
+import { jsonTextStringEnd, jsonTextValueEnd, skipJsonTextWhitespace } from '../bytes/json-walk';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
 const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
@@ -45,27 +46,6 @@ function pieceLength(s: string, k: number, end: number): number {
   }
   if (c >= 0xd800 && c <= 0xdbff && k + 1 < end && (s.charCodeAt(k + 1) & 0xfc00) === 0xdc00) return 2;
   return 1;
-}
-
-/** The end (exclusive) of the string lexeme opening at `i`. */
-function stringEnd(s: string, i: number): number {
-  let j = i + 1;
-  for (;;) {
-    const q = s.indexOf('"', j);
-    if (q === -1) return s.length;
-    let bs = 0;
-    for (let k = q - 1; k > i && s.charCodeAt(k) === BACKSLASH; k--) bs++;
-    j = q + 1;
-    if (bs % 2 === 0) return j;
-  }
-}
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-}
-
-function isDelimiter(c: number): boolean {
-  return isWs(c) || c === COMMA || c === RBRACE || c === RBRACKET || c === COLON;
 }
 
 /** Laid-out bytes between two places a layout can resume from (`LayoutMarks`). */
@@ -206,14 +186,13 @@ export function layoutJsonPage(text: string, options: { indent: string; from?: n
       case 0x20: case 0x09: case 0x0a: case 0x0d:
         break;
       case QUOTE: {
-        const j = stringEnd(text, i);
+        const j = jsonTextStringEnd(text, i);
         emitLexeme(text, i, j, true);
         i = j - 1;
         break;
       }
       case LBRACE: case LBRACKET: {
-        let j = i + 1;
-        while (j < n && isWs(text.charCodeAt(j))) j++;
+        const j = skipJsonTextWhitespace(text, i + 1);
         const close = c === LBRACE ? RBRACE : RBRACKET;
         if (text.charCodeAt(j) === close) {
           emitAscii(c === LBRACE ? '{}' : '[]');
@@ -235,8 +214,7 @@ export function layoutJsonPage(text: string, options: { indent: string; from?: n
         emitStructure(c, depth);
         break;
       default: { // number or literal
-        let j = i + 1;
-        while (j < n && !isDelimiter(text.charCodeAt(j))) j++;
+        const j = jsonTextValueEnd(text, i);
         emitLexeme(text, i, j, false);
         i = j - 1;
       }

@@ -1,7 +1,7 @@
 /**
  * The byte-level structural scanner for JSON text (RFC 8259 §2–§7), shared by the JSON format's
  * array indexer and by lazy member access (`RecordSource.node`). It never builds values: it follows
- * strings (a short body byte by byte, a long one with `indexOf` of the quote byte, counting backslashes for escapes),
+ * strings (the JSON walker's `jsonStringBodyEnd`: a short body byte by byte, a long one with `indexOf` of the quote),
  * tracks nesting with a bracket stack, and reports the children of containers down to a chosen
  * depth. Element grammar inside children is left to the parser (a child that does not parse is a
  * malformed record, read as SYNTAX_ERROR); the framing around children is checked here: brackets
@@ -12,6 +12,7 @@
  * short strings walked in place rather than through a native `indexOf` call each; ~850–950 MB/s on a GeoJSON
  * document and on a pretty-printed array, in process, on this machine (bench/README "document").
  */
+import { isJsonWhitespace as isWs, jsonEndsInEscape, jsonStringBodyEnd } from '../bytes/json-walk';
 
 /** A structural fault at a byte offset (converted to SYNTAX_ERROR with line and column by the caller). */
 export class JsonScanError extends Error {
@@ -30,13 +31,6 @@ CLS[0x22] = QUOTE; CLS[0x7b] = OPEN_OBJ; CLS[0x5b] = OPEN_ARR; CLS[0x7d] = CLOSE
 /** The same below the captured depth, where a comma needs nothing (no child is reported there). */
 const DEEP = CLS.slice();
 DEEP[0x2c] = 0;
-/** Inside a string: 1 for the bytes that end the run of plain bytes (`"` and `\`). */
-const STR_STOP = new Uint8Array(256);
-STR_STOP[0x22] = 1; STR_STOP[0x5c] = 1;
-/** String bodies up to this many bytes are walked byte by byte; longer ones are searched with `indexOf` (memchr). */
-const SHORT_STRING = 48;
-
-const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Scanner modes. */
 const BEFORE = 0, IN_ROOT = 1, SCALAR = 2, AFTER = 3, DONE = 4;
@@ -110,44 +104,13 @@ export class JsonStructureScanner {
         while (i < n && (t = cls[b[i]!]!) === 0) i++;
         if (i >= n) break;
         if (t === QUOTE) {
-          // string body: short ones byte by byte (an escape skips the byte after the backslash), then indexOf
-          let j = i + 1;
-          const lim = j + SHORT_STRING < n ? j + SHORT_STRING : n;
-          let c = 0;
-          while (j < lim) {
-            if (STR_STOP[c = b[j]!] === 0) { j++; continue; }
-            if (c === 0x22) break;
-            j += 2;
-          }
-          if (j < lim) { i = j + 1; continue; }
-          if (lim === n) {
-            // the string goes on in the next range; j > n: the range ended inside an escape
-            this.inString = true;
-            this.escCarry = j > n;
-            i = n;
-            break;
-          }
-          // a long string: find the closing quote not preceded by an odd run of backslashes
-          for (;;) {
-            const q = (b as Buffer).indexOf(0x22, j);
-            if (q === -1 || q >= n) { j = -1; break; }
-            if (b[q - 1] !== 0x5c) { j = q + 1; break; }
-            let k = q - 1, bs = 0;
-            while (k > i && b[k] === 0x5c) { bs++; k--; }
-            j = q + 1;
-            if ((bs & 1) === 0) break;
-          }
-          if (j === -1) {
-            // the string goes on in the next range; remember whether it ends in an escape
-            this.inString = true;
-            let k = n - 1, bs = 0;
-            while (k > i && b[k] === 0x5c) { bs++; k--; }
-            this.escCarry = (bs & 1) === 1;
-            i = n;
-            break;
-          }
-          i = j;
-          continue;
+          const j = jsonStringBodyEnd(b, i + 1, n);
+          if (j >= 0) { i = j; continue; }
+          // the string goes on in the next range; remember whether this one ends inside an escape
+          this.inString = true;
+          this.escCarry = jsonEndsInEscape(b, i + 1, n);
+          i = n;
+          break;
         }
         if (t === OPEN_OBJ || t === OPEN_ARR) {
           if (depth === stack.length) {
@@ -197,23 +160,14 @@ export class JsonStructureScanner {
   private skipString(b: Uint8Array, n: number, i: number, base: number): number {
     let j = i;
     if (this.escCarry) { this.escCarry = false; j++; if (j > n) { this.escCarry = true; return n; } }
-    for (;;) {
-      const q = (b as Buffer).indexOf(0x22, j);
-      if (q === -1 || q >= n) {
-        let k = n - 1, bs = 0;
-        while (k >= j && b[k] === 0x5c) { bs++; k--; }
-        this.escCarry = (bs & 1) === 1;
-        return n;
-      }
-      let k = q - 1, bs = 0;
-      while (k >= j && b[k] === 0x5c) { bs++; k--; }
-      if ((bs & 1) === 0) {
-        this.inString = false;
-        if (this.mode === SCALAR) this.endRoot(base + q + 1);
-        return q + 1;
-      }
-      j = q + 1;
+    const end = jsonStringBodyEnd(b, j, n);
+    if (end < 0) {
+      this.escCarry = jsonEndsInEscape(b, j, n);
+      return n;
     }
+    this.inString = false;
+    if (this.mode === SCALAR) this.endRoot(base + end);
+    return end;
   }
 
   private endRoot(end: number): void {

@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import type { LazyNode, RecordWarning } from '../../kernel/contracts/format';
 import { clipText, McpgwError, osErrorName } from '../../kernel/errors';
-import { isJsonWhitespace as isWs } from '../bytes/whitespace';
+import { isJsonWhitespace as isWs, jsonEndsInEscape, jsonStringBodyEnd } from '../bytes/json-walk';
 import { parsePointer as parseRfc6901, PointerSyntaxError } from '../paths/pointer';
 import { indexContainerSync, scanFault, type ContainerIndex, type StructureCache } from './json-index';
 import { JsonScanError } from './json-scan';
@@ -263,18 +263,15 @@ export function childExtent(ctx: LazyContext, c: ContainerIndex, k: number, held
   return [s, e];
 }
 
-/** End (exclusive) of the string starting at `quote`, read in small steps. */
-function stringEnd(ctx: LazyContext, quote: number, limit: number, held?: HeldBytes): number {
+/** End (exclusive) of the member name whose quote is at `quote`, read in growing steps and walked by the JSON walker. */
+function nameEnd(ctx: LazyContext, quote: number, limit: number, held?: HeldBytes): number {
   let pos = quote + 1, step = 256;
-  let escaped = false;
+  let from = 0; // 1: the step before ended inside an escape
   while (pos < limit) {
     const buf = bytesAt(ctx, held, pos, Math.min(step, limit - pos));
-    for (let k = 0; k < buf.length; k++) {
-      const b = buf[k]!;
-      if (escaped) escaped = false;
-      else if (b === 0x5c) escaped = true;
-      else if (b === 0x22) return pos + k + 1;
-    }
+    const end = jsonStringBodyEnd(buf, from, buf.length);
+    if (end >= 0) return pos + end;
+    from = jsonEndsInEscape(buf, from, buf.length) ? 1 : 0;
     pos += buf.length;
     step = Math.min(step * 4, 1 << 20);
   }
@@ -283,7 +280,7 @@ function stringEnd(ctx: LazyContext, quote: number, limit: number, held?: HeldBy
 
 /** Start of the value of the member whose name starts at `quote` (past the name, `:` and whitespace). */
 function valueStart(ctx: LazyContext, quote: number, limit: number, held?: HeldBytes): number {
-  let p = stringEnd(ctx, quote, limit, held);
+  let p = nameEnd(ctx, quote, limit, held);
   const buf = bytesAt(ctx, held, p, Math.min(256, limit - p));
   let k = 0;
   while (k < buf.length && isWs(buf[k]!)) k++;
@@ -309,7 +306,7 @@ export function memberName(ctx: LazyContext, c: ContainerIndex, k: number, held?
   let name = c.keys[k];
   if (name === undefined) {
     const s = c.starts[k]!;
-    const e = stringEnd(ctx, s, c.close, held);
+    const e = nameEnd(ctx, s, c.close, held);
     const raw = bytesAt(ctx, held, s, e - s);
     const text = decodeUtf8(raw, s, { record_index: ctx.recordIndex });
     if (raw.indexOf(0x5c) === -1 && !hasControl(raw)) name = text.slice(1, -1);

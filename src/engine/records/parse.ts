@@ -1,5 +1,6 @@
 import { McpgwError, type ErrorLocation } from '../../kernel/errors';
 import { escapeToken } from '../paths/pointer';
+import { jsonTextStringEnd, skipJsonTextWhitespace } from '../bytes/json-walk';
 
 declare global {
   interface JSON {
@@ -66,16 +67,8 @@ export function nestingDepth(text: string, limit: number): number {
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // skip the string
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i += 2;
-        else if (d === 0x22) break;
-        else i++;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) i = jsonTextStringEnd(text, i) - 1;
+    else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) { max = depth; if (max > limit) return max; }
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
@@ -139,13 +132,7 @@ export function hasInexactNumeral(text: string): boolean {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // a string: skip it, escapes included
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i += 2;
-        else { i++; if (d === 0x22) break; }
-      }
+      i = jsonTextStringEnd(text, i);
       continue;
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
@@ -294,18 +281,8 @@ export function countMemberNames(text: string): number {
   let n = 0;
   let i = text.indexOf('"');
   while (i !== -1) {
-    let q = text.indexOf('"', i + 1);
-    while (q !== -1) {
-      let k = q - 1, bs = 0;
-      while (text.charCodeAt(k) === 0x5c) { bs++; k--; }
-      if ((bs & 1) === 0) break;
-      q = text.indexOf('"', q + 1);
-    }
-    if (q === -1) break;
-    let j = q + 1;
-    let c = text.charCodeAt(j);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
-    if (c === 0x3a) n++;
+    const j = skipJsonTextWhitespace(text, jsonTextStringEnd(text, i));
+    if (text.charCodeAt(j) === 0x3a) n++;
     i = text.indexOf('"', j);
   }
   return n;
@@ -339,14 +316,7 @@ export function findDuplicateKey(text: string): { key: string; path: string } | 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let q = text.indexOf('"', i + 1);
-      while (q !== -1) {
-        let k = q - 1, bs = 0;
-        while (text.charCodeAt(k) === 0x5c) { bs++; k--; }
-        if ((bs & 1) === 0) break;
-        q = text.indexOf('"', q + 1);
-      }
-      if (q === -1) return null;
+      const q = jsonTextStringEnd(text, i) - 1; // the closing quote
       const top = stack[stack.length - 1];
       let j = q + 1;
       while (/\s/.test(text[j] ?? '')) j++;

@@ -8,7 +8,7 @@ import { CHECKPOINT_EVERY } from './offset-index';
 import type { StructureCache } from './json-index';
 import { internalsOf, parsePointer, resolvePointer } from './lazy';
 import { decodeUtf8, parseExact } from './parse';
-import { isJsonWhitespace } from '../bytes/whitespace';
+import { isJsonWhitespace } from '../bytes/json-walk';
 import { validateSource } from './validate';
 
 /** Bytes before the indexed end whose checksum tells that a file only grew. */

@@ -5,51 +5,9 @@
  * what a full parse gives for those members or nothing. Duplicate names keep the last (as JSON.parse does).
  */
 import { mayNeedExact, parseRecord } from './fast-parse';
+import { isJsonWhitespace as isWs, jsonStringEnd as stringEnd, jsonValueEnd as valueEnd } from '../bytes/json-walk';
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, LBRACE = 0x7b, RBRACE = 0x7d, LBRACK = 0x5b, RBRACK = 0x5d, COLON = 0x3a, COMMA = 0x2c;
-
-const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-/** End (exclusive) of the string starting at `p` (a quote), or -1. */
-function stringEnd(b: Buffer, p: number, e: number): number {
-  let q = p + 1;
-  for (;;) {
-    q = b.indexOf(QUOTE, q);
-    if (q === -1 || q >= e) return -1;
-    let n = 0;
-    for (let r = q - 1; b[r] === BACKSLASH; r--) n++;
-    if ((n & 1) === 0) return q + 1;
-    q++;
-  }
-}
-
-/** End of the value starting at `p`, or -1. */
-function valueEnd(b: Buffer, p: number, e: number, maxDepth: number): number {
-  const c = b[p]!;
-  if (c === QUOTE) return stringEnd(b, p, e);
-  if (c === LBRACE || c === LBRACK) {
-    let depth = 0;
-    for (let q = p; q < e; q++) {
-      const d = b[q]!;
-      if (d === QUOTE) {
-        q = stringEnd(b, q, e) - 1;
-        if (q < 0) return -1;
-      } else if (d === LBRACE || d === LBRACK) {
-        if (++depth > maxDepth) return -1;
-      } else if (d === RBRACE || d === RBRACK) {
-        if (--depth === 0) return q + 1;
-      }
-    }
-    return -1;
-  }
-  let q = p;
-  while (q < e) {
-    const d = b[q]!;
-    if (d === COMMA || d === RBRACE || d === RBRACK || isWs(d)) break;
-    q++;
-  }
-  return q > p ? q : -1;
-}
 
 /**
  * An object holding the named top-level members of the object record `b[s, e)` that it has (absent names absent),
@@ -135,7 +93,7 @@ function findMembers(b: Buffer, s: number, e: number, names: readonly string[], 
       out[names[w]!] = v;
       continue;
     }
-    const ve = c === QUOTE ? stringEnd(b, valueAt, e) : scalarEnd(b, valueAt, e);
+    const ve = valueEnd(b, valueAt, e, maxDepth); // a string or a scalar here
     if (ve === -1) return undefined;
     const text = b.toString('utf8', valueAt, ve);
     if (mayNeedExact(text)) return undefined;
@@ -161,16 +119,6 @@ function structured(b: Buffer, p: number, e: number, maxDepth: number): unknown 
   }
 }
 
-function scalarEnd(b: Buffer, p: number, e: number): number {
-  let q = p;
-  while (q < e) {
-    const d = b[q]!;
-    if (d === COMMA || d === RBRACE || d === RBRACK || isWs(d)) break;
-    q++;
-  }
-  return q > p ? q : -1;
-}
-
 /**
  * Nesting depth at offset `k` (outside strings), counting from offset `p` (outside strings: the record's opening
  * brace, or an earlier key's quote) where it is `depth`; -1 when unclear.
@@ -179,14 +127,9 @@ function depthAt(b: Buffer, p: number, k: number, depth: number): number {
   for (let i = p; i < k; i++) {
     const c = b[i]!;
     if (c === QUOTE) {
-      i++;
-      while (i < k) {
-        const d = b[i]!;
-        if (d === BACKSLASH) i += 2;
-        else if (d === QUOTE) break;
-        else i++;
-      }
-      if (i >= k) return -1;
+      const q = stringEnd(b, i, k);
+      if (q === -1) return -1;
+      i = q - 1;
     } else if (c === LBRACE || c === LBRACK) depth++;
     else if (c === RBRACE || c === RBRACK) depth--;
   }

@@ -35,7 +35,7 @@ export interface EffectiveConfig {
   /** Tool names never offered. */
   deny: string[];
   limits: Limits;
-  /** How answers are written: the profile's `recordFormat` and `resultText`, else the config's, else pretty and full. */
+  /** How answers are written: the profile's `recordFormat` and `resultText`, else the config's, else compact and auto. */
   answers: AnswerSettings;
   logLevel: LogLevel;
   /** The persistent index cache: its folder (absolute) and bound (bytes); null or absent: off. */
@@ -104,8 +104,8 @@ export function resolveConfig(loaded: LoadedConfigLike, flags: Flags, env: NodeJ
     deny: profile?.deny ?? [],
     limits,
     answers: {
-      recordFormat: profile?.recordFormat ?? config.recordFormat ?? 'pretty',
-      resultText: profile?.resultText ?? config.resultText ?? 'full',
+      recordFormat: profile?.recordFormat ?? config.recordFormat ?? 'compact',
+      resultText: profile?.resultText ?? config.resultText ?? 'auto',
       redactSecrets: profile?.redactSecrets ?? config.redactSecrets ?? true,
     },
     logLevel: log.data,

@@ -28,7 +28,7 @@ const name = z.string().min(1);
 
 /** How answers are written (docs/architecture.md "Context budget"): record text layout and the text block of results. */
 export const recordFormatSchema = z.enum(['pretty', 'compact']);
-export const resultTextSchema = z.enum(['full', 'summary']);
+export const resultTextSchema = z.enum(['auto', 'full', 'summary']);
 
 /** One profile (docs/architecture.md "Configuration"): which bundles and tools it offers, its limits and how it answers. */
 export const profileSchema = z.strictObject({

@@ -294,13 +294,14 @@ export interface ToolContext {
 
 /** A profile's settings about how answers are written (`.mcpgwrc`: `recordFormat`, `resultText`). */
 export interface AnswerSettings {
-  /** Record text a tool shows by default: `pretty` (re-indented, the default) or `compact` (one line). */
+  /** Record text a tool shows by default: `compact` (one line, the default) or `pretty` (re-indented). */
   readonly recordFormat: 'pretty' | 'compact';
   /**
-   * The text block of a result: `full` (its structuredContent as compact JSON, the default: 1.x clients read only the
-   * text) or `summary` (a short line naming what the structuredContent holds). Error results are always full.
+   * The text block of a result: `auto` (the default: by the client's family, server/client-families.ts — a summary for
+   * a client that reads both copies, else full), `full` (its structuredContent as compact JSON) or `summary` (a short
+   * line naming what the structuredContent holds). Error results are always full.
    */
-  readonly resultText: 'full' | 'summary';
+  readonly resultText: 'auto' | 'full' | 'summary';
   /**
    * Whether tools that may quote private text (a person's conversation history) mask the secrets in their answers (`.mcpgwrc`:
    * `redactSecrets`, default true; absent counts as true).

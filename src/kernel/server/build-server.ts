@@ -6,6 +6,7 @@ import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
+import { clientOf } from './client-families';
 import { toolContext, type ContextServices } from './tool-context';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
 
@@ -34,7 +35,7 @@ export interface ServerSpec extends ContextServices {
 }
 
 /** Answer settings where no profile says otherwise. */
-export const DEFAULT_ANSWERS: AnswerSettings = { recordFormat: 'pretty', resultText: 'full', redactSecrets: true };
+export const DEFAULT_ANSWERS: AnswerSettings = { recordFormat: 'compact', resultText: 'auto', redactSecrets: true };
 
 /** Minimum interval between progress notifications of one request, ms. */
 const PROGRESS_EVERY_MS = 100;
@@ -79,7 +80,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
           const ctx = makeContext(spec, session.scope(bundle), plugin, log, sdkCtx);
-          return runTool(tool, args, ctx, plugin, { lenient }) as any;
+          return runTool(tool, args, ctx, plugin, { lenient, client: clientOf(sdkCtx, server.server) }) as any;
         },
       );
     }

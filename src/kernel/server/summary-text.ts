@@ -1,35 +1,31 @@
-/** Longest string shown whole in a summary, characters; longer ones are cut and their size given. */
-const SUMMARY_STRING = 32;
-
-/** What follows the summary: it is one, and where the whole answer is. */
-export const SUMMARY_TAIL = ' (summary of structuredContent)';
+/** Longest string shown whole in a summary, characters; a longer one is given by its size. */
+const SUMMARY_STRING = 24;
 
 /**
- * The text block of a result under the profile setting `resultText: "summary"`
- * (docs/architecture.md "Context budget"): what the structuredContent holds, not a second copy of it. Top-level members in order,
- * laid out as compact JSON; numbers, booleans and null as they are; strings up to 32 characters (longer ones cut,
- * with their size in bytes); arrays and objects by their size (`[5 items]`, `{3 members}`); then SUMMARY_TAIL. One
- * line of JSON-like text, for logs and for a person reading the exchange; a client that reads structuredContent has
- * the whole answer there. The tool adapter keeps the full text when it is no longer than this.
+ * The text block of a result when it is a summary (`resultText: "summary"`, or `auto` for a client that reads both
+ * copies: client-families.ts): what was found, counts and cursors, not a second copy of the structuredContent.
+ * Top-level members in order as `name: value`: numbers, booleans and null as they are, strings up to 24 characters
+ * as they are, escaped as in JSON (longer ones by their size in bytes), arrays by their length. Left out: objects
+ * (their counts and flags are members of their own, `truncated`, `total_keys`), and members equal to the call's
+ * argument of the same name (`path`, `query`, `index`): the caller said them. Not JSON, so that it is not taken for
+ * the answer; no tail, since the model reads every byte of it beside the whole answer. The tool adapter keeps the
+ * full text when the summary is empty or no shorter.
  */
-export function summaryText(result: Record<string, unknown>): string {
+export function summaryText(result: Record<string, unknown>, args: Record<string, unknown> = {}): string {
   const parts: string[] = [];
-  for (const [key, value] of Object.entries(result)) parts.push(`${JSON.stringify(key)}:${summarize(value)}`);
-  return `{${parts.join(',')}}${SUMMARY_TAIL}`;
+  for (const [key, value] of Object.entries(result)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isRaw(value)) continue;
+    if (value !== null && typeof value !== 'object' && args[key] === value) continue;
+    parts.push(`${key}: ${summarize(value)}`);
+  }
+  return parts.join(', ');
 }
 
+/** An exact number (JSON.rawJSON, docs/decisions.md "Exact numbers on the wire without a custom serializer"): an object that stringifies as its digits. */
+const isRaw = (v: unknown): boolean => (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(v);
+
 function summarize(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? '' : 's'}]`;
-  // an exact number (JSON.rawJSON, docs/decisions.md "Exact numbers on the wire without a custom serializer") is an object that stringifies as its digits
-  if (value !== null && typeof value === 'object' && !(JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value)) {
-    const n = Object.keys(value).length;
-    return `{${n} member${n === 1 ? '' : 's'}}`;
-  }
-  if (typeof value === 'string' && value.length > SUMMARY_STRING) {
-    // cut on a character boundary: never half a surrogate pair
-    const c = value.charCodeAt(SUMMARY_STRING - 1);
-    const head = value.slice(0, c >= 0xd800 && c <= 0xdbff ? SUMMARY_STRING - 1 : SUMMARY_STRING);
-    return `${JSON.stringify(head + '…')} (${Buffer.byteLength(value)} bytes)`;
-  }
+  if (Array.isArray(value)) return String(value.length);
+  if (typeof value === 'string') return value.length > SUMMARY_STRING ? `${Buffer.byteLength(value)} bytes` : JSON.stringify(value).slice(1, -1);
   return JSON.stringify(value) ?? 'null';
 }

@@ -5,6 +5,7 @@ import { describeIssues } from '../config/config-error';
 import { hasLoneSurrogateEscape } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
+import { textKind, type ClientIdentity } from './client-families';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -46,8 +47,9 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
 
 /**
  * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
- * and shapes the answer: structuredContent plus its compact JSON as the text block (with the profile's
- * `resultText: "summary"`, a summary of it: summary-text.ts). Thrown errors
+ * and shapes the answer: structuredContent plus its compact JSON as the text block, or a summary of it (summary-text.ts)
+ * where the profile's `resultText` says so — `summary`, or `auto` (the default) for a client that reads both copies
+ * (`options.client`, client-families.ts). Thrown errors
  * become error results; a result over `maxResultBytes` becomes RESOURCE_LIMIT_EXCEEDED (tools
  * bound their own results; this is the last guard). `plugin`: the package that registered the tool — an
  * INTERNAL_ERROR's message names it (where to report the fault), and every error result's log line carries the plugin
@@ -57,7 +59,7 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
  * the result's `warnings` (appended to the tool's own). Text with lone surrogates is made well-formed (U+FFFD) and the
  * answer carries one LONE_SURROGATE_REPLACED warning (RFC 8259 §8.2).
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean } = {}): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean; client?: ClientIdentity } = {}): Promise<ToolResult> {
   try {
     const strict = strictSchema(tool.inputSchema as z.ZodObject);
     let notices: ArgumentNotice[] = [];
@@ -97,8 +99,8 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: 'Ask for fewer items (max_results / count) or a smaller part of the record.',
       });
     }
-    const summary = ctx.answers?.resultText === 'summary' ? summaryText(result) : null;
-    const shown = summary !== null && Buffer.byteLength(summary) < bytes ? summary : text;
+    const summary = textKind(ctx.answers?.resultText, options.client) === 'summary' ? summaryText(result, parsed.data as Record<string, unknown>) : null;
+    const shown = summary !== null && summary !== '' && Buffer.byteLength(summary) < bytes ? summary : text;
     return { content: [{ type: 'text', text: shown }], structuredContent: result };
   } catch (err) {
     const payload = toErrorPayload(err);

@@ -1,56 +1,15 @@
 import { appendToken } from '../text/pointer';
-import { tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
+import { isJsonWhitespace, jsonTextStringEnd, jsonTextValueEnd, skipJsonTextWhitespace, tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
 
 /**
- * Small scanners over JSON text already known to be valid (RFC 8259). They work on the record's
+ * Small scanners over JSON text already known to be valid (RFC 8259), on the plugin API's JSON walker. They work on the record's
  * text so that spans, lexemes, escapes and key order stay exactly as in the file. Linear, and
  * iterative where input depth is unbounded (a `maxDepth` limit guards the recursive ones).
  */
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
-
-export function skipWs(text: string, i: number): number {
-  while (i < text.length && WS.has(text.charCodeAt(i))) i++;
-  return i;
-}
-
-/** End (exclusive) of the string literal starting at `i` (the opening quote). */
-export function stringEnd(text: string, i: number): number {
-  let j = i + 1;
-  for (;;) {
-    const q = text.indexOf('"', j);
-    if (q === -1) return text.length;
-    let bs = 0;
-    for (let k = q - 1; k > i && text.charCodeAt(k) === 0x5c; k--) bs++;
-    if (bs % 2 === 0) return q + 1;
-    j = q + 1;
-  }
-}
-
-/** End (exclusive) of the JSON value starting at `i` (no leading whitespace). Iterative. */
-export function valueEnd(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  if (c === 0x22) return stringEnd(text, i);
-  if (c !== 0x7b && c !== 0x5b) {
-    let j = i + 1;
-    while (j < text.length && !isDelimiter(text.charCodeAt(j))) j++;
-    return j;
-  }
-  let depth = 0;
-  for (let j = i; j < text.length; j++) {
-    const d = text.charCodeAt(j);
-    if (d === 0x22) j = stringEnd(text, j) - 1;
-    else if (d === 0x7b || d === 0x5b) depth++;
-    else if (d === 0x7d || d === 0x5d) {
-      if (--depth === 0) return j + 1;
-    }
-  }
-  return text.length;
-}
-
-function isDelimiter(c: number): boolean {
-  return WS.has(c) || c === 0x2c || c === 0x7d || c === 0x5d || c === 0x3a;
-}
+// The plugin API's walker, bound once: a call through the API module's re-export goes through a getter every time.
+const textStringEnd = jsonTextStringEnd, textValueEnd = jsonTextValueEnd, skipTextWhitespace = skipJsonTextWhitespace;
+const isTextWhitespace = isJsonWhitespace;
 
 export type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
@@ -74,22 +33,22 @@ export function* children(text: string, i: number): Generator<Child> {
   const c = text.charCodeAt(i);
   if (c !== 0x7b && c !== 0x5b) return;
   const close = c === 0x7b ? 0x7d : 0x5d;
-  let j = skipWs(text, i + 1);
+  let j = skipTextWhitespace(text, i + 1);
   if (text.charCodeAt(j) === close) return;
   for (let k = 0; ; k++) {
-    j = skipWs(text, j);
+    j = skipTextWhitespace(text, j);
     let key: string | number = k;
     let keySpan: [number, number] | undefined;
     if (c === 0x7b) {
-      const ke = stringEnd(text, j);
+      const ke = textStringEnd(text, j);
       keySpan = [j, ke];
       key = JSON.parse(text.slice(j, ke)) as string;
-      j = skipWs(text, ke) + 1; // the colon
-      j = skipWs(text, j);
+      j = skipTextWhitespace(text, ke) + 1; // the colon
+      j = skipTextWhitespace(text, j);
     }
-    const end = valueEnd(text, j);
+    const end = textValueEnd(text, j);
     yield { key, keySpan, start: j, end };
-    j = skipWs(text, end);
+    j = skipTextWhitespace(text, end);
     if (text.charCodeAt(j) !== 0x2c) return;
     j++;
   }
@@ -101,7 +60,7 @@ export function* children(text: string, i: number): Generator<Child> {
  * counting from the end as RFC 9535 §2.3.3; in an object a name). With duplicate member names the last one wins (as
  * JSON.parse). `{missing}` when absent: how many tokens resolved.
  */
-export function spanAt(text: string, tokens: readonly PathToken[], start = skipWs(text, 0)): { start: number; end: number } | { missing: number } {
+export function spanAt(text: string, tokens: readonly PathToken[], start = skipTextWhitespace(text, 0)): { start: number; end: number } | { missing: number } {
   let s = start;
   for (let d = 0; d < tokens.length; d++) {
     const t = tokens[d]!;
@@ -125,7 +84,7 @@ export function spanAt(text: string, tokens: readonly PathToken[], start = skipW
     if (!found) return { missing: d };
     s = found.start;
   }
-  return { start: s, end: valueEnd(text, s) };
+  return { start: s, end: textValueEnd(text, s) };
 }
 
 /** JSON text without insignificant whitespace; strings and number lexemes copied verbatim. */
@@ -134,8 +93,8 @@ export function compact(text: string): string {
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) i = stringEnd(text, i) - 1;
-    else if (WS.has(c)) {
+    if (c === 0x22) i = textStringEnd(text, i) - 1;
+    else if (isTextWhitespace(c)) {
       out += text.slice(from, i);
       from = i + 1;
     }
@@ -160,7 +119,7 @@ export interface Token {
 export function forEachToken(text: string, visit: (t: Token) => boolean | void): boolean {
   type Frame = { pointer: string; obj: boolean; k: number };
   const stack: Frame[] = [];
-  let i = skipWs(text, 0);
+  let i = skipTextWhitespace(text, 0);
   let pointer = '';
   for (;;) {
     // at a value
@@ -168,23 +127,23 @@ export function forEachToken(text: string, visit: (t: Token) => boolean | void):
     if (c === 0x7b || c === 0x5b) {
       const obj = c === 0x7b;
       stack.push({ pointer, obj, k: 0 });
-      i = skipWs(text, i + 1);
+      i = skipTextWhitespace(text, i + 1);
       if (text.charCodeAt(i) === (obj ? 0x7d : 0x5d)) {
         stack.pop();
         i++;
       } else {
         const f = stack[stack.length - 1]!;
         if (obj) {
-          const ke = stringEnd(text, i);
+          const ke = textStringEnd(text, i);
           const name = JSON.parse(text.slice(i, ke)) as string;
           pointer = appendToken(f.pointer, name);
           if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
-          i = skipWs(text, skipWs(text, ke) + 1);
+          i = skipTextWhitespace(text, skipTextWhitespace(text, ke) + 1);
         } else pointer = appendToken(f.pointer, 0);
         continue;
       }
     } else {
-      const end = valueEnd(text, i);
+      const end = textValueEnd(text, i);
       const kind = c === 0x22 ? 'string' : c === 0x74 || c === 0x66 || c === 0x6e ? 'literal' : 'number';
       if (visit({ kind, pointer, start: i, end })) return true;
       i = end;
@@ -193,16 +152,16 @@ export function forEachToken(text: string, visit: (t: Token) => boolean | void):
     for (;;) {
       const f = stack[stack.length - 1];
       if (!f) return false;
-      i = skipWs(text, i);
+      i = skipTextWhitespace(text, i);
       if (text.charCodeAt(i) === 0x2c) {
-        i = skipWs(text, i + 1);
+        i = skipTextWhitespace(text, i + 1);
         f.k++;
         if (f.obj) {
-          const ke = stringEnd(text, i);
+          const ke = textStringEnd(text, i);
           const name = JSON.parse(text.slice(i, ke)) as string;
           pointer = appendToken(f.pointer, name);
           if (visit({ kind: 'key', pointer, start: i, end: ke })) return true;
-          i = skipWs(text, skipWs(text, ke) + 1);
+          i = skipTextWhitespace(text, skipTextWhitespace(text, ke) + 1);
         } else pointer = appendToken(f.pointer, f.k);
         break;
       }
@@ -241,10 +200,10 @@ export function objectsRepeatingNames(text: string): number[] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      const e = stringEnd(text, i);
+      const e = textStringEnd(text, i);
       const top = stack[stack.length - 1];
       if (top?.names) {
-        const j = skipWs(text, e);
+        const j = skipTextWhitespace(text, e);
         if (text.charCodeAt(j) === 0x3a) {
           const lexeme = text.slice(i, e);
           const name = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
@@ -277,7 +236,7 @@ export function mergeRepeatedNames(text: string): string {
     for (let k = lowerBound(starts, from); k < starts.length && starts[k]! < to; k = lowerBound(starts, pos)) {
       const s = starts[k]!;
       out += text.slice(pos, s) + rewrite(s);
-      pos = valueEnd(text, s);
+      pos = textValueEnd(text, s);
     }
     return out + text.slice(pos, to);
   };

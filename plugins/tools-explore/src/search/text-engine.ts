@@ -1,4 +1,5 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
+import { jsonTextStringEnd } from 'mcpgw/plugin-api';
 import { projectValue } from '../records';
 import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, knownTotal, type TextCursor } from './cursors';
@@ -6,6 +7,9 @@ import { PIECE_BYTES, recordHits, type NodeMatcher } from './nodes';
 import type { RegexMatcher } from './regex';
 import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, type Warning } from './shape';
 import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
+
+// Bound once: a call through the plugin API's re-export goes through a getter every time.
+const textStringEnd = jsonTextStringEnd;
 
 /**
  * Text search: a substring (or, with `regex`, an RE2 pattern) of any decoded string value, member name, number or
@@ -226,14 +230,8 @@ function nestingDepth(text: string): number {
   let max = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // a string: skip to its closing quote, over escapes
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) i = textStringEnd(text, i) - 1; // a string: to its closing quote
+    else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) max = depth;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }

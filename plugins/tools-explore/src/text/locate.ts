@@ -1,4 +1,8 @@
+import { skipJsonTextWhitespace } from 'mcpgw/plugin-api';
 import { appendToken } from './pointer';
+
+// Bound once: a call through the plugin API's re-export goes through a getter every time.
+const skipTextWhitespace = skipJsonTextWhitespace;
 
 /**
  * The RFC 6901 pointer of the innermost value of a JSON text whose span contains the characters
@@ -10,7 +14,6 @@ export function pointerAt(text: string, start: number, end: number): string | nu
   let best: string | null = null;
   let i = 0;
   const n = text.length;
-  const skipWs = () => { while (i < n && /[ \t\r\n]/.test(text[i]!)) i++; };
   const within = (s: number, e: number) => start >= s && end <= e;
   const readString = (): number => {
     const s = i;
@@ -24,35 +27,35 @@ export function pointerAt(text: string, start: number, end: number): string | nu
     throw new Error('unterminated string');
   };
   const value = (path: string): void => {
-    skipWs();
+    i = skipTextWhitespace(text, i);
     const s = i;
     const c = text[i];
     if (c === '{') {
       i++;
-      skipWs();
+      i = skipTextWhitespace(text, i);
       if (text[i] === '}') i++;
       else for (;;) {
-        skipWs();
+        i = skipTextWhitespace(text, i);
         if (text[i] !== '"') throw new Error('expected name');
         const ks = readString();
         const key = JSON.parse(text.slice(ks, i)) as string;
         const member = appendToken(path, key);
         if (best === null && within(ks, i)) best = member;
-        skipWs();
+        i = skipTextWhitespace(text, i);
         if (text[i++] !== ':') throw new Error('expected :');
         value(member);
-        skipWs();
+        i = skipTextWhitespace(text, i);
         const d = text[i++];
         if (d === '}') break;
         if (d !== ',') throw new Error('expected , or }');
       }
     } else if (c === '[') {
       i++;
-      skipWs();
+      i = skipTextWhitespace(text, i);
       if (text[i] === ']') i++;
       else for (let k = 0; ; k++) {
         value(appendToken(path, k));
-        skipWs();
+        i = skipTextWhitespace(text, i);
         const d = text[i++];
         if (d === ']') break;
         if (d !== ',') throw new Error('expected , or ]');

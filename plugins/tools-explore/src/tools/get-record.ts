@@ -15,7 +15,7 @@ const input = z.object({
 });
 const output = z.object({
   index: z.number().int(),
-  record: z.string().describe('The record as JSON text, re-indented (or compact); numbers, strings and key order exactly as in the file'),
+  record: z.string().describe('The record as JSON text, one line (record_format pretty: re-indented); numbers, strings and key order exactly as in the file'),
   truncated: z.boolean().optional(),
   record_bytes: z.number().int().optional().describe('Bytes of the whole record text as laid out (when cut or read in parts)'),
   offset: z.number().int().optional(),
@@ -27,8 +27,8 @@ export const getRecord: ToolDefinition<typeof input, typeof output> = {
   name: 'get_record',
   title: 'Read one record',
   description:
-    'One record (index zero-based) as JSON text, re-indented; numbers, strings and key order as in the file. fields (user.name, /tags/0) returns only those members; ' +
-    'record_format: compact saves bytes. A long record is cut: pass next_offset as offset',
+    'One record (index zero-based) as JSON text on one line; numbers, strings and key order as in the file. fields (user.name, /tags/0) returns only those members; ' +
+    'record_format: pretty re-indents. A long record is cut: pass next_offset as offset',
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

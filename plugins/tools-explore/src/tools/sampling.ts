@@ -171,7 +171,7 @@ const sampleInput = z.object({
 const sampleOutput = z.object({
   records: z.array(z.object({
     index: z.number().int(),
-    record: z.string().describe('The record as JSON text, compact (record_format pretty: re-indented); with fields, the object of those members'),
+    record: z.string().describe('The record as JSON text, one line (record_format pretty: re-indented); with fields, the object of those members'),
     truncated: z.boolean().optional(),
     record_bytes: z.number().int().optional(),
   })),
@@ -201,8 +201,8 @@ export const sampleRecords: ToolDefinition<typeof sampleInput, typeof sampleOutp
     const budget = ctx.limits.maxResultBytes - ENVELOPE_RESERVE;
     let used = 0;
     let cut: z.infer<typeof cutSchema> | undefined;
-    // several records at once: one line each unless asked (the record's compact text, as in the file)
-    const indent = recordIndent(ctx, args.record_format, 'compact');
+    // one line each unless asked (the record's compact text, as in the file)
+    const indent = recordIndent(ctx, args.record_format);
     /**
      * Record i's text as get_record lays it out (the record, or its fields; numbers, strings and key order as in the
      * file), through ctx.json from the checked record text: a record over the preview size costs its first page only.
