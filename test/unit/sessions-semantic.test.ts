@@ -84,11 +84,14 @@ test('diversity spreads the results across sessions', async () => {
 });
 
 describe('fusion', () => {
-  test('an entry the lexical side did not match is not pushed below entries it beats by meaning', () => {
-    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2.
+  test('reciprocal-rank fusion: each side adds 1/(60 + rank) for the entries it ranked, nothing for the others', () => {
+    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 60).
     const f = fuse(new Map([[1, 1], [2, 2], [3, 3]]), new Map([[2, 1], [3, 2]]));
-    const order = [...f].sort((x, y) => y[1] - x[1]).map(([e]) => e);
-    expect(order).toEqual([1, 2, 3]);
+    expect(f.get(1)).toBeCloseTo(1 / 61, 12);
+    expect(f.get(2)).toBeCloseTo(1 / 62 + 1 / 61, 12);
+    expect(f.get(3)).toBeCloseTo(1 / 63 + 1 / 62, 12);
+    // an entry both sides rank near the top beats one only the vector side ranks first
+    expect([...f].sort((x, y) => y[1] - x[1]).map(([e]) => e)).toEqual([2, 3, 1]);
   });
 
   test('a lexical match lifts an entry among those with no lexical match', () => {

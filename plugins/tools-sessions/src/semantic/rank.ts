@@ -180,17 +180,18 @@ export function topK(score: Float32Array, k: number, keep: (i: number) => boolea
 export const RRF_K = 60;
 
 /**
- * Fuses a vector ranking (every candidate has a 1-based vector rank) with a lexical one (ranks of the entries the
- * lexical side matched). An entry the lexical side did not match is not penalized for it: its lexical rank is taken
- * to be its vector rank, so lexical matches only lift the entries they match and never push the others down past
- * entries they beat by meaning — the case of a query that shares no content word with its answer.
+ * Reciprocal-rank fusion of a vector ranking and a lexical one (1-based ranks): each side adds `1 / (RRF_K + rank)`
+ * for the entries it ranked, nothing for the others. `vectorRank` holds every candidate (an entry only the lexical
+ * side brought in carries its rank among all vectors); `lexicalRank` the entries BM25 matched.
+ *
+ * An entry the lexical side did not match gets no lexical share: an earlier version gave it its vector rank on that
+ * side too, which counted the vector side twice and let word-salad entries that are merely near the query's topic
+ * outrank the entry that both sides put near the top (measured in bench/README.md, sessions-recall).
  */
 export function fuse(vectorRank: ReadonlyMap<number, number>, lexicalRank: ReadonlyMap<number, number>): Map<number, number> {
   const out = new Map<number, number>();
-  for (const [id, rv] of vectorRank) {
-    const rl = lexicalRank.get(id) ?? rv;
-    out.set(id, 1 / (RRF_K + rv) + 1 / (RRF_K + rl));
-  }
+  for (const [id, rv] of vectorRank) out.set(id, 1 / (RRF_K + rv));
+  for (const [id, rl] of lexicalRank) out.set(id, (out.get(id) ?? 0) + 1 / (RRF_K + rl));
   return out;
 }
 
