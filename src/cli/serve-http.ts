@@ -1,6 +1,7 @@
 import { isLoopbackHost, LOOPBACK_HOSTNAMES, resolveHttpConfig } from '../kernel/config';
 import { McpgwError } from '../kernel/errors';
 import { McpHttpServer } from '../kernel/http/http-server';
+import { releaseSoon } from '../engine/memory';
 import { prepare, type CommonOptions } from './setup';
 
 /** Time given to in-flight calls past requestTimeoutMs at shutdown, ms. */
@@ -17,7 +18,9 @@ export async function serveHttp(opts: CommonOptions & { host?: string; port?: nu
   const { loaded, config, kernel } = await prepare(opts, true);
   const settings = resolveHttpConfig(loaded, { host: opts.host, port: opts.port }, process.env);
   const log = kernel.options.log;
-  const server = new McpHttpServer({ settings, build: kernel.serverBuilder(config), newSession: () => kernel.newSession(), limits: config.limits, log, clock: kernel.clock });
+  // Gone quiet after a load: one memory-reducing collection (what the clients' calls left is given back).
+  const onQuiet = () => releaseSoon(1000, true);
+  const server = new McpHttpServer({ settings, build: kernel.serverBuilder(config), newSession: () => kernel.newSession(), limits: config.limits, log, clock: kernel.clock, onQuiet });
   let url: URL;
   try {
     url = await server.listen();

@@ -8,13 +8,14 @@ import { runInNewContext } from 'node:vm';
  * `releaseSoon()` asks for one full collection shortly after (a burst of closes costs one), with the collector
  * obtained once at run time (the function `--expose-gc` would expose, without the command-line flag).
  */
-let gc: (() => void) | null | undefined;
+type Collector = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+let gc: Collector | null | undefined;
 
-function collector(): (() => void) | null {
+function collector(): Collector | null {
   if (gc === undefined) {
     try {
       setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as () => void;
+      gc = runInNewContext('gc') as Collector;
     } catch {
       gc = null;
     }
@@ -23,13 +24,24 @@ function collector(): (() => void) | null {
 }
 
 let pending: NodeJS.Timeout | null = null;
+let reducing = false;
 
-/** Schedules one full garbage collection `delayMs` from now (none is added while one is pending). */
-export function releaseSoon(delayMs = 500): void {
+/**
+ * Schedules one full garbage collection `delayMs` from now (none is added while one is pending). `reduce`: V8's
+ * memory-reducing collection (`flavor: 'last-resort'`: compacts and gives emptied pages back), for a server gone quiet
+ * after a load; an ordinary full collection frees the objects but keeps their pages resident (a heap of 130 MB went to
+ * 130 MB with one, to 52 MB with the other).
+ */
+export function releaseSoon(delayMs = 500, reduce = false): void {
+  reducing ||= reduce;
   if (pending) return;
   pending = setTimeout(() => {
     pending = null;
-    collector()?.();
+    const full = reducing;
+    reducing = false;
+    const collect = collector();
+    if (full) collect?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    else collect?.();
   }, delayMs);
   pending.unref();
 }

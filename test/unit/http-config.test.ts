@@ -33,8 +33,21 @@ test('defaults: 127.0.0.1:8786/mcp, loopback host names, no origins, 4 MiB, no t
     token: null,
     tokenSource: null,
     maxSessions: 256,
+    maxSessionsPerPrincipal: 256,
+    maxConnections: 512,
+    headersTimeoutMs: 10_000,
+    bodyTimeoutMs: 30_000,
   });
   expect(HTTP_DEFAULTS.maxBodyBytes).toBe(4194304);
+});
+
+test('the connection limits: configured, a per-principal cap no larger than maxSessions, the whole request no shorter than its headers', () => {
+  expect(resolve({ maxConnections: 64, headersTimeoutMs: 2000, bodyTimeoutMs: 5000, maxSessions: 10, maxSessionsPerPrincipal: 50 }))
+    .toMatchObject({ maxConnections: 64, headersTimeoutMs: 2000, bodyTimeoutMs: 5000, maxSessions: 10, maxSessionsPerPrincipal: 10 });
+  // a body timeout alone shorter than the default header timeout takes the header timeout down with it
+  expect(resolve({ bodyTimeoutMs: 3000 })).toMatchObject({ headersTimeoutMs: 3000, bodyTimeoutMs: 3000 });
+  expect(resolve({ headersTimeoutMs: 60_000 })).toMatchObject({ headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000 });
+  expect(() => resolve({ headersTimeoutMs: 9000, bodyTimeoutMs: 4000 })).toThrow(/http\.bodyTimeoutMs \(4000\) is shorter than http\.headersTimeoutMs \(9000\)/);
 });
 
 test('the default loopback host names are the SDK\'s', () => {

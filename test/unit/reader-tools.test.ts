@@ -1,6 +1,6 @@
 /**
- * The reader plugin's pieces with a fake kernel context: the three json_read shapes, the source
- * lease (source_busy, close waiting for a read), and cursors that carry the engine's position.
+ * The reader plugin's pieces with a fake kernel context: the three json_read shapes, reads side by side on one
+ * handle (close waiting for all of them), and cursors that carry the engine's position.
  */
 import { FakeClock } from '../../src/kernel/fake-clock';
 import { McpgwError } from '../../src/kernel/errors';
@@ -8,7 +8,7 @@ import { Session } from '../../src/kernel/session/session';
 import type { CompiledQuery, Limits, RecordSource, ToolContext } from '../../src/kernel/contracts';
 import { jsonRead, shapeOf } from '../../plugins/tools-reader/src/tools/json-read';
 import { jsonClose } from '../../plugins/tools-reader/src/tools/json-close';
-import { fileTable, release, withLease, type ReaderFile } from '../../plugins/tools-reader/src/state';
+import { fileTable, release, withRead, type ReaderFile } from '../../plugins/tools-reader/src/state';
 
 const limits: Limits = {
   maxFileBytes: null, maxRecordBytes: 1 << 20, maxDepth: 2000, maxResultBytes: 65536, maxItems: 1000, maxRecordPreviewBytes: 16384,
@@ -47,7 +47,7 @@ function fakeContext(total: number, calls: ScanCall[] = [], session = new Sessio
 
 function fakeFile(closed: { count: number }): ReaderFile {
   const source = { identity: { size: 1, mtimeMs: 0, ctimeMs: 0, inode: 1, dev: 1 } } as unknown as RecordSource;
-  return { opened: { source, path: 'f.jsonl', realPath: '/f.jsonl', detection: { basis: 'content', confidence: 1 }, close: () => void closed.count++ }, implicit: false, lease: null, closed: false, cursors: new Set() };
+  return { opened: { source, path: 'f.jsonl', realPath: '/f.jsonl', detection: { basis: 'content', confidence: 1 }, close: () => void closed.count++ }, implicit: false, reads: 0, idle: null, closed: false, cursors: new Set() };
 }
 
 describe('json_read argument shapes', () => {
@@ -78,24 +78,31 @@ describe('json_read argument shapes', () => {
   });
 });
 
-describe('the source lease', () => {
-  test('a second read on a busy handle is source_busy at once; the first completes; then the handle is free', async () => {
+describe('reads on one handle', () => {
+  test('a second read while the first runs is served at once (no source_busy); release waits for both', async () => {
     const ctx = fakeContext(0);
-    const file = fakeFile({ count: 0 });
+    const closed = { count: 0 };
+    const file = fakeFile(closed);
     let finish!: () => void;
-    const first = withLease(ctx, 'jf_x', file, () => new Promise<string>((r) => (finish = () => r('first'))));
-    await expect(withLease(ctx, 'jf_x', file, async () => 'second')).rejects.toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'source_busy' } });
+    const first = withRead(ctx, 'jf_x', file, () => new Promise<string>((r) => (finish = () => r('first'))));
+    expect(await withRead(ctx, 'jf_x', file, async () => 'second')).toBe('second');
+    expect(file.reads).toBe(1);
+    const releasing = release(ctx, file);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(closed.count).toBe(0);
     finish();
     expect(await first).toBe('first');
-    expect(await withLease(ctx, 'jf_x', file, async () => 'third')).toBe('third');
+    await releasing;
+    expect(closed.count).toBe(1);
+    expect(file.reads).toBe(0);
   });
 
-  test('release waits for the read holding the lease before closing the source, even when the read fails', async () => {
+  test('release waits for the read running on the handle before closing the source, even when the read fails', async () => {
     const ctx = fakeContext(0);
     const closed = { count: 0 };
     const file = fakeFile(closed);
     let fail!: () => void;
-    const reading = withLease(ctx, 'jf_x', file, () => new Promise<void>((_, reject) => (fail = () => reject(new Error('boom')))));
+    const reading = withRead(ctx, 'jf_x', file, () => new Promise<void>((_, reject) => (fail = () => reject(new Error('boom')))));
     const releasing = release(ctx, file);
     // A few turns of the event loop (no time needs to pass): the release is still waiting for the read.
     for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));

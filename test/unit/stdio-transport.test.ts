@@ -137,3 +137,26 @@ test.each([
 ])('topLevelId(%j) is %j', (text, id) => {
   expect(topLevelId(text)).toBe(id);
 });
+
+describe('one handshake, bounded nesting', () => {
+  test('a second initialize on the connection is answered -32600 and not passed on; other requests still pass', async () => {
+    const h = await harness();
+    const again = { ...INIT, id: 9 };
+    const ping = { jsonrpc: '2.0', id: 10, method: 'ping' };
+    h.stdin.write(line(INIT) + line(again) + line(ping));
+    await tick();
+    expect(h.received).toEqual([INIT, ping]);
+    expect(h.out()).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: INVALID_REQUEST, message: expect.stringContaining('already initialized') } }]);
+  });
+
+  test('a line nested past 512 levels is answered -32700 without being parsed; one of 512 is parsed', async () => {
+    const h = await harness(1 << 20);
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const atBound = { jsonrpc: '2.0', method: 'notifications/x', params: { a: JSON.parse('['.repeat(510) + ']'.repeat(510)) } }; // 1 + 1 + 510 levels
+    h.stdin.write(line(INIT) + deep + '\n' + line(atBound));
+    await tick();
+    expect(h.out()).toEqual([{ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: expect.stringContaining('deeper than 512 levels') } }]);
+    expect(h.received).toEqual([INIT, atBound]);
+    expect(h.warnings).toContain('a line nested too deep');
+  });
+});

@@ -1,4 +1,5 @@
-import type { Plugin, ToolBundle } from 'mcpgw/plugin-api';
+import type { Plugin, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
+import { endCall } from './files';
 import { aggregate } from './aggregate/aggregate';
 import { aggregateCommand } from './aggregate/command';
 import { search } from './search/search';
@@ -20,9 +21,23 @@ export const exploreBundle: ToolBundle = {
   name: 'explore',
   description:
     'Explorer tools (Thoth-compatible): list_files finds files; open_file returns a handle (file_1, …); then get_schema, extract_keys, sample_records, get_outline, get_record, get_value_at_path, search, aggregate (count, group, sum, bucket), get_file_info, get_record_count; close_file when done. Record indexes are zero-based. Optional arguments may be null (= default); unknown ones are ignored with a warning.',
-  tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, aggregate, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline],
+  tools: [listFiles, openFile, closeFile, getFileInfo, getRecord, getRecordCount, search, aggregate, getValueAtPath, extractKeys, sampleRecords, getSchema, getOutline].map(endingUse),
   lenientArguments: true,
 };
+
+/** `tool` with its call's use of the files it read ended when it answers (files.ts closeWhenUnused). */
+function endingUse<T extends ToolDefinition<any, any>>(tool: T): T {
+  return {
+    ...tool,
+    async handler(args: unknown, ctx: Parameters<T['handler']>[1]) {
+      try {
+        return await tool.handler(args as never, ctx);
+      } finally {
+        endCall(ctx);
+      }
+    },
+  };
+}
 
 const plugin: Plugin = {
   name: '@mcpgw/tools-explore',

@@ -12,8 +12,15 @@ export interface ReaderFile {
   implicitKey?: string;
   /** ms since the epoch of the last read (least recently used implicit handles make room first). */
   lastUsed?: number;
-  /** The read holding the source lease, if any; resolves when it ends (success or failure). */
-  lease: Promise<void> | null;
+  /**
+   * Reads running on this handle. Reads on one handle run concurrently, each from its own position (a source reads
+   * by offset and every scan keeps its own buffers); closing waits until none runs.
+   */
+  reads: number;
+  /** Resolves when `reads` is back at 0 (set while reads run). */
+  idle: Promise<void> | null;
+  /** An implicit handle whose read completed while other reads ran: closed by the last of them, if no cursor is left. */
+  closeWhenIdle?: boolean;
   /** Set by json_close or expiry: no new read or cursor may start. */
   closed: boolean;
   /** Cursor ids issued on this handle (invalidated when it closes). */
@@ -73,7 +80,7 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
 
 /**
  * Marks `file` closed, invalidates its cursors (unless `dropCursors` is false), and closes its source
- * once any in-flight read has released the lease. Resolves when the source is closed. Idempotent.
+ * once the reads running on it have ended. Resolves when the source is closed. Idempotent.
  */
 export async function release(ctx: ToolContext, file: ReaderFile, dropCursors = true): Promise<void> {
   file.closed = true;
@@ -82,15 +89,10 @@ export async function release(ctx: ToolContext, file: ReaderFile, dropCursors = 
     for (const id of file.cursors) cursors.delete(id);
   }
   file.cursors.clear();
-  while (file.lease) await file.lease;
+  while (file.idle) await file.idle;
   file.opened.close();
 }
 
-/**
- * Runs `work` holding `file`'s source lease. A second read on a busy handle does not wait: it is
- * RESOURCE_LIMIT_EXCEEDED with `limit.name: "source_busy"` at once (the reference's rule), so the
- * server never blocks and two scans never interleave on one handle.
- */
 /** Implicit handles closed to make room: their cursors then answer HANDLE_EXPIRED saying so. */
 export function evictedIds(ctx: ToolContext): Set<string> {
   return ctx.session.get('reader.evicted', () => new Set<string>());
@@ -106,7 +108,7 @@ export function makeRoom(ctx: ToolContext): void {
   if (table.size < ctx.limits.maxOpenFiles) return;
   let victim: [string, ReaderFile] | null = null;
   for (const [id, f] of table.entries()) {
-    if (!f.implicit || f.lease || f.closed) continue;
+    if (!f.implicit || f.reads > 0 || f.closed) continue;
     if (!victim || (f.lastUsed ?? 0) < (victim[1].lastUsed ?? 0)) victim = [id, f];
   }
   if (!victim) {
@@ -123,20 +125,29 @@ export function makeRoom(ctx: ToolContext): void {
   void release(ctx, f, false);
 }
 
-export async function withLease<T>(ctx: ToolContext, fileId: string, file: ReaderFile, work: () => Promise<T>): Promise<T> {
-  if (file.lease) {
-    throw ctx.error('RESOURCE_LIMIT_EXCEEDED', `File handle ${fileId} is busy with another read.`, {
-      limit: { name: 'source_busy', limit: 1, value: 1 },
-      hint: 'Retry when the other read has finished, or open the file again for an independent handle. A cursor stays valid.',
-    });
-  }
-  let done!: () => void;
+/** The resolver of each busy handle's `idle` promise. */
+const idleResolvers = new WeakMap<ReaderFile, () => void>();
+
+/**
+ * Runs `work` as one of the reads on `file`: reads on one handle run side by side (each scan has its own position and
+ * buffers), `release` waits until all have ended, and an implicit handle whose read completed while others ran is
+ * closed by the last of them (when no cursor of it remains).
+ */
+export async function withRead<T>(ctx: ToolContext, fileId: string, file: ReaderFile, work: () => Promise<T>): Promise<T> {
   file.lastUsed = ctx.clock.now();
-  file.lease = new Promise<void>((resolve) => (done = resolve));
+  if (file.reads++ === 0) file.idle = new Promise<void>((resolve) => idleResolvers.set(file, resolve));
   try {
     return await work();
   } finally {
-    file.lease = null;
-    done();
+    if (--file.reads === 0) {
+      const resolveIdle = idleResolvers.get(file);
+      idleResolvers.delete(file);
+      file.idle = null;
+      resolveIdle?.();
+      if (file.closeWhenIdle && !file.closed && file.cursors.size === 0 && fileId !== '') {
+        file.closeWhenIdle = false;
+        if (fileTable(ctx).delete(fileId)) void release(ctx, file);
+      }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { NotARegularFile, openRegularFile } from '../files/regular-file';
 import { crc32 } from 'node:zlib';
 import type { RecordSource } from '../../kernel/contracts/format';
 import type { Detection } from '../../kernel/contracts/tool';
@@ -195,7 +196,14 @@ export class EntryFile {
    * @throws DamagedEntry (bad magic, version, lengths, fields or checksum); the file system's errors (ENOENT: none).
    */
   static open(path: string): EntryFile {
-    const fd = openSync(path, 'r');
+    // Not following a symlink, not waiting on a FIFO planted at the (predictable) path: a regular file or no entry.
+    let fd: number;
+    try {
+      fd = openRegularFile(path);
+    } catch (err) {
+      if (err instanceof NotARegularFile) throw new DamagedEntry(`${err.kind}, not a regular file`);
+      throw err;
+    }
     try {
       const size = fstatSync(fd).size;
       if (size < FIXED_HEADER + HEAD_TRAILER) throw new DamagedEntry(`${size} bytes, shorter than any entry`);

@@ -22,6 +22,9 @@ import { checkedKey, checkedMarks } from './checked';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
 
+/** Records aggregated on this thread between two turns of the event loop (and two checks of the memory bound). */
+export const AGGREGATE_SLICE = 4096;
+
 /** Estimated bytes a group table may hold (the groups, their keys and metric states). */
 export const AGGREGATE_TABLE_BYTES = 48 * 1024 * 1024;
 /** Of that, what exact distinct sets may hold before the largest turn into sketches. */
@@ -252,12 +255,24 @@ async function runHere(opts: AggregateOptions, env: AggregateEnv, compiled: Comp
       skip(state.stats, batch.first, err);
     } else {
       const batchStats = newStats();
-      const evaluated = aggregateBatch(viewOf(batch), 0, batch.count, ctx, state.table, batchStats, parse, undefined, undefined, checked);
+      const view = viewOf(batch);
+      // In slices: the memory bound is checked after each (a table past it is refused at once, not a batch later), and
+      // the event loop runs between them (pings, cancellations, other calls): a batch of many new groups held it for
+      // seconds.
+      let evaluated = 0;
+      for (let k0 = 0; k0 < batch.count; k0 += AGGREGATE_SLICE) {
+        if (k0 > 0) {
+          await new Promise((r) => setImmediate(r));
+          if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+        }
+        evaluated += aggregateBatch(view, k0, Math.min(batch.count, k0 + AGGREGATE_SLICE), ctx, state.table, batchStats, parse, undefined, undefined, checked);
+        checkMemory();
+      }
       if (!source.rootIsSequence && batchStats.skipped > 0) throw recreate(opts, 0);
       addStats(state.stats, batchStats);
-      checkMemory();
       wide = evaluated > batch.count / 2;
     }
+    await new Promise((r) => setImmediate(r));
     const next = batch.first + batch.count;
     opts.onProgress?.(next - from, total);
     if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');

@@ -25,8 +25,19 @@ export interface HttpSettings {
   token: string | null;
   /** Where the token came from (for messages), or null. */
   tokenSource: 'MCPGW_HTTP_TOKEN' | 'http.token' | 'http.tokenFile' | null;
-  /** Open 2025-era sessions at most; a new one past it is refused with 503. */
+  /**
+   * Open 2025-era sessions at most. A new one past it (or past `maxSessionsPerPrincipal` for its principal) takes the
+   * place of the least recently used session with no request running; 503 only when every session is busy.
+   */
   maxSessions: number;
+  /** Open 2025-era sessions of one principal (a token's identity, or anonymous) at most. */
+  maxSessionsPerPrincipal: number;
+  /** Open TCP connections at most (node:http `maxConnections`): past it, new connections are closed at once. */
+  maxConnections: number;
+  /** ms a request's headers may take to arrive (node:http `headersTimeout`; slowloris): then 408 and closed. */
+  headersTimeoutMs: number;
+  /** ms a whole request, headers and body, may take to arrive (node:http `requestTimeout`): then 408 and closed. */
+  bodyTimeoutMs: number;
 }
 
 /** Command-line flags of `serve --http`. */
@@ -41,6 +52,9 @@ export const HTTP_DEFAULTS = Object.freeze({
   path: '/mcp',
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessions: 256,
+  maxConnections: 512,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
 });
 
 /** Loopback `Host` names accepted by default (DNS rebinding protection); the SDK's localhostAllowedHostnames(). */
@@ -122,6 +136,12 @@ export function resolveHttpConfig(loaded: LoadedConfigLike, flags: HttpFlags, en
       return origin;
     });
   }
+  const maxSessions = http.maxSessions ?? HTTP_DEFAULTS.maxSessions;
+  const headersTimeoutMs = http.headersTimeoutMs ?? Math.min(HTTP_DEFAULTS.headersTimeoutMs, http.bodyTimeoutMs ?? Infinity);
+  const bodyTimeoutMs = http.bodyTimeoutMs ?? Math.max(HTTP_DEFAULTS.bodyTimeoutMs, headersTimeoutMs);
+  if (bodyTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(`http.bodyTimeoutMs (${bodyTimeoutMs}) is shorter than http.headersTimeoutMs (${headersTimeoutMs}): the whole request includes its headers; raise bodyTimeoutMs.`);
+  }
   return {
     host,
     port,
@@ -131,7 +151,11 @@ export function resolveHttpConfig(loaded: LoadedConfigLike, flags: HttpFlags, en
     maxBodyBytes: http.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes,
     token,
     tokenSource,
-    maxSessions: http.maxSessions ?? HTTP_DEFAULTS.maxSessions,
+    maxSessions,
+    maxSessionsPerPrincipal: Math.min(http.maxSessionsPerPrincipal ?? maxSessions, maxSessions),
+    maxConnections: http.maxConnections ?? HTTP_DEFAULTS.maxConnections,
+    headersTimeoutMs,
+    bodyTimeoutMs,
   };
 }
 

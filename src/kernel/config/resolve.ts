@@ -131,12 +131,18 @@ interface ProfileLookup {
   ownDir?: string;
 }
 
+/** Profiles one `extends` chain may hold (the named one included). */
+export const MAX_PROFILE_CHAIN = 32;
+
 /**
  * The profile `name` with its `extends` chain merged in. `fromPackage` is the folder of the shareable
  * profile that named `name` (its parents are packages too, looked up from there).
  */
 function flattenProfile(name: string, lookup: ProfileLookup, seen: string[] = [], fromPackage?: string): ProfileConfig {
   if (seen.includes(name)) throw new ConfigError(`Profiles extend each other in a cycle: ${[...seen, name].join(' → ')}.`);
+  if (seen.length >= MAX_PROFILE_CHAIN) {
+    throw new ConfigError(`Profile "${seen[0]}" extends a chain of more than ${MAX_PROFILE_CHAIN} profiles (${seen.slice(0, 3).join(' → ')} → … → ${name}): merge some of them; a chain is at most ${MAX_PROFILE_CHAIN} long.`);
+  }
   let own: ProfileConfig;
   let packageDir: string | undefined;
   if (fromPackage === undefined && Object.hasOwn(lookup.profiles, name)) own = lookup.profiles[name]!;

@@ -66,6 +66,10 @@ export const httpSchema = z.strictObject({
   token: z.string().optional(),
   tokenFile: name.optional(),
   maxSessions: positiveInt.optional(),
+  maxSessionsPerPrincipal: positiveInt.optional(),
+  maxConnections: positiveInt.optional(),
+  headersTimeoutMs: positiveInt.min(100).optional(),
+  bodyTimeoutMs: positiveInt.min(100).optional(),
 });
 
 /**

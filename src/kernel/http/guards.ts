@@ -28,6 +28,17 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * Exactly one `Host` header (RFC 9112 §3.2: a request with more than one is answered 400). Node keeps only the first
+ * in `headers`, so a second one, which a proxy or cache behind may read instead, is counted on the raw lines.
+ */
+export function checkSingleHost(rawHeaders: readonly string[]): Rejection | null {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts <= 1) return null;
+  return jsonRpcRejection(400, `Bad Request: ${hosts} Host headers; a request carries exactly one (RFC 9112 section 3.2).`, { connection: 'close' });
+}
+
 /** `Host` must name an allowed host (DNS rebinding protection) → otherwise 403. */
 export function checkHost(headers: IncomingHttpHeaders, settings: Pick<HttpSettings, 'allowedHosts'>): Rejection | null {
   const r = validateHostHeader(header(headers, 'host'), settings.allowedHosts);

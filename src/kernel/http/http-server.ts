@@ -7,13 +7,21 @@ import type { Limits } from '../contracts/limits';
 import type { Logger } from '../contracts/plugin';
 import type { Clock } from '../contracts/clock';
 import type { Session } from '../session/session';
-import { checkBody, checkHost, checkOrigin, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
+import { checkBody, checkHost, checkOrigin, checkSingleHost, checkToken, corsHeaders, isRejection, jsonRpcRejection, preflight, type Rejection } from './guards';
+import { depthExceededAt, MESSAGE_MAX_DEPTH } from '../server/json-depth';
 import { LegacySessions } from './legacy-sessions';
 import { PrincipalStores } from './principal-stores';
 import { principalOf, sharedTokenVerifier } from './token';
 
 /** How long an idle keep-alive connection is kept, ms. */
 const KEEP_ALIVE_MS = 65_000;
+/**
+ * A body refused with 413 is still read (and dropped) up to this many bytes, so a client that goes on writing it reads
+ * the 413 instead of failing its writes (EPIPE, or a reset that loses the answer); a longer one closes the connection.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+/** Requests answered before going quiet asks for a collection (a lone request does not). */
+const QUIET_COLLECT_AFTER = 16;
 
 export interface McpHttpServerOptions {
   settings: HttpSettings;
@@ -25,6 +33,8 @@ export interface McpHttpServerOptions {
   log: Logger;
   /** The clock 2025-era sessions expire on (the kernel's; default the system clock). */
   clock?: Clock;
+  /** Called when no request is in flight after at least 16 were answered (the CLI: a memory-reducing collection). */
+  onQuiet?: () => void;
 }
 
 /**
@@ -51,6 +61,8 @@ export class McpHttpServer {
   /** Requests other than GET (SSE listen streams) being served: shutdown waits for them. */
   private inFlight = 0;
   private drained: (() => void) | null = null;
+  /** Requests answered since the last collection asked for when the server went quiet. */
+  private sinceCollection = 0;
 
   constructor(private readonly options: McpHttpServerOptions) {
     const { settings, build, log } = options;
@@ -61,6 +73,7 @@ export class McpHttpServer {
       ...(options.newSession ? { newSession: options.newSession } : {}),
       build: (session) => build(session, true),
       maxSessions: settings.maxSessions,
+      maxSessionsPerPrincipal: settings.maxSessionsPerPrincipal,
       idleMs: Math.max(options.limits.handleIdleMs, options.limits.cursorIdleMs),
       maxBodyBytes: settings.maxBodyBytes,
       log,
@@ -71,17 +84,27 @@ export class McpHttpServer {
       maxRequestBodySize: settings.maxBodyBytes,
       onerror,
     });
-    const route = async (request: Request, extra?: { authInfo?: AuthInfo }): Promise<Response> => {
+    // A POST's body reaches here parsed once (serve): every leg takes it as parsedBody instead of parsing it again.
+    const route = async (request: Request, extra?: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<Response> => {
       const authInfo = extra?.authInfo;
-      if (await isLegacyRequest(request, undefined, { maxRequestBodySize: settings.maxBodyBytes })) return this.legacy.handle(request, authInfo);
-      return this.modern.fetch(request, authInfo ? { authInfo } : {});
+      const parsedBody = extra?.parsedBody;
+      if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: settings.maxBodyBytes })) return this.legacy.handle(request, authInfo, parsedBody);
+      return this.modern.fetch(request, { ...(authInfo ? { authInfo } : {}), ...(parsedBody !== undefined ? { parsedBody } : {}) });
     };
     this.node = toNodeHandler({ fetch: route }, { maxRequestBodySize: settings.maxBodyBytes, onerror });
-    this.server = http.createServer((req, res) => void this.serve(req, res));
-    // Idle keep-alive connections outlive the clients' own idle timeout (undici: 4 s), so a client never sends a
-    // request on a connection the server is closing at that moment (ECONNRESET under load with Node's 5 s).
-    this.server.keepAliveTimeout = KEEP_ALIVE_MS;
-    this.server.headersTimeout = KEEP_ALIVE_MS + 1000;
+    // node:http's own limits against clients that hold connections (slowloris): headers must arrive within
+    // headersTimeoutMs and the whole request within bodyTimeoutMs (408, then closed; checked every second), at most
+    // maxConnections are open (past it new ones are closed at once), at most 100 header lines are read.
+    this.server = http.createServer({
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs),
+      // Idle keep-alive connections outlive the clients' own idle timeout (undici: 4 s), so a client never sends a
+      // request on a connection the server is closing at that moment (ECONNRESET under load with Node's 5 s).
+      keepAliveTimeout: KEEP_ALIVE_MS,
+    }, (req, res) => void this.serve(req, res));
+    this.server.maxConnections = settings.maxConnections;
+    this.server.maxHeadersCount = 100;
   }
 
   /** Binds and resolves to the endpoint's URL (with the port the system chose for port 0). */
@@ -134,19 +157,42 @@ export class McpHttpServer {
     if (method !== 'GET') {
       this.inFlight++;
       res.once('close', () => {
-        if (--this.inFlight === 0) this.drained?.();
+        this.sinceCollection++;
+        if (--this.inFlight === 0) {
+          this.drained?.();
+          this.quiet();
+        }
       });
     }
     try {
       const rejected = await this.gate(method, req);
-      if (rejected) return send(res, rejected);
+      if (rejected) return refuse(req, res, rejected);
       for (const [k, v] of Object.entries(corsHeaders(req.headers, this.options.settings))) res.setHeader(k, v);
-      await this.node(req as Parameters<typeof this.node>[0], res);
+      let parsed: unknown;
+      if (method === 'POST') {
+        const body = await readBody(req, this.options.settings.maxBodyBytes);
+        if (body === null) return refuse(req, res, tooLarge(this.options.settings.maxBodyBytes));
+        const parsedOrRejected = parseOnce(body);
+        if (isParseRejection(parsedOrRejected)) return send(res, parsedOrRejected.rejection);
+        parsed = parsedOrRejected.value;
+      }
+      await this.node(req as Parameters<typeof this.node>[0], res, parsed as never);
     } catch (err) {
       this.options.log.error('http: request failed', { error: (err as Error)?.stack ?? String(err) });
       if (!res.headersSent) send(res, jsonRpcRejection(500, 'Internal server error', {}, -32603));
       else res.end();
     }
+  }
+
+  /**
+   * No request in flight after a burst of requests: `onQuiet` (the CLI's: one memory-reducing collection a second later). Without
+   * allocation pressure once the clients have gone, none runs, and what their calls left (closed files' indexes and
+   * buffers, their sessions' servers) stays resident: RSS stayed 30-50 % over its level before a load.
+   */
+  private quiet(): void {
+    if (this.sinceCollection < QUIET_COLLECT_AFTER) return;
+    this.sinceCollection = 0;
+    this.options.onQuiet?.();
   }
 
   /** The checks before MCP sees the request; sets `req.auth` for the SDK adapter. */
@@ -155,7 +201,7 @@ export class McpHttpServer {
     if (this.stopping) return jsonRpcRejection(503, 'Service Unavailable: the server is shutting down.', { connection: 'close' });
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname !== settings.path) return jsonRpcRejection(404, `Not Found: the MCP endpoint is ${settings.path}.`);
-    const rejected = checkHost(req.headers, settings) ?? checkOrigin(req.headers, settings);
+    const rejected = checkSingleHost(req.rawHeaders) ?? checkHost(req.headers, settings) ?? checkOrigin(req.headers, settings);
     if (rejected) return rejected;
     if (method === 'OPTIONS') return preflight(req.headers, settings);
     if (this.verifier) {
@@ -170,4 +216,90 @@ export class McpHttpServer {
 function send(res: http.ServerResponse, r: Rejection): void {
   res.writeHead(r.status, r.headers);
   res.end(r.body);
+}
+
+/**
+ * Answers a request refused before its body was read. The rest of the body is read and dropped (up to
+ * {@link DRAIN_MAX_BYTES}; node:http's bodyTimeoutMs bounds the time) with the connection kept, so a client still
+ * writing its body finishes and reads the answer; a body declared or grown past that bound closes the connection.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, r: Rejection): void {
+  if (r.status !== 413) return send(res, r); // node:http reads and drops an unread body itself
+  const declared = Number(req.headers['content-length']);
+  if ((Number.isFinite(declared) && declared > DRAIN_MAX_BYTES) || req.socket.destroyed) return send(res, { ...r, headers: { ...r.headers, connection: 'close' } });
+  const { connection: _dropped, ...headers } = r.headers;
+  void _dropped;
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) req.socket.destroy();
+  });
+  req.resume();
+  send(res, { ...r, headers });
+}
+
+function tooLarge(max: number): Rejection {
+  return jsonRpcRejection(413, `Payload Too Large: the body is over http.maxBodyBytes ${max} bytes.`);
+}
+
+/**
+ * The body of a POST, or null as soon as it passes `max` bytes (declared or received; what was read stays read, and
+ * {@link refuse} reads on from there). Node's bodyTimeoutMs bounds the time it may take.
+ */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        cleanup();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onAborted = () => {
+      cleanup();
+      reject(new Error('the client closed the connection before its body was read'));
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onAborted);
+      req.pause();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onAborted);
+  });
+}
+
+type Parsed = { value: unknown } | { rejection: Rejection };
+const isParseRejection = (p: Parsed): p is { rejection: Rejection } => 'rejection' in p;
+
+/**
+ * A POST body parsed once, its nesting checked before the parse ({@link MESSAGE_MAX_DEPTH}): 400 with a JSON-RPC
+ * parse error (-32700) for text nested too deep or not JSON.
+ */
+function parseOnce(body: Buffer): Parsed {
+  const at = depthExceededAt(body);
+  if (at >= 0) {
+    return { rejection: jsonRpcRejection(400, `Parse error: the message nests deeper than ${MESSAGE_MAX_DEPTH} levels (at byte ${at}); it was not parsed.`, {}, -32700) };
+  }
+  try {
+    return { value: JSON.parse(body.toString('utf8')) };
+  } catch (err) {
+    return { rejection: jsonRpcRejection(400, `Parse error: the body is not JSON (${(err as Error).message.slice(0, 200)}).`, {}, -32700) };
+  }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { NotARegularFile, readRegularFile } from '../files/regular-file';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Logger } from '../contracts/plugin';
@@ -90,8 +91,9 @@ export function advertisedSchemas(tools: readonly SchemaSource[], options: Schem
 function readStored(file: string, key: string, count: number, log: Logger): AdvertisedSchemas[] | null {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
+    text = readRegularFile(file); // not a symlink, never waiting on a FIFO
+  } catch (err) {
+    if (err instanceof NotARegularFile) log.warn('tools/list schema cache: not a regular file, not read', { file });
     return null;
   }
   const problem = (() => {
@@ -125,7 +127,7 @@ function isObject(value: unknown): boolean {
 function store(dir: string, file: string, key: string, schemas: AdvertisedSchemas[], log: Logger): void {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 }); // every folder it makes (the index cache's too) is the user's alone
     writeFileSync(temp, JSON.stringify({ layout: LAYOUT, key, crc: crc32(JSON.stringify(schemas)), schemas }));
     renameSync(temp, file);
     prune(dir, file);

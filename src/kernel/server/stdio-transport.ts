@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { capMessage, MAX_MESSAGE_BYTES } from '../errors';
+import { depthExceededAt, MESSAGE_MAX_DEPTH } from './json-depth';
 
 /** JSON-RPC 2.0 §5.1 error codes, and the implementation-defined one for a request before the handshake. */
 export const PARSE_ERROR = -32700;
@@ -53,6 +54,8 @@ export class LineTransport implements Transport {
   private prefix: Buffer[] = [];
   private prefixBytes = 0;
   private opened = false;
+  /** An `initialize` request has come (a second one is refused). */
+  private initialized = false;
   private started = false;
   private closed = false;
 
@@ -185,6 +188,12 @@ export class LineTransport implements Transport {
     const line = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     this.chunks = [];
     this.bytes = 0;
+    const deep = depthExceededAt(line);
+    if (deep >= 0) {
+      this.options.warn?.('a line nested too deep', { bytes: line.length, maxDepth: MESSAGE_MAX_DEPTH });
+      this.reply(null, PARSE_ERROR, `Parse error: the line nests deeper than ${MESSAGE_MAX_DEPTH} levels (at byte ${deep}); it was not parsed.`);
+      return;
+    }
     const text = line.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return;
     this.handleLine(text);
@@ -236,9 +245,20 @@ export class LineTransport implements Transport {
     if (responses.length) void this.write(JSON.stringify(responses) + '\n').catch((e: Error) => this.onerror?.(e));
   }
 
-  /** A request other than ping before the handshake is answered -32002 rather than served. */
+  /**
+   * A request other than ping before the handshake is answered -32002 rather than served; a second `initialize` on the
+   * connection is answered -32600 (the session's protocol version and capabilities are settled once).
+   */
   private refusedBeforeHandshake(message: JSONRPCMessage): boolean {
-    if (this.opened || !('method' in message)) return false;
+    if (!('method' in message)) return false;
+    if (message.method === 'initialize' && 'id' in message) {
+      if (this.initialized) {
+        this.reply(message.id as Id, INVALID_REQUEST, 'Invalid Request: the connection is already initialized; initialize is sent once, at its start.');
+        return true;
+      }
+      this.initialized = true;
+    }
+    if (this.opened) return false;
     const claim = hasProtocolClaim((message as { params?: unknown }).params);
     if (message.method === 'initialize' || claim) {
       this.opened = true;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ToolDefinition } from 'mcpgw/plugin-api';
-import { fileTable } from '../files';
-import { forgetKeptTexts } from '../records';
+import { closeWhenUnused, fileTable } from '../files';
 import { handleArg } from '../schemas';
 
 const input = z.object({ handle: handleArg });
@@ -24,8 +23,8 @@ export const closeFile: ToolDefinition<typeof input, typeof output> = {
       return { closed: false };
     }
     table.delete(args.handle);
-    forgetKeptTexts(file);
-    file.opened.close();
+    // Gone for every caller at once; the file itself closes when the calls reading it have ended.
+    closeWhenUnused(file);
     return { closed: true };
   },
 };

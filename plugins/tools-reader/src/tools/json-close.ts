@@ -23,7 +23,7 @@ export const jsonClose: ToolDefinition<typeof input, typeof output> = {
       return { file_id: args.file_id, closed: false };
     }
     table.delete(args.file_id);
-    // Cursors are invalidated at once; the source closes when an in-flight read releases its lease.
+    // Cursors are invalidated at once; the source closes once the reads running on it have ended.
     // A cancelled caller stops waiting; the cleanup still finishes.
     const done = release(ctx, file);
     await new Promise<void>((resolve) => {

@@ -63,7 +63,7 @@ export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
       report = await validate(opened.source, mode, ctx);
       if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
       fileId = fileTable(ctx).add({
-        opened, implicit: false, lease: null, closed: false, cursors: new Set(),
+        opened, implicit: false, reads: 0, idle: null, closed: false, cursors: new Set(),
         ...(report.complete ? { validated: { malformedRecords: report.malformedRecords, records: report.recordsExamined } } : {}),
       });
     } catch (err) {

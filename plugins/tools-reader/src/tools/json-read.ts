@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompiledQuery, RecordSource, ScanNode, ScanPosition, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
-import { cursorTable, evictedIds, fileTable, release, withLease, type ReaderCursor, type ReaderFile } from '../state';
+import { cursorTable, evictedIds, fileTable, release, withRead, type ReaderCursor, type ReaderFile } from '../state';
 import { emptyAnswerHint } from 'mcpgw/plugin-api';
 import { checkRoom, openSource } from './json-open';
 
@@ -123,7 +123,7 @@ interface Page {
 }
 
 /**
- * Reads one page on `file` (lease already held): identity check, engine scan from `position` with the page
+ * Reads one page on `file` (counted in its reads): identity check, engine scan from `position` with the page
  * built item by item against the byte cap as the engine streams it, identity check again.
  * The page holds whole items while they fit max_result_bytes and ends before the first that does not (its position
  * is the cursor); an item too large for any page comes alone, in parts (`value_truncated`, `value_bytes`, `offset`,
@@ -380,9 +380,16 @@ function issueCursor(ctx: ToolContext, fileId: string, file: ReaderFile, spec: P
   return id;
 }
 
-/** Closes an implicit handle once a read on it is complete and none of its cursors remains. */
+/**
+ * Closes an implicit handle once a read on it is complete and none of its cursors remains; while other reads run on
+ * it, the last of them closes it (withRead).
+ */
 function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void {
   if (file.cursors.size > 0) return;
+  if (file.reads > 1) {
+    file.closeWhenIdle = true;
+    return;
+  }
   fileTable(ctx).delete(fileId);
   void release(ctx, file);
 }
@@ -417,7 +424,7 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
         throw err;
       }
       const spec: PageSpec = { ...cursor, position: cursor.position, ...(cursor.counted !== undefined ? { count: { counted: cursor.counted } } : {}) };
-      return withLease(ctx, cursor.fileId, file, async () => {
+      return withRead(ctx, cursor.fileId, file, async () => {
         const page = await readPage(ctx, file, spec, true);
         // A cancelled continuation keeps its cursor: consume it only for an answer that will be sent.
         if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
@@ -432,15 +439,15 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
     if (shape.kind === 'file') {
       const file = files.get(shape.fileId);
       const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes, ...(shape.count ? { count: { counted: 0 } } : {}) };
-      return withLease(ctx, shape.fileId, file, async () => finish(ctx, shape.fileId, file, spec, await readPage(ctx, file, spec, true)));
+      return withRead(ctx, shape.fileId, file, async () => finish(ctx, shape.fileId, file, spec, await readPage(ctx, file, spec, true)));
     }
 
     // Implicit open: compile first (cheap errors before any indexing); reuse this session's implicit handle of the
-    // same path and format when it is idle and the file unchanged; else make room, open, read.
+    // same path and format when the file is unchanged (reads on one handle run side by side); else make room, open, read.
     const spec: PageSpec = { language: shape.language, query: shape.query, compiled: compile(ctx, shape.language, shape.query), position: undefined, maxItems, maxResultBytes, ...(shape.count ? { count: { counted: 0 } } : {}) };
     const key = `${shape.format ?? 'auto'}\u0000${shape.path}`;
     for (const [id, f] of files.entries()) {
-      if (!f.implicit || f.implicitKey !== key || f.closed || f.lease) continue;
+      if (!f.implicit || f.implicitKey !== key || f.closed) continue;
       try {
         ctx.files.verify(f.opened.source, f.opened.realPath);
       } catch {
@@ -448,14 +455,14 @@ export const jsonRead: ToolDefinition<typeof input, typeof output> = {
         void release(ctx, f);
         break;
       }
-      return withLease(ctx, id, f, async () => finish(ctx, id, f, spec, await readPage(ctx, f, spec, false)));
+      return withRead(ctx, id, f, async () => finish(ctx, id, f, spec, await readPage(ctx, f, spec, false)));
     }
     checkRoom(ctx);
     const opened = await openSource(ctx, shape.path, shape.format);
-    const file: ReaderFile = { opened, implicit: true, implicitKey: key, lease: null, closed: false, cursors: new Set() };
+    const file: ReaderFile = { opened, implicit: true, implicitKey: key, reads: 0, idle: null, closed: false, cursors: new Set() };
     let page: Page;
     try {
-      page = await withLease(ctx, '', file, () => readPage(ctx, file, spec, false));
+      page = await withRead(ctx, '', file, () => readPage(ctx, file, spec, false));
       if (page.next === null) {
         opened.close();
         return page.result;
