@@ -80,6 +80,9 @@ function scanEngine(kernel: Kernel, limits: Limits): ScanEngine {
   };
 }
 
+/** One pool of engine threads per kernel, for every service scope's scans and aggregates (engine-threads.ts). */
+const kernelThreads = new WeakMap<Kernel, ReturnType<typeof import('../engine/scan/engine-threads').engineThreads>>();
+
 function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { QueryScanEngine } = require('../engine/scan/engine') as typeof import('../engine/scan/engine');
@@ -88,20 +91,30 @@ function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
     const plugin = kernel.registry.queryLanguagePlugin(name);
     return plugin && { ...plugin, loader: WORKER_LANGUAGE_MODULE };
   };
+  const threadPool = () => {
+    let pool = kernelThreads.get(kernel);
+    if (!pool) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { engineThreads } = require('../engine/scan/engine-threads') as typeof import('../engine/scan/engine-threads');
+      kernelThreads.set(kernel, (pool = engineThreads({ clock: kernel.clock })));
+    }
+    return pool;
+  };
   return new QueryScanEngine({
     limits: () => limits,
     log: kernel.options.log,
     clock: kernel.clock,
-    // The worker-thread pools (and their modules) are built at the first scan that asks whether to use them.
+    // Scans and aggregates share one pool of threads (built, with its modules, at the first scan or aggregate that asks
+    // whether to use threads).
     workers: onFirstUse<WorkerPool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ThreadPool } = require('../engine/scan/workers') as typeof import('../engine/scan/workers');
-      return new ThreadPool({ pluginOf, clock: kernel.clock });
+      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool() });
     }),
     aggregates: onFirstUse<AggregatePool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { AggregateThreads } = require('../engine/scan/aggregate-threads') as typeof import('../engine/scan/aggregate-threads');
-      return new AggregateThreads({ pluginOf, clock: kernel.clock });
+      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool() });
     }),
   });
 }
