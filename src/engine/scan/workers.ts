@@ -60,7 +60,7 @@ export interface ThreadPoolOptions {
   minBytes?: number;
   /** Starts a slot; default a thread of `threadPool` (tests give fake slots). */
   startSlot?: SlotStarter;
-  /** The engine's threads, shared with aggregates (engine-threads.ts); default a pool of this scan pool's own. */
+  /** The engine's threads, shared with aggregates (engine-threads.ts); default a pool of this scan pool's own that keeps none. */
   threadPool?: IdleWorkers<Worker>;
 }
 
@@ -149,7 +149,8 @@ export class ThreadPool implements WorkerPool {
 
   /** The threads scans run on: the engine's shared pool, or one of this scan pool's own. */
   get threadPool(): IdleWorkers<Worker> {
-    return this.options.threadPool ?? (this.ownThreads ??= engineThreads({ ...(this.options.clock ? { clock: this.options.clock } : {}), keep: this.threads }));
+    // A scan pool of its own keeps no thread (each scan's threads end with it); the shared pool keeps them.
+    return this.options.threadPool ?? (this.ownThreads ??= engineThreads({ ...(this.options.clock ? { clock: this.options.clock } : {}), keep: 0 }));
   }
 
   private get threads(): number {
