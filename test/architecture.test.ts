@@ -100,10 +100,9 @@ describe('one of each machine', () => {
     expect(found.sort()).toEqual([path.join('src', 'engine', 'aggregate', 'check-simd.ts'), WALKER]);
   });
 
-  test('one pool of worker threads: only src/engine/scan/engine-threads.ts starts one (scans and aggregates share it)', () => {
+  test('one pool of worker threads: only src/engine/scan/engine-threads.ts starts one (scans, aggregates and plugins\' tasks share it)', () => {
     const found = code().filter((f) => /\bnew Worker\(/.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(REPO, f));
-    // the sessions bundle's byte prefilter still starts a thread of its own (not yet on the engine's pool)
-    expect(found.sort()).toEqual([path.join('plugins', 'tools-sessions', 'src', 'search', 'threads.ts'), path.join('src', 'engine', 'scan', 'engine-threads.ts')]);
+    expect(found).toEqual([path.join('src', 'engine', 'scan', 'engine-threads.ts')]);
   });
 });
 
