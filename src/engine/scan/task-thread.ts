@@ -24,19 +24,17 @@ export function taskThread(pool: IdleWorkers<Worker>, loader: string, task: Thre
   const { port1, port2 } = new MessageChannel();
   const failListeners: ((err: Error) => void)[] = [];
   let held = true;
-  const fail = (err: Error) => {
+  /** Lets go of the thread once: its port closed, then `then` (give it back, end it, or tell the task it failed). */
+  const letGo = (then: () => void) => {
     if (!held) return;
     held = false;
-    detach();
-    port1.close();
-    for (const l of failListeners) l(err);
-  };
-  const onError = (err: Error) => fail(err);
-  const onExit = (code: number) => fail(new Error(`the thread stopped (exit code ${code})`));
-  const detach = () => {
     worker.off('error', onError);
     worker.off('exit', onExit);
+    port1.close();
+    then();
   };
+  const onError = (err: Error) => letGo(() => failListeners.forEach((l) => l(err)));
+  const onExit = (code: number) => onError(new Error(`the thread stopped (exit code ${code})`));
   worker.on('error', onError);
   worker.on('exit', onExit);
   const init: TaskInit = { port: port2, module: task.module, name: task.name, data: task.data, loader };
@@ -44,19 +42,7 @@ export function taskThread(pool: IdleWorkers<Worker>, loader: string, task: Thre
   return {
     port: port1,
     onFail: (l) => void failListeners.push(l),
-    release: () => {
-      if (!held) return;
-      held = false;
-      detach();
-      port1.close();
-      pool.give(worker);
-    },
-    terminate: () => {
-      if (!held) return;
-      held = false;
-      detach();
-      port1.close();
-      pool.discard(worker);
-    },
+    release: () => letGo(() => pool.give(worker)),
+    terminate: () => letGo(() => pool.discard(worker)),
   };
 }
