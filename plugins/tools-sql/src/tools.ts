@@ -26,7 +26,8 @@ function cursors(ctx: ToolContext) {
     onEvict: (s) => s.stream.close(),
     expiredHint: 'Run the query again.',
     usedHint: 'Continue from the latest next_cursor.',
-    fullHint: 'Page a query to its end (or let cursors expire) before starting more.',
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }
 
