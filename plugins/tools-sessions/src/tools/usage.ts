@@ -59,8 +59,15 @@ const output = z.object({
   complete: z.boolean().describe('false when some sessions were not read before the time limit (sessions_pending): call again, the read ones are kept'),
   sessions_pending: z.number().int(),
   skipped_records: z.number().int(),
+  sessions_without_tokens: z.number().int().optional().describe('Sessions read whose files record a conversation but no token usage (warnings say why, by source): their tokens are not in the totals'),
+  warnings: z.array(z.object({ code: z.string(), message: z.string() })).optional(),
   cut: cutSchema.optional(),
 });
+
+/** Why a source's session may hold no token usage on disk (said in the NO_TOKEN_USAGE warning). */
+const NO_TOKENS_WHY: Record<string, string> = {
+  copilot: 'Copilot CLI writes a run\'s token totals only when the run ends (session.shutdown); a run that crashed, was left with /new or is still going has none on disk',
+};
 
 type Out = z.input<typeof output>;
 
@@ -103,6 +110,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       const seen = new Set<string>();
       const seenTools = new Set<string>();
       let sessions = 0, subagents = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
+      const noTokens = new Map<string, number>();
       // A fork or subagent counts in the scope of the session it descends from (see usageRoots), read after it: the
       // originals claim their keys first, whatever their time, so a copy is never counted in their place.
       const roots = usageRoots(catalog.projects);
@@ -144,6 +152,8 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           else sessions++;
           entries += stats.entries;
           skipped += stats.skipped;
+          // A conversation (a prompt and more) with no token record: its tokens are unknown, not zero.
+          if (stats.usage.length === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
           countedProjects.add(`${p.source}\n${p.id}`);
           let src = bySource.get(p.source);
           if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
@@ -218,6 +228,14 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         sessions_pending: pending,
         skipped_records: skipped,
       };
+      if (noTokens.size) {
+        const n = [...noTokens.values()].reduce((a, b) => a + b, 0);
+        result.sessions_without_tokens = n;
+        result.warnings = [...noTokens].map(([source, k]) => ({
+          code: 'NO_TOKEN_USAGE',
+          message: `${k} ${source} session${k === 1 ? '' : 's'} record${k === 1 ? 's' : ''} a conversation but no token usage: not in the token totals. ${NO_TOKENS_WHY[source] ?? 'The assistant wrote no usage records in them'}.`,
+        }));
+      }
       return fitUsage(ctx, result);
     },
   };
