@@ -13,6 +13,7 @@ import { container as rootContainer } from 'tsyringe';
 import type { QueryLanguage } from '../contracts/query';
 import type { RecordsToolkit } from '../contracts/records';
 import type { WorkerPlugin } from '../contracts/engine';
+import type { Logger } from '../contracts/plugin';
 import { Tokens } from '../contracts/tokens';
 import { McpgwError } from '../errors';
 import { systemClock } from '../clock';
@@ -29,7 +30,7 @@ export const WORKER_LANGUAGE_MODULE = ((here: string) => (fs.existsSync(here) ? 
  * The query language `name` of `plugin`, loaded on this thread; `services.records`: the toolkit its plugin is handed
  * (`registry.records`), the engine's. @throws McpgwError INTERNAL_ERROR
  */
-export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit }): Promise<QueryLanguage> {
+export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit; log?: Logger }): Promise<QueryLanguage> {
   installApiResolution();
   const registry = new Registry();
   const dir = path.dirname(plugin.entry);
@@ -37,7 +38,7 @@ export async function languageFrom(plugin: WorkerPlugin, name: string, services:
   container.register(Tokens.Records, { useValue: services.records });
   try {
     await loadPlugin({ id: plugin.entry, options: plugin.options, fromDir: dir, origin: 'config' },
-      { registry, kernelVersion: 'worker', ownDir: dir, container, log: quiet, clock: systemClock });
+      { registry, kernelVersion: 'worker', ownDir: dir, container, log: services.log ?? quiet, clock: systemClock });
   } catch (err) {
     if (err instanceof PluginLoadError) throw new McpgwError('INTERNAL_ERROR', `Worker: ${err.message}`);
     throw err;
