@@ -76,7 +76,11 @@ export async function checkCommand(opts: CommonOptions): Promise<void> {
   const root = files instanceof FileService ? files.root : null;
   out(`config: ${loaded.filepath ?? '(none found; defaults)'}\n`);
   out(`root: ${root ?? '(none: the offered bundles read no root)'}\n`);
-  out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
+  const offered = kernel.bundleNames(config);
+  const notOffered = [...kernel.registry.bundles.keys()].filter((b) => !offered.includes(b));
+  const bundles = `bundles offered: ${offered.join(', ') || '(none)'}${notOffered.length ? `; not offered: ${notOffered.join(', ')} (list them in a profile's "bundles" to offer them)` : ''}`;
+  out(`profile: ${config.profile ?? '(none: the default bundles)'}\n`);
+  out(`${bundles}\n`);
   out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
   out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);
   if (loaded.config.http) {
