@@ -97,7 +97,14 @@ describe('one of each machine', () => {
     const walker = /\b(function|const|let)\s+(stringEnd|valueEnd|skipValue|scalarEnd|isWs|isJsonWs|skipWs|isWhitespace)\b|\[0x20\]\s*=|=== 0x20 \|\| \w+ === 0x0[9ad]\b/;
     const found = code().filter((f) => walker.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(REPO, f));
     // check-simd.ts assembles the aggregate's record check as WebAssembly SIMD instructions (no JavaScript walk to share)
-    expect(found).toEqual([path.join('src', 'engine', 'aggregate', 'check-simd.ts'), WALKER]);
+    expect(found.sort()).toEqual([path.join('src', 'engine', 'aggregate', 'check-simd.ts'), WALKER]);
+  });
+
+  test('one pool of worker threads: only src/engine/scan/engine-threads.ts starts one (scans, aggregates and plugins\' tasks share it)', () => {
+    const found = code().filter((f) => /\bnew Worker\(/.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(REPO, f));
+    // Besides the pool, only the kernel's load watchdog (docs/architecture.md "Isolation and blame"): a thread that keeps
+    // time while plugins load, started before any engine thread, which a busy main thread cannot block.
+    expect(found.sort()).toEqual([path.join('src', 'engine', 'scan', 'engine-threads.ts'), path.join('src', 'kernel', 'plugins', 'load-watchdog.ts')]);
   });
 });
 

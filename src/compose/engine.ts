@@ -7,6 +7,7 @@ import type { ScanEngine } from '../kernel/contracts/scan';
 import type { Limits } from '../kernel/contracts/limits';
 import type { ScopeSettings, WorkerPlugin } from '../kernel/contracts/engine';
 import { WORKER_LANGUAGE_MODULE } from '../kernel/plugins/worker-language';
+import { WORKER_TASK_MODULE } from '../kernel/plugins/worker-task';
 import { recordsToolkit } from '../engine/records';
 import { CallJsonLayout } from '../engine/records/json-layout';
 import { IndexCache } from '../engine/cache/index-cache';
@@ -77,8 +78,28 @@ function scanEngine(kernel: Kernel, limits: Limits): ScanEngine {
     aggregate: (options) => real().aggregate(options),
     slot: (deadline, signal) => real().slot(deadline, signal),
     missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
+    // A plugin's task takes a thread of the same pool without building the scan engine.
+    thread: (task) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { taskThread } = require('../engine/scan/task-thread') as typeof import('../engine/scan/task-thread');
+      return taskThread(threadPool(kernel), WORKER_TASK_MODULE, task);
+    },
   };
 }
+
+/** The kernel's one pool of engine threads (built at the first scan, aggregate or task that asks for threads). */
+function threadPool(kernel: Kernel): ReturnType<typeof import('../engine/scan/engine-threads').engineThreads> {
+  let pool = kernelThreads.get(kernel);
+  if (!pool) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { engineThreads } = require('../engine/scan/engine-threads') as typeof import('../engine/scan/engine-threads');
+    kernelThreads.set(kernel, (pool = engineThreads({ clock: kernel.clock })));
+  }
+  return pool;
+}
+
+/** One pool of engine threads per kernel, for every service scope's scans, aggregates and plugins' tasks (engine-threads.ts). */
+const kernelThreads = new WeakMap<Kernel, ReturnType<typeof import('../engine/scan/engine-threads').engineThreads>>();
 
 function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -92,16 +113,17 @@ function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
     limits: () => limits,
     log: kernel.options.log,
     clock: kernel.clock,
-    // The worker-thread pools (and their modules) are built at the first scan that asks whether to use them.
+    // Scans and aggregates share one pool of threads (built, with its modules, at the first scan or aggregate that asks
+    // whether to use threads).
     workers: onFirstUse<WorkerPool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ThreadPool } = require('../engine/scan/workers') as typeof import('../engine/scan/workers');
-      return new ThreadPool({ pluginOf, clock: kernel.clock });
+      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
     }),
     aggregates: onFirstUse<AggregatePool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { AggregateThreads } = require('../engine/scan/aggregate-threads') as typeof import('../engine/scan/aggregate-threads');
-      return new AggregateThreads({ pluginOf, clock: kernel.clock });
+      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
     }),
   });
 }

@@ -10,6 +10,7 @@ import type { JsonLayout } from './contracts/records';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
+import { LoadWatchdog } from './plugins/load-watchdog';
 import { checkExtensions, checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
@@ -44,6 +45,8 @@ export interface KernelOptions {
   clock?: Clock;
   /** Loads a plugin's resolved entry file (default `import()`); tests load plugin objects in-process with it. */
   importModule?: (entry: string) => Promise<unknown>;
+  /** Bound on loading each plugin, ms (plugins/load-watchdog.ts: past it the process exits 2); absent: none. */
+  pluginLoadBoundMs?: number;
 }
 
 /** What a service scope is made for: a root folder (null: none) and the limits of an effective config. */
@@ -88,7 +91,12 @@ export class Kernel {
   async load(specs: readonly PluginSpec[], config?: { sections: Readonly<Record<string, Record<string, unknown>>>; dir: string }): Promise<void> {
     installApiResolution();
     const sections = config ? { ...config, claimed: new Set<string>() } : undefined;
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}) });
+    const watchdog = this.options.pluginLoadBoundMs !== undefined ? new LoadWatchdog(this.options.pluginLoadBoundMs) : undefined;
+    try {
+      await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}), ...(watchdog ? { watchdog } : {}) });
+    } finally {
+      watchdog?.close();
+    }
     const unclaimed = Object.keys(sections?.sections ?? {}).filter((k) => !sections!.claimed.has(k));
     if (unclaimed.length) {
       const owned = this.registry.plugins.length ? ` Sections of the loaded plugins: ${[...sections!.claimed].join(', ') || 'none'}.` : '';
@@ -241,7 +249,7 @@ export class Kernel {
       interactive: io.interactive,
       runTool: async (tool, args) => {
         // a context of its own per call: its JSON layout counts the lone surrogates of this answer only
-        const r = await runTool(tool, args, call(), plugin);
+        const r = await runTool(tool, args, call(), plugin, { blame: (e) => this.registry.blame.of(e) });
         if (r.isError) {
           const e = r.structuredContent.error as ErrorPayload;
           throw new McpgwError(e.code, e.hint ? `${e.message} (${e.hint})` : e.message);
@@ -271,6 +279,7 @@ export class Kernel {
       json: () => scope.resolve<JsonLayout>(Tokens.JsonLayout),
       answers: config.answers ?? DEFAULT_ANSWERS,
       schemaCache: config.cache ? { dir: config.cache.dir, salt: this.schemaSalt() } : null,
+      blame: (err) => this.registry.blame.of(err),
     };
   }
 

@@ -67,7 +67,7 @@ const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugi
 
 describe('mcpgw/plugin-api', () => {
   test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin, compareNumerals and FakeClock', () => {
-    expect(PLUGIN_API_VERSION).toBe('2.11.0');
+    expect(PLUGIN_API_VERSION).toBe('2.12.0');
     expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'MarkedTextBuilder', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'WasmType', 'appendToken', 'caselessFinder', 'codePointLength', 'compareNumerals', 'definePlugin', 'emptyAnswerHint', 'escapeToken', 'formatPointer', 'indexOfBytes', 'indexOfCaseless', 'isJsonWhitespace', 'jsonStringEnd', 'jsonTextStringEnd', 'jsonTextValueEnd', 'jsonValueEnd', 'leb128', 'markedField', 'ownMarkerCharacters', 'parsePointer', 'registerPlugin', 'skipJsonTextWhitespace', 'skipJsonWhitespace', 'sleb128', 'tokenIndex', 'tokenName', 'tokenText', 'unescapeToken', 'wasmModule', 'wasmVec']);
     expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
@@ -99,17 +99,17 @@ describe('mcpgw/plugin-api', () => {
 });
 
 describe('apiVersion', () => {
-  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.12.0']])('%s does not include the kernel\'s 2.11.0: refused naming both versions', async (range) => {
+  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.13.0']])('%s does not include the kernel\'s 2.12.0: refused naming both versions', async (range) => {
     const err = await loadError([plugin('future', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.11.0. Install a version of the plugin that supports plugin API 2.11.0.`,
+      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.12.0. Install a version of the plugin that supports plugin API 2.12.0.`,
     );
   });
 
   test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2']])('%s (a plugin for plugin API 1): refused saying what plugin API 2 changed', async (range) => {
     const err = await loadError([plugin('old', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.11.0, which refuses 1.x plugins. `
+      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.12.0, which refuses 1.x plugins. `
       + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
       + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts). '
       + 'Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".',
@@ -170,7 +170,7 @@ describe('register()', () => {
     await load([plugin('probe', (r) => { made = r.error('NOT_FOUND', 'x', { hint: 'y' }); versions = [r.apiVersion, r.kernelVersion]; })]);
     expect(made).toBeInstanceOf(McpgwError);
     expect(made).toMatchObject({ code: 'NOT_FOUND', message: 'x' });
-    expect(versions).toEqual(['2.11.0', '0.1.0']);
+    expect(versions).toEqual(['2.12.0', '0.1.0']);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * search_sessions' prefilter on two threads (search/verdicts.ts, search/threads.ts): every other session's files are
- * opened and checked here (FileAccess.openRaw), read and tested on a worker thread, and closed here once answered.
+ * opened and checked here (FileAccess.openRaw), read and tested on an engine thread (`ctx.scan.thread`, the pool of
+ * src/engine/scan/engine-threads.ts), and closed here once answered.
  * The verdicts are those of the one-thread read, whatever mix of literal spellings the files hold; what a file's escapes
  * spell is learned on either thread; no descriptor stays open, also when a search stops asking early.
  */
@@ -11,8 +12,11 @@ import type { FileAccess, ToolContext } from '../../src/kernel/contracts';
 import { McpgwError } from '../../src/kernel/errors';
 import type { CatalogSession } from '../../plugins/tools-sessions/src/catalog';
 import { literalTest, TraitsCache } from '../../plugins/tools-sessions/src/search/prefilter';
-import { PrefilterThread } from '../../plugins/tools-sessions/src/search/threads';
 import { Verdicts } from '../../plugins/tools-sessions/src/search/verdicts';
+import { engineThreads } from '../../src/engine/scan/engine-threads';
+import { taskThread } from '../../src/engine/scan/task-thread';
+import { WORKER_TASK_MODULE } from '../../src/kernel/plugins/worker-task';
+import { FakeClock } from '../../src/kernel/fake-clock';
 import { fileService } from '../helpers/formats';
 
 let tmp: string;
@@ -20,7 +24,12 @@ let access: FileAccess;
 let sessions: CatalogSession[];
 /** Whether each session holds the literal (as written, in another case, or through a \u escape): computed here. */
 let holds: boolean[];
-const ctx = { signal: new AbortController().signal, error: (code: string, message: string) => new McpgwError(code as never, message) } as unknown as Pick<ToolContext, 'signal' | 'error'>;
+// The engine's pool of threads (kept: the clock never moves), as ctx.scan hands it to a plugin's task.
+const threads = engineThreads({ clock: new FakeClock(), keep: 2, onIdleDown: () => undefined });
+const ctx = {
+  signal: new AbortController().signal, error: (code: string, message: string) => new McpgwError(code as never, message),
+  scan: { thread: (task: Parameters<NonNullable<ToolContext['scan']['thread']>>[0]) => taskThread(threads, WORKER_TASK_MODULE, task) },
+} as unknown as Pick<ToolContext, 'signal' | 'error' | 'scan'>;
 
 const openDescriptors = () => fs.readdirSync('/proc/self/fd').length;
 
@@ -53,26 +62,32 @@ beforeAll(() => {
   }
   access = fileService(tmp, []).within([tmp]);
 });
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => {
+  threads.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 const spec = { literals: ['zanzibar'], caseInsensitive: true };
 const verdicts = (first: number, threadMinBytes: number, traits = new TraitsCache()) =>
   new Verdicts(ctx, () => access, literalTest(spec.literals, true)!, spec, traits, sessions, first, threadMinBytes);
 
+/** Every verdict of a search from `first` on; the search then ends (its thread back in the pool once it answered). */
 async function all(v: Verdicts, first = 0): Promise<boolean[]> {
   const out: boolean[] = [];
   for (let i = first; i < sessions.length; i++) out.push(await v.get(i));
+  v.close();
+  await v.drained();
   return out;
 }
 
 test('two threads give the verdicts one thread gives, and those are right', async () => {
   await all(verdicts(0, 0)); // the thread started (its own descriptors: the channel, its stdio)
-  await PrefilterThread.shared()!.drained();
   const before = openDescriptors();
   const alone = await all(verdicts(0, Infinity));
   const traits = new TraitsCache();
   const threaded = await all(verdicts(0, 0, traits));
-  expect(PrefilterThread.shared()).not.toBeNull();
+  expect(threads.spawned).toBe(1); // one engine thread served both searches, back in the pool after each
+  expect(threads.size).toBe(1);
   expect(threaded).toEqual(alone);
   expect(alone).toEqual(holds);
   // Escape traits were learned on both threads, for every file read whole: each file up to the first that has the
@@ -89,7 +104,6 @@ test('two threads give the verdicts one thread gives, and those are right', asyn
   expect(traits.size).toBe(readWhole);
   // With them known, a second search gives the same verdicts.
   expect(await all(verdicts(0, 0, traits))).toEqual(holds);
-  await PrefilterThread.shared()!.drained();
   expect(openDescriptors()).toBe(before);
 });
 
@@ -101,7 +115,8 @@ test('a search that stops asking early leaves no descriptor open once the thread
   const before = openDescriptors();
   const v = verdicts(0, 0);
   expect([await v.get(0), await v.get(1), await v.get(2)]).toEqual(holds.slice(0, 3));
-  await PrefilterThread.shared()!.drained();
+  v.close();
+  await v.drained();
   expect(openDescriptors()).toBe(before);
 });
 

@@ -11,21 +11,17 @@
  *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
  *   is its first record; a slice whose thread has been on one record for half the page's time has that record
  *   reported as stuck (never evaluated again), so that a walk of pages always ends.
- * Threads come from a pool kept between aggregates (idle-workers.ts): each gets the job on a port of its own, with the
+ * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
  * (a page stopped mid-slice, a cancel, a stuck regular expression) or failed is terminated. A thread that exits or
  * fails during the aggregate makes it INTERNAL_ERROR: never a wait without end, never a partial table taken as whole.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type Worker, type MessagePort } from 'node:worker_threads';
 import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
-import { systemClock } from '../../kernel/clock';
 import { mergeTable, type TableData } from '../aggregate/table';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
@@ -38,21 +34,14 @@ import { checkedKey, checkedMarks } from './checked';
 import { framingFaults } from './plan';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
-import { IDLE_MS, IdleWorkers } from './idle-workers';
-import { workerHeapFlags } from './worker-heap';
-import { releaseSoon } from '../memory';
+import type { IdleWorkers } from './idle-workers';
+import { defaultThreads, engineThreads, startHostThread } from './engine-threads';
 import { IndexedRecordSource, type KernelBatch } from '../records/source';
 
 /** Records per message when `where` uses regular expressions. */
 export const REGEX_SLICE = 64;
 /** How long a stopped page waits for the slice in progress, ms. */
 const GRACE_MS = 200;
-
-function workerScript(): string {
-  const here = path.join(__dirname, 'aggregate-worker.js');
-  if (fs.existsSync(here)) return here;
-  return path.resolve(__dirname, '..', '..', '..', 'dist', 'engine', 'scan', 'aggregate-worker.js');
-}
 
 export interface AggregateThreadsOptions {
   /** The plugin module file that registers query language `name`, or undefined. */
@@ -69,6 +58,8 @@ export interface AggregateThreadsOptions {
    * threads gone nothing allocates enough to run one: ~22 MiB stayed resident between calls.
    */
   onIdleDown?: () => void;
+  /** The engine's threads, shared with scans (engine-threads.ts); default a pool of this one's own ({@link spawn}). */
+  threadPool?: IdleWorkers<Worker>;
 }
 
 interface Slot {
@@ -183,19 +174,16 @@ export class AggregateThreads implements AggregatePool {
   private readonly threads: number;
 
   constructor(private readonly options: AggregateThreadsOptions) {
-    this.threads = Math.max(1, options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
-    this.pool = new IdleWorkers({
-      spawn: () => this.spawn(), clock: options.clock ?? systemClock, idleMs: options.idleMs ?? IDLE_MS, keep: this.threads,
-      onIdleDown: options.onIdleDown ?? (() => releaseSoon()),
+    this.threads = Math.max(1, options.threads ?? defaultThreads());
+    this.pool = options.threadPool ?? engineThreads({
+      spawn: () => this.spawn(), ...(options.clock ? { clock: options.clock } : {}), ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
+      keep: this.threads, ...(options.onIdleDown ? { onIdleDown: options.onIdleDown } : {}),
     });
   }
 
-  /** Starts one thread (its young generation kept small, worker-heap.ts: a slice's garbage is collected often and quickly). */
+  /** Starts one engine thread (engine-threads.ts; its young generation kept small: a slice's garbage is collected often and quickly). */
   protected spawn(): Worker {
-    workerHeapFlags();
-    const worker = new Worker(workerScript());
-    worker.unref();
-    return worker;
+    return startHostThread();
   }
 
   wanted(bytes: number, where: WhereTest | null): boolean {
@@ -256,7 +244,7 @@ export class AggregateThreads implements AggregatePool {
       worker.on('error', l.error);
       worker.on('exit', l.exit);
       listeners.push(l);
-      worker.postMessage({ type: 'job', init: { ...init, port: port2, progress } }, [port2]);
+      worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
       const slot: Slot = { worker, port: port1, progress, busy: 0 };
       slots.push(slot);
       port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {

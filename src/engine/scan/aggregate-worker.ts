@@ -1,7 +1,7 @@
 /**
- * Worker thread entry of the engine's aggregates. A thread lives in the engine's pool (idle-workers.ts) and runs one
- * aggregate job at a time: each job comes on the thread's parent port as `{ type: 'job', init }` with a port of its
- * own (`init.port`). For a job it compiles `where` again from its text (the language's plugin module, as worker.ts
+ * The engine's aggregates on a worker thread. A thread lives in the engine's pool (engine-threads.ts) and runs one
+ * job at a time: an aggregate job comes on the thread's parent port as `{ type: 'job', kind: 'aggregate', init }`
+ * (thread-host.ts) with a port of its own (`init.port`). For a job it compiles `where` again from its text (the language's plugin module, as worker.ts
  * does), instantiates the record check the engine compiled (`init.check`, a WebAssembly.Module: check-simd.ts), then
  * aggregates the slices of record bytes it is sent. With `hold` (no regular expression in `where`) every slice goes
  * into one table the thread keeps, posted when it grows past FLUSH_BYTES and when the engine asks (a flush comes after
@@ -19,7 +19,7 @@
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
 import { isUtf8 } from 'node:buffer';
-import { parentPort, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
 import { compileSpec, newTable } from '../aggregate/table';
 import { slotPlan } from '../aggregate/extract';
@@ -53,7 +53,8 @@ export const FLUSH_BYTES = 8 * 1024 * 1024;
 
 type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; offset: number; length: number; extents: boolean; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
 
-async function runJob(init: AggregateWorkerInit): Promise<void> {
+/** Runs one aggregate job on this thread (thread-host.ts hands it over). */
+export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> {
   const port = init.port;
   let where: WhereTest | null = null;
   try {
@@ -128,6 +129,3 @@ async function runJob(init: AggregateWorkerInit): Promise<void> {
   port.postMessage({ type: 'ready' });
 }
 
-parentPort?.on('message', (m: { type: 'job'; init: AggregateWorkerInit }) => {
-  if (m.type === 'job') void runJob(m.init);
-});

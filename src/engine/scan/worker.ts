@@ -1,7 +1,8 @@
 /**
- * Worker thread entry of the scan engine. It loads the query language's plugin again (the kernel's kernel/plugins/worker-language.ts, through host-loader.ts: the kernel's
+ * The scan engine on a worker thread: a scan job comes to one of the engine's threads (thread-host.ts,
+ * engine-threads.ts) as `{ type: 'job', kind: 'scan', init }`. It loads the query language's plugin again (the kernel's kernel/plugins/worker-language.ts, through host-loader.ts: the kernel's
  * loader, the plugin's options as configured), takes the language by name, compiles the same query text, and evaluates batches
- * of record bytes sent by the engine. Protocol (all messages on `workerData.port`):
+ * of record bytes sent by the engine. Protocol (all messages on `init.port`):
  *   in  { type: 'batch', seq, first, count, bytes: Uint8Array, spans: Float64Array, faults: Uint8Array | null, utf8Ok, wantValues, countOnly }
  *   out { type: 'nodes', seq, record, nodes: [{ path, text }] }      (per record with nodes, before `progress` moves past it)
  *   out { type: 'skip', seq, record, code, message }
@@ -14,12 +15,12 @@
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
  *   out { type: 'ready' } | { type: 'fatal', code, message }
- * `workerData.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
+ * `init.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so at the deadline the engine can tell a record still in evaluation
  * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
  */
 import 'reflect-metadata';
-import { workerData, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { CompiledQuery } from '../../kernel/contracts/query';
 import { McpgwError } from '../../kernel/errors';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
@@ -52,8 +53,8 @@ function planFor(init: WorkerInit, query: CompiledQuery): Plan {
   return { ...base, query: split.inner, ...(split.test ? { test: split.test.bind(split) } : {}), ...(split.testReads ? { testReads: split.testReads } : {}) };
 }
 
-async function main(): Promise<void> {
-  const init = workerData as WorkerInit;
+/** Runs one scan job on this thread until `{ type: 'end' }` on its port (then the thread may get another job). */
+export async function runScanJob(init: WorkerInit): Promise<void> {
   const port = init.port;
   let plan: Plan;
   try {
@@ -65,7 +66,8 @@ async function main(): Promise<void> {
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
-  port.on('message', (m: { type: 'batch'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; faults: Uint8Array | null; utf8Ok: boolean }) => {
+  port.on('message', (m: { type: 'batch' | 'end'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; faults: Uint8Array | null; utf8Ok: boolean }) => {
+    if (m.type === 'end') { port.close(); return; }
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
     const view = spansView(m.first, m.count, bytes, m.spans, m.faults);
     try {
@@ -148,5 +150,3 @@ async function main(): Promise<void> {
   });
   port.postMessage({ type: 'ready' });
 }
-
-void main();

@@ -1,8 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import type { RecordBatch } from '../../kernel/contracts/format';
 import type { CompiledQuery, QueryNode } from '../../kernel/contracts/query';
 import type { ScanQueryOptions, ScanResult } from '../../kernel/contracts/scan';
@@ -18,7 +15,8 @@ import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { initialState, step, type PoolEvent } from './pool-machine';
-import { workerHeapFlags } from './worker-heap';
+import { defaultThreads, engineThreads } from './engine-threads';
+import type { IdleWorkers } from './idle-workers';
 
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
@@ -51,13 +49,6 @@ export interface WorkerJob {
 export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 
 
-/** The compiled worker script: beside this file, or in dist/ when running from TypeScript sources (tests). */
-function workerScript(): string {
-  const here = path.join(__dirname, 'worker.js');
-  if (fs.existsSync(here)) return here;
-  return path.resolve(__dirname, '..', '..', '..', 'dist', 'engine', 'scan', 'worker.js');
-}
-
 export interface ThreadPoolOptions {
   /** How a thread loads the plugin that registers query language `name` (Registry.queryLanguagePlugin), or undefined. */
   pluginOf(name: string): WorkerPlugin | undefined;
@@ -67,8 +58,10 @@ export interface ThreadPoolOptions {
   threads?: number;
   /** Size threshold, bytes (default WORKER_MIN_BYTES). */
   minBytes?: number;
-  /** Starts a slot; default a real worker thread (tests give fake slots). */
+  /** Starts a slot; default a thread of `threadPool` (tests give fake slots). */
   startSlot?: SlotStarter;
+  /** The engine's threads, shared with aggregates (engine-threads.ts); default a pool of this scan pool's own that keeps none. */
+  threadPool?: IdleWorkers<Worker>;
 }
 
 /** One worker thread as the pool drives it (tests give fake ones). */
@@ -80,6 +73,8 @@ export interface PoolSlot {
   /** The record the thread evaluates (-1: none) and when it started, ms after the scan's epoch. */
   progress(): { current: number; startedAt: number };
   terminate(): void;
+  /** The scan left the slot clean (every batch answered, no failure): its thread goes back to the pool. */
+  release?(): void;
 }
 
 /** Starts one slot for a scan; `onMessage` gets every message the thread sends, `onError` its crash. */
@@ -113,16 +108,22 @@ export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string };
 
-/** A real worker thread running worker.ts. */
-const startThread: SlotStarter = (init, onMessage, onError) => {
+/** A slot on a thread of `pool` (engine-threads.ts): the scan job goes to it on a port of its own (worker.ts). */
+const threadSlot = (pool: IdleWorkers<Worker>): SlotStarter => (init, onMessage, onError) => {
   const { port1, port2 } = new MessageChannel();
   const progress = new Int32Array(new SharedArrayBuffer(8));
   progress[0] = -1;
-  workerHeapFlags();
-  const worker = new Worker(workerScript(), { workerData: { ...init, port: port2, progress }, transferList: [port2] });
+  const [worker] = pool.take(1) as [Worker];
+  const onExit = (code: number) => onError(new Error(`the thread stopped (exit code ${code})`));
   port1.on('message', onMessage);
   worker.on('error', onError);
-  worker.unref();
+  worker.on('exit', onExit);
+  worker.postMessage({ type: 'job', kind: 'scan', init: { ...init, port: port2, progress } }, [port2]);
+  const detach = () => {
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+    port1.close();
+  };
   return {
     post: (message, transfer) => port1.postMessage(message, transfer),
     drain: () => {
@@ -131,16 +132,30 @@ const startThread: SlotStarter = (init, onMessage, onError) => {
       return out;
     },
     progress: () => ({ current: Atomics.load(progress, 0), startedAt: Atomics.load(progress, 1) }),
-    terminate: () => void worker.terminate(),
+    terminate: () => { detach(); pool.discard(worker); },
+    release: () => { port1.postMessage({ type: 'end' }); detach(); pool.give(worker); },
   };
 };
 
 /**
- * Worker threads started per scan (so a thread stuck in a regular expression is simply terminated) evaluating
- * record-aligned batches read by the main thread; results are consumed in file order.
+ * Scans on the engine's worker threads (kept between jobs, shared with aggregates; a thread stuck in a regular
+ * expression is terminated, not given back) evaluating record-aligned batches read by the main thread; results are
+ * consumed in file order.
  */
 export class ThreadPool implements WorkerPool {
+  private ownThreads: IdleWorkers<Worker> | null = null;
+
   constructor(private readonly options: ThreadPoolOptions) {}
+
+  /** The threads scans run on: the engine's shared pool, or one of this scan pool's own. */
+  get threadPool(): IdleWorkers<Worker> {
+    // A scan pool of its own keeps no thread (each scan's threads end with it); the shared pool keeps them.
+    return this.options.threadPool ?? (this.ownThreads ??= engineThreads({ ...(this.options.clock ? { clock: this.options.clock } : {}), keep: 0 }));
+  }
+
+  private get threads(): number {
+    return Math.max(1, this.options.threads ?? defaultThreads());
+  }
 
   /**
    * Queries whose regular expressions may backtrack (`usesRegex`) always run on a thread (so they can be stopped); otherwise big files whose query the byte
@@ -162,7 +177,7 @@ export class ThreadPool implements WorkerPool {
     const { opts, plan, from, to, collector } = job;
     const { source, query } = opts;
     const plugin = this.options.pluginOf(query.language!)!;
-    const threads = Math.max(1, this.options.threads ?? Math.min(4, os.availableParallelism?.() ?? 2));
+    const threads = this.threads;
     const clock = this.options.clock ?? systemClock;
     const immediate = !!query.usesRegex;
     /** Threads time each record from this instant (ms): progress().startedAt is relative to it. */
@@ -201,7 +216,7 @@ export class ThreadPool implements WorkerPool {
         literals: plan.literals ? plan.literals.map((b) => b.toString('utf8')) : null,
       },
     };
-    const start = this.options.startSlot ?? startThread;
+    const start = this.options.startSlot ?? threadSlot(this.threadPool);
     const slots: PoolSlot[] = [];
     const onAbort = () => deliver({ type: 'abort' });
     opts.signal?.addEventListener('abort', onAbort);
@@ -342,7 +357,10 @@ export class ThreadPool implements WorkerPool {
       }
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      for (const s of slots) s.terminate();
+      // Threads left clean (the scan done, every batch answered) go back to the pool; the others are terminated (a
+      // page that stopped with batches in flight, a regular expression stuck on a record, a cancel, a failure).
+      const clean = state.phase === 'done' && [...state.batches.values()].every((b) => b.done);
+      for (const s of slots) if (clean && s.release) s.release(); else s.terminate();
     }
   }
 

@@ -1,6 +1,7 @@
 import type { LazyNode, RecordSource } from './format';
 import type { CompiledQuery } from './query';
 import type { AggregateOptions, AggregateResult } from './aggregate';
+import type { MessagePort } from 'node:worker_threads';
 
 /**
  * How node locations are reported (docs/architecture.md "Two addressing modes").
@@ -163,4 +164,34 @@ export interface ScanEngine {
    * @throws CANCELLED, IO_ERROR
    */
   missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers>;
+  /**
+   * One of the engine's worker threads (the pool scans and aggregates share) for a plugin's own work (plugin API 2.12):
+   * the thread loads `task.module` and calls its export `task.name` with its end of a port and `task.data`. The caller
+   * talks to it over `port` and gives the thread back with `release()` once every message it sent is answered, or ends
+   * it with `terminate()` (work in flight). Absent where an engine has no threads (then do the work on this thread).
+   * @throws Error when no thread can be started.
+   */
+  thread?(task: ThreadTask): TaskThread;
+}
+
+/**
+ * Work a plugin runs on an engine thread (`ScanEngine.thread`): `module` is an absolute path to a built module of the
+ * plugin's own; its export `name` is called on the thread as `(port: MessagePort, data) => void` and answers on the
+ * port. The module may import `mcpgw/plugin-api` as any plugin file does; `data` must be structured-cloneable.
+ */
+export interface ThreadTask {
+  module: string;
+  name: string;
+  data?: unknown;
+}
+
+/** A thread a task holds (`ScanEngine.thread`): the caller's end of the task's port, and how to let go of the thread. */
+export interface TaskThread {
+  readonly port: MessagePort;
+  /** `listener` is called once when the thread fails or exits while the task holds it (its work is then lost). */
+  onFail(listener: (err: Error) => void): void;
+  /** Every message answered, the work done: the port closes and the thread goes back to the pool. */
+  release(): void;
+  /** Work may be in flight: the port closes and the thread is terminated (never given to other work). */
+  terminate(): void;
 }

@@ -234,6 +234,13 @@ export interface HandleTableOptions<T> {
    * need." — a table whose ids no tool closes (cursors) says what does free them (paging to the end, expiry).
    */
   fullHint?: string;
+  /**
+   * When the table holds `max` ids and another is added: `refuse` (default) answers RESOURCE_LIMIT_EXCEEDED; `evict`
+   * drops the least recently used id (its `onEvict` runs; a later use of it is HANDLE_EXPIRED saying why). Tables of
+   * continuations (cursors), which a client abandons without a word, evict; tables of things a client holds (files)
+   * refuse.
+   */
+  whenFull?: 'refuse' | 'evict';
 }
 
 /**

@@ -16,6 +16,8 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../contracts/tokens';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
+import { pluginRoot } from './blame';
+import type { LoadWatchdog } from './load-watchdog';
 import { satisfiesCaretRange } from './api-range';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
@@ -65,6 +67,8 @@ export interface LoaderContext {
   importModule?: (entry: string) => Promise<unknown>;
   /** The config's plugin sections; none: every plugin's options come from its spec. */
   config?: ConfigSections;
+  /** Bounds each plugin's import and register (load-watchdog.ts); none: unbounded (in-process tests). */
+  watchdog?: LoadWatchdog;
 }
 
 /**
@@ -88,10 +92,13 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
     throw new PluginLoadError(spec.id, `cannot be found: ${where}. ${isPathSpec(spec.id) ? '' : `Install it with npm install ${spec.id}.`}`.trim());
   }
   let mod: unknown;
+  ctx.watchdog?.arm(spec.id, `loading ${entry}`);
   try {
     mod = await (ctx.importModule ?? importEntry)(entry);
   } catch (err) {
     throw new PluginLoadError(spec.id, `failed to load ${entry}: ${messageOf(err)}`);
+  } finally {
+    ctx.watchdog?.disarm();
   }
   const plugin = pickPlugin(mod);
   const problem = contractProblem(plugin);
@@ -134,12 +141,16 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   container.register(Tokens.PluginOptions, { useValue: options });
   container.register(Tokens.Logger, { useValue: log });
   const context = makeContextFor(record, container, log, ctx);
+  ctx.registry.blame.add(p.name, pluginRoot(spec.id, spec.fromDir, entry, isPathSpec(spec.id)));
+  ctx.watchdog?.arm(label, 'register()');
   try {
     await p.register(context, options);
   } catch (err) {
     if (err instanceof PluginLoadError) throw err;
     if (err instanceof RegistrationConflict) throw new PluginLoadError(label, err.message);
     throw new PluginLoadError(label, `register() failed: ${messageOf(err)}`);
+  } finally {
+    ctx.watchdog?.disarm();
   }
   ctx.registry.plugins.push(record);
   ctx.registry.loaded.set(p.name, { entry, configured, container });

@@ -65,7 +65,8 @@ function cursorTable(ctx: ToolContext) {
   return ctx.session.handles<AggregateCursor>('explore.aggregate', {
     style: 'random', prefix: 'ac_', noun: 'aggregate cursor', limit: 'maxCursors', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
     expiredHint: 'Run the aggregate again (the same handle and arguments, without cursor); the file stays open.',
-    fullHint: `No tool closes an aggregate cursor: one is freed when its aggregate is paged to the end (each page uses its cursor up; the last returns none) or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs). Page the aggregates you started to the end, or wait for the idle ones to expire.`,
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }
 

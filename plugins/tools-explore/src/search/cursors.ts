@@ -67,6 +67,7 @@ export function cursorTable(ctx: ToolContext) {
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the search again (the same handle and query, without cursor); the file stays open.',
     usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the search again without cursor.',
-    fullHint: `No tool closes a search cursor: one is freed when its search is paged to the end (each page uses its cursor up; the last returns none) or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs). Page the searches you started to the end, or wait for the idle ones to expire.`,
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }

@@ -1,11 +1,10 @@
 /**
- * The prefilter's worker thread (search/threads.ts): reads session files through descriptors the main thread opened
- * and checked (`FileAccess.openRaw`; threads share the process's descriptors) and tells whether each job's files may
- * hold a match. It never opens, closes or writes anything: the main thread closes a job's descriptors once its answer
- * is in. It loads only this folder's modules and node: ones — nothing of `mcpgw/plugin-api` at run time (types only):
- * the kernel installs its resolve hook for that name on its own threads, not on a plugin's.
+ * The prefilter's task on an engine thread (search/threads.ts, `ctx.scan.thread`): reads session files through
+ * descriptors the main thread opened and checked (`FileAccess.openRaw`; threads share the process's descriptors) and
+ * tells whether each job's files may hold a match. It never opens, closes or writes anything: the main thread closes a
+ * job's descriptors once its answer is in. It loads only this folder's modules and node: ones.
  */
-import { workerData, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { literalTest, type ByteTest, type EscapeTraits } from './prefilter';
 import { descriptorMayMatch, rawChunkBuffer } from './raw-scan';
 
@@ -24,7 +23,8 @@ export interface FromWorker {
 /** Tests kept at most (the searches in progress use the newest). */
 const TESTS_KEPT = 8;
 
-function serve(port: MessagePort): void {
+/** The task's entry (`ThreadTask.name`): serves the search's tests and jobs on `port` until the search lets go of it. */
+export function serve(port: MessagePort): void {
   const tests = new Map<number, ByteTest | null>();
   const buf = rawChunkBuffer();
   port.on('message', (m: ToWorker) => {
@@ -50,5 +50,3 @@ function serve(port: MessagePort): void {
     }
   });
 }
-
-if (workerData && (workerData as { port?: MessagePort }).port) serve((workerData as { port: MessagePort }).port);

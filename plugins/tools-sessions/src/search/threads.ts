@@ -1,12 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { RawFile } from 'mcpgw/plugin-api';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { RawFile, ScanEngine, TaskThread } from 'mcpgw/plugin-api';
 import type { EscapeTraits } from './prefilter';
 import type { FromWorker, ToWorker } from './prefilter-worker';
-
-/** A thread that has had no job for this long is ended, ms (the next search starts another, ~30 ms). */
-const IDLE_MS = 30_000;
 
 /** A job given to the thread: done once its answer is in (then its files are closed). */
 export interface ThreadJob {
@@ -19,54 +16,48 @@ export interface ThreadJob {
 
 interface Pending { job: ThreadJob; files: RawFile[]; settle: () => void }
 
-/** The compiled worker script: beside this file, or in the plugin's dist/ when running from TypeScript sources (tests). */
-function workerScript(): string {
+/** The compiled task module: beside this file, or in the plugin's dist/ when running from TypeScript sources (tests). */
+function taskModule(): string {
   const here = path.join(__dirname, 'prefilter-worker.js');
   if (fs.existsSync(here)) return here;
   return path.resolve(__dirname, '..', '..', 'dist', 'search', 'prefilter-worker.js');
 }
 
 /**
- * One worker thread for search_sessions' byte prefilter, shared by the searches of the process and ended when idle.
- * The main thread opens and checks each file (`FileAccess.openRaw`), the thread reads and tests it, the main thread
- * closes it once the answer is in — never before, since a closed descriptor's number goes to the next file opened.
- * Answers are taken as they come (`poll`, synchronously, between the main thread's own files) or awaited.
+ * One search's worker thread for search_sessions' byte prefilter: a thread of the engine's pool (`ctx.scan.thread`,
+ * shared with scans and aggregates), running prefilter-worker.ts, held while the search runs and given back once the
+ * search is over and every job is answered (`close`). The main thread opens and checks each file
+ * (`FileAccess.openRaw`), the thread reads and tests it, the main thread closes it once the answer is in — never
+ * before, since a closed descriptor's number goes to the next file opened. Answers are taken as they come (`poll`,
+ * synchronously, between the main thread's own files) or awaited.
  */
 export class PrefilterThread {
-  private static current: PrefilterThread | null = null;
+  /** A thread failed before it ever answered (its module missing or broken): none is asked for again. */
   private static failed = false;
 
   private readonly pending = new Map<number, Pending>();
   private nextJob = 1;
   private nextTest = 1;
-  private idle: NodeJS.Timeout | null = null;
   private dead = false;
-  /** Whether the thread ever answered (one that fails before it did is not started again). */
+  private closing = false;
+  /** Whether the thread ever answered (one that fails before it did is not asked for again). */
   private answered = false;
-
-  /** The process's thread (started now if there is none), or null where a thread cannot be started. */
-  static shared(): PrefilterThread | null {
-    if (PrefilterThread.current && !PrefilterThread.current.dead) return PrefilterThread.current;
-    if (PrefilterThread.failed) return null;
-    try {
-      PrefilterThread.current = new PrefilterThread();
-    } catch {
-      PrefilterThread.failed = true;
-      return null;
-    }
-    return PrefilterThread.current;
-  }
-
-  private readonly worker: Worker;
   private readonly port: MessagePort;
 
-  private constructor() {
-    const { port1, port2 } = new MessageChannel();
-    this.worker = new Worker(workerScript(), { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-    this.port = port1;
-    this.port.on('message', (m: FromWorker) => this.answer(m));
-    this.worker.on('error', () => this.fail());
-    this.worker.on('exit', () => this.fail());
+  /** A thread of the engine's pool for one search, or null where the engine has none or none can be started. */
+  static start(scan: Pick<ScanEngine, 'thread'>): PrefilterThread | null {
+    if (PrefilterThread.failed || !scan.thread) return null;
+    try {
+      return new PrefilterThread(scan.thread({ module: taskModule(), name: 'serve' }));
+    } catch {
+      return null;
+    }
+  }
+
+  private constructor(private readonly thread: TaskThread) {
+    this.port = thread.port;
+    this.port.on('message', (m: FromWorker | { type: 'fatal' }) => this.take(m));
+    thread.onFail(() => this.fail(false));
     this.unrefIfIdle();
   }
 
@@ -99,8 +90,6 @@ export class PrefilterThread {
       message.jobs.push({ job: id, files: files.map((f, i) => ({ fd: f.fd, size: f.size, ...(traits[i] ? { traits: traits[i] } : {}) })) });
     }
     if (message.jobs.length) {
-      if (this.idle) { clearTimeout(this.idle); this.idle = null; }
-      this.worker.ref();
       this.port.ref();
       this.post(message);
     }
@@ -114,7 +103,12 @@ export class PrefilterThread {
 
   /** Takes the answers already sent, without waiting. */
   poll(): void {
-    for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) this.answer(m.message as FromWorker);
+    for (let m = this.dead ? undefined : receiveMessageOnPort(this.port); m; m = this.dead ? undefined : receiveMessageOnPort(this.port)) this.take(m.message as FromWorker | { type: 'fatal' });
+  }
+
+  private take(m: FromWorker | { type: 'fatal' }): void {
+    if ('type' in m) this.fail(true);
+    else this.answer(m);
   }
 
   private post(m: ToWorker): void {
@@ -134,36 +128,39 @@ export class PrefilterThread {
     this.unrefIfIdle();
   }
 
-  /** Ends an idle thread: a search that still holds it gets its jobs passed, the next one starts another. */
-  private end(): void {
-    this.answered = true; // ended, not failed
-    this.fail();
-    void this.worker.terminate();
+  /** The search is over: the thread goes back to the pool once every job given is answered (their files closed). */
+  close(): void {
+    this.closing = true;
+    this.releaseIfDone();
   }
 
-  /** The thread failed or exited: every job passes (the open that follows decides), its files are closed. */
-  private fail(): void {
+  /**
+   * The thread failed, exited or could not run the task: every job passes (the open that follows decides), its files
+   * are closed; a thread still held (`terminate`: a task that could not run) is ended.
+   */
+  private fail(terminate: boolean): void {
     if (this.dead) return;
     this.dead = true;
-    // A thread that cannot even start (its script missing or broken) is not started again: one thread does the work.
-    if (!this.answered && this.pending.size > 0) PrefilterThread.failed = true;
-    if (PrefilterThread.current === this) PrefilterThread.current = null;
-    if (this.idle) clearTimeout(this.idle);
+    // A thread that cannot even run the task (its module missing or broken) is not asked for again.
+    if (!this.answered && (terminate || this.pending.size > 0)) PrefilterThread.failed = true;
     for (const p of this.pending.values()) {
       for (const f of p.files) f.close();
       p.job.done = true;
       p.settle();
     }
     this.pending.clear();
-    this.port.close();
+    if (terminate) this.thread.terminate();
+  }
+
+  private releaseIfDone(): void {
+    if (!this.closing || this.dead || this.pending.size > 0) return;
+    this.dead = true;
+    this.thread.release();
   }
 
   private unrefIfIdle(): void {
     if (this.pending.size > 0) return;
-    this.worker.unref();
-    this.port.unref();
-    if (this.idle) clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.end(), IDLE_MS);
-    this.idle.unref();
+    if (!this.dead) this.port.unref();
+    this.releaseIfDone();
   }
 }

@@ -27,7 +27,7 @@ export interface TestSpec {
 /**
  * Whether each session of a search may hold a match, by one raw read of its files through the byte test, asked for
  * in order (`get(i)`, i increasing from `first`). Where the kernel opens raw files (`FileAccess.openRaw`) and the
- * machine has a second core, the sessions are handed in order to a worker thread (search/threads.ts), AHEAD at a
+ * machine has a second core, the sessions are handed in order to an engine thread (search/threads.ts), AHEAD at a
  * time, and while the thread's answer for the session asked for is not in, this thread tests the next session not
  * handed out: the threads share the work as fast as each goes. Elsewhere each session is read here when asked for. What a file's escapes could spell is kept by file identity (`traits`): a later search
  * reads an unchanged file only for its literals.
@@ -43,7 +43,7 @@ export class Verdicts {
   private sliceStart = performance.now();
 
   constructor(
-    private readonly ctx: Pick<ToolContext, 'signal' | 'error'>,
+    private readonly ctx: Pick<ToolContext, 'signal' | 'error' | 'scan'>,
     private readonly access: (s: CatalogSession) => FileAccess,
     private readonly test: ByteTest,
     spec: TestSpec,
@@ -56,7 +56,7 @@ export class Verdicts {
     let rest = 0;
     for (let i = first; i < sessions.length; i++) rest += sessions[i]!.size;
     const usable = sessions.length - first > 1 && rest >= threadMinBytes && os.availableParallelism() > 1 && sessions.slice(first).every((s) => typeof access(s).openRaw === 'function');
-    this.thread = usable ? PrefilterThread.shared() : null;
+    this.thread = usable ? PrefilterThread.start(ctx.scan) : null;
     this.testId = this.thread ? this.thread.defineTest(spec.literals, spec.caseInsensitive) : 0;
     this.next = first;
   }
@@ -89,6 +89,19 @@ export class Verdicts {
     this.jobs.delete(i);
     this.learn(this.sessions[i]!, job.learned);
     return job.pass;
+  }
+
+  /**
+   * The search asks no more: the thread goes back to the engine's pool once it has answered what it was given (the
+   * files of those sessions are closed then).
+   */
+  close(): void {
+    this.thread?.close();
+  }
+
+  /** Settles once the thread has answered every session handed to it (their files closed). */
+  async drained(): Promise<void> {
+    await this.thread?.drained();
   }
 
   /** Hands the thread the next sessions, up to AHEAD unanswered (refilled by halves: one message carries several). */

@@ -162,77 +162,81 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       let complete = true;
       let cut: Cut | undefined;
 
-      sessions: for (let i = first; i < all.length; i++) {
-        const s = all[i]!;
-        const from = i === first ? firstPos : 0;
-        if (ctx.clock.now() > ctx.deadline) {
-          complete = false;
-          next = { k: key, s: s.path, m: s.mtimeMs, p: from };
-          break;
-        }
-        const home = homes.find((h) => h.source.name === s.source)!;
-        const loc: Located = { session: s, home, source: home.source };
-        if (verdicts) {
-          // One raw read of each file through the byte test: most cannot hold a match.
-          if (!(await verdicts.get(i))) { searched++; continue; }
-        }
-        let files: SessionFiles;
-        try {
-          files = await service.open(ctx, loc);
-        } catch (err) {
-          if ((err as { code?: string }).code === 'CANCELLED') throw err;
-          ctx.log.debug('search: a session could not be opened', { path: s.path, error: String(err) });
-          continue;
-        }
-        searched++;
-        const row: SessionOut = { session_id: s.id, project_name: s.projectName, source: s.source, path: s.path, modified_at: new Date(s.mtimeMs).toISOString(), matches: [] };
-        const positions: number[] = [];
-        let rowBytes = jsonBytes({ ...row, matches: [], more_matches: true }) + 1;
-        try {
-          let n = 0;
-          for await (const item of files.candidates(re, from, ctx.signal)) {
-            if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) {
-              // Only looking for one more match past limit_per_session: stop looking; the next session resumes.
-              if (row.matches.length >= perSession) break;
-              complete = false;
-              next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
-              break;
-            }
-            if (item.error !== undefined) { skipped++; continue; }
-            const normalized = safeNormalize(loc.source, item.value);
-            const entry = normalized instanceof Error ? undefined : normalized?.entry;
-            if (!entry) continue;
-            const m = matchEntry(re, entry);
-            if (!m) continue;
-            if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
-            const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
-            const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
-            // entry_index is added after the search (from the summary): its bytes are counted now.
-            const size = jsonBytes(hit) + 1 + ENTRY_INDEX_BYTES + (row.matches.length === 0 ? rowBytes : 0);
-            if (used + size > budget && total > 0) { // at least one match a page: a page always advances
-              cut = cutAt(total);
-              complete = false;
-              next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
-              break;
-            }
-            used += size;
-            rowBytes = 0;
-            row.matches.push(hit);
-            positions.push(item.pos);
-            total++;
-            if (total >= limit) {
-              next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: item.pos + 1 };
-              break;
-            }
+      try {
+        sessions: for (let i = first; i < all.length; i++) {
+          const s = all[i]!;
+          const from = i === first ? firstPos : 0;
+          if (ctx.clock.now() > ctx.deadline) {
+            complete = false;
+            next = { k: key, s: s.path, m: s.mtimeMs, p: from };
+            break;
           }
-        } finally {
-          files.close();
+          const home = homes.find((h) => h.source.name === s.source)!;
+          const loc: Located = { session: s, home, source: home.source };
+          if (verdicts) {
+            // One raw read of each file through the byte test: most cannot hold a match.
+            if (!(await verdicts.get(i))) { searched++; continue; }
+          }
+          let files: SessionFiles;
+          try {
+            files = await service.open(ctx, loc);
+          } catch (err) {
+            if ((err as { code?: string }).code === 'CANCELLED') throw err;
+            ctx.log.debug('search: a session could not be opened', { path: s.path, error: String(err) });
+            continue;
+          }
+          searched++;
+          const row: SessionOut = { session_id: s.id, project_name: s.projectName, source: s.source, path: s.path, modified_at: new Date(s.mtimeMs).toISOString(), matches: [] };
+          const positions: number[] = [];
+          let rowBytes = jsonBytes({ ...row, matches: [], more_matches: true }) + 1;
+          try {
+            let n = 0;
+            for await (const item of files.candidates(re, from, ctx.signal)) {
+              if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) {
+                // Only looking for one more match past limit_per_session: stop looking; the next session resumes.
+                if (row.matches.length >= perSession) break;
+                complete = false;
+                next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
+                break;
+              }
+              if (item.error !== undefined) { skipped++; continue; }
+              const normalized = safeNormalize(loc.source, item.value);
+              const entry = normalized instanceof Error ? undefined : normalized?.entry;
+              if (!entry) continue;
+              const m = matchEntry(re, entry);
+              if (!m) continue;
+              if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
+              const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
+              const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
+              // entry_index is added after the search (from the summary): its bytes are counted now.
+              const size = jsonBytes(hit) + 1 + ENTRY_INDEX_BYTES + (row.matches.length === 0 ? rowBytes : 0);
+              if (used + size > budget && total > 0) { // at least one match a page: a page always advances
+                cut = cutAt(total);
+                complete = false;
+                next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
+                break;
+              }
+              used += size;
+              rowBytes = 0;
+              row.matches.push(hit);
+              positions.push(item.pos);
+              total++;
+              if (total >= limit) {
+                next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: item.pos + 1 };
+                break;
+              }
+            }
+          } finally {
+            files.close();
+          }
+          if (row.matches.length) {
+            out.push(row);
+            located.set(row, { loc, positions });
+          }
+          if (next || !complete) break sessions;
         }
-        if (row.matches.length) {
-          out.push(row);
-          located.set(row, { loc, positions });
-        }
-        if (next || !complete) break sessions;
+      } finally {
+        verdicts?.close(); // the prefilter's thread goes back to the engine's pool
       }
 
       // Entry indexes come from the sessions' summaries (built once, kept): what the deadline leaves is skipped.
