@@ -177,7 +177,7 @@ export interface ScanEngine {
 /**
  * Work a plugin runs on an engine thread (`ScanEngine.thread`): `module` is an absolute path to a built module of the
  * plugin's own; its export `name` is called on the thread as `(port: MessagePort, data) => void` and answers on the
- * port. The module may import `mcpgw/plugin-api` as any plugin file does; `data` must be structured-cloneable.
+ * port. The module may import `mcpgw/plugin-kit` as any plugin file does; `data` must be structured-cloneable.
  */
 export interface ThreadTask {
   module: string;

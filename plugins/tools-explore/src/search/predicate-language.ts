@@ -1,5 +1,5 @@
 import type { CompiledQuery, CompileOptions, PluginContext, QueryLanguage, RegistryView } from 'mcpgw/plugin-api';
-import { Tokens } from 'mcpgw/plugin-api';
+import { Tokens } from 'mcpgw/plugin-kit';
 import { PredicateError, translatePredicate } from './predicate';
 
 /** The language's name, as tools take it (`language: "predicate"`) and its compiled queries' owner. */

@@ -1,9 +1,9 @@
 import type { Addressing, CompiledQuery, QueryLanguage, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
 import { cursorTable, knownTotal, type QueryCursor } from './cursors';
-import { emptyAnswerHint } from 'mcpgw/plugin-api';
+import { emptyAnswerHint } from '../toolkit';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
-import { PreviewBuilder, type Preview } from '../text/preview';
+import { previewBuilder, type Preview } from '../text/preview';
 
 /**
  * The scan of a query search (jsonpath-engine.ts, predicate-engine.ts) through the kernel's engine: with `addressing`,
@@ -108,7 +108,7 @@ export async function queryPage(
 /** `path = «value»`, the value's JSON cut at 120 characters (on a character boundary, then `…`), markers placed. */
 export function nodePreview(path: string, value: unknown): Preview {
   const shown = JSON.stringify(value) ?? 'null';
-  const b = new PreviewBuilder().data(`${path || '$'} = `).mark('«');
+  const b = previewBuilder().data(`${path || '$'} = `).mark('«');
   if (shown.length > 120) b.data(shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '')).mark('…');
   else b.data(shown);
   return b.mark('»').build();

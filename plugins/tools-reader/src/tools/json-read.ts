@@ -3,7 +3,7 @@ import type { CompiledQuery, RecordSource, ScanNode, ScanPosition, ToolContext, 
 import { byteLength, itemPart, itemText, type Item, type ItemPart } from '../items';
 import { fileIdArg, formatArg, pathArg, warningLocation, warningSchema, type Warning } from '../schemas';
 import { cursorTable, evictedIds, fileTable, release, withRead, type ReaderCursor, type ReaderFile } from '../state';
-import { emptyAnswerHint } from 'mcpgw/plugin-api';
+import { emptyAnswerHint } from '../toolkit';
 import { checkRoom, openSource } from './json-open';
 
 /**

@@ -2,7 +2,8 @@ import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, rmSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { codePointLength, type MarkedText } from 'mcpgw/plugin-api';
+import type { MarkedText } from 'mcpgw/plugin-api';
+import { codePointLength } from '../toolkit';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
 const SCHEMA_VERSION = '4';

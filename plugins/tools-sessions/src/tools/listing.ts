@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
-import { markedField, MarkedTextBuilder, type MarkedText, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, MarkedText, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, markedText } from '../toolkit';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { cutText } from '../text';
 import type { SessionsService } from '../service';
@@ -297,5 +298,5 @@ function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' |
 function shorter(p: MarkedText, maxChars: number): MarkedText {
   const { text, truncated } = cutText(p.text, maxChars);
   if (!truncated) return p;
-  return new MarkedTextBuilder().data(text).mark('…').build();
+  return markedText().data(text).mark('…').build();
 }
