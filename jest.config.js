@@ -18,8 +18,10 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...PACKAGE_TESTS.map((p) => p.replace(/\./g, '\\.') + '$')],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/plugin-api/index.ts' },
+  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/plugin-api/index.ts', '^mcpgw/plugin-kit$': '<rootDir>/src/plugin-kit/index.ts' },
   testTimeout: 60000,
+  // Tests that import a built-in plugin's modules directly bind its toolkit as its register() would.
+  setupFiles: ['<rootDir>/test/setup/bind-toolkits.ts'],
   // test/setup/global.js: builds the tree (`tsc -b`, incremental: about a second when nothing changed), so the worker
   // threads and the spawned CLI, which run dist/, run the code in the tree even when one test file is run alone; then a
   // temporary XDG_CACHE_HOME for the whole run (test/setup/cache-home.js): tests never write the user's cache.

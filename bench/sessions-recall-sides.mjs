@@ -16,14 +16,16 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-// The plugin's `mcpgw/plugin-api` is this build's plugin API (as the kernel's loader resolves it).
+// The plugin's `mcpgw/plugin-api` and `mcpgw/plugin-kit` are this build's (as the kernel's loader resolves them).
 const Module = require('node:module');
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  if (request === 'mcpgw/plugin-api') return path.join(REPO, 'dist', 'plugin-api', 'index.js');
+  if (request === 'mcpgw/plugin-api' || request === 'mcpgw/plugin-kit') return path.join(REPO, 'dist', request.slice('mcpgw/'.length), 'index.js');
   return resolve.call(this, request, ...rest);
 };
 const D = path.join(REPO, 'plugins', 'tools-sessions', 'dist', 'semantic');
+// the engine toolkit the plugin's register() would bind (context.toolkit)
+require(path.join(REPO, 'plugins', 'tools-sessions', 'dist', 'toolkit.js')).bindToolkit(require(path.join(REPO, 'dist', 'engine', 'toolkit.js')).engineToolkit);
 const { IndexStore } = require(path.join(D, 'store.js'));
 const { SemanticEngine } = require(path.join(D, 'engine.js'));
 const { gloveSifEmbedder } = require(path.join(D, 'glove.js'));

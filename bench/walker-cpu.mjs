@@ -35,13 +35,13 @@ for (let s = 0; s < jsonl.length;) {
 }
 const texts = starts.slice(0, 60000).map((s, k) => jsonl.toString('utf8', s, ends[k]));
 
-// A plugin's `mcpgw/plugin-api` is its own build's plugin API (as the kernel's loader resolves it).
+// A plugin's `mcpgw/plugin-api` and `mcpgw/plugin-kit` are its own build's (as the kernel's loader resolves them).
 const Module = createRequire(import.meta.url)('node:module');
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  if (request === 'mcpgw/plugin-api' && parent?.filename) {
+  if ((request === 'mcpgw/plugin-api' || request === 'mcpgw/plugin-kit') && parent?.filename) {
     const root = Object.values(roots).find((r) => parent.filename.startsWith(r + path.sep));
-    if (root) return path.join(root, 'dist', 'plugin-api', 'index.js');
+    if (root) return path.join(root, 'dist', request.slice('mcpgw/'.length), 'index.js');
   }
   return resolve.call(this, request, parent, ...rest);
 };
@@ -55,8 +55,15 @@ function load(root) {
     extract: d('engine/aggregate/extract.js'),
     parse: d('engine/records/parse.js'),
     layout: d('engine/records/json-layout.js'),
-    explore: req(path.join(root, 'plugins', 'tools-explore', 'dist', 'json', 'scan.js')),
+    explore: explore(root, req),
   };
+}
+
+/** The explorer's scan module of `root`'s build; from plugin API 3 on, its toolkit bound to the engine's as register() binds it. */
+function explore(root, req) {
+  const dist = path.join(root, 'plugins', 'tools-explore', 'dist');
+  if (fs.existsSync(path.join(dist, 'toolkit.js'))) req(path.join(dist, 'toolkit.js')).bindToolkit(req(path.join(root, 'dist', 'engine', 'toolkit.js')).engineToolkit);
+  return req(path.join(dist, 'json', 'scan.js'));
 }
 
 const CHUNK = 4 << 20;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(repo + '/');
 require('reflect-metadata');
-// Plugins import their runtime helpers from mcpgw/plugin-api: resolve it to this kernel, as the loader does.
+// Plugins import their runtime helpers from mcpgw/plugin-kit: resolve it to this kernel, as the loader does.
 require(`${repo}/dist/kernel/plugins/api-module.js`).installApiResolution();
 const { QueryScanEngine, ThreadPool } = require(`${repo}/dist/engine/scan/index.js`);
 const { DEFAULT_LIMITS } = require(`${repo}/dist/kernel/config/defaults.js`);

@@ -1,5 +1,6 @@
 /** mcpgw: the plugin API, the kernel (configuration, plugin loading, the sandbox, the MCP server) and the default engine wired in. */
-export * from './plugin-api/index';
+export type * from './plugin-api/index';
+export * from './plugin-kit/index';
 export { McpgwError, toErrorPayload } from './kernel/errors';
 export { Kernel, type KernelOptions } from './kernel/kernel';
 export { createKernel, registerEngine } from './compose/engine';

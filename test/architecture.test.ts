@@ -4,8 +4,9 @@ import * as path from 'node:path';
 /**
  * The import graph's rules (docs/architecture.md "Small rooms"): the kernel hosts and never imports the engine, a
  * plugin, the plugin API's module, the composition root or the CLI; the engine computes and imports of the kernel only
- * its contracts, its errors and its clock; a plugin imports only its own files, npm packages and the public plugin API
- * (types only, so that one kernel instance serves every plugin); nothing reaches into another plugin's internals.
+ * its contracts, its errors and its clock; a plugin imports only its own files, npm packages, the public plugin API
+ * (types only) and the plugin kit (a few stateless helpers, so that one kernel instance serves every plugin); nothing
+ * reaches into another plugin's internals.
  */
 const REPO = path.resolve(__dirname, '..');
 
@@ -40,10 +41,23 @@ test('the import scanner finds imports (guards the rules below against an empty 
   expect(kernelImports.some((i) => i.spec === 'zod')).toBe(true);
 });
 
-test('the plugin API\'s runtime exports hold no kernel state: values come only from the pure helpers, the version, the tokens and the error codes', () => {
+test('mcpgw/plugin-api emits no runtime value: the contracts are types only', () => {
+  // every export of the source is `export type`, and the built module (what `require('mcpgw/plugin-api')` gets) is empty
+  const src = fs.readFileSync(path.join(REPO, 'src', 'plugin-api', 'index.ts'), 'utf8');
+  expect(src.split('\n').filter((l) => /^export\b/.test(l) && !/^export type\b/.test(l))).toEqual([]);
+  expect(importsOf(path.join(REPO, 'src', 'plugin-api', 'index.ts')).filter((i) => !i.typeOnly)).toEqual([]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  expect(Object.keys(require(path.join(REPO, 'dist', 'plugin-api', 'index.js')))).toEqual([]);
+});
+
+test('mcpgw/plugin-kit has at most 20 runtime exports, all without kernel state', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const kit = Object.keys(require(path.join(REPO, 'dist', 'plugin-kit', 'index.js')));
+  expect(kit.length).toBeLessThanOrEqual(20);
+  expect(kit).toContain('definePlugin'); // the count reads the built module
   // Plugins import these at run time (one kernel module serves them all), so none may carry per-kernel state.
-  const stateless = new Set(['../engine/paths/pointer', '../engine/bytes/json-walk', '../engine/bytes/bytes', '../engine/bytes/wasm', '../kernel/fake-clock', './testing', './empty-answer-hint', './marked-text', '../engine/paths/path-token', '../kernel/version', '../engine/numbers/compare', '../kernel/errors', '../kernel/contracts']);
-  const values = importsOf(path.join(REPO, 'src', 'plugin-api', 'index.ts')).filter((i) => !i.typeOnly && i.spec !== '../kernel/contracts/plugin');
+  const stateless = new Set(['../engine/paths/pointer', '../kernel/fake-clock', './register-plugin', './tool-tester', './exact-json', '../kernel/version', '../engine/numbers/compare', '../kernel/errors', '../kernel/contracts/tokens']);
+  const values = importsOf(path.join(REPO, 'src', 'plugin-kit', 'index.ts')).filter((i) => !i.typeOnly);
   expect(values.map((i) => i.spec).filter((s) => !stateless.has(s))).toEqual([]);
   const contracts = fs.readdirSync(path.join(REPO, 'src', 'kernel', 'contracts')).filter((f) => f.endsWith('.ts'));
   // The contracts' only runtime value is the token table.
@@ -102,7 +116,9 @@ describe('one of each machine', () => {
 
   test('one pool of worker threads: only src/engine/scan/engine-threads.ts starts one (scans, aggregates and plugins\' tasks share it)', () => {
     const found = code().filter((f) => /\bnew Worker\(/.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(REPO, f));
-    expect(found).toEqual([path.join('src', 'engine', 'scan', 'engine-threads.ts')]);
+    // Besides the pool, only the kernel's load watchdog (docs/architecture.md "Isolation and blame"): a thread that keeps
+    // time while plugins load, started before any engine thread, which a busy main thread cannot block.
+    expect(found.sort()).toEqual([path.join('src', 'engine', 'scan', 'engine-threads.ts'), path.join('src', 'kernel', 'plugins', 'load-watchdog.ts')]);
   });
 });
 
@@ -113,12 +129,12 @@ test('src/ never imports a plugin (by path or by package name)', () => {
   expect(bad).toEqual([]);
 });
 
-test.each(plugins)('plugins/%s imports only its own files, npm packages and the plugin API', (plugin) => {
+test.each(plugins)('plugins/%s imports only its own files, npm packages, the plugin API and the plugin kit', (plugin) => {
   const own = path.join('plugins', plugin);
   const bad = tsFiles(path.join(REPO, own, 'src'))
     .flatMap(importsOf)
     .filter((i) => {
-      if (i.spec === 'mcpgw/plugin-api') return false;
+      if (i.spec === 'mcpgw/plugin-api' || i.spec === 'mcpgw/plugin-kit') return false;
       if (i.spec.startsWith('.')) return !resolveRel(i).startsWith(own + path.sep);
       if (i.spec.startsWith('@mcpgw/') || i.spec.startsWith('mcpgw')) return true;
       return false;

@@ -3,6 +3,8 @@ import { FileService } from '../kernel/files/file-service';
 import { Tokens } from '../kernel/contracts/tokens';
 import { LineTransport } from '../kernel/server/stdio-transport';
 import { ConfigError, resolveHttpConfig } from '../kernel/config';
+import { reserveStdout } from '../kernel/server/stdout-guard';
+import { installFaultGuard } from '../kernel/server/fault-guard';
 import { prepare, type CommonOptions } from './setup';
 
 const out = (s: string) => process.stdout.write(s);
@@ -24,11 +26,14 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   // The HTTP server (Hono, the SDK's Node entry points) is loaded only for --http: stdio start-up does not pay for it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (opts.http) return (require('./serve-http') as typeof import('./serve-http')).serveHttp(opts);
+  // Before any plugin loads: a plugin's console.log (at load or later, on any thread) goes to stderr.
+  const protocol = reserveStdout();
   const { config, kernel } = await prepare(opts, true);
   const factory = kernel.serverFactory(config);
   const log = kernel.options.log;
+  installFaultGuard(log, (err) => kernel.registry.blame.of(err));
   log.info('serving on stdio', { root: config.root, profile: config.profile, tools: kernel.selectTools(config).map((t) => t.name) });
-  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: config.limits.maxMessageBytes, warn: (m, d) => log.warn(m, d) });
+  const transport = new LineTransport(process.stdin, protocol, { maxMessageBytes: config.limits.maxMessageBytes, warn: (m, d) => log.warn(m, d) });
   serveStdio(factory, { legacy: 'serve', transport, onerror: (e) => log.warn('transport error', { error: e.message }) });
   // Started by hand at a terminal: say what it waits for (stderr: stdout carries only protocol messages).
   if (process.stdin.isTTY) process.stderr.write('mcpgw: waiting for an MCP client on stdin (an MCP client starts this command; see mcpgw --help). Ctrl-C quits.\n');
@@ -76,7 +81,11 @@ export async function checkCommand(opts: CommonOptions): Promise<void> {
   const root = files instanceof FileService ? files.root : null;
   out(`config: ${loaded.filepath ?? '(none found; defaults)'}\n`);
   out(`root: ${root ?? '(none: the offered bundles read no root)'}\n`);
-  out(`profile: ${config.profile ?? '(none: every bundle)'}\n`);
+  const offered = kernel.bundleNames(config);
+  const notOffered = [...kernel.registry.bundles.keys()].filter((b) => !offered.includes(b));
+  const bundles = `bundles offered: ${offered.join(', ') || '(none)'}${notOffered.length ? `; not offered: ${notOffered.join(', ')} (list them in a profile's "bundles" to offer them)` : ''}`;
+  out(`profile: ${config.profile ?? '(none: the default bundles)'}\n`);
+  out(`${bundles}\n`);
   out(`plugins: ${kernel.registry.plugins.map((p) => `${p.name}@${p.version}`).join(', ')}\n`);
   out(`tools (${tools.length}): ${tools.map((t) => t.name).join(', ')}\n`);
   if (loaded.config.http) {

@@ -2,6 +2,7 @@ import { isLoopbackHost, LOOPBACK_HOSTNAMES, resolveHttpConfig } from '../kernel
 import { McpgwError } from '../kernel/errors';
 import { McpHttpServer } from '../kernel/http/http-server';
 import { releaseSoon } from '../engine/memory';
+import { installFaultGuard } from '../kernel/server/fault-guard';
 import { prepare, type CommonOptions } from './setup';
 
 /** Time given to in-flight calls past requestTimeoutMs at shutdown, ms. */
@@ -18,6 +19,7 @@ export async function serveHttp(opts: CommonOptions & { host?: string; port?: nu
   const { loaded, config, kernel } = await prepare(opts, true);
   const settings = resolveHttpConfig(loaded, { host: opts.host, port: opts.port }, process.env);
   const log = kernel.options.log;
+  installFaultGuard(log, (err) => kernel.registry.blame.of(err));
   // Gone quiet after a load: one memory-reducing collection (what the clients' calls left is given back).
   const onQuiet = () => releaseSoon(1000, true);
   const server = new McpHttpServer({ settings, build: kernel.serverBuilder(config), newSession: () => kernel.newSession(), limits: config.limits, log, clock: kernel.clock, onQuiet });

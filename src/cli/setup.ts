@@ -39,10 +39,21 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   const log = createLogger(config.logLevel);
   routeWarnings(log);
   for (const folder of loaded.skipped ?? []) log.info('config discovery skipped a folder it cannot read', { folder });
-  const kernel = createKernel({ version: VERSION, ownDir: OWN_DIR, log });
+  const kernel = createKernel({ version: VERSION, ownDir: OWN_DIR, log, pluginLoadBoundMs: loadBound(process.env.MCPGW_PLUGIN_LOAD_TIMEOUT_MS) });
   await kernel.load(pluginSpecs(loaded), { sections: loaded.sections ?? {}, dir: loaded.dir });
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
   return { loaded, config, kernel };
+}
+
+/** Default bound on loading one plugin (its import and register), ms. */
+const PLUGIN_LOAD_BOUND_MS = 30_000;
+
+/** The bound on loading one plugin: `MCPGW_PLUGIN_LOAD_TIMEOUT_MS` (a positive whole number of ms), else the default. */
+function loadBound(env: string | undefined): number {
+  if (env === undefined || env === '') return PLUGIN_LOAD_BOUND_MS;
+  const n = Number(env);
+  if (!Number.isInteger(n) || n <= 0 || n > 2 ** 31 - 1) throw new ConfigError(`MCPGW_PLUGIN_LOAD_TIMEOUT_MS: expected a whole number of milliseconds from 1 to ${2 ** 31 - 1}, got "${env}".`);
+  return n;
 }
 
 /** The plugins to load: the built-ins (a built-in's options are its config section, `Plugin.configSection`), then the config's. */

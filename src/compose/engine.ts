@@ -9,6 +9,7 @@ import type { ScopeSettings, WorkerPlugin } from '../kernel/contracts/engine';
 import { WORKER_LANGUAGE_MODULE } from '../kernel/plugins/worker-language';
 import { WORKER_TASK_MODULE } from '../kernel/plugins/worker-task';
 import { recordsToolkit } from '../engine/records';
+import { engineToolkit } from '../engine/toolkit';
 import { CallJsonLayout } from '../engine/records/json-layout';
 import { IndexCache } from '../engine/cache/index-cache';
 import { EngineIndexer } from '../engine/files/indexer';
@@ -21,13 +22,14 @@ import type { AggregatePool } from '../engine/scan/aggregate';
  * never imports an engine; it resolves these. A test or a plugin that registers another implementation of a token
  * (in the kernel's container, before a scope is made) replaces this one.
  *
- * Kernel-wide: Records (the records toolkit plugins get as `registry.records`), Regex (RE2, loaded at the first pattern),
+ * Kernel-wide: Records (the records toolkit plugins get as `context.records`), Toolkit (`context.toolkit`), Regex (RE2, loaded at the first pattern),
  * JsonLayout (a new per-call layout at each resolve), ScanEngine (one server-wide engine, built at the first scan).
  * Per scope: IndexCache (one per folder and bound, for the scope's `cache` settings) and Indexer (the index pass over it).
  */
 export function registerEngine(kernel: Kernel): void {
   const c = kernel.container;
   c.register(Tokens.Records, { useValue: recordsToolkit });
+  c.register(Tokens.Toolkit, { useValue: engineToolkit });
   // The RE2 engine (re2js) and its service load on the first pattern compiled, not at start-up.
   let regex: RegexService | undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -121,12 +123,12 @@ function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
     workers: onFirstUse<WorkerPool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ThreadPool } = require('../engine/scan/workers') as typeof import('../engine/scan/workers');
-      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
+      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel), log: kernel.options.log });
     }),
     aggregates: onFirstUse<AggregatePool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { AggregateThreads } = require('../engine/scan/aggregate-threads') as typeof import('../engine/scan/aggregate-threads');
-      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
+      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel), log: kernel.options.log });
     }),
   });
 }

@@ -10,6 +10,7 @@ import type { JsonLayout } from './contracts/records';
 import { FileService, RootlessFiles } from './files/file-service';
 import { Sandbox } from './files/sandbox';
 import { loadPlugins, type PluginSpec } from './plugins/loader';
+import { LoadWatchdog } from './plugins/load-watchdog';
 import { checkExtensions, checkRequirements } from './plugins/requires';
 import { installApiResolution } from './plugins/api-module';
 import { systemClock } from './clock';
@@ -44,6 +45,8 @@ export interface KernelOptions {
   clock?: Clock;
   /** Loads a plugin's resolved entry file (default `import()`); tests load plugin objects in-process with it. */
   importModule?: (entry: string) => Promise<unknown>;
+  /** Bound on loading each plugin, ms (plugins/load-watchdog.ts: past it the process exits 2); absent: none. */
+  pluginLoadBoundMs?: number;
 }
 
 /** What a service scope is made for: a root folder (null: none) and the limits of an effective config. */
@@ -88,7 +91,12 @@ export class Kernel {
   async load(specs: readonly PluginSpec[], config?: { sections: Readonly<Record<string, Record<string, unknown>>>; dir: string }): Promise<void> {
     installApiResolution();
     const sections = config ? { ...config, claimed: new Set<string>() } : undefined;
-    await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}) });
+    const watchdog = this.options.pluginLoadBoundMs !== undefined ? new LoadWatchdog(this.options.pluginLoadBoundMs) : undefined;
+    try {
+      await loadPlugins(specs, { registry: this.registry, kernelVersion: this.options.version, ownDir: this.options.ownDir, container: this.container, log: this.options.log, clock: this.clock, ...(this.options.importModule ? { importModule: this.options.importModule } : {}), ...(sections ? { config: sections } : {}), ...(watchdog ? { watchdog } : {}) });
+    } finally {
+      watchdog?.close();
+    }
     const unclaimed = Object.keys(sections?.sections ?? {}).filter((k) => !sections!.claimed.has(k));
     if (unclaimed.length) {
       const owned = this.registry.plugins.length ? ` Sections of the loaded plugins: ${[...sections!.claimed].join(', ') || 'none'}.` : '';
@@ -126,7 +134,22 @@ export class Kernel {
         throw new ConfigError(`${where} denies tool "${t}", which no loaded plugin registers. Tools: ${[...this.registry.tools.keys()].join(', ') || '(none)'}.`);
       }
     }
-    return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));
+    return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name)).map((t) => this.advertised(t));
+  }
+
+  /** Tools as advertised (`ToolDefinition.advertise`: texts from the registry), computed once per tool. */
+  private readonly advertisedTools = new WeakMap<ToolDefinition, ToolDefinition>();
+
+  /** `tool` with the description and input schema its `advertise` gives for what the loaded plugins registered. */
+  private advertised(tool: ToolDefinition): ToolDefinition {
+    if (!tool.advertise) return tool;
+    let out = this.advertisedTools.get(tool);
+    if (!out) {
+      const a = tool.advertise(this.registry.view());
+      out = { ...tool, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.inputSchema ? { inputSchema: a.inputSchema } : {}) };
+      this.advertisedTools.set(tool, out);
+    }
+    return out;
   }
 
   /** The tools a profile offers (as `selectTools`), each with its bundle and the plugin that registered it. */
@@ -157,7 +180,7 @@ export class Kernel {
   instructions(config: Pick<ToolSelection, 'bundles'>): string {
     const names = this.bundleNames(config);
     const lines = [
-      'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
+      `mcpgw gives read-only, bounded access to data files (formats: ${[...this.registry.formats.keys()].join(', ') || 'none'}) under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.`,
       ...names.map((n) => this.registry.bundles.get(n)?.item.description).filter((d): d is string => !!d),
     ];
     return clipText(lines.join('\n'), 1990);
@@ -226,7 +249,7 @@ export class Kernel {
       interactive: io.interactive,
       runTool: async (tool, args) => {
         // a context of its own per call: its JSON layout counts the lone surrogates of this answer only
-        const r = await runTool(tool, args, call(), plugin);
+        const r = await runTool(tool, args, call(), plugin, { blame: (e) => this.registry.blame.of(e) });
         if (r.isError) {
           const e = r.structuredContent.error as ErrorPayload;
           throw new McpgwError(e.code, e.hint ? `${e.message} (${e.hint})` : e.message);
@@ -256,6 +279,7 @@ export class Kernel {
       json: () => scope.resolve<JsonLayout>(Tokens.JsonLayout),
       answers: config.answers ?? DEFAULT_ANSWERS,
       schemaCache: config.cache ? { dir: config.cache.dir, salt: this.schemaSalt() } : null,
+      blame: (err) => this.registry.blame.of(err),
     };
   }
 
@@ -263,6 +287,7 @@ export class Kernel {
   private schemaSalt(): string {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const zod = (require('zod/package.json') as { version: string }).version;
-    return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`)].join(';');
+    // the registered formats and languages too: advertised texts name them (ToolDefinition.advertise)
+    return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`), `formats:${[...this.registry.formats.keys()]}`, `languages:${[...this.registry.queryLanguages.keys()]}`].join(';');
   }
 }

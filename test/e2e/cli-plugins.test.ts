@@ -16,7 +16,7 @@ import { call, CLI, connect, NODE, REPO, type Connected } from '../helpers/mcp';
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'plugins');
 const HELLO_ESM = path.join(FIXTURES, 'hello-esm.mjs');
 const GREET_CJS = path.join(FIXTURES, 'greet-cjs.cjs');
-const API_V3 = path.join(FIXTURES, 'api-v3.mjs');
+const API_V4 = path.join(FIXTURES, 'api-v4.mjs');
 const NO_CONTRACT = path.join(FIXTURES, 'no-contract.cjs');
 const DUP_ECHO = path.join(FIXTURES, 'dup-echo.cjs');
 /** The built-ins' tools, read from the built CLI (they grow as bundles grow). */
@@ -177,13 +177,13 @@ describe('plugin loading', () => {
     expect(r.stderr).toContain(`relative to ${tmp}`);
   });
 
-  test('an apiVersion mismatch: exit 2 naming the plugin, its range and the kernel\'s 2.11.0', () => {
-    writeConfig({ root: './data', plugins: [API_V3] });
+  test('an apiVersion mismatch: exit 2 naming the plugin, its range and the kernel\'s 3.0.0', () => {
+    writeConfig({ root: './data', plugins: [API_V4] });
     const r = mcpgw(['check']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('future-plugin@3.1.0');
-    expect(r.stderr).toContain('^3.0.0');
-    expect(r.stderr).toContain('plugin API 2.11.0');
+    expect(r.stderr).toContain('future-plugin@4.1.0');
+    expect(r.stderr).toContain('^4.0.0');
+    expect(r.stderr).toContain('plugin API 3.0.0');
     expect(r.stdout).toBe('');
   });
 
@@ -246,7 +246,7 @@ describe('plugin loading', () => {
     expect(check.stdout).toContain(`root: ${path.join(tmp, 'data')}\n`); // root relative to the config too
     const plugins = JSON.parse(mcpgw(['plugins', '--json', '--config', cfg], elsewhere).stdout);
     expect(plugins).toEqual([
-      { name: 'greet-cjs', version: '2.3.4', apiVersion: '^2.0.0', source: './plugins/local.cjs', formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
+      { name: 'greet-cjs', version: '2.3.4', apiVersion: '^3.0.0', source: './plugins/local.cjs', formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
     ]);
   });
 
@@ -266,7 +266,7 @@ describe('plugin loading', () => {
       path.join(pkg, 'lib', 'plugin.js'),
       `const { z } = require(${JSON.stringify(require.resolve('zod', { paths: [REPO] }))});
 module.exports = {
-  name: 'mcpgw-plugin-shout', version: '0.4.2', apiVersion: '^2.0.0',
+  name: 'mcpgw-plugin-shout', version: '0.4.2', apiVersion: '^3.0.0',
   register(registry) {
     registry.registerToolBundle({ name: 'shout', tools: [{
       name: 'shout_upper', title: 'Shout', description: 'Upper-case text.',

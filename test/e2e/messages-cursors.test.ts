@@ -1,6 +1,6 @@
 /**
- * What the messages say is true: a full search (or aggregate) cursor table says what frees a cursor (no tool closes
- * one), an unknown aggregate cursor is "an aggregate cursor", and json_read of a query into a JSON Lines record over
+ * What the messages say is true: a full search cursor table drops its least recently used cursor and a late use of it
+ * says so, an unknown aggregate cursor is "an aggregate cursor", and json_read of a query into a JSON Lines record over
  * maxRecordBytes answers what get_value_at_path answers. Through a real MCP client against the built CLI.
  */
 import * as fs from 'node:fs';
@@ -24,16 +24,23 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a full search cursor table says what frees a cursor: paging to the end or expiry, no tool', async () => {
+test('a full search cursor table drops its least recently used cursor, and a use of it says why', async () => {
   const handle = (await call(server.client, 'open_file', { path: 'rows.jsonl' })).data.handle;
-  for (let k = 0; k < 2; k++) expect(typeof (await call(server.client, 'search', { handle, query: '$.i', max_results: 1 })).data.next_cursor).toBe('string');
-  const full = await call(server.client, 'search', { handle, query: '$.i', max_results: 1 });
-  expect(full.data.error.code).toBe('RESOURCE_LIMIT_EXCEEDED');
-  expect(full.data.error.limit).toMatchObject({ name: 'maxCursors', limit: 2 });
-  expect(full.data.error.hint).not.toMatch(/^Close/);
-  expect(full.data.error.hint).toContain('No tool closes a search cursor');
-  expect(full.data.error.hint).toContain('paged to the end');
-  expect(full.data.error.hint).toContain('600 s unused (cursorIdleMs)');
+  const first = (await call(server.client, 'search', { handle, query: '$.i', max_results: 1 })).data;
+  const second = (await call(server.client, 'search', { handle, query: '$.g', max_results: 1 })).data;
+  expect(first.matches[0].record_index).toBe(0);
+  // The first is used again (a page), so the second is the least recently used when a third search needs room.
+  const firstNext = (await call(server.client, 'search', { handle, query: '$.i', max_results: 1, cursor: first.next_cursor })).data;
+  expect(firstNext.matches[0].record_index).toBe(1);
+  const third = await call(server.client, 'search', { handle, query: '$.i', max_results: 1 });
+  expect(third.isError).toBeFalsy();
+  expect(third.data.matches[0].record_index).toBe(0);
+  const dropped = await call(server.client, 'search', { handle, query: '$.g', max_results: 1, cursor: second.next_cursor });
+  expect(dropped.data.error.code).toBe('HANDLE_EXPIRED');
+  expect(dropped.data.error.message).toContain('was dropped to make room: 2 search cursors (maxCursors) were open and it was the least recently used');
+  expect(dropped.data.error.limit).toMatchObject({ name: 'maxCursors', limit: 2 });
+  // The more recently used one pages on.
+  expect((await call(server.client, 'search', { handle, query: '$.i', max_results: 1, cursor: firstNext.next_cursor })).data.matches[0].record_index).toBe(2);
 });
 
 test('an unknown aggregate cursor: "Pass an aggregate cursor"', async () => {

@@ -386,7 +386,7 @@ describe('reader: exactness, pages, limits, errors', () => {
     expect(union.data.error).toMatchObject({ code: 'UNSUPPORTED_QUERY_FEATURE', hint: expect.stringContaining('$[?filter]') });
   });
 
-  test('bounds: maxOpenFiles and maxCursors are RESOURCE_LIMIT_EXCEEDED naming the limit', async () => {
+  test('bounds: maxOpenFiles is RESOURCE_LIMIT_EXCEEDED naming the limit; past maxCursors the least recently used cursor is dropped', async () => {
     const ids: string[] = [];
     let refused: any;
     for (let i = 0; i < 8 && !refused; i++) {
@@ -395,18 +395,20 @@ describe('reader: exactness, pages, limits, errors', () => {
       else ids.push(r.data.file_id);
     }
     expect(refused).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxOpenFiles', limit: 6 } });
+    // Cursors past maxCursors: the least recently used is dropped (HANDLE_EXPIRED naming maxCursors), not the read refused.
     const cursors: string[] = [];
-    let noCursor: any;
-    for (let i = 0; i < 10 && !noCursor; i++) {
+    for (let i = 0; i < 10; i++) {
       const r = await call(c.client, 'json_read', { file_id: ids[0], language: 'jsonpath', query: '$[*].id', max_items: 1 });
-      if (r.isError) noCursor = r.data.error;
-      else cursors.push(r.data.next_cursor);
+      expect(r.isError).toBeFalsy();
+      cursors.push(r.data.next_cursor);
     }
-    expect(noCursor).toMatchObject({ code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxCursors', limit: 8 } });
-    expect(cursors).toHaveLength(8);
+    for (const dropped of cursors.slice(0, 2)) {
+      expect((await call(c.client, 'json_read', { cursor: dropped })).data.error).toMatchObject({ code: 'HANDLE_EXPIRED', limit: { name: 'maxCursors', limit: 8 } });
+    }
+    expect((await call(c.client, 'json_read', { cursor: cursors[2] })).data.items).toHaveLength(1);
     // Closing the handle invalidates its cursors.
     for (const id of ids) expect((await call(c.client, 'json_close', { file_id: id })).data.closed).toBe(true);
-    expect((await call(c.client, 'json_read', { cursor: cursors[0] })).data.error.code).toBe('NOT_FOUND');
+    expect((await call(c.client, 'json_read', { cursor: cursors[9] })).data.error.code).toBe('NOT_FOUND');
   });
 
   test('two concurrent reads on one handle: each is whole and correct; the handle stays usable', async () => {

@@ -55,7 +55,7 @@ describe('listing', () => {
     expect(data.total).toBe(6);
   });
 
-  test('list_projects: every source\'s projects with their real folders; a deleted folder is hidden unless include_deleted', async () => {
+  test('list_projects: every source\'s projects with their real folders; a deleted folder is hidden unless include_deleted, and counted', async () => {
     const data = await tool('list_projects');
     const rows = data.projects.map((p: any) => [p.source, p.name, p.path, p.session_count, p.path_exists]).sort();
     expect(rows).toEqual([
@@ -66,8 +66,10 @@ describe('listing', () => {
       ['kimi', 'configsvc', path.join(fx.projects, 'configsvc'), 1, true],
       ['qwen', 'dates', path.join(fx.projects, 'dates'), 1, true],
     ]);
+    expect(data.deleted_hidden).toBe(1); // old-api: said, not silently left out
     const all = await tool('list_projects', { include_deleted: true, source: 'claude' });
     expect(all.projects.map((p: any) => [p.name, p.path_exists]).sort()).toEqual([['old-api', false], ['webapp', true]]);
+    expect(all.deleted_hidden).toBeUndefined();
   });
 
   test('list_projects pages with limit/offset', async () => {

@@ -37,6 +37,9 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'keys.jsonl'), keysFile());
   fs.writeFileSync(path.join(root, 'sub', 'a.jsonl'), '{"n":1}\n{"n":2}\n');
   fs.writeFileSync(path.join(root, 'sub', 'b.jsonl'), '{"n":3}\n');
+  // 180 columns c0…c179, each BIGINT (past 200 members DuckDB reads a JSON object as one MAP column).
+  fs.mkdirSync(path.join(root, 'wide'));
+  fs.writeFileSync(path.join(root, 'wide', 'wide.jsonl'), JSON.stringify(Object.fromEntries(Array.from({ length: 180 }, (_, k) => [`c${k}`, k]))) + '\n');
   fs.writeFileSync(path.join(root, 'changing.jsonl'), '{"n":1}\n{"n":2}\n{"n":3}\n');
   fs.writeFileSync(path.join(sibling, 's.jsonl'), '{"secret":1}\n');
   fs.writeFileSync(path.join(outside, 'o.jsonl'), '{"secret":2}\n');
@@ -186,7 +189,7 @@ describe('escapes are refused with no absolute path in the message', () => {
   });
 
   test('nothing was written inside the root', () => {
-    expect(fs.readdirSync(root).sort()).toEqual(['big.jsonl', 'changing.jsonl', 'events.jsonl', 'keys.jsonl', 'link-dir', 'link-file.jsonl', 'sub']);
+    expect(fs.readdirSync(root).sort()).toEqual(['big.jsonl', 'changing.jsonl', 'events.jsonl', 'keys.jsonl', 'link-dir', 'link-file.jsonl', 'sub', 'wide']);
   });
 
   test('settings listings and view definitions name no absolute path', async () => {
@@ -230,6 +233,31 @@ test('sql_tables names files relative to the root, with columns and types', asyn
   expect(data.tables[0].name).toBe('events.jsonl');
   expect(data.tables[0].columns).toEqual(expect.arrayContaining([{ name: 'status', type: 'VARCHAR' }, { name: 'id', type: 'BIGINT' }]));
   expectNoAbsolutePath(text);
+});
+
+test('sql_tables cuts a wide table at max_columns, with column_count, and says so', async () => {
+  const { data } = await call(conn.client, 'sql_tables', { glob: 'wide/wide.jsonl' });
+  expect(data.tables).toHaveLength(1);
+  expect(data.tables[0].column_count).toBe(180);
+  expect(data.tables[0].columns).toEqual(Array.from({ length: 100 }, (_, k) => ({ name: `c${k}`, type: 'BIGINT' })));
+  expect(data.warnings).toEqual([expect.stringContaining('1 table listed only the first 100 columns')]);
+  expect(data.has_more).toBe(false);
+  const all = (await call(conn.client, 'sql_tables', { glob: 'wide/wide.jsonl', max_columns: 1000 })).data;
+  expect(all.tables[0].columns).toHaveLength(180);
+  expect(all.tables[0].column_count).toBeUndefined();
+});
+
+test('sql_tables pages with offset and next_offset: every file once, in order', async () => {
+  const seen: string[] = [];
+  let offset = 0;
+  for (let page = 0; page < 10; page++) {
+    const { data } = await call(conn.client, 'sql_tables', { glob: 'sub/*.jsonl', max_results: 1, offset });
+    seen.push(...data.tables.map((t: any) => t.name));
+    if (!data.has_more) { expect(data.next_offset).toBeUndefined(); break; }
+    expect(data.next_offset).toBe(offset + 1);
+    offset = data.next_offset;
+  }
+  expect(seen.sort()).toEqual(['sub/a.jsonl', 'sub/b.jsonl']);
 });
 
 test('mcpgw sql FILE "SQL" prints one JSON object per row', () => {

@@ -16,11 +16,11 @@ beforeAll(() => {
   fs.mkdirSync(path.join(tmp, 'data'));
   const format = (name: string) => `{ name: ${JSON.stringify(name)}, extensions: ['.${name}'], detect: () => null, open: async () => { throw new Error('unused'); } }`;
   const files: Record<string, string> = {
-    'throws.cjs': `module.exports = { name: 'mcpgw-throws', version: '0.0.1', apiVersion: '^2.0.0', register() { throw new Error('missing API key ACME_TOKEN'); } };\n`,
-    'rejects.mjs': `export default { name: 'mcpgw-rejects', version: '0.0.2', apiVersion: '^2.0.0', async register() { await new Promise((r) => setTimeout(r, 5)); throw new Error('wasm instantiate failed'); } };\n`,
-    'csv-a.cjs': `module.exports = { name: 'csv-a', version: '1.0.0', apiVersion: '^2.0.0', register(r) { r.registerFormat(${format('csv')}); } };\n`,
-    'csv-b.mjs': `export default { name: 'csv-b', version: '2.0.0', apiVersion: '^2.0.0', register(r) { r.registerFormat(${format('csv')}); } };\n`,
-    'jsonl-again.cjs': `module.exports = { name: 'my-jsonl', version: '1.0.0', apiVersion: '^2.0.0', register(r) { r.registerFormat(${format('jsonl')}); } };\n`,
+    'throws.cjs': `module.exports = { name: 'mcpgw-throws', version: '0.0.1', apiVersion: '^3.0.0', register() { throw new Error('missing API key ACME_TOKEN'); } };\n`,
+    'rejects.mjs': `export default { name: 'mcpgw-rejects', version: '0.0.2', apiVersion: '^3.0.0', async register() { await new Promise((r) => setTimeout(r, 5)); throw new Error('wasm instantiate failed'); } };\n`,
+    'csv-a.cjs': `module.exports = { name: 'csv-a', version: '1.0.0', apiVersion: '^3.0.0', register(r) { r.registerFormat(${format('csv')}); } };\n`,
+    'csv-b.mjs': `export default { name: 'csv-b', version: '2.0.0', apiVersion: '^3.0.0', register(r) { r.registerFormat(${format('csv')}); } };\n`,
+    'jsonl-again.cjs': `module.exports = { name: 'my-jsonl', version: '1.0.0', apiVersion: '^3.0.0', register(r) { r.registerFormat(${format('jsonl')}); } };\n`,
     'old-api.cjs': `module.exports = { name: 'old-api', version: '0.9.0', apiVersion: '~0.5.0', register() {} };\n`,
   };
   for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(tmp, f), text);
@@ -40,7 +40,7 @@ test.each([
   ['an async register() rejects (ESM)', ['./rejects.mjs'], 'mcpgw: Plugin mcpgw-rejects@0.0.2: register() failed: wasm instantiate failed'],
   ['two plugins claim the format "csv"', ['./csv-a.cjs', './csv-b.mjs'], 'mcpgw: Plugin csv-b@2.0.0: Plugin csv-b registers format "csv", which plugin csv-a already registered.'],
   ['a plugin claims a built-in format name', ['./jsonl-again.cjs'], 'Plugin my-jsonl registers format "jsonl", which plugin @mcpgw/format-jsonl already registered.'],
-  ['an apiVersion outside the kernel\'s', ['./old-api.cjs'], 'mcpgw: Plugin old-api@0.9.0: is built for plugin API ~0.5.0, but this mcpgw 0.1.0 provides plugin API 2.11.0.'],
+  ['an apiVersion outside the kernel\'s', ['./old-api.cjs'], 'mcpgw: Plugin old-api@0.9.0: is built for plugin API ~0.5.0, but this mcpgw 0.1.0 provides plugin API 3.0.0.'],
 ])('%s: exit 2 naming the plugin (check, list-tools, serve)', (_name, plugins, message) => {
   for (const r of runAll(plugins)) {
     expect(r.status).toBe(2);

@@ -111,16 +111,17 @@ afterAll(() => {
 });
 
 describe('the packed packages', () => {
-  test('mcpgw installs with its built-in plugins inside and exposes mcpgw/plugin-api with typings', () => {
+  test('mcpgw installs with its built-in plugins inside and exposes mcpgw/plugin-api (typings) and mcpgw/plugin-kit', () => {
     const pkg = path.join(app, 'node_modules', 'mcpgw');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
     expect(manifest.exports['./plugin-api']).toEqual({ types: './dist/plugin-api/index.d.ts', default: './dist/plugin-api/index.js' });
+    expect(manifest.exports['./plugin-kit']).toEqual({ types: './dist/plugin-kit/index.d.ts', default: './dist/plugin-kit/index.js' });
     expect(fs.existsSync(path.join(pkg, 'dist', 'plugin-api', 'index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'node_modules', '@mcpgw', 'tools-explore', 'dist', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"
-    const api = spawnSync(NODE, ['-e', 'const a = require("mcpgw/plugin-api"); process.stdout.write(a.PLUGIN_API_VERSION + " " + typeof a.definePlugin)'], { cwd: app, encoding: 'utf8' });
-    expect(api.stdout).toBe('2.11.0 function');
+    const api = spawnSync(NODE, ['-e', 'const a = require("mcpgw/plugin-api"), k = require("mcpgw/plugin-kit"); process.stdout.write(Object.keys(a).length + " " + k.PLUGIN_API_VERSION + " " + typeof k.definePlugin)'], { cwd: app, encoding: 'utf8' });
+    expect(api.stdout).toBe('0 3.0.0 function');
     // the peek plugin was compiled against those typings
     expect(fs.readFileSync(path.join(app, 'node_modules', '@acme', 'mcpgw-tools-peek', 'dist', 'index.d.ts'), 'utf8')).toContain('mcpgw/plugin-api');
   });
@@ -133,9 +134,9 @@ describe('the packed packages', () => {
       path.join(bad, 'src', 'index.ts'),
       [
         "import { z } from 'zod';",
-        "import { definePlugin } from 'mcpgw/plugin-api';",
+        "import { definePlugin } from 'mcpgw/plugin-kit';",
         'export default definePlugin({',
-        "  name: 'bad', version: '1.0.0', apiVersion: '^2.0.0',",
+        "  name: 'bad', version: '1.0.0', apiVersion: '^3.0.0',",
         '  options: z.strictObject({ n: z.number() }),',
         "  register(registry, options) { registry.registerFormat({ name: 'x' }); const s: string = options.n; return void s; },",
         '});',
@@ -147,7 +148,7 @@ describe('the packed packages', () => {
     expect(r.stdout).toMatch(/TS2345|TS2739|TS2740/); // { name: 'x' } is not a Format
     expect(r.stdout).toMatch(/extensions|detect|open/);
     expect(r.stdout).toMatch(/TS2322: Type 'number' is not assignable to type 'string'/); // options inferred from the schema
-    expect(r.stdout).not.toContain('TS2307'); // 'mcpgw/plugin-api' and 'zod' resolved
+    expect(r.stdout).not.toContain('TS2307'); // 'mcpgw/plugin-kit' and 'zod' resolved
   });
 
   test('older TypeScript resolution (node10, which ignores "exports") finds the typings through typesVersions', () => {
@@ -165,9 +166,9 @@ describe('the packed packages', () => {
     expect(list.filter((p) => p.source === 'builtin').map((p) => p.name)).toEqual(expect.arrayContaining(['@mcpgw/format-jsonl', '@mcpgw/query-jsonpath', '@mcpgw/tools-explore']));
     const third = list.filter((p) => p.source !== 'builtin');
     expect(third).toEqual([
-      { name: '@acme/mcpgw-format-csv', version: '1.0.0', apiVersion: '^2.0.0', source: '@acme/mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
-      { name: 'mcpgw-query-jq', version: '0.3.0', apiVersion: '^2.0.0', source: 'mcpgw-query-jq', formats: [], queryLanguages: ['jq'], bundles: [], tools: [] },
-      { name: '@acme/mcpgw-tools-peek', version: '2.0.0', apiVersion: '^2.0.0', source: '@acme/mcpgw-tools-peek', formats: [], queryLanguages: [], bundles: ['peek'], tools: ['peek_query', 'peek_capabilities'] },
+      { name: '@acme/mcpgw-format-csv', version: '1.0.0', apiVersion: '^3.0.0', source: '@acme/mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
+      { name: 'mcpgw-query-jq', version: '0.3.0', apiVersion: '^3.0.0', source: 'mcpgw-query-jq', formats: [], queryLanguages: ['jq'], bundles: [], tools: [] },
+      { name: '@acme/mcpgw-tools-peek', version: '2.0.0', apiVersion: '^3.0.0', source: '@acme/mcpgw-tools-peek', formats: [], queryLanguages: [], bundles: ['peek'], tools: ['peek_query', 'peek_capabilities'] },
     ]);
   });
 

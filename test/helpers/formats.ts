@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Format, Plugin } from '../../src/kernel/contracts';
-import { registerPlugin, type Contributions } from '../../src/plugin-api/testing';
+import { registerPlugin, type Contributions } from '../../src/plugin-kit/register-plugin';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { Limits } from '../../src/kernel/contracts/limits';
 import { FileService } from '../../src/kernel/files/file-service';

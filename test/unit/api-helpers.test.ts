@@ -1,15 +1,16 @@
 /**
- * The plugin API's runtime helpers, tested once for every plugin that uses them: RFC 6901 pointers (escape, format,
- * parse with positions of faults), RFC 8259 whitespace, the capturing test context, and the resolution of
- * `mcpgw/plugin-api` to the running kernel's module for plugins that live where no `mcpgw` package is installed.
+ * The plugin kit's runtime helpers and the engine toolkit's, tested once for every plugin that uses them: RFC 6901
+ * pointers (escape, format, parse with positions of faults), RFC 8259 whitespace, path tokens, the capturing test
+ * context, and the resolution of `mcpgw/plugin-kit` to the running kernel's module for plugins that live where no
+ * `mcpgw` package is installed.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  appendToken, escapeToken, formatPointer, isJsonWhitespace, parsePointer, PointerSyntaxError, registerPlugin, skipJsonWhitespace, tokenIndex, tokenName, tokenText, unescapeToken,
-} from '../../src/plugin-api/index';
+import { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, registerPlugin, unescapeToken } from '../../src/plugin-kit/index';
+import { isJsonWhitespace, skipJsonWhitespace } from '../../src/engine/bytes/json-walk';
+import { tokenIndex, tokenName, tokenText } from '../../src/engine/paths/path-token';
 import { canonicalPath } from '../../src/engine/aggregate/spec';
 import { REPO, NODE } from '../helpers/mcp';
 
@@ -93,7 +94,7 @@ test('JSON whitespace is exactly space, tab, LF and CR (RFC 8259 §2)', () => {
 
 test('registerPlugin captures contributions, validated options and log lines', async () => {
   const got = await registerPlugin({
-    name: 'p', version: '1.0.0', apiVersion: '^2.0.0',
+    name: 'p', version: '1.0.0', apiVersion: '^3.0.0',
     options: { safeParse: (o: unknown) => ({ success: true as const, data: { n: Number((o as { n?: number }).n ?? 1) * 2 } }) },
     register(c, o) {
       c.log.warn('hi', { n: o.n });
@@ -105,13 +106,13 @@ test('registerPlugin captures contributions, validated options and log lines', a
   expect(got.logged).toEqual([['warn', 'hi', { n: 8 }]]);
 });
 
-test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel\'s module, wherever it lives', () => {
+test('a plugin that imports mcpgw/plugin-kit at run time gets the running kernel\'s module, wherever it lives', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-apimod-'));
   try {
-    fs.writeFileSync(path.join(dir, 'p.cjs'), "module.exports = require('mcpgw/plugin-api');\n");
-    fs.writeFileSync(path.join(dir, 'p.mjs'), "export { PLUGIN_API_VERSION, escapeToken } from 'mcpgw/plugin-api';\n");
+    fs.writeFileSync(path.join(dir, 'p.cjs'), "module.exports = require('mcpgw/plugin-kit');\n");
+    fs.writeFileSync(path.join(dir, 'p.mjs'), "export { PLUGIN_API_VERSION, escapeToken } from 'mcpgw/plugin-kit';\n");
     const script = `
-      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'plugin-api', 'index.js'))});
+      const kernel = require(${JSON.stringify(path.join(REPO, 'dist', 'plugin-kit', 'index.js'))});
       let before = 'resolved';
       try { require(${JSON.stringify(path.join(dir, 'p.cjs'))}); } catch (e) { before = e.code; }
       require(${JSON.stringify(path.join(REPO, 'dist', 'kernel', 'plugins', 'api-module.js'))}).installApiResolution();
@@ -121,7 +122,7 @@ test('a plugin that imports mcpgw/plugin-api at run time gets the running kernel
       });`;
     const r = spawnSync(NODE, ['-e', script], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '2.12.0', 'a~1b']);
+    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '3.0.0', 'a~1b']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -78,9 +78,9 @@ test('an Indexer registered in the container serves the tools\' opens: a fake th
 
 test('a plugin replaces an engine service (registerService), as another engine would; the kernel\'s own services it may not', async () => {
   const seen: string[] = [];
-  const engine: Plugin = { name: 'other-engine', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.registerService(Tokens.Indexer, otherFileIndexer(seen)); } };
+  const engine: Plugin = { name: 'other-engine', version: '1.0.0', apiVersion: '^3.0.0', register(c) { c.registerService(Tokens.Indexer, otherFileIndexer(seen)); } };
   expect(await recordCount(undefined, engine)).toBe(2);
   expect(seen).toEqual(['people.jsonl']);
-  const grabby: Plugin = { name: 'grabby', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.registerService(Tokens.Files, {}); } };
+  const grabby: Plugin = { name: 'grabby', version: '1.0.0', apiVersion: '^3.0.0', register(c) { c.registerService(Tokens.Files, {}); } };
   await expect(recordCount(undefined, grabby)).rejects.toThrow('Plugin grabby@1.0.0: registerService() replaces only an engine service: mcpgw:scan-engine, mcpgw:regex, mcpgw:records, mcpgw:indexer; not "mcpgw:files".');
 });

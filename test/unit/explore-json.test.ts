@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tokenIndex, type PathToken } from '../../src/plugin-api/index';
+import type { PathToken } from '../../src/plugin-api/index';
+import { tokenIndex } from '../../src/engine/paths/path-token';
 import { parsePath, toPointer } from '../../plugins/tools-explore/src/json/paths';
 import { children, compact, forEachToken, spanAt, type Token } from '../../plugins/tools-explore/src/json/scan';
 import { inferSchema } from '../../plugins/tools-explore/src/json/schema';

@@ -1,5 +1,5 @@
 /** FakeClock (a runtime export of the plugin API): time moves only when told, timers fire in due order at their time. */
-import { FakeClock } from '../../src/plugin-api/index';
+import { FakeClock } from '../../src/plugin-kit/index';
 
 test('now() starts where asked and moves only with advance', () => {
   const clock = new FakeClock(1000);

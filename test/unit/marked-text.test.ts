@@ -2,7 +2,7 @@
  * The plugin API's marked text: the markers a tool adds (« » …) and where they are, so that an answer tells them from
  * the same characters of the data's own (`<field>_markers` only when the text holds one).
  */
-import { codePointLength, markedField, MarkedTextBuilder, ownMarkerCharacters } from '../../src/plugin-api/index';
+import { codePointLength, markedField, MarkedTextBuilder, ownMarkerCharacters } from '../../src/engine/text/marked-text';
 
 const E = '\u{1F600}';
 

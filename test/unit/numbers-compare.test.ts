@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { compareNumerals, isNumeral, numeralKey, numeralOf } from '../../src/engine/numbers/compare';
-import * as api from '../../src/plugin-api/index';
+import * as kit from '../../src/plugin-kit/index';
 import { recordsToolkit } from '../../src/engine/records';
 
 /** The exact value of a numeral as num / 10^scale (scale ≥ 0), by BigInt arithmetic (the reference). */
@@ -195,8 +195,8 @@ describe('compareNumerals', () => {
     expect(numeralKey('1' + '0'.repeat(n))).toBe(`1e${n}`);
   });
 
-  test('is the one comparison plugins get: a runtime export of mcpgw/plugin-api and a member of registry.records', () => {
-    expect(api.compareNumerals).toBe(compareNumerals);
+  test('is the one comparison plugins get: a runtime export of mcpgw/plugin-kit and a member of context.records', () => {
+    expect(kit.compareNumerals).toBe(compareNumerals);
     expect(recordsToolkit.compareNumerals).toBe(compareNumerals);
   });
 });

@@ -12,8 +12,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { container } from 'tsyringe';
 import { z } from 'zod';
-import * as api from '../../src/plugin-api/index';
-import { definePlugin, PLUGIN_API_VERSION, type Format, type Plugin, type QueryLanguage, type ToolDefinition } from '../../src/plugin-api/index';
+import * as kit from '../../src/plugin-kit/index';
+import { definePlugin, PLUGIN_API_VERSION } from '../../src/plugin-kit/index';
+import type { Format, Plugin, QueryLanguage, ToolDefinition } from '../../src/plugin-api/index';
 import { loadPlugins, PluginLoadError, type PluginSpec } from '../../src/kernel/plugins/loader';
 import { Registry } from '../../src/kernel/plugins/registry';
 import { McpgwError } from '../../src/kernel/errors';
@@ -63,27 +64,27 @@ const language = (name: string): QueryLanguage => ({ name, compile: (text) => ({
 const tool = (name: string): ToolDefinition => ({
   name, title: name, description: `The ${name} tool.`, inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }), handler: () => ({ ok: true }),
 });
-const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.2.3', apiVersion: '^2.0.0', register, ...extra });
+const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.2.3', apiVersion: '^3.0.0', register, ...extra });
 
-describe('mcpgw/plugin-api', () => {
-  test('exports the contract\'s runtime members: the API version, error codes, DI tokens, definePlugin, compareNumerals and FakeClock', () => {
-    expect(PLUGIN_API_VERSION).toBe('2.12.0');
-    expect(Object.keys(api).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'MarkedTextBuilder', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'WasmType', 'appendToken', 'caselessFinder', 'codePointLength', 'compareNumerals', 'definePlugin', 'emptyAnswerHint', 'escapeToken', 'formatPointer', 'indexOfBytes', 'indexOfCaseless', 'isJsonWhitespace', 'jsonStringEnd', 'jsonTextStringEnd', 'jsonTextValueEnd', 'jsonValueEnd', 'leb128', 'markedField', 'ownMarkerCharacters', 'parsePointer', 'registerPlugin', 'skipJsonTextWhitespace', 'skipJsonWhitespace', 'sleb128', 'tokenIndex', 'tokenName', 'tokenText', 'unescapeToken', 'wasmModule', 'wasmVec']);
-    expect(api.compareNumerals('1e400', '1e401')).toBe(-1);
-    expect(api.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
-    expect(api.Tokens.Registry).toBe('mcpgw:registry');
+describe('mcpgw/plugin-kit', () => {
+  test('holds the runtime members a plugin needs: the API version, error codes, DI tokens, definePlugin, compareNumerals, pointers and test helpers', () => {
+    expect(PLUGIN_API_VERSION).toBe('3.0.0');
+    expect(Object.keys(kit).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'appendToken', 'compareNumerals', 'definePlugin', 'escapeToken', 'formatPointer', 'parsePointer', 'registerPlugin', 'unescapeToken']);
+    expect(kit.compareNumerals('1e400', '1e401')).toBe(-1);
+    expect(kit.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
+    expect(kit.Tokens.Registry).toBe('mcpgw:registry');
   });
 
   test('definePlugin returns its argument unchanged (it exists for type checking only)', () => {
     const options = z.strictObject({ greeting: z.string().default('hi') });
-    const p = { name: 'x', version: '1.0.0', apiVersion: '^2.0.0', options, register: () => {} };
+    const p = { name: 'x', version: '1.0.0', apiVersion: '^3.0.0', options, register: () => {} };
     expect(definePlugin(p)).toBe(p);
   });
 
   test('a plugin made with definePlugin loads and gets its options parsed by its own schema (defaults applied)', async () => {
     const seen: unknown[] = [];
     const p = definePlugin({
-      name: 'greeter', version: '1.0.0', apiVersion: '^2.0.0',
+      name: 'greeter', version: '1.0.0', apiVersion: '^3.0.0',
       options: z.strictObject({ greeting: z.string().default('hello'), times: z.number().int().min(1) }),
       register(registry, options) {
         seen.push(options);
@@ -93,30 +94,43 @@ describe('mcpgw/plugin-api', () => {
     const registry = await load([p], { 0: { times: 2 } });
     expect(seen).toEqual([{ greeting: 'hello', times: 2 }]);
     expect(registry.plugins).toEqual([
-      { name: 'greeter', version: '1.0.0', apiVersion: '^2.0.0', source: expect.stringContaining(tmp), formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
+      { name: 'greeter', version: '1.0.0', apiVersion: '^3.0.0', source: expect.stringContaining(tmp), formats: [], queryLanguages: [], bundles: ['greet'], tools: ['greet_hello'] },
     ]);
   });
 });
 
 describe('apiVersion', () => {
-  test.each([['^3.0.0'], ['~0.9.0'], ['>=2.13.0']])('%s does not include the kernel\'s 2.12.0: refused naming both versions', async (range) => {
+  test.each([['^4.0.0'], ['~0.9.0'], ['>=3.1.0']])('%s does not include the kernel\'s 3.0.0: refused naming both versions', async (range) => {
     const err = await loadError([plugin('future', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 2.12.0. Install a version of the plugin that supports plugin API 2.12.0.`,
+      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 3.0.0. Install a version of the plugin that supports plugin API 3.0.0.`,
+    );
+  });
+
+  const API_3 = 'Plugin API 3 changed: mcpgw/plugin-api is types only: import definePlugin, the pointer helpers, compareNumerals, ERROR_CODES, Tokens, FakeClock and '
+    + 'registerPlugin from mcpgw/plugin-kit; the JSON walker, byte search, marked text, WebAssembly encoding, path-token rules and '
+    + 'emptyAnswerHint are no longer exports but services on context.toolkit; tool results are checked against their outputSchema';
+
+  test.each([['^2.0.0'], ['^2.11.0'], ['2.x']])('%s (a plugin for plugin API 2): refused saying what plugin API 3 changed', async (range) => {
+    const err = await loadError([plugin('two', () => {}, { apiVersion: range })]);
+    expect(err.message).toBe(
+      `Plugin two@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.0.0. ${API_3}. `
+      + 'Install a version of the plugin built for plugin API 3, or see docs/plugin-api-changelog.md "3.0.0".',
     );
   });
 
   test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2']])('%s (a plugin for plugin API 1): refused saying what plugin API 2 changed', async (range) => {
     const err = await loadError([plugin('old', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 2.12.0, which refuses 1.x plugins. `
+      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.0.0, which refuses 1.x plugins. `
       + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
-      + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts). '
-      + 'Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".',
+      + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts)'
+      + `; plugin API 3: ${API_3.slice('Plugin API 3 changed: '.length)}. `
+      + 'Install a version of the plugin built for plugin API 3, or see docs/plugin-api-changelog.md.',
     );
   });
 
-  test.each([['^2.0.0'], ['2.x'], ['>=1.0.0'], ['*']])('%s includes 2.0.0: loads', async (range) => {
+  test.each([['^3.0.0'], ['3.x'], ['>=1.0.0'], ['*']])('%s includes 3.0.0: loads', async (range) => {
     const registry = await load([plugin('ok', () => {}, { apiVersion: range })]);
     expect(registry.plugins.map((p) => p.name)).toEqual(['ok']);
   });
@@ -170,7 +184,7 @@ describe('register()', () => {
     await load([plugin('probe', (r) => { made = r.error('NOT_FOUND', 'x', { hint: 'y' }); versions = [r.apiVersion, r.kernelVersion]; })]);
     expect(made).toBeInstanceOf(McpgwError);
     expect(made).toMatchObject({ code: 'NOT_FOUND', message: 'x' });
-    expect(versions).toEqual(['2.12.0', '0.1.0']);
+    expect(versions).toEqual(['3.0.0', '0.1.0']);
   });
 });
 
@@ -223,7 +237,7 @@ describe('malformed contributions and modules', () => {
   });
 
   test('a module whose default export lacks the contract names what is missing', async () => {
-    const err = await loadError([{ default: { name: 'half', version: '1.0.0', apiVersion: '^2.0.0' } }]);
+    const err = await loadError([{ default: { name: 'half', version: '1.0.0', apiVersion: '^3.0.0' } }]);
     expect(err.message).toContain('does not export a plugin: "register" is not a function.');
   });
 

@@ -25,7 +25,7 @@ const log = Object.fromEntries(['error', 'warn', 'info', 'debug'].map((level) =>
 
 /** A bundle `name` whose tool `<name>_put` adds an id to its table "files" and reports what the context held. */
 const bundlePlugin = (name: string, seen: Record<string, unknown>): Plugin<{ greeting: string }> => ({
-  name: `p-${name}`, version: '1.0.0', apiVersion: '^2.0.0',
+  name: `p-${name}`, version: '1.0.0', apiVersion: '^3.0.0',
   options: { safeParse: (o: unknown) => ({ success: true as const, data: { greeting: String((o as { greeting?: string }).greeting ?? 'hi').toUpperCase() } }) },
   register(context: PluginContext, options) {
     seen.options = options;
@@ -105,7 +105,7 @@ test('one context factory: a tool run over MCP and the same tool run by a plugin
   };
   let fromCommand: Record<string, unknown> | undefined;
   const plugin: Plugin = {
-    name: 'p-echo', version: '1.0.0', apiVersion: '^2.0.0',
+    name: 'p-echo', version: '1.0.0', apiVersion: '^3.0.0',
     register(context) {
       context.registerToolBundle({ name: 'echo', tools: [echo] });
       context.registerCommand!({ name: 'echo', description: 'echo', run: async (_args, ctx) => { fromCommand = await ctx.runTool(echo, { text: '"\\ud800 \\ud83d\\ude00"' }); return 0; } });
@@ -137,7 +137,7 @@ test('a plugin\'s config section is its options (validated by its schema, errors
   let got: unknown;
   let dir = '';
   const plugin: Plugin<{ depth: number }> = {
-    name: 'p-sec', version: '1.0.0', apiVersion: '^2.0.0', configSection: 'history',
+    name: 'p-sec', version: '1.0.0', apiVersion: '^3.0.0', configSection: 'history',
     options: { safeParse: (o: unknown) => (typeof (o as { depth?: unknown }).depth === 'number' ? { success: true as const, data: o as { depth: number } } : { success: false as const, error: { issues: [{ path: ['depth'], message: 'expected a number' }] } }) },
     register(context, options) { got = options; dir = context.configDir; },
   };

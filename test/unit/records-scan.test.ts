@@ -63,8 +63,11 @@ describe('structural scanner', () => {
     expect([2, 5, 11, 22].map((o) => text[o])).toEqual(["1", "\"", "{", "["]);
   });
 
+  // A word that is not a literal is an error where the word starts, as Python's json.loads says for 'tru e', 'nul' and
+  // 'not json at all' ("Expecting value: line 1 column 1 (char 0)"); for 'truex' Python says "Extra data" at char 4,
+  // we name the whole word (a literal run on into letters or digits is no literal).
   test('broken texts are errors at the right offset, however they are split', () => {
-    for (const [text, offset] of [['[1,2', 4], ['[1]]', 3], ['{"a":1,}', 7], ['[1] 2', 4], ['"abc', 4], ['[}', 1], ['tru e', 4]] as const) {
+    for (const [text, offset] of [['[1,2', 4], ['[1]]', 3], ['{"a":1,}', 7], ['[1] 2', 4], ['"abc', 4], ['[}', 1], ['tru e', 0], ['nul', 0], ['truex', 0], ['not json at all', 0], [' false0', 1]] as const) {
       const b = Buffer.from(text);
       for (let cut = 0; cut <= b.length; cut++) expect(scan(b, [cut])).toMatchObject({ offset });
     }

@@ -34,9 +34,9 @@ async function load(plugins: Plugin[]): Promise<Registry> {
   return registry;
 }
 
-const needs = (name: string, requires: Requirement[]): Plugin => ({ name, version: '1.0.0', apiVersion: '^2.0.0', requires, register() {} });
+const needs = (name: string, requires: Requirement[]): Plugin => ({ name, version: '1.0.0', apiVersion: '^3.0.0', requires, register() {} });
 const provider: Plugin = {
-  name: 'provider', version: '2.0.0', apiVersion: '^2.0.0',
+  name: 'provider', version: '2.0.0', apiVersion: '^3.0.0',
   register(c) {
     c.registerQueryLanguage({ name: 'jq', compile: (text) => ({ text, evaluate: () => [] }) });
     c.registerFormat({ name: 'csv', extensions: ['.csv'], detect: () => null, open: async () => { throw new Error('unused'); } });
@@ -89,7 +89,7 @@ test('a malformed requires is refused as such', async () => {
 describe('extension points: a plugin defines one, any plugin provides to it, checked once all have loaded', () => {
   interface Greeter { readonly name: string; greet(who: string): string }
   const host = (seen: string[][] = []): Plugin => ({
-    name: 'host', version: '1.0.0', apiVersion: '^2.0.0',
+    name: 'host', version: '1.0.0', apiVersion: '^3.0.0',
     register(c) {
       c.defineExtensionPoint<Greeter>({
         name: 'greeter', noun: 'greeter',
@@ -99,7 +99,7 @@ describe('extension points: a plugin defines one, any plugin provides to it, che
       c.provide<Greeter>('greeter', { name: 'plain', greet: (w) => `hello ${w}` });
     },
   });
-  const guest = (item: object): Plugin => ({ name: 'guest', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.provide('greeter', item as Greeter); } });
+  const guest = (item: object): Plugin => ({ name: 'guest', version: '1.0.0', apiVersion: '^3.0.0', register(c) { c.provide('greeter', item as Greeter); } });
 
   test('items come in the order provided, from a plugin loaded before the one that defines the point too', async () => {
     const seen: string[][] = [];
@@ -124,7 +124,7 @@ describe('extension points: a plugin defines one, any plugin provides to it, che
 
   test('two items of one name, or two points of one name, are a conflict naming both plugins', async () => {
     expect(await refusal([host(), guest({ name: 'plain', greet: () => '' })])).toBe('Plugin guest@1.0.0: Plugin guest registers greeter "plain", which plugin host already registered.');
-    const rival: Plugin = { name: 'rival', version: '1.0.0', apiVersion: '^2.0.0', register(c) { c.defineExtensionPoint({ name: 'greeter', noun: 'greeter' }); } };
+    const rival: Plugin = { name: 'rival', version: '1.0.0', apiVersion: '^3.0.0', register(c) { c.defineExtensionPoint({ name: 'greeter', noun: 'greeter' }); } };
     expect(await refusal([host(), rival])).toBe('Plugin rival@1.0.0: Plugin rival registers extension point "greeter", which plugin host already registered.');
   });
 

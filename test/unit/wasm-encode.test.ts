@@ -4,7 +4,7 @@
  * SIMD loops built with it (pair search, record check, semantic scores) are available on this Node, so a broken
  * module cannot hide behind their JavaScript fallbacks.
  */
-import { leb128, sleb128, wasmModule, wasmVec, WasmType } from '../../src/plugin-api/index';
+import { leb128, sleb128, wasmModule, wasmVec, WasmType } from '../../src/engine/bytes/wasm';
 import { pairSearchAvailable } from '../../src/engine/bytes/byte-pairs';
 import { SimdRecordCheck } from '../../src/engine/aggregate/check-simd';
 import { slotPlan } from '../../src/engine/aggregate/extract';

@@ -1,4 +1,4 @@
-import { isJsonWhitespace as isWs, type FormatProbe } from 'mcpgw/plugin-api';
+import type { FormatProbe, JsonWalker } from 'mcpgw/plugin-api';
 
 /** Bytes of a cut probe examined. */
 const CUT_SCAN = 256 * 1024;
@@ -16,7 +16,8 @@ const CUT_SCAN = 256 * 1024;
  * - a second value after the first (line-aligned values: JSON Lines), RS at byte 0 (JSON-seq),
  *   a byte that cannot start or continue JSON, mismatched brackets: null
  */
-export function detectJson(probe: FormatProbe): number | null {
+export function detectJson(probe: FormatProbe, json: JsonWalker): number | null {
+  const { isJsonWhitespace: isWs } = json;
   const b = probe.bytes;
   let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
   while (i < b.length && isWs(b[i]!)) i++;

@@ -7,7 +7,7 @@ function jsonFormat(registry: PluginContext): Format {
     extensions: ['.json', '.geojson'],
     emptyText: 'not-a-text', // RFC 8259 §2: a JSON text is a value
     description: 'One JSON value per file (RFC 8259): a top-level array is a sequence of records, an object or scalar is one record whose members are reached lazily.',
-    detect: detectJson,
+    detect: (probe) => detectJson(probe, registry.toolkit.json),
     async open(file, options) {
       // a top-level array's stored index (the persistent index) spares the pass; anything else is indexed
       const text = (options.restored && registry.records.restoreJson?.(options.restored)) || (await registry.records.indexJson(file, { signal: options.signal, onProgress: options.onProgress }));
@@ -35,7 +35,7 @@ function jsonFormat(registry: PluginContext): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-json',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^3.0.0',
   register(registry) {
     registry.registerFormat(jsonFormat(registry));
   },

@@ -32,7 +32,7 @@ function jsonLinesFormat(registry: PluginContext): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonl',
   version: '0.1.0',
-  apiVersion: '^2.6.0',
+  apiVersion: '^3.0.0',
   register(registry) {
     registry.registerFormat(jsonLinesFormat(registry));
   },

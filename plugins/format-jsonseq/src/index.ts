@@ -1,4 +1,5 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
+import { bindToolkit } from './toolkit';
 import { RS, SequenceIndexer, checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
 
 function sequenceFormat(registry: PluginContext): Format {
@@ -31,8 +32,9 @@ function sequenceFormat(registry: PluginContext): Format {
 const plugin: Plugin = {
   name: '@mcpgw/format-jsonseq',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^3.0.0',
   register(registry) {
+    bindToolkit(registry.toolkit);
     registry.registerFormat(sequenceFormat(registry));
   },
 };

@@ -1,4 +1,5 @@
-import { isJsonWhitespace as isWs, type FormatProbe, type OffsetIndex, type OpenOptions, type OpenedFile, type RecordsToolkit } from 'mcpgw/plugin-api';
+import type { FormatProbe, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+import { isJsonWhitespace as isWs } from './toolkit';
 
 /** RFC 7464 §2: the record separator that introduces every JSON text. */
 export const RS = 0x1e;

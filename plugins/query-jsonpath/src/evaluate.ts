@@ -18,7 +18,8 @@
  * one key), so selection stays json-p3's.
  */
 import { jsonpath, JSONPathNode, JSONPathNodeList } from 'json-p3';
-import { escapeToken, type ErrorCode, type ErrorDetails, type McpgwError } from 'mcpgw/plugin-api';
+import type { ErrorCode, ErrorDetails, McpgwError } from 'mcpgw/plugin-api';
+import { escapeToken } from 'mcpgw/plugin-kit';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
 

@@ -15,7 +15,7 @@ const compilerModule = () => (compiler ??= require('./compile') as typeof import
 const plugin: Plugin = {
   name: '@mcpgw/query-jsonpath',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^3.0.0',
   register(registry) {
     const numerals = registry.records.compareNumerals;
     if (!numerals) throw new Error('@mcpgw/query-jsonpath needs a kernel whose registry.records offers compareNumerals (exact number comparisons).');

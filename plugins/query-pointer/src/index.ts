@@ -5,7 +5,7 @@ import { compilePointer } from './pointer';
 const plugin: Plugin = {
   name: '@mcpgw/query-pointer',
   version: '0.1.0',
-  apiVersion: '^2.0.0',
+  apiVersion: '^3.0.0',
   register(registry) {
     registry.registerQueryLanguage({
       name: 'pointer',

@@ -1,4 +1,5 @@
-import { escapeToken as escape, parsePointer as parseRfc6901, PointerSyntaxError, type CompiledQuery, type ErrorCode, type ErrorDetails, type McpgwError, type SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, ErrorCode, ErrorDetails, McpgwError, SequenceSplit } from 'mcpgw/plugin-api';
+import { escapeToken as escape, parsePointer as parseRfc6901, PointerSyntaxError } from 'mcpgw/plugin-kit';
 
 type MakeError = (code: ErrorCode, message: string, details?: ErrorDetails) => McpgwError;
 

@@ -1,8 +1,10 @@
 import type { Plugin, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
+import { bindToolkit } from './toolkit';
 import { endCall } from './files';
 import { aggregate } from './aggregate/aggregate';
 import { aggregateCommand } from './aggregate/command';
 import { search } from './search/search';
+import { predicateLanguage } from './search/predicate-language';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
 import { getRecord } from './tools/get-record';
@@ -42,10 +44,14 @@ function endingUse<T extends ToolDefinition<any, any>>(tool: T): T {
 const plugin: Plugin = {
   name: '@mcpgw/tools-explore',
   version: '0.1.0',
-  apiVersion: '^2.11.0',
+  apiVersion: '^3.0.0',
   // search's JSONPath mode, get_value_at_path, the predicates and aggregate compile JSONPath.
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {
+    bindToolkit(registry.toolkit);
+    // The record predicates (`$.status = "failed"`): a query language like any other, for search, aggregate's where,
+    // json_read and mcpgw query alike.
+    registry.registerQueryLanguage(predicateLanguage(registry));
     registry.registerToolBundle(exploreBundle);
     // `mcpgw aggregate FILE`: the aggregate tool at the terminal
     registry.registerCommand?.(aggregateCommand);

@@ -1,4 +1,5 @@
-import { tokenIndex, tokenName, tokenText, type CompiledQuery, type JsonLayoutMarks, type LazyNode, type PathToken, type ToolContext } from 'mcpgw/plugin-api';
+import type { CompiledQuery, JsonLayoutMarks, LazyNode, PathToken, ToolContext } from 'mcpgw/plugin-api';
+import { tokenIndex, tokenName, tokenText } from './toolkit';
 import { checkIndex, type ExplorerFile } from './files';
 import { parsePath, parsePointer, PathError, toPointer, type Tokens } from './json/paths';
 import { compact, spanAt } from './json/scan';

@@ -1,4 +1,5 @@
 import type { Plugin, ToolBundle } from 'mcpgw/plugin-api';
+import { bindToolkit } from './toolkit';
 import { jsonClose } from './tools/json-close';
 import { jsonOpen } from './tools/json-open';
 import { jsonRead } from './tools/json-read';
@@ -17,8 +18,9 @@ export const readerBundle: ToolBundle = {
 const plugin: Plugin = {
   name: '@mcpgw/tools-reader',
   version: '0.1.0',
-  apiVersion: '^2.9.0',
+  apiVersion: '^3.0.0',
   register(registry) {
+    bindToolkit(registry.toolkit);
     registry.registerToolBundle(readerBundle);
   },
 };

@@ -74,7 +74,8 @@ export function cursorTable(ctx: ToolContext): HandleTable<ReaderCursor> {
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the read again ({file_id, language, query} or {path, language, query}); a cursor lives cursorIdleMs unused.',
     usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the read again.',
-    fullHint: `A cursor is freed when its read is paged to the end (each page uses its cursor up; the last returns none), when json_close closes its file_id, or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs).`,
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }
 

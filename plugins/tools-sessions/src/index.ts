@@ -1,4 +1,5 @@
 import type { Embedder, Plugin, SessionSource, ToolBundle, ToolDefinition } from 'mcpgw/plugin-api';
+import { bindToolkit } from './toolkit';
 import { absoluteOptions, optionsSchema, SOURCE_POINT, type SessionsOptions } from './homes';
 import { EMBEDDER_POINT } from './semantic/service';
 import { SessionsService } from './service';
@@ -51,11 +52,12 @@ export function sessionsBundle(service: SessionsService, enabled = false): ToolB
 const plugin: Plugin<SessionsOptions> = {
   name: '@mcpgw/tools-sessions',
   version: '0.1.0',
-  apiVersion: '^2.8.0',
+  apiVersion: '^3.0.0',
   options: optionsSchema,
   // The config's `sessions: {…}` is this plugin's options.
   configSection: 'sessions',
   register(registry, given) {
+    bindToolkit(registry.toolkit);
     const options = absoluteOptions(given, registry.configDir);
     // Session sources and embedders are extension points of this plugin: any plugin provides to them.
     registry.defineExtensionPoint<SessionSource>({

@@ -1,5 +1,6 @@
 /** Text helpers: character-safe cuts, previews, binary summaries. Lengths are in characters (Unicode code points). */
-import { MarkedTextBuilder, type MarkedText } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, MarkedText } from 'mcpgw/plugin-api';
+import { markedText } from './toolkit';
 
 // Built on first use: creating a grapheme segmenter loads ICU's break-iterator data (~10 ms), which start-up skips.
 let segmenter: Intl.Segmenter | undefined;
@@ -131,7 +132,7 @@ export function previewOf(s: string, maxChars: number): MarkedText {
     take *= 4;
   }
   const { text, truncated } = cutText(flat, maxChars);
-  return truncated ? new MarkedTextBuilder().data(text).mark('…').build() : { text, markers: [] };
+  return truncated ? markedText().data(text).mark('…').build() : { text, markers: [] };
 }
 
 /** How a binary payload (base64 image, document) appears in an entry's text instead of its bytes. */

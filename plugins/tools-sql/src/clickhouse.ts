@@ -1,7 +1,7 @@
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { checkAndRewrite } from './chsql';
-import type { Column, RowStream, SqlEngine, TableInfo, TablesRequest } from './engine';
+import type { Column, RowStream, SqlEngine, TableInfo, TablesPage, TablesRequest } from './engine';
 import { scrub } from './errors';
 
 /** One dataset of the config (`sql.datasets.<name>`). */
@@ -201,9 +201,11 @@ export class ClickHouseEngine implements SqlEngine {
     return new ChRows(answer, this.datasets[name]!);
   }
 
-  async tables(ctx: ToolContext, request: TablesRequest): Promise<TableInfo[]> {
+  async tables(ctx: ToolContext, request: TablesRequest): Promise<TablesPage> {
     const out: TableInfo[] = [];
-    for (const name of this.names().slice(0, request.max)) {
+    const offset = request.offset ?? 0;
+    const names = this.names();
+    for (const name of names.slice(offset, offset + request.max)) {
       const d = this.datasets[name]!;
       const info: TableInfo = { name, kind: 'dataset', engine: this.name };
       try {
@@ -215,7 +217,7 @@ export class ClickHouseEngine implements SqlEngine {
       if (d.description) info.note = info.note ? `${d.description} (${info.note})` : d.description;
       out.push(info);
     }
-    return out;
+    return { tables: out, more: names.length > offset + request.max };
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { duckdbError, engineMessage } from './errors';
-import type { Column, QueryRequest, RowStream, SqlEngine, TableInfo, TablesRequest } from './engine';
+import type { Column, QueryRequest, RowStream, SqlEngine, TableInfo, TablesPage, TablesRequest } from './engine';
 import { resolveFiles, type ResolvedFiles } from './sources';
 import type { Entry, MaterializedCache } from './materialize';
 import { doubleColumns, exactRow } from './values';
@@ -203,12 +203,15 @@ export class DuckDbEngine implements SqlEngine {
     }
   }
 
-  async tables(ctx: ToolContext, request: TablesRequest): Promise<TableInfo[]> {
+  async tables(ctx: ToolContext, request: TablesRequest): Promise<TablesPage> {
     const out: TableInfo[] = [];
+    const offset = request.offset ?? 0;
     const names: [string, string, 'table' | 'file'][] = Object.entries(this.options.tables).map(([n, p]) => [n, p, 'table']);
-    const listing = await ctx.files.list(undefined, { glob: request.glob ?? '*.{json,jsonl,ndjson,csv,tsv,parquet}', max: request.max, signal: ctx.signal, deadline: ctx.deadline });
+    // One more than the page, to know whether more follow.
+    const listing = await ctx.files.list(undefined, { glob: request.glob ?? '*.{json,jsonl,ndjson,csv,tsv,parquet}', max: offset + request.max + 1, signal: ctx.signal, deadline: ctx.deadline });
     for (const f of listing.files) names.push([f.path, f.path, 'file']);
-    for (const [name, p, kind] of names.slice(0, request.max)) {
+    const more = names.length > offset + request.max;
+    for (const [name, p, kind] of names.slice(offset, offset + request.max)) {
       const info: TableInfo = { name, kind, engine: this.name };
       try {
         const files = await resolveFiles(ctx, p, this.options.maxFiles);
@@ -226,7 +229,7 @@ export class DuckDbEngine implements SqlEngine {
       }
       out.push(info);
     }
-    return out;
+    return { tables: out, more };
   }
 }
 

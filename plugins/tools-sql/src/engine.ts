@@ -9,7 +9,7 @@ export interface SqlEngine {
   /** `duckdb`, `clickhouse`: the `engine` of answers. */
   readonly name: string;
   /** The tables this engine answers for, as the assistant names them (never absolute paths or server URLs). */
-  tables(ctx: ToolContext, request: TablesRequest): Promise<TableInfo[]>;
+  tables(ctx: ToolContext, request: TablesRequest): Promise<TablesPage>;
   /** Checks, locks down and starts one statement; rows are read from the returned stream. */
   run(ctx: ToolContext, request: QueryRequest): Promise<RowStream>;
 }
@@ -17,8 +17,15 @@ export interface SqlEngine {
 export interface TablesRequest {
   /** Only tables whose name matches this glob (files: a glob relative to the root). */
   glob?: string;
-  /** At most this many. */
+  /** At most this many, from the `offset`-th (0-based, in the engine's own order: configured tables, then files). */
   max: number;
+  offset?: number;
+}
+
+/** A page of an engine's tables: `more` when tables past it exist. */
+export interface TablesPage {
+  tables: TableInfo[];
+  more: boolean;
 }
 
 export interface Column {

@@ -1,4 +1,5 @@
-import { ERROR_CODES, type ToolContext } from 'mcpgw/plugin-api';
+import type { ToolContext } from 'mcpgw/plugin-api';
+import { ERROR_CODES } from 'mcpgw/plugin-kit';
 
 /** Something that can build catalogue errors (a tool's or a command's context). */
 type ErrorMaker = Pick<ToolContext, 'error' | 'root'>;

@@ -71,7 +71,7 @@ export function engines(options: SqlOptions): Engines {
 const plugin: Plugin<SqlOptions> = {
   name: '@mcpgw/tools-sql',
   version: '0.1.0',
-  apiVersion: '^2.9.0',
+  apiVersion: '^3.0.0',
   options: sqlOptions,
   // The config's `sql: {…}` is this plugin's options.
   configSection: 'sql',

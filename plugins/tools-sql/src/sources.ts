@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import { ERROR_CODES, type ToolContext } from 'mcpgw/plugin-api';
+import type { ToolContext } from 'mcpgw/plugin-api';
+import { ERROR_CODES } from 'mcpgw/plugin-kit';
 import { scrub } from './errors';
 import type { SourceStamp } from './engine';
 

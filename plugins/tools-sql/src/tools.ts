@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import type { RowStream, SqlEngine } from './engine';
+import type { RowStream, SqlEngine, TableInfo } from './engine';
 import { verifyStamps } from "./sources";
 import type { ClickHouseEngine } from "./clickhouse";
 
@@ -26,7 +26,8 @@ function cursors(ctx: ToolContext) {
     onEvict: (s) => s.stream.close(),
     expiredHint: 'Run the query again.',
     usedHint: 'Continue from the latest next_cursor.',
-    fullHint: 'Page a query to its end (or let cursors expire) before starting more.',
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }
 
@@ -150,6 +151,8 @@ export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, ty
 const tablesInput = z.object({
   glob: z.string().optional().describe('Files under the root to describe (default JSON, JSON Lines, CSV and Parquet files)'),
   max_results: z.number().int().min(1).optional().describe('At most this many tables (default 50)'),
+  offset: z.number().int().min(0).optional().describe('Skip this many tables (pass next_offset to page on)'),
+  max_columns: z.number().int().min(1).optional().describe('At most this many columns a table (default 100); column_count then gives them all'),
 });
 const tablesOutput = z.object({
   tables: z.array(z.object({
@@ -157,24 +160,78 @@ const tablesOutput = z.object({
     kind: z.enum(['file', 'table', 'dataset']),
     engine: z.string(),
     columns: z.array(columnSchema).optional(),
+    column_count: z.number().int().optional().describe('Columns the table has, when columns lists only the first max_columns'),
     note: z.string().optional(),
   })),
+  has_more: z.boolean().describe('true: more tables follow; pass next_offset as offset'),
+  next_offset: z.number().int().optional(),
+  warnings: z.array(z.string()).optional().describe('What this page left out and why (columns cut, tables past the answer\'s byte bound)'),
 });
+
+/** Bytes kept back from maxResultBytes for the envelope (the text block, the fields around the tables). */
+const TABLES_RESERVE = 4096;
 
 export function sqlTables(engines: Engines): ToolDefinition<typeof tablesInput, typeof tablesOutput> {
   return {
     name: 'sql_tables',
     title: 'Tables for sql_query',
-    description: 'What sql_query can read: files under the root (names relative to it), configured tables and datasets, with columns and types.',
+    description: 'What sql_query can read: files under the root (names relative to it), configured tables and datasets, with columns and types; pages with offset/next_offset, wide tables cut at max_columns (column_count gives all).',
     inputSchema: tablesInput,
     outputSchema: tablesOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
       const max = Math.min(args.max_results ?? 50, ctx.limits.maxItems);
-      const tables = [];
-      if (engines.datasets) tables.push(...await engines.datasets.tables(ctx, { max }));
-      if (tables.length < max && ctx.root !== '') tables.push(...await engines.files.tables(ctx, { max: max - tables.length, ...(args.glob !== undefined ? { glob: args.glob } : {}) }));
-      return { tables };
+      const offset = args.offset ?? 0;
+      const maxColumns = args.max_columns ?? 100;
+      const glob = args.glob !== undefined ? { glob: args.glob } : {};
+      // Datasets first, then the files engine's tables: one sequence that offset counts in.
+      const tables: TableInfo[] = [];
+      let more = false;
+      const datasetCount = engines.datasets?.names().length ?? 0;
+      if (engines.datasets && offset < datasetCount) {
+        const page = await engines.datasets.tables(ctx, { max, offset });
+        tables.push(...page.tables);
+        more = page.more;
+      }
+      if (tables.length < max && ctx.root !== '') {
+        const page = await engines.files.tables(ctx, { max: max - tables.length, offset: Math.max(0, offset - datasetCount), ...glob });
+        tables.push(...page.tables);
+        more = page.more;
+      } else if (tables.length >= max && ctx.root !== '') more = true;
+      const warnings: string[] = [];
+      let cutTables = 0;
+      for (const t of tables) {
+        if (t.columns && t.columns.length > maxColumns) {
+          (t as TableInfo & { column_count?: number }).column_count = t.columns.length;
+          t.columns = t.columns.slice(0, maxColumns);
+          cutTables++;
+        }
+      }
+      if (cutTables) warnings.push(`${cutTables} table${cutTables === 1 ? '' : 's'} listed only the first ${maxColumns} columns (column_count gives all); pass a higher max_columns, or read the rest with sql_query (DESCRIBE).`);
+      // The answer's byte bound: the tables past it are the next page's (at least one table a page, so paging advances).
+      const budget = ctx.limits.maxResultBytes - TABLES_RESERVE;
+      let used = 0;
+      let kept = 0;
+      for (const t of tables) {
+        const size = Buffer.byteLength(JSON.stringify(t)) * 2 + 2; // structuredContent and the text block's copy
+        if (kept > 0 && used + size > budget) break;
+        used += size;
+        kept++;
+      }
+      if (kept < tables.length) {
+        warnings.push(`${tables.length - kept} more table${tables.length - kept === 1 ? '' : 's'} did not fit this answer (maxResultBytes ${ctx.limits.maxResultBytes}); pass next_offset as offset, or a lower max_columns.`);
+        tables.length = kept;
+        more = true;
+      }
+      if (kept === 1 && used > budget && tables[0]!.columns) {
+        // One table alone over the bound: fewer of its columns, said so.
+        const t = tables[0]! as TableInfo & { column_count?: number };
+        const all = t.column_count ?? t.columns!.length;
+        while (t.columns!.length > 1 && Buffer.byteLength(JSON.stringify(t)) * 2 + 2 > budget) t.columns = t.columns!.slice(0, Math.floor(t.columns!.length / 2));
+        t.column_count = all;
+        warnings.push(`${t.name} lists ${t.columns!.length} of its ${all} columns: more do not fit one answer (maxResultBytes ${ctx.limits.maxResultBytes}).`);
+      }
+      return { tables, has_more: more, ...(more ? { next_offset: offset + tables.length } : {}), ...(warnings.length ? { warnings } : {}) };
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * What one token of a singular path selects (contracts/aggregate.ts `PathToken`), a runtime export of the plugin API
- * (`mcpgw/plugin-api`): the one rule every reader of paths applies, in the kernel's aggregate and in plugins alike.
+ * What one token of a singular path selects (contracts/aggregate.ts `PathToken`), a service of the engine toolkit
+ * (`context.toolkit.paths`): the one rule every reader of paths applies, in the kernel's aggregate and in plugins alike.
  * - a string or a number decides by the value it meets (RFC 6901 §4): in an array a number (negative counts from the
  *   end) or a string of array-index form (`0`, digits without a leading zero) is an element; in an object the token
  *   as a string names a member. JSON Pointers and dot paths read so;

@@ -1,5 +1,5 @@
 /**
- * RFC 6901 JSON Pointer helpers, a runtime export of the plugin API (`mcpgw/plugin-api`): what every plugin that
+ * RFC 6901 JSON Pointer helpers, runtime exports of the plugin kit (`mcpgw/plugin-kit`): what every plugin that
  * reports or reads node locations would otherwise write again. Pure functions.
  */
 

@@ -66,6 +66,9 @@ export class JsonStructureScanner {
   private escCarry = false;
   private expect = EXPECT_NONE;
   rootType: JsonRootType | null = null;
+  /** A root literal being read (`true`, `false`, `null`) and how many of its letters were seen: checked byte by byte. */
+  private literal: string | null = null;
+  private literalAt = 0;
   /** Offset of the root value's first byte. */
   rootStart = -1;
   /** Offset just past the root value's last byte. */
@@ -170,6 +173,17 @@ export class JsonStructureScanner {
     return end;
   }
 
+  /** At the end of a root literal: all of its letters were there. */
+  private endLiteral(end: number): void {
+    if (this.literal !== null && this.literalAt !== this.literal.length) throw this.notALiteral(end - this.literalAt);
+    this.literal = null;
+  }
+
+  /** A word that is not one of JSON's three literals, where it starts (RFC 8259 §3). */
+  private notALiteral(start: number): JsonScanError {
+    return new JsonScanError('A word that is not a JSON literal (true, false or null) where a JSON value should start', start);
+  }
+
   private endRoot(end: number): void {
     this.rootEnd = end;
     this.mode = this.hooks.stopAtRootEnd ? DONE : AFTER;
@@ -180,8 +194,12 @@ export class JsonStructureScanner {
     while (i < n) {
       const c = b[i]!;
       if (this.mode === SCALAR) {
-        if (isWs(c)) { this.endRoot(base + i); continue; }
+        if (isWs(c)) { this.endLiteral(base + i); this.endRoot(base + i); continue; }
         if (CLS[c] !== 0 || c === 0x3a) throw new JsonScanError(`Unexpected '${String.fromCharCode(c)}' after a value`, base + i);
+        if (this.literal !== null) {
+          if (this.literalAt >= this.literal.length || c !== this.literal.charCodeAt(this.literalAt)) throw this.notALiteral(base + i - this.literalAt);
+          this.literalAt++;
+        }
         i++;
         continue;
       }
@@ -201,8 +219,11 @@ export class JsonStructureScanner {
         this.inString = true;
         return i + 1;
       }
-      if (c === 0x74 || c === 0x66) this.rootType = 'boolean';
-      else if (c === 0x6e) this.rootType = 'null';
+      if (c === 0x74 || c === 0x66 || c === 0x6e) {
+        this.rootType = c === 0x6e ? 'null' : 'boolean';
+        this.literal = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
+        this.literalAt = 1;
+      }
       else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) this.rootType = 'number';
       else throw new JsonScanError(`Unexpected '${printable(c)}' where a JSON value should start`, base + i);
       this.mode = SCALAR;
@@ -242,7 +263,7 @@ export class JsonStructureScanner {
       const open = this.stack[this.depth - 1] === OPEN_OBJ ? 'object' : 'array';
       throw new JsonScanError(`Unterminated ${open} at the end of the text (${this.depth} level${this.depth === 1 ? '' : 's'} open)`, end);
     }
-    if (this.mode === SCALAR) this.endRoot(end);
+    if (this.mode === SCALAR) { this.endLiteral(end); this.endRoot(end); }
   }
 }
 

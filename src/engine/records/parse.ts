@@ -1,6 +1,7 @@
 import { McpgwError, type ErrorLocation } from '../../kernel/errors';
 import { escapeToken } from '../paths/pointer';
 import { jsonTextStringEnd, skipJsonTextWhitespace } from '../bytes/json-walk';
+import { hasIndexLikeName, restoreMemberOrder } from './member-order';
 
 declare global {
   interface JSON {
@@ -215,7 +216,8 @@ export function replaceLoneSurrogates(value: unknown): { value: unknown; paths: 
  * {@link needsExactParse} flags pay for the reviver; the others take plain `JSON.parse`.
  * Escaped lone surrogates (RFC 8259 §8.2) come back as U+FFFD, and one LONE_SURROGATE_REPLACED
  * warning naming the record and the first changed path is pushed to `warnings` when given.
- * Duplicate member names: the last one wins (as JSON.parse).
+ * Duplicate member names: the last one wins (as JSON.parse). Members come in the file's order, names like array
+ * indexes included (member-order.ts).
  * `where` is called only on error or warning, to locate it (a record's line costs a read).
  * `exactNumbers: false` (a caller that only checks syntax, counts members or looks for lone surrogates) skips the
  * numeral scan and the reviver: numbers come back as plain doubles, every other verdict is the same.
@@ -270,6 +272,8 @@ export function parseExact(text: string, where: () => ParseSite, maxDepth: numbe
       }
     }
   }
+  // Members named like array indexes ("2") come back where the file has them, not first (member-order.ts).
+  if (!checkOnly && value !== null && typeof value === 'object' && hasIndexLikeName(text)) value = restoreMemberOrder(text, value);
   return value;
 }
 

@@ -9,6 +9,7 @@
  */
 import { McpgwError, wellFormed } from '../../kernel/errors';
 import { hasInexactNumeral, nestingDepth, parseExact, type ParseSite } from '../records/parse';
+import { hasIndexLikeName, restoreMemberOrder } from '../records/member-order';
 
 /** A number token start (after `:`, `,`, `[` or at the start) followed by a lexeme that may not round-trip. */
 const NEEDS_EXACT = /(?:^|[:,[])\s*(?:-0|-?(?:[\d.]{16,}(?:[eE][-+]?\d+)?|\d+\.\d*0|\d[\d.]*[eE][-+]?\d+|0\.0{6}\d*))(?=[\s,\]}]|$)/;
@@ -37,7 +38,9 @@ export function parseRecord(text: string, maxDepth: number, site: () => ParseSit
     return parseExact(text, site, maxDepth); // locates the error precisely
   }
   // JSON.parse keeps an escaped lone surrogate; parseExact gives U+FFFD (RFC 8259 §8.2): the same value either way.
-  return hasSurrogateEscape(text) ? wellFormed(value) : value;
+  if (hasSurrogateEscape(text)) value = wellFormed(value);
+  // Members named like array indexes ("2") come back where the file has them, not first (records/member-order.ts).
+  return value !== null && typeof value === 'object' && hasIndexLikeName(text) ? restoreMemberOrder(text, value) : value;
 }
 
 /** True when `text` holds a `\uD…` escape (a surrogate, paired or not; an escaped backslash before it may fool it). */

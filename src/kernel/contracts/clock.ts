@@ -1,7 +1,7 @@
 /**
  * Time as the kernel sees it (`Tokens.Clock`, `ToolContext.clock`, `PluginContext.clock`). Every deadline, idle
  * expiry and timeout reads `now()` and waits with `setTimeout`, so a test drives them all by registering a fake clock
- * (`FakeClock` from `mcpgw/plugin-api`) instead of sleeping. Deadlines are absolute: ms since the epoch on this clock.
+ * (`FakeClock` from `mcpgw/plugin-kit`) instead of sleeping. Deadlines are absolute: ms since the epoch on this clock.
  */
 export interface Clock {
   /** ms since the epoch. */

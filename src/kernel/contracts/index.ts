@@ -12,3 +12,4 @@ export * from './regex';
 export * from './command';
 export * from './clock';
 export * from './engine';
+export * from './toolkit';

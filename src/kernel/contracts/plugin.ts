@@ -3,6 +3,7 @@ import type { Clock } from './clock';
 import type { Format } from './format';
 import type { QueryLanguage } from './query';
 import type { RecordsToolkit } from './records';
+import type { EngineToolkit } from './toolkit';
 import type { CommandDefinition } from './command';
 import type { Token } from './tokens';
 import type { ToolBundle } from './tool';
@@ -69,6 +70,8 @@ export interface PluginContext {
   registerService<T>(token: Token<T>, service: T): void;
   /** Byte-level record machinery for format plugins. */
   readonly records: RecordsToolkit;
+  /** The engine's stateless helpers (contracts/toolkit.ts): JSON walker, byte search, path tokens, marked text, WebAssembly encoding, empty-answer hints. */
+  readonly toolkit: EngineToolkit;
   /** A catalogue error (docs/architecture.md "Error results"), marked as coming from this plugin in the log. */
   error(code: ErrorCode, message: string, details?: ErrorDetails): McpgwError;
   /** This plugin's container: the kernel's services by token (see `Tokens`). */

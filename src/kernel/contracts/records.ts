@@ -147,7 +147,7 @@ export interface RecordsToolkit {
    * §6; a `JSON.rawJSON` number's `rawJSON`) or a finite JavaScript number, which stands for its shortest round-trip
    * spelling `String(n)` (the lexeme the kernel's parsers kept it for). Linear in the lexemes' length, no rounding:
    * `1e400 < 1e401`, `-0 == 0`, `0.1000000000000000000001 > 0.1`. The same function as `compareNumerals` of
-   * `mcpgw/plugin-api`, here for plugins that take nothing from mcpgw at run time.
+   * `mcpgw/plugin-kit`, here for plugins that take nothing from mcpgw at run time.
    * @throws TypeError for a string that is not a JSON number; RangeError for NaN or ±Infinity
    */
   compareNumerals(a: string | number, b: string | number): -1 | 0 | 1;

@@ -173,7 +173,7 @@ export interface ScanEngine {
    */
   thread?(task: ThreadTask): TaskThread;
   /**
-   * The engine's record loop over a matcher of the caller's (plugin API 2.12): a tool's own search (a text search,
+   * The engine's record loop over a matcher of the caller's (plugin API 3.0): a tool's own search (a text search,
    * say) is a matcher this loop runs, not a loop of its own. Records from `from` on, batch by batch in file order: the
    * matcher's byte prefilter picks the records worth testing, `match` tests each, and every hit goes to `onHit` in
    * file order. Runs in the caller's scan slot (hold `slot()` as for any scan of your own).
@@ -221,7 +221,7 @@ export interface MatchScanResult {
 /**
  * Work a plugin runs on an engine thread (`ScanEngine.thread`): `module` is an absolute path to a built module of the
  * plugin's own; its export `name` is called on the thread as `(port: MessagePort, data) => void` and answers on the
- * port. The module may import `mcpgw/plugin-api` as any plugin file does; `data` must be structured-cloneable.
+ * port. The module may import `mcpgw/plugin-kit` as any plugin file does; `data` must be structured-cloneable.
  */
 export interface ThreadTask {
   module: string;

@@ -7,6 +7,7 @@ import type { JsonLayout, RecordsToolkit } from './records';
 import type { RegexService } from './regex';
 import type { ScanEngine } from './scan';
 import type { FileAccess, RegistryView } from './tool';
+import type { EngineToolkit } from './toolkit';
 
 /** An injection token: a string that carries the type of the service registered under it. */
 export type Token<T> = string & { readonly __service?: T };
@@ -16,9 +17,9 @@ const token = <T>(name: string): Token<T> => name as Token<T>;
 /**
  * The injection tokens of the kernel's services (docs/architecture.md "Services and the container"). Strings, so two
  * copies of the plugin API agree on them: `context.container.resolve(Tokens.Clock)`.
- * Kernel-wide: Clock, FileSystem, Logger, Records, Regex, Registry, ScanEngine, JsonLayout. Per effective config (a service
+ * Kernel-wide: Clock, FileSystem, Logger, Records, Regex, Toolkit, Registry, ScanEngine, JsonLayout. Per effective config (a service
  * scope): Scope, Limits, Files, Indexer, IndexCache. Per plugin (its child container): Plugin, PluginOptions, and a Logger
- * tagged with its name. The engine's services (Records, Regex, ScanEngine, JsonLayout, Indexer, IndexCache) are
+ * tagged with its name. The engine's services (Records, Regex, Toolkit, ScanEngine, JsonLayout, Indexer, IndexCache) are
  * registered by a composition root (src/compose), not by the kernel; a test or a plugin may register another.
  */
 export const Tokens = {
@@ -26,6 +27,8 @@ export const Tokens = {
   Logger: token<Logger>('mcpgw:logger'),
   Records: token<RecordsToolkit>('mcpgw:records'),
   Regex: token<RegexService>('mcpgw:regex'),
+  /** The engine's stateless helpers (`PluginContext.toolkit`): JSON walker, byte search, path tokens, marked text, WebAssembly encoding. */
+  Toolkit: token<EngineToolkit>('mcpgw:toolkit'),
   /** Read-only view of every registered format, query language and extension point's items. */
   Registry: token<RegistryView>('mcpgw:registry'),
   /** `Limits` of the active profile. */

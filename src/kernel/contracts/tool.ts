@@ -32,6 +32,14 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly outputSchema: O;
   readonly annotations?: ToolAnnotations;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
+  /**
+   * Optional: the tool as advertised once every plugin has loaded, from what they registered — the formats and query
+   * languages another plugin may add — so that tools/list names them (a model discovers a plugin's language there).
+   * Called once per server (and by `mcpgw list-tools`); `description` replaces the tool's, `inputSchema` its input
+   * schema (advertised and used to validate arguments; give the same keys, with registered names in descriptions or
+   * enums). Absent: the tool as defined.
+   */
+  advertise?(registry: RegistryView): { description?: string; inputSchema?: I };
 }
 
 /** A named set of tools (`explore`, `reader`, or a third party's), selected by profiles. */
@@ -226,6 +234,13 @@ export interface HandleTableOptions<T> {
    * need." — a table whose ids no tool closes (cursors) says what does free them (paging to the end, expiry).
    */
   fullHint?: string;
+  /**
+   * When the table holds `max` ids and another is added: `refuse` (default) answers RESOURCE_LIMIT_EXCEEDED; `evict`
+   * drops the least recently used id (its `onEvict` runs; a later use of it is HANDLE_EXPIRED saying why). Tables of
+   * continuations (cursors), which a client abandons without a word, evict; tables of things a client holds (files)
+   * refuse.
+   */
+  whenFull?: 'refuse' | 'evict';
 }
 
 /**

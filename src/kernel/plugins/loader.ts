@@ -2,13 +2,14 @@ import { pathToFileURL } from 'node:url';
 import type { Clock } from '../contracts/clock';
 import type { ExtensionPoint, Plugin, PluginContext, Requirement } from '../contracts/plugin';
 import type { RecordsToolkit } from '../contracts/records';
+import type { EngineToolkit } from '../contracts/toolkit';
 import type { Format } from '../contracts/format';
 import type { QueryLanguage } from '../contracts/query';
 import type { ToolBundle } from '../contracts/tool';
 import type { CommandDefinition } from '../contracts/command';
 import { errorFactory, McpgwError } from '../errors';
 import { Tokens } from '../contracts/tokens';
-import { API_2_CHANGES, PLUGIN_API_VERSION } from '../version';
+import { API_2_CHANGES, API_3_CHANGES, PLUGIN_API_VERSION } from '../version';
 import { tagLogger } from '../log';
 import { containerOf } from '../container';
 import type { Logger } from '../contracts/plugin';
@@ -16,6 +17,8 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../contracts/tokens';
 import { RegistrationConflict, type PluginRecord, type Registry } from './registry';
 import { isPathSpec, resolvePluginModule } from './resolve-module';
+import { pluginRoot } from './blame';
+import type { LoadWatchdog } from './load-watchdog';
 import { satisfiesCaretRange } from './api-range';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
@@ -65,6 +68,8 @@ export interface LoaderContext {
   importModule?: (entry: string) => Promise<unknown>;
   /** The config's plugin sections; none: every plugin's options come from its spec. */
   config?: ConfigSections;
+  /** Bounds each plugin's import and register (load-watchdog.ts); none: unbounded (in-process tests). */
+  watchdog?: LoadWatchdog;
 }
 
 /**
@@ -88,10 +93,13 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
     throw new PluginLoadError(spec.id, `cannot be found: ${where}. ${isPathSpec(spec.id) ? '' : `Install it with npm install ${spec.id}.`}`.trim());
   }
   let mod: unknown;
+  ctx.watchdog?.arm(spec.id, `loading ${entry}`);
   try {
     mod = await (ctx.importModule ?? importEntry)(entry);
   } catch (err) {
     throw new PluginLoadError(spec.id, `failed to load ${entry}: ${messageOf(err)}`);
+  } finally {
+    ctx.watchdog?.disarm();
   }
   const plugin = pickPlugin(mod);
   const problem = contractProblem(plugin);
@@ -134,12 +142,16 @@ export async function loadPlugin(spec: PluginSpec, ctx: LoaderContext): Promise<
   container.register(Tokens.PluginOptions, { useValue: options });
   container.register(Tokens.Logger, { useValue: log });
   const context = makeContextFor(record, container, log, ctx);
+  ctx.registry.blame.add(p.name, pluginRoot(spec.id, spec.fromDir, entry, isPathSpec(spec.id)));
+  ctx.watchdog?.arm(label, 'register()');
   try {
     await p.register(context, options);
   } catch (err) {
     if (err instanceof PluginLoadError) throw err;
     if (err instanceof RegistrationConflict) throw new PluginLoadError(label, err.message);
     throw new PluginLoadError(label, `register() failed: ${messageOf(err)}`);
+  } finally {
+    ctx.watchdog?.disarm();
   }
   ctx.registry.plugins.push(record);
   ctx.registry.loaded.set(p.name, { entry, configured, container });
@@ -161,7 +173,10 @@ function checkApiRange(apiVersion: string, label: string, kernelVersion: string)
   }
   if (!satisfies(PLUGIN_API_VERSION, apiVersion, { includePrerelease: true })) {
     if (intersects(apiVersion, '1.x', { includePrerelease: true })) {
-      throw new PluginLoadError(label, `is built for plugin API ${apiVersion}; this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}. Install a version of the plugin built for plugin API 2, or see docs/writing-plugins.md "Moving to plugin API 2".`);
+      throw new PluginLoadError(label, `is built for plugin API ${apiVersion}; this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}, which refuses 1.x plugins. Plugin API 2 changed: ${API_2_CHANGES}; plugin API 3: ${API_3_CHANGES}. Install a version of the plugin built for plugin API 3, or see docs/plugin-api-changelog.md.`);
+    }
+    if (intersects(apiVersion, '2.x', { includePrerelease: true })) {
+      throw new PluginLoadError(label, `is built for plugin API ${apiVersion}; this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Plugin API 3 changed: ${API_3_CHANGES}. Install a version of the plugin built for plugin API 3, or see docs/plugin-api-changelog.md "3.0.0".`);
     }
     throw new PluginLoadError(label, `is built for plugin API ${apiVersion}, but this mcpgw ${kernelVersion} provides plugin API ${PLUGIN_API_VERSION}. Install a version of the plugin that supports plugin API ${PLUGIN_API_VERSION}.`);
   }
@@ -287,6 +302,11 @@ function makeContextFor(record: PluginRecord, container: DependencyContainer, lo
       // The engine's toolkit (Tokens.Records), registered by the composition root.
       if (!container.isRegistered(Tokens.Records, true)) throw new McpgwError('INTERNAL_ERROR', 'No records toolkit is registered (Tokens.Records): the kernel was built without an engine (src/compose wires one).');
       return container.resolve<RecordsToolkit>(Tokens.Records);
+    },
+    get toolkit() {
+      // The engine's stateless helpers (Tokens.Toolkit), registered by the composition root.
+      if (!container.isRegistered(Tokens.Toolkit, true)) throw new McpgwError('INTERNAL_ERROR', 'No engine toolkit is registered (Tokens.Toolkit): the kernel was built without an engine (src/compose wires one).');
+      return container.resolve<EngineToolkit>(Tokens.Toolkit);
     },
     error: errorFactory(record.name),
     container: containerOf(container),

@@ -5,6 +5,7 @@ import type { ExtensionPoint, Requirement } from '../contracts/plugin';
 import type { CommandDefinition } from '../contracts/command';
 import type { Detection, RegistryView, ToolBundle } from '../contracts/tool';
 import { McpgwError } from '../errors';
+import { Blame } from './blame';
 
 /** A name registered twice; start-up refuses it naming both plugins. */
 export class RegistrationConflict extends Error {
@@ -69,6 +70,8 @@ export class Registry {
   readonly plugins: PluginRecord[] = [];
   /** Plugin name → how it was loaded. */
   readonly loaded = new Map<string, LoadedPlugin>();
+  /** Which plugin's code raised a fault, by its stack (blame.ts). */
+  readonly blame = new Blame();
 
   /** The plugin that registered query language `name`, as a worker thread loads it; undefined when none. */
   queryLanguagePlugin(name: string): WorkerPlugin | undefined {

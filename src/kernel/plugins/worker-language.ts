@@ -12,7 +12,9 @@ import * as path from 'node:path';
 import { container as rootContainer } from 'tsyringe';
 import type { QueryLanguage } from '../contracts/query';
 import type { RecordsToolkit } from '../contracts/records';
+import type { EngineToolkit } from '../contracts/toolkit';
 import type { WorkerPlugin } from '../contracts/engine';
+import type { Logger } from '../contracts/plugin';
 import { Tokens } from '../contracts/tokens';
 import { McpgwError } from '../errors';
 import { systemClock } from '../clock';
@@ -26,18 +28,19 @@ const quiet = { error: () => undefined, warn: () => undefined, info: () => undef
 export const WORKER_LANGUAGE_MODULE = ((here: string) => (fs.existsSync(here) ? here : path.resolve(__dirname, '..', '..', '..', 'dist', 'kernel', 'plugins', 'worker-language.js')))(path.join(__dirname, 'worker-language.js'));
 
 /**
- * The query language `name` of `plugin`, loaded on this thread; `services.records`: the toolkit its plugin is handed
- * (`registry.records`), the engine's. @throws McpgwError INTERNAL_ERROR
+ * The query language `name` of `plugin`, loaded on this thread; `services`: the engine's records toolkit and toolkit its
+ * plugin is handed (`context.records`, `context.toolkit`). @throws McpgwError INTERNAL_ERROR
  */
-export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit }): Promise<QueryLanguage> {
+export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit; toolkit: EngineToolkit; log?: Logger }): Promise<QueryLanguage> {
   installApiResolution();
   const registry = new Registry();
   const dir = path.dirname(plugin.entry);
   const container = rootContainer.createChildContainer();
   container.register(Tokens.Records, { useValue: services.records });
+  container.register(Tokens.Toolkit, { useValue: services.toolkit });
   try {
     await loadPlugin({ id: plugin.entry, options: plugin.options, fromDir: dir, origin: 'config' },
-      { registry, kernelVersion: 'worker', ownDir: dir, container, log: quiet, clock: systemClock });
+      { registry, kernelVersion: 'worker', ownDir: dir, container, log: services.log ?? quiet, clock: systemClock });
   } catch (err) {
     if (err instanceof PluginLoadError) throw new McpgwError('INTERNAL_ERROR', `Worker: ${err.message}`);
     throw err;

@@ -6,6 +6,7 @@ import { Session } from '../session/session';
 import { advertiseOnly, inputJsonSchema, outputJsonSchema } from './schemas';
 import { lenientOutput } from './lenient-schemas';
 import { runTool } from './tool-adapter';
+import type { BlameFn } from './fault-guard';
 import { clientOf } from './client-families';
 import { toolContext, type ContextServices } from './tool-context';
 import { advertisedSchemas, type SchemaCacheOptions } from './schema-cache';
@@ -32,6 +33,8 @@ export interface ServerSpec extends ContextServices {
    * after the first does not convert every tool's zod schemas; absent or null: computed at every start.
    */
   schemaCache?: Omit<SchemaCacheOptions, 'log'> | null;
+  /** Which plugin's code raised a fault (the registry's `blame`): an INTERNAL_ERROR names it. */
+  blame?: BlameFn;
 }
 
 /** Answer settings where no profile says otherwise. */
@@ -80,7 +83,7 @@ export function createServerBuilder(spec: ServerSpec): (session: Session, ownsSe
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: output, annotations: tool.annotations },
         async (args: unknown, sdkCtx: any) => {
           const ctx = makeContext(spec, session.scope(bundle), plugin, log, sdkCtx);
-          return runTool(tool, args, ctx, plugin, { lenient, client: clientOf(sdkCtx, server.server) }) as any;
+          return runTool(tool, args, ctx, plugin, { lenient, client: clientOf(sdkCtx, server.server), ...(spec.blame ? { blame: spec.blame } : {}) }) as any;
         },
       );
     }

@@ -6,6 +6,7 @@ import { hasLoneSurrogateEscape } from '../unicode';
 import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenient-args';
 import { summaryText } from './summary-text';
 import { textKind, type ClientIdentity } from './client-families';
+import { guardCall, type BlameFn } from './fault-guard';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -59,7 +60,7 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
  * the result's `warnings` (appended to the tool's own). Text with lone surrogates is made well-formed (U+FFFD) and the
  * answer carries one LONE_SURROGATE_REPLACED warning (RFC 8259 §8.2).
  */
-export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean; client?: ClientIdentity } = {}): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean; client?: ClientIdentity; blame?: BlameFn } = {}): Promise<ToolResult> {
   try {
     const strict = strictSchema(tool.inputSchema as z.ZodObject);
     let notices: ArgumentNotice[] = [];
@@ -70,7 +71,9 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
         hint: `See the input schema of ${tool.name} in tools/list.`,
       });
     }
-    let result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    // In a context of its own (fault-guard.ts): a fault the handler leaves behind answers this call, and a handler
+    // that does not settle is answered at its deadline.
+    let result = (await guardCall({ plugin, tool: tool.name, clock: ctx.clock, deadline: ctx.deadline, timeoutMs: ctx.limits.requestTimeoutMs }, () => tool.handler(parsed.data, ctx))) as Record<string, unknown>;
     if (notices.length) {
       // a copy: the handler's object may be one it keeps (a cached answer)
       const own = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
@@ -105,8 +108,14 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
   } catch (err) {
     const payload = toErrorPayload(err);
     if (payload.code === 'INTERNAL_ERROR') {
-      if (plugin !== undefined) payload.message = capMessage(`Internal error in ${plugin} (tool ${tool.name}): ${payload.message.replace(/^Internal error: /, '')}`);
-      ctx.log.error(`tool ${tool.name} failed`, { error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
+      // Blame the plugin whose code raised it (its stack: a format's batches called by another plugin's tool), else
+      // the tool's own; a fault the guard answered (fault-guard.ts) already names its plugin.
+      const culprit = err instanceof McpgwError && err.plugin !== undefined ? err.plugin : (options.blame?.(err) ?? plugin);
+      if (culprit !== undefined && !(err instanceof McpgwError && err.plugin !== undefined)) {
+        const where = culprit === plugin || plugin === undefined ? `tool ${tool.name}` : `called by tool ${tool.name} of ${plugin}`;
+        payload.message = capMessage(`Internal error in ${culprit} (${where}): ${payload.message.replace(/^Internal error: /, '')}`);
+      }
+      ctx.log.error(`tool ${tool.name} failed`, { ...(culprit !== undefined && culprit !== plugin ? { raisedBy: culprit } : {}), error: shownInput((err instanceof Error ? err.stack : undefined) ?? String(err), 4000) });
     } else {
       const raisedBy = err instanceof McpgwError && err.plugin !== undefined ? { raisedBy: err.plugin } : {};
       ctx.log.debug(`tool ${tool.name} answered ${payload.code}`, { message: payload.message, ...raisedBy });

@@ -7,13 +7,15 @@ import { systemClock } from '../clock';
 interface Entry<T> { value: T; lastUsed: number }
 
 /**
- * Opaque ids → values with idle expiry and a cap. Expired ids are remembered (up to 4,096) so a
+ * Opaque ids → values with idle expiry and a cap (full: refuse, or drop the least recently used). Expired ids are remembered (up to 4,096) so a
  * late caller hears HANDLE_EXPIRED rather than NOT_FOUND. Expiry is checked lazily on each access
  * and by an unref'd sweep timer, so an idle server holds no expired files open.
  */
 export class IdleHandleTable<T> implements HandleTable<T> {
   private readonly live = new Map<string, Entry<T>>();
   private readonly expired = new Set<string>();
+  /** Ids dropped to make room (`whenFull: 'evict'`, up to 4,096), so a late caller hears why. */
+  private readonly dropped = new Set<string>();
   /** Single-use ids already used (up to 4,096), so a second use hears so rather than "unknown". */
   private readonly used = new Set<string>();
   private counter = 0;
@@ -28,6 +30,14 @@ export class IdleHandleTable<T> implements HandleTable<T> {
 
   add(value: T): string {
     this.sweep();
+    if (this.live.size >= this.options.max && this.options.whenFull === 'evict') {
+      // The least recently used: `live` is kept in order of use (get moves an entry to the end).
+      const [oldest, entry] = this.live.entries().next().value!;
+      this.live.delete(oldest);
+      this.dropped.add(oldest);
+      if (this.dropped.size > 4096) this.dropped.delete(this.dropped.values().next().value!);
+      this.evict(oldest, entry.value);
+    }
     if (this.live.size >= this.options.max) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Too many open ${this.options.noun}s: the limit is ${this.options.max}.`, {
         limit: { name: this.options.limit, limit: this.options.max, value: this.live.size },
@@ -44,6 +54,10 @@ export class IdleHandleTable<T> implements HandleTable<T> {
     this.sweep();
     const entry = this.live.get(id);
     if (!entry) {
+      if (this.dropped.has(id)) {
+        const hint = this.options.expiredHint ?? 'Open the file again.';
+        throw new McpgwError('HANDLE_EXPIRED', `The ${this.options.noun} ${id} was dropped to make room: ${this.options.max} ${this.options.noun}s (${this.options.limit}) were open and it was the least recently used. ${hint}`, { hint, limit: { name: this.options.limit, limit: this.options.max } });
+      }
       if (this.expired.has(id)) {
         const hint = this.options.expiredHint ?? 'Open the file again.';
         throw new McpgwError('HANDLE_EXPIRED', `The ${this.options.noun} ${id} expired after ${Math.round(this.options.idleMs / 1000)} s unused. ${hint}`, { hint });
@@ -56,6 +70,7 @@ export class IdleHandleTable<T> implements HandleTable<T> {
       throw new McpgwError('NOT_FOUND', `Unknown ${this.options.noun} ${JSON.stringify(id)}.`, { hint });
     }
     entry.lastUsed = this.now();
+    if (this.options.whenFull === 'evict') { this.live.delete(id); this.live.set(id, entry); } // most recently used last
     return entry.value;
   }
 

@@ -1,4 +1,5 @@
-import { tokenIndex, tokenName, type LazyNode, type PathToken } from 'mcpgw/plugin-api';
+import type { LazyNode, PathToken } from 'mcpgw/plugin-api';
+import { tokenIndex, tokenName } from '../toolkit';
 
 /** Elements looked into per array on a path through a document read in parts. */
 export const ARRAY_LOOK = 1000;

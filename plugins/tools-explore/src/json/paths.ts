@@ -13,7 +13,9 @@
  * A `$` path that is not singular (wildcards, filters, descendants) is not handled here: `parsePath`
  * returns `{ jsonpath }` and the caller evaluates it with the jsonpath query language.
  */
-import { formatPointer, parsePointer as parseRfc6901, PointerSyntaxError, tokenText, type PathToken } from 'mcpgw/plugin-api';
+import type { PathToken } from 'mcpgw/plugin-api';
+import { formatPointer, parsePointer as parseRfc6901, PointerSyntaxError } from 'mcpgw/plugin-kit';
+import { tokenText } from '../toolkit';
 export type Tokens = PathToken[];
 
 export class PathError extends Error {

@@ -1,5 +1,6 @@
 import { appendToken } from '../text/pointer';
-import { isJsonWhitespace, jsonTextStringEnd, jsonTextValueEnd, skipJsonTextWhitespace, tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
+import type { PathToken } from 'mcpgw/plugin-api';
+import { isJsonWhitespace as isTextWhitespace, jsonTextStringEnd as textStringEnd, jsonTextValueEnd as textValueEnd, skipJsonTextWhitespace as skipTextWhitespace, tokenIndex, tokenName } from '../toolkit';
 
 /**
  * Small scanners over JSON text already known to be valid (RFC 8259), on the plugin API's JSON walker. They work on the record's
@@ -7,9 +8,7 @@ import { isJsonWhitespace, jsonTextStringEnd, jsonTextValueEnd, skipJsonTextWhit
  * iterative where input depth is unbounded (a `maxDepth` limit guards the recursive ones).
  */
 
-// The plugin API's walker, bound once: a call through the API module's re-export goes through a getter every time.
-const textStringEnd = jsonTextStringEnd, textValueEnd = jsonTextValueEnd, skipTextWhitespace = skipJsonTextWhitespace;
-const isTextWhitespace = isJsonWhitespace;
+// The engine's JSON walker (context.toolkit.json), bound by register (src/toolkit.ts).
 
 export type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 

@@ -1,5 +1,6 @@
 /** Helpers over parsed record values (numbers that a double cannot hold are `JSON.rawJSON` objects). */
-import { tokenIndex, tokenName, type PathToken } from 'mcpgw/plugin-api';
+import type { PathToken } from 'mcpgw/plugin-api';
+import { tokenIndex, tokenName } from '../toolkit';
 
 declare global {
   interface JSON {

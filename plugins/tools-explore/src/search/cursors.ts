@@ -39,6 +39,8 @@ export interface TextCursor extends CursorBase {
 /** Where a JSONPath search or a record predicate search (jsonpath-engine.ts, predicate-engine.ts) continues. */
 export interface QueryCursor extends CursorBase {
   mode: 'jsonpath';
+  /** The `language` argument of the search (absent: detected from the query). */
+  language?: string;
   /** Matches before `nextRecord` (before `position` when counting nodes). */
   counted: number;
 }
@@ -65,6 +67,7 @@ export function cursorTable(ctx: ToolContext) {
     max: ctx.limits.maxCursors,
     expiredHint: 'Run the search again (the same handle and query, without cursor); the file stays open.',
     usedHint: 'Each next_cursor continues once: pass the one the latest page returned, or run the search again without cursor.',
-    fullHint: `No tool closes a search cursor: one is freed when its search is paged to the end (each page uses its cursor up; the last returns none) or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs). Page the searches you started to the end, or wait for the idle ones to expire.`,
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }

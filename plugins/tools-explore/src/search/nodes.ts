@@ -1,6 +1,6 @@
 import type { LazyNode, RecordBatch, RecordSource } from 'mcpgw/plugin-api';
 import { appendToken } from '../text/pointer';
-import { preview, PreviewBuilder, tokenPreview, type Preview } from '../text/preview';
+import { preview, previewBuilder, tokenPreview, type Preview } from '../text/preview';
 import { parseKeepingLexemes, type TextHit } from './text-matcher';
 
 /**
@@ -170,7 +170,7 @@ function keyHit(key: string, pointer: string, matcher: NodeMatcher): { match_pat
   if (!hit) return null;
   // the name, then `: …` (its value left out: the `…` is a marker)
   const p = tokenPreview(`${quoted}: `, { kind: 'key', start: 0, end: quoted.length }, hit.decoded, hit.start, hit.end);
-  return { match_path: pointer, preview: new PreviewBuilder().preview(p).mark('…').build() };
+  return { match_path: pointer, preview: previewBuilder().append(p).mark('…').build() };
 }
 
 /** Lexicographic order of two `at` trails (a prefix first). */

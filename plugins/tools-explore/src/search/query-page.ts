@@ -1,9 +1,9 @@
-import type { Addressing, CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { Addressing, CompiledQuery, QueryLanguage, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
 import { cursorTable, knownTotal, type QueryCursor } from './cursors';
-import { emptyAnswerHint } from 'mcpgw/plugin-api';
+import { emptyAnswerHint } from '../toolkit';
 import { cutByBytes, type Match, type Page, type SearchRequest, type Warning } from './shape';
-import { PreviewBuilder, type Preview } from '../text/preview';
+import { previewBuilder, type Preview } from '../text/preview';
 
 /**
  * The scan of a query search (jsonpath-engine.ts, predicate-engine.ts) through the kernel's engine: with `addressing`,
@@ -83,6 +83,7 @@ export async function queryPage(
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next, records: source.count,
+      ...(args.language !== undefined ? { language: args.language } : {}),
       ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
       // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
       counted: countOnly ? before + (result.total ?? 0) : before + matches.length,
@@ -107,7 +108,7 @@ export async function queryPage(
 /** `path = «value»`, the value's JSON cut at 120 characters (on a character boundary, then `…`), markers placed. */
 export function nodePreview(path: string, value: unknown): Preview {
   const shown = JSON.stringify(value) ?? 'null';
-  const b = new PreviewBuilder().data(`${path || '$'} = `).mark('«');
+  const b = previewBuilder().data(`${path || '$'} = `).mark('«');
   if (shown.length > 120) b.data(shown.slice(0, 119).replace(/[\uD800-\uDBFF]$/, '')).mark('…');
   else b.data(shown);
   return b.mark('»').build();
@@ -122,4 +123,17 @@ export function jsonPathLanguage(ctx: ToolContext) {
     });
   }
   return language;
+}
+
+/**
+ * `text` compiled by `language` (maxDepth; `matchCase` for a language whose strings may compare without case). An error
+ * that is not a catalogue error (a plugin's own exception) is QUERY_SYNTAX_ERROR naming the language.
+ */
+export function compileQuery(ctx: ToolContext, language: QueryLanguage, text: string, matchCase: boolean): CompiledQuery {
+  try {
+    return language.compile(text, { maxDepth: ctx.limits.maxDepth, matchCase });
+  } catch (err) {
+    if (typeof (err as { code?: unknown }).code === 'string') throw err;
+    throw ctx.error('QUERY_SYNTAX_ERROR', `Invalid ${language.name} query: ${(err as Error)?.message ?? String(err)}`);
+  }
 }

@@ -1,5 +1,5 @@
 import type { RecordBatch, ScanPosition, ToolContext } from 'mcpgw/plugin-api';
-import { jsonTextStringEnd } from 'mcpgw/plugin-api';
+import { jsonTextStringEnd as textStringEnd } from '../toolkit';
 import { projectValue } from '../records';
 import { preview, tokenPreview } from '../text/preview';
 import { cursorTable, knownTotal, type TextCursor } from './cursors';
@@ -9,7 +9,6 @@ import { cutByBytes, shownPreview, type Match, type Page, type SearchRequest, ty
 import { holds, parseKeepingLexemes, TextMatcher } from './text-matcher';
 
 // Bound once: a call through the plugin API's re-export goes through a getter every time.
-const textStringEnd = jsonTextStringEnd;
 
 /**
  * Text search: a substring (or, with `regex`, an RE2 pattern) of any decoded string value, member name, number or

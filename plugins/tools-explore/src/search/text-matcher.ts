@@ -1,4 +1,5 @@
-import { caselessFinder, indexOfBytes, type RecordBatch } from 'mcpgw/plugin-api';
+import type { RecordBatch } from 'mcpgw/plugin-api';
+import { caselessFinder, indexOfBytes } from '../toolkit';
 import { forEachToken, type Token } from '../json/scan';
 
 /** The first hit of a text search inside a record. */

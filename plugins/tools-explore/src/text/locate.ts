@@ -1,8 +1,7 @@
-import { skipJsonTextWhitespace } from 'mcpgw/plugin-api';
+import { skipJsonTextWhitespace as skipTextWhitespace } from '../toolkit';
 import { appendToken } from './pointer';
 
 // Bound once: a call through the plugin API's re-export goes through a getter every time.
-const skipTextWhitespace = skipJsonTextWhitespace;
 
 /**
  * The RFC 6901 pointer of the innermost value of a JSON text whose span contains the characters

@@ -1,4 +1,5 @@
-import { codePointLength, MarkedTextBuilder, ownMarkerCharacters, type MarkedText } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, MarkedText } from 'mcpgw/plugin-api';
+import { codePointLength as codePoints, markedText, ownMarkerCharacters } from '../toolkit';
 
 /** Characters of context on each side of a hit in a preview. */
 export const PREVIEW_CONTEXT = 20;
@@ -17,15 +18,9 @@ export function markersNeeded(p: Preview): boolean {
   return ownMarkerCharacters(p);
 }
 
-/** Code points of `s`. */
-const codePoints = codePointLength;
-
-/** Builds a Preview: `data` appends the data's characters, `mark` one marker character, `preview` a Preview. */
-export class PreviewBuilder extends MarkedTextBuilder {
-  /** Appends a preview built elsewhere, its markers shifted to where it lands. */
-  preview(p: Preview): this {
-    return this.append(p);
-  }
+/** A builder of a Preview (the engine's marked-text builder): `data` appends the data's characters, `mark` one marker character, `append` a Preview. */
+export function previewBuilder(): MarkedTextBuilder {
+  return markedText();
 }
 
 /**
@@ -36,7 +31,7 @@ export function preview(text: string, start: number, end: number): Preview {
   const from = safeIndex(text, Math.max(0, start - PREVIEW_CONTEXT));
   const to = safeIndex(text, Math.min(text.length, end + PREVIEW_CONTEXT));
   const flat = (s: string) => s.replace(/[\r\n\t]/g, ' ');
-  const b = new PreviewBuilder();
+  const b = previewBuilder();
   if (from > 0) b.mark('…');
   b.data(flat(text.slice(from, start))).mark('«');
   const hit = text.slice(start, end);
@@ -70,9 +65,9 @@ export function tokenPreview(text: string, token: { kind: string; start: number;
   const composed = left + hit + right;
   const p = preview(composed, left.length, left.length + hit.length);
   // `…` where the record goes on past the window, unless the window's own cut already says so
-  const b = new PreviewBuilder();
+  const b = previewBuilder();
   if (beforeStart > 0 && p.markers[0] !== 0) b.mark('…');
-  b.preview(p);
+  b.append(p);
   if (afterEnd < text.length && p.markers[p.markers.length - 1] !== codePoints(p.text) - 1) b.mark('…');
   return b.build();
 }

@@ -19,7 +19,8 @@ function cursorTable(ctx: ToolContext) {
   return ctx.session.handles<ListCursor>('explore.list_files', {
     style: 'random', prefix: 'lc_', noun: 'list_files cursor', limit: 'maxCursors', idleMs: ctx.limits.cursorIdleMs, max: ctx.limits.maxCursors,
     expiredHint: 'List again (the same path and glob, without cursor).',
-    fullHint: `A list_files cursor is freed when its listing is paged to the end or after ${Math.round(ctx.limits.cursorIdleMs / 1000)} s unused (cursorIdleMs).`,
+    // Full: the least recently used cursor is dropped (a client abandons cursors without a word).
+    whenFull: 'evict',
   });
 }
 const output = z.object({

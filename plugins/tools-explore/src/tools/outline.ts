@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { markedField, MarkedTextBuilder, type LazyNode, type MarkedText, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, LazyNode, MarkedText, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, markedText } from '../toolkit';
 import { fileFor } from '../files';
 import { members as membersOf, spanAt, typeAt, type JsonType } from '../json/scan';
 import { emptyPathHint, ENVELOPE_RESERVE, jsonBytes, lazyNodeAt, lazyRoot, parseUserPath, readRecord, resolvePath, toPointer, type ToolWarning } from '../records';
@@ -146,7 +147,7 @@ export function lazyOutline(node: LazyNode, depth: number, maxMembers: number, o
   } else {
     // a string over 64 KiB is not decoded: `"…"`, the `…` a marker
     const big = node.byteLength > 64 * 1024 && node.type === 'string';
-    Object.assign(out, markedField('value', big ? new MarkedTextBuilder().data('"').mark('…').data('"').build() : shorten(JSON.stringify(node.value()) ?? 'null', node.type)));
+    Object.assign(out, markedField('value', big ? markedText().data('"').mark('…').data('"').build() : shorten(JSON.stringify(node.value()) ?? 'null', node.type)));
   }
   return out;
 }
@@ -201,7 +202,7 @@ function shorten(v: string, type: JsonType): MarkedText {
     i += len;
     end = i;
   }
-  return new MarkedTextBuilder().data(v.slice(0, end)).mark('…').data('"').build();
+  return markedText().data(v.slice(0, end)).mark('…').data('"').build();
 }
 
 /** Every scalar value shown in `node` with its lone surrogate escapes written `\ufffd` (ctx.json counts them). */

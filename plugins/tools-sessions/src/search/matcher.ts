@@ -1,4 +1,5 @@
-import { MarkedTextBuilder, ownMarkerCharacters, type CompiledRegex, type MarkedText, type RegexService, type SessionEntryDraft } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, CompiledRegex, MarkedText, RegexService, SessionEntryDraft } from 'mcpgw/plugin-api';
+import { markedText, ownMarkerCharacters } from '../toolkit';
 import { cutText, LONG_TOKEN, textBefore, TOKEN_CHAR } from '../text';
 
 /** Characters of context on each side of a match in a preview. */
@@ -76,7 +77,7 @@ export function previewAround(text: string, start: number, end: number): MarkedP
   if (stop < text.length && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop++;
   const tail = cutText(text.slice(end, stop), CONTEXT_CHARS);
   const flat = (s: string) => s.replace(/\s+/g, ' ');
-  const b = new MarkedTextBuilder();
+  const b = markedText();
   if (head.truncated) b.mark('…');
   b.data(flat(head.text)).mark('«').data(flat(hit.text));
   if (hit.truncated) b.mark('…');

@@ -14,7 +14,7 @@
  * )
  * ```
  */
-import { leb128, sleb128, wasmModule } from 'mcpgw/plugin-api';
+import { leb128 as leb, sleb128 as sleb, wasmModule } from '../toolkit';
 
 /** The few WebAssembly JS API members used here (the project's TypeScript libraries do not declare them). */
 declare namespace WebAssembly {
@@ -32,7 +32,6 @@ export function strideOf(dim: number): number {
 /** Fixed-point scale of the query (as `bestCosines`). */
 const Q_SCALE = 32767;
 
-const leb = leb128, sleb = sleb128;
 
 // Opcodes (WebAssembly core 2.0, §5.4; SIMD instructions are 0xFD followed by their LEB128 number).
 const BLOCK = 0x02, LOOP = 0x03, IF = 0x04, ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;

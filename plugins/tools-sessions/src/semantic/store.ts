@@ -2,7 +2,8 @@ import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, rmSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { codePointLength, type MarkedText } from 'mcpgw/plugin-api';
+import type { MarkedText } from 'mcpgw/plugin-api';
+import { codePointLength } from '../toolkit';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
 const SCHEMA_VERSION = '4';
@@ -22,6 +23,8 @@ export interface IndexedFile {
   resumeOffset: number;
   /** CRC-32 of the bytes just before `resumeOffset` (up to 4 KiB): unchanged means the file only grew. */
   tailCrc: number;
+  /** CRC-32 of the bytes before `resumeOffset` (sampled past 64 MiB: indexer.ts prefixCrc); absent in older entries. */
+  prefixCrc?: number;
 }
 
 export interface IndexedSession {

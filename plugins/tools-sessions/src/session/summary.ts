@@ -1,4 +1,4 @@
-import { markedField } from 'mcpgw/plugin-api';
+import { markedField } from '../toolkit';
 import type { MarkedText, NormalizedRecord, SessionEntryDraft, SessionHints, SessionRole, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
 import { charLength, previewOf } from '../text';
 import type { SessionFiles } from './files';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
-import { markedField, MarkedTextBuilder, type MarkedText, type ToolContext, type ToolDefinition } from 'mcpgw/plugin-api';
+import type { MarkedTextBuilder, MarkedText, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField, markedText } from '../toolkit';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { cutText } from '../text';
 import type { SessionsService } from '../service';
@@ -96,6 +97,7 @@ const projectsOutput = z.object({
     path_exists: z.boolean().nullable(),
     last_modified: z.string().describe('ISO 8601: the newest session'),
   })),
+  deleted_hidden: z.number().int().optional().describe('Projects left out because their folder no longer exists (pass include_deleted: true to list them)'),
   ...pageFields,
 });
 
@@ -105,15 +107,17 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
     title: 'List projects',
     description:
       'List the projects (folders an assistant worked in) across all sources, most recently active first: {projects: [{id, name, path, session_count, source, path_exists}], total, has_more, next_offset}. ' +
-      'source narrows to one assistant. Projects whose folder no longer exists are hidden unless include_deleted. Pass id and source to list_sessions.',
+      'source narrows to one assistant. Projects whose folder no longer exists are hidden unless include_deleted (deleted_hidden counts them). Pass id and source to list_sessions.',
     inputSchema: projectsInput,
     outputSchema: projectsOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
       requireSource(ctx, service.homes(ctx), args.source);
       const catalog = await service.catalog(ctx);
-      const all = catalog.projects
-        .filter((p) => (args.source === undefined || p.source === args.source) && (args.include_deleted || p.pathExists !== false))
+      const ofSource = catalog.projects.filter((p) => args.source === undefined || p.source === args.source);
+      const shown = ofSource.filter((p) => args.include_deleted || p.pathExists !== false);
+      const hidden = ofSource.length - shown.length;
+      const all = shown
         .map((p) => ({
           id: p.id,
           name: p.name,
@@ -127,7 +131,7 @@ export function listProjects(service: SessionsService): ToolDefinition<typeof pr
         .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : a.source.localeCompare(b.source) || a.id.localeCompare(b.id)));
       const { items, ...rest } = page(ctx, all, args.offset, args.limit, 'projects');
       const warnings: Warning[] = catalog.failures.map((f) => ({ code: 'IO_ERROR', message: `Source ${f.source} could not be listed: ${f.message}` }));
-      return { projects: items, ...rest, ...(warnings.length ? { warnings } : {}) };
+      return { projects: items, ...(hidden ? { deleted_hidden: hidden } : {}), ...rest, ...(warnings.length ? { warnings } : {}) };
     },
   };
 }
@@ -294,5 +298,5 @@ function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' |
 function shorter(p: MarkedText, maxChars: number): MarkedText {
   const { text, truncated } = cutText(p.text, maxChars);
   if (!truncated) return p;
-  return new MarkedTextBuilder().data(text).mark('…').build();
+  return markedText().data(text).mark('…').build();
 }

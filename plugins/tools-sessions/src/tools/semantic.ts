@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { markedField, type ToolDefinition } from 'mcpgw/plugin-api';
+import type { ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField } from '../toolkit';
 import type { SessionsService } from '../service';
 import { requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, roleSchema, sourceArg, warningSchema, type Cut, type Warning } from './shared';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { markedField, type SessionEntryDraft, type ToolDefinition } from 'mcpgw/plugin-api';
+import type { SessionEntryDraft, ToolDefinition } from 'mcpgw/plugin-api';
+import { markedField } from '../toolkit';
 import type { SessionsService } from '../service';
 import { safeNormalize, sessionStart, type EntrySummary, type SessionSummary } from '../session/summary';
 import { cutText, hasBinarySummary, textPart } from '../text';

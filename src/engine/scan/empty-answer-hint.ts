@@ -1,4 +1,4 @@
-import type { Addressing, CompiledQuery, RecordSource, ToolContext } from '../kernel/contracts';
+import type { Addressing, CompiledQuery, RecordSource, ToolContext } from '../../kernel/contracts';
 
 /**
  * For an empty answer: names the member names the query uses that no record examined has, with the nearest names

@@ -8,6 +8,7 @@ import { Tokens } from '../kernel/contracts/tokens';
 import type { ToolBundle } from '../kernel/contracts/tool';
 import { errorFactory } from '../kernel/errors';
 import { recordsToolkit } from '../engine/records';
+import { engineToolkit } from '../engine/toolkit';
 import { PLUGIN_API_VERSION } from '../kernel/version';
 import { containerOf } from '../kernel/container';
 import { FakeClock } from '../kernel/fake-clock';
@@ -33,7 +34,7 @@ export interface Contributions {
 /**
  * Runs `plugin.register` against a context that records what it registers instead of registering it — for a
  * plugin's own unit tests. The options are validated by the plugin's schema as the kernel does (a failure throws);
- * `records`, `error` and the tokens are the kernel's own; `clock` defaults to a new FakeClock.
+ * `records`, `toolkit`, `error` and the tokens are the engine's and kernel's own; `clock` defaults to a new FakeClock.
  * @throws Error when the options are invalid or `register` throws.
  */
 export async function registerPlugin<Options>(plugin: Plugin<Options>, options: unknown = {}, clock = new FakeClock()): Promise<Contributions> {
@@ -49,6 +50,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
   const container = rootContainer.createChildContainer();
   container.register(Tokens.Clock, { useValue: clock });
   container.register(Tokens.Records, { useValue: recordsToolkit });
+  container.register(Tokens.Toolkit, { useValue: engineToolkit });
   container.register(Tokens.Logger, { useValue: logger });
   container.register(Tokens.Plugin, { useValue: { name: plugin.name, version: plugin.version } });
   container.register(Tokens.PluginOptions, { useValue: validated });
@@ -64,6 +66,7 @@ export async function registerPlugin<Options>(plugin: Plugin<Options>, options: 
     registerCommand: (c) => void out.commands.push(c),
     registerService: (token, service) => void (out.services[token] = service),
     records: recordsToolkit,
+    toolkit: engineToolkit,
     error: errorFactory(plugin.name),
     container: containerOf(container),
     log: logger,

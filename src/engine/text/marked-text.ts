@@ -1,14 +1,12 @@
+import type { MarkedText, MarkedTextBuilder as Builder } from '../../kernel/contracts/toolkit';
+
 /**
- * Text a tool shows that mixes the data's own characters with marker characters the tool adds — `«` and `»` around
- * a hit, `…` where text was cut or left out — and where those markers are (Unicode code points from the text's start,
- * ascending). An answer carries the positions (`preview_markers`, `description_markers`, …) only when the text holds
- * a marker character of the data's own (`ownMarkerCharacters`); without them every such character is a marker, so
- * answers for text without such characters are unchanged.
+ * Marked text (contracts/toolkit.ts `MarkedText`): text a tool shows that mixes the data's own characters with marker
+ * characters the tool adds, and where those markers are. An answer carries the positions (`preview_markers`,
+ * `description_markers`, …) only when the text holds a marker character of the data's own (`ownMarkerCharacters`);
+ * without them every such character is a marker, so answers for text without such characters are unchanged.
+ * Plugins reach it as `toolkit.text` (a service), never by import.
  */
-export interface MarkedText {
-  text: string;
-  markers: number[];
-}
 
 /** Code points of `s` (a lone surrogate counts as one). */
 export function codePointLength(s: string): number {
@@ -21,7 +19,7 @@ export function codePointLength(s: string): number {
 }
 
 /** Builds a MarkedText: `data` appends the data's characters, `mark` one marker character. */
-export class MarkedTextBuilder {
+export class MarkedTextBuilder implements Builder {
   private parts: string[] = [];
   private length = 0;
   readonly markers: number[] = [];
