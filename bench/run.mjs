@@ -66,9 +66,9 @@ function usage() {
   --quick              every scenario on ~50 MB (smoke check, < 2 min)
   --size SIZE          JSON Lines size (default 1GiB; 50MB with --quick); the pretty array holds the
                        records of SIZE*200/1024 of JSON Lines (~280 MB of array for 1 GiB)
-  --runs N             timed runs per figure, after one warm-up (default 5, minimum 1)
+  --runs N             timed runs per figure, after one warm-up (default 5; 3 with --quick; minimum 1)
   --only a,b           scenarios to run: ${NAMES.join(', ')}
-  --calls N            get_record calls (default 10000)
+  --calls N            get_record calls (default 10000; 1000 with --quick)
   --sessions N         sessions scenario: sessions in the synthetic history (default 2000; 200 with --quick)
   --sessions-size SIZE sessions scenario: bytes of history (default 1GiB; 60MB with --quick)
   --seed N             data seed (default 42)
@@ -84,7 +84,7 @@ function usage() {
   --list               list the scenarios and exit`;
 }
 function parseArgs(argv) {
-  const o = { quick: false, size: null, runs: 5, only: null, calls: 10000, seed: 42, save: true,
+  const o = { quick: false, size: null, runs: null, only: null, calls: null, seed: 42, save: true,
     gateway: path.join(REPO, 'bin', 'mcpgw.js'), node: null, installPeers: false };
   const val = (i) => { if (i + 1 >= argv.length) die(2, `${argv[i]} needs a value`); return argv[i + 1]; };
   for (let i = 0; i < argv.length; i++) {
@@ -110,6 +110,9 @@ function parseArgs(argv) {
       default: die(2, `unknown option ${a}\n${usage()}`);
     }
   }
+  // --quick is a smoke check: fewer runs and latency calls unless given (3 and 1,000; else 5 and 10,000).
+  o.runs ??= o.quick ? 3 : 5;
+  o.calls ??= o.quick ? 1000 : 10000;
   if (!Number.isInteger(o.runs) || o.runs < 1) die(2, '--runs must be an integer >= 1');
   if (!Number.isInteger(o.calls) || o.calls < 1) die(2, '--calls must be an integer >= 1');
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) die(2, '--seed must be an integer 0..2^32-1');

@@ -49,8 +49,8 @@ export function buildProgram(): Command {
   configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
     .argument('<file>', 'the JSON, JSON Lines or JSON-seq file (with --root: a path under the root)')
     .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
-    .addOption(new Option('-l, --language <name>', 'query language (default: pointer for a query starting with /, else jsonpath)'))
-    .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq, …')
+    .addOption(new Option('-l, --language <name>', 'query language, any the loaded plugins register (mcpgw plugins lists them; default: pointer for a query starting with /, else jsonpath)'))
+    .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq or a plugin\'s')
     .option('-n, --limit <n>', 'print at most n nodes', (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');

@@ -35,7 +35,10 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
   const languageName = opts.language ?? defaultLanguage(queryText);
   const language = kernel.registry.queryLanguages.get(languageName)?.item;
   if (!language) {
-    throw new McpgwError('INVALID_ARGUMENT', `Unknown query language "${languageName}". Loaded: ${[...kernel.registry.queryLanguages.keys()].join(', ') || '(none)'}.`);
+    const all = [...kernel.registry.queryLanguages.values()].map((o) => o.item);
+    throw new McpgwError('INVALID_ARGUMENT', `Unknown query language "${languageName}". Loaded: ${all.map((l) => l.name).join(', ') || '(none)'}.`, {
+      ...(all.length ? { hint: `--language is one of: ${all.map((l) => (l.description ? `${l.name} (${l.description})` : l.name)).join('; ')}.` } : {}),
+    });
   }
   const { root: sandboxRoot, input } = fileArgument(file, opts.root !== undefined, config.root);
   const limits = config.limits;

@@ -120,12 +120,12 @@ function buildEngine(kernel: Kernel, limits: Limits): QueryScanEngine {
     workers: onFirstUse<WorkerPool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ThreadPool } = require('../engine/scan/workers') as typeof import('../engine/scan/workers');
-      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
+      return new ThreadPool({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel), log: kernel.options.log });
     }),
     aggregates: onFirstUse<AggregatePool>(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { AggregateThreads } = require('../engine/scan/aggregate-threads') as typeof import('../engine/scan/aggregate-threads');
-      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel) });
+      return new AggregateThreads({ pluginOf, clock: kernel.clock, threadPool: threadPool(kernel), log: kernel.options.log });
     }),
   });
 }

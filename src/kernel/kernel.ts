@@ -134,7 +134,22 @@ export class Kernel {
         throw new ConfigError(`${where} denies tool "${t}", which no loaded plugin registers. Tools: ${[...this.registry.tools.keys()].join(', ') || '(none)'}.`);
       }
     }
-    return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name));
+    return tools.filter((t) => (config.allow ? config.allow.includes(t.name) : true) && !config.deny.includes(t.name)).map((t) => this.advertised(t));
+  }
+
+  /** Tools as advertised (`ToolDefinition.advertise`: texts from the registry), computed once per tool. */
+  private readonly advertisedTools = new WeakMap<ToolDefinition, ToolDefinition>();
+
+  /** `tool` with the description and input schema its `advertise` gives for what the loaded plugins registered. */
+  private advertised(tool: ToolDefinition): ToolDefinition {
+    if (!tool.advertise) return tool;
+    let out = this.advertisedTools.get(tool);
+    if (!out) {
+      const a = tool.advertise(this.registry.view());
+      out = { ...tool, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.inputSchema ? { inputSchema: a.inputSchema } : {}) };
+      this.advertisedTools.set(tool, out);
+    }
+    return out;
   }
 
   /** The tools a profile offers (as `selectTools`), each with its bundle and the plugin that registered it. */
@@ -165,7 +180,7 @@ export class Kernel {
   instructions(config: Pick<ToolSelection, 'bundles'>): string {
     const names = this.bundleNames(config);
     const lines = [
-      'mcpgw gives read-only, bounded access to JSON, JSON Lines and JSON text sequence files under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.',
+      `mcpgw gives read-only, bounded access to data files (formats: ${[...this.registry.formats.keys()].join(', ') || 'none'}) under one root folder. Paths are relative to that root. Results are capped in size and paged with cursors; errors carry a code and a hint.`,
       ...names.map((n) => this.registry.bundles.get(n)?.item.description).filter((d): d is string => !!d),
     ];
     return clipText(lines.join('\n'), 1990);
@@ -272,6 +287,7 @@ export class Kernel {
   private schemaSalt(): string {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const zod = (require('zod/package.json') as { version: string }).version;
-    return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`)].join(';');
+    // the registered formats and languages too: advertised texts name them (ToolDefinition.advertise)
+    return [`mcpgw@${this.options.version}`, `zod@${zod}`, ...this.registry.plugins.map((p) => `${p.name}@${p.version}`), `formats:${[...this.registry.formats.keys()]}`, `languages:${[...this.registry.queryLanguages.keys()]}`].join(';');
   }
 }

@@ -77,7 +77,7 @@ test('tools/list offers aggregate with a closed input schema', async () => {
   const tools = (await c.client.listTools()).tools;
   const t = tools.find((x) => x.name === 'aggregate')!;
   expect(t).toBeDefined();
-  expect(Object.keys(t.inputSchema.properties!).sort()).toEqual(['bucket', 'cursor', 'each', 'group_by', 'handle', 'match_case', 'metrics', 'order', 'top', 'where'].sort());
+  expect(Object.keys(t.inputSchema.properties!).sort()).toEqual(['bucket', 'cursor', 'each', 'group_by', 'handle', 'language', 'match_case', 'metrics', 'order', 'top', 'where'].sort());
   expect(t.description!.length).toBeLessThan(2000);
 });
 

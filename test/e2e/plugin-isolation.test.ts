@@ -23,9 +23,10 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(tmp, 'data'));
   fs.writeFileSync(path.join(tmp, 'data', 'a.jsonl'), '{"id":1}\n');
   fs.writeFileSync(path.join(tmp, 'data', 'two.faulty'), 'two records\n');
+  fs.writeFileSync(path.join(tmp, 'data', 'boom.jsonl'), '{"id":1}\n{"id":2,"boom":true}\n');
   fs.writeFileSync(path.join(tmp, '.mcpgwrc.json'), JSON.stringify({
     root: './data',
-    plugins: [path.join(FIXTURES, 'faulty-async.cjs'), path.join(FIXTURES, 'faulty-format.cjs')],
+    plugins: [path.join(FIXTURES, 'faulty-async.cjs'), path.join(FIXTURES, 'faulty-format.cjs'), path.join(FIXTURES, 'faulty-language.cjs')],
     limits: { requestTimeoutMs: 2000 },
     logLevel: 'info',
   }));
@@ -86,4 +87,14 @@ test("a throw in a format's batches is blamed on the format's plugin, with its s
   expect(r.data.error.message).toBe("Internal error in acme-faulty-format (called by tool open_file of @mcpgw/tools-explore): Cannot read properties of undefined (reading 'batch')");
   await until(() => lineOf(/tool open_file failed/) !== undefined, 'the fault\'s log line');
   expect(lineOf(/tool open_file failed/)).toMatch(/^mcpgw error tool open_file failed \{"plugin":"@mcpgw\/tools-explore","bundle":"explore","raisedBy":"acme-faulty-format","error":"TypeError: Cannot read properties of undefined \(reading 'batch'\)\\n    at .*faulty-format\.cjs/);
+});
+
+test("a query language's crash on a worker thread: blamed on its plugin with its stack; its log lines reach the server's log", async () => {
+  const r = await call(server.client, 'json_read', { path: 'boom.jsonl', language: 'faulty', query: 'any' });
+  expect(r.data.error.code).toBe('INTERNAL_ERROR');
+  expect(r.data.error.message).toBe("Internal error in acme-faulty-language (called by tool json_read of @mcpgw/tools-reader): Cannot read properties of undefined (reading 'nodes')");
+  await until(() => lineOf(/tool json_read failed/) !== undefined, 'the fault\'s log line');
+  expect(lineOf(/tool json_read failed/)).toMatch(/^mcpgw error tool json_read failed \{"plugin":"@mcpgw\/tools-reader","bundle":"reader","raisedBy":"acme-faulty-language","error":"TypeError: Cannot read properties of undefined \(reading 'nodes'\)\\n    at .*faulty-language\.cjs/);
+  expect(lineOf(/about to fail/)).toBe('mcpgw warn about to fail {"plugin":"acme-faulty-language","main":false,"thread":true}');
+  expect(lineOf(/failing on a record/)).toBe('mcpgw error failing on a record {"plugin":"acme-faulty-language","id":2,"thread":true}');
 });

@@ -119,6 +119,17 @@ describe('Kimi token usage from wire.jsonl', () => {
     expect(before).toMatchObject({ total_sessions: 0, responses: 0 });
   });
 
+  test('tool calls without a time of their own (the context file has none) are placed by the session\'s span', async () => {
+    // The session spans 10:00:00.5–10:00:09.5 (the wire): a range holding all of it counts its one call (WriteFile:0).
+    const whole = await tool('get_usage_stats', { source: 'kimi', since: '2026-05-02T00:00:00Z', until: '2026-05-03T00:00:00Z' });
+    expect(whole).toMatchObject({ tool_calls: 1, tool_usage: { WriteFile: 1 }, responses: 2 });
+    expect(whole.warnings).toBeUndefined();
+    // A range across the session's span: the call's side is unknown, left out and said.
+    const later = await tool('get_usage_stats', { source: 'kimi', since: '2026-05-02T10:00:05Z' });
+    expect(later).toMatchObject({ tool_calls: 0, responses: 1 });
+    expect(later.warnings).toEqual([{ code: 'UNTIMED_LEFT_OUT', message: expect.stringMatching(/^1 tool call and 0 responses have no time of their own/) }]);
+  });
+
   test('the wire log is not read as entries, and a session without one reports no usage', async () => {
     const entries = await tool('get_session_entries', { path: fx.file(KIMI), limit: 20 });
     expect(entries.entries.map((e: any) => e.role)).toEqual(['checkpoint', 'user', 'assistant', 'tool', 'assistant']);

@@ -4,6 +4,7 @@ import { endCall } from './files';
 import { aggregate } from './aggregate/aggregate';
 import { aggregateCommand } from './aggregate/command';
 import { search } from './search/search';
+import { predicateLanguage } from './search/predicate-language';
 import { closeFile } from './tools/close-file';
 import { getFileInfo, getRecordCount } from './tools/file-info';
 import { getRecord } from './tools/get-record';
@@ -48,6 +49,9 @@ const plugin: Plugin = {
   requires: [{ kind: 'queryLanguage', name: 'jsonpath', providedBy: '@mcpgw/query-jsonpath' }],
   register(registry) {
     bindToolkit(registry.toolkit);
+    // The record predicates (`$.status = "failed"`): a query language like any other, for search, aggregate's where,
+    // json_read and mcpgw query alike.
+    registry.registerQueryLanguage(predicateLanguage(registry));
     registry.registerToolBundle(exploreBundle);
     // `mcpgw aggregate FILE`: the aggregate tool at the terminal
     registry.registerCommand?.(aggregateCommand);

@@ -28,6 +28,7 @@ import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
 import { oversizedOutcome } from './engine';
 import type { AggregateWorkerInit } from './aggregate-worker';
+import type { Logger } from '../../kernel/contracts/plugin';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { WORKER_MIN_BYTES } from './workers';
 import { checkedKey, checkedMarks } from './checked';
@@ -60,6 +61,8 @@ export interface AggregateThreadsOptions {
   onIdleDown?: () => void;
   /** The engine's threads, shared with scans (engine-threads.ts); default a pool of this one's own ({@link spawn}). */
   threadPool?: IdleWorkers<Worker>;
+  /** The server's log: a `where` language plugin's log lines on a thread are written here; default: dropped. */
+  log?: Logger;
 }
 
 interface Slot {
@@ -247,8 +250,13 @@ export class AggregateThreads implements AggregatePool {
       worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
       const slot: Slot = { worker, port: port1, progress, busy: 0 };
       slots.push(slot);
-      port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string }) => {
+      port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
         if (m.type === 'ready') return;
+        if (m.type === 'log') {
+          const log = this.options.log;
+          if (log && m.level && typeof log[m.level] === 'function') log[m.level](m.message ?? '', { ...m.fields, thread: true });
+          return;
+        }
         if (m.type === 'table') {
           posted.push(m.table!);
           if (m.final) flushed++;
@@ -257,7 +265,10 @@ export class AggregateThreads implements AggregatePool {
         }
         if (m.type === 'fatal') {
           broken.add(worker);
-          failure ??= new McpgwError(isErrorCode(m.code ?? '') ? m.code as never : 'INTERNAL_ERROR', m.message ?? 'A worker failed.');
+          if (!failure) {
+            failure = new McpgwError(isErrorCode(m.code ?? '') ? m.code as never : 'INTERNAL_ERROR', m.message ?? 'A worker failed.');
+            if (m.stack !== undefined) failure.stack = m.stack; // the thread's: the main thread blames the plugin on it
+          }
           poke();
           return;
         }

@@ -14,7 +14,7 @@
  *       `init.padding`; checked: their marks, checked.ts)
  *   in  { type: 'flush' }
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
- *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message }
+ *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
@@ -61,7 +61,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
     if (init.where) {
       // Loaded only for a `where` (the plugin loader and its container are most of a thread's start-up).
       const { languageOnThread } = require('./host-loader') as typeof import('./host-loader');
-      const language = await languageOnThread(init.where.plugin, init.where.language);
+      const language = await languageOnThread(init.where.plugin, init.where.language, port);
       const query = language.compile(init.where.text, { maxDepth: init.maxDepth });
       const split = query.split;
       where = init.where.as === 'select' ? { as: 'select', query } : {
@@ -71,8 +71,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       };
     }
   } catch (err) {
-    const e = err as { code?: string; message?: string };
-    port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
     return;
   }
   const compiled = compileSpec(init.spec);
@@ -122,8 +121,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       }
       port.postMessage({ type: 'done', seq: m.seq, stats, ...back }, moved);
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+      port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
     }
   });
   port.postMessage({ type: 'ready' });

@@ -84,7 +84,7 @@ export interface AggregateEnv {
 }
 
 function signatureOf(opts: AggregateOptions): string {
-  return JSON.stringify([opts.source.identity, opts.where ? [opts.where.as, opts.where.query.text] : null, opts.each?.text ?? null, opts.dimensions, opts.metrics]);
+  return JSON.stringify([opts.source.identity, opts.where ? [opts.where.as, opts.where.query.language ?? null, opts.where.query.text] : null, opts.each?.text ?? null, opts.dimensions, opts.metrics]);
 }
 
 function whereTest(opts: AggregateOptions): WhereTest | null {

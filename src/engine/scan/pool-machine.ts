@@ -104,7 +104,7 @@ export interface PoolState {
 export type PoolEvent =
   | { type: 'start' }
   | { type: 'ready' }
-  | { type: 'fatal'; code: string; message: string }
+  | { type: 'fatal'; code: string; message: string; stack?: string }
   | { type: 'workerError'; message: string }
   | { type: 'abort' }
   | { type: 'batchRead'; batch: BatchInfo }
@@ -137,7 +137,7 @@ export type PoolAction =
   /** The answer the oversized record's evaluation gave. */
   | { type: 'answer' }
   /** The scan fails with this catalogue error. */
-  | { type: 'fail'; code: ErrorCode; message: string };
+  | { type: 'fail'; code: ErrorCode; message: string; stack?: string };
 
 export function initialState(config: PoolConfig): PoolState {
   const budget = config.deadline !== undefined ? Math.max(0, config.deadline - (config.page?.start ?? config.epoch)) : 0;
@@ -169,7 +169,7 @@ export function step(s: PoolState, event: PoolEvent, now: number): PoolAction[] 
   switch (event.type) {
     case 'fatal':
       s.phase = 'failed';
-      return [{ type: 'fail', code: isErrorCode(event.code) ? event.code : 'INTERNAL_ERROR', message: event.message }];
+      return [{ type: 'fail', code: isErrorCode(event.code) ? event.code : 'INTERNAL_ERROR', message: event.message, ...(event.stack !== undefined ? { stack: event.stack } : {}) }];
     case 'workerError':
       s.phase = 'failed';
       return [{ type: 'fail', code: 'INTERNAL_ERROR', message: `A scan worker failed: ${event.message}` }];

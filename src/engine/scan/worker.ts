@@ -14,7 +14,7 @@
  * `cap` (-1: none) is how many units the batch may send as nodes: past it, units are only counted (countAll) or the
  * batch stops (the page is full), so one batch never holds more than the page needs.
  *   out { type: 'done', seq }
- *   out { type: 'ready' } | { type: 'fatal', code, message }
+ *   out { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? } (the plugin's log)
  * `init.progress` (Int32Array on a SharedArrayBuffer) holds the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so at the deadline the engine can tell a record still in evaluation
  * (retried by the next page) from one a regular expression is stuck on (skipped), and name it.
@@ -24,7 +24,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { CompiledQuery } from '../../kernel/contracts/query';
 import { McpgwError } from '../../kernel/errors';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
-import { languageOnThread } from './host-loader';
+import { fatalMessage, languageOnThread } from './host-loader';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
 
 export interface WorkerInit {
@@ -58,11 +58,10 @@ export async function runScanJob(init: WorkerInit): Promise<void> {
   const port = init.port;
   let plan: Plan;
   try {
-    const language = await languageOnThread(init.plugin, init.language);
+    const language = await languageOnThread(init.plugin, init.language, port);
     plan = planFor(init, language.compile(init.text, { maxDepth: init.maxDepth }));
   } catch (err) {
-    const e = err as { code?: string; message?: string };
-    port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+    port.postMessage(fatalMessage(err));
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
@@ -144,8 +143,7 @@ export async function runScanJob(init: WorkerInit): Promise<void> {
       if (held.length) port.postMessage({ type: 'many', seq: m.seq, messages: held });
       port.postMessage({ type: 'done', seq: m.seq });
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      port.postMessage({ type: 'fatal', code: e.code ?? 'INTERNAL_ERROR', message: e.message ?? String(err) });
+      port.postMessage(fatalMessage(err));
     }
   });
   port.postMessage({ type: 'ready' });

@@ -17,6 +17,7 @@ import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { initialState, step, type PoolEvent } from './pool-machine';
 import { defaultThreads, engineThreads } from './engine-threads';
 import type { IdleWorkers } from './idle-workers';
+import type { Logger } from '../../kernel/contracts/plugin';
 
 /** Runs scans over record ranges on worker threads. */
 export interface WorkerPool {
@@ -62,6 +63,8 @@ export interface ThreadPoolOptions {
   startSlot?: SlotStarter;
   /** The engine's threads, shared with aggregates (engine-threads.ts); default a pool of this scan pool's own that keeps none. */
   threadPool?: IdleWorkers<Worker>;
+  /** The server's log: a plugin's log lines on a thread are written here (tagged `thread: true`); default: dropped. */
+  log?: Logger;
 }
 
 /** One worker thread as the pool drives it (tests give fake ones). */
@@ -106,7 +109,9 @@ export type WorkerMessage =
   | { type: 'candidates'; seq: number; first: number; count: number; list: number[] }
   | { type: 'done'; seq: number }
   | { type: 'ready' }
-  | { type: 'fatal'; code: string; message: string };
+  | { type: 'fatal'; code: string; message: string; stack?: string }
+  /** A line of the plugin's log on the thread (host-loader.ts portLogger): written to the server's log. */
+  | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; message: string; fields?: Record<string, unknown> };
 
 /** A slot on a thread of `pool` (engine-threads.ts): the scan job goes to it on a port of its own (worker.ts). */
 const threadSlot = (pool: IdleWorkers<Worker>): SlotStarter => (init, onMessage, onError) => {
@@ -146,6 +151,12 @@ export class ThreadPool implements WorkerPool {
   private ownThreads: IdleWorkers<Worker> | null = null;
 
   constructor(private readonly options: ThreadPoolOptions) {}
+
+  /** A plugin's log line from a thread, into the server's log (its fields carry the plugin already). */
+  private threadLog(m: { level: 'error' | 'warn' | 'info' | 'debug'; message: string; fields?: Record<string, unknown> }): void {
+    const log = this.options.log;
+    if (log && typeof log[m.level] === 'function') log[m.level](m.message, { ...m.fields, thread: true });
+  }
 
   /** The threads scans run on: the engine's shared pool, or one of this scan pool's own. */
   get threadPool(): IdleWorkers<Worker> {
@@ -196,7 +207,8 @@ export class ThreadPool implements WorkerPool {
     /** The results threads sent for each batch in flight, in order. */
     const results = new Map<number, WorkerMessage[]>();
     const route = (m: WorkerMessage) => {
-      if (m.type === 'fatal') deliver({ type: 'fatal', code: m.code, message: m.message });
+      if (m.type === 'log') this.threadLog(m);
+      else if (m.type === 'fatal') deliver({ type: 'fatal', code: m.code, message: m.message, ...(m.stack !== undefined ? { stack: m.stack } : {}) });
       else if (m.type === 'ready') deliver({ type: 'ready' });
       else if (m.type === 'done') deliver({ type: 'batchDone', seq: m.seq });
       else {
@@ -346,8 +358,11 @@ export class ThreadPool implements WorkerPool {
             }
             case 'answer':
               return answer!;
-            case 'fail':
-              throw new McpgwError(a.code, a.message);
+            case 'fail': {
+              const failure = new McpgwError(a.code, a.message);
+              if (a.stack !== undefined) failure.stack = a.stack; // the thread's: the main thread blames the plugin on it
+              throw failure;
+            }
           }
         }
         actions = [];

@@ -70,6 +70,12 @@ export interface QuerySegment {
 export interface CompileOptions {
   /** Deepest nesting evaluation may walk (Limits.maxDepth); deeper is RESOURCE_LIMIT_EXCEEDED. */
   maxDepth?: number;
+  /**
+   * For a language whose string comparisons may ignore case (the explorer's `predicate`): true compares exactly, false
+   * (its default there) ignores case. A tool passes its `match_case` argument; other languages ignore it. The compiled
+   * query must be one a worker thread rebuilds from its `language` and `text` alone (`predicate` compiles to JSONPath).
+   */
+  matchCase?: boolean;
 }
 
 /** Bounds of one evaluation (the kernel passes Limits.maxNodes and the request deadline). */
@@ -171,7 +177,15 @@ export interface CompiledQuery {
 /** A query language plugin's contribution (`jsonpath`, `pointer`, or a third party's). */
 export interface QueryLanguage {
   readonly name: string;
+  /** One line a model reads in tools/list where tools name the registered languages (keep it under 100 characters). */
   readonly description?: string;
+  /**
+   * How tools that take a query for each record (the explorer's `search` and `aggregate` `where`) apply this language's
+   * queries. `root` (default): each record is the query's root (`$`), and a record matches when the node list is not
+   * empty. `sequence`: the query selects records from the sequence of them, as in file addressing (the explorer's
+   * `predicate`, which compiles to the JSONPath `$[?filter]`); a record matches when it is selected.
+   */
+  readonly perRecord?: 'root' | 'sequence';
   /** @throws McpgwError QUERY_SYNTAX_ERROR with `location.position` and what was expected. */
   compile(text: string, options?: CompileOptions): CompiledQuery;
 }

@@ -32,6 +32,14 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly outputSchema: O;
   readonly annotations?: ToolAnnotations;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
+  /**
+   * Optional: the tool as advertised once every plugin has loaded, from what they registered — the formats and query
+   * languages another plugin may add — so that tools/list names them (a model discovers a plugin's language there).
+   * Called once per server (and by `mcpgw list-tools`); `description` replaces the tool's, `inputSchema` its input
+   * schema (advertised and used to validate arguments; give the same keys, with registered names in descriptions or
+   * enums). Absent: the tool as defined.
+   */
+  advertise?(registry: RegistryView): { description?: string; inputSchema?: I };
 }
 
 /** A named set of tools (`explore`, `reader`, or a third party's), selected by profiles. */

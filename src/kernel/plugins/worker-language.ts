@@ -14,6 +14,7 @@ import type { QueryLanguage } from '../contracts/query';
 import type { RecordsToolkit } from '../contracts/records';
 import type { EngineToolkit } from '../contracts/toolkit';
 import type { WorkerPlugin } from '../contracts/engine';
+import type { Logger } from '../contracts/plugin';
 import { Tokens } from '../contracts/tokens';
 import { McpgwError } from '../errors';
 import { systemClock } from '../clock';
@@ -30,7 +31,7 @@ export const WORKER_LANGUAGE_MODULE = ((here: string) => (fs.existsSync(here) ? 
  * The query language `name` of `plugin`, loaded on this thread; `services`: the engine's records toolkit and toolkit its
  * plugin is handed (`context.records`, `context.toolkit`). @throws McpgwError INTERNAL_ERROR
  */
-export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit; toolkit: EngineToolkit }): Promise<QueryLanguage> {
+export async function languageFrom(plugin: WorkerPlugin, name: string, services: { records: RecordsToolkit; toolkit: EngineToolkit; log?: Logger }): Promise<QueryLanguage> {
   installApiResolution();
   const registry = new Registry();
   const dir = path.dirname(plugin.entry);
@@ -39,7 +40,7 @@ export async function languageFrom(plugin: WorkerPlugin, name: string, services:
   container.register(Tokens.Toolkit, { useValue: services.toolkit });
   try {
     await loadPlugin({ id: plugin.entry, options: plugin.options, fromDir: dir, origin: 'config' },
-      { registry, kernelVersion: 'worker', ownDir: dir, container, log: quiet, clock: systemClock });
+      { registry, kernelVersion: 'worker', ownDir: dir, container, log: services.log ?? quiet, clock: systemClock });
   } catch (err) {
     if (err instanceof PluginLoadError) throw new McpgwError('INTERNAL_ERROR', `Worker: ${err.message}`);
     throw err;

@@ -3,11 +3,13 @@ import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProg
 import { fileFor } from '../files';
 import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
+import { languageNames } from '../search/languages';
 import { compileWhere, formatOrigin, parseBucket, parseMetric, parseOrder, singularPath, type Where } from './args';
 
 const input = z.object({
   handle: handleArg,
   where: z.string().min(1).optional(),
+  language: z.string().min(1).max(64).optional(),
   match_case: z.boolean().default(false),
   group_by: z.union([z.string(), z.array(z.string()).max(8)]).optional(),
   metrics: z.array(z.string()).max(16).optional(),
@@ -106,7 +108,8 @@ function prepare(ctx: ToolContext, args: Args): Spec {
     const m = parseMetric(ctx, text);
     if (m && !metricNames.includes(m.name)) { metrics.push({ kind: m.kind, path: m.path, ...(m.numeric ? { numeric: true } : {}) }); metricNames.push(m.name); }
   }
-  const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case) : null;
+  if (args.language !== undefined && args.where === undefined) throw ctx.error('INVALID_ARGUMENT', 'language names the language of where; this call has no where.', { hint: 'Pass where with it, or drop language.' });
+  const where: Where | null = args.where !== undefined ? compileWhere(ctx, args.where, args.match_case, args.language) : null;
   const base = { dimensions, dimensionNames, metrics, metricNames, ...(where?.filter ? { filter: where.filter } : {}), ...(bucketOrigin !== undefined ? { bucketOrigin } : {}) };
   let each: CompiledQuery | null = null;
   if (args.each !== undefined) {
@@ -125,13 +128,16 @@ function prepare(ctx: ToolContext, args: Args): Spec {
   return { ...base, where: where ? { query: where.query, as: where.as } : null, each };
 }
 
+const DESCRIPTION = (languages: string) =>
+  'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
+  'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
+  `where, language: as search's query, language (${languages}). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc`;
+
 export const aggregate: ToolDefinition<typeof input, typeof output> = {
   name: 'aggregate',
   title: 'Aggregate records',
-  description:
-    'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
-    'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
-    'where: as search takes ($.level == \'error\'). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc',
+  description: DESCRIPTION('jsonpath, predicate'),
+  advertise: (registry) => ({ description: DESCRIPTION(languageNames(registry)) }),
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -140,13 +146,13 @@ export const aggregate: ToolDefinition<typeof input, typeof output> = {
     const source = file.opened.source;
     const spec = prepare(ctx, args);
     const order = parseOrder(ctx, args.order, spec.metricNames);
-    const signature = JSON.stringify([args.handle, args.where ?? null, args.match_case, args.group_by ?? null, spec.metricNames, args.bucket ?? null, args.each ?? null, args.order]);
+    const signature = JSON.stringify([args.handle, args.where ?? null, args.language ?? null, args.match_case, args.group_by ?? null, spec.metricNames, args.bucket ?? null, args.each ?? null, args.order]);
     const cursors = cursorTable(ctx);
     let resume: AggregateProgress | undefined;
     if (args.cursor !== undefined) {
       const c = cursors.get(args.cursor);
       if (c.handle !== args.handle || c.signature !== signature) {
-        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another aggregate: pass the same handle, where, match_case, group_by, metrics, bucket, each and order as the call that returned it.');
+        throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another aggregate: pass the same handle, where, language, match_case, group_by, metrics, bucket, each and order as the call that returned it.');
       }
       if (c.kind === 'groups' && c.rows) {
         cursors.delete(args.cursor);

@@ -1,11 +1,14 @@
 /**
  * The aggregate tool's arguments turned into the kernel's terms: `group_by` paths and `bucket` into dimensions,
  * `metrics` (`count`, `count_distinct(path)`, `sum(path)`, `avg(path)`, `min(path)`, `max(path)`) into metrics,
- * `order` into an order, `where` into a compiled filter (the explorer's record predicates, or JSONPath).
+ * `order` into an order, `where` into a compiled query (any registered language; detected: record predicates or JSONPath).
  */
 import type { AggregateDimension, AggregateMetric, AggregateOrder, CompiledQuery, ToolContext } from 'mcpgw/plugin-api';
 import { parsePath, PathError, type Tokens } from '../json/paths';
-import { isPredicate, looksLikePredicate, PredicateError, translatePredicate } from '../search/predicate';
+import { isPredicate, looksLikePredicate } from '../search/predicate';
+import { filterOf, PREDICATE } from '../search/predicate-language';
+import { languageNames, queryLanguage } from '../search/languages';
+import { compileQuery } from '../search/query-page';
 
 /** A singular path as tokens. @throws INVALID_ARGUMENT */
 export function singularPath(ctx: ToolContext, path: string, what: string): Tokens {
@@ -131,52 +134,36 @@ export function parseBucket(ctx: ToolContext, bucket: { path: string; width: str
   return { kind: 'bucket', path, width: { unit: 'ms', ms, origin, ...(bucket.epoch ? { epoch: bucket.epoch } : {}) } };
 }
 
-/** `where` compiled: a record predicate (translated to `$[?filter]`) or a JSONPath query. */
+/** `where` compiled: by a language that selects records (`as: "filter"`: a record predicate) or takes each as its root. */
 export interface Where {
   query: CompiledQuery;
   as: 'filter' | 'select';
-  /** For a predicate: the RFC 9535 filter it was translated to. */
+  /** For a record predicate: the RFC 9535 filter it was translated to. */
   filter?: string;
 }
 
 /**
- * Compiles `where`: a record predicate (`$.status = "failed"`, `$.bytes > 1000 && $.user`; string equality ignores
- * case unless matchCase) or a JSONPath query (a unit counts when it selects something).
- * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE, INVALID_ARGUMENT (plain text)
+ * Compiles `where` with the registered query language `languageName`, or without one as before languages could be
+ * named: a record predicate (`$.status = "failed"`, `$.bytes > 1000 && $.user`; string equality ignores case unless
+ * matchCase) or a JSONPath query (a unit counts when it selects something). A language that selects records from their
+ * sequence (`perRecord: "sequence"`, the predicates) filters records; any other runs on each record (or unit) as its
+ * root, which counts when the node list is not empty.
+ * @throws QUERY_SYNTAX_ERROR, UNSUPPORTED_QUERY_FEATURE, INVALID_ARGUMENT (plain text, an unknown language)
  */
-export function compileWhere(ctx: ToolContext, text: string, matchCase: boolean): Where {
-  const language = ctx.registry.queryLanguages.get('jsonpath');
-  if (!language) {
-    throw ctx.error('UNSUPPORTED_QUERY_FEATURE', 'where needs the jsonpath query language, which no loaded plugin registers.', { hint: 'Enable the query-jsonpath plugin, or aggregate without where.' });
-  }
+export function compileWhere(ctx: ToolContext, text: string, matchCase: boolean, languageName?: string): Where {
   const trimmed = text.trim();
-  if (isPredicate(trimmed) && (trimmed.startsWith('$') || looksLikePredicate(trimmed) || /^[!(]/.test(trimmed))) {
-    let filter: string;
-    try {
-      filter = translatePredicate(trimmed, matchCase).filter;
-    } catch (err) {
-      if (err instanceof PredicateError) {
-        throw ctx.error('QUERY_SYNTAX_ERROR', `Bad predicate in where at character ${err.position}: ${err.message}`, {
-          location: { position: err.position },
-          hint: 'Forms: $.status = "failed", $.latency_ms > 100, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
-        });
-      }
-      throw err;
-    }
-    const q = `$[?${filter}]`;
-    try {
-      return { query: language.compile(q, { maxDepth: ctx.limits.maxDepth }), as: 'filter', filter };
-    } catch (err) {
-      const e = err as { code?: string; message: string };
-      throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The predicate in where translates to the RFC 9535 query ${q}, which is not valid: ${e.message}`, {
-        hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
+  let name = languageName;
+  if (name === undefined) {
+    if (isPredicate(trimmed) && (trimmed.startsWith('$') || looksLikePredicate(trimmed) || /^[!(]/.test(trimmed))) name = PREDICATE;
+    else if (trimmed.startsWith('$')) name = 'jsonpath';
+    else {
+      throw ctx.error('INVALID_ARGUMENT', `where takes a record predicate or a JSONPath query; ${JSON.stringify(text.slice(0, 100))} is neither.`, {
+        hint: `E.g. $.status = "failed", $.latency_ms > 100 && $.level == "error", or $.trace_id (records that have one); or name its language (${languageNames(ctx.registry)}). Text search is search's job.`,
       });
     }
   }
-  if (!trimmed.startsWith('$')) {
-    throw ctx.error('INVALID_ARGUMENT', `where takes a record predicate or a JSONPath query; ${JSON.stringify(text.slice(0, 100))} is neither.`, {
-      hint: 'E.g. $.status = "failed", $.latency_ms > 100 && $.level == "error", or $.trace_id (records that have one). Text search is search\'s job.',
-    });
-  }
-  return { query: language.compile(trimmed, { maxDepth: ctx.limits.maxDepth }), as: 'select' };
+  const language = queryLanguage(ctx, name);
+  const query = compileQuery(ctx, language, trimmed, matchCase);
+  if (language.perRecord !== 'sequence') return { query, as: 'select' };
+  return { query, as: 'filter', ...(language.name === PREDICATE ? { filter: filterOf(query) } : {}) };
 }

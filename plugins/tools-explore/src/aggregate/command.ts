@@ -7,6 +7,7 @@ import { aggregate } from './aggregate';
 const USAGE: readonly (readonly [string, string])[] = [
   ['-g, --group-by <path>', 'group by this path (repeat for several): status, user.country, tags[0], /a/b, $.x; a dot path or /pointer reads 0 as an index in an array and a name in an object, a JSONPath $.t[0] only as an index, $.t[\'0\'] only as a name'],
   ['-w, --where <predicate>', 'only records this accepts: $.level == "error", $.bytes > 1000, or a JSONPath query'],
+  ['-l, --language <name>', 'the query language of --where (default: detected, a predicate or JSONPath); any registered one (mcpgw plugins lists them)'],
   ['-m, --metric <metric>', 'count_distinct(path), sum(path), avg(path), min(path) or max(path) (repeat for several)'],
   ['-b, --bucket <path:width>', 'bucket a number or timestamp: ts:1h, ts:15m, latency_ms:100 (ts:1h:ms for epoch milliseconds); time buckets start on Monday (1w) and at 00:00Z (1d)'],
   ['--bucket-origin <time>', 'time buckets are counted from this RFC 3339 instant (default 2000-01-03T00:00:00Z, a Monday; 1970-01-01 for Thursday weeks)'],
@@ -43,6 +44,7 @@ export const aggregateCommand: CommandDefinition = {
       handle: opened.handle,
       ...(opts.groupBy.length ? { group_by: opts.groupBy.length === 1 ? opts.groupBy[0] : opts.groupBy } : {}),
       ...(opts.where ? { where: opts.where } : {}),
+      ...(opts.language ? { language: opts.language } : {}),
       ...(opts.metric.length ? { metrics: opts.metric } : {}),
       ...(bucket ? { bucket } : {}),
       ...(opts.each ? { each: opts.each } : {}),
@@ -71,6 +73,7 @@ interface Options {
   groupBy: string[];
   metric: string[];
   where?: string;
+  language?: string;
   bucket?: string;
   bucketOrigin?: string;
   each?: string;
@@ -101,6 +104,7 @@ function parseOptions(argv: readonly string[], fail: Fail): Options {
     groupBy: v['group-by'] ?? [],
     metric: v.metric ?? [],
     ...(v.where !== undefined ? { where: v.where } : {}),
+    ...(v.language !== undefined ? { language: v.language } : {}),
     ...(v.bucket !== undefined ? { bucket: v.bucket } : {}),
     ...(v['bucket-origin'] !== undefined ? { bucketOrigin: v['bucket-origin'] } : {}),
     ...(v.each !== undefined ? { each: v.each } : {}),
@@ -120,6 +124,7 @@ function parse(argv: readonly string[]) {
     options: {
       'group-by': { type: 'string', short: 'g', multiple: true },
       where: { type: 'string', short: 'w' },
+      language: { type: 'string', short: 'l' },
       metric: { type: 'string', short: 'm', multiple: true },
       bucket: { type: 'string', short: 'b' },
       'bucket-origin': { type: 'string' },

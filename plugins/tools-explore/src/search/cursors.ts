@@ -39,6 +39,8 @@ export interface TextCursor extends CursorBase {
 /** Where a JSONPath search or a record predicate search (jsonpath-engine.ts, predicate-engine.ts) continues. */
 export interface QueryCursor extends CursorBase {
   mode: 'jsonpath';
+  /** The `language` argument of the search (absent: detected from the query). */
+  language?: string;
   /** Matches before `nextRecord` (before `position` when counting nodes). */
   counted: number;
 }

@@ -1,35 +1,28 @@
-import type { CompiledQuery, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { CompiledQuery, QueryLanguage, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
-import { PredicateError, translatePredicate, type Predicate } from './predicate';
-import { jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
+import { translatePredicate } from './predicate';
+import { filterOf, PREDICATE } from './predicate-language';
+import { compileQuery, jsonPathLanguage, nodePreview, queryPage, scanQuery } from './query-page';
 import { shownPreview, type Match, type Page, type SearchRequest } from './shape';
 
 /**
- * Record predicate search: the explorer's convenience form (`$.status = "active"`, predicate.ts) translated to an
- * RFC 9535 filter. Over a file whose root is the sequence of its records it runs as `$[?<filter>]` with file
- * addressing — exactly "the records for which the filter holds", which the scan engine splits per record (reading
- * only the members the filter needs); over a single-document file it is evaluated on `[document]`. A predicate tests
- * records, so it counts records in any file; a match's preview shows the first member the predicate names that the
- * record has.
+ * Search with a language that selects records from their sequence (`perRecord: "sequence"`; the explorer's record
+ * predicates, predicate-language.ts, which compile to the RFC 9535 query `$[?filter]`). Over a file whose root is the
+ * sequence of its records the query runs with file addressing — exactly "the records it selects", which the scan
+ * engine splits per record when the query gives a split (reading only the members a filter needs); over a
+ * single-document file it is evaluated on `[document]`. Such a query tests records, so it counts records in any file;
+ * a predicate match's preview shows the first member the predicate names that the record has (another language's: the
+ * record).
  */
-export async function predicateSearch(ctx: ToolContext, request: SearchRequest<QueryCursor>): Promise<Page> {
+export async function sequenceSearch(ctx: ToolContext, request: SearchRequest<QueryCursor>, language: QueryLanguage): Promise<Page> {
   const { args, file, resume } = request;
   const source = file.opened.source;
-  const language = jsonPathLanguage(ctx);
-  const predicate = translate(ctx, args.query, args.match_case);
-  const text = `$[?${predicate.filter}]`;
-  let query: CompiledQuery;
-  try {
-    query = language.compile(text, { maxDepth: ctx.limits.maxDepth });
-  } catch (err) {
-    const e = err as { code?: string; message: string };
-    throw ctx.error(e.code === 'UNSUPPORTED_QUERY_FEATURE' ? 'UNSUPPORTED_QUERY_FEATURE' : 'QUERY_SYNTAX_ERROR', `The record predicate translates to the RFC 9535 query ${text}, which is not valid: ${e.message}`, {
-      hint: 'Comparisons take singular paths ($.a.b, $.items[0]) and literals; a path alone tests that the member exists.',
-    });
-  }
-  const pathQueries = [...new Set(predicate.paths)].flatMap((p) => {
-    try { return [language.compile(p)]; } catch { return []; }
-  });
+  const query = compileQuery(ctx, language, args.query, args.match_case);
+  const predicate = language.name === PREDICATE;
+  const jsonpath = predicate ? jsonPathLanguage(ctx) : null;
+  const pathQueries = jsonpath ? [...new Set(translatePredicate(args.query, args.match_case).paths)].flatMap((p) => {
+    try { return [jsonpath.compile(p)]; } catch { return []; }
+  }) : [];
 
   let result: ScanResult;
   if (!source.rootIsSequence) {
@@ -61,12 +54,14 @@ export async function predicateSearch(ctx: ToolContext, request: SearchRequest<Q
     }
     return { record_index: node.record, ...shownPreview(nodePreview('', value)), match_path: '' };
   }, 'file');
+  if (!jsonpath) return page;
+  const translated = filterOf(query);
   if (!resume && source.rootIsSequence) {
-    const notes = await numberLikeStrings(ctx, request, language, predicate.filter);
+    const notes = await numberLikeStrings(ctx, request, jsonpath, translated);
     if (notes.length) page.warnings = [...(page.warnings ?? []), ...notes];
   }
   // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
-  const filter = predicate.filter.length > 2048 ? `${predicate.filter.slice(0, /[\uD800-\uDBFF]/.test(predicate.filter[2047]!) ? 2047 : 2048)}… (${predicate.filter.length} characters)` : predicate.filter;
+  const filter = translated.length > 2048 ? `${translated.slice(0, /[\uD800-\uDBFF]/.test(translated[2047]!) ? 2047 : 2048)}… (${translated.length} characters)` : translated;
   return withFilter(page, filter);
 }
 
@@ -116,18 +111,4 @@ export async function numberLikeStrings(ctx: ToolContext, { file }: Pick<SearchR
 function withFilter(page: Page, filter: string): Page {
   const { hint, cut, warnings, ...head } = page;
   return { ...head, filter, ...(hint ? { hint } : {}), ...(cut ? { cut } : {}), ...(warnings ? { warnings } : {}) };
-}
-
-function translate(ctx: ToolContext, query: string, matchCase: boolean): Predicate {
-  try {
-    return translatePredicate(query, matchCase);
-  } catch (err) {
-    if (err instanceof PredicateError) {
-      throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${err.position}: ${err.message}`, {
-        location: { position: err.position },
-        hint: 'Forms: $.status = "active", $.age > 40, $.a != \'x\' && $.b >= 2, !($.tags), length($.tags) > 2; or a JSONPath query such as $.user.name.',
-      });
-    }
-    throw err;
-  }
 }

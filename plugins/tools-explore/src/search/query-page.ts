@@ -1,4 +1,4 @@
-import type { Addressing, CompiledQuery, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { Addressing, CompiledQuery, QueryLanguage, ScanNode, ScanPosition, ScanResult, ToolContext } from 'mcpgw/plugin-api';
 import { projectValue, queryWarnings } from '../records';
 import { cursorTable, knownTotal, type QueryCursor } from './cursors';
 import { emptyAnswerHint } from '../toolkit';
@@ -83,6 +83,7 @@ export async function queryPage(
   if (next !== null) {
     next_cursor = cursorTable(ctx).add({
       handle: args.handle, query: args.query, mode: 'jsonpath', matchCase: args.match_case, nextRecord: next, records: source.count,
+      ...(args.language !== undefined ? { language: args.language } : {}),
       ...(counts === 'nodes' && nextPosition ? { position: nextPosition } : {}),
       // Count only: `next` is where the deadline stopped the count, and every match before it is counted.
       counted: countOnly ? before + (result.total ?? 0) : before + matches.length,
@@ -122,4 +123,17 @@ export function jsonPathLanguage(ctx: ToolContext) {
     });
   }
   return language;
+}
+
+/**
+ * `text` compiled by `language` (maxDepth; `matchCase` for a language whose strings may compare without case). An error
+ * that is not a catalogue error (a plugin's own exception) is QUERY_SYNTAX_ERROR naming the language.
+ */
+export function compileQuery(ctx: ToolContext, language: QueryLanguage, text: string, matchCase: boolean): CompiledQuery {
+  try {
+    return language.compile(text, { maxDepth: ctx.limits.maxDepth, matchCase });
+  } catch (err) {
+    if (typeof (err as { code?: unknown }).code === 'string') throw err;
+    throw ctx.error('QUERY_SYNTAX_ERROR', `Invalid ${language.name} query: ${(err as Error)?.message ?? String(err)}`);
+  }
 }

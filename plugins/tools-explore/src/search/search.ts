@@ -4,21 +4,23 @@ import { parseFields, recordEscapesLoneSurrogate } from '../records';
 import { replacedWarning } from '../text/surrogates';
 import { cursorTable, type QueryCursor, type SearchCursor, type TextCursor } from './cursors';
 import { isPredicate, looksLikePredicate } from './predicate';
+import { PREDICATE } from './predicate-language';
+import { languageNames, queryLanguage } from './languages';
 import { countsOf, searchInput, searchOutput, type Args, type Page } from './shape';
 import { clip } from '../text/clip';
 
 interface Engines {
-  jsonPathSearch: typeof import('./jsonpath-engine').jsonPathSearch;
-  predicateSearch: typeof import('./predicate-engine').predicateSearch;
+  rootSearch: typeof import('./jsonpath-engine').rootSearch;
+  sequenceSearch: typeof import('./predicate-engine').sequenceSearch;
   textSearch: typeof import('./text-engine').textSearch;
   RegexMatcher: typeof import('./regex').RegexMatcher;
 }
 let loaded: Engines | undefined;
-/** The three engines and the regex matcher, loaded on the first search (start-up time: a start runs none of them). */
+/** The engines and the regex matcher, loaded on the first search (start-up time: a start runs none of them). */
 function engines(): Engines {
   return (loaded ??= {
-    jsonPathSearch: (require('./jsonpath-engine') as typeof import('./jsonpath-engine')).jsonPathSearch,
-    predicateSearch: (require('./predicate-engine') as typeof import('./predicate-engine')).predicateSearch,
+    rootSearch: (require('./jsonpath-engine') as typeof import('./jsonpath-engine')).rootSearch,
+    sequenceSearch: (require('./predicate-engine') as typeof import('./predicate-engine')).sequenceSearch,
     textSearch: (require('./text-engine') as typeof import('./text-engine')).textSearch,
     RegexMatcher: (require('./regex') as typeof import('./regex')).RegexMatcher,
   });
@@ -27,28 +29,39 @@ function engines(): Engines {
 /** Bytes kept free in a page for the envelope around the matches. */
 const ENVELOPE_RESERVE = 2048;
 
+const DESCRIPTION = (languages: string) =>
+  'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. query: ' +
+  'text (in values, keys or raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags); ' +
+  `or language: ${languages}. ` +
+  'max_results: 0 only counts; fields projects records; next_cursor as cursor gives more. complete: false: time ran out';
+
 /**
- * The explorer's `search` tool: one tool over three engines — text (text-engine.ts), JSONPath (jsonpath-engine.ts)
- * and record predicates (predicate-engine.ts). This file chooses the mode, checks the cursor against the call and
+ * The explorer's `search` tool: one tool over text search (text-engine.ts) and every registered query language: a
+ * language that takes each record as its root (jsonpath-engine.ts: JSONPath, a plugin's) or one that selects records
+ * from their sequence (predicate-engine.ts: the record predicates). This file chooses the mode and the language (the
+ * `language` argument, else detected from the query among the built-ins), checks the cursor against the call and
  * bounds the page; each engine runs its search and makes its page and its next cursor.
  */
 export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
   name: 'search',
   title: 'Search records',
-  description:
-    'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. The query picks the mode: ' +
-    'text (a substring of values, keys or the raw JSON text, case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags). ' +
-    'max_results: 0 only counts; fields adds projected records; next_cursor as cursor gives more. complete: false: time ran out',
+  description: DESCRIPTION('jsonpath, predicate'),
   inputSchema: searchInput,
   outputSchema: searchOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
+  advertise: (registry) => ({ description: DESCRIPTION(languageNames(registry)) }),
   async handler(args, ctx) {
     const file = fileFor(ctx, args.handle);
-    const mode = args.mode ?? defaultMode(args.query, args.regex);
+    if (args.language !== undefined && (args.mode === 'text' || args.regex)) {
+      throw ctx.error('INVALID_ARGUMENT', `language ${JSON.stringify(args.language)} goes with a query, not with ${args.regex ? 'regex: true' : 'mode "text"'}.`, { hint: 'Drop language for a text search, or drop mode/regex to run the query.' });
+    }
+    const mode = args.language !== undefined ? 'jsonpath' : args.mode ?? defaultMode(args.query, args.regex);
     const fields = parseFields(ctx, args.fields);
-    const { jsonPathSearch, predicateSearch, textSearch, RegexMatcher } = engines();
+    const { rootSearch, sequenceSearch, textSearch, RegexMatcher } = engines();
     // Regex: compiled first, so that a bad pattern is an error before anything else (linear time: no deadline needed).
     const regex = args.regex && mode === 'text' ? new RegexMatcher(ctx, args.query, args.match_case) : null;
+    // The query's language: the one named, else JSONPath or, for a query that parses as one, a record predicate.
+    const language = mode === 'text' ? null : queryLanguage(ctx, args.language ?? (isPredicate(args.query) ? PREDICATE : 'jsonpath'));
     const resume = takeCursor(ctx, args, mode, regex !== null);
     const echo = args.query.length <= QUERY_ECHO ? args.query : `${clip(args.query, QUERY_ECHO)}… (${args.query.length} characters)`;
     if (regex?.neverMatches) {
@@ -66,9 +79,10 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
       budget: ctx.limits.maxResultBytes - ENVELOPE_RESERVE - Buffer.byteLength(echo) * 3,
     };
     let page;
-    if (mode === 'jsonpath') {
+    if (language) {
       const query = { ...request, resume: resume as QueryCursor | null };
-      page = await (isPredicate(args.query) ? predicateSearch(ctx, query) : jsonPathSearch(ctx, query));
+      page = await (language.perRecord === 'sequence' ? sequenceSearch(ctx, query, language) : rootSearch(ctx, query, language));
+      if (args.language !== undefined) page = { ...page, language: language.name };
     } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
     page = wellFormedMatches(ctx, file, page);
     // The pattern's own warnings (\b is an ASCII word boundary), first: they bear on every match and on none found.
@@ -103,8 +117,9 @@ function takeCursor(ctx: ToolContext, args: Args, mode: 'text' | 'jsonpath', reg
   const cursors = cursorTable(ctx);
   const resume = cursors.get(args.cursor);
   const resumeRegex = resume.mode === 'text' && (resume.regex ?? false);
-  if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || resumeRegex !== regex || (resume.countOnly ?? false) !== (args.max_results === 0)) {
-    throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, mode, match_case and regex as the call that returned it (and max_results: 0 again for a count).');
+  const resumeLanguage = resume.mode === 'jsonpath' ? resume.language : undefined;
+  if (resume.handle !== args.handle || resume.query !== args.query || resume.mode !== mode || resume.matchCase !== args.match_case || resumeRegex !== regex || resumeLanguage !== args.language || (resume.countOnly ?? false) !== (args.max_results === 0)) {
+    throw ctx.error('INVALID_ARGUMENT', 'This cursor belongs to another search: pass the same handle, query, language, mode, match_case and regex as the call that returned it (and max_results: 0 again for a count).');
   }
   cursors.consume(args.cursor);
   return resume;

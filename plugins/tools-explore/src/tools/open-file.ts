@@ -22,12 +22,15 @@ const output = z.object({
   warnings: z.array(warningSchema).optional(),
 });
 
+const DESCRIPTION = (formats: string) =>
+  `Open a file (path under the server root; format forces one of ${formats}) and index it: {handle, file_type, record_count}; ` +
+  'pass handle to the other tools. warnings name malformed records and repeated keys';
+
 export const openFile: ToolDefinition<typeof input, typeof output> = {
   name: 'open_file',
   title: 'Open a file',
-  description:
-    'Open a JSON, JSON Lines or JSON-seq file (path under the server root; format forces one) and index it: {handle, file_type, record_count}; ' +
-    'pass handle to the other tools. warnings name malformed records and repeated keys',
+  description: DESCRIPTION('json, jsonl, json-seq'),
+  advertise: (registry) => ({ description: DESCRIPTION(registry.formats.list().map((f) => f.name).join(', ')) }),
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -44,12 +44,15 @@ export function openSource(ctx: ToolContext, path: string, format: string | unde
   });
 }
 
+const DESCRIPTION = (formats: string) =>
+  `Open a file (path under the server root; format: ${formats}) for json_read, addressed whole: a file of records is their array. ` +
+  'Returns file_id and the detected format; validation: full checks every record';
+
 export const jsonOpen: ToolDefinition<typeof input, typeof output> = {
   name: 'json_open',
   title: 'Open a file for json_read',
-  description:
-    'Open a file (path under the server root) for json_read, addressed whole: JSON Lines or JSON-seq is an array of records. ' +
-    'Returns file_id, the detected format and validation coverage (validation: full checks every record)',
+  description: DESCRIPTION('json, jsonl, json-seq'),
+  advertise: (registry) => ({ description: DESCRIPTION(registry.formats.list().map((f) => f.name).join(', ')) }),
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -84,8 +84,10 @@ export function shapeOf(args: Input, ctx: ToolContext): Shape {
 function compile(ctx: ToolContext, language: string, query: string): CompiledQuery {
   const lang = ctx.registry.queryLanguages.get(language);
   if (!lang) {
-    const names = ctx.registry.queryLanguages.list().map((l) => l.name);
-    throw ctx.error('INVALID_ARGUMENT', `Unknown query language "${language}". Registered: ${names.join(', ') || '(none)'}.`, { hint: 'Use "pointer" or "jsonpath".' });
+    const all = ctx.registry.queryLanguages.list();
+    throw ctx.error('INVALID_ARGUMENT', `Unknown query language "${language}". Registered: ${all.map((l) => l.name).join(', ') || '(none)'}.`, {
+      hint: all.length ? `language is one of: ${all.map((l) => (l.description ? `"${l.name}" (${l.description})` : `"${l.name}"`)).join('; ')}.` : 'No loaded plugin registers a query language.',
+    });
   }
   try {
     return lang.compile(query);
@@ -394,13 +396,16 @@ function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void
   void release(ctx, file);
 }
 
+const DESCRIPTION = (languages: string) =>
+  'Read values by a query (pointer /0/id, JSONPath $[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
+  `Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: ${languages}. count: true only counts. ` +
+  'A value too big for a page comes in parts (value_truncated)';
+
 export const jsonRead: ToolDefinition<typeof input, typeof output> = {
   name: 'json_read',
-  title: 'Read by pointer or JSONPath',
-  description:
-    'Read values by JSON Pointer (/0/id) or JSONPath ($[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
-    'Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: pointer or jsonpath. count: true only counts. ' +
-    'A value too big for a page comes in parts (value_truncated)',
+  title: 'Read by query',
+  description: DESCRIPTION('pointer, jsonpath'),
+  advertise: (registry) => ({ description: DESCRIPTION(registry.queryLanguages.list().map((l) => l.name).join(', ')) }),
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -47,12 +47,54 @@ export function tailCrc(file: string, end: number): number {
   }
 }
 
+/** Up to this many bytes before the resume offset are checksummed whole; past it, windows of it (see prefixCrc). */
+const PREFIX_WHOLE_BYTES = 64 * 1024 * 1024;
+const PREFIX_WINDOWS = 256;
+const PREFIX_WINDOW_BYTES = 64 * 1024;
+
+/**
+ * CRC-32 of `[0, end)` of a file when `end` ≤ 64 MiB; beyond, of 256 windows of 64 KiB spread evenly over it (a
+ * sample: 16 MiB read). -1 when it cannot be read. A rewrite in place can keep a file's first and last 4 KiB (field
+ * case C37), so growth is told by the bytes already read, not by their ends (docs/decisions.md, "A stored or extended
+ * index is checked against the file by its record separator"). Read in 1 MiB steps, CRC-32 at about 1 GB/s.
+ */
+export function prefixCrc(file: string, end: number): number {
+  let fd: number;
+  try { fd = openSync(file, 'r'); } catch { return -1; }
+  try {
+    const buf = Buffer.alloc(Math.min(end, 1 << 20));
+    let crc = 0;
+    const span = (from: number, to: number): boolean => {
+      for (let at = from; at < to;) {
+        const want = Math.min(buf.length, to - at);
+        const got = readSync(fd, buf, 0, want, at);
+        if (got === 0) return false;
+        crc = crc32(buf.subarray(0, got), crc);
+        at += got;
+      }
+      return true;
+    };
+    if (end <= PREFIX_WHOLE_BYTES) return span(0, end) ? crc : -1;
+    const step = (end - PREFIX_WINDOW_BYTES) / (PREFIX_WINDOWS - 1);
+    for (let k = 0; k < PREFIX_WINDOWS; k++) {
+      const from = Math.floor(k * step);
+      if (!span(from, from + PREFIX_WINDOW_BYTES)) return -1;
+    }
+    return crc;
+  } catch {
+    return -1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** How a stored session relates to its files now. */
 export type Change = { kind: 'same' } | { kind: 'grown'; from: number } | { kind: 'new' };
 
 /**
  * Unchanged (every file has the identity it had), grown (the same files, each before the last unchanged, the last
- * one larger with the checksum of the bytes before its resume offset equal — or new continuation files after it),
+ * one larger with the checksums of the bytes before its resume offset equal — the last 4 KiB and the whole of them
+ * ({@link prefixCrc}) — or new continuation files after it),
  * or anything else: new (read again from the start). `listed`: the files' stats as the listing just took them
  * (else each file is looked at here).
  */
@@ -74,6 +116,8 @@ export function changeOf(stored: IndexedSession | undefined, files: readonly str
       if (unchanged && files.length === old.length) return { kind: 'same' };
       if (n.size === o.size && !unchanged) return { kind: 'new' }; // rewritten, not grown
       if (tailCrc(files[i]!, o.resumeOffset) !== o.tailCrc) return { kind: 'new' };
+      // The bytes already read, whole (sampled past 64 MiB): a rewrite that kept both ends is not growth (C37).
+      if (o.prefixCrc !== undefined && prefixCrc(files[i]!, o.resumeOffset) !== o.prefixCrc) return { kind: 'new' };
     }
   }
   return { kind: 'grown', from: stored.records };
@@ -185,7 +229,7 @@ function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: num
     const path = paths[f.file] ?? f.realPath;
     const holds = resumeAt >= base && (resumeAt < base + count || i === all.length - 1);
     const resumeOffset = holds ? (resumeAt < base + count ? files.byteOffset(resumeAt) : identity.size) : identity.size;
-    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset) };
+    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset), prefixCrc: prefixCrc(path, resumeOffset) };
   })];
 }
 

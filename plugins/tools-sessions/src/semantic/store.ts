@@ -23,6 +23,8 @@ export interface IndexedFile {
   resumeOffset: number;
   /** CRC-32 of the bytes just before `resumeOffset` (up to 4 KiB): unchanged means the file only grew. */
   tailCrc: number;
+  /** CRC-32 of the bytes before `resumeOffset` (sampled past 64 MiB: indexer.ts prefixCrc); absent in older entries. */
+  prefixCrc?: number;
 }
 
 export interface IndexedSession {

@@ -59,8 +59,15 @@ const output = z.object({
   complete: z.boolean().describe('false when some sessions were not read before the time limit (sessions_pending): call again, the read ones are kept'),
   sessions_pending: z.number().int(),
   skipped_records: z.number().int(),
+  sessions_without_tokens: z.number().int().optional().describe('Sessions read whose files record a conversation but no token usage (warnings say why, by source): their tokens are not in the totals'),
+  warnings: z.array(z.object({ code: z.string(), message: z.string() })).optional(),
   cut: cutSchema.optional(),
 });
+
+/** Why a source's session may hold no token usage on disk (said in the NO_TOKEN_USAGE warning). */
+const NO_TOKENS_WHY: Record<string, string> = {
+  copilot: 'Copilot CLI writes a run\'s token totals only when the run ends (session.shutdown); a run that crashed, was left with /new or is still going has none on disk',
+};
 
 type Out = z.input<typeof output>;
 
@@ -103,6 +110,8 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       const seen = new Set<string>();
       const seenTools = new Set<string>();
       let sessions = 0, subagents = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
+      const noTokens = new Map<string, number>();
+      let untimedCalls = 0, untimedResponses = 0;
       // A fork or subagent counts in the scope of the session it descends from (see usageRoots), read after it: the
       // originals claim their keys first, whatever their time, so a copy is never counted in their place.
       const roots = usageRoots(catalog.projects);
@@ -144,6 +153,8 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           else sessions++;
           entries += stats.entries;
           skipped += stats.skipped;
+          // A conversation (a prompt and more) with no token record: its tokens are unknown, not zero.
+          if (stats.usage.length === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
           countedProjects.add(`${p.source}\n${p.id}`);
           let src = bySource.get(p.source);
           if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
@@ -162,7 +173,11 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
               if (seen.has(k)) continue; // a response repeated in another session file (a resumed session, a fork)
               seen.add(k);
             }
-            if (!inRange(u.timestamp, since, until)) continue;
+            if (!inRange(u.timestamp, since, until)) {
+              // No time of its own (Kimi's context records, say): placed by its session's span.
+              if (u.timestamp || spanOf(stats, since, until) === 'out') continue;
+              if (spanOf(stats, since, until) === 'partly') { untimedResponses += u.responses ?? 1; continue; }
+            }
             const model = u.model ?? stats.model ?? 'unknown';
             let m = byModel.get(model);
             if (!m) byModel.set(model, (m = zeroTotals()));
@@ -180,7 +195,10 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
               if (seenTools.has(k)) continue; // the same call in a resumed session's copy, or a fork's
               seenTools.add(k);
             }
-            if (!inRange(t.timestamp, since, until)) continue;
+            if (!inRange(t.timestamp, since, until)) {
+              if (t.timestamp || spanOf(stats, since, until) === 'out') continue;
+              if (spanOf(stats, since, until) === 'partly') { untimedCalls++; continue; }
+            }
             tools.set(t.name, (tools.get(t.name) ?? 0) + 1);
             src.tool_calls++;
             proj.tool_calls++;
@@ -218,9 +236,37 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         sessions_pending: pending,
         skipped_records: skipped,
       };
+      if (untimedCalls || untimedResponses) {
+        (result.warnings ??= []).push({
+          code: 'UNTIMED_LEFT_OUT',
+          message: `${untimedCalls} tool call${untimedCalls === 1 ? '' : 's'} and ${untimedResponses} response${untimedResponses === 1 ? '' : 's'} have no time of their own and their sessions span an edge of since/until: left out of the totals. Widen since/until to whole sessions to count them.`,
+        });
+      }
+      if (noTokens.size) {
+        const n = [...noTokens.values()].reduce((a, b) => a + b, 0);
+        result.sessions_without_tokens = n;
+        (result.warnings ??= []).push(...[...noTokens].map(([source, k]) => ({
+          code: 'NO_TOKEN_USAGE',
+          message: `${k} ${source} session${k === 1 ? '' : 's'} record${k === 1 ? 's' : ''} a conversation but no token usage: not in the token totals. ${NO_TOKENS_WHY[source] ?? 'The assistant wrote no usage records in them'}.`,
+        })));
+      }
       return fitUsage(ctx, result);
     },
   };
+}
+
+/**
+ * Where a session lies against since/until, by its first and last times: wholly inside (`in`: its untimed records are
+ * in the range), wholly outside (`out`), or across an edge or without times (`partly`: an untimed record's side is
+ * unknown). Ranges as inRange: since inclusive, until exclusive.
+ */
+function spanOf(stats: { firstTimestamp: string | null; lastTimestamp: string | null }, since: number | null, until: number | null): 'in' | 'out' | 'partly' {
+  const first = stats.firstTimestamp ? Date.parse(stats.firstTimestamp) : NaN;
+  const last = stats.lastTimestamp ? Date.parse(stats.lastTimestamp) : NaN;
+  if (Number.isNaN(first) || Number.isNaN(last)) return 'partly';
+  if ((since !== null && last < since) || (until !== null && first >= until)) return 'out';
+  if ((since === null || first >= since) && (until === null || last < until)) return 'in';
+  return 'partly';
 }
 
 /** Keeps the result under the byte cap by listing fewer tools, then fewer models (the totals stay whole). */
