@@ -69,7 +69,7 @@ const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugi
 describe('mcpgw/plugin-kit', () => {
   test('holds the runtime members a plugin needs: the API version, error codes, DI tokens, definePlugin, compareNumerals, pointers and test helpers', () => {
     expect(PLUGIN_API_VERSION).toBe('3.1.0');
-    expect(Object.keys(kit).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'appendToken', 'compareNumerals', 'definePlugin', 'escapeToken', 'formatPointer', 'parsePointer', 'registerPlugin', 'unescapeToken']);
+    expect(Object.keys(kit).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'appendToken', 'compareNumerals', 'definePlugin', 'escapeToken', 'formatPointer', 'libraryNumbers', 'parseExactJson', 'parsePointer', 'registerPlugin', 'testTools', 'unescapeToken']);
     expect(kit.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(kit.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
     expect(kit.Tokens.Registry).toBe('mcpgw:registry');
