@@ -112,14 +112,16 @@ const summarize = (lat) => Object.entries(lat).map(([tool, xs]) => ({ tool, call
  * Runs the scenario. `data` is the generated file ({ file, rel, meta }) inside `root`.
  * Resolves to { single: {stdio, legacy, modern: rows}, load: {rows, callsPerS, rssKb, ...}, wrong: [...] }.
  */
-export async function benchHttp({ node, gateway, root, data, runs, log }) {
+export async function benchHttp({ node, gateway, root, data, runs, log, quick = false }) {
+  // --quick: a smoke check of the same paths, 16 clients and no warm-up burst.
+  const clients = quick ? 16 : HTTP_CLIENTS;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-http-'));
   // 2026-era clients share one principal (no token): room for their files and unfinished cursors.
   const configFile = path.join(tmp, '.mcpgwrc.json');
   // the persistent index cache off: every open is measured as a pass, and the user's cache is never touched
   fs.writeFileSync(configFile, JSON.stringify({ root, cache: false, limits: { maxOpenFiles: 256, maxCursors: 4096 } }));
   const wrong = [];
-  const out = { single: {}, load: null, wrong, clients: HTTP_CLIENTS, calls: HTTP_CALLS };
+  const out = { single: {}, load: null, wrong, clients, calls: HTTP_CALLS };
   let server;
   try {
     server = await startHttpServer(node, gateway, configFile);
@@ -135,7 +137,7 @@ export async function benchHttp({ node, gateway, root, data, runs, log }) {
       out.single[kind] = summarize(lat);
     }
     // 2. the load
-    const kinds = Array.from({ length: HTTP_CLIENTS }, (_, i) => (i % 8 < 3 ? 'legacy' : i % 8 < 5 ? 'modern' : 'v1'));
+    const kinds = Array.from({ length: clients }, (_, i) => (i % 8 < 3 ? 'legacy' : i % 8 < 5 ? 'modern' : 'v1'));
     const burst = async (lat) => {
       const t0 = performance.now();
       await Promise.all(kinds.map(async (kind) => {
@@ -144,8 +146,10 @@ export async function benchHttp({ node, gateway, root, data, runs, log }) {
       }));
       return performance.now() - t0;
     };
-    log(`http: warm-up burst, ${HTTP_CLIENTS} clients × ${HTTP_CALLS} calls`);
-    await burst({});
+    if (!quick) {
+      log(`http: warm-up burst, ${clients} clients × ${HTTP_CALLS} calls`);
+      await burst({});
+    }
     const before = rssKb(server.proc.pid);
     const lat = {};
     const walls = [];

@@ -1309,7 +1309,7 @@ async function main() {
     }
     else if (name === 'http') {
       try {
-        ctx.http = await benchHttp({ node: cfg.node, gateway: cfg.gateway, root: DATA_DIR, data: ctx.httpData, runs: Math.min(cfg.runs, 3), log });
+        ctx.http = await benchHttp({ node: cfg.node, gateway: cfg.gateway, root: DATA_DIR, data: ctx.httpData, runs: cfg.quick ? 1 : Math.min(cfg.runs, 3), log, quick: cfg.quick });
       } catch (e) { ctx.http = { error: e.message }; }
       res = { rows: [], ratios: [] };
     }

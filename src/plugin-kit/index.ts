@@ -6,8 +6,9 @@
  * loads, on worker threads too (src/kernel/plugins/api-module.ts), so a plugin shares the running kernel's helpers.
  *
  * Runtime exports: definePlugin; PLUGIN_API_VERSION; ERROR_CODES and Tokens (the values of plugin-api's `ErrorCode`
- * and `ServiceToken`); compareNumerals; the RFC 6901 pointer helpers (escapeToken, unescapeToken, appendToken,
- * formatPointer, parsePointer, PointerSyntaxError); FakeClock and registerPlugin for tests.
+ * and `ServiceToken`); compareNumerals, parseExactJson and libraryNumbers (exact numbers); the RFC 6901 pointer helpers
+ * (escapeToken, unescapeToken, appendToken, formatPointer, parsePointer, PointerSyntaxError); FakeClock, registerPlugin
+ * and testTools (the tool tester) for tests.
  */
 import type { Plugin } from '../kernel/contracts/plugin';
 
@@ -22,10 +23,20 @@ export { PLUGIN_API_VERSION } from '../kernel/version';
 export { compareNumerals } from '../engine/numbers/compare';
 /** RFC 6901 JSON Pointer: escape, unescape, append, format and parse reference tokens. */
 export { appendToken, escapeToken, formatPointer, parsePointer, PointerSyntaxError, unescapeToken } from '../engine/paths/pointer';
+/**
+ * Exact numbers for a query language built on an off-the-shelf library: JSON text, or a value as the engine hands it,
+ * in the "library form" (numbers a double holds are numbers; the others `JSON.rawJSON(lexeme)`; src/plugin-kit/exact-json.ts).
+ */
+export { libraryNumbers, parseExactJson } from './exact-json';
 /** A clock for tests that moves only when told (contracts/clock.ts): deadlines and expiry without sleeping. */
 export { FakeClock } from '../kernel/fake-clock';
 /** Runs a plugin's `register` against a context that captures its contributions, for the plugin's own tests. */
 export { registerPlugin, type Contributions } from './register-plugin';
+/**
+ * The tool tester: a plugin's tools driven in-process through a real MCP client over the SDK's in-memory transport,
+ * every result checked against the tool's output schema (src/plugin-kit/tool-tester.ts).
+ */
+export { testTools, type ToolCallResult, type ToolResultMismatch, type ToolTester, type ToolTesterOptions } from './tool-tester';
 
 /**
  * Returns `plugin` unchanged; exists only so that TypeScript checks a plugin object against the contract and infers

@@ -117,35 +117,52 @@ export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, ty
     outputSchema: queryOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
-      const maxItems = ctx.limits.maxItems;
-      if (args.cursor !== undefined) {
-        const table = cursors(ctx);
-        const state = table.get(args.cursor);
-        table.consume(args.cursor);
-        try {
-          verifyStamps(ctx, state.stream.stamps);
-        } catch (err) {
-          state.stream.close();
-          throw err;
-        }
-        if (args.max_rows !== undefined) state.maxRows = Math.min(args.max_rows, maxItems);
-        return page(ctx, state);
+      // DuckDB runs here, on this machine's cores: one of the server-wide scan slots (maxConcurrentScans) while it
+      // computes a page, as a scan does. ClickHouse computes elsewhere and takes none.
+      const local = args.dataset === undefined && (args.cursor === undefined || peekEngine(ctx, args.cursor) !== 'clickhouse');
+      const release = local ? await ctx.scan.slot(ctx.deadline, ctx.signal) : () => undefined;
+      try {
+        return await runQuery(engines, args, ctx);
+      } finally {
+        release();
       }
-      if (args.sql === undefined || args.sql.trim() === '') throw ctx.error('INVALID_ARGUMENT', 'sql is required (or cursor, to continue).', { hint: 'Give one SELECT statement as sql.' });
-      let stream: RowStream;
-      if (args.dataset !== undefined) {
-        if (!engines.datasets || !engines.datasets.has(args.dataset)) {
-          const names = engines.datasets?.names() ?? [];
-          throw ctx.error('NOT_FOUND', `No dataset named ${JSON.stringify(args.dataset)}.`, { hint: names.length ? `Configured datasets: ${names.join(', ')}.` : 'No dataset is configured (config sql.datasets).' });
-        }
-        if (args.path !== undefined || args.views !== undefined) throw ctx.error('INVALID_ARGUMENT', 'dataset reads a configured dataset; path and views are for files under the root.');
-        stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset });
-      } else {
-        stream = await engines.files.run(ctx, { sql: args.sql, ...(args.path !== undefined ? { path: args.path } : {}), ...(args.views ? { views: args.views } : {}) });
-      }
-      return page(ctx, { stream, buffer: [], at: 0, maxRows: Math.min(args.max_rows ?? 100, maxItems) });
     },
   };
+}
+
+/** The engine of a cursor's query, without using the cursor up (undefined when the cursor is unknown). */
+function peekEngine(ctx: ToolContext, cursor: string): string | undefined {
+  try { return cursors(ctx).get(cursor).stream.engine; } catch { return undefined; }
+}
+
+async function runQuery(engines: Engines, args: z.output<typeof queryInput>, ctx: ToolContext) {
+  const maxItems = ctx.limits.maxItems;
+  if (args.cursor !== undefined) {
+    const table = cursors(ctx);
+    const state = table.get(args.cursor);
+    table.consume(args.cursor);
+    try {
+      verifyStamps(ctx, state.stream.stamps);
+    } catch (err) {
+      state.stream.close();
+      throw err;
+    }
+    if (args.max_rows !== undefined) state.maxRows = Math.min(args.max_rows, maxItems);
+    return page(ctx, state);
+  }
+  if (args.sql === undefined || args.sql.trim() === '') throw ctx.error('INVALID_ARGUMENT', 'sql is required (or cursor, to continue).', { hint: 'Give one SELECT statement as sql.' });
+  let stream: RowStream;
+  if (args.dataset !== undefined) {
+    if (!engines.datasets || !engines.datasets.has(args.dataset)) {
+      const names = engines.datasets?.names() ?? [];
+      throw ctx.error('NOT_FOUND', `No dataset named ${JSON.stringify(args.dataset)}.`, { hint: names.length ? `Configured datasets: ${names.join(', ')}.` : 'No dataset is configured (config sql.datasets).' });
+    }
+    if (args.path !== undefined || args.views !== undefined) throw ctx.error('INVALID_ARGUMENT', 'dataset reads a configured dataset; path and views are for files under the root.');
+    stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset });
+  } else {
+    stream = await engines.files.run(ctx, { sql: args.sql, ...(args.path !== undefined ? { path: args.path } : {}), ...(args.views ? { views: args.views } : {}) });
+  }
+  return page(ctx, { stream, buffer: [], at: 0, maxRows: Math.min(args.max_rows ?? 100, maxItems) });
 }
 
 const tablesInput = z.object({
@@ -180,58 +197,67 @@ export function sqlTables(engines: Engines): ToolDefinition<typeof tablesInput, 
     outputSchema: tablesOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     async handler(args, ctx) {
-      const max = Math.min(args.max_results ?? 50, ctx.limits.maxItems);
-      const offset = args.offset ?? 0;
-      const maxColumns = args.max_columns ?? 100;
-      const glob = args.glob !== undefined ? { glob: args.glob } : {};
-      // Datasets first, then the files engine's tables: one sequence that offset counts in.
-      const tables: TableInfo[] = [];
-      let more = false;
-      const datasetCount = engines.datasets?.names().length ?? 0;
-      if (engines.datasets && offset < datasetCount) {
-        const page = await engines.datasets.tables(ctx, { max, offset });
-        tables.push(...page.tables);
-        more = page.more;
+      const release = await ctx.scan.slot(ctx.deadline, ctx.signal); // DESCRIBE runs DuckDB here (see sql_query)
+      try {
+        return await describeTables(engines, args, ctx);
+      } finally {
+        release();
       }
-      if (tables.length < max && ctx.root !== '') {
-        const page = await engines.files.tables(ctx, { max: max - tables.length, offset: Math.max(0, offset - datasetCount), ...glob });
-        tables.push(...page.tables);
-        more = page.more;
-      } else if (tables.length >= max && ctx.root !== '') more = true;
-      const warnings: string[] = [];
-      let cutTables = 0;
-      for (const t of tables) {
-        if (t.columns && t.columns.length > maxColumns) {
-          (t as TableInfo & { column_count?: number }).column_count = t.columns.length;
-          t.columns = t.columns.slice(0, maxColumns);
-          cutTables++;
-        }
-      }
-      if (cutTables) warnings.push(`${cutTables} table${cutTables === 1 ? '' : 's'} listed only the first ${maxColumns} columns (column_count gives all); pass a higher max_columns, or read the rest with sql_query (DESCRIBE).`);
-      // The answer's byte bound: the tables past it are the next page's (at least one table a page, so paging advances).
-      const budget = ctx.limits.maxResultBytes - TABLES_RESERVE;
-      let used = 0;
-      let kept = 0;
-      for (const t of tables) {
-        const size = Buffer.byteLength(JSON.stringify(t)) * 2 + 2; // structuredContent and the text block's copy
-        if (kept > 0 && used + size > budget) break;
-        used += size;
-        kept++;
-      }
-      if (kept < tables.length) {
-        warnings.push(`${tables.length - kept} more table${tables.length - kept === 1 ? '' : 's'} did not fit this answer (maxResultBytes ${ctx.limits.maxResultBytes}); pass next_offset as offset, or a lower max_columns.`);
-        tables.length = kept;
-        more = true;
-      }
-      if (kept === 1 && used > budget && tables[0]!.columns) {
-        // One table alone over the bound: fewer of its columns, said so.
-        const t = tables[0]! as TableInfo & { column_count?: number };
-        const all = t.column_count ?? t.columns!.length;
-        while (t.columns!.length > 1 && Buffer.byteLength(JSON.stringify(t)) * 2 + 2 > budget) t.columns = t.columns!.slice(0, Math.floor(t.columns!.length / 2));
-        t.column_count = all;
-        warnings.push(`${t.name} lists ${t.columns!.length} of its ${all} columns: more do not fit one answer (maxResultBytes ${ctx.limits.maxResultBytes}).`);
-      }
-      return { tables, has_more: more, ...(more ? { next_offset: offset + tables.length } : {}), ...(warnings.length ? { warnings } : {}) };
     },
   };
+}
+
+async function describeTables(engines: Engines, args: z.output<typeof tablesInput>, ctx: ToolContext): Promise<z.input<typeof tablesOutput>> {
+  const max = Math.min(args.max_results ?? 50, ctx.limits.maxItems);
+  const offset = args.offset ?? 0;
+  const maxColumns = args.max_columns ?? 100;
+  const glob = args.glob !== undefined ? { glob: args.glob } : {};
+  // Datasets first, then the files engine's tables: one sequence that offset counts in.
+  const tables: TableInfo[] = [];
+  let more = false;
+  const datasetCount = engines.datasets?.names().length ?? 0;
+  if (engines.datasets && offset < datasetCount) {
+    const page = await engines.datasets.tables(ctx, { max, offset });
+    tables.push(...page.tables);
+    more = page.more;
+  }
+  if (tables.length < max && ctx.root !== '') {
+    const page = await engines.files.tables(ctx, { max: max - tables.length, offset: Math.max(0, offset - datasetCount), ...glob });
+    tables.push(...page.tables);
+    more = page.more;
+  } else if (tables.length >= max && ctx.root !== '') more = true;
+  const warnings: string[] = [];
+  let cutTables = 0;
+  for (const t of tables) {
+    if (t.columns && t.columns.length > maxColumns) {
+      (t as TableInfo & { column_count?: number }).column_count = t.columns.length;
+      t.columns = t.columns.slice(0, maxColumns);
+      cutTables++;
+    }
+  }
+  if (cutTables) warnings.push(`${cutTables} table${cutTables === 1 ? '' : 's'} listed only the first ${maxColumns} columns (column_count gives all); pass a higher max_columns, or read the rest with sql_query (DESCRIBE).`);
+  // The answer's byte bound: the tables past it are the next page's (at least one table a page, so paging advances).
+  const budget = ctx.limits.maxResultBytes - TABLES_RESERVE;
+  let used = 0;
+  let kept = 0;
+  for (const t of tables) {
+    const size = Buffer.byteLength(JSON.stringify(t)) * 2 + 2; // structuredContent and the text block's copy
+    if (kept > 0 && used + size > budget) break;
+    used += size;
+    kept++;
+  }
+  if (kept < tables.length) {
+    warnings.push(`${tables.length - kept} more table${tables.length - kept === 1 ? '' : 's'} did not fit this answer (maxResultBytes ${ctx.limits.maxResultBytes}); pass next_offset as offset, or a lower max_columns.`);
+    tables.length = kept;
+    more = true;
+  }
+  if (kept === 1 && used > budget && tables[0]!.columns) {
+    // One table alone over the bound: fewer of its columns, said so.
+    const t = tables[0]! as TableInfo & { column_count?: number };
+    const all = t.column_count ?? t.columns!.length;
+    while (t.columns!.length > 1 && Buffer.byteLength(JSON.stringify(t)) * 2 + 2 > budget) t.columns = t.columns!.slice(0, Math.floor(t.columns!.length / 2));
+    t.column_count = all;
+    warnings.push(`${t.name} lists ${t.columns!.length} of its ${all} columns: more do not fit one answer (maxResultBytes ${ctx.limits.maxResultBytes}).`);
+  }
+  return { tables, has_more: more, ...(more ? { next_offset: offset + tables.length } : {}), ...(warnings.length ? { warnings } : {}) };
 }

@@ -212,7 +212,7 @@ function describeOptionIssue(issue: { path: readonly PropertyKey[]; message: str
  * `require` of an ES module returns its namespace as `import()` does (Node >= 22.12). An ES module `require` cannot
  * load (one with top-level await, or a Node that does not load ES modules by `require`) is imported.
  */
-async function importEntry(entry: string): Promise<unknown> {
+export async function importEntry(entry: string): Promise<unknown> {
   if (!entry.endsWith('.mjs')) {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -7,6 +7,7 @@ import { argumentWarnings, lenientArguments, type ArgumentNotice } from './lenie
 import { summaryText } from './summary-text';
 import { textKind, type ClientIdentity } from './client-families';
 import { guardCall, type BlameFn } from './fault-guard';
+import { lenientOutput } from './lenient-schemas';
 
 /** A CallToolResult as the SDK expects it. */
 export interface ToolResult {
@@ -46,6 +47,35 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
   return strict;
 }
 
+/** The schema a tool's results are checked against: its output schema, with `warnings` for a lenient bundle's (once per schema). */
+const lenientOutputs = new WeakMap<z.ZodObject, z.ZodObject>();
+function resultSchema(tool: ToolDefinition, lenient: boolean): z.ZodObject {
+  const schema = tool.outputSchema as z.ZodObject;
+  if (!lenient) return schema;
+  let found = lenientOutputs.get(schema);
+  if (!found) lenientOutputs.set(schema, (found = lenientOutput(schema)));
+  return found;
+}
+
+/** A number past a double's range in JSON text (`1e400`), which reads back as ±Infinity. */
+const HUGE_EXPONENT = /[eE]\+?\d{3}/;
+
+/**
+ * The result as a client reads it (its JSON text parsed; a number past a double's range as the largest double of its
+ * sign, still a number), checked against the tool's output schema. @throws McpgwError INTERNAL_ERROR naming what does not match
+ */
+function checkResult(tool: ToolDefinition, text: string, lenient: boolean): void {
+  const read: unknown = HUGE_EXPONENT.test(text)
+    ? JSON.parse(text, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? Math.sign(v) * Number.MAX_VALUE : v))
+    : JSON.parse(text);
+  const checked = resultSchema(tool, lenient).safeParse(read);
+  if (!checked.success) {
+    throw new McpgwError('INTERNAL_ERROR', `Internal error: the result of ${tool.name} does not match its outputSchema:\n${describeIssues(checked.error.issues)}`, {
+      hint: 'The tool answered outside its own contract; report it to the plugin\'s authors.',
+    });
+  }
+}
+
 /**
  * Validates arguments with the tool's schema made strict (unknown keys refused), runs the handler,
  * and shapes the answer: structuredContent plus its compact JSON as the text block, or a summary of it (summary-text.ts)
@@ -58,7 +88,8 @@ function strictSchema(schema: z.ZodObject): z.ZodObject {
  * `options.lenient` (a bundle's `lenientArguments`): the arguments go through lenient-args.ts first — null is the
  * default, unknown keys and out-of-enum values of optional parameters are dropped — and what was dropped is named in
  * the result's `warnings` (appended to the tool's own). Text with lone surrogates is made well-formed (U+FFFD) and the
- * answer carries one LONE_SURROGATE_REPLACED warning (RFC 8259 §8.2).
+ * answer carries one LONE_SURROGATE_REPLACED warning (RFC 8259 §8.2). A result that does not match the tool's output
+ * schema is INTERNAL_ERROR naming the tool's plugin, logged (checkResult).
  */
 export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolContext, plugin?: string, options: { lenient?: boolean; client?: ClientIdentity; blame?: BlameFn } = {}): Promise<ToolResult> {
   try {
@@ -95,6 +126,8 @@ export async function runTool(tool: ToolDefinition, rawArgs: unknown, ctx: ToolC
       result = { ...result, warnings: [...own, surrogateWarning(replaced)] };
     }
     if (fixed || replaced > 0) text = JSON.stringify(result);
+    // A result outside the tool's output schema is the tool's fault, not an answer (a client would take it as one).
+    checkResult(tool, text, options.lenient === true);
     const bytes = Buffer.byteLength(text);
     if (bytes > ctx.limits.maxResultBytes) {
       throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `The result of ${tool.name} is ${bytes} bytes, over maxResultBytes ${ctx.limits.maxResultBytes}.`, {
