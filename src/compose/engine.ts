@@ -80,6 +80,9 @@ function scanEngine(kernel: Kernel, limits: Limits): ScanEngine {
     aggregate: (options) => real().aggregate(options),
     slot: (deadline, signal) => real().slot(deadline, signal),
     missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
+    // The record loop over a tool's matcher needs none of the scan engine's modules.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    match: (options) => (require('../engine/scan/match') as typeof import('../engine/scan/match')).runMatch(options, kernel.clock),
     // A plugin's task takes a thread of the same pool without building the scan engine.
     thread: (task) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
