@@ -8,6 +8,7 @@ import type { Limits } from '../kernel/contracts/limits';
 import type { ScopeSettings, WorkerPlugin } from '../kernel/contracts/engine';
 import { WORKER_LANGUAGE_MODULE } from '../kernel/plugins/worker-language';
 import { WORKER_TASK_MODULE } from '../kernel/plugins/worker-task';
+import { openRegularFile } from '../kernel/files/regular-file';
 import { recordsToolkit } from '../engine/records';
 import { engineToolkit } from '../engine/toolkit';
 import { CallJsonLayout } from '../engine/records/json-layout';
@@ -52,7 +53,7 @@ export function registerEngine(kernel: Kernel): void {
       const salt = [`mcpgw@${kernel.options.version}`, ...[...kernel.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${kernel.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
       const key = `${cache.dir}\0${cache.maxBytes}`;
       let found = caches.get(key);
-      if (!found) caches.set(key, (found = new IndexCache({ dir: cache.dir, maxBytes: cache.maxBytes, salt, log: kernel.options.log, now: () => kernel.clock.now() })));
+      if (!found) caches.set(key, (found = new IndexCache({ dir: cache.dir, maxBytes: cache.maxBytes, salt, openFile: openRegularFile, log: kernel.options.log, now: () => kernel.clock.now() })));
       return found;
     }),
   });
