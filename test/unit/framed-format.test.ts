@@ -16,6 +16,7 @@ import { Sandbox } from '../../src/kernel/files/sandbox';
 import { systemClock } from '../../src/kernel/clock';
 import { IndexCache } from '../../src/engine/cache/index-cache';
 import { EngineIndexer } from '../../src/engine/files/indexer';
+import { openRegularFile } from '../../src/kernel/files/regular-file';
 import type { Format, Plugin } from '../../src/kernel/contracts';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -35,7 +36,7 @@ afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** A server's file access with a persistent index cache of its own over the test's cache folder (a fresh server each call). */
 const server = () => new FileService(new Sandbox(path.join(tmp, 'root')), () => formats, { ...DEFAULT_LIMITS }, systemClock,
-  new EngineIndexer(new IndexCache({ dir: path.join(tmp, 'cache'), maxBytes: 1 << 30, salt: 'test@1', log: quiet, minFileBytes: 0 })));
+  new EngineIndexer(new IndexCache({ dir: path.join(tmp, 'cache'), maxBytes: 1 << 30, salt: 'test@1', openFile: openRegularFile, log: quiet, minFileBytes: 0 })));
 
 /** The file's rows parsed by hand: header, then each non-blank line split on tabs (with its 1-based line). */
 function byHand(text: string): { line: number; value: Record<string, string> | 'malformed' }[] {
