@@ -127,6 +127,9 @@ module.exports = definePlugin({
     const columnsOf = memo((header) => parseRow(header, 'the header row').map(String));
 
     function parseRow(text, what) {
+      // A row without quotes is its cells split at the delimiter (RFC 4180: only quoted fields hold delimiters, quotes
+      // and line breaks); csv-parse reads the others.
+      if (!text.includes('"') && !text.includes('\n') && !text.includes('\r')) return text.split(options.delimiter);
       let rows;
       try {
         rows = parse(text, parseOptions);
