@@ -8,6 +8,7 @@ import type { Limits } from '../kernel/contracts/limits';
 import type { ScopeSettings, WorkerPlugin } from '../kernel/contracts/engine';
 import { WORKER_LANGUAGE_MODULE } from '../kernel/plugins/worker-language';
 import { WORKER_TASK_MODULE } from '../kernel/plugins/worker-task';
+import { openRegularFile } from '../kernel/files/regular-file';
 import { recordsToolkit } from '../engine/records';
 import { engineToolkit } from '../engine/toolkit';
 import { CallJsonLayout } from '../engine/records/json-layout';
@@ -52,7 +53,7 @@ export function registerEngine(kernel: Kernel): void {
       const salt = [`mcpgw@${kernel.options.version}`, ...[...kernel.registry.formats.values()].map((o) => `${o.item.name}:${o.plugin}@${kernel.registry.plugins.find((p) => p.name === o.plugin)?.version ?? '?'}`)].join(';');
       const key = `${cache.dir}\0${cache.maxBytes}`;
       let found = caches.get(key);
-      if (!found) caches.set(key, (found = new IndexCache({ dir: cache.dir, maxBytes: cache.maxBytes, salt, log: kernel.options.log, now: () => kernel.clock.now() })));
+      if (!found) caches.set(key, (found = new IndexCache({ dir: cache.dir, maxBytes: cache.maxBytes, salt, openFile: openRegularFile, log: kernel.options.log, now: () => kernel.clock.now() })));
       return found;
     }),
   });
@@ -80,6 +81,9 @@ function scanEngine(kernel: Kernel, limits: Limits): ScanEngine {
     aggregate: (options) => real().aggregate(options),
     slot: (deadline, signal) => real().slot(deadline, signal),
     missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
+    // The record loop over a tool's matcher needs none of the scan engine's modules.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    match: (options) => (require('../engine/scan/match') as typeof import('../engine/scan/match')).runMatch(options, kernel.clock),
     // A plugin's task takes a thread of the same pool without building the scan engine.
     thread: (task) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -12,6 +12,8 @@ import * as path from 'node:path';
 import { call, CLI, connect, NODE, REPO, type Connected } from '../helpers/mcp';
 
 const PLUGIN = path.join(REPO, 'test', 'fixtures', 'plugins', 'query-eq.cjs');
+/** A format plugin that only names itself (tsv), for what the server says about the registered formats. */
+const FORMAT = path.join(REPO, 'test', 'fixtures', 'plugins', 'format-named.cjs');
 const N = 240;
 /** Two ids a double cannot tell apart (both round to 12345678901234567168): only an exact comparison separates them. */
 const BIG = ['12345678901234567890', '12345678901234567891'];
@@ -31,7 +33,7 @@ beforeAll(async () => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-plugin-lang-')));
   fs.mkdirSync(path.join(dir, 'data'));
   fs.writeFileSync(path.join(dir, 'data', 'events.jsonl'), records.map(line).join('\n') + '\n');
-  fs.writeFileSync(path.join(dir, '.mcpgwrc.yaml'), `root: ./data\nplugins:\n  - ${JSON.stringify(PLUGIN)}\n`);
+  fs.writeFileSync(path.join(dir, '.mcpgwrc.yaml'), `root: ./data\nplugins:\n  - ${JSON.stringify(PLUGIN)}\n  - ${JSON.stringify(FORMAT)}\n`);
   // the same plugin refusing to evaluate on the main thread: what search and aggregate ask of it runs on worker threads
   fs.writeFileSync(path.join(dir, 'threads.yaml'), `root: ./data\nplugins:\n  - [${JSON.stringify(PLUGIN)}, { refuseMainThread: true }]\n`);
   conn = await connect(['--config', path.join(dir, '.mcpgwrc.yaml')]);
@@ -48,14 +50,19 @@ function cli(...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-test('tools/list names the plugin language where tools take a query, and the registered formats where they open files', async () => {
+test('tools/list names the plugin language where tools take a query, and the plugin format where tools open files', async () => {
   const { tools } = await conn.client.listTools();
   const desc = Object.fromEntries(tools.map((t) => [t.name, t.description ?? '']));
   for (const name of ['search', 'aggregate', 'json_read']) expect(desc[name]).toMatch(/\beq\b/);
   expect(desc.search).toContain('jsonpath, pointer, predicate, eq');
-  for (const name of ['open_file', 'json_open']) expect(desc[name]).toContain('json, jsonl, json-seq');
+  for (const name of ['open_file', 'json_open']) expect(desc[name]).toContain('json, jsonl, json-seq, tsv');
   expect(tools.find((t) => t.name === 'search')!.inputSchema.properties).toHaveProperty('language');
   expect(tools.find((t) => t.name === 'aggregate')!.inputSchema.properties).toHaveProperty('language');
+  // and the server's instructions name the formats it reads
+  expect(conn.client.getInstructions()).toContain('formats: json, jsonl, json-seq, tsv');
+  const unknown = await call(conn.client, 'open_file', { path: 'events.jsonl', format: 'csv' });
+  expect(unknown.data.error.code).toBe('INVALID_ARGUMENT');
+  expect(unknown.data.error.message).toContain('json, jsonl, json-seq, tsv');
 });
 
 test('search with language "eq" finds the records the hand count finds, on worker threads', async () => {

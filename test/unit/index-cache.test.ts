@@ -22,11 +22,15 @@ import { Sandbox } from '../../src/kernel/files/sandbox';
 import { systemClock } from '../../src/kernel/clock';
 import { IndexCache } from '../../src/engine/cache/index-cache';
 import { EngineIndexer } from '../../src/engine/files/indexer';
-import { ENTRY_VERSION, readEntry } from '../../src/engine/cache/entry';
+import { ENTRY_VERSION, readEntry as readEntryWith } from '../../src/engine/cache/entry';
+import { openRegularFile } from '../../src/kernel/files/regular-file';
 import { defaultCacheDir, resolveConfig } from '../../src/kernel/config/resolve';
 import { configSchema } from '../../src/kernel/config/schema';
 import type { Format, RecordSource } from '../../src/kernel/contracts/format';
 import type { Logger } from '../../src/kernel/contracts/plugin';
+
+/** A stored entry read whole, opened as the cache opens it (the kernel's safe open). */
+const readEntry = (p: string) => readEntryWith(p, openRegularFile);
 
 let tmp: string;
 let root: string;
@@ -81,7 +85,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function cache(options: Partial<ConstructorParameters<typeof IndexCache>[0]> = {}): IndexCache {
-  return new IndexCache({ dir: cacheDir, maxBytes: 1 << 30, salt: 'test@1', log, minFileBytes: 0, ...options });
+  return new IndexCache({ dir: cacheDir, maxBytes: 1 << 30, salt: 'test@1', openFile: openRegularFile, log, minFileBytes: 0, ...options });
 }
 
 function service(c: IndexCache | null): FileService {

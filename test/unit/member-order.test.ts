@@ -47,6 +47,12 @@ describe('parsed values keep the file order of their members', () => {
 
   test('a repeated name keeps its first place and its last value (as JSON.parse)', () => {
     expect(JSON.stringify(parseExact('{"b":1,"2":2,"b":3}', site, 2000))).toBe('{"b":3,"2":2}');
+    // The earlier value of a repeated name differs in kind from the last: an object, then an exact number or an array.
+    const a = parseExact('{"a":{"0":null,"b":1},"\\u0061":1e5}', site, 2000) as Record<string, unknown>;
+    expect(JSON.isRawJSON(a.a)).toBe(true);
+    expect(JSON.stringify(a)).toBe('{"a":1e5}');
+    expect(JSON.stringify(parseExact('{"a":{"1":0,"x":1},"a":[{"y":2,"0":3}]}', site, 2000))).toBe('{"a":[{"y":2,"0":3}]}');
+    expect(JSON.stringify(parseExact('{"a":[1,2],"a":{"y":2,"0":3}}', site, 2000))).toBe('{"a":{"y":2,"0":3}}');
   });
 
   test('a member added or removed after the parse is listed, the file names first', () => {

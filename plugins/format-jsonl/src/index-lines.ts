@@ -1,4 +1,4 @@
-import type { BlankLines, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+import type { BlankLines, OffsetIndex, RecordFramer } from 'mcpgw/plugin-api';
 
 const LF = 0x0a, CR = 0x0d, SP = 0x20, TAB = 0x09;
 /** First double of a saved state: names this layout (change it when the state's meaning changes). */
@@ -19,7 +19,7 @@ export function isLinePadding(b: number): boolean {
  * record. Per line it costs one `indexOf(0x0A)` (memchr) and usually one byte test. Feeding the bytes appended to a
  * file after the last chunk goes on where it stopped (a last line without its newline simply continues).
  */
-export class LineIndexer {
+export class LineIndexer implements RecordFramer {
   /** 1-based line of the current position; NaN when lines are not tracked. */
   private line = 1;
   private lineStart = 0;
@@ -101,30 +101,4 @@ export class LineIndexer {
     }
     this.fed = offset + n;
   }
-}
-
-/**
- * One streaming pass over the file (from `options.from`, a line start, when given) with a {@link LineIndexer};
- * returns the indexer (its index is finished).
- */
-export async function indexLines(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<LineIndexer> {
-  const from = options.from ?? 0;
-  const indexer = new LineIndexer(records.createIndex(), from);
-  for await (const { offset, bytes } of records.chunks(file, { from, signal: options.signal, onProgress: options.onProgress })) indexer.feed(offset, bytes);
-  indexer.index.finish();
-  return indexer;
-}
-
-/**
- * Extends an index over the bytes appended to a file (`[indexer.fed, to)`), synchronously; returns the new end.
- * Undefined when the kernel has no synchronous chunk reader (then the file is SOURCE_CHANGED when it grows).
- */
-export function extender(file: OpenedFile, records: RecordsToolkit, indexer: LineIndexer): ((to: number) => number) | undefined {
-  const chunksSync = records.chunksSync;
-  if (!chunksSync) return undefined;
-  return (to: number) => {
-    for (const { offset, bytes } of chunksSync(file, { from: indexer.fed, to })) indexer.feed(offset, bytes);
-    indexer.index.finish();
-    return to;
-  };
 }

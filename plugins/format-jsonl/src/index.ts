@@ -1,6 +1,6 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { detectJsonLines } from './detect';
-import { LineIndexer, extender, indexLines, isLinePadding } from './index-lines';
+import { LineIndexer, isLinePadding } from './index-lines';
 
 function jsonLinesFormat(registry: PluginContext): Format {
   return {
@@ -9,23 +9,14 @@ function jsonLinesFormat(registry: PluginContext): Format {
     emptyText: 'no-records', // blank lines are skipped: a blank file holds no records
     description: 'JSON Lines / NDJSON: one JSON value per line; blank lines are skipped; CRLF and a UTF-8 BOM are accepted; a file that grows (appended lines) extends its index.',
     detect: detectJsonLines,
-    async open(file, options) {
-      const restored = options.restored && options.from === undefined ? LineIndexer.restore(options.restored.index, options.restored.state) : null;
-      const indexer = restored ?? (await indexLines(file, registry.records, options));
-      const extend = extender(file, registry.records, indexer);
-      return registry.records.createSource({
-        file,
-        format: 'jsonl',
-        rootIsSequence: true,
-        index: indexer.index,
-        end: indexer.fed,
-        saveState: () => indexer.saveState(),
-        blankLines: () => indexer.blankLines(),
-        framing: { isPadding: isLinePadding, separator: { byte: 0x0a, where: 'before' } },
-        limits: options.limits,
-        ...(extend ? { extend } : {}),
-      });
-    },
+    // The indexing kit does the rest: the pass, restore from the persistent index, growth (docs/writing-plugins.md "Formats").
+    open: (file, options) => registry.records.openFramed(file, options, {
+      format: 'jsonl',
+      startsAnywhere: true,
+      framing: { isPadding: isLinePadding, separator: { byte: 0x0a, where: 'before' } },
+      start: (index, from) => new LineIndexer(index, from),
+      restore: (index, state) => LineIndexer.restore(index, state),
+    }),
   };
 }
 

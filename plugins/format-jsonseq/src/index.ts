@@ -1,6 +1,6 @@
 import type { Format, Plugin, PluginContext } from 'mcpgw/plugin-api';
 import { bindToolkit } from './toolkit';
-import { RS, SequenceIndexer, checkSequenceRecord, detectSequence, indexSequence, isSequencePadding, sequenceExtender } from './sequence';
+import { RS, SequenceIndexer, checkSequenceRecord, detectSequence, isSequencePadding } from './sequence';
 
 function sequenceFormat(registry: PluginContext): Format {
   return {
@@ -9,22 +9,13 @@ function sequenceFormat(registry: PluginContext): Format {
     emptyText: 'no-records',
     description: 'RFC 7464 JSON text sequences: each JSON text introduced by RS (0x1E) and ended by LF; a truncated element is one malformed record.',
     detect: detectSequence,
-    async open(file, options) {
-      const restored = options.restored ? SequenceIndexer.restore(options.restored.index, options.restored.state) : null;
-      const indexer = restored ?? (await indexSequence(file, registry.records, options));
-      const extend = sequenceExtender(file, registry.records, indexer);
-      return registry.records.createSource({
-        file,
-        format: 'json-seq',
-        rootIsSequence: true,
-        index: indexer.index,
-        ...(extend ? { extend } : {}),
-        end: indexer.fed,
-        saveState: () => indexer.saveState(),
-        framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord, separator: { byte: RS, where: 'at' } },
-        limits: options.limits,
-      });
-    },
+    // The indexing kit does the rest: the pass, restore from the persistent index, growth (docs/writing-plugins.md "Formats").
+    open: (file, options) => registry.records.openFramed(file, options, {
+      format: 'json-seq',
+      framing: { isPadding: isSequencePadding, checkRecord: checkSequenceRecord, separator: { byte: RS, where: 'at' } },
+      start: (index) => new SequenceIndexer(index),
+      restore: (index, state) => SequenceIndexer.restore(index, state),
+    }),
   };
 }
 

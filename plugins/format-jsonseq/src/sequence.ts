@@ -1,4 +1,4 @@
-import type { FormatProbe, OffsetIndex, OpenOptions, OpenedFile, RecordsToolkit } from 'mcpgw/plugin-api';
+import type { FormatProbe, OffsetIndex, RecordFramer } from 'mcpgw/plugin-api';
 import { isJsonWhitespace as isWs } from './toolkit';
 
 /** RFC 7464 §2: the record separator that introduces every JSON text. */
@@ -48,7 +48,7 @@ export function checkSequenceRecord(extent: Uint8Array, start: number, end: numb
  * costs one `indexOf(RS)` (memchr) plus the whitespace after the RS; lines are left to the source (counted on first
  * need). Feeding the bytes appended to the file goes on where it stopped.
  */
-export class SequenceIndexer {
+export class SequenceIndexer implements RecordFramer {
   private pending = -1; // offset of an RS whose element has not shown content yet
   private leading = true; // before the first RS
   /** Bytes fed so far. */
@@ -93,23 +93,4 @@ export class SequenceIndexer {
     }
     this.fed = offset + n;
   }
-}
-
-/** One streaming pass with a {@link SequenceIndexer}; returns it (its index finished). */
-export async function indexSequence(file: OpenedFile, records: RecordsToolkit, options: OpenOptions): Promise<SequenceIndexer> {
-  const indexer = new SequenceIndexer(records.createIndex());
-  for await (const { offset, bytes } of records.chunks(file, { signal: options.signal, onProgress: options.onProgress })) indexer.feed(offset, bytes);
-  indexer.index.finish();
-  return indexer;
-}
-
-/** Extends the index over bytes appended to the file, synchronously (undefined without a synchronous chunk reader). */
-export function sequenceExtender(file: OpenedFile, records: RecordsToolkit, indexer: SequenceIndexer): ((to: number) => number) | undefined {
-  const chunksSync = records.chunksSync;
-  if (!chunksSync) return undefined;
-  return (to: number) => {
-    for (const { offset, bytes } of chunksSync(file, { from: indexer.fed, to })) indexer.feed(offset, bytes);
-    indexer.index.finish();
-    return to;
-  };
 }

@@ -1,4 +1,5 @@
-import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { clickhouse } from './libraries';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { checkAndRewrite } from './chsql';
 import type { Column, RowStream, SqlEngine, TableInfo, TablesPage, TablesRequest } from './engine';
@@ -138,12 +139,12 @@ export class ClickHouseEngine implements SqlEngine {
     let c = this.clients.get(name);
     if (!c) {
       const d = this.datasets[name]!;
-      c = createClient({
+      c = clickhouse().createClient({
         url: d.url,
         username: d.user,
         password: d.passwordEnv ? process.env[d.passwordEnv] ?? '' : '',
         request_timeout: 24 * 3600 * 1000, // the request's deadline aborts it
-        log: { level: ClickHouseLogLevel.OFF },
+        log: { level: clickhouse().ClickHouseLogLevel.OFF },
         max_open_connections: 4,
       });
       this.clients.set(name, c);

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBType } from '@duckdb/node-api';
+import { duckdb } from './libraries';
 import type { ToolContext } from 'mcpgw/plugin-api';
 import { duckdbError, engineMessage } from './errors';
 import type { Column, QueryRequest, RowStream, SqlEngine, TableInfo, TablesPage, TablesRequest } from './engine';
@@ -96,7 +97,7 @@ export class DuckDbEngine implements SqlEngine {
       memory_limit: this.options.memoryLimit,
     };
     if (this.options.threads > 0) config.threads = String(this.options.threads);
-    const instance = await DuckDBInstance.create(':memory:', config);
+    const instance = await duckdb().DuckDBInstance.create(':memory:', config);
     let conn: DuckDBConnection | null = null;
     try {
       conn = await instance.connect();
@@ -187,9 +188,9 @@ export class DuckDbEngine implements SqlEngine {
       }
       const prepared = await extracted.prepare(0).catch((err: unknown) => { throw duckdbError(ctx, err, sql, roots, this.options.memoryLimitBytes); });
       const type = prepared.statementType;
-      if (type !== StatementType.SELECT && type !== StatementType.EXPLAIN) {
+      if (type !== duckdb().StatementType.SELECT && type !== duckdb().StatementType.EXPLAIN) {
         prepared.destroySync();
-        throw ctx.error('ACCESS_DENIED', `Only SELECT and EXPLAIN statements run here (${StatementType[type] ?? "this kind of"} statements are refused).`, {
+        throw ctx.error('ACCESS_DENIED', `Only SELECT and EXPLAIN statements run here (${duckdb().StatementType[type] ?? "this kind of"} statements are refused).`, {
           hint: 'SQL reads; it never writes, attaches, installs or changes settings.',
         });
       }
@@ -292,7 +293,7 @@ class DuckDbRows implements RowStream {
       this.close();
       return null;
     }
-    return chunk.convertRows(JsonDuckDBValueConverter).map((row) => exactRow(row, this.types, this.roots));
+    return chunk.convertRows(duckdb().JsonDuckDBValueConverter).map((row) => exactRow(row, this.types, this.roots));
   }
 
   close(): void {
@@ -302,4 +303,3 @@ class DuckDbRows implements RowStream {
   }
 }
 
-export { DuckDBTypeId };

@@ -1,24 +1,29 @@
-import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { duckdb } from './libraries';
 import { scrubRoots } from './errors';
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 /** Types whose values DuckDB's JSON conversion gives as decimal strings and that are exact numbers. */
-const EXACT_AS_TEXT = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.DECIMAL]);
+let exactAsText: Set<number> | undefined;
+const EXACT_AS_TEXT = (): Set<number> => {
+  const T = duckdb().DuckDBTypeId;
+  return (exactAsText ??= new Set<number>([T.BIGINT, T.UBIGINT, T.HUGEINT, T.UHUGEINT, T.DECIMAL]));
+};
 const NUMERAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
 /** A value of `type` (from DuckDB's JSON conversion) with exact numbers as `JSON.rawJSON` and the root scrubbed from text. */
 export function exactValue(value: unknown, type: DuckDBType, roots: readonly string[]): unknown {
   if (value === null || value === undefined) return null;
-  if (EXACT_AS_TEXT.has(type.typeId) && typeof value === 'string') {
+  if (EXACT_AS_TEXT().has(type.typeId) && typeof value === 'string') {
     const text = value.replace(/^(-?)0+(?=\d)/, '$1');
     return NUMERAL.test(text) ? rawJSON(text) : value;
   }
-  if ((type.typeId === DuckDBTypeId.LIST || type.typeId === DuckDBTypeId.ARRAY) && Array.isArray(value)) {
+  if ((type.typeId === duckdb().DuckDBTypeId.LIST || type.typeId === duckdb().DuckDBTypeId.ARRAY) && Array.isArray(value)) {
     const child = (type as unknown as { valueType: DuckDBType }).valueType;
     return value.map((v) => exactValue(v, child, roots));
   }
-  if (type.typeId === DuckDBTypeId.STRUCT && typeof value === 'object') {
+  if (type.typeId === duckdb().DuckDBTypeId.STRUCT && typeof value === 'object') {
     const st = type as unknown as { entryNames: readonly string[]; entryTypes: readonly DuckDBType[] };
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
@@ -36,7 +41,7 @@ export function exactRow(row: readonly unknown[], types: readonly DuckDBType[], 
 }
 
 function hasDouble(type: DuckDBType): boolean {
-  if (type.typeId === DuckDBTypeId.DOUBLE || type.typeId === DuckDBTypeId.FLOAT) return true;
+  if (type.typeId === duckdb().DuckDBTypeId.DOUBLE || type.typeId === duckdb().DuckDBTypeId.FLOAT) return true;
   const t = type as unknown as { valueType?: DuckDBType; entryTypes?: readonly DuckDBType[]; keyType?: DuckDBType };
   if (t.valueType && hasDouble(t.valueType)) return true;
   if (t.keyType && hasDouble(t.keyType)) return true;

@@ -4,6 +4,8 @@
  * (the bytes of §5.4) and hands them here; no build step, no dependency.
  */
 
+import type { WasmFunctionSpec } from '../../kernel/contracts/toolkit';
+
 /** Unsigned LEB128 (§5.2.2) of `n`, an integer 0 ≤ n < 2^32. */
 export function leb128(n: number): number[] {
   const out: number[] = [];
@@ -33,23 +35,8 @@ export const wasmVec = (items: number[][]): number[] => [...leb128(items.length)
 /** Value types (§5.3.1). */
 export const WasmType = { i32: 0x7f, i64: 0x7e, f32: 0x7d, f64: 0x7c, v128: 0x7b } as const;
 
-/** One module of {@link wasmModule}: its function, its memory, and their names. */
-export interface WasmFunctionSpec {
-  /** The function's export name. */
-  name: string;
-  /** Parameter types (WasmType values) and the result type, if any. */
-  params: number[];
-  result?: number;
-  /** Local variables after the parameters, as runs of one type: `[[count, type], …]`. */
-  locals: [number, number][];
-  /** The instructions, ending with `end` (0x0B). */
-  body: number[];
-  /**
-   * The linear memory: imported (`import: [module, field]`, at least `pages` 64 KiB pages), or the module's own,
-   * exported under `export` with `pages` to start with.
-   */
-  memory: { import: [string, string]; pages: number } | { export: string; pages: number };
-}
+/** One module of {@link wasmModule}: the contract's type (contracts/toolkit.ts), the one definition. */
+export type { WasmFunctionSpec };
 
 /** The binary of a module holding one function over one memory (§5.5: type, import, function, memory, export, code). */
 export function wasmModule(spec: WasmFunctionSpec): Uint8Array {

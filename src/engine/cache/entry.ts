@@ -1,5 +1,4 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { NotARegularFile, openRegularFile } from '../files/regular-file';
 import { crc32 } from 'node:zlib';
 import type { RecordSource } from '../../kernel/contracts/format';
 import type { Detection } from '../../kernel/contracts/tool';
@@ -75,6 +74,13 @@ export interface Entry extends EntryKey {
 }
 
 /** A stored entry that cannot be trusted; `reason` says which check failed (for the log line). */
+/**
+ * How the cache opens an entry for reading (the kernel's `openRegularFile`, wired by the composition root): without
+ * following a symlink or blocking on a FIFO, a descriptor of a regular file; else it throws an error whose `notRegular`
+ * says what the path is (`a FIFO`, `a folder`, …), or the file system's error.
+ */
+export type OpenFile = (path: string) => number;
+
 export class DamagedEntry extends Error {
   constructor(readonly reason: string) {
     super(reason);
@@ -192,16 +198,19 @@ export class EntryFile {
   }
 
   /**
-   * Opens the entry at `path` and reads and checks its head (not its offsets).
-   * @throws DamagedEntry (bad magic, version, lengths, fields or checksum); the file system's errors (ENOENT: none).
+   * Opens the entry at `path` with `openFile` (the cache's, IndexCacheOptions.openFile) and reads and checks its head
+   * (not its offsets).
+   * @throws DamagedEntry (bad magic, version, lengths, fields or checksum; not a regular file); the file system's errors
+   *   (ENOENT: none).
    */
-  static open(path: string): EntryFile {
+  static open(path: string, openFile: OpenFile): EntryFile {
     // Not following a symlink, not waiting on a FIFO planted at the (predictable) path: a regular file or no entry.
     let fd: number;
     try {
-      fd = openRegularFile(path);
+      fd = openFile(path);
     } catch (err) {
-      if (err instanceof NotARegularFile) throw new DamagedEntry(`${err.kind}, not a regular file`);
+      const kind = (err as { notRegular?: unknown }).notRegular;
+      if (typeof kind === 'string') throw new DamagedEntry(`${kind}, not a regular file`);
       throw err;
     }
     try {
@@ -304,8 +313,8 @@ export interface ReadEntry extends EntryHead {
  * Reads and checks the whole entry at `path`.
  * @throws DamagedEntry (bad magic, version, lengths, fields or a checksum); the file system's errors (ENOENT: none).
  */
-export function readEntry(path: string): ReadEntry {
-  const file = EntryFile.open(path);
+export function readEntry(path: string, openFile: OpenFile): ReadEntry {
+  const file = EntryFile.open(path, openFile);
   try {
     const offsets = new Float64Array(file.head.count);
     for (let b = 0; b < file.head.blocks; b++) offsets.set(file.block(b), b * ENTRY_BLOCK);

@@ -7,7 +7,7 @@ import type { Logger } from '../../kernel/contracts/plugin';
 import type { Detection } from '../../kernel/contracts/tool';
 import { McpgwError } from '../../kernel/errors';
 import { Float64OffsetIndex, OFFSET_BLOCK } from '../records/offset-index';
-import { DamagedEntry, ENTRY_BLOCK, EntryFile, FINGERPRINT_BYTES, writeEntry, type EntryHead, type EntryKey } from './entry';
+import { DamagedEntry, ENTRY_BLOCK, EntryFile, FINGERPRINT_BYTES, writeEntry, type EntryHead, type EntryKey, type OpenFile } from './entry';
 
 /** Files smaller than this are indexed faster than an entry is read and written: they are never stored. */
 export const CACHE_MIN_FILE_BYTES = 1024 * 1024;
@@ -22,6 +22,8 @@ export interface IndexCacheOptions {
   maxBytes: number;
   /** Who writes: mcpgw's version and the formats' plugins and versions; entries written with another salt are stale. */
   salt: string;
+  /** Opens an entry for reading (see OpenFile): the kernel's safe open of a file in a folder others may write into. */
+  openFile: OpenFile;
   /** Damaged entries are reported at `warn`, failures to write at `debug`. */
   log: Logger;
   /** Smaller files are not stored (default CACHE_MIN_FILE_BYTES). */
@@ -71,6 +73,11 @@ export class IndexCache {
   private readonly minFileBytes: number;
   private readonly now: () => number;
 
+  /** A debug line of the index cache's (the engine's indexer notes an open that made no pass). */
+  note(message: string, fields: Record<string, unknown>): void {
+    this.options.log.debug(`index cache: ${message}`, fields);
+  }
+
   constructor(private readonly options: IndexCacheOptions) {
     this.dir = options.dir;
     this.minFileBytes = options.minFileBytes ?? CACHE_MIN_FILE_BYTES;
@@ -96,7 +103,7 @@ export class IndexCache {
     const file = this.entryPath(now.dev, now.inode);
     let opened: EntryFile;
     try {
-      opened = EntryFile.open(file);
+      opened = EntryFile.open(file, this.options.openFile);
     } catch (err) {
       if (err instanceof DamagedEntry) this.discard(file, err.reason);
       else if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log.debug('index cache: an entry could not be read', { entry: path.basename(file), error: String(err) });

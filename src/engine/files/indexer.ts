@@ -4,6 +4,8 @@ import type { IndexedFile, Indexer, IndexerOpenOptions } from '../../kernel/cont
 import type { IndexCache } from '../cache/index-cache';
 import { readChunksPooled } from '../records/chunks';
 import { IndexedRecordSource } from '../records/source';
+import { DecodedRecordSource } from '../records/decoded-source';
+import type { RecordSource } from '../../kernel/contracts/format';
 import { releaseAfterClose } from '../memory';
 
 /**
@@ -42,21 +44,24 @@ export class EngineIndexer implements Indexer {
       // stored records no longer where the index says: a rewrite, not an append) rebuilt. A stored index of the file
       // as it is, read whole at open, is checked against it too (IndexedRecordSource.indexFitsFile); one read a block
       // at a time is checked by each record read whole: an entry is never trusted blindly.
-      if (restore && (restore.fit === 'grown' ? !source.grow?.(file.identity) : restore.index.unreadBlocks === 0 && source instanceof IndexedRecordSource && !source.indexFitsFile({ whole: false }))) {
+      if (restore && (restore.fit === 'grown' ? !source.grow?.(file.identity) : restore.index.unreadBlocks === 0 && !(indexed(source)?.indexFitsFile({ whole: false }) ?? true))) {
         source.close();
         this.cache!.forget(file.identity);
         source = await format.open(file, openOptions);
       }
-      if (this.cache && from === undefined && source instanceof IndexedRecordSource) {
+      const kernel = indexed(source);
+      if (restore && kernel?.restoredWithoutPass) this.cache!.note('opened from the stored index without a pass', { format: format.name, records: kernel.count, grown: restore.fit === 'grown' });
+      if (this.cache && from === undefined && kernel) {
         const cache = this.cache;
-        source.onIndexMismatch = () => cache.forget(file.identity);
+        kernel.onIndexMismatch = () => cache.forget(file.identity);
       }
       let saved = restore?.fit === 'same' ? source.identity.size : -1;
       const persist = () => {
-        if (!this.cache || from !== undefined || !(source instanceof IndexedRecordSource) || source.identity.size === saved) return;
-        const data = source.persistable();
+        const kernel = indexed(source);
+        if (!this.cache || from !== undefined || !kernel || kernel.identity.size === saved) return;
+        const data = kernel.persistable();
         if (data) this.cache.save(file.fd, source.identity, format.name, detection, data);
-        saved = source.identity.size;
+        saved = kernel.identity.size;
       };
       persist();
       const held = lazy;
@@ -83,4 +88,10 @@ export class EngineIndexer implements Indexer {
   read(file: OpenedFile, options: { from?: number; to: number; signal?: AbortSignal }): AsyncIterable<FileChunk> {
     return readChunksPooled(file, options);
   }
+}
+
+/** The kernel's source over the file's index: the source itself, or the one under a decoded format's (framed.ts). */
+function indexed(source: RecordSource): IndexedRecordSource | null {
+  if (source instanceof IndexedRecordSource) return source;
+  return source instanceof DecodedRecordSource ? source.inner : null;
 }

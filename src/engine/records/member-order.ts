@@ -44,8 +44,10 @@ export function restoreMemberOrder(text: string, value: unknown): unknown {
   let i = skipJsonTextWhitespace(text, 0);
   for (;;) {
     const c = text.charCodeAt(i);
-    if ((c === 0x7b || c === 0x5b) && current !== null && typeof current === 'object') {
-      const array = c === 0x5b;
+    // The text's container and the value's agree (an earlier occurrence of a repeated name, whose value the last one
+    // replaced, may not: it is skipped; so is an exact number, a JSON.rawJSON object).
+    const array = c === 0x5b;
+    if ((c === 0x7b || array) && current !== null && typeof current === 'object' && Array.isArray(current) === array && !JSON.isRawJSON(current)) {
       frame = { value: current as Frame['value'], array, index: 0, names: [], seen: null, indexLike: false, parent: frame, slot };
       i = skipJsonTextWhitespace(text, i + 1);
       const d = text.charCodeAt(i);

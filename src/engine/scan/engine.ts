@@ -7,7 +7,7 @@ import type { Logger } from '../../kernel/contracts/plugin';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
 import type { CompiledQuery, QueryNode } from '../../kernel/contracts/query';
-import type { MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
+import type { MatchScanOptions, MatchScanResult, MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
 import { clipText, McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateOptions, evaluateRecord, inRange, inRangeCount, type BatchView, type Plan, type RecordOutcome } from './plan';
@@ -96,6 +96,12 @@ export class QueryScanEngine implements ScanEngine {
 
   missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers> {
     return missingMembers(source, names, signal);
+  }
+
+  /** The record loop over a caller's matcher (contracts/scan.ts, match.ts). */
+  match<H>(opts: MatchScanOptions<H>): Promise<MatchScanResult> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('./match') as typeof import('./match')).runMatch(opts, this.clock);
   }
 
   /** The per-record plan of a scan. @throws UNSUPPORTED_QUERY_FEATURE */

@@ -1,4 +1,4 @@
-import type { BlankLines, OpenedFile, RecordSource, ProgressReporter, RestoredIndex } from './format';
+import type { BlankLines, OpenOptions, OpenedFile, RecordSource, ProgressReporter, RestoredIndex } from './format';
 import type { Limits } from './limits';
 
 /**
@@ -113,6 +113,47 @@ export interface SourceSpec {
 }
 
 /**
+ * A format's framing pass as a resumable state machine (the indexing kit, {@link RecordsToolkit.openFramed}): fed the
+ * file's bytes in order, it pushes the start offset of every record onto the index it was made with (`push(offset,
+ * line)`, the line NaN when it does not count lines). It is fed again from where it stopped when the file grows, and
+ * its state is stored with the index, so a later open of the unchanged (or grown) file starts from that state instead
+ * of a pass (docs/architecture.md "Persistent index").
+ */
+export interface RecordFramer {
+  /** Bytes `[offset, offset + bytes.length)` of the file, each chunk right after the previous one. */
+  feed(offset: number, bytes: Uint8Array): void;
+  /** The state where it stopped, at most 64 KiB: what `FramedFormat.restore` needs to go on (start it with a tag of yours). */
+  saveState(): Uint8Array;
+  /** Lines the framing passed over as not records (see RecordSource.blankLines). */
+  blankLines?(): BlankLines | undefined;
+  /**
+   * For a format whose records are not JSON text (CSV, …): record `index`'s text (its bytes trimmed of the framing's
+   * padding, strict UTF-8) → its JSON value (numbers a double cannot hold as `JSON.rawJSON`). The kit then presents the
+   * record as that value everywhere (`text`/`raw` are its JSON text; `location` points into the file). A malformed
+   * record throws a SYNTAX_ERROR (`context.error`): scans skip and report it, validation counts it. Absent: records
+   * are JSON texts, parsed exactly by the kernel.
+   */
+  decode?(text: string, index: number): unknown;
+}
+
+/** What a format gives the indexing kit: its name, how its records are trimmed, and how to start or restore its framer. */
+export interface FramedFormat {
+  /** The format's registered name (`RecordSource.format`). */
+  format: string;
+  /** The bytes trimmed around a record, its separator byte when it has one, its framing check. */
+  framing: RecordFraming;
+  /**
+   * A framer for a pass that starts at byte `from` of the file (0, or `OpenOptions.from` when `startsAnywhere`),
+   * pushing onto `index`.
+   */
+  start(index: OffsetIndex, from: number): RecordFramer;
+  /** A framer going on from a stored state (`saveState`) with the stored `index`; null when the state is not one it saved. */
+  restore(index: OffsetIndex, state: Uint8Array): RecordFramer | null;
+  /** True when a pass may start at any record start (`OpenOptions.from`, as JSON Lines at a line start); default false. */
+  startsAnywhere?: boolean;
+}
+
+/**
  * The kernel's byte-level record machinery, handed to format plugins (`registry.records`).
  * Formats supply the framing rules; the kernel supplies reading, indexing and parsing.
  */
@@ -127,6 +168,14 @@ export interface RecordsToolkit {
   createIndex(): OffsetIndex;
   /** A RecordSource over an offset index: raw/text/value/scan/location/validate/node implemented once for all formats. */
   createSource(spec: SourceSpec): RecordSource;
+  /**
+   * The indexing kit (plugin API 3.1): a format's `open` made of its framer alone. Restores the source from the
+   * persistent index when `options.restored` holds a state the framer recognises (no pass), else runs one streaming
+   * pass (cancellation and progress as given); extends the index when the file only grew; presents records through
+   * `createSource` (or, with `RecordFramer.decode`, as the JSON values it gives), with malformed-record reports in
+   * validation and scans. `open: (file, options) => context.records.openFramed(file, options, framed)`.
+   */
+  openFramed(file: OpenedFile, options: OpenOptions, framed: FramedFormat): Promise<RecordSource>;
   /**
    * Indexes one JSON text (RFC 8259) by one streaming structural pass: strings and escapes followed,
    * brackets matched, no value parsed, the file never held in memory. A top-level array gets one record

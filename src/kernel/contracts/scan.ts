@@ -1,4 +1,4 @@
-import type { LazyNode, RecordSource } from './format';
+import type { LazyNode, ProgressReporter, RecordBatch, RecordSource } from './format';
 import type { CompiledQuery } from './query';
 import type { AggregateOptions, AggregateResult } from './aggregate';
 import type { MessagePort } from 'node:worker_threads';
@@ -172,6 +172,50 @@ export interface ScanEngine {
    * @throws Error when no thread can be started.
    */
   thread?(task: ThreadTask): TaskThread;
+  /**
+   * The engine's record loop over a matcher of the caller's (plugin API 3.0): a tool's own search (a text search,
+   * say) is a matcher this loop runs, not a loop of its own. Records from `from` on, batch by batch in file order: the
+   * matcher's byte prefilter picks the records worth testing, `match` tests each, and every hit goes to `onHit` in
+   * file order. Runs in the caller's scan slot (hold `slot()` as for any scan of your own).
+   * @throws McpgwError CANCELLED (signal), IO_ERROR, SOURCE_CHANGED; whatever `match` or `onHit` throws
+   */
+  match<H>(options: MatchScanOptions<H>): Promise<MatchScanResult>;
+}
+
+/** A caller's per-record test that the engine's record loop runs (`ScanEngine.match`). */
+export interface RecordMatcher<H> {
+  /**
+   * A byte prefilter: calls `onCandidate(k)` for each record of the batch that may match, in order, until it returns
+   * false (`CompiledRegex.candidates` is one). Absent: every record is tested.
+   */
+  candidates?(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
+  /** Record `k` of `batch` tested: its hit, or null. A record it cannot read it reports itself (and answers null). */
+  match(batch: RecordBatch, k: number): H | null;
+  /** A record longer than maxRecordBytes (a batch of one, `oversized`): its hit found another way, or null. Absent: `match`. */
+  oversized?(record: number): H | null;
+}
+
+export interface MatchScanOptions<H> {
+  source: RecordSource;
+  matcher: RecordMatcher<H>;
+  /** First record (default 0). */
+  from?: number;
+  signal?: AbortSignal;
+  /** ms on the engine's clock: once past it, the scan stops after the batch in progress (`stoppedAt`). */
+  deadline?: number;
+  onProgress?: ProgressReporter;
+  /**
+   * A hit, in file order; `unparsedBefore`: records the prefilter ruled out before this one (from `from`). Returning
+   * false ends the scan there (`stoppedAt` null).
+   */
+  onHit(record: number, hit: H, unparsedBefore: number): boolean;
+}
+
+export interface MatchScanResult {
+  /** The first record not scanned when the deadline stopped the scan; null when it reached the end or `onHit` ended it. */
+  stoppedAt: number | null;
+  /** Records the prefilter ruled out (never given to `match`) in the part scanned. */
+  unparsed: number;
 }
 
 /**

@@ -1,9 +1,16 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 
-/** A path in a cache folder is not a regular file (a FIFO, a device, a folder): it is not read. */
+/**
+ * A path in a cache folder is not a regular file (a FIFO, a device, a folder): it is not read. `notRegular` says what
+ * it is (the engine's index cache, which opens its entries with {@link openRegularFile}, reads it by that name).
+ */
 export class NotARegularFile extends Error {
   constructor(readonly path: string, readonly kind: string) {
     super(`${path} is ${kind}, not a regular file`);
+  }
+
+  get notRegular(): string {
+    return this.kind;
   }
 }
 

@@ -1,6 +1,5 @@
 import type { CompiledRegex, RecordBatch, ToolContext } from 'mcpgw/plugin-api';
-import { forEachToken } from '../json/scan';
-import { holds, type TextHit } from './text-matcher';
+import { allHits, eachTokenHit, firstHit, type TextHit } from './text-matcher';
 
 /**
  * Text search with `regex: true`: an RE2-syntax pattern (the kernel's `ctx.regex`, linear time) found in the DECODED
@@ -32,29 +31,20 @@ export class RegexMatcher {
    * only what the parsed record holds (see TextMatcher.match: a repeated member name keeps its last value).
    */
   match(text: string, parsed?: unknown): TextHit | null {
-    let hit: TextHit | null = null;
-    this.each(text, parsed, (h) => { hit = h; return true; });
-    return hit;
+    return firstHit((onHit) => this.each(text, parsed, onHit));
   }
 
   /** Every member name and string value the pattern is found in, in document order (one hit per token). */
   matchAll(text: string, parsed?: unknown): TextHit[] {
-    const hits: TextHit[] = [];
-    this.each(text, parsed, (h) => void hits.push(h));
-    return hits;
+    return allHits((onHit) => this.each(text, parsed, onHit));
   }
 
   private each(text: string, parsed: unknown, onHit: (hit: TextHit) => boolean | void): void {
-    forEachToken(text, (token) => {
-      if (token.kind !== 'key' && token.kind !== 'string') return false;
-      const lexeme = text.slice(token.start, token.end);
-      const decoded = lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
-      if (!this.re.test(decoded)) return false; // the engine's fast path; positions only for the hit
+    eachTokenHit(text, parsed, true, (decoded) => {
+      if (!this.re.test(decoded)) return null; // the engine's fast path; positions only for the hit
       const m = this.re.exec(decoded);
-      if (!m) return false;
-      if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
-      return onHit({ token, decoded, start: m.start, end: m.end }) === true;
-    });
+      return m ? { start: m.start, end: m.end } : null;
+    }, onHit);
   }
 
   /** Records of the batch whose bytes can hold a match (see CompiledRegex.candidates). */

@@ -72,8 +72,8 @@ const tooLarge = (ctx: ToolContext, query: string) => ctx.error('INVALID_ARGUMEN
 });
 
 /**
- * Text search counting records: batches in file order, a byte prefilter (`matcher.candidates`) before any parse; a
- * page takes up to `limit` matching records (and the byte budget), then the count runs on to the end of the file or
+ * Text search counting records: a matcher the engine's record loop runs (`ctx.scan.match`: batches in file order, the
+ * byte prefilter `matcher.candidates` before any parse, textMatch on each candidate); a page takes up to `limit` matching records (and the byte budget), then the count runs on to the end of the file or
  * the deadline (a lower bound then; the cursor's `countFrom` is where counting continues).
  */
 async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, limit, budget }: SearchRequest<TextCursor>, matcher: TextMatcher | RegexMatcher): Promise<Page> {
@@ -133,33 +133,26 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
     }
     return null;
   };
-  /** The first record of the batch in `visit` whose outcome is not counted yet. */
-  let from_k = 0;
-  const visit = (batch: RecordBatch, onHit: (k: number, m: Match) => boolean) => matcher.candidates(batch, (k) => {
-    unparsed += k - from_k; // the records before it that the byte prefilter ruled out
-    from_k = k + 1;
-    // once the page is full (or for a count) a match is only counted: no preview
-    const m = textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null, ctx.limits.maxDepth, () => unparsed++);
-    return m ? onHit(k, m) : true;
+  // The engine's record loop runs the text matcher: its byte prefilter, then textMatch on each candidate. Unparsed:
+  // the records the prefilter passed over (the engine counts them) and those textMatch found no hit in unparsed.
+  let ownUnparsed = 0;
+  const scanned = await ctx.scan.match<Match>({
+    source, from, signal: ctx.signal, deadline: ctx.deadline,
+    onProgress: (done, total) => ctx.progress(done, total, `searching ${file.opened.path}`),
+    matcher: {
+      candidates: (batch, onCandidate) => matcher.candidates(batch, onCandidate),
+      // once the page is full (or for a count) a match is only counted: no preview
+      match: (batch, k) => textMatch(batch, k, matcher, onMalformed, firstHitInParts, countOnly || nextRecord !== null, ctx.limits.maxDepth, () => ownUnparsed++),
+      // a record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read)
+      oversized: (i) => firstHitInParts(i),
+    },
+    onHit: (record, m, ruledOut) => {
+      unparsed = ruledOut + ownUnparsed;
+      return take(record, m);
+    },
   });
-  const onProgress = (done: number, total: number) => ctx.progress(done, total, `searching ${file.opened.path}`);
-  for await (const batch of source.batches({ from, signal: ctx.signal, onProgress })) {
-    if (batch.oversized) {
-      // A record too long to read whole: its first hit found through lazy nodes (or the reason it cannot be read).
-      const m = firstHitInParts(batch.first);
-      if (m && !take(batch.first, m)) break;
-      continue;
-    }
-    let go = true;
-    from_k = 0;
-    visit(batch, (k, m) => (go = take(batch.first + k, m)));
-    if (!go) break;
-    unparsed += batch.count - from_k;
-    if (ctx.clock.now() > ctx.deadline && batch.first + batch.count < source.count) {
-      stoppedAt = batch.first + batch.count;
-      break;
-    }
-  }
+  stoppedAt = scanned.stoppedAt;
+  unparsed = scanned.unparsed + ownUnparsed;
   if (malformed > 5) warnings.push({ code: 'SYNTAX_ERROR', message: `${malformed} unreadable records were skipped in all.` });
 
   // The count is complete when it was complete before, or this scan reached the end.

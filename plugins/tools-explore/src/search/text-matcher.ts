@@ -96,9 +96,7 @@ export class TextMatcher {
    * later in its object is replaced by the later one (the last value wins), so text inside it is not in the record.
    */
   match(text: string, parsed?: unknown): TextHit | null {
-    let hit: TextHit | null = null;
-    this.each(text, parsed, (h) => { hit = h; return true; });
-    return hit;
+    return firstHit((onHit) => this.each(text, parsed, onHit));
   }
 
   /**
@@ -128,9 +126,7 @@ export class TextMatcher {
     // the tokens the spans touch, with their decoded text
     const tokens: { token: Token; decoded: string }[] = [];
     forEachToken(text, (token) => {
-      const lexeme = text.slice(token.start, token.end);
-      const quoted = token.kind === 'key' || token.kind === 'string';
-      tokens.push({ token, decoded: quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme });
+      tokens.push({ token, decoded: decodedToken(text, token) });
       return token.start >= last; // a span between tokens belongs to the next one: keep one token past the last span
     });
     // A span counts only when the record as parsed holds every token it touches: not a member that a repeated name
@@ -174,30 +170,19 @@ export class TextMatcher {
 
   /** Every matching token of a JSON text, in document order (one hit per token: its first occurrence). */
   matchAll(text: string, parsed?: unknown): TextHit[] {
-    const hits: TextHit[] = [];
-    this.each(text, parsed, (h) => void hits.push(h));
-    return hits;
+    return allHits((onHit) => this.each(text, parsed, onHit));
   }
 
   /** Calls `onHit` for each matching token in document order; stops when it returns true. */
   private each(text: string, parsed: unknown, onHit: (hit: TextHit) => boolean | void): void {
-    forEachToken(text, (token) => {
-      const lexeme = text.slice(token.start, token.end);
-      const quoted = token.kind === 'key' || token.kind === 'string';
-      const decoded = quoted ? (lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1)) : lexeme;
-      let start = -1;
-      let len = 0;
+    eachTokenHit(text, parsed, false, (decoded) => {
       if (this.decodedRe) {
         const m = this.decodedRe.exec(decoded);
-        if (m) { start = m.index; len = m[0].length; }
-      } else {
-        start = decoded.indexOf(this.query);
-        len = this.query.length;
+        return m ? { start: m.index, end: m.index + m[0].length } : null;
       }
-      if (start === -1) return false;
-      if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
-      return onHit({ token, decoded, start, end: start + len }) === true;
-    });
+      const start = decoded.indexOf(this.query);
+      return start === -1 ? null : { start, end: start + this.query.length };
+    }, onHit);
   }
 
   /**
@@ -348,4 +333,42 @@ function hex4(bytes: Uint8Array, i: number): number {
     u = u * 16 + d;
   }
   return u;
+}
+
+/**
+ * The token walk both text matchers share (TextMatcher, regex.ts's RegexMatcher): each member name and string value of a
+ * JSON text (with `stringsOnly` false, each number and literal too) in document order, decoded, and where `find` finds
+ * the query in it; a token counts only where the parsed record holds it (`parsed`, see {@link holds}). Stops when
+ * `onHit` returns true.
+ */
+export function eachTokenHit(text: string, parsed: unknown, stringsOnly: boolean, find: (decoded: string) => { start: number; end: number } | null, onHit: (hit: TextHit) => boolean | void): void {
+  forEachToken(text, (token) => {
+    if (stringsOnly && token.kind !== 'key' && token.kind !== 'string') return false;
+    const decoded = decodedToken(text, token);
+    const at = find(decoded);
+    if (!at) return false;
+    if (parsed !== undefined && !holds(parsed, token, decoded)) return false;
+    return onHit({ token, decoded, start: at.start, end: at.end }) === true;
+  });
+}
+
+/** What a token of a JSON text says: a name or string decoded (escapes applied), a number or literal as written. */
+export function decodedToken(text: string, token: Token): string {
+  const lexeme = text.slice(token.start, token.end);
+  if (token.kind !== 'key' && token.kind !== 'string') return lexeme;
+  return lexeme.includes('\\') ? (JSON.parse(lexeme) as string) : lexeme.slice(1, -1);
+}
+
+/** The first hit `each` reports (it stops there), or null. */
+export function firstHit(each: (onHit: (hit: TextHit) => boolean) => void): TextHit | null {
+  let hit: TextHit | null = null;
+  each((h) => { hit = h; return true; });
+  return hit;
+}
+
+/** Every hit `each` reports, in its order. */
+export function allHits(each: (onHit: (hit: TextHit) => void) => void): TextHit[] {
+  const hits: TextHit[] = [];
+  each((h) => void hits.push(h));
+  return hits;
 }

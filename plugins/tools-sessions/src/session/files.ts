@@ -1,4 +1,4 @@
-import type { CompiledRegex, FileAccess, FileIdentity, LazyNode, OpenedSource, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
+import type { CompiledRegex, FileAccess, FileIdentity, LazyNode, OpenedSource, ScanEngine, SessionHints, SessionLayout } from 'mcpgw/plugin-api';
 
 /** One record of a session: its position across the session's files, and its value or why it could not be read. */
 export interface RecordItem {
@@ -198,10 +198,18 @@ export class SessionFiles {
   }
 
   /**
-   * The records from position `from` on that can hold a match of `re` (the regex service's byte prefilter over each
-   * batch of raw records: no parsing of the others), parsed. A document session's entries are all candidates.
+   * The search's matcher over the records from position `from` on: those that can hold a match of `re` (the regex
+   * service's byte prefilter; the others are not parsed) are parsed and `test`ed (with `error` when malformed), and
+   * each outcome that is not null goes to `onHit` in order, until it returns false. A file of lines is one record
+   * source the engine's record loop runs the matcher over (`scan.match`); a document session's entries are tested on
+   * their own JSON text each.
    */
-  async *candidates(re: CompiledRegex, from = 0, signal?: AbortSignal): AsyncGenerator<RecordItem> {
+  async match<H>(scan: Pick<ScanEngine, 'match'>, re: CompiledRegex, from: number, signal: AbortSignal | undefined, test: (item: RecordItem) => H | null, onHit: (hit: H) => boolean): Promise<void> {
+    const tested = (pos: number, value: () => unknown): H | null => {
+      let item: RecordItem;
+      try { item = { pos, value: value() }; } catch (err) { item = { pos, error: (err as Error).message }; }
+      return test(item);
+    };
     for (const part of this.parts) {
       if (from >= part.base + part.count) continue;
       if (part.entries) {
@@ -212,7 +220,8 @@ export class SessionFiles {
           raw = part.opened.source.raw(0);
           base = part.opened.source.location(0).byte_offset ?? 0; // where the document's text (raw's first byte) starts
         } catch (err) {
-          yield { pos: part.base, error: (err as Error).message };
+          const hit = test({ pos: part.base, error: (err as Error).message });
+          if (hit !== null && !onHit(hit)) return;
           continue;
         }
         for (let i = Math.max(0, from - part.base); i < part.count; i += DOC_STEP) {
@@ -220,25 +229,26 @@ export class SessionFiles {
           for (const { node, index } of part.entries.children!(i, Math.min(part.count, i + DOC_STEP))) {
             const at = node.byteOffset - base;
             if (!re.mayMatchJson(raw, at, at + node.byteLength)) continue;
-            const pos = part.base + (index ?? 0);
-            try { yield { pos, value: node.value() }; } catch (err) { yield { pos, error: (err as Error).message }; }
+            const hit = tested(part.base + (index ?? 0), () => node.value());
+            if (hit !== null && !onHit(hit)) return;
           }
           await new Promise((r) => setImmediate(r));
         }
         continue;
       }
-      const local = Math.max(0, from - part.base);
-      for await (const batch of part.opened.source.batches({ from: local, signal })) {
-        const hits: number[] = [];
-        re.candidates(batch, (k) => void hits.push(k));
-        for (const k of hits) {
-          const pos = part.base + batch.first + k;
-          if (this.superseded.has(pos)) continue;
-          let item: RecordItem;
-          try { item = { pos, value: batch.value(k) }; } catch (err) { item = { pos, error: (err as Error).message }; }
-          yield item;
-        }
-      }
+      let go = true;
+      await scan.match<H>({
+        source: part.opened.source, from: Math.max(0, from - part.base), ...(signal ? { signal } : {}),
+        matcher: {
+          candidates: (batch, onCandidate) => re.candidates(batch, onCandidate),
+          match: (batch, k) => {
+            const pos = part.base + batch.first + k;
+            return this.superseded.has(pos) ? null : tested(pos, () => batch.value(k));
+          },
+        },
+        onHit: (_record, hit) => (go = onHit(hit)),
+      });
+      if (!go) return;
     }
   }
 

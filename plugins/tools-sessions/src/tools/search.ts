@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { FileAccess, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import type { FileAccess, SessionEntryDraft, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { newestFirst, type CatalogSession } from '../catalog';
 import type { TraitsCache } from '../search/prefilter';
+import type { EntryMatch } from '../search/matcher';
 import type { SourceHome } from '../homes';
 import type { Located, SessionsService } from '../service';
 import type { SessionFiles } from '../session/files';
@@ -57,6 +58,12 @@ type SessionOut = Out['sessions'][number];
 type Match = z.infer<typeof match>;
 
 interface Cursor { k: string; s: string; m: number; p: number }
+
+/** What the search's matcher finds in a candidate record: a hit, a malformed record, or the deadline checked there. */
+type Found =
+  | { kind: 'hit'; pos: number; entry: SessionEntryDraft; m: EntryMatch }
+  | { kind: 'error'; pos: number }
+  | { kind: 'deadline'; pos: number };
 
 interface SearchModules {
   matcher: typeof import('../search/matcher');
@@ -148,7 +155,6 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           first = after === -1 ? all.length : after;
         }
       }
-      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       const limit = Math.min(args.limit, ctx.limits.maxItems);
       const perSession = args.limit_per_session === 0 ? Infinity : args.limit_per_session;
       const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 512);
@@ -162,6 +168,9 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       let complete = true;
       let cut: Cut | undefined;
 
+      // The byte prefilter's verdicts, on a thread of the engine's pool when the search is big: made last before the
+      // loop, given back after it whatever happens.
+      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       try {
         sessions: for (let i = first; i < all.length; i++) {
           const s = all[i]!;
@@ -190,42 +199,49 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           const positions: number[] = [];
           let rowBytes = jsonBytes({ ...row, matches: [], more_matches: true }) + 1;
           try {
+            // The search's matcher: every 256th candidate record first checks the deadline; a malformed record is
+            // counted; an entry is matched in its text, thinking, tool inputs and results. The page is made of hits.
             let n = 0;
-            for await (const item of files.candidates(re, from, ctx.signal)) {
-              if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) {
-                // Only looking for one more match past limit_per_session: stop looking; the next session resumes.
-                if (row.matches.length >= perSession) break;
-                complete = false;
-                next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
-                break;
-              }
-              if (item.error !== undefined) { skipped++; continue; }
+            await files.match<Found>(ctx.scan, re, from, ctx.signal, (item) => {
+              if ((++n & 255) === 0 && ctx.clock.now() > ctx.deadline) return { kind: 'deadline', pos: item.pos };
+              if (item.error !== undefined) return { kind: 'error', pos: item.pos };
               const normalized = safeNormalize(loc.source, item.value);
               const entry = normalized instanceof Error ? undefined : normalized?.entry;
-              if (!entry) continue;
+              if (!entry) return null;
               const m = matchEntry(re, entry);
-              if (!m) continue;
-              if (row.matches.length >= perSession) { row.more_matches = true; break; } // one more exists: say so
-              const file = files.realPaths.length > 1 ? files.fileOf(item.pos) : undefined;
-              const hit: Match = { line_num: files.lineOf(item.pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
+              return m ? { kind: 'hit', pos: item.pos, entry, m } : null;
+            }, (found) => {
+              if (found.kind === 'deadline') {
+                // Only looking for one more match past limit_per_session: stop looking; the next session resumes.
+                if (row.matches.length >= perSession) return false;
+                complete = false;
+                next = { k: key, s: s.path, m: s.mtimeMs, p: found.pos };
+                return false;
+              }
+              if (found.kind === 'error') { skipped++; return true; }
+              const { pos, entry, m } = found;
+              if (row.matches.length >= perSession) { row.more_matches = true; return false; } // one more exists: say so
+              const file = files.realPaths.length > 1 ? files.fileOf(pos) : undefined;
+              const hit: Match = { line_num: files.lineOf(pos), preview: m.preview, ...(m.markers ? { preview_markers: m.markers } : {}), role: entry.role, uuid: entry.uuid, timestamp: entry.timestamp, field: m.field, ...(file ? { file } : {}) };
               // entry_index is added after the search (from the summary): its bytes are counted now.
               const size = jsonBytes(hit) + 1 + ENTRY_INDEX_BYTES + (row.matches.length === 0 ? rowBytes : 0);
               if (used + size > budget && total > 0) { // at least one match a page: a page always advances
                 cut = cutAt(total);
                 complete = false;
-                next = { k: key, s: s.path, m: s.mtimeMs, p: item.pos };
-                break;
+                next = { k: key, s: s.path, m: s.mtimeMs, p: pos };
+                return false;
               }
               used += size;
               rowBytes = 0;
               row.matches.push(hit);
-              positions.push(item.pos);
+              positions.push(pos);
               total++;
               if (total >= limit) {
-                next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: item.pos + 1 };
-                break;
+                next = row.matches.length >= perSession ? nextSession(all, i, key) : { k: key, s: s.path, m: s.mtimeMs, p: pos + 1 };
+                return false;
               }
-            }
+              return true;
+            });
           } finally {
             files.close();
           }
