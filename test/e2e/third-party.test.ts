@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect, NODE, REPO, type Connected } from '../helpers/mcp';
+import { INSTALL, ok, pack as packInto, run, stage as stageAt } from '../helpers/packages';
 
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'third-party');
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -29,38 +30,11 @@ let tmp: string;
 let app: string;
 let bin: string;
 
-/** A clean environment for child processes: no npm_* variables from an outer `npm test`. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^npm_/i.test(k) && k !== 'INIT_CWD') env[k] = v;
-  return { ...env, ...extra };
-}
-
-function run(cmd: string, args: string[], cwd: string, timeout = 120_000) {
-  const r = spawnSync(cmd, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ok(cmd: string, args: string[], cwd: string) {
-  const r = run(cmd, args, cwd);
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
 /** `npm pack` of `dir` into tmp/tarballs; returns the tarball's path. */
-function pack(dir: string): string {
-  const out = ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', path.join(tmp, 'tarballs')], dir);
-  const [{ filename }] = JSON.parse(out) as { filename: string }[];
-  return path.join(tmp, 'tarballs', filename);
-}
+const pack = (dir: string) => packInto(dir, path.join(tmp, 'tarballs'));
 
 /** Copies a fixture package outside the repository (so npm sees no workspace around it). */
-function stage(name: string): string {
-  const to = path.join(tmp, 'src', name);
-  fs.cpSync(path.join(FIXTURES, name), to, { recursive: true, filter: (p) => !p.includes(`${path.sep}dist`) && !p.includes('node_modules') });
-  return to;
-}
+const stage = (name: string) => stageAt(path.join(FIXTURES, name), path.join(tmp, 'src', name));
 
 function mcpgw(args: string[]) {
   const r = spawnSync(NODE, [bin, ...args], { cwd: app, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: app }, encoding: 'utf8', timeout: 30_000 });
@@ -79,7 +53,7 @@ beforeAll(() => {
   const mcpgwTgz = pack(REPO);
   const csvTgz = pack(stage('mcpgw-format-csv'));
   const jqTgz = pack(stage('mcpgw-query-jq'));
-  const install = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'];
+  const install = INSTALL;
   ok('npm', [...install, mcpgwTgz, csvTgz, jqTgz, `@types/node@${TYPES_NODE}`], app);
 
   // The TypeScript plugin is compiled against the typings of the mcpgw just installed (resolved by

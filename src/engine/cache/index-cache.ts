@@ -73,6 +73,11 @@ export class IndexCache {
   private readonly minFileBytes: number;
   private readonly now: () => number;
 
+  /** A debug line of the index cache's (the engine's indexer notes an open that made no pass). */
+  note(message: string, fields: Record<string, unknown>): void {
+    this.options.log.debug(`index cache: ${message}`, fields);
+  }
+
   constructor(private readonly options: IndexCacheOptions) {
     this.dir = options.dir;
     this.minFileBytes = options.minFileBytes ?? CACHE_MIN_FILE_BYTES;

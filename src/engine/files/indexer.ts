@@ -50,6 +50,7 @@ export class EngineIndexer implements Indexer {
         source = await format.open(file, openOptions);
       }
       const kernel = indexed(source);
+      if (restore && kernel?.restoredWithoutPass) this.cache!.note('opened from the stored index without a pass', { format: format.name, records: kernel.count, grown: restore.fit === 'grown' });
       if (this.cache && from === undefined && kernel) {
         const cache = this.cache;
         kernel.onIndexMismatch = () => cache.forget(file.identity);

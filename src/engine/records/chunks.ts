@@ -84,6 +84,21 @@ function yieldToLoop(): Promise<void> {
 }
 
 /**
+ * One read of a chunk loop: bytes from `position` (at most to `to`) into `buf`, how many were read.
+ * @throws IO_ERROR when the read fails, or when the file ends before `to` (it changed while being read)
+ */
+function readStep(file: OpenedFile, buf: Buffer, position: number, to: number): number {
+  let n: number;
+  try {
+    n = readSync(file.fd, buf, 0, Math.min(buf.length, to - position), position);
+  } catch (err) {
+    throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
+  }
+  if (n === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+  return n;
+}
+
+/**
  * `[from, to)` of the file in {@link CHUNK_BYTES} chunks, read synchronously into one reused buffer (a chunk's bytes
  * are valid until the next one is requested). For extending an index over appended bytes inside a synchronous check.
  * @throws McpgwError IO_ERROR (read failure, or the file shrank).
@@ -94,13 +109,7 @@ export function* readChunksSync(file: OpenedFile, options: { from?: number; to?:
   const buf = unalignedBuffer(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let position = from;
   while (position < to) {
-    let got: number;
-    try {
-      got = readSync(file.fd, buf, 0, Math.min(buf.length, to - position), position);
-    } catch (err) {
-      throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
-    }
-    if (got === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+    const got = readStep(file, buf, position, to);
     yield { offset: position, bytes: buf.subarray(0, got) };
     position += got;
   }
@@ -176,13 +185,7 @@ export async function* readChunksPooled(file: OpenedFile, options: { from?: numb
       throwIfAborted(options.signal);
       const current = buffers[which]!;
       which = (which + 1) % 2;
-      let n: number;
-      try {
-        n = readSync(file.fd, current, 0, Math.min(current.length, to - position), position);
-      } catch (err) {
-        throw new McpgwError('IO_ERROR', `Reading ${file.displayPath} failed: ${osErrorName(err)}.`, { cause: err });
-      }
-      if (n === 0) throw new McpgwError('IO_ERROR', `${file.displayPath} ended at byte ${position}, before ${to}: it changed while being read.`);
+      const n = readStep(file, current, position, to);
       const offset = position;
       position += n;
       yield { offset, bytes: current.subarray(0, n) };

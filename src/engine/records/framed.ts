@@ -19,6 +19,7 @@ export async function openFramed(file: OpenedFile, options: OpenOptions, framed:
   let end: number;
   const restored = options.restored;
   if (restored && options.from === undefined) framer = framed.restore(restored.index, restored.state);
+  const fromState = framer !== null;
   if (framer && restored) {
     index = restored.index;
     end = restored.end;
@@ -52,5 +53,6 @@ export async function openFramed(file: OpenedFile, options: OpenOptions, framed:
     saveState: () => going.saveState(),
     ...(going.blankLines ? { blankLines: () => going.blankLines!() } : {}),
   });
+  source.restoredWithoutPass = fromState;
   return going.decode ? new DecodedRecordSource(source, (text, i) => going.decode!(text, i), options.limits) : source;
 }

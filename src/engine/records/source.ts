@@ -121,6 +121,8 @@ export class IndexedRecordSource implements RecordSource {
    * the framing's separator, or holds one): the index cache's entry is dropped (set by the engine's indexer).
    */
   onIndexMismatch: (() => void) | null = null;
+  /** Set by the indexing kit (framed.ts) when the source was built from a stored index and state, without a pass. */
+  restoredWithoutPass = false;
   /** Set when a read found the index not to fit the file: it is never stored again. */
   indexMismatch = false;
 

@@ -155,7 +155,6 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
           first = after === -1 ? all.length : after;
         }
       }
-      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       const limit = Math.min(args.limit, ctx.limits.maxItems);
       const perSession = args.limit_per_session === 0 ? Infinity : args.limit_per_session;
       const budget = itemBudget(ctx, Buffer.byteLength(args.query) + 512);
@@ -169,6 +168,9 @@ export function searchSessions(service: SessionsService): ToolDefinition<typeof 
       let complete = true;
       let cut: Cut | undefined;
 
+      // The byte prefilter's verdicts, on a thread of the engine's pool when the search is big: made last before the
+      // loop, given back after it whatever happens.
+      const verdicts = byteTest ? new Verdicts(ctx, accessFor(ctx, service, homes), byteTest, { literals: re.requiredLiterals!.literals, caseInsensitive: re.requiredLiterals!.caseInsensitive }, traits, all, first) : null;
       try {
         sessions: for (let i = first; i < all.length; i++) {
           const s = all[i]!;
