@@ -47,7 +47,7 @@ const output = z.object({
   order: z.string(),
   filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
   bucket_origin: z.string().optional().describe('Time buckets: key = origin + k × width'),
-  hint: z.string().optional().describe('A group_by path no record has, with the nearest names'),
+  hint: z.string().optional().describe('A group_by path no record has, with the nearest names (or, in a one-document file, the each that reaches it)'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -227,11 +227,33 @@ async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult,
   if (names.length === 0) return undefined;
   let found;
   try { found = await ctx.scan.missingMembers(source, names, ctx.signal); } catch { return undefined; }
-  if (found.missing.length === 0) return undefined;
-  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
   const paths = absent.map((d) => spec.dimensionNames[d]).join(', ');
+  if (found.missing.length === 0) {
+    // The names exist, deeper: in a file that is one document, most often in the elements of an array in it.
+    if (source.rootIsSequence || source.count !== 1 || spec.each) return undefined;
+    const where = arrayHolding(source, names);
+    return `The file is one JSON document, so aggregate sees one record, and ${paths} is not at its top: ${names.map((n) => JSON.stringify(n)).join(', ')} ${names.length === 1 ? 'lies' : 'lie'} deeper. To aggregate the elements of an array in it, pass each${where ? ` = ${JSON.stringify(where)}` : ' (a JSONPath to them, e.g. "$.items[*]"; get_outline shows the document\'s arrays)'}.`;
+  }
+  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
   const scope = found.examined >= source.count ? `no record (all ${source.count} examined)` : `none of the first ${found.examined} records examined (of ${source.count}; the others may)`;
   return `Every record lacks ${paths}: ${scope} has a member named ${parts.join('; nor ')}.`;
+}
+
+/**
+ * A JSONPath to the elements of the document's first top-level array (or the document's own elements) whose first
+ * elements hold one of `names` as a member (`$["3166-2"][*]`), or undefined (nothing such, or the document too large
+ * to parse for a hint).
+ */
+function arrayHolding(source: Parameters<ToolContext['scan']['missingMembers']>[0], names: readonly string[]): string | undefined {
+  let doc: unknown;
+  try { doc = source.value(0); } catch { return undefined; }
+  const holds = (a: unknown) => Array.isArray(a) && a.slice(0, 16).some((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && names.some((n) => Object.hasOwn(e, n)));
+  if (holds(doc)) return '$[*]';
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  for (const [k, v] of Object.entries(doc)) {
+    if (holds(v)) return `$${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}[*]`;
+  }
+  return undefined;
 }
 
 async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<Output> {
