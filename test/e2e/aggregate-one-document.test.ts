@@ -42,6 +42,20 @@ test('group_by a member of the elements: one group, key missing, and a hint nami
   expect(each.data.hint).toBeUndefined();
 });
 
+test('search and json_read that find nothing at the top say where the names lie, with the query moved there', async () => {
+  const handle = (await call(c.client, 'open_file', { path: 'iso.json' })).data.handle;
+  const province = counts.find(([k]) => k === 'Province')![1];
+  const p = await call(c.client, 'search', { handle, query: '$.type = "Province"', match_case: true, max_results: 0 });
+  expect(p.data.total_matches).toBe(0);
+  expect(p.data.hint).toBe('The file is one JSON document, so it is one record, and "type" lies deeper, in the elements of $["3166-2"][*]: query them there, e.g. $["3166-2"][?@.type == "Province"] (a JSONPath; aggregate takes each = "$[\\"3166-2\\"][*]").');
+  // The suggestion, taken: Python's count.
+  const moved = await call(c.client, 'search', { handle, query: '$["3166-2"][?@.type == "Province"]', max_results: 0 });
+  expect(moved.data.total_matches).toBe(province);
+  const j = await call(c.client, 'json_read', { path: 'iso.json', language: 'jsonpath', query: '$.type' });
+  expect(j.data.items).toEqual([]);
+  expect(j.data.hint).toContain('e.g. $["3166-2"][*].type (a JSONPath');
+});
+
 test('no array holds the name: the hint says how to find one', async () => {
   const handle = (await call(c.client, 'open_file', { path: 'nested.json' })).data.handle;
   const r = await call(c.client, 'aggregate', { handle, group_by: 'type' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProgress, AggregateResult, CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
+import { arrayHolding } from '../toolkit';
 import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 import { languageNames } from '../search/languages';
@@ -237,23 +238,6 @@ async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult,
   const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
   const scope = found.examined >= source.count ? `no record (all ${source.count} examined)` : `none of the first ${found.examined} records examined (of ${source.count}; the others may)`;
   return `Every record lacks ${paths}: ${scope} has a member named ${parts.join('; nor ')}.`;
-}
-
-/**
- * A JSONPath to the elements of the document's first top-level array (or the document's own elements) whose first
- * elements hold one of `names` as a member (`$["3166-2"][*]`), or undefined (nothing such, or the document too large
- * to parse for a hint).
- */
-function arrayHolding(source: Parameters<ToolContext['scan']['missingMembers']>[0], names: readonly string[]): string | undefined {
-  let doc: unknown;
-  try { doc = source.value(0); } catch { return undefined; }
-  const holds = (a: unknown) => Array.isArray(a) && a.slice(0, 16).some((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && names.some((n) => Object.hasOwn(e, n)));
-  if (holds(doc)) return '$[*]';
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
-  for (const [k, v] of Object.entries(doc)) {
-    if (holds(v)) return `$${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}[*]`;
-  }
-  return undefined;
 }
 
 async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<Output> {
