@@ -3,6 +3,7 @@ import { McpgwError } from '../kernel/errors';
 import { McpHttpServer } from '../kernel/http/http-server';
 import { releaseSoon } from '../engine/memory';
 import { installFaultGuard } from '../kernel/server/fault-guard';
+import { reserveStdout } from '../kernel/server/stdout-guard';
 import { prepare, type CommonOptions } from './setup';
 
 /** Time given to in-flight calls past requestTimeoutMs at shutdown, ms. */
@@ -16,6 +17,7 @@ const STOP_SLACK_MS = 1000;
  *   McpgwError IO_ERROR (exit 1): the address cannot be bound.
  */
 export async function serveHttp(opts: CommonOptions & { host?: string; port?: number }): Promise<void> {
+  reserveStdout(); // stdout stays empty: a plugin's console.log goes to stderr, as on stdio
   const { loaded, config, kernel } = await prepare(opts, true);
   const settings = resolveHttpConfig(loaded, { host: opts.host, port: opts.port }, process.env);
   const log = kernel.options.log;

@@ -1,6 +1,6 @@
 /**
- * Singular paths keep RFC 9535's distinction between an index and a name in every tool that reads one, end to end
- * through a real MCP client and the built CLI: a JSONPath `$.t[0]` / `$.t[-1]` (index selector, §2.3.3) selects
+ * Singular paths keep RFC 9535's distinction between an index and a name in every tool that reads one, through a
+ * real MCP client (in-process, the plugin kit's tool tester) and the built CLI: a JSONPath `$.t[0]` / `$.t[-1]` (index selector, §2.3.3) selects
  * nothing in an object and `$.t['0']` / `$.t.a` (name selector, §2.3.1) nothing in an array, exactly as json-p3
  * answers the same query; a JSON Pointer (`/t/0`) and a dot path (`t.0`, `t[0]`, `t[-1]`) still decide by the value
  * they meet (RFC 6901 §4). Each form is read on records where `t` is an array, an object with members "0", "1" and
@@ -13,7 +13,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { jsonpath } from 'json-p3';
-import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+import { CLI, NODE } from '../helpers/mcp';
+import { testTools, type ToolTester } from '../../src/plugin-kit/index';
 
 /** `t` and `n` as an array, an object with index-like member names, a scalar, absent. */
 const RECORDS = [
@@ -59,7 +60,12 @@ function expected(record: unknown, form: string): unknown {
 const numeric = (form: string) => form.replace(/\bt\b/, 'n');
 
 let dir: string;
-let c: Connected;
+let t: ToolTester;
+/** A tool call through the plugin kit's tool tester (the real MCP client, in-process): structuredContent as `data`. */
+async function call(name: string, args: Record<string, unknown>) {
+  const r = await t.call(name, args);
+  return { data: r.structuredContent as any, text: r.text, isError: r.isError };
+}
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-path-selectors-'));
   const lines = RECORDS.map((r) => JSON.stringify(r));
@@ -68,10 +74,10 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'p-doc.json'), `{"t":["decoy"],"items":[${lines.join(',')}]}`);
   // one document over 1 MiB (read in parts, through lazy nodes), with `t` an array and `o` an object
   fs.writeFileSync(path.join(dir, 'big.json'), JSON.stringify({ pad: 'x'.repeat(1_200_000), t: [{ a: { x: 1 } }, { b: 2 }], o: { 0: { c: 3 }, '-1': { d: 4 } } }));
-  c = await connect(['--root', dir], { cwd: dir });
+  t = await testTools('@mcpgw/tools-explore', { root: dir });
 }, 60_000);
 afterAll(async () => {
-  await c?.close();
+  await t?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -79,7 +85,7 @@ afterAll(async () => {
 const handles = new Map<string, string>();
 async function open(file: string): Promise<string> {
   if (handles.has(file)) return handles.get(file)!;
-  const r = await call(c.client, 'open_file', { path: file });
+  const r = await call('open_file', { path: file });
   expect(r.isError).toBe(false);
   handles.set(file, r.data.handle);
   return r.data.handle;
@@ -100,25 +106,25 @@ test('get_value_at_path, get_outline, get_record and sample_records fields: each
     for (let i = 0; i < RECORDS.length; i++) {
       const want = expected(RECORDS[i], form);
       const label = `${form} in record ${i}`;
-      const v = await call(c.client, 'get_value_at_path', { handle: h, index: i, path: form });
+      const v = await call('get_value_at_path', { handle: h, index: i, path: form });
       expect([label, v.isError ? 'NOT_FOUND' : JSON.parse(v.data.value)]).toEqual([label, want === undefined ? 'NOT_FOUND' : want]);
       if (v.isError) expect([label, v.data.error.code]).toEqual([label, 'NOT_FOUND']);
-      const o = await call(c.client, 'get_outline', { handle: h, index: i, path: form });
+      const o = await call('get_outline', { handle: h, index: i, path: form });
       expect([label, o.isError ? 'NOT_FOUND' : o.data.outline.type]).toEqual([label, want === undefined ? 'NOT_FOUND' : typeof want === 'string' ? 'string' : 'object']);
-      const g = await call(c.client, 'get_record', { handle: h, index: i, fields: [form], record_format: 'compact' });
+      const g = await call('get_record', { handle: h, index: i, fields: [form], record_format: 'compact' });
       expect([label, JSON.parse(g.data.record)]).toEqual([label, want === undefined ? {} : { [form]: want }]);
     }
-    const s = await call(c.client, 'sample_records', { handle: h, count: 4, fields: [form] });
+    const s = await call('sample_records', { handle: h, count: 4, fields: [form] });
     expect([form, s.data.records.map((r: any) => JSON.parse(r.record))]).toEqual([form, RECORDS.map((r) => { const w = expected(r, form); return w === undefined ? {} : { [form]: w }; })]);
   }
 });
 
 test('a JSONPath selector of the wrong kind says why, and which selector reads the value', async () => {
   const h = await open('p.jsonl');
-  const onObject = await call(c.client, 'get_value_at_path', { handle: h, index: 1, path: '$.t[0]' });
+  const onObject = await call('get_value_at_path', { handle: h, index: 1, path: '$.t[0]' });
   expect(onObject.data.error.message).toContain('the JSONPath index [0] selects nothing (RFC 9535 §2.3.3; its member "0" is [\'0\'])');
   expect(onObject.data.error.location.path).toBe('/t/0');
-  const onArray = await call(c.client, 'get_value_at_path', { handle: h, index: 0, path: "$.t['0']" });
+  const onArray = await call('get_value_at_path', { handle: h, index: 0, path: "$.t['0']" });
   expect(onArray.data.error.message).toContain("the JSONPath name ['0'] selects nothing (RFC 9535 §2.3.1; its element 0 is [0])");
 });
 
@@ -130,12 +136,12 @@ describe.each([['JSON Lines', 'p.jsonl', undefined], ['a top-level array', 'p-ar
     const keyOf = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v));
     const counts = new Map<string, number>();
     for (const r of RECORDS) counts.set(keyOf(expected(r, form)), (counts.get(keyOf(expected(r, form))) ?? 0) + 1);
-    const r = await call(c.client, 'aggregate', { handle: h, ...units, group_by: form, order: 'key_asc' });
+    const r = await call('aggregate', { handle: h, ...units, group_by: form, order: 'key_asc' });
     expect(r.isError).toBe(false);
     expect([form, new Map(r.data.groups.map((g: any) => [g.missing ? 'missing' : JSON.stringify(g.key), g.count]))]).toEqual([form, counts]);
     // metrics over the numbers at the same form of path (n for t)
     const nums = RECORDS.map((x) => expected(x, nform)).filter((x): x is number => typeof x === 'number');
-    const m = await call(c.client, 'aggregate', { handle: h, ...units, metrics: [`sum(${nform})`, `min(${nform})`, `max(${nform})`, `count_distinct(${nform})`] });
+    const m = await call('aggregate', { handle: h, ...units, metrics: [`sum(${nform})`, `min(${nform})`, `max(${nform})`, `count_distinct(${nform})`] });
     const g = m.data.groups[0];
     expect([nform, g[`sum(${nform})`], g[`min(${nform})`], g[`max(${nform})`], g[`count_distinct(${nform})`]]).toEqual([
       nform, nums.length ? nums.reduce((a, b) => a + b, 0) : null, nums.length ? Math.min(...nums) : null, nums.length ? Math.max(...nums) : null,
@@ -147,7 +153,7 @@ describe.each([['JSON Lines', 'p.jsonl', undefined], ['a top-level array', 'p-ar
       const k = v === undefined ? 'missing' : String(Math.floor((v as number) / 2) * 2);
       buckets.set(k, (buckets.get(k) ?? 0) + 1);
     }
-    const b = await call(c.client, 'aggregate', { handle: h, ...units, bucket: { path: nform, width: 2 }, order: 'key_asc' });
+    const b = await call('aggregate', { handle: h, ...units, bucket: { path: nform, width: 2 }, order: 'key_asc' });
     expect([nform, new Map(b.data.groups.map((x: any) => [x.missing ? 'missing' : String(x.key), x.count]))]).toEqual([nform, buckets]);
   });
 });
@@ -155,7 +161,7 @@ describe.each([['JSON Lines', 'p.jsonl', undefined], ['a top-level array', 'p-ar
 test('$.t[0], $.t["0"] and t[0] in one aggregate are three columns, not one', async () => {
   const h = await open('p.jsonl');
   const dims = ['$.t[0]', '$.t["0"]', 't[0]'];
-  const r = await call(c.client, 'aggregate', { handle: h, group_by: dims, order: 'key_asc' });
+  const r = await call('aggregate', { handle: h, group_by: dims, order: 'key_asc' });
   const want = new Map<string, number>();
   for (const x of RECORDS) { const k = JSON.stringify(dims.map((d) => expected(x, d) ?? null)); want.set(k, (want.get(k) ?? 0) + 1); }
   expect(new Map(r.data.groups.map((g: any) => [JSON.stringify(g.key), g.count]))).toEqual(want);
@@ -171,17 +177,17 @@ test('a document read in parts: get_value_at_path, get_outline and extract_keys 
   ];
   expect(cases.map(([, w]) => w === undefined)).toEqual([false, true, true, false, true, false, false, false, false, true]);
   for (const [form, want] of cases) {
-    const v = await call(c.client, 'get_value_at_path', { handle: h, index: 0, path: form });
+    const v = await call('get_value_at_path', { handle: h, index: 0, path: form });
     expect([form, v.isError ? 'NOT_FOUND' : JSON.parse(v.data.value)]).toEqual([form, want === undefined ? 'NOT_FOUND' : want]);
-    const o = await call(c.client, 'get_outline', { handle: h, index: 0, path: form });
+    const o = await call('get_outline', { handle: h, index: 0, path: form });
     expect([form, o.isError]).toEqual([form, want === undefined]);
-    const k = await call(c.client, 'extract_keys', { handle: h, path: form });
+    const k = await call('extract_keys', { handle: h, path: form });
     expect([form, k.data.keys]).toEqual([form, want === undefined ? [] : Object.keys(want as object)]);
   }
   // a dot path's name reaches into an array's objects (Thoth); a JSONPath name selector selects nothing in an array
-  expect((await call(c.client, 'extract_keys', { handle: h, path: 't.a' })).data.keys).toEqual(['x']);
-  expect((await call(c.client, 'extract_keys', { handle: h, path: '$.t.a' })).data.keys).toEqual([]);
-  expect((await call(c.client, 'extract_keys', { handle: h, path: 't' })).data.keys).toEqual(['a', 'b']);
+  expect((await call('extract_keys', { handle: h, path: 't.a' })).data.keys).toEqual(['x']);
+  expect((await call('extract_keys', { handle: h, path: '$.t.a' })).data.keys).toEqual([]);
+  expect((await call('extract_keys', { handle: h, path: 't' })).data.keys).toEqual(['a', 'b']);
 });
 
 test('mcpgw aggregate (the CLI), on a file big enough for worker threads: the forms read apart, as the tool reads them', () => {

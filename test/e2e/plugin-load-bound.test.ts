@@ -21,7 +21,9 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** Runs the CLI with `plugin` configured; resolves with its exit code and output (kills it after 50 s: a hang). */
 function run(command: string, plugin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const config = path.join(tmp, `${path.basename(plugin)}.json`);
-  fs.writeFileSync(config, JSON.stringify({ root: './data', plugins: [path.join(FIXTURES, plugin)] }));
+  // The faulty plugin alone (no built-ins): the bound is per plugin, so no other plugin's load can meet it first on
+  // a loaded machine.
+  fs.writeFileSync(config, JSON.stringify({ root: './data', builtins: false, plugins: [path.join(FIXTURES, plugin)] }));
   return new Promise((resolve) => {
     const child = spawn(NODE, [CLI, command, '--config', config], { cwd: tmp, env: { PATH: process.env.PATH ?? '', HOME: tmp, MCPGW_PLUGIN_LOAD_TIMEOUT_MS: '1000' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
