@@ -208,6 +208,8 @@ export interface MatchScanOptions<H> {
   matcher: RecordMatcher<H>;
   /** First record (default 0). */
   from?: number;
+  /** Last record, exclusive (default the source's count). */
+  to?: number;
   signal?: AbortSignal;
   /** ms on the engine's clock: once past it, the scan stops after the batch in progress (`stoppedAt`). */
   deadline?: number;
