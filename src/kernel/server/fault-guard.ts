@@ -26,6 +26,9 @@ const calls = new AsyncLocalStorage<CallInFlight>();
  */
 export const GRACE_MS = 5000;
 
+/** The longest delay a timer takes (Node's: 2^31 − 1 ms; a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Who raised a fault: the plugin whose code is on its stack (Registry.blame), else undefined. */
 export type BlameFn = (err: unknown) => string | undefined;
 
@@ -38,17 +41,19 @@ export async function guardCall<T>(call: { plugin: string | undefined; tool: str
   let fail!: (err: McpgwError) => void;
   const fault = new Promise<never>((_, reject) => (fail = reject));
   const by = call.plugin === undefined ? '' : ` in ${call.plugin}`;
-  const timer = call.clock.setTimeout(() => {
+  // A deadline past a timer's 32-bit range (a command's, a huge requestTimeoutMs) is no deadline to guard.
+  const wait = call.deadline + GRACE_MS - call.clock.now();
+  const timer = wait > MAX_TIMER_MS ? null : call.clock.setTimeout(() => {
     fail(new McpgwError('INTERNAL_ERROR', capMessage(`Internal error${by} (tool ${call.tool}): the tool did not answer by its deadline (requestTimeoutMs ${call.timeoutMs} ms); its work was abandoned.`), {
       limit: { name: 'requestTimeoutMs', limit: call.timeoutMs, value: call.timeoutMs + GRACE_MS },
       hint: 'A fault of the plugin that registered the tool: report it there. The server goes on serving.',
       ...(call.plugin !== undefined ? { plugin: call.plugin } : {}),
     }));
-  }, call.deadline + GRACE_MS - call.clock.now(), { unref: true });
+  }, wait, { unref: true });
   try {
     return await calls.run({ plugin: call.plugin, tool: call.tool, fail }, () => Promise.race([Promise.resolve().then(handler), fault]));
   } finally {
-    timer.cancel();
+    timer?.cancel();
   }
 }
 
