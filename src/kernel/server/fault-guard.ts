@@ -11,14 +11,8 @@ import { capMessage, McpgwError, shownInput } from '../errors';
  * whose handler has not settled at its deadline (plus GRACE_MS for an answer on its way) is answered too.
  */
 
-/** What a call in flight registers: its plugin and tool, and how to answer it when a fault is traced to it. */
-interface CallInFlight {
-  plugin: string | undefined;
-  tool: string;
-  fail(err: McpgwError): void;
-}
-
-const calls = new AsyncLocalStorage<CallInFlight>();
+/** Each call in flight: its plugin and tool, and how to answer it when a fault is traced to it. */
+const calls = new AsyncLocalStorage<{ plugin: string | undefined; tool: string; fail(err: McpgwError): void }>();
 
 /**
  * Past the deadline, time a handler still has to deliver an answer it is finishing: a page stopped at the deadline
@@ -28,7 +22,6 @@ export const GRACE_MS = 5000;
 
 /** The longest delay a timer takes (Node's: 2^31 − 1 ms; a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** Who raised a fault: the plugin whose code is on its stack (Registry.blame), else undefined. */
 export type BlameFn = (err: unknown) => string | undefined;
 
