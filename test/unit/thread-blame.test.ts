@@ -1,10 +1,10 @@
 /**
- * A query language plugin's fault and log lines on the engine's worker threads (docs/architecture.md "Isolation and
- * blame"): its crash reaches the main thread with the thread's stack — so the plugin on it is blamed — and its
- * `context.log` lines reach the server's log, tagged `thread: true`, for scans and for aggregates' `where` (with the
- * loader's own debug line for the thread's load). The
- * fixture (test/fixtures/plugins/faulty-language.cjs) logs a warning and an error, then throws a TypeError, on a record
- * holding "boom". Uses the BUILT worker scripts (dist/): `npx tsc -b` (jest's global setup does it).
+ * A query language plugin's fault and log lines on the engine's worker threads (docs/architecture.md
+ * "Isolation and blame"): its crash reaches the main thread with the thread's stack, so the plugin on it is blamed,
+ * and its `context.log` lines reach the server's log, tagged `thread: true`, for scans and for aggregates' `where`
+ * (with the loader's own debug line for the thread's load). The fixture (test/fixtures/plugins/faulty-language.cjs)
+ * logs a warning and an error, then throws a TypeError, on a record holding "boom". Uses the BUILT worker scripts
+ * (dist/): `npx tsc -b` (jest's global setup does it).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
