@@ -6,7 +6,7 @@
  * `mcpgw/plugin-api` typings, then start the installed `mcpgw serve` and use every plugin through a
  * real MCP client.
  *
- * - @acme/mcpgw-format-csv: a format, CommonJS, csv-parse from the registry, plugin options.
+ * - mcpgw-format-csv (examples/plugins/csv): a format on the indexing kit, CommonJS, csv-parse from the registry, plugin options.
  * - mcpgw-query-jq: a query language, ESM only, jq as WebAssembly inside the jq-web package.
  * - @acme/mcpgw-tools-peek: a tool bundle in TypeScript (compiled here against the installed typings)
  *   that uses the registries, the sandboxed files, limits, progress and cancellation.
@@ -51,7 +51,7 @@ beforeAll(() => {
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'analytics-app', version: '1.0.0', private: true }, null, 2));
 
   const mcpgwTgz = pack(REPO);
-  const csvTgz = pack(stage('mcpgw-format-csv'));
+  const csvTgz = pack(stageAt(path.join(REPO, 'examples', 'plugins', 'csv'), path.join(tmp, 'src', 'csv')));
   const jqTgz = pack(stage('mcpgw-query-jq'));
   const install = INSTALL;
   ok('npm', [...install, mcpgwTgz, csvTgz, jqTgz, `@types/node@${TYPES_NODE}`], app);
@@ -71,7 +71,7 @@ beforeAll(() => {
     [
       'root: ./data',
       'plugins:',
-      '  - ["@acme/mcpgw-format-csv", { cast: true }]',
+      '  - ["mcpgw-format-csv", { cast: true }]',
       '  - mcpgw-query-jq',
       '  - ["@acme/mcpgw-tools-peek", { maxResults: 5 }]',
       '',
@@ -95,7 +95,7 @@ describe('the packed packages', () => {
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"
     const api = spawnSync(NODE, ['-e', 'const a = require("mcpgw/plugin-api"), k = require("mcpgw/plugin-kit"); process.stdout.write(Object.keys(a).length + " " + k.PLUGIN_API_VERSION + " " + typeof k.definePlugin)'], { cwd: app, encoding: 'utf8' });
-    expect(api.stdout).toBe('0 3.1.0 function');
+    expect(api.stdout).toBe('0 3.2.0 function');
     // the peek plugin was compiled against those typings
     expect(fs.readFileSync(path.join(app, 'node_modules', '@acme', 'mcpgw-tools-peek', 'dist', 'index.d.ts'), 'utf8')).toContain('mcpgw/plugin-api');
   });
@@ -140,7 +140,7 @@ describe('the packed packages', () => {
     expect(list.filter((p) => p.source === 'builtin').map((p) => p.name)).toEqual(expect.arrayContaining(['@mcpgw/format-jsonl', '@mcpgw/query-jsonpath', '@mcpgw/tools-explore']));
     const third = list.filter((p) => p.source !== 'builtin');
     expect(third).toEqual([
-      { name: '@acme/mcpgw-format-csv', version: '1.0.0', apiVersion: '^3.0.0', source: '@acme/mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
+      { name: 'mcpgw-format-csv', version: '1.0.0', apiVersion: '^3.1.0', source: 'mcpgw-format-csv', formats: ['csv'], queryLanguages: [], bundles: [], tools: [] },
       { name: 'mcpgw-query-jq', version: '0.3.0', apiVersion: '^3.0.0', source: 'mcpgw-query-jq', formats: [], queryLanguages: ['jq'], bundles: [], tools: [] },
       { name: '@acme/mcpgw-tools-peek', version: '2.0.0', apiVersion: '^3.0.0', source: '@acme/mcpgw-tools-peek', formats: [], queryLanguages: [], bundles: ['peek'], tools: ['peek_query', 'peek_capabilities'] },
     ]);
@@ -148,10 +148,10 @@ describe('the packed packages', () => {
 
   test('bad options for an installed plugin: exit 2 naming the plugin and the key', () => {
     const cfg = path.join(app, 'bad-options.yaml');
-    fs.writeFileSync(cfg, 'root: ./data\nplugins:\n  - ["@acme/mcpgw-format-csv", { delimiter: ";;", cast: "yes" }]\n');
+    fs.writeFileSync(cfg, 'root: ./data\nplugins:\n  - ["mcpgw-format-csv", { delimiter: ";;", cast: "yes" }]\n');
     const r = mcpgw(['check', '--config', cfg]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('Plugin @acme/mcpgw-format-csv@1.0.0: invalid options');
+    expect(r.stderr).toContain('Plugin mcpgw-format-csv@1.0.0: invalid options');
     expect(r.stderr).toMatch(/delimiter: .*1 character/);
     expect(r.stderr).toMatch(/cast: .*boolean/);
   });
@@ -182,7 +182,7 @@ describe('the installed mcpgw serve, through a real MCP client', () => {
     expect(r.data.query_languages).toContain('jq');
   });
 
-  test('CSV (CommonJS format plugin): open_file, get_record and search work on a .csv with quotes, commas and newlines in fields', async () => {
+  test('CSV (the example format plugin, CommonJS): open_file, get_record and search work on a .csv with quotes, commas and newlines in fields', async () => {
     const opened = await call(conn.client, 'open_file', { path: 'people.csv' });
     expect(opened.isError).toBe(false);
     expect(opened.data).toMatchObject({ path: 'people.csv', file_type: 'csv', format: 'csv', record_count: 3 });

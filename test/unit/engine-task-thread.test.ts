@@ -48,7 +48,8 @@ test('a task runs on an engine thread with the plugin API, and its thread, given
 test('a module without the named function answers fatal on the port; a thread that exits is reported to the task', async () => {
   const t = scan.thread!({ module: MODULE, name: 'notAFunction' });
   const m = await new Promise<Record<string, unknown>>((resolve) => t.port.once('message', resolve));
-  expect(m).toEqual({ type: 'fatal', code: 'INTERNAL_ERROR', message: `Task: ${MODULE} exports no function "notAFunction"` });
+  // With the stack of the throw, so blame reaches the task's own code (a plugin's crash on a thread names its place).
+  expect(m).toEqual({ type: 'fatal', code: 'INTERNAL_ERROR', message: `Task: ${MODULE} exports no function "notAFunction"`, stack: expect.stringContaining(`exports no function "notAFunction"\n    at `) });
   t.terminate();
   const dying = scan.thread!({ module: MODULE, name: 'echo' });
   await reply(dying, 'warm'); // the task runs

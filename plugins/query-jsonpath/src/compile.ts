@@ -1,5 +1,5 @@
 import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, NumberLikeCheck, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { forJsonP3Check, IRegexpFunction, re2Refusal } from './iregexp-functions';
@@ -401,7 +401,57 @@ function compileChecked(text: string, options: CompileOptions, makeError: MakeEr
     }
   };
 
-  return build(path, text, walk, run, budgetOf, warnings);
+  const compiled = build(path, text, walk, run, budgetOf, warnings);
+  let checks: NumberLikeCheck[] | undefined;
+  (compiled as { numberLikeChecks?: () => readonly NumberLikeCheck[] }).numberLikeChecks = () =>
+    (checks ??= numberLikeComparisons(path).map((c) => ({ path: c.path, comparison: c.comparison, asNumbers: c.asNumbers, query: compileChecked(c.check, options, makeError, cmp) })));
+  return compiled;
+}
+
+const NUMBER_COMPARISONS = new Set(['==', '<', '<=', '>', '>=']);
+
+/**
+ * The comparisons of a singular query with a number literal in `path`'s filters, nested queries included (`!=` is left
+ * out: a string already differs from every number), at most 3, each with the text of its check query: the whole query
+ * printed with the filter holding the comparison, `E`, replaced by `(E') && !(E)`, where `E'` is `E` with the
+ * comparison replaced by `(number(P) OP N && !(P >= 0 || P < 0))` — so it selects just what the comparison passed by
+ * for a string that reads as a number meeting it (CompiledQuery.numberLikeChecks). Walked without recursion.
+ */
+function numberLikeComparisons(path: JSONPathQuery): { path: string; comparison: string; asNumbers: string; check: string }[] {
+  const found: { e: any; filter: any; query: any; literal: string; queryLeft: boolean }[] = [];
+  const stack: [unknown, unknown][] = [[path, null]];
+  while (stack.length && found.length < 3) {
+    const [n, filter] = stack.pop() as [any, any];
+    if (n instanceof JSONPathQuery) {
+      for (const seg of n.segments as any[]) for (const sel of seg.selectors) if (sel instanceof S.FilterSelector) stack.push([sel.expression, sel.expression]);
+    } else if (n instanceof X.LogicalExpression) stack.push([n.expression, filter]);
+    else if (n instanceof X.PrefixExpression) stack.push([n.right, filter]);
+    else if (n instanceof X.InfixExpression) {
+      const isQuery = (x: any) => (x instanceof X.RelativeQuery || x instanceof X.RootQuery) && x.path.singularQuery();
+      if (NUMBER_COMPARISONS.has(n.operator) && isQuery(n.left) && n.right instanceof X.NumberLiteral) found.push({ e: n, filter, query: n.left, literal: String(n.right.token?.value ?? n.right.value), queryLeft: true });
+      else if (NUMBER_COMPARISONS.has(n.operator) && isQuery(n.right) && n.left instanceof X.NumberLiteral) found.push({ e: n, filter, query: n.right, literal: String(n.left.token?.value ?? n.left.value), queryLeft: false });
+      else { stack.push([n.right, filter]); stack.push([n.left, filter]); }
+    } else if (n instanceof X.FunctionExtension) for (const a of n.args) stack.push([a, filter]);
+    else if (n instanceof X.RootQuery || n instanceof X.RelativeQuery) stack.push([n.path, filter]);
+  }
+  return found.map(({ e, filter, query, literal, queryLeft }) => {
+    const p = query.toString();
+    const comparison = queryLeft ? `${p} ${e.operator} ${literal}` : `${literal} ${e.operator} ${p}`;
+    const asNumbers = queryLeft ? `number(${p}) ${e.operator} ${literal}` : `${literal} ${e.operator} number(${p})`;
+    // Printed with own toString functions over the classes' (removed at once): the comparison, then its filter.
+    const original = filter.toString();
+    e.toString = () => `(${asNumbers} && !(${p} >= 0 || ${p} < 0))`;
+    let check: string;
+    try {
+      const rewritten = filter.toString();
+      filter.toString = () => `(${rewritten}) && !(${original})`;
+      check = path.toString();
+    } finally {
+      delete e.toString;
+      delete filter.toString;
+    }
+    return { path: p, comparison, asNumbers, check };
+  });
 }
 
 type Run = (q: JSONPathQuery, v: unknown, o?: EvaluateOptions) => QueryNode[];

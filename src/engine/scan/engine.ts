@@ -7,11 +7,12 @@ import type { Logger } from '../../kernel/contracts/plugin';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
 import type { CompiledQuery, QueryNode } from '../../kernel/contracts/query';
-import type { MatchScanOptions, MatchScanResult, MissingMembers, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
+import type { MatchScanOptions, MatchScanResult, MissingMembers, NumberLikeWarning, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
 import { clipText, McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateOptions, evaluateRecord, inRange, inRangeCount, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { missingMembers } from './hints';
+import { numberLikeStrings } from './number-like';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
@@ -96,6 +97,11 @@ export class QueryScanEngine implements ScanEngine {
 
   missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers> {
     return missingMembers(source, names, signal);
+  }
+
+  /** Counts what a query's comparisons with numbers passed by (number-like.ts). */
+  numberLikeStrings(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]> {
+    return numberLikeStrings(query, options, (o) => this.run(o));
   }
 
   /** The record loop over a caller's matcher (contracts/scan.ts, match.ts). */

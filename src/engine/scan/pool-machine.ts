@@ -105,7 +105,7 @@ export type PoolEvent =
   | { type: 'start' }
   | { type: 'ready' }
   | { type: 'fatal'; code: string; message: string; stack?: string }
-  | { type: 'workerError'; message: string }
+  | { type: 'workerError'; message: string; stack?: string }
   | { type: 'abort' }
   | { type: 'batchRead'; batch: BatchInfo }
   | { type: 'sourceExhausted' }
@@ -172,7 +172,7 @@ export function step(s: PoolState, event: PoolEvent, now: number): PoolAction[] 
       return [{ type: 'fail', code: isErrorCode(event.code) ? event.code : 'INTERNAL_ERROR', message: event.message, ...(event.stack !== undefined ? { stack: event.stack } : {}) }];
     case 'workerError':
       s.phase = 'failed';
-      return [{ type: 'fail', code: 'INTERNAL_ERROR', message: `A scan worker failed: ${event.message}` }];
+      return [{ type: 'fail', code: 'INTERNAL_ERROR', message: `A scan worker failed: ${event.message}`, ...(event.stack !== undefined ? { stack: event.stack } : {}) }];
     case 'abort':
       s.phase = 'cancelled';
       return [{ type: 'fail', code: 'CANCELLED', message: 'The request was cancelled.' }];

@@ -276,7 +276,7 @@ export class ThreadPool implements WorkerPool {
     };
 
     try {
-      for (let t = 0; t < threads; t++) slots.push(start(init, route, (err) => deliver({ type: 'workerError', message: err.message })));
+      for (let t = 0; t < threads; t++) slots.push(start(init, route, (err) => deliver({ type: 'workerError', message: err.message, ...(typeof err.stack === 'string' ? { stack: err.stack } : {}) })));
       if (opts.signal?.aborted) deliver({ type: 'abort' });
       const it = source.batches({ from, to, signal: opts.signal })[Symbol.asyncIterator]();
       /** The batch last read (posted, or held as the oversized record the machine evaluates here). */

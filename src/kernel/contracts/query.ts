@@ -115,6 +115,13 @@ export interface QueryWarning {
   position?: number;
 }
 
+/**
+ * A comparison of a singular path with a number (`@.lat > 66.5`) and the query selecting what it passed by for strings
+ * that read as numbers meeting it (RFC 9535 §2.3.5.2.2 compares no string with a number): `path`, `comparison` and
+ * `asNumbers` (`number(@.lat) > 66.5`) as the language writes them; `query` compiled with the query's options.
+ */
+export interface NumberLikeCheck { path: string; comparison: string; asNumbers: string; query: CompiledQuery }
+
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {
   readonly text: string;
@@ -154,6 +161,8 @@ export interface CompiledQuery {
    * then judges threads by the bytes to scan, as for any query.
    */
   readonly usesRegex?: boolean;
+  /** Optional (API 3.2): at most 3 {@link NumberLikeCheck}s, computed on first call; `ScanEngine.numberLikeStrings` runs them. */
+  numberLikeChecks?(): readonly NumberLikeCheck[];
   /** Notes about the query itself, found at compile time (see {@link QueryWarning}); absent when there are none. */
   readonly warnings?: readonly QueryWarning[];
   /** The language's registered name (set by the kernel registry when absent), so a worker thread can recompile it. */

@@ -123,6 +123,9 @@ export interface ScanResult {
   unparsed?: number;
 }
 
+/** NUMBER_LIKE_STRINGS (`ScanEngine.numberLikeStrings`): in `count` records `path`'s comparison passed such strings by. */
+export interface NumberLikeWarning { code: 'NUMBER_LIKE_STRINGS'; message: string; count: number; path: string }
+
 /** What `ScanEngine.missingMembers` found: records examined, and each name none of them has with the nearest ones. */
 export interface MissingMembers {
   /** Records examined (from the start of the file, within the engine's bounds). */
@@ -165,6 +168,11 @@ export interface ScanEngine {
    */
   missingMembers(source: RecordSource, names: readonly string[], signal?: AbortSignal): Promise<MissingMembers>;
   /**
+   * Optional (API 3.2): a count-only scan of each of `query.numberLikeChecks()` in its addressing, under `deadline`;
+   * a warning for each that selects any. A check that cannot run gives none. @throws CANCELLED
+   */
+  numberLikeStrings?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]>;
+  /**
    * One of the engine's worker threads (the pool scans and aggregates share) for a plugin's own work (plugin API 2.12):
    * the thread loads `task.module` and calls its export `task.name` with its end of a port and `task.data`. The caller
    * talks to it over `port` and gives the thread back with `release()` once every message it sent is answered, or ends
@@ -200,6 +208,8 @@ export interface MatchScanOptions<H> {
   matcher: RecordMatcher<H>;
   /** First record (default 0). */
   from?: number;
+  /** Last record, exclusive (default the source's count). */
+  to?: number;
   signal?: AbortSignal;
   /** ms on the engine's clock: once past it, the scan stops after the batch in progress (`stoppedAt`). */
   deadline?: number;

@@ -21,6 +21,6 @@ export function runTask(init: { port: MessagePort; module: string; name: string;
     if (typeof fn !== 'function') throw new Error(`${init.module} exports no function "${init.name}"`);
     (fn as (port: MessagePort, data: unknown) => void)(init.port, init.data);
   } catch (err) {
-    init.port.postMessage({ type: 'fatal', code: 'INTERNAL_ERROR', message: `Task: ${(err as Error).message}` });
+    init.port.postMessage({ type: 'fatal', code: 'INTERNAL_ERROR', message: `Task: ${(err as Error).message}`, ...(typeof (err as Error).stack === 'string' ? { stack: (err as Error).stack } : {}) });
   }
 }

@@ -11,7 +11,7 @@
  *   each at its place (`/17`, `/3/name`): over a JSON Lines file addressed whole (json_read, mcpgw query), `[?…]`
  *   selects records;
  * - any other value is one node at its place (`user.name` → `/user/name`), or, computed by a function, a multi-select
- *   or arithmetic, at "" (it has no place of its own).
+ *   or arithmetic, at "" (it has no place of its own; under the record split, the place of its record).
  * Numbers stay exact: values come back as the file has them, and comparisons of numbers are exact (located.ts).
  */
 import { compile, tokenize } from '@jmespath-community/jmespath';

@@ -102,11 +102,9 @@ export function evaluate(node: ExpressionNode, current: Located): Located {
     case 'Pipe':
       return evaluate(n.right, evaluate(n.left, current));
     case 'Projection': {
-      if (n.left.type === 'IndexExpression' && n.left.right.type === 'Slice') {
-        const base = evaluate(n.left, current);
-        if (typeof base.value === 'string') return evaluate(n.right, base);
-      }
       const base = evaluate(n.left, current);
+      // a slice of a string (`name[0:3]`) is a string, to which the rest applies as to any value
+      if (typeof base.value === 'string' && n.left.type === 'IndexExpression' && n.left.right.type === 'Slice') return evaluate(n.right, base);
       if (!Array.isArray(base.value)) return NULL;
       return listOf(elements(base).map((e) => evaluate(n.right, e)).filter((r) => r.value !== null));
     }

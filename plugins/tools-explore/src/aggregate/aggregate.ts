@@ -236,11 +236,11 @@ async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult,
 
 async function answer(ctx: ToolContext, args: Args, signature: string, spec: Spec, r: AggregateResult, offset: number, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<Output> {
   const warnings: NonNullable<Output['warnings']> = [];
-  // A where predicate comparing a path with a number: how many records hold a number-like string there (first page).
-  if (offset === 0 && spec.filter && source.rootIsSequence) {
-    const { numberLikeStrings } = require('../search/predicate-engine') as typeof import('../search/predicate-engine');
-    const { jsonPathLanguage } = require('../search/query-page') as typeof import('../search/query-page');
-    warnings.push(...await numberLikeStrings(ctx, { file: fileFor(ctx, args.handle) }, jsonPathLanguage(ctx), spec.filter));
+  // A where comparing a path with a number: what strings reading as numbers there did not meet (first page).
+  if (offset === 0 && spec.where) {
+    const { numberLikeNotes } = require('../search/number-like') as typeof import('../search/number-like');
+    const { predicateSpelling } = require('../search/predicate-engine') as typeof import('../search/predicate-engine');
+    warnings.push(...await numberLikeNotes(ctx, source, spec.where.query, spec.where.as === 'filter' ? 'file' : 'record', spec.filter ? predicateSpelling : undefined));
   }
   // The queries' own warnings (NOT_I_REGEXP), as every explorer tool that takes a JSONPath passes them on.
   for (const q of [spec.where?.query, spec.each]) if (q) warnings.push(...queryWarnings(q));

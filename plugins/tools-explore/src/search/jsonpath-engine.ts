@@ -1,5 +1,6 @@
 import type { QueryLanguage, ToolContext } from 'mcpgw/plugin-api';
 import type { QueryCursor } from './cursors';
+import { numberLikeNotes } from './number-like';
 import { compileQuery, nodePreview, queryPage, scanQuery } from './query-page';
 import { countsOf, shownPreview, type Page, type SearchRequest } from './shape';
 
@@ -15,5 +16,11 @@ export async function rootSearch(ctx: ToolContext, request: SearchRequest<QueryC
   const query = compileQuery(ctx, language, args.query, args.match_case);
   const counts = countsOf(source);
   const result = await scanQuery(ctx, request, query, 'record', counts);
-  return queryPage(ctx, request, query, result, counts, (node) => ({ record_index: node.record, ...shownPreview(nodePreview(node.path, node.value)), match_path: node.path }));
+  const page = await queryPage(ctx, request, query, result, counts, (node) => ({ record_index: node.record, ...shownPreview(nodePreview(node.path, node.value)), match_path: node.path }));
+  // Comparisons with numbers that strings reading as numbers did not meet (nested filters too): said on the first page.
+  if (!request.resume) {
+    const notes = await numberLikeNotes(ctx, source, query, 'record');
+    if (notes.length) page.warnings = [...(page.warnings ?? []), ...notes];
+  }
+  return page;
 }

@@ -1,4 +1,5 @@
-import type { CompiledQuery, QueryLanguage, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import type { QueryLanguage, ScanResult, ToolContext } from 'mcpgw/plugin-api';
+import { numberLikeNotes } from './number-like';
 import type { QueryCursor } from './cursors';
 import { translatePredicate } from './predicate';
 import { filterOf, PREDICATE } from './predicate-language';
@@ -56,8 +57,8 @@ export async function sequenceSearch(ctx: ToolContext, request: SearchRequest<Qu
   }, 'file');
   if (!jsonpath) return page;
   const translated = filterOf(query);
-  if (!resume && source.rootIsSequence) {
-    const notes = await numberLikeStrings(ctx, request, jsonpath, translated);
+  if (!resume) {
+    const notes = await numberLikeNotes(ctx, source, query, 'file', predicateSpelling);
     if (notes.length) page.warnings = [...(page.warnings ?? []), ...notes];
   }
   // The translation of a long predicate is shown cut, with its length (the query itself is capped at 16 KiB).
@@ -65,50 +66,13 @@ export async function sequenceSearch(ctx: ToolContext, request: SearchRequest<Qu
   return withFilter(page, filter);
 }
 
-const PATH = String.raw`@(?:\.[A-Za-z_][\w]*|\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|-?\d+)\])*`;
-const NUM = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
-const OP = String.raw`(?:==|!=|<=|>=|<|>)`;
-const PATH_OP_NUM = new RegExp(String.raw`(^|[^\w(])(${PATH})\s*${OP}\s*${NUM}`, 'g');
-const NUM_OP_PATH = new RegExp(String.raw`${NUM}\s*${OP}\s*(${PATH})`, 'g');
-
-/** The singular paths a filter compares with a number literal (`@.lat > 66.5`, `10 <= @.n`; not `number(@.lat)`), at most 3. */
-export function comparedWithNumbers(filter: string): string[] {
-  const out = new Set<string>();
-  for (const m of filter.matchAll(PATH_OP_NUM)) out.add(m[2]!);
-  for (const m of filter.matchAll(NUM_OP_PATH)) if (!filter.slice(0, m.index! + m[0].length).endsWith(`number(${m[1]})`)) out.add(m[1]!);
-  return [...out].slice(0, 3);
-}
-
-/**
- * NUMBER_LIKE_STRINGS warnings: for each path the predicate compares with a number, how many records hold there a
- * string that reads as a number (`"lat": "42.53176"`), which RFC 9535 never compares with a number, so the predicate
- * passed them by without a word. Counted by a second count-only scan of the file under the same deadline (only on the
- * first page); a count cut by the deadline is given as "at least".
- */
-export async function numberLikeStrings(ctx: ToolContext, { file }: Pick<SearchRequest<QueryCursor>, 'file'>, language: ReturnType<typeof jsonPathLanguage>, filter: string): Promise<{ code: string; message: string }[]> {
-  const out: { code: string; message: string }[] = [];
-  for (const p of comparedWithNumbers(filter)) {
-    let check: CompiledQuery;
-    try {
-      check = language.compile(`$[?(number(${p}) >= 0 || number(${p}) < 0) && !(${p} >= 0 || ${p} < 0)]`, { maxDepth: ctx.limits.maxDepth });
-    } catch { continue; }
-    let r: ScanResult;
-    try {
-      r = await ctx.scan.run({ source: file.opened.source, query: check, addressing: 'file', unit: 'records', limit: 0, countAll: true, signal: ctx.signal, deadline: ctx.deadline });
-    } catch { continue; }
-    const n = r.total ?? 0;
-    if (n === 0) continue;
-    const shown = '$' + p.slice(1);
-    out.push({
-      code: 'NUMBER_LIKE_STRINGS',
-      message: `${r.complete ? '' : 'At least '}${n} record${n === 1 ? '' : 's'} hold ${shown} as a string that reads as a number (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number, so ${n === 1 ? 'it was' : 'they were'} passed by. To compare them as numbers write number(${shown}) in the predicate, e.g. number(${shown}) > 66.5.`,
-    });
-  }
-  return out;
-}
-
 /** The page with `filter` placed after `next_cursor`, where the answer has always had it. */
 function withFilter(page: Page, filter: string): Page {
   const { hint, cut, warnings, ...head } = page;
   return { ...head, filter, ...(hint ? { hint } : {}), ...(cut ? { cut } : {}), ...(warnings ? { warnings } : {}) };
+}
+
+/** A record predicate names members from the record, `$.lat`: its translation's `@.lat` written so in messages. */
+export function predicateSpelling(message: string): string {
+  return message.replace(/(^|[\s(])@(?=[.[])/g, '$1$$');
 }

@@ -290,8 +290,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   };
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
   let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled, 'file') : undefined;
-  // A filter over the records comparing a member with a number: how many records hold a number-like string there.
-  const numberNotes = spec.position === undefined && spec.language === 'jsonpath' && source.rootIsSequence ? await numberLikeStrings(ctx, source, spec.query) : [];
+  // Comparisons with numbers (in any filter of the query, any language that gives its checks) that strings reading as
+  // numbers did not meet: counted by the engine in file addressing, on the first page.
+  const numberNotes = spec.position === undefined && source.rootIsSequence && ctx.scan.numberLikeStrings
+    ? (await ctx.scan.numberLikeStrings(spec.compiled, { source, addressing: 'file', unit: 'records', signal: ctx.signal, deadline: ctx.deadline })).map((w) => ({ code: w.code, message: w.message }))
+    : [];
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
     language: spec.language,
@@ -510,56 +513,3 @@ function finish(ctx: ToolContext, fileId: string, file: ReaderFile, spec: PageSp
   return result;
 }
 
-const PATH = String.raw`@(?:\.[A-Za-z_][\w]*|\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|-?\d+)\])*`;
-const NUM = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
-const OP = String.raw`(?:==|!=|<=|>=|<|>)`;
-const PATH_OP_NUM = new RegExp(String.raw`(^|[^\w(])(${PATH})\s*${OP}\s*${NUM}`, 'g');
-const NUM_OP_PATH = new RegExp(String.raw`${NUM}\s*${OP}\s*(${PATH})`, 'g');
-
-/**
- * NUMBER_LIKE_STRINGS for a query `$[?…]` over the records that compares a member with a number (`$[?@.lat > 66.5]`):
- * how many records hold there a string that reads as a number, which RFC 9535 never compares with a number. Counted
- * by a count-only scan under the call's deadline ("at least" when it stopped early); at most 3 paths. Only for a
- * filter on the records themselves (the first segment), where the count is of what the filter met.
- */
-/** The filter of a query whose first segment is `$[?…]` (what follows the segment may be anything), or null. */
-function firstFilter(query: string): string | null {
-  const m = /^\s*\$\s*\[\s*\?/.exec(query);
-  if (!m) return null;
-  let depth = 1;
-  for (let i = m[0].length; i < query.length; i++) {
-    const c = query[i]!;
-    if (c === "'" || c === '"') {
-      for (i++; i < query.length && query[i] !== c; i++) if (query[i] === '\\') i++;
-    } else if (c === '[' || c === '(') depth++;
-    else if ((c === ']' || c === ')') && --depth === 0) return c === ']' ? query.slice(m[0].length, i) : null;
-  }
-  return null;
-}
-
-async function numberLikeStrings(ctx: ToolContext, source: RecordSource, query: string): Promise<{ code: string; message: string }[]> {
-  const filter = firstFilter(query);
-  if (filter === null) return [];
-  const language = ctx.registry.queryLanguages.get('jsonpath');
-  if (!language) return [];
-  const paths = new Set<string>();
-  for (const x of filter.matchAll(PATH_OP_NUM)) paths.add(x[2]!);
-  for (const x of filter.matchAll(NUM_OP_PATH)) if (!filter.slice(0, x.index! + x[0].length).endsWith(`number(${x[1]})`)) paths.add(x[1]!);
-  const out: { code: string; message: string }[] = [];
-  for (const p of [...paths].slice(0, 3)) {
-    let n = 0;
-    let complete = true;
-    try {
-      const check = language.compile(`$[?(number(${p}) >= 0 || number(${p}) < 0) && !(${p} >= 0 || ${p} < 0)]`, { maxDepth: ctx.limits.maxDepth });
-      const r = await ctx.scan.run({ source, query: check, addressing: 'file', unit: 'records', limit: 0, countAll: true, signal: ctx.signal, deadline: ctx.deadline });
-      n = r.total ?? 0;
-      complete = r.complete;
-    } catch { continue; }
-    if (n === 0) continue;
-    out.push({
-      code: 'NUMBER_LIKE_STRINGS',
-      message: `${complete ? '' : 'At least '}${n} record${n === 1 ? '' : 's'} hold ${p} as a string that reads as a number (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number, so ${n === 1 ? 'it was' : 'they were'} passed by. To compare them as numbers write number(${p}), e.g. $[?number(${p}) > 66.5].`,
-    });
-  }
-  return out;
-}
