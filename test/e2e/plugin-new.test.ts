@@ -60,6 +60,16 @@ test('the package\'s test fails when the plugin is broken (the test is no formal
   expect(tested.stdout).toMatch(/^# fail [12]$/m);
 }, 180_000);
 
+test('mcpgw --help names plugin new; mcpgw plugin new --help its arguments', () => {
+  const help = mcpgw(['--help'], tmp);
+  expect(help.status).toBe(0);
+  expect(help.stdout).toMatch(/^ {2}plugin +plugin development: `plugin new` writes a plugin package$/m);
+  const own = mcpgw(['plugin', 'new', '--help'], tmp);
+  expect(own.status).toBe(0);
+  expect(own.stdout).toContain('Usage: mcpgw plugin new [options] <kind> <name>');
+  expect(own.stdout).toContain('format, language or tools');
+});
+
 test('refusals exit 2 with what to do: an unknown kind, a name npm refuses, a folder that is not empty', () => {
   const kind = mcpgw(['plugin', 'new', 'theme', 'x'], tmp);
   expect({ status: kind.status, stderr: kind.stderr }).toEqual({ status: 2, stderr: 'mcpgw: plugin new: the kind is one of format, language, tools, not "theme".\n' });
