@@ -303,18 +303,21 @@ import { definePlugin } from 'mcpgw/plugin-kit';
  * (\`context.records.openFramed\`) does the rest: the index, the persistent index, growth, malformed-record reports.
  */
 const LF = 0x0a;
-const isBlank = (b: number) => b === 0x20 || b === 0x09 || b === 0x0d;
 const STATE_TAG = 0x4c;
 
-/** The framing pass: pushes the start of every non-blank line, resumable from a saved state. */
+/**
+ * The framing pass: pushes the start of every line that is not blank, resumable from a saved state. Blank: JSON
+ * whitespace, by the engine's walker (\`context.toolkit.json\`).
+ */
 class LineFramer implements RecordFramer {
   constructor(private readonly index: OffsetIndex, private lineStart: number, private pushed: boolean, private readonly context: PluginContext) {}
 
   feed(offset: number, bytes: Uint8Array): void {
+    const blank = this.context.toolkit.json.isJsonWhitespace;
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i]!;
       if (b === LF) { this.lineStart = offset + i + 1; this.pushed = false; }
-      else if (!this.pushed && !isBlank(b)) { this.index.push(this.lineStart, NaN); this.pushed = true; }
+      else if (!this.pushed && !blank(b)) { this.index.push(this.lineStart, NaN); this.pushed = true; }
     }
   }
 
@@ -366,7 +369,7 @@ export default definePlugin({
       detect,
       open: (file, options) => context.records.openFramed(file, options, {
         format: '${id}',
-        framing: { isPadding: (b) => b === LF || isBlank(b), separator: { byte: LF, where: 'before' } },
+        framing: { isPadding: context.toolkit.json.isJsonWhitespace, separator: { byte: LF, where: 'before' } },
         start: (index, from) => new LineFramer(index, from, false, context),
         restore: (index, state) => LineFramer.restore(index, state, context),
       }),

@@ -177,13 +177,13 @@ describe('plugin loading', () => {
     expect(r.stderr).toContain(`relative to ${tmp}`);
   });
 
-  test('an apiVersion mismatch: exit 2 naming the plugin, its range and the kernel\'s 3.0.0', () => {
+  test('an apiVersion mismatch: exit 2 naming the plugin, its range and the kernel\'s 3.2.0', () => {
     writeConfig({ root: './data', plugins: [API_V4] });
     const r = mcpgw(['check']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('future-plugin@4.1.0');
     expect(r.stderr).toContain('^4.0.0');
-    expect(r.stderr).toContain('plugin API 3.0.0');
+    expect(r.stderr).toContain('plugin API 3.2.0');
     expect(r.stdout).toBe('');
   });
 

@@ -63,7 +63,7 @@ test('the package\'s test fails when the plugin is broken (the test is no formal
 test('mcpgw --help names plugin new; mcpgw plugin new --help its arguments', () => {
   const help = mcpgw(['--help'], tmp);
   expect(help.status).toBe(0);
-  expect(help.stdout).toMatch(/^ {2}plugin +plugin development: `plugin new` writes a plugin package$/m);
+  expect(help.stdout).toMatch(/^ {2}plugin +plugin development: `plugin new` writes a$/m);
   const own = mcpgw(['plugin', 'new', '--help'], tmp);
   expect(own.status).toBe(0);
   expect(own.stdout).toContain('Usage: mcpgw plugin new [options] <kind> <name>');
