@@ -11,6 +11,9 @@
  *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
  *   is its first record; a slice whose thread has been on one record for half the page's time has that record
  *   reported as stuck (never evaluated again), so that a walk of pages always ends.
+ * - With `job.parts` (more groups than the engine's table holds), each thread keeps the whole table of its records
+ *   (within `parts.threadBytes`, else the job fails with aggregateGroupBytes) and, once every slice is done, hands it
+ *   over one hash part at a time: the part's tables from every thread are merged and given to `parts.onPart`.
  * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
