@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, HTTP_DEFAULTS } from '../kernel/config';
 import { BUILTIN_COMMANDS, PluginLoadError } from '../kernel/plugins/loader';
@@ -47,7 +48,7 @@ export function buildProgram(): Command {
   configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
     .action((opts: CommonOptions) => checkCommand(opts));
   configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
-    .argument('<file>', 'the JSON, JSON Lines or JSON-seq file (with --root: a path under the root)')
+    .argument('<file>', 'the file, in any format the loaded plugins read (with --root: a path under the root)')
     .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
     .addOption(new Option('-l, --language <name>', 'query language, any the loaded plugins register (mcpgw plugins lists them; default: pointer for a query starting with /, else jsonpath)'))
     .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq or a plugin\'s')
@@ -58,6 +59,18 @@ export function buildProgram(): Command {
     })
     .option('--no-progress', 'no progress bar on stderr')
     .action((file: string, query: string, opts: QueryOptions) => (require('./query') as typeof import('./query')).queryCommand(file, query, opts));
+  const plugin = program.command('plugin').description('plugin development: `plugin new` writes a plugin package').exitOverride().showHelpAfterError();
+  plugin.command('new').description('write a plugin package (package.json, tsconfig, src/index.ts, a passing test through the tool tester) into a new folder')
+    .argument('<kind>', 'format, language or tools')
+    .argument('<name>', 'the npm package name, e.g. mcpgw-format-logfmt or @acme/mcpgw-tools-stats')
+    .option('--dir <folder>', 'the folder to write (default: the name without its @scope/, in the current folder); must be new or empty')
+    .option('--mcpgw <spec>', 'the package\'s mcpgw devDependency: a tarball, a folder (file:…) or a version (default: this mcpgw: its folder when it is a checkout)')
+    .exitOverride()
+    .showHelpAfterError()
+    .action((kind: string, name: string, opts: { dir?: string; mcpgw?: string }) => {
+      const [dir, ...files] = (require('./plugin-new') as typeof import('./plugin-new')).pluginNewCommand(kind, name, opts);
+      process.stdout.write(`${files.map((f) => `wrote ${path.join(dir!, f)}`).join('\n')}\nnext: cd ${JSON.stringify(dir)} && npm install && npm test\n`);
+    });
   return program;
 }
 

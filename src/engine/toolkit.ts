@@ -4,7 +4,7 @@ import { isJsonWhitespace, jsonStringEnd, jsonTextStringEnd, jsonTextValueEnd, j
 import { leb128, sleb128, wasmModule, wasmVec, WasmType } from './bytes/wasm';
 import { tokenIndex, tokenName, tokenText } from './paths/path-token';
 import { codePointLength, markedField, MarkedTextBuilder, ownMarkerCharacters } from './text/marked-text';
-import { emptyAnswerHint } from './scan/empty-answer-hint';
+import { arrayHolding, emptyAnswerHint } from './scan/empty-answer-hint';
 
 /**
  * The engine's stateless helpers as one service (`Tokens.Toolkit`, contracts/toolkit.ts), registered by the
@@ -17,4 +17,5 @@ export const engineToolkit: EngineToolkit = Object.freeze({
   text: Object.freeze({ builder: () => new MarkedTextBuilder(), ownMarkerCharacters, markedField, codePointLength }),
   wasm: Object.freeze({ leb128, sleb128, vec: wasmVec, types: WasmType, module: wasmModule }),
   emptyAnswerHint,
+  arrayHolding,
 });

@@ -274,7 +274,7 @@ describe('encodings and compressed files: a hint, never records of garbage', () 
       ['nobom32le.jsonl', undefined, /UTF-32LE text \(NUL bytes around ASCII characters\)/, /UTF-8/],
       ['data.jsonl.gz', undefined, /gzip-compressed/, /gunzip -k/],
       ['data.jsonl.zst', 'jsonl', /zstd-compressed/, /zstd -d/],
-      ['image.json', undefined, /NUL byte at offset 8.*binary data/, /JSON, JSON Lines or JSON-seq/],
+      ['image.json', undefined, /NUL byte at offset 8.*binary data/, /a format this server reads \(json, jsonl, json-seq; UTF-8 text\)/],
     ];
     for (const [file, format, message, hint] of cases) {
       for (const [tool, args] of [['open_file', { path: `enc/${file}`, ...(format ? { format } : {}) }], ['json_open', { path: `enc/${file}`, ...(format ? { format } : {}) }]] as const) {

@@ -88,6 +88,33 @@ test('every row as Python reads it; a fresh server re-opens the file from the pe
   }
 });
 
+test('aggregate over the CSV rows: counts and exact sums per note, as Python computes them with Decimal', async () => {
+  const server = await serve();
+  try {
+    const opened = await call(server.client, 'open_file', { path: 'people.csv' });
+    const r = await call(server.client, 'aggregate', { handle: opened.data.handle, group_by: ['note'], metrics: ['count', 'sum(number(amount))'], top: 20 });
+    expect(r.data.complete).toBe(true);
+    const py = spawnSync('python3', ['-c', `
+import csv, json, sys
+from decimal import Decimal
+groups = {}
+with open(sys.argv[1], newline='', encoding='utf-8') as f:
+    for row in csv.DictReader(f):
+        g = groups.setdefault(row['note'], [0, Decimal(0)])
+        g[0] += 1
+        g[1] += Decimal(row['amount'])
+print(json.dumps({k: [v[0], format(v[1].normalize(), 'f')] for k, v in groups.items()}))
+`, path.join(app, 'data', 'people.csv')], { encoding: 'utf8' });
+    const expected = JSON.parse(py.stdout) as Record<string, [number, string]>;
+    // the sums as exact lexemes (no trailing zeros): the answer's JSON text carries them digit for digit
+    const got = Object.fromEntries(r.data.groups.map((g: { key: string; count: number }) => [g.key, g.count]));
+    expect(got).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, v[0]])));
+    for (const [key, [, sum]] of Object.entries(expected)) expect(r.text).toContain(`${JSON.stringify(key)},"count":${expected[key]![0]},"sum(number(amount))":${sum}`);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a file that only grew: the stored index is extended, the new rows read', async () => {
   fs.appendFileSync(path.join(app, 'data', 'people.csv'), '40000,"appended, one",note,1.5\r\n40001,two,"a ""quoted"" one",2\r\n');
   const server = await serve();

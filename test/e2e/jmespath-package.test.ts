@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect, NODE, REPO, type Connected } from '../helpers/mcp';
+import { INSTALL, ok, pack as packInto, stage } from '../helpers/packages';
 
 const PLUGIN = path.join(REPO, 'examples', 'plugins', 'jmespath');
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -27,24 +28,6 @@ let tmp: string;
 let app: string;
 let bin: string;
 let jmespath: { search(data: unknown, expression: string): unknown };
-
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^npm_/i.test(k) && k !== 'INIT_CWD') env[k] = v;
-  return env;
-}
-
-function ok(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout: 240_000 });
-  if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function pack(dir: string): string {
-  const out = ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', path.join(tmp, 'tarballs')], dir);
-  return path.join(tmp, 'tarballs', (JSON.parse(out) as { filename: string }[])[0]!.filename);
-}
 
 function mcpgw(...args: string[]) {
   const r = spawnSync(NODE, [bin, ...args], { cwd: app, env: { PATH: process.env.PATH ?? '', HOME: app, XDG_CACHE_HOME: path.join(tmp, 'cache') }, encoding: 'utf8', timeout: 120_000 });
@@ -76,18 +59,16 @@ function selected(records: unknown[], condition: string): number[] {
 beforeAll(() => {
   if (!fs.existsSync(path.join(REPO, 'dist', 'cli', 'main.js'))) throw new Error('Build first: npx tsc -b (npm test does it).');
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-jmespath-')));
-  fs.mkdirSync(path.join(tmp, 'tarballs'));
   app = path.join(tmp, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'jmespath-deployment', version: '1.0.0', private: true }, null, 2));
-  const install = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'];
-  ok('npm', [...install, pack(REPO), `@jmespath-community/jmespath@${LIBRARY}`, `@types/node@${TYPES_NODE}`], app);
+  const pack = (dir: string) => packInto(dir, path.join(tmp, 'tarballs'));
+  ok('npm', [...INSTALL, pack(REPO), `@jmespath-community/jmespath@${LIBRARY}`, `@types/node@${TYPES_NODE}`], app);
 
   // the plugin compiled against the installed mcpgw's typings (app/node_modules/mcpgw), then packed and installed
-  const src = path.join(app, 'jmespath-src');
-  fs.cpSync(PLUGIN, src, { recursive: true, filter: (p) => !p.includes(`${path.sep}dist`) && !p.includes('node_modules') });
+  const src = stage(PLUGIN, path.join(app, 'jmespath-src'));
   ok(NODE, [TSC, '-p', src], src);
-  ok('npm', [...install, pack(src)], app);
+  ok('npm', [...INSTALL, pack(src)], app);
 
   jmespath = createRequire(path.join(app, 'package.json'))('@jmespath-community/jmespath');
   fs.mkdirSync(path.join(app, 'data'));

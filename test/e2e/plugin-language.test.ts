@@ -33,6 +33,7 @@ beforeAll(async () => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-plugin-lang-')));
   fs.mkdirSync(path.join(dir, 'data'));
   fs.writeFileSync(path.join(dir, 'data', 'events.jsonl'), records.map(line).join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'data', 'blob.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 2, 0, 0, 0]));
   fs.writeFileSync(path.join(dir, '.mcpgwrc.yaml'), `root: ./data\nplugins:\n  - ${JSON.stringify(PLUGIN)}\n  - ${JSON.stringify(FORMAT)}\n`);
   // the same plugin refusing to evaluate on the main thread: what search and aggregate ask of it runs on worker threads
   fs.writeFileSync(path.join(dir, 'threads.yaml'), `root: ./data\nplugins:\n  - [${JSON.stringify(PLUGIN)}, { refuseMainThread: true }]\n`);
@@ -63,6 +64,9 @@ test('tools/list names the plugin language where tools take a query, and the plu
   const unknown = await call(conn.client, 'open_file', { path: 'events.jsonl', format: 'csv' });
   expect(unknown.data.error.code).toBe('INVALID_ARGUMENT');
   expect(unknown.data.error.message).toContain('json, jsonl, json-seq, tsv');
+  const binary = await call(conn.client, 'open_file', { path: 'blob.bin' });
+  expect(binary.data.error.code).toBe('UNSUPPORTED_FORMAT');
+  expect(binary.data.error.hint).toContain('json, jsonl, json-seq, tsv');
 });
 
 test('search with language "eq" finds the records the hand count finds, on worker threads', async () => {

@@ -3,7 +3,7 @@
  * folder, `cd` carried from block to block), every block with `file=PATH` is written there, every
  * ```text block must appear in the output of the sh block before it (whitespace runs collapsed), and
  * the ```json tools/call block is called through a real MCP client against the walkthrough's own
- * installed mcpgw. mcpgw is not on a registry: `mcpgw@0.1.0` in the commands is replaced by a
+ * installed mcpgw. mcpgw is not on a registry: the commands install `$MCPGW_TARBALL`, set to a
  * tarball of this repository (`npm pack`, built-ins bundled). Registry packages (typescript,
  * @types/node, zod) come from the npm registry or npm's cache.
  */
@@ -74,8 +74,8 @@ test('docs/writing-plugins.md: the walkthrough runs as written, from npm init to
   for (const block of walkthrough) {
     const where = `docs/writing-plugins.md:${block.line}`;
     if (block.lang === 'sh') {
-      const script = `set -e\n${block.body.replaceAll('mcpgw@0.1.0', tarball)}\npwd > ${JSON.stringify(cwdFile)}\n`;
-      const r = spawnSync('bash', ['-c', script], { cwd, env, encoding: 'utf8', timeout: 180_000 });
+      const script = `set -e\n${block.body}\npwd > ${JSON.stringify(cwdFile)}\n`;
+      const r = spawnSync('bash', ['-c', script], { cwd, env: { ...env, MCPGW_TARBALL: tarball }, encoding: 'utf8', timeout: 180_000 });
       if (r.status !== 0) throw new Error(`${where}: the sh block exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
       cwd = fs.readFileSync(cwdFile, 'utf8').trim();
       lastOutput = r.stdout;

@@ -6,4 +6,5 @@ module.exports = [
   '<rootDir>/test/e2e/third-party-walkthrough.test.ts',
   '<rootDir>/test/e2e/jmespath-package.test.ts',
   '<rootDir>/test/e2e/example-csv.test.ts',
+  '<rootDir>/test/e2e/plugin-new-package.test.ts',
 ];

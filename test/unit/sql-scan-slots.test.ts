@@ -32,7 +32,7 @@ function setup(refuse = false) {
     tables: async () => { seen.push(held); return { tables: [{ name: 't.jsonl', kind: 'file', engine: name, columns: [] }], more: false }; },
     run: async () => stream(name, [[1], [2], [3]], () => held, seen),
   }) as unknown as SqlEngine;
-  const engines = { files: engine('duckdb'), datasets: Object.assign(engine('clickhouse'), { has: () => true, names: () => ['logs'] }) } as unknown as Engines;
+  const engines = () => ({ files: engine('duckdb'), datasets: [Object.assign(engine('clickhouse'), { datasets: () => ['logs'] })] }) as unknown as Engines;
   const ctx = exploreContext(new FakeClock(0), { extra: { scan: { slot }, root: '/r' } });
   return { engines, ctx, held: () => held, taken: () => taken, seen };
 }

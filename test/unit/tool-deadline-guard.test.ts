@@ -7,15 +7,16 @@ import { runTool } from '../../src/kernel/server/tool-adapter';
 import { toolContext } from '../../src/kernel/server/tool-context';
 import { GRACE_MS } from '../../src/kernel/server/fault-guard';
 import { FakeClock } from '../../src/kernel/fake-clock';
+import { systemClock } from '../../src/kernel/clock';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { Session } from '../../src/kernel/session/session';
 import type { ToolDefinition } from '../../src/kernel/contracts';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
 
-function context(clock: FakeClock) {
+function context(clock: FakeClock | typeof systemClock, requestTimeoutMs = 3000) {
   return toolContext(
-    { registry: {} as never, files: {} as never, limits: { ...DEFAULT_LIMITS, requestTimeoutMs: 3000 }, log: quiet, clock, root: '', scan: {} as never, regex: {} as never, json: () => ({}) as never },
+    { registry: {} as never, files: {} as never, limits: { ...DEFAULT_LIMITS, requestTimeoutMs }, log: quiet, clock, root: '', scan: {} as never, regex: {} as never, json: () => ({}) as never },
     { session: new Session(clock).scope('t'), plugin: 'acme-slow' },
   );
 }
@@ -47,4 +48,11 @@ test('a handler that answers after its deadline but within the grace: its answer
   await clock.advanceAsync(3000 + GRACE_MS);
   expect(settled?.structuredContent).toEqual({ ok: true });
   expect(clock.pending).toBe(0); // the guard's timer is gone with the call
+});
+
+test('a deadline past a timer\'s range (requestTimeoutMs 3e9) is not guarded: the answer comes, not a guard firing at once', async () => {
+  // Node fires a timer set past 2^31 − 1 ms at once: were the guard set, it would answer before the handler's 20 ms.
+  const slow = tool(() => new Promise((resolve) => setTimeout(() => resolve({ ok: true }), 20)));
+  const r = await runTool(slow, {}, context(systemClock, 3_000_000_000), 'acme-slow');
+  expect(r.structuredContent).toEqual({ ok: true });
 });

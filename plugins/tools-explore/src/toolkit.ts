@@ -24,6 +24,7 @@ export let codePointLength: MarkedTextKit['codePointLength'] = unbound;
 /** A new marked-text builder (`toolkit.text.builder()`). */
 export let markedText: MarkedTextKit['builder'] = unbound;
 export let emptyAnswerHint: EngineToolkit['emptyAnswerHint'] = unbound;
+export let arrayHolding: EngineToolkit['arrayHolding'] = unbound;
 
 /** Called by `register` with `context.toolkit`. */
 export function bindToolkit(toolkit: EngineToolkit): void {
@@ -41,4 +42,5 @@ export function bindToolkit(toolkit: EngineToolkit): void {
   codePointLength = toolkit.text.codePointLength;
   markedText = toolkit.text.builder;
   emptyAnswerHint = toolkit.emptyAnswerHint;
+  arrayHolding = toolkit.arrayHolding;
 }

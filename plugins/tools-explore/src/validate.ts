@@ -19,7 +19,7 @@ export interface ProbeValidation {
 /**
  * Validates the first `probeRecords` records (within `probeBytes`) so that open reports malformed
  * records at once; bounded, so opening a huge file stays cheap. Uses the source's own
- * `validate({mode: 'probe'})` when it has one (kernel sources do), else parses the records itself.
+ * `validate({mode: 'probe'})` when it has one (kernel sources do), else parses the records on the engine's record loop.
  * @throws CANCELLED, IO_ERROR
  */
 export async function probeValidate(source: RecordSource, ctx: ToolContext): Promise<ProbeValidation> {
@@ -37,24 +37,29 @@ export async function probeValidate(source: RecordSource, ctx: ToolContext): Pro
     };
   }
   const result: ProbeValidation = { complete: false, records_examined: 0, bytes_examined: 0, malformed_records: 0, first_malformed: [], duplicate_keys: 0, lone_surrogates: 0 };
-  const to = Math.min(source.count, ctx.limits.probeRecords);
-  outer: for await (const batch of source.batches({ to, signal: ctx.signal })) {
-    for (let k = 0; k < batch.count; k++) {
-      const [s, e] = batch.span(k);
-      if (result.records_examined > 0 && result.bytes_examined + (e - s) > ctx.limits.probeBytes) break outer;
-      result.records_examined++;
-      result.bytes_examined += e - s;
-      try {
-        batch.value(k);
-      } catch (err) {
-        result.malformed_records++;
-        if (result.first_malformed.length < 5) {
-          const loc = (err as { location?: ErrorLocation }).location;
-          result.first_malformed.push({ record_index: batch.first + k, code: (err as { code?: string }).code ?? 'SYNTAX_ERROR', ...(loc?.line !== undefined ? { line: loc.line } : {}), message: (err as Error).message });
+  // A matcher on the engine's record loop: each record parsed (a malformed one noted); a record past probeBytes ends it.
+  await ctx.scan.match<'past probeBytes'>({
+    source, to: Math.min(source.count, ctx.limits.probeRecords), signal: ctx.signal,
+    matcher: {
+      match: (batch, k) => {
+        const [s, e] = batch.span(k);
+        if (result.records_examined > 0 && result.bytes_examined + (e - s) > ctx.limits.probeBytes) return 'past probeBytes';
+        result.records_examined++;
+        result.bytes_examined += e - s;
+        try {
+          batch.value(k);
+        } catch (err) {
+          result.malformed_records++;
+          if (result.first_malformed.length < 5) {
+            const loc = (err as { location?: ErrorLocation }).location;
+            result.first_malformed.push({ record_index: batch.first + k, code: (err as { code?: string }).code ?? 'SYNTAX_ERROR', ...(loc?.line !== undefined ? { line: loc.line } : {}), message: (err as Error).message });
+          }
         }
-      }
-    }
-  }
+        return null;
+      },
+    },
+    onHit: () => false,
+  });
   result.complete = result.records_examined === source.count;
   return result;
 }

@@ -120,25 +120,29 @@ export interface ChAnswer {
 export class ClickHouseEngine implements SqlEngine {
   readonly name = 'clickhouse';
   private readonly clients = new Map<string, ClickHouseClient>();
-  constructor(private readonly datasets: Record<string, DatasetConfig>) {}
+  constructor(private readonly configured: Record<string, DatasetConfig>) {}
 
   has(name: string): boolean {
-    return Object.hasOwn(this.datasets, name);
+    return Object.hasOwn(this.configured, name);
   }
+  datasets(): string[] {
+    return this.names();
+  }
+
   names(): string[] {
-    return Object.keys(this.datasets);
+    return Object.keys(this.configured);
   }
   config(name: string): DatasetConfig {
-    return this.datasets[name]!;
+    return this.configured[name]!;
   }
   quotedTable(name: string): string {
-    return quoteTable(this.datasets[name]!.table);
+    return quoteTable(this.configured[name]!.table);
   }
 
   private client(name: string): ClickHouseClient {
     let c = this.clients.get(name);
     if (!c) {
-      const d = this.datasets[name]!;
+      const d = this.configured[name]!;
       c = clickhouse().createClient({
         url: d.url,
         username: d.user,
@@ -154,7 +158,7 @@ export class ClickHouseEngine implements SqlEngine {
 
   /** Runs already-checked SQL on dataset `name` with the limits and the deadline. */
   async query(ctx: ToolContext, name: string, sql: string, map: (p: number) => number = (p) => p): Promise<ChAnswer> {
-    const d = this.datasets[name]!;
+    const d = this.configured[name]!;
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
     const left = ctx.deadline - ctx.clock.now();
     if (left <= 0) throw deadlineError(ctx);
@@ -191,7 +195,7 @@ export class ClickHouseEngine implements SqlEngine {
 
   async run(ctx: ToolContext, request: { sql: string; dataset?: string }): Promise<RowStream> {
     const name = request.dataset!;
-    const checked = checkAndRewrite(request.sql, quoteTable(this.datasets[name]!.table));
+    const checked = checkAndRewrite(request.sql, quoteTable(this.configured[name]!.table));
     if (!checked.ok) {
       throw ctx.error(checked.code, checked.message, {
         hint: 'Write one SELECT over the table t (the dataset); nothing else is readable, nothing is written.',
@@ -199,7 +203,7 @@ export class ClickHouseEngine implements SqlEngine {
       });
     }
     const answer = await this.query(ctx, name, checked.sql, checked.map);
-    return new ChRows(answer, this.datasets[name]!);
+    return new ChRows(answer, this.configured[name]!);
   }
 
   async tables(ctx: ToolContext, request: TablesRequest): Promise<TablesPage> {
@@ -207,7 +211,7 @@ export class ClickHouseEngine implements SqlEngine {
     const offset = request.offset ?? 0;
     const names = this.names();
     for (const name of names.slice(offset, offset + request.max)) {
-      const d = this.datasets[name]!;
+      const d = this.configured[name]!;
       const info: TableInfo = { name, kind: 'dataset', engine: this.name };
       try {
         const r = await this.query(ctx, name, `DESCRIBE TABLE ${quoteTable(d.table)}`);

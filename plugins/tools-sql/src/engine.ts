@@ -1,13 +1,20 @@
 import type { ToolContext } from 'mcpgw/plugin-api';
 
+/** The extension point the sql plugin defines: every engine, built-in or a plugin's, is an item of it. */
+export const SQL_ENGINE_POINT = 'sql-engine';
+
 /**
- * The engine behind the `sql` bundle: DuckDB in-process over files under the root (duckdb.ts) and ClickHouse over
- * configured datasets (clickhouse.ts). Shaped as a service the kernel's container could hold (one object, no state
- * per call but what `run` returns), so that another engine (Trino, Spark Connect) can be a plugin later.
+ * An engine behind the `sql` bundle, an item of the `sql-engine` extension point (`context.provide('sql-engine',
+ * engine)`): DuckDB in-process over files under the root (duckdb.ts, the default files engine), ClickHouse over
+ * configured datasets (clickhouse.ts), or a plugin's (Trino, Spark Connect): one object, no state per call but what
+ * `run` returns. An engine with `datasets` answers for those names (`sql_query {dataset}`, sql_tables); one without
+ * reads files under the root and is used when `sql.filesEngine` names it.
  */
 export interface SqlEngine {
-  /** `duckdb`, `clickhouse`: the `engine` of answers. */
+  /** `duckdb`, `clickhouse`: the `engine` of answers, and its item name. */
   readonly name: string;
+  /** The datasets this engine answers for, as the assistant names them (never server URLs). */
+  datasets?(): string[];
   /** The tables this engine answers for, as the assistant names them (never absolute paths or server URLs). */
   tables(ctx: ToolContext, request: TablesRequest): Promise<TablesPage>;
   /** Checks, locks down and starts one statement; rows are read from the returned stream. */

@@ -6,9 +6,11 @@ import { ClickHouseEngine } from './clickhouse';
 import { datasetAggregate, datasetSample } from './datasets';
 import { DuckDbEngine } from './duckdb';
 import { MaterializedCache } from './materialize';
-import { sqlQuery, sqlTables, type Engines } from './tools';
+import { providedEngines, sqlQuery, sqlTables } from './tools';
+import { SQL_ENGINE_POINT, type SqlEngine } from './engine';
 
-export type { SqlEngine, RowStream, Column, TableInfo, QueryRequest } from './engine';
+export type { SqlEngine, RowStream, Column, TableInfo, QueryRequest, TablesRequest, TablesPage } from './engine';
+export { SQL_ENGINE_POINT } from './engine';
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
@@ -35,6 +37,8 @@ export const sqlOptions = z.strictObject({
   materializeMaxBytes: z.number().int().min(1).default(4 * 2 ** 30),
   /** Their folder (default `$XDG_CACHE_HOME/mcpgw/sql`, else `~/.cache/mcpgw/sql`). */
   materializeDir: z.string().refine((p) => path.isAbsolute(p), 'an absolute folder').optional(),
+  /** The `sql-engine` item that reads files under the root (default the built-in DuckDB; a plugin may provide another). */
+  filesEngine: z.string().min(1).default('duckdb'),
   /** ClickHouse datasets: name → server, user, password variable, table or view (docs/tools-sql.md). */
   datasets: z.record(ident, z.strictObject({
     url: z.string().regex(/^https?:\/\/\S+$/, 'an http(s) URL of the ClickHouse HTTP interface'),
@@ -51,8 +55,8 @@ export const sqlOptions = z.strictObject({
 
 export type SqlOptions = z.output<typeof sqlOptions>;
 
-/** The engines built from the options: DuckDB for files; ClickHouse when datasets are configured. */
-export function engines(options: SqlOptions): Engines {
+/** The built-in engines from the options: DuckDB for files; ClickHouse when datasets are configured. */
+export function engines(options: SqlOptions): { files: DuckDbEngine; datasets?: ClickHouseEngine } {
   const materialize = options.materialize.length
     ? new MaterializedCache({ tables: options.materialize, maxBytes: options.materializeMaxBytes, ...(options.materializeDir ? { dir: options.materializeDir } : {}) })
     : undefined;
@@ -80,10 +84,22 @@ const plugin: Plugin<SqlOptions> = {
       if (!Object.hasOwn(options.tables, t)) throw new Error(`sql.materialize names ${JSON.stringify(t)}, which sql.tables does not configure.`);
     }
     const e = engines(options);
+    // Engines are items of this plugin's `sql-engine` point: the built-ins and any plugin's (a third engine is a plugin).
+    context.defineExtensionPoint<SqlEngine>({
+      name: SQL_ENGINE_POINT,
+      noun: 'SQL engine',
+      check: (engine) => (typeof engine.tables === 'function' && typeof engine.run === 'function' && (engine.datasets === undefined || typeof engine.datasets === 'function')
+        ? undefined : 'needs { name, tables(), run() } and optionally datasets().'),
+      complete: (items) => (items.some((i) => i.name === options.filesEngine) ? undefined
+        : `sql.filesEngine: no loaded plugin provides a SQL engine named "${options.filesEngine}". Engines: ${items.map((i) => i.name).join(', ')}.`),
+    });
+    context.provide(SQL_ENGINE_POINT, e.files);
+    if (e.datasets) context.provide(SQL_ENGINE_POINT, e.datasets);
+    const enginesOf = providedEngines(options.filesEngine);
     context.registerToolBundle({
       name: 'sql',
       description: 'SQL tools: sql_tables lists what can be read (files under the root, configured tables and datasets); sql_query runs one SELECT (a file is the view t) and pages its rows with next_cursor. Exact sums over JSON numbers: prefer aggregate.',
-      tools: [sqlTables(e), sqlQuery(e), ...(e.datasets ? [datasetAggregate(e.datasets), datasetSample(e.datasets)] : [])],
+      tools: [sqlTables(enginesOf), sqlQuery(enginesOf), ...(e.datasets ? [datasetAggregate(e.datasets), datasetSample(e.datasets)] : [])],
       offeredByDefault: false,
     });
     context.registerCommand(sqlCommand(e.files));

@@ -1,15 +1,30 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import type { RowStream, SqlEngine, TableInfo } from './engine';
+import { SQL_ENGINE_POINT, type RowStream, type SqlEngine, type TableInfo } from './engine';
 import { verifyStamps } from "./sources";
-import type { ClickHouseEngine } from "./clickhouse";
 
-/** The engines the bundle offers, and which one answers a request. */
+/** The engines a call may use: the files engine, and every engine that answers for datasets, in the order provided. */
 export interface Engines {
-  /** Files under the root (DuckDB). */
   files: SqlEngine;
-  /** Configured datasets (ClickHouse), by dataset name; undefined when none is configured. */
-  datasets?: ClickHouseEngine;
+  datasets: SqlEngine[];
+}
+
+/** A call's engines, from the `sql-engine` extension point's items (`filesEngine`: the one that reads files). */
+export type EnginesOf = (ctx: ToolContext) => Engines;
+
+/** The engines provided to the `sql-engine` point: `filesEngine` for files, those with `datasets()` for datasets. */
+export function providedEngines(filesEngine: string): EnginesOf {
+  return (ctx) => {
+    const all = ctx.registry.extensions<SqlEngine>(SQL_ENGINE_POINT).list();
+    const files = all.find((e) => e.name === filesEngine);
+    if (!files) throw ctx.error('INTERNAL_ERROR', `No SQL engine named "${filesEngine}" is provided (sql.filesEngine).`);
+    return { files, datasets: all.filter((e) => typeof e.datasets === 'function') };
+  };
+}
+
+/** The engine answering for dataset `name`, or undefined. */
+function datasetEngine(engines: Engines, name: string): SqlEngine | undefined {
+  return engines.datasets.find((e) => e.datasets!().includes(name));
 }
 
 interface CursorState {
@@ -103,7 +118,7 @@ async function page(ctx: ToolContext, state: CursorState) {
   return out;
 }
 
-export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, typeof queryOutput> {
+export function sqlQuery(enginesOf: EnginesOf): ToolDefinition<typeof queryInput, typeof queryOutput> {
   return {
     name: 'sql_query',
     title: 'Run one SQL SELECT',
@@ -119,7 +134,9 @@ export function sqlQuery(engines: Engines): ToolDefinition<typeof queryInput, ty
     async handler(args, ctx) {
       // DuckDB runs here, on this machine's cores: one of the server-wide scan slots (maxConcurrentScans) while it
       // computes a page, as a scan does. ClickHouse computes elsewhere and takes none.
-      const local = args.dataset === undefined && (args.cursor === undefined || peekEngine(ctx, args.cursor) !== 'clickhouse');
+      const engines = enginesOf(ctx);
+      // Only the files engine computes here; a dataset's engine computes elsewhere.
+      const local = args.dataset === undefined && (args.cursor === undefined || peekEngine(ctx, args.cursor) === engines.files.name);
       const release = local ? await ctx.scan.slot(ctx.deadline, ctx.signal) : () => undefined;
       try {
         return await runQuery(engines, args, ctx);
@@ -153,12 +170,13 @@ async function runQuery(engines: Engines, args: z.output<typeof queryInput>, ctx
   if (args.sql === undefined || args.sql.trim() === '') throw ctx.error('INVALID_ARGUMENT', 'sql is required (or cursor, to continue).', { hint: 'Give one SELECT statement as sql.' });
   let stream: RowStream;
   if (args.dataset !== undefined) {
-    if (!engines.datasets || !engines.datasets.has(args.dataset)) {
-      const names = engines.datasets?.names() ?? [];
+    const engine = datasetEngine(engines, args.dataset);
+    if (!engine) {
+      const names = engines.datasets.flatMap((e) => e.datasets!());
       throw ctx.error('NOT_FOUND', `No dataset named ${JSON.stringify(args.dataset)}.`, { hint: names.length ? `Configured datasets: ${names.join(', ')}.` : 'No dataset is configured (config sql.datasets).' });
     }
     if (args.path !== undefined || args.views !== undefined) throw ctx.error('INVALID_ARGUMENT', 'dataset reads a configured dataset; path and views are for files under the root.');
-    stream = await engines.datasets.run(ctx, { sql: args.sql, dataset: args.dataset });
+    stream = await engine.run(ctx, { sql: args.sql, dataset: args.dataset });
   } else {
     stream = await engines.files.run(ctx, { sql: args.sql, ...(args.path !== undefined ? { path: args.path } : {}), ...(args.views ? { views: args.views } : {}) });
   }
@@ -188,7 +206,7 @@ const tablesOutput = z.object({
 /** Bytes kept back from maxResultBytes for the envelope (the text block, the fields around the tables). */
 const TABLES_RESERVE = 4096;
 
-export function sqlTables(engines: Engines): ToolDefinition<typeof tablesInput, typeof tablesOutput> {
+export function sqlTables(enginesOf: EnginesOf): ToolDefinition<typeof tablesInput, typeof tablesOutput> {
   return {
     name: 'sql_tables',
     title: 'Tables for sql_query',
@@ -199,7 +217,7 @@ export function sqlTables(engines: Engines): ToolDefinition<typeof tablesInput, 
     async handler(args, ctx) {
       const release = await ctx.scan.slot(ctx.deadline, ctx.signal); // DESCRIBE runs DuckDB here (see sql_query)
       try {
-        return await describeTables(engines, args, ctx);
+        return await describeTables(enginesOf(ctx), args, ctx);
       } finally {
         release();
       }
@@ -215,12 +233,18 @@ async function describeTables(engines: Engines, args: z.output<typeof tablesInpu
   // Datasets first, then the files engine's tables: one sequence that offset counts in.
   const tables: TableInfo[] = [];
   let more = false;
-  const datasetCount = engines.datasets?.names().length ?? 0;
-  if (engines.datasets && offset < datasetCount) {
-    const page = await engines.datasets.tables(ctx, { max, offset });
+  // Each dataset engine's datasets in turn, then the files engine's tables: one sequence that offset counts in.
+  let skip = offset;
+  for (const engine of engines.datasets) {
+    const count = engine.datasets!().length;
+    if (skip >= count) { skip -= count; continue; }
+    if (tables.length >= max) { more = true; break; }
+    const page = await engine.tables(ctx, { max: max - tables.length, offset: skip });
     tables.push(...page.tables);
     more = page.more;
+    skip = 0;
   }
+  const datasetCount = engines.datasets.reduce((n, e) => n + e.datasets!().length, 0);
   if (tables.length < max && ctx.root !== '') {
     const page = await engines.files.tables(ctx, { max: max - tables.length, offset: Math.max(0, offset - datasetCount), ...glob });
     tables.push(...page.tables);

@@ -28,7 +28,39 @@ export async function emptyAnswerHint(ctx: ToolContext, source: RecordSource, qu
       return clip(hintText(parts, found.examined, source.count, found.partial === true), 1000);
     }
   }
-  return otherAddressingHint(ctx, source, query, addressing);
+  const deeper = names?.length ? oneDocumentHint(source, names, query) : undefined;
+  return deeper ?? otherAddressingHint(ctx, source, query, addressing);
+}
+
+/**
+ * A file that is one document is one record: a query whose member names lie deeper, in the elements of an array in it
+ * (`$.scope = "M"` over `{"639-3": [{…, "scope": "M"}]}`), finds nothing at its top. Says so with the query moved onto
+ * those elements (`$["639-3"][?…]`); undefined for other files or when no array's first elements hold the names.
+ */
+function oneDocumentHint(source: RecordSource, names: readonly string[], query: CompiledQuery): string | undefined {
+  if (source.rootIsSequence || source.count !== 1) return undefined;
+  const where = arrayHolding(source, names);
+  if (!where) return undefined;
+  const filter = /^\$\[\?(.*)\]$/s.exec(query.text);
+  const moved = filter ? `${where.slice(0, -3)}[?${filter[1]}]` : `${where}${query.text.slice(1)}`;
+  return clip(`The file is one JSON document, so it is one record, and ${names.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')} lie${names.length === 1 ? 's' : ''} deeper, in the elements of ${where}: query them there, e.g. ${moved} (a JSONPath; aggregate takes each = ${JSON.stringify(where)}).`, 1000);
+}
+
+/**
+ * A JSONPath to the elements of a one-document file's first top-level array whose first 16 elements hold one of
+ * `names` as a member (`$["3166-2"][*]`; `$[*]` for the document's own elements), or undefined (none, or the document
+ * too large to parse for a hint).
+ */
+export function arrayHolding(source: RecordSource, names: readonly string[]): string | undefined {
+  let doc: unknown;
+  try { doc = source.value(0); } catch { return undefined; }
+  const holds = (a: unknown) => Array.isArray(a) && a.slice(0, 16).some((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && names.some((n) => Object.hasOwn(e, n)));
+  if (holds(doc)) return '$[*]';
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  for (const [k, v] of Object.entries(doc)) {
+    if (holds(v)) return `$${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}[*]`;
+  }
+  return undefined;
 }
 
 /**

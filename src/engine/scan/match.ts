@@ -13,7 +13,8 @@ export async function runMatch<H>(opts: MatchScanOptions<H>, clock: Clock): Prom
   const { source, matcher, onHit } = opts;
   if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
   let unparsed = 0;
-  for await (const batch of source.batches({ from: opts.from ?? 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) })) {
+  const to = Math.min(opts.to ?? source.count, source.count);
+  for await (const batch of source.batches({ from: opts.from ?? 0, to, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) })) {
     if (batch.oversized) {
       const hit = matcher.oversized ? matcher.oversized(batch.first) : matcher.match(batch, 0);
       if (hit !== null && !onHit(batch.first, hit, unparsed)) return { stoppedAt: null, unparsed };
@@ -34,7 +35,7 @@ export async function runMatch<H>(opts: MatchScanOptions<H>, clock: Clock): Prom
     if (!go) return { stoppedAt: null, unparsed };
     unparsed += batch.count - open;
     const next = batch.first + batch.count;
-    if (opts.deadline !== undefined && clock.now() > opts.deadline && next < source.count) return { stoppedAt: next, unparsed };
+    if (opts.deadline !== undefined && clock.now() > opts.deadline && next < to) return { stoppedAt: next, unparsed };
   }
   return { stoppedAt: null, unparsed };
 }

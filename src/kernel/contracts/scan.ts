@@ -173,29 +173,21 @@ export interface ScanEngine {
    */
   numberLikeStrings?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]>;
   /**
-   * One of the engine's worker threads (the pool scans and aggregates share) for a plugin's own work (plugin API 2.12):
-   * the thread loads `task.module` and calls its export `task.name` with its end of a port and `task.data`. The caller
-   * talks to it over `port` and gives the thread back with `release()` once every message it sent is answered, or ends
-   * it with `terminate()` (work in flight). Absent where an engine has no threads (then do the work on this thread).
-   * @throws Error when no thread can be started.
+   * Optional (API 2.12): one of the engine's pooled threads for a plugin's own work (`ThreadTask`). Absent: do the work
+   * on this thread. @throws Error when no thread can be started.
    */
   thread?(task: ThreadTask): TaskThread;
   /**
-   * The engine's record loop over a matcher of the caller's (plugin API 3.0): a tool's own search (a text search,
-   * say) is a matcher this loop runs, not a loop of its own. Records from `from` on, batch by batch in file order: the
-   * matcher's byte prefilter picks the records worth testing, `match` tests each, and every hit goes to `onHit` in
-   * file order. Runs in the caller's scan slot (hold `slot()` as for any scan of your own).
-   * @throws McpgwError CANCELLED (signal), IO_ERROR, SOURCE_CHANGED; whatever `match` or `onHit` throws
+   * The record loop over a caller's matcher (API 3.0; a tool's own search is a matcher, not a loop of its own): batches
+   * in file order, the matcher's prefilter, `match` on each candidate, hits to `onHit` in file order. Runs in the
+   * caller's scan slot. @throws McpgwError CANCELLED, IO_ERROR, SOURCE_CHANGED; whatever `match` or `onHit` throws
    */
   match<H>(options: MatchScanOptions<H>): Promise<MatchScanResult>;
 }
 
 /** A caller's per-record test that the engine's record loop runs (`ScanEngine.match`). */
 export interface RecordMatcher<H> {
-  /**
-   * A byte prefilter: calls `onCandidate(k)` for each record of the batch that may match, in order, until it returns
-   * false (`CompiledRegex.candidates` is one). Absent: every record is tested.
-   */
+  /** A byte prefilter: `onCandidate(k)` for each record that may match, in order, until it returns false. Absent: all. */
   candidates?(batch: RecordBatch, onCandidate: (k: number) => boolean | void): void;
   /** Record `k` of `batch` tested: its hit, or null. A record it cannot read it reports itself (and answers null). */
   match(batch: RecordBatch, k: number): H | null;
@@ -208,14 +200,13 @@ export interface MatchScanOptions<H> {
   matcher: RecordMatcher<H>;
   /** First record (default 0). */
   from?: number;
+  /** Last record, exclusive (default the source's count). */
+  to?: number;
   signal?: AbortSignal;
   /** ms on the engine's clock: once past it, the scan stops after the batch in progress (`stoppedAt`). */
   deadline?: number;
   onProgress?: ProgressReporter;
-  /**
-   * A hit, in file order; `unparsedBefore`: records the prefilter ruled out before this one (from `from`). Returning
-   * false ends the scan there (`stoppedAt` null).
-   */
+  /** A hit, in file order; `unparsedBefore`: records the prefilter ruled out before it. False ends the scan there. */
   onHit(record: number, hit: H, unparsedBefore: number): boolean;
 }
 
@@ -227,9 +218,8 @@ export interface MatchScanResult {
 }
 
 /**
- * Work a plugin runs on an engine thread (`ScanEngine.thread`): `module` is an absolute path to a built module of the
- * plugin's own; its export `name` is called on the thread as `(port: MessagePort, data) => void` and answers on the
- * port. The module may import `mcpgw/plugin-kit` as any plugin file does; `data` must be structured-cloneable.
+ * Work a plugin runs on an engine thread (`ScanEngine.thread`): the thread loads `module` (absolute path of a built file
+ * of the plugin's; it may import the plugin kit) and calls its export `name(port, data)`; `data` is cloned.
  */
 export interface ThreadTask {
   module: string;
@@ -237,13 +227,11 @@ export interface ThreadTask {
   data?: unknown;
 }
 
-/** A thread a task holds (`ScanEngine.thread`): the caller's end of the task's port, and how to let go of the thread. */
+/** A thread a task holds: the caller's end of the port; `release()` (all answered: back to the pool) or `terminate()`. */
 export interface TaskThread {
   readonly port: MessagePort;
-  /** `listener` is called once when the thread fails or exits while the task holds it (its work is then lost). */
+  /** Called once when the thread fails or exits while held (its work is lost). */
   onFail(listener: (err: Error) => void): void;
-  /** Every message answered, the work done: the port closes and the thread goes back to the pool. */
   release(): void;
-  /** Work may be in flight: the port closes and the thread is terminated (never given to other work). */
   terminate(): void;
 }

@@ -22,6 +22,8 @@ export interface EngineToolkit {
    * when there is nothing to say. Within the call's `limits.detailTimeMs` and deadline.
    */
   emptyAnswerHint(ctx: ToolContext, source: RecordSource, query: CompiledQuery, addressing?: Addressing): Promise<string | undefined>;
+  /** In a one-document file: a JSONPath to the elements of its (first top-level) array holding one of `names` (`$.items[*]`). */
+  arrayHolding(source: RecordSource, names: readonly string[]): string | undefined;
 }
 
 /** The JSON walker (RFC 8259) over bytes, and over valid JSON text held as a string; -1 (bytes) when a string or value does not end before `to`. */

@@ -75,8 +75,8 @@ export function nulHoledNote(sniff: ContentSniff): string {
   return `${sniff.detail.replace(/, which JSON text never does: it is binary data$/, '')}: read as its name says, the holes as malformed records`;
 }
 
-/** UNSUPPORTED_FORMAT for a sniffed file, with what to do. */
-export function unsupportedContent(displayPath: string, sniff: ContentSniff): McpgwError {
+/** UNSUPPORTED_FORMAT for a sniffed file, with what to do (`formats`: the registered formats' names, for binary data). */
+export function unsupportedContent(displayPath: string, sniff: ContentSniff, formats: readonly string[] = ['json', 'jsonl', 'json-seq']): McpgwError {
   const details: ErrorDetails = {};
   switch (sniff.kind) {
     case 'utf-16le': case 'utf-16be': case 'utf-32le': case 'utf-32be': {
@@ -86,7 +86,7 @@ export function unsupportedContent(displayPath: string, sniff: ContentSniff): Mc
     }
     case 'gzip': details.hint = 'Decompress it and open the result, e.g. gunzip -k FILE.gz (or zcat FILE.gz > FILE).'; break;
     case 'zstd': details.hint = 'Decompress it and open the result, e.g. zstd -d FILE.zst.'; break;
-    case 'binary': details.hint = 'Open a JSON, JSON Lines or JSON-seq file (UTF-8 text); list_files shows the formats detected.'; break;
+    case 'binary': details.hint = `Open a file in a format this server reads (${formats.join(', ')}; UTF-8 text); list_files shows the formats detected.`; break;
     default: break;
   }
   return new McpgwError('UNSUPPORTED_FORMAT', `${displayPath} cannot be read: ${sniff.detail}.`, details);

@@ -104,7 +104,7 @@ export class FileService implements FileAccess {
       if (holed) return { format: holed, detection: { basis: 'extension', confidence: 0.5 } };
     }
     if (sniff && sniff.kind !== 'empty' && !(sniff.kind === 'binary' && explicitName !== undefined)) {
-      throw unsupportedContent(file.displayPath, sniff);
+      throw unsupportedContent(file.displayPath, sniff, this.formats().map((f) => f.name));
     }
     const chosen = selectFormat(this.formats(), probe, options.format);
     if (options.strictFormat && chosen.detection.basis === 'explicit') checkExplicitFormat(this.formats(), chosen.format, probe, file.displayPath);

@@ -22,7 +22,7 @@ import type { LoadWatchdog } from './load-watchdog';
 import { satisfiesCaretRange } from './api-range';
 
 /** The CLI's own commands: a plugin command may not start with one of them. */
-export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'check', 'query', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['serve', 'list-tools', 'plugins', 'plugin', 'check', 'query', 'help'];
 
 /** A plugin that cannot load: start-up stops with this message (exit code 2). */
 export class PluginLoadError extends Error {

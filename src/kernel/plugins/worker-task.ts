@@ -1,8 +1,6 @@
 /**
- * A plugin's task on an engine thread (`ScanEngine.thread`): the thread loads the plugin's module here, with the
- * plugin API resolved to the kernel's own module as on the main thread (api-module.ts), and calls the export the task
- * names with its port and data. The engine's threads reach this module by its path (WORKER_TASK_MODULE), not by an
- * import: the engine imports nothing of the kernel's plugins.
+ * A plugin's task on an engine thread (`ScanEngine.thread`): its module loaded here with the plugin API resolved as on
+ * the main thread (api-module.ts). The engine's threads reach this file by its path (WORKER_TASK_MODULE).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

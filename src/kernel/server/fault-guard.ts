@@ -11,14 +11,8 @@ import { capMessage, McpgwError, shownInput } from '../errors';
  * whose handler has not settled at its deadline (plus GRACE_MS for an answer on its way) is answered too.
  */
 
-/** What a call in flight registers: its plugin and tool, and how to answer it when a fault is traced to it. */
-interface CallInFlight {
-  plugin: string | undefined;
-  tool: string;
-  fail(err: McpgwError): void;
-}
-
-const calls = new AsyncLocalStorage<CallInFlight>();
+/** Each call in flight: its plugin and tool, and how to answer it when a fault is traced to it. */
+const calls = new AsyncLocalStorage<{ plugin: string | undefined; tool: string; fail(err: McpgwError): void }>();
 
 /**
  * Past the deadline, time a handler still has to deliver an answer it is finishing: a page stopped at the deadline
@@ -26,6 +20,8 @@ const calls = new AsyncLocalStorage<CallInFlight>();
  */
 export const GRACE_MS = 5000;
 
+/** The longest delay a timer takes (Node's: 2^31 − 1 ms; a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Who raised a fault: the plugin whose code is on its stack (Registry.blame), else undefined. */
 export type BlameFn = (err: unknown) => string | undefined;
 
@@ -38,17 +34,19 @@ export async function guardCall<T>(call: { plugin: string | undefined; tool: str
   let fail!: (err: McpgwError) => void;
   const fault = new Promise<never>((_, reject) => (fail = reject));
   const by = call.plugin === undefined ? '' : ` in ${call.plugin}`;
-  const timer = call.clock.setTimeout(() => {
+  // A deadline past a timer's 32-bit range (a command's, a huge requestTimeoutMs) is no deadline to guard.
+  const wait = call.deadline + GRACE_MS - call.clock.now();
+  const timer = wait > MAX_TIMER_MS ? null : call.clock.setTimeout(() => {
     fail(new McpgwError('INTERNAL_ERROR', capMessage(`Internal error${by} (tool ${call.tool}): the tool did not answer by its deadline (requestTimeoutMs ${call.timeoutMs} ms); its work was abandoned.`), {
       limit: { name: 'requestTimeoutMs', limit: call.timeoutMs, value: call.timeoutMs + GRACE_MS },
       hint: 'A fault of the plugin that registered the tool: report it there. The server goes on serving.',
       ...(call.plugin !== undefined ? { plugin: call.plugin } : {}),
     }));
-  }, call.deadline + GRACE_MS - call.clock.now(), { unref: true });
+  }, wait, { unref: true });
   try {
     return await calls.run({ plugin: call.plugin, tool: call.tool, fail }, () => Promise.race([Promise.resolve().then(handler), fault]));
   } finally {
-    timer.cancel();
+    timer?.cancel();
   }
 }
 

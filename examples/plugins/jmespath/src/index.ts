@@ -15,9 +15,9 @@
  * Numbers stay exact: values come back as the file has them, and comparisons of numbers are exact (located.ts).
  */
 import { compile, tokenize } from '@jmespath-community/jmespath';
-import type { CompiledQuery, PluginContext, QueryNode, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, EvaluateOptions, PluginContext, QueryNode, SequenceSplit } from 'mcpgw/plugin-api';
 import { definePlugin } from 'mcpgw/plugin-kit';
-import { evaluate, isFalse, library, NUMBER_MARK, type ExpressionNode, type Located } from './located.js';
+import { evaluate, evaluateWithin, isFalse, library, NUMBER_MARK, type ExpressionNode, type Located } from './located.js';
 
 declare global {
   interface JSON {
@@ -48,9 +48,14 @@ function compileQuery(context: PluginContext, text: string): CompiledQuery {
   // `$`, let and variables read a scope the library keeps: such an expression is the library's alone
   const own = !reads(ast, (n) => n.type === 'Root' || n.type === 'Variable' || n.type === 'LetExpression');
   const run = (node: Ast, value: unknown): Located => (own ? evaluate(node, { value, path: '' }) : library(node, { value, path: '' }));
-  const guarded = (f: () => QueryNode[]): QueryNode[] => {
+  const guarded = (f: () => QueryNode[], options?: EvaluateOptions): QueryNode[] => {
+    // past the request's deadline (the engine's options; absent on worker threads, which are stopped instead)
+    const stop = () => context.error('RESOURCE_LIMIT_EXCEEDED', 'The JMESPath expression was still evaluating one value at the request deadline and was stopped.', {
+      limit: { name: 'requestTimeoutMs', limit: options?.requestTimeoutMs ?? 0 },
+      hint: 'Narrow the expression so it reads less of each value, or raise limits.requestTimeoutMs.',
+    });
     try {
-      return f();
+      return evaluateWithin(options?.deadline, options?.now ?? Date.now, stop, f);
     } catch (err) {
       if (typeof (err as { code?: unknown }).code === 'string') throw err;
       // the library's runtime errors: a function given a value of the wrong type, and the like
@@ -60,7 +65,7 @@ function compileQuery(context: PluginContext, text: string): CompiledQuery {
   const literals = own ? requiredLiterals(ast.type === 'FilterProjection' ? ast.condition : ast) : null;
   return {
     text,
-    evaluate: (value) => guarded(() => nodesOf(run(ast, value), value)),
+    evaluate: (value, options) => guarded(() => nodesOf(run(ast, value), value), options),
     ...(literals ? { requiredLiterals: literals } : {}),
     memberNames: [...new Set(fields(ast))],
     ...(own ? splitOf(ast, guarded) : {}),
@@ -79,16 +84,16 @@ function nodesOf(r: Located, root: unknown): QueryNode[] {
  * The engine's optional hint for a file addressed whole: `[?cond]…` and `[*]…` at the top select records one by one,
  * so a file of any size is read record by record (and `cond` tested on each), not loaded whole.
  */
-function splitOf(ast: Ast, guarded: (f: () => QueryNode[]) => QueryNode[]): { split?: SequenceSplit } {
+function splitOf(ast: Ast, guarded: (f: () => QueryNode[], options?: EvaluateOptions) => QueryNode[]): { split?: SequenceSplit } {
   const top = ast.type === 'FilterProjection' || ast.type === 'Projection' ? ast : null;
   if (!top || top.left.type !== 'Identity') return {};
   const right = top.right as Ast;
   const inner: CompiledQuery | null = right.type === 'Identity' ? null : {
     text: '@',
-    evaluate: (record) => guarded(() => {
+    evaluate: (record, options) => guarded(() => {
       const r = evaluate(right, { value: record, path: '' });
       return r.value === null ? [] : [{ path: r.path ?? '', value: r.value }];
-    }),
+    }, options),
   };
   return {
     split: {

@@ -62,6 +62,29 @@ function listOf(items: Located[]): Located {
   return { value: items.map((x) => x.value), path: null, items };
 }
 
+/**
+ * The work of one evaluation, checked against the request's deadline (EvaluateOptions) every 1,024 elements a
+ * projection, filter or flatten visits; `stop` makes the error to throw. Set by `evaluateWithin` (evaluation is
+ * synchronous, so one at a time).
+ */
+let budget: { steps: number; deadline: number; now: () => number; stop: () => Error } | null = null;
+
+function step(): void {
+  if (budget && (++budget.steps & 1023) === 0 && budget.now() > budget.deadline) throw budget.stop();
+}
+
+/** `evaluate` under a deadline (ms on `now`), stopped with `stop()` past it. */
+export function evaluateWithin<T>(deadline: number | undefined, now: () => number, stop: () => Error, run: () => T): T {
+  if (deadline === undefined) return run();
+  const outer = budget;
+  budget = { steps: 0, deadline, now, stop };
+  try {
+    return run();
+  } finally {
+    budget = outer;
+  }
+}
+
 /** The node types evaluated here; any other is the library's. */
 const OWN = new Set(['Identity', 'Current', 'Field', 'Index', 'Slice', 'Subexpression', 'IndexExpression', 'Projection', 'ValueProjection', 'FilterProjection', 'Flatten', 'Pipe', 'Comparator', 'AndExpression', 'OrExpression', 'NotExpression', 'Literal']);
 
@@ -106,19 +129,20 @@ export function evaluate(node: ExpressionNode, current: Located): Located {
       // a slice of a string (`name[0:3]`) is a string, to which the rest applies as to any value
       if (typeof base.value === 'string' && n.left.type === 'IndexExpression' && n.left.right.type === 'Slice') return evaluate(n.right, base);
       if (!Array.isArray(base.value)) return NULL;
-      return listOf(elements(base).map((e) => evaluate(n.right, e)).filter((r) => r.value !== null));
+      return listOf(elements(base).map((e) => (step(), evaluate(n.right, e))).filter((r) => r.value !== null));
     }
     case 'ValueProjection': {
       const base = evaluate(n.left, current);
       if (!isObject(base.value)) return NULL;
       const obj = base.value;
-      return listOf(Object.keys(obj).map((k) => evaluate(n.right, { value: obj[k], path: child(base.path, k) })).filter((r) => r.value !== null));
+      return listOf(Object.keys(obj).map((k) => (step(), evaluate(n.right, { value: obj[k], path: child(base.path, k) }))).filter((r) => r.value !== null));
     }
     case 'FilterProjection': {
       const base = evaluate(n.left, current);
       if (!Array.isArray(base.value)) return NULL;
       const out: Located[] = [];
       for (const e of elements(base)) {
+        step();
         if (isFalse(evaluate(n.condition, e).value)) continue;
         const r = evaluate(n.right, e);
         if (r.value !== null) out.push(r);
@@ -128,7 +152,7 @@ export function evaluate(node: ExpressionNode, current: Located): Located {
     case 'Flatten': {
       const base = evaluate(n.child, current);
       if (!Array.isArray(base.value)) return NULL;
-      return listOf(elements(base).flatMap((e) => (Array.isArray(e.value) ? elements(e) : [e])));
+      return listOf(elements(base).flatMap((e) => (step(), Array.isArray(e.value) ? elements(e) : [e])));
     }
     case 'Comparator': {
       const a = evaluate(n.left, current).value;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggregateDimension, AggregateGroup, AggregateMetric, AggregateProgress, AggregateResult, CompiledQuery, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import { fileFor } from '../files';
+import { arrayHolding } from '../toolkit';
 import { queryWarnings } from '../records';
 import { cutSchema, handleArg } from '../schemas';
 import { languageNames } from '../search/languages';
@@ -47,7 +48,7 @@ const output = z.object({
   order: z.string(),
   filter: z.string().optional().describe('For a where predicate: the RFC 9535 filter it was translated to'),
   bucket_origin: z.string().optional().describe('Time buckets: key = origin + k × width'),
-  hint: z.string().optional().describe('A group_by path no record has, with the nearest names'),
+  hint: z.string().optional().describe('A group_by path no record has, with the nearest names (or, in a one-document file, the each that reaches it)'),
   cut: cutSchema.optional(),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), record_index: z.number().int().optional(), line: z.number().int().optional() })).optional(),
 });
@@ -227,9 +228,14 @@ async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult,
   if (names.length === 0) return undefined;
   let found;
   try { found = await ctx.scan.missingMembers(source, names, ctx.signal); } catch { return undefined; }
-  if (found.missing.length === 0) return undefined;
-  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
   const paths = absent.map((d) => spec.dimensionNames[d]).join(', ');
+  if (found.missing.length === 0) {
+    // The names exist, deeper: in a file that is one document, most often in the elements of an array in it.
+    if (source.rootIsSequence || source.count !== 1 || spec.each) return undefined;
+    const where = arrayHolding(source, names);
+    return `The file is one JSON document, so aggregate sees one record, and ${paths} is not at its top: ${names.map((n) => JSON.stringify(n)).join(', ')} ${names.length === 1 ? 'lies' : 'lie'} deeper. To aggregate the elements of an array in it, pass each${where ? ` = ${JSON.stringify(where)}` : ' (a JSONPath to them, e.g. "$.items[*]"; get_outline shows the document\'s arrays)'}.`;
+  }
+  const parts = found.missing.slice(0, 5).map((m) => `${JSON.stringify(m.name)}${m.nearest.length ? ` (nearest names seen: ${m.nearest.map((n) => JSON.stringify(n)).join(', ')})` : ''}`);
   const scope = found.examined >= source.count ? `no record (all ${source.count} examined)` : `none of the first ${found.examined} records examined (of ${source.count}; the others may)`;
   return `Every record lacks ${paths}: ${scope} has a member named ${parts.join('; nor ')}.`;
 }
