@@ -93,6 +93,10 @@ describe('mcpgw query', () => {
     // A root from the environment (or a config file) is the server's: FILE stays relative to the current folder.
     const env = spawnSync(NODE, [CLI, 'query', 'events.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', MCPGW_ROOT: root } });
     expect(env.stdout).toBe('{"path":"/0/id","value":1}\n');
+    // A file only under that root: not found from the current folder, and the hint says how to read it under the root.
+    const under = spawnSync(NODE, [CLI, 'query', 'logs/a.jsonl', '/0/id'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', MCPGW_ROOT: root } });
+    expect(under.status).toBe(2);
+    expect(under.stderr).toBe(`mcpgw: No such file: logs/a.jsonl (looked for from the current folder, ${dir}).\nmcpgw: hint: FILE is a path from the current folder; to read it under the root MCPGW_ROOT or the config sets (${root}), pass --root ${root}.\n`);
   });
 
   test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', () => {
