@@ -17,14 +17,20 @@ process.on('message', (m) => {
 });
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 
-async function runOne({ id, args, cwd, env }) {
+async function runOne({ id, args, cwd, env, tty }) {
   let stdout = '';
   let stderr = '';
   const saved = { ...process.env };
   const savedCwd = process.cwd();
   let status;
+  let ttyWas;
   try {
     process.chdir(cwd);
+    // stderr a terminal for this command, as a TTY would make it (the pipe to the host is none).
+    if (tty) {
+      ttyWas = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+      Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    }
     for (const k of Object.keys(process.env)) delete process.env[k];
     Object.assign(process.env, env);
     process.stdout.write = (chunk, ...rest) => { stdout += String(chunk); const cb = rest.find((r) => typeof r === 'function'); if (cb) cb(); return true; };
@@ -36,6 +42,10 @@ async function runOne({ id, args, cwd, env }) {
   } finally {
     process.stdout.write = realWrite.out;
     process.stderr.write = realWrite.err;
+    if (tty) {
+      delete process.stderr.isTTY;
+      if (ttyWas) Object.defineProperty(process.stderr, 'isTTY', ttyWas);
+    }
     for (const k of Object.keys(process.env)) delete process.env[k];
     Object.assign(process.env, saved);
     process.chdir(savedCwd);

@@ -7,7 +7,8 @@ export interface CliRun { status: number | null; stdout: string; stderr: string 
 
 /** Runs CLI commands (`mcpgw ARGS` in a folder, with an environment) in one long-lived process: see `startCliHost`. */
 export interface CliHost {
-  run(args: string[], cwd: string, env: Record<string, string>): Promise<CliRun>;
+  /** `tty`: stderr says it is a terminal during the command (`process.stderr.isTTY`), as a TTY would make it. */
+  run(args: string[], cwd: string, env: Record<string, string>, options?: { tty?: boolean }): Promise<CliRun>;
   close(): Promise<void>;
 }
 
@@ -31,11 +32,11 @@ export function startCliHost(): CliHost {
     pending.clear();
   });
   return {
-    run(args, cwd, env) {
+    run(args, cwd, env, options = {}) {
       const id = next++;
       return new Promise<CliRun>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        child.send({ id, args, cwd, env });
+        child.send({ id, args, cwd, env, tty: options.tty === true });
       });
     },
     async close() {
