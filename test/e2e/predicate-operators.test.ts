@@ -1,7 +1,7 @@
 /**
  * A record predicate with an operator it does not have (`$.code =~ "^FR-"`) is named as such, at the operator, with the
  * forms that do what was meant (match()/search()) — not a JSONPath syntax error (found by the user trial); and the
- * forms suggested give Python's count.
+ * forms suggested give Python's count; a bucket over a path of neither numbers nor times says why its key is null.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -33,4 +33,10 @@ test.each([['search'], ['aggregate']])('%s: "=~" is not a predicate operator, sa
 test('the forms suggested: search() finds FR- at the start (case-sensitive: 2 of 5, as Python re.search)', async () => {
   const r = await call(c.client, 'aggregate', { handle, where: 'search($.code, "^FR-")', match_case: true });
   expect(r.data.records_matched).toBe(codes.filter((x) => /^FR-/.test(x)).length);
+});
+
+test('a bucket over a path that holds neither numbers nor times: one null group, and a hint saying why', async () => {
+  const r = await call(c.client, 'aggregate', { handle, bucket: { path: 'code', width: '1h' } });
+  expect(r.data.groups).toEqual([{ key: null, count: 5, unbucketable: ['code'] }]);
+  expect(r.data.hint).toBe('No value of code could be bucketed: bucket needs numbers (width 100) or ISO 8601 / RFC 3339 times (width "1h"), and code holds neither. To count by its values, pass it as group_by.');
 });
