@@ -16,7 +16,10 @@ export function fileArgument(file: string, rootGiven: boolean, configRoot: strin
   try {
     real = fs.realpathSync(path.resolve(file));
   } catch {
-    throw new McpgwError('NOT_FOUND', `No such file: ${file}`);
+    // A root set by MCPGW_ROOT or a config applies to a command's FILE only with --root: say where FILE was looked for.
+    throw new McpgwError('NOT_FOUND', `No such file: ${file} (looked for from the current folder, ${process.cwd()}).`, configRoot !== null
+      ? { hint: `FILE is a path from the current folder; to read it under the root MCPGW_ROOT or the config sets (${configRoot}), pass --root ${configRoot}.` }
+      : {});
   }
   return { root: path.dirname(real), input: path.basename(real) };
 }

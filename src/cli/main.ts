@@ -48,7 +48,7 @@ export function buildProgram(): Command {
   configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
     .action((opts: CommonOptions) => checkCommand(opts));
   configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
-    .argument('<file>', 'the file, in any format the loaded plugins read (with --root: a path under the root)')
+    .argument('<file>', 'the file, in any format the loaded plugins read: a path from the current folder, or with --root a path under the root (MCPGW_ROOT and a config\'s root apply to serve, not here)')
     .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
     .addOption(new Option('-l, --language <name>', 'query language, any the loaded plugins register (mcpgw plugins lists them; default: pointer for a query starting with /, else jsonpath)'))
     .option('-f, --format <name>', 'file format (default: detected): json, jsonl, json-seq or a plugin\'s')
@@ -100,7 +100,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT.USAGE;
     }
     if (err instanceof McpgwError) {
-      process.stderr.write(`mcpgw: ${err.message}\n`);
+      // The message, and what to do about it (the hint tools give in their error results).
+      process.stderr.write(`mcpgw: ${err.message}\n${err.hint ? `mcpgw: hint: ${err.hint}\n` : ''}`);
       // Faults of the command line's own arguments (a missing file, one outside the root, a bad query) are usage.
       return USAGE_CODES.has(err.code) ? EXIT.USAGE : EXIT.RUNTIME;
     }

@@ -81,7 +81,7 @@ const DEFAULT_BUILTINS = ['format-json', 'format-jsonl', 'format-jsonseq', 'quer
  * Drives a plugin's tools in-process the way a client does: a real kernel (the default engine, the built-in formats
  * and languages unless told otherwise) loads the plugin with its options, serves a root (a new temporary folder with
  * `files`, or `root`), and a real MCP client (`@modelcontextprotocol/client`) talks to it over the SDK's in-memory
- * transport. Every result is checked against the tool's output schema (`call`). `plugin`: the plugin object (its
+ * transport, each message passed as JSON text as on a wire. Every result is checked against the tool's output schema (`call`). `plugin`: the plugin object (its
  * module's default export), or its module path or package name — give a path when a query language of it must run on
  * the engine's worker threads, which load plugins by path. Close it when done.
  * @throws PluginLoadError or ConfigError as `mcpgw check` reports them
@@ -147,6 +147,12 @@ export async function testTools(plugin: Plugin | string, options: ToolTesterOpti
     const server = kernel.serverFactory(config)();
     const client = new McpClient({ name: options.clientName ?? 'mcpgw-tool-tester', version });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    // Each message crosses as JSON text, as on a wire: what the client reads is what a client over stdio reads (a
+    // `JSON.rawJSON` number arrives as a number; the in-memory pair alone would hand over the server's own objects).
+    for (const side of [clientSide, serverSide]) {
+      const send = side.send.bind(side);
+      side.send = (message, sendOptions) => send(JSON.parse(JSON.stringify(message)), sendOptions);
+    }
     await server.connect(serverSide);
     await client.connect(clientSide);
     const tools = (await client.listTools()).tools.map((t) => t.name);
@@ -169,7 +175,7 @@ export async function testTools(plugin: Plugin | string, options: ToolTesterOpti
         }
         const schema = schemas.get(name);
         if (schema) {
-          const checked = schema.safeParse(structuredContent);
+          const checked = schema.safeParse(finite(structuredContent));
           if (!checked.success) throw new ToolResultMismatch(name, checked.error.issues.map((i) => `  ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`).join('\n'), result);
         }
         return { structuredContent, isError: false, text };
@@ -187,6 +193,21 @@ export async function testTools(plugin: Plugin | string, options: ToolTesterOpti
     remove();
     throw err;
   }
+}
+
+/**
+ * `value` with each number past a double's range (a `1e400` on the wire, ±Infinity once parsed) as the largest double
+ * of its sign: still a number to the schema, as the server checks it.
+ */
+function finite(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : Math.sign(value) * Number.MAX_VALUE;
+  if (Array.isArray(value)) return value.map(finite);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: finite(v), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return value;
 }
 
 /** A tool's result schema: its output schema, with the `warnings` a lenient bundle's results may carry. */

@@ -1,18 +1,25 @@
 /**
- * Nothing is lost at a deadline, end to end: a server whose requestTimeoutMs is 1 ms stops nearly every page at the
- * deadline; walking the cursors to the end gives exactly the matches computed here from the generated data.
+ * Nothing is lost at a deadline, end to end through a real MCP client (in-process, over the SDK's in-memory transport,
+ * with the plugin kit's tool tester): at a requestTimeoutMs of 1 ms nearly every page stops at the deadline, and
+ * walking the cursors to the end gives exactly the matches computed here from the generated data.
+ *
+ * Scans on the main thread run on a TickingClock (each reading of the time 1 ms after the last): a page stops at the
+ * engine's first deadline check at any machine speed. Scans on worker threads run on real time (threads time records
+ * on it): past the 1 ms deadline a page keeps what its threads finish within the pool's grace (200 ms), and trying
+ * 'n[nm]{30}' on the 8,000 records (~30 µs each) takes RE2 longer than that, with the threads' start on top.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { call, connect, type Connected } from '../helpers/mcp';
+import { testTools, type ToolTester } from '../../src/plugin-kit/index';
+import { TickingClock } from '../helpers/ticking-clock';
 
-const N = 30000;
+const N = 8000;
+const BAD = [777, 6001];
 /**
  * Record i: k = i % 13 (the queries test k == 4: no byte literal to prefilter on, so every record is read), an "s"
  * that 'q.*z' matches when i % 17 == 9, a "p" of 30 n's and m's (the bits of i) that 'n[nm]{30}' never matches but
- * takes RE2 ~30 µs to try (its states differ from record to record), so a worker thread cannot finish the file
- * within the deadline's grace, and pages stop there; records 777 and 20001 malformed.
+ * takes RE2 ~30 µs to try (its states differ from record to record); records 777 and 6001 malformed.
  */
 function pOf(i: number): string {
   let p = '';
@@ -22,66 +29,80 @@ function pOf(i: number): string {
 function data(): string {
   const lines: string[] = [];
   for (let i = 0; i < N; i++) {
-    if (i === 777 || i === 20001) { lines.push(`{"id":${i},"status":"ok",`); continue; }
+    if (BAD.includes(i)) { lines.push(`{"id":${i},"status":"ok",`); continue; }
     lines.push(JSON.stringify({ id: i, k: i % 13, s: i % 17 === 9 ? `q${i}z` : `w${i}`, p: pOf(i), note: 'n'.repeat(40) }));
   }
   return lines.join('\n') + '\n';
 }
-const ok = (i: number) => i !== 777 && i !== 20001;
+const ok = (i: number) => !BAD.includes(i);
 const K4 = [...Array(N).keys()].filter((i) => i % 13 === 4 && ok(i));
 const QZ = [...Array(N).keys()].filter((i) => i % 17 === 9 && ok(i));
 
-let base: string;
-let c: Connected;
+let dir: string;
+/** The main-thread scans: on the ticking clock. */
+let ticking: ToolTester;
+/** The worker-thread scans: on real time. */
+let real: ToolTester;
 beforeAll(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-deadline-e2e-'));
-  fs.mkdirSync(path.join(base, 'data'));
-  fs.writeFileSync(path.join(base, 'data', 'events.jsonl'), data());
-  fs.writeFileSync(path.join(base, '.mcpgwrc.json'), JSON.stringify({ root: './data', limits: { requestTimeoutMs: 1 } }));
-  c = await connect(['--config', path.join(base, '.mcpgwrc.json')], { cwd: base });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-deadline-e2e-'));
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), data());
+  const config = { limits: { requestTimeoutMs: 1 } };
+  ticking = await testTools('@mcpgw/tools-reader', { root: dir, config, clock: new TickingClock(1), plugins: ['@mcpgw/tools-explore'] });
+  real = await testTools('@mcpgw/tools-reader', { root: dir, config });
 }, 60_000);
 afterAll(async () => {
-  try { await c?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
+  try { await ticking?.close(); await real?.close(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
 
-test('json_read (a filter on the main thread, match() on worker threads): pages stopped at a 1 ms deadline add up to every match, none twice', async () => {
-  for (const [query, expected] of [['$[?@.k == 4].id', K4], ["$[?!search(@.p, 'n[nm]{30}') && match(@.s, 'q.*z')].id", QZ]] as const) {
-    const ids: number[] = [];
-    let pages = 0;
-    let stoppedEarly = 0;
-    let r = await call(c.client, 'json_read', { path: 'events.jsonl', language: 'jsonpath', query, max_items: 1000 });
-    for (;;) {
-      expect(r.isError).toBe(false);
-      pages++;
-      ids.push(...r.data.items.map((it: { value: number }) => it.value));
-      // Only the two malformed records are ever skipped, each with SYNTAX_ERROR.
-      for (const w of r.data.warnings ?? []) expect(w.code).toBe('SYNTAX_ERROR');
-      if (!r.data.next_cursor) break;
-      if (r.data.items.length < 1000) stoppedEarly++;
-      r = await call(c.client, 'json_read', { cursor: r.data.next_cursor });
-    }
-    expect(ids).toEqual(expected);
-    expect(stoppedEarly).toBeGreaterThan(0);
-    expect(pages).toBeGreaterThan(expected.length / 1000);
+/** Walks json_read's cursors from the first page to the last; every page is checked as it comes. */
+async function walk(t: ToolTester, query: string) {
+  const ids: number[] = [];
+  let pages = 0;
+  let stoppedEarly = 0;
+  let r = await t.call('json_read', { path: 'events.jsonl', language: 'jsonpath', query, max_items: 1000 });
+  for (;;) {
+    expect(r.isError).toBe(false);
+    pages++;
+    ids.push(...r.structuredContent.items.map((it: { value: number }) => it.value));
+    // Only the two malformed records are ever skipped, each with SYNTAX_ERROR.
+    for (const w of r.structuredContent.warnings ?? []) expect(w.code).toBe('SYNTAX_ERROR');
+    if (!r.structuredContent.next_cursor) break;
+    if (r.structuredContent.items.length < 1000) stoppedEarly++;
+    r = await t.call('json_read', { cursor: r.structuredContent.next_cursor });
   }
+  return { ids, pages, stoppedEarly };
+}
+
+test('json_read, a filter on the main thread: pages stopped at a 1 ms deadline add up to every match, none twice', async () => {
+  const { ids, pages, stoppedEarly } = await walk(ticking, '$[?@.k == 4].id');
+  expect(ids).toEqual(K4);
+  expect(stoppedEarly).toBeGreaterThan(0);
+  expect(pages).toBeGreaterThan(K4.length / 1000 + 1);
+});
+
+test('json_read, match() on worker threads: pages stopped at a 1 ms deadline add up to every match, none twice', async () => {
+  const { ids, pages, stoppedEarly } = await walk(real, "$[?!search(@.p, 'n[nm]{30}') && match(@.s, 'q.*z')].id");
+  expect(ids).toEqual(QZ);
+  expect(stoppedEarly).toBeGreaterThan(0);
+  expect(pages).toBeGreaterThan(QZ.length / 1000 + 1);
 }, 300_000);
 
 test('explorer search: a record predicate walked page by page at a 1 ms deadline finds each match once', async () => {
-  const { data: open } = await call(c.client, 'open_file', { path: 'events.jsonl' });
+  const { structuredContent: open } = await ticking.call('open_file', { path: 'events.jsonl' });
   const found: number[] = [];
   let args: Record<string, unknown> = { handle: open.handle, query: '$.k = 4', max_results: 200 };
   let incomplete = 0;
   let last: any;
   const totals: number[] = [];
   for (;;) {
-    const r = await call(c.client, 'search', args);
+    const r = await ticking.call('search', args);
     expect(r.isError).toBe(false);
-    found.push(...r.data.matches.map((m: { record_index: number }) => m.record_index));
-    if (!r.data.complete) incomplete++;
-    totals.push(r.data.total_matches);
-    last = r.data;
-    if (!r.data.next_cursor) break;
-    args = { ...args, cursor: r.data.next_cursor };
+    found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
+    if (!r.structuredContent.complete) incomplete++;
+    totals.push(r.structuredContent.total_matches);
+    last = r.structuredContent;
+    if (!r.structuredContent.next_cursor) break;
+    args = { ...args, cursor: r.structuredContent.next_cursor };
   }
   expect(found).toEqual(K4);
   expect(incomplete).toBeGreaterThan(0);
@@ -90,34 +111,32 @@ test('explorer search: a record predicate walked page by page at a 1 ms deadline
   // total_matches is a lower bound while incomplete, and never shrinks from page to page.
   for (let p = 1; p < totals.length; p++) expect(totals[p]).toBeGreaterThanOrEqual(totals[p - 1]!);
   expect(Math.max(...totals)).toBe(K4.length);
-}, 300_000);
+});
 
 test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_EXCEEDED, and the search goes on after it', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-stuck-e2e-'));
-  fs.mkdirSync(path.join(dir, 'data'));
   // Record 1 costs RE2 ~15 s (linear in its 1.35 MB, but (a|b){901} keeps up to 901 states alive over each run of
-  // 900 a's) and matches neither branch.
-  fs.writeFileSync(path.join(dir, 'data', 'r.jsonl'), `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n`);
-  fs.writeFileSync(path.join(dir, '.mcpgwrc.json'), JSON.stringify({ root: './data', limits: { requestTimeoutMs: 1500 } }));
-  const s = await connect(['--config', path.join(dir, '.mcpgwrc.json')], { cwd: dir });
+  // 900 a's) and matches neither branch: past half the page's 1.5 s on a thread, it is skipped.
+  const s = await testTools('@mcpgw/tools-explore', {
+    files: { 'r.jsonl': `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n` },
+    config: { limits: { requestTimeoutMs: 1500 } },
+  });
   try {
-    const { data: open } = await call(s.client, 'open_file', { path: 'r.jsonl' });
+    const { structuredContent: open } = await s.call('open_file', { path: 'r.jsonl' });
     const found: number[] = [];
     const warnings: any[] = [];
     let args: Record<string, unknown> = { handle: open.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
     for (let page = 0; page < 5; page++) {
-      const r = await call(s.client, 'search', args);
+      const r = await s.call('search', args);
       expect(r.isError).toBe(false);
-      found.push(...r.data.matches.map((m: { record_index: number }) => m.record_index));
-      warnings.push(...(r.data.warnings ?? []));
-      if (!r.data.next_cursor) break;
-      args = { ...args, cursor: r.data.next_cursor };
+      found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
+      warnings.push(...(r.structuredContent.warnings ?? []));
+      if (!r.structuredContent.next_cursor) break;
+      args = { ...args, cursor: r.structuredContent.next_cursor };
     }
     expect(found).toEqual([0, 2]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'RESOURCE_LIMIT_EXCEEDED', record_index: 1 })]);
     expect(warnings[0].message).toMatch(/^Record 1 was skipped: Record 1 could not be evaluated: match\(\)\/search\(\) ran for \d+ ms/);
   } finally {
     await s.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { call, CLI, connect, NODE, REPO, type Connected } from '../helpers/mcp';
+import { call, CLI, connect, NODE, REPO } from '../helpers/mcp';
+import { testTools } from '../../src/plugin-kit/index';
 
 /**
  * `resultText: "auto"` (the default) through real MCP clients that send the names of known clients
@@ -14,6 +15,9 @@ import { call, CLI, connect, NODE, REPO, type Connected } from '../helpers/mcp';
  *   structured  (claude-code)               the model gets structuredContent as JSON
  *   both        (github-copilot-developer)  the text block and structuredContent
  *   text        (opencode, unknown names)   the text block
+ * Servers run in-process (the plugin kit's tool tester, every built-in loaded as `mcpgw serve` loads them; the client
+ * sends its name in initialize over the SDK's in-memory transport), but for the 2026-07-28 era and the 1.x SDK client,
+ * which talk to the built CLI over stdio.
  */
 const EXAMPLES = path.join(REPO, 'examples');
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -85,9 +89,16 @@ function checkFacts(steps: Record<string, Step>, d: Data = EX) {
   expect(steps.value!.data).toMatchObject({ value: JSON.stringify(d.records[hits[0]!].user.address.city), value_type: 'string' });
 }
 
-const conns: Record<string, Connected> = {};
+/** A server over `root` as `mcpgw serve` builds it (every built-in), in-process, and a real MCP client named `clientName`. */
+async function serve(root: string, clientName: string, config: Record<string, unknown> = {}) {
+  const t = await testTools('@mcpgw/tools-explore', { root, clientName, builtins: true, config });
+  return { client: t.client, close: () => t.close() };
+}
+type Served = Awaited<ReturnType<typeof serve>>;
+
+const conns: Record<string, Served> = {};
 beforeAll(async () => {
-  for (const name of Object.keys(CLIENTS)) conns[name] = await connect(['--root', EXAMPLES], { clientName: name });
+  for (const name of Object.keys(CLIENTS)) conns[name] = await serve(EXAMPLES, name);
 });
 afterAll(async () => {
   for (const c of Object.values(conns)) await c.close();
@@ -100,12 +111,12 @@ describe('resultText auto: each family is sent one copy', () => {
    */
   test('the same facts in every family; a client that reads both copies gets a summary text block, at most 1.1x one copy', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-families-'));
-    const gen: Connected[] = [];
+    const gen: Served[] = [];
     try {
       execFileSync(NODE, [path.join(REPO, 'bench', 'gen.mjs'), '--format', 'jsonl', '--records', '25000', '--seed', '42', '--out', path.join(root, 'events.jsonl')], { stdio: 'ignore' });
       const d = data(root, 'NEEDLE-7f3a');
       const open = async (name: string) => {
-        const c = await connect(['--root', root], { clientName: name });
+        const c = await serve(root, name);
         gen.push(c);
         return c;
       };
@@ -174,13 +185,9 @@ describe('resultText auto: each family is sent one copy', () => {
   test('resultText "full" and "summary" in a profile win over the client\'s family; errors keep their whole text', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-families-'));
     fs.copyFileSync(path.join(EXAMPLES, 'events.jsonl'), path.join(dir, 'events.jsonl'));
-    const config = (resultText: string) => {
-      const file = path.join(dir, `${resultText}.mcpgwrc.json`);
-      fs.writeFileSync(file, JSON.stringify({ root: '.', profiles: { default: { resultText } } }));
-      return file;
-    };
-    const full = await connect(['--config', config('full')], { clientName: 'github-copilot-developer' });
-    const summary = await connect(['--config', config('summary')], { clientName: 'opencode' });
+    const config = (resultText: string) => ({ profiles: { default: { resultText } } });
+    const full = await serve(dir, 'github-copilot-developer', config('full'));
+    const summary = await serve(dir, 'opencode', config('summary'));
     try {
       const f = await call(full.client, 'get_record_count', { handle: (await call(full.client, 'open_file', { path: 'events.jsonl' })).data.handle });
       expect(f.text).toBe(JSON.stringify(f.data));

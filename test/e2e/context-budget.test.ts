@@ -77,9 +77,10 @@ describe('tools/list', () => {
  * An assistant's exploration of an unknown file on examples/events.jsonl (3,000 records): open → schema → keys →
  * 5 samples → a rare term ("u-1047", in one record) → that record → one value. The budget is the bytes of these
  * answers when they were slimmed (defaults: 5,926 in all), plus 5%: a change that makes them bigger fails here. The
- * search's budget grew by 16 bytes a block for its `unparsed` (the records the text prefilter ruled out: 2,999 here).
+ * search's budget grew by 16 bytes a block for its `unparsed` (the records the text prefilter ruled out: 2,999 here);
+ * schema's and keys' by 22 bytes a block for `records_total` (3,000: the sample of 50 or 100 records says it is one).
  */
-const BUDGET: Record<string, number> = { open: 250, schema: 1510, keys: 255, samples: 2885, search: 502, record: 710, value: 155 };
+const BUDGET: Record<string, number> = { open: 250, schema: 1554, keys: 299, samples: 2885, search: 502, record: 710, value: 155 };
 
 async function workflow(conn: Connected, layout?: 'pretty' | 'compact') {
   const steps: Record<string, { text: number; total: number; data: any }> = {};

@@ -7,25 +7,26 @@
  * The reader bundle is registered only once the reader branch is merged: example profiles that
  * name `reader` are checked to fail for exactly that reason until then (see `readerRegistered`).
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { call, CLI, connect, NODE, REPO, type Connected } from '../helpers/mcp';
+import { call, connect, REPO, type Connected } from '../helpers/mcp';
+import { startCliHost, type CliHost, type CliRun } from '../helpers/cli-host';
 
 const CONFIG_DIR = path.join(REPO, 'config');
 const EXAMPLES = fs.readdirSync(CONFIG_DIR).filter((f) => /\.mcpgwrc\.(ya?ml|json)$/.test(f)).sort();
 
-interface Run { status: number | null; stdout: string; stderr: string }
-
-function mcpgw(args: string[], cwd: string, env: Record<string, string> = {}): Run {
-  const r = spawnSync(NODE, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: cwd, ...env }, encoding: 'utf8', timeout: 30_000 });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/**
+ * The commands (check, list-tools, plugins, serve's start-up errors) run in one process with the built CLI's main()
+ * (test/helpers/cli-host.ts), each in its folder with exactly this environment: what a process of its own would do.
+ */
+let host: CliHost;
+function mcpgw(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
+  return host.run(args, cwd, { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: cwd, ...env });
 }
 
-function listTools(args: string[], cwd: string, env: Record<string, string> = {}): string[] {
-  const r = mcpgw(['list-tools', '--json', ...args], cwd, env);
+async function listTools(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string[]> {
+  const r = await mcpgw(['list-tools', '--json', ...args], cwd, env);
   if (r.status !== 0) throw new Error(`list-tools ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name);
 }
@@ -36,8 +37,8 @@ let exploreTools: string[] = [];
 const readerRegistered = () => registeredBundles.includes('reader');
 
 /** Profile names of an example config (parsed by the CLI's own loader through `mcpgw check`'s error for an unknown profile). */
-function profilesOf(file: string): string[] {
-  const r = mcpgw(['check', '--config', path.join(CONFIG_DIR, file), '--profile', 'zz-no-such-profile'], REPO);
+async function profilesOf(file: string): Promise<string[]> {
+  const r = await mcpgw(['check', '--config', path.join(CONFIG_DIR, file), '--profile', 'zz-no-such-profile'], REPO);
   const m = /Profiles: (.*)\./.exec(r.stderr);
   return m ? m[1]!.split(', ') : [];
 }
@@ -53,9 +54,10 @@ function bundlesOf(file: string, profile: string): string[] {
 }
 
 let tmp: string;
-beforeAll(() => {
+beforeAll(async () => {
   if (!fs.existsSync(path.join(REPO, 'dist', 'cli', 'main.js'))) throw new Error('Build first: npx tsc -b (npm test does it).');
-  const plugins = JSON.parse(mcpgw(['plugins', '--json'], os.tmpdir()).stdout) as { bundles: string[]; tools: string[] }[];
+  host = startCliHost();
+  const plugins = JSON.parse((await mcpgw(['plugins', '--json'], os.tmpdir())).stdout) as { bundles: string[]; tools: string[] }[];
   registeredBundles = plugins.flatMap((p) => p.bundles);
   exploreTools = plugins.find((p) => p.bundles.includes('explore'))!.tools;
   expect(exploreTools).toEqual(expect.arrayContaining(['open_file', 'search', 'get_record', 'close_file']));
@@ -68,6 +70,7 @@ beforeEach(() => {
   fs.writeFileSync(path.join(tmp, 'data', 'team', 'team.jsonl'), '{"team":"a"}\n');
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(async () => host?.close());
 
 function writeConfig(config: unknown, rel = '.mcpgwrc.json'): string {
   const p = path.join(tmp, rel);
@@ -87,16 +90,16 @@ async function clientTools(args: string[], cwd: string, env: Record<string, stri
 }
 
 describe('the example configs in config/', () => {
-  test('the examples are there: explorer only, reader only, both, two teams', () => {
+  test('the examples are there: explorer only, reader only, both, two teams', async () => {
     expect(EXAMPLES).toEqual(expect.arrayContaining(['explorer.mcpgwrc.yaml', 'reader.mcpgwrc.yaml', 'both.mcpgwrc.yaml', 'teams.mcpgwrc.yaml']));
-    expect(profilesOf('teams.mcpgwrc.yaml')).toEqual(['base', 'analysts', 'agents']);
+    expect(await profilesOf('teams.mcpgwrc.yaml')).toEqual(['base', 'analysts', 'agents']);
     expect(bundlesOf('teams.mcpgwrc.yaml', 'analysts')).toEqual(['explore']);
     expect(bundlesOf('teams.mcpgwrc.yaml', 'agents')).toEqual(['reader']);
   });
 
   test.each(EXAMPLES)('%s: each profile\'s tools/list through a real client equals `mcpgw list-tools --profile X`', async (file) => {
     const cfg = path.join(CONFIG_DIR, file);
-    const profiles = profilesOf(file);
+    const profiles = await profilesOf(file);
     expect(profiles.length).toBeGreaterThan(0);
     for (const profile of profiles) {
       const bundles = bundlesOf(file, profile);
@@ -106,27 +109,27 @@ describe('the example configs in config/', () => {
         // Conditional only because the reader bundle is not on this branch yet: assert that this is the one reason.
         expect(missing).toEqual(['reader']);
         expect(readerRegistered()).toBe(false);
-        const r = mcpgw(['check', ...args], REPO);
+        const r = await mcpgw(['check', ...args], REPO);
         expect(r.status).toBe(2);
         expect(r.stderr).toContain(`Profile "${profile}" offers tool bundle "reader", which no loaded plugin registers.`);
         continue;
       }
-      const listed = listTools(args, REPO);
+      const listed = await listTools(args, REPO);
       expect(await clientTools(args, path.join(REPO, 'test'))).toEqual(listed);
       if (bundles.length) expect(listed.length).toBeGreaterThan(0);
-      const check = mcpgw(['check', ...args], REPO);
+      const check = await mcpgw(['check', ...args], REPO);
       expect(check.status).toBe(0);
     }
   });
 
-  test('teams: analysts get the explorer set with generous limits over examples/; agents get a narrower root', () => {
+  test('teams: analysts get the explorer set with generous limits over examples/; agents get a narrower root', async () => {
     const cfg = path.join(CONFIG_DIR, 'teams.mcpgwrc.yaml');
-    expect(listTools(['--config', cfg], REPO)).toEqual(exploreTools); // profile: analysts is the default
-    const analysts = mcpgw(['check', '--config', cfg], REPO);
+    expect(await listTools(['--config', cfg], REPO)).toEqual(exploreTools); // profile: analysts is the default
+    const analysts = await mcpgw(['check', '--config', cfg], REPO);
     expect(analysts.stdout).toContain(`root: ${path.join(REPO, 'examples')}\n`);
     expect(analysts.stdout).toContain('profile: analysts\n');
     if (readerRegistered()) {
-      const agents = mcpgw(['check', '--config', cfg, '--profile', 'agents'], REPO);
+      const agents = await mcpgw(['check', '--config', cfg, '--profile', 'agents'], REPO);
       expect(agents.status).toBe(0);
       expect(agents.stdout).toContain(`root: ${path.join(REPO, 'examples', 'agents')}\n`);
     } else {
@@ -144,7 +147,7 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
 
   test('deny wins over allow; list-tools equals tools/list; a hidden tool is an unknown tool when called', async () => {
     writeConfig({ root: './data', profiles: { narrow: { bundles: ['explore'], allow: ['open_file', 'search', 'get_record'], deny: ['search'] } } });
-    expect(listTools(['--profile', 'narrow'], tmp)).toEqual(['open_file', 'get_record']);
+    expect(await listTools(['--profile', 'narrow'], tmp)).toEqual(['open_file', 'get_record']);
     conn = await connect(['--profile', 'narrow'], { cwd: tmp });
     expect((await conn.client.listTools()).tools.map((t) => t.name)).toEqual(['open_file', 'get_record']);
     let answer: unknown;
@@ -162,17 +165,17 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
     expect(opened.data.record_count).toBe(3);
   });
 
-  test('--profile > MCPGW_PROFILE > profile: in the config; a config without profiles offers every bundle', () => {
+  test('--profile > MCPGW_PROFILE > profile: in the config; a config without profiles offers every bundle', async () => {
     writeConfig({
       root: './data',
       profile: 'a',
       profiles: { a: { bundles: ['explore'], allow: ['open_file'] }, b: { bundles: ['explore'], allow: ['get_record'] }, c: { bundles: ['explore'], allow: ['search'] } },
     });
-    expect(listTools([], tmp)).toEqual(['open_file']);
-    expect(listTools([], tmp, { MCPGW_PROFILE: 'b' })).toEqual(['get_record']);
-    expect(listTools(['--profile', 'c'], tmp, { MCPGW_PROFILE: 'b' })).toEqual(['search']);
+    expect(await listTools([], tmp)).toEqual(['open_file']);
+    expect(await listTools([], tmp, { MCPGW_PROFILE: 'b' })).toEqual(['get_record']);
+    expect(await listTools(['--profile', 'c'], tmp, { MCPGW_PROFILE: 'b' })).toEqual(['search']);
     writeConfig({ root: './data' });
-    expect(listTools([], tmp)).toEqual(registeredBundles.includes('explore') ? expect.arrayContaining(exploreTools) : []);
+    expect(await listTools([], tmp)).toEqual(registeredBundles.includes('explore') ? expect.arrayContaining(exploreTools) : []);
   });
 
   test('extends chain: bundles/allow/root replace, deny joined, limits merged child first', async () => {
@@ -184,11 +187,11 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
         leaf: { extends: 'mid', root: './data/team', allow: ['open_file', 'search', 'close_file', 'get_record_count', 'get_record'] },
       },
     });
-    expect(listTools(['--profile', 'base'], tmp)).toEqual(exploreTools.filter((t) => t !== 'close_file'));
-    expect(listTools(['--profile', 'mid'], tmp)).toEqual(exploreTools.filter((t) => t !== 'close_file' && t !== 'get_record_count'));
+    expect(await listTools(['--profile', 'base'], tmp)).toEqual(exploreTools.filter((t) => t !== 'close_file'));
+    expect(await listTools(['--profile', 'mid'], tmp)).toEqual(exploreTools.filter((t) => t !== 'close_file' && t !== 'get_record_count'));
     // allow names close_file, but deny (inherited from base) wins
-    expect(listTools(['--profile', 'leaf'], tmp)).toEqual(['open_file', 'get_record', 'search']);
-    expect(mcpgw(['check', '--profile', 'leaf'], tmp).stdout).toContain(`root: ${path.join(tmp, 'data', 'team')}\n`);
+    expect(await listTools(['--profile', 'leaf'], tmp)).toEqual(['open_file', 'get_record', 'search']);
+    expect((await mcpgw(['check', '--profile', 'leaf'], tmp)).stdout).toContain(`root: ${path.join(tmp, 'data', 'team')}\n`);
 
     // limits from the chain, applied to a real session: maxOpenFiles 1 (mid) and maxItems 2 (base)
     conn = await connect(['--profile', 'mid'], { cwd: tmp });
@@ -233,27 +236,27 @@ describe('shareable profiles from npm packages', () => {
     for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
   }
 
-  test('extends names a CommonJS package, which extends an ESM-only package; merged like profiles', () => {
+  test('extends names a CommonJS package, which extends an ESM-only package; merged like profiles', async () => {
     writePackage('@acme/mcpgw-profile-base', { 'index.mjs': 'export default { bundles: ["explore"], deny: ["close_file"], limits: { maxItems: 7 } };\n' }, { type: 'module', exports: { '.': { import: './index.mjs' } } });
     writePackage('@acme/mcpgw-profile-strict', { 'index.js': 'module.exports = { extends: "@acme/mcpgw-profile-base", deny: ["get_record_count"] };\n' });
     writeConfig({ root: './data', profiles: { team: { extends: '@acme/mcpgw-profile-strict', deny: ['search'] } }, profile: 'team' });
-    expect(listTools([], tmp)).toEqual(exploreTools.filter((t) => !['close_file', 'get_record_count', 'search'].includes(t)));
+    expect(await listTools([], tmp)).toEqual(exploreTools.filter((t) => !['close_file', 'get_record_count', 'search'].includes(t)));
   });
 
-  test('a path to a profile file works too, relative to the config file', () => {
+  test('a path to a profile file works too, relative to the config file', async () => {
     fs.writeFileSync(path.join(tmp, 'shared-profile.json'), JSON.stringify({ bundles: ['explore'], allow: ['open_file', 'get_record'] }));
     writeConfig({ root: '../data', profiles: { p: { extends: '../shared-profile.json' } } }, 'conf/.mcpgwrc.json');
-    expect(listTools(['--config', 'conf/.mcpgwrc.json', '--profile', 'p'], tmp)).toEqual(['open_file', 'get_record']);
+    expect(await listTools(['--config', 'conf/.mcpgwrc.json', '--profile', 'p'], tmp)).toEqual(['open_file', 'get_record']);
   });
 
-  test('a missing package or an invalid exported profile: exit 2 naming it', () => {
+  test('a missing package or an invalid exported profile: exit 2 naming it', async () => {
     writeConfig({ root: './data', profiles: { team: { extends: '@acme/nope' } }, profile: 'team' });
-    const missing = mcpgw(['check'], tmp);
+    const missing = await mcpgw(['check'], tmp);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('Profile "team" extends "@acme/nope", which is neither a profile of this config (team) nor an installed package exporting a profile');
     writePackage('mcpgw-profile-typo', { 'index.js': 'module.exports = { bundels: ["explore"] };\n' });
     writeConfig({ root: './data', profiles: { team: { extends: 'mcpgw-profile-typo' } }, profile: 'team' });
-    const invalid = mcpgw(['check'], tmp);
+    const invalid = await mcpgw(['check'], tmp);
     expect(invalid.status).toBe(2);
     expect(invalid.stderr).toContain('is not a valid profile');
     expect(invalid.stderr).toContain('mcpgw-profile-typo: unknown key "bundels"');
@@ -267,10 +270,10 @@ describe('start-up errors exit 2 with a clear message (serve, check and list-too
     ['an unknown tool in allow', { a: { bundles: ['explore'], allow: ['open_file', 'opne_file'] } }, 'Profile "a" allows tool "opne_file", which its bundles do not have.'],
     ['an unknown tool in deny', { a: { bundles: ['explore'], deny: ['get_shema'] } }, 'Profile "a" denies tool "get_shema", which no loaded plugin registers.'],
   ];
-  test.each(cases)('%s', (_name, profiles, message) => {
+  test.each(cases)('%s', async (_name, profiles, message) => {
     writeConfig({ root: './data', profiles, profile: 'a' });
     for (const cmd of ['check', 'list-tools', 'serve']) {
-      const r = mcpgw([cmd], tmp);
+      const r = await mcpgw([cmd], tmp);
       expect(r.status).toBe(2);
       expect(r.stderr).toContain(message);
       expect(r.stdout).toBe('');

@@ -476,7 +476,10 @@ describe('reader: cancellation', () => {
   beforeAll(async () => {
     // 12,000 records of ~1 KB: a scan batch (4 MiB) holds ~4,000 records, so a page stops after a batch or two.
     const records = Array.from({ length: 12_000 }, (_, i) => `{"id":${i},"pad":"${'p'.repeat(80)}","big":"${'x'.repeat(900)}"}`);
-    dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 10_000 } });
+    // A continuation runs to the deadline (the records after 3 cost RE2 ~0.1 s each, 1,200 s in all): 4 s leaves the
+    // reads sent beside it, each a pointer lookup on the open handle, ample time at any load, and each test waits for
+    // it once or twice.
+    dir = makeReaderDir({ 'slow.jsonl': records.join('\n') + '\n' }, { limits: { requestTimeoutMs: 4_000 } });
     c = await connect(['--config', dir.config]);
   });
   afterAll(async () => {

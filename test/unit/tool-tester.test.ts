@@ -38,6 +38,12 @@ const probe: Plugin = {
           handler: (args) => ({ n: args.n as number }),
         }),
         tool({
+          name: 'huge', title: 'huge', description: 'Answers a number past a double\'s range, exactly.',
+          inputSchema: z.object({}),
+          outputSchema: z.object({ n: z.number() }),
+          handler: () => ({ n: JSON.rawJSON('-1e400') as unknown as number }),
+        }),
+        tool({
           name: 'deadline', title: 'deadline', description: 'Says how far the deadline is.',
           inputSchema: z.object({}),
           outputSchema: z.object({ left: z.number() }),
@@ -52,7 +58,7 @@ describe('the tool tester', () => {
   test('serves the plugin\'s tools over a temporary root with the built-in formats; results come through the client', async () => {
     const t = await testTools(probe, { files: { 'a.jsonl': '{"x":1}\n{"x":2}\n{"x":3}\n', 'sub/b.json': '[1,2]' } });
     try {
-      expect(t.tools).toEqual(['count_records', 'answer', 'deadline']);
+      expect(t.tools).toEqual(['count_records', 'answer', 'huge', 'deadline']);
       // 3 lines by hand; a top-level array of 2 elements
       expect((await t.call('count_records', { path: 'a.jsonl' })).structuredContent).toEqual({ records: 3, format: 'jsonl' });
       expect((await t.call('count_records', { path: 'sub/b.json' })).structuredContent).toEqual({ records: 2, format: 'json' });
@@ -98,10 +104,13 @@ module.exports = { name: 'by-path', version: '0.0.1', apiVersion: '^3.0.0', regi
 });
 
 describe('results are checked against output schemas', () => {
-  test('{n: "x"} against {n: number} is INTERNAL_ERROR naming the plugin and the member, logged; {n: 1} passes', async () => {
+  test('{n: "x"} against {n: number} is INTERNAL_ERROR naming the plugin and the member, logged; {n: 1} and {n: -1e400} pass', async () => {
     const t = await testTools(probe);
     try {
       expect((await t.call('answer', { n: 1 })).structuredContent).toEqual({ n: 1 });
+      // a number past a double's range is a number: written digit for digit, checked as one (server and tester)
+      const huge = await t.call('huge');
+      expect({ isError: huge.isError, text: huge.text }).toEqual({ isError: false, text: '{"n":-1e400}' });
       const bad = await t.call('answer', { n: 'x' });
       expect(bad.isError).toBe(true);
       expect(bad.error?.code).toBe('INTERNAL_ERROR');

@@ -101,7 +101,10 @@ export class QueryScanEngine implements ScanEngine {
 
   /** Counts what a query's comparisons with numbers passed by (number-like.ts). */
   numberLikeStrings(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]> {
-    return numberLikeStrings(query, options, (o) => this.run(o));
+    // A note, not the answer: each check looks for at most limits.detailTimeMs (and within the call's deadline), so a
+    // query pays a bounded look, not a second full scan; a look the bound cut counts "at least".
+    const deadline = Math.min(options.deadline ?? Infinity, this.clock.now() + this.options.limits().detailTimeMs);
+    return numberLikeStrings(query, { ...options, deadline }, (o) => this.run(o));
   }
 
   /** The record loop over a caller's matcher (contracts/scan.ts, match.ts). */

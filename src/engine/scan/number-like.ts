@@ -3,7 +3,7 @@
  * read as numbers (`"lat": "42.53176"`, `$.lat > 66.5`). RFC 9535 §2.3.5.2.2 never compares a string with a number, so
  * the answer is right and, for an assistant that expects the file's numbers, silently short. Each of the query's
  * `numberLikeChecks` (contracts/query.ts) selects just those: counted here with a count-only scan in the query's own
- * addressing, under the same deadline; a count the deadline cut is "at least".
+ * addressing, bounded by `limits.detailTimeMs` (engine.ts); a count the bound cut is "at least", and said so.
  */
 import type { CompiledQuery, NumberLikeWarning, ScanQueryOptions, ScanResult } from '../../kernel/contracts';
 
@@ -27,7 +27,7 @@ export async function numberLikeStrings(
     if (n === 0) continue;
     out.push({
       code: 'NUMBER_LIKE_STRINGS',
-      message: `${r.complete ? 'In' : 'At least in'} ${n} ${options.unit === 'nodes' ? 'place' : 'record'}${n === 1 ? '' : 's'} ${check.comparison} passed by a string that reads as a number meeting it (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number. To compare such strings as numbers write ${check.asNumbers}.`,
+      message: `${r.complete ? 'In' : 'At least in'} ${n} ${options.unit === 'nodes' ? 'place' : 'record'}${n === 1 ? '' : 's'} ${check.comparison} passed by a string that reads as a number meeting it (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number. To compare such strings as numbers write ${check.asNumbers}.${r.complete ? '' : ' (The look stopped at its time bound, limits.detailTimeMs: there may be more.)'}`,
       count: n,
       path: check.path,
     });

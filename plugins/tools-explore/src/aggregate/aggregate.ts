@@ -222,6 +222,12 @@ function clip(ctx: ToolContext, text: string, bytes: number): string {
  */
 async function missingPathHint(ctx: ToolContext, spec: Spec, r: AggregateResult, source: Parameters<ToolContext['scan']['missingMembers']>[0]): Promise<string | undefined> {
   if (!r.complete || r.groups.length === 0) return undefined;
+  // A bucket path whose every value was neither a number nor a time: one group of null keys, said why.
+  const unbucketable = spec.dimensions.map((_, d) => d).filter((d) => r.groups.every((g) => g.unbucketable.includes(d)));
+  if (unbucketable.length) {
+    const name = spec.dimensionNames[unbucketable[0]!]!;
+    return `No value of ${name} could be bucketed: bucket needs numbers (width 100) or ISO 8601 / RFC 3339 times (width "1h"), and ${name} holds neither. To count by its values, pass it as group_by.`;
+  }
   const absent = spec.dimensions.map((_, d) => d).filter((d) => r.groups.every((g) => g.missing.includes(d)));
   if (absent.length === 0) return undefined;
   const names = [...new Set(absent.flatMap((d) => spec.dimensions[d]!.path.flatMap((t) => (typeof t === 'string' ? [t] : typeof t === 'object' && 'name' in t ? [t.name] : []))))];

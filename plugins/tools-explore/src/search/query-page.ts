@@ -133,7 +133,21 @@ export function compileQuery(ctx: ToolContext, language: QueryLanguage, text: st
   try {
     return language.compile(text, { maxDepth: ctx.limits.maxDepth, matchCase });
   } catch (err) {
+    const unknown = language.name === 'jsonpath' && (err as { code?: unknown }).code === 'QUERY_SYNTAX_ERROR' ? UNKNOWN_OPERATOR.exec(text) : null;
+    if (unknown && !PREDICATE_OPERATORS.has(unknown[2]!)) {
+      // `$.code =~ "^FR-"`: meant as a record predicate with an operator it does not have, not as a broken JSONPath.
+      const position = unknown[1]!.length + unknown[0]!.slice(unknown[1]!.length).indexOf(unknown[2]!);
+      throw ctx.error('QUERY_SYNTAX_ERROR', `Bad record predicate at character ${position}: ${JSON.stringify(unknown[2])} is not an operator of record predicates.`, {
+        location: { position },
+        hint: 'Operators: = (== case-sensitive), !=, <, <=, >, >=, &&, ||, !. A regular expression: match($.code, "FR-.*") (the whole value) or search($.code, "^FR-") (anywhere in it).',
+      });
+    }
     if (typeof (err as { code?: unknown }).code === 'string') throw err;
     throw ctx.error('QUERY_SYNTAX_ERROR', `Invalid ${language.name} query: ${(err as Error)?.message ?? String(err)}`);
   }
 }
+
+/** A path then an operator-like word or symbols (`$.code =~`, `$.name LIKE`, `$.tags contains`). */
+const UNKNOWN_OPERATOR = /^\s*(\$(?:\.[\w-]+|\[[^\]]*\])*)\s*([=!<>~]+|like|contains|in|matches|regex)(?=\s|["'\d(-])/i;
+/** The record predicates' comparison operators (predicate.ts). */
+const PREDICATE_OPERATORS: ReadonlySet<string> = new Set(['=', '==', '!=', '<', '<=', '>', '>=']);

@@ -67,6 +67,7 @@ const keysInput = z.object({
 const keysOutput = z.object({
   keys: z.array(z.string()),
   records_sampled: z.number().int(),
+  records_total: z.number().int().optional().describe('The file\'s records, when records_sampled is fewer: what only the others hold is not in this answer (a larger sample_size looks at more)'),
   key_counts: z.record(z.string(), z.number().int()).optional().describe('The keys some sampled records lack, with how many have them (a key absent here is in every one)'),
   total_keys: z.number().int().optional().describe('When the keys do not all fit one answer: how many there are'),
   offset: z.number().int().optional(),
@@ -77,7 +78,7 @@ const keysOutput = z.object({
 });
 
 /** The last key list an extract_keys call sorted, per file: the next pages of the same list cost only their keys. */
-const keyLists = new WeakMap<ExplorerFile, { id: string; keys: string[]; counts: Map<string, number>; records: number; warnings: Warning[] }>();
+const keyLists = new WeakMap<ExplorerFile, { id: string; keys: string[]; counts: Map<string, number>; records: number; total?: number; warnings: Warning[] }>();
 
 export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = {
   name: 'extract_keys',
@@ -99,6 +100,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
       const counts = new Map<string, number>();
       const read: number[] = [];
       let n = 0;
+      let total: number | undefined; // the file's records, when the sample asked for fewer
       const lazy = lazyRoot(ctx, file, 0);
       if (lazy && file.opened.source.count === 1) {
         // one large document: member names through lazy nodes, nothing parsed
@@ -109,6 +111,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
         if (looked) warnings.push({ code: 'SAMPLED', message: `Arrays with more than ${ARRAY_LOOK} elements were looked into through ${ARRAY_LOOK} elements spread evenly.` });
       } else {
         const indexes = sampleIndexes(file.opened.source.count, Math.min(args.sample_size, 100_000), 'even');
+        if (indexes.length < file.opened.source.count) total = file.opened.source.count;
         for await (const [i, value] of sampled(ctx, file, indexes, warnings)) {
           n++;
           read.push(i);
@@ -124,7 +127,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
       // names read from lone surrogate escapes are U+FFFD (as every tool gives them): said so
       const replaced = replacedWarning(sorted, read, (i) => recordEscapesLoneSurrogate(ctx, file, i));
       if (replaced) warnings.push(replaced);
-      list = { id, keys: sorted, counts, records: n, warnings };
+      list = { id, keys: sorted, counts, records: n, ...(total !== undefined ? { total } : {}), warnings };
     }
     const { keys, counts } = list;
     const offset = Math.min(args.offset ?? 0, keys.length);
@@ -147,6 +150,7 @@ export const extractKeys: ToolDefinition<typeof keysInput, typeof keysOutput> = 
     return {
       keys: kept,
       records_sampled: list.records,
+      ...(list.total !== undefined ? { records_total: list.total } : {}),
       // only where the count differs from records_sampled: a key in every sampled record needs no count
       ...(partial.length ? { key_counts: Object.fromEntries(partial.map((k) => [k, counts.get(k)!])) } : {}),
       ...(paged ? { total_keys: keys.length, offset, ...(end < keys.length ? { next_offset: end } : {}) } : {}),
@@ -247,6 +251,7 @@ const schemaInput = z.object({
 const schemaOutput = z.object({
   schema: z.record(z.string(), z.unknown()).describe('JSON Schema: {type, properties, required, items}'),
   records_sampled: z.number().int(),
+  records_total: z.number().int().optional().describe('The file\'s records, when records_sampled is fewer: what only the others hold is not in this answer (a larger sample_size looks at more)'),
   depth: z.number().int().optional().describe('When fewer levels than asked are described (the answer or the time ran out; a warning says which): how many'),
   members: z.object({
     total: z.number().int().describe('Members of the top-level object(s) seen'),
@@ -310,9 +315,11 @@ export const getSchema: ToolDefinition<typeof schemaInput, typeof schemaOutput> 
     return {
       schema: r.schema as unknown as Record<string, unknown>,
       records_sampled: values.length,
+      ...(indexes.length < source.count ? { records_total: source.count } : {}),
       ...(r.stopped ? { depth: r.depth } : {}),
       ...(r.root ? { members: { total: r.root.total, offset: r.root.offset, ...(r.root.next !== undefined ? { next_offset: r.root.next } : {}) } } : {}),
       ...(warnings.length ? { warnings } : {}),
     };
   },
 };
+
