@@ -71,3 +71,16 @@ test('a thread\'s table past its own bound: the passes over parts of the groups 
     reads.mockRestore();
   }
 }, 60_000);
+
+test('groups handed over in parts that fit the bound all together: every group is in the answer (pages on), as on this thread', async () => {
+  // 20,010 groups (~5 MB estimated) in a 6 MB table: the threads' tables (past half the bound) come in parts, and
+  // the parts merged stay within it, so the answer is every group, not the first 10,000
+  const r = await engineWith({ tableBytes: 6_000_000 }).aggregate(spec());
+  expect(r.groups).toHaveLength(python.total);
+  expect(r.groupsTotal).toBeUndefined();
+  expect(r.warnings).toEqual([]);
+  expect(r.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(python.top);
+  expect([r.groups[9999]!.key[0], r.groups[9999]!.count]).toEqual(python.lastKept);
+  const here = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS }).aggregate(spec());
+  expect(r.groups).toEqual(here.groups);
+}, 60_000);

@@ -256,15 +256,29 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
       /**
        * The threads keep their tables (each within twice the table bound, or bounds.threadTableBytes) and hand them
        * over at the end: whole when they are small, else in PARTS hash parts, each part (with this table's groups of
-       * it) finished and folded into the first KEEP_ROWS rows; this thread then holds one part's groups at once.
+       * it) merged into `whole` while that stays within the bound (then it is the answer, every group in it), and
+       * once past it finished and folded into the first KEEP_ROWS rows: this thread holds the bound and one part.
        */
+      let whole = newTable();
       const keep: AggregateJob['keep'] = {
         threadBytes: env.bounds?.threadTableBytes ?? 2 * tableBytes,
         partsFor: (held) => (held + table.bytes > tableBytes / 2 ? PARTS : 1),
         onPart: (t, part, count) => {
           if (count === 1) { mergeTable(table, t, compiled); memory(); return; }
           mergeTable(t, takePart(table, part, count), compiled);
-          (folded ??= new Fold(orderOf(opts), opts.metrics.length, exactParser(maxDepth))).add(t, compiled);
+          if (!folded) {
+            mergeTable(whole, t, compiled);
+            if (whole.distinctBytes > distinctBudget) shrinkDistinct(whole, compiled, distinctBudget);
+            if (whole.bytes > tableBytes) shrinkDistinct(whole, compiled, distinctBudget / 2);
+            if (whole.bytes <= tableBytes) {
+              if (part === count - 1) { mergeTable(table, whole, compiled); whole = newTable(); } // every part: the answer
+              return;
+            }
+            folded = new Fold(orderOf(opts), opts.metrics.length, exactParser(maxDepth));
+            t = whole;
+            whole = newTable();
+          }
+          folded.add(t, compiled);
         },
       };
       if (pool && (!here || start > from)) {
