@@ -265,6 +265,31 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
+/** FNV-1a of a table key (a group's canonical key): the part it falls in, the same on every thread. */
+export function partOfKey(key: string, parts: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return h % parts;
+}
+
+/**
+ * Takes the groups of hash part `part` of `parts` out of `t` into a table of their own (threads that each hold a
+ * table over some of the records hand their groups over part by part: the engine merges one part at a time).
+ */
+export function takePart(t: TableData, part: number, parts: number): TableData {
+  const out = newTable();
+  for (const [key, g] of t.groups) {
+    if (partOfKey(key, parts) !== part) continue;
+    out.groups.set(key, g);
+    out.bytes += g.b;
+    out.distinctBytes += g.db;
+    t.groups.delete(key);
+  }
+  t.bytes -= out.bytes;
+  t.distinctBytes -= out.distinctBytes;
+  return out;
+}
+
 /** Adds partial table `b` (later records, or any records when first-seen positions decide) into `a`. */
 export function mergeTable(a: TableData, b: TableData, c: Compiled): void {
   for (const [key, gb] of b.groups) {

@@ -11,6 +11,9 @@
  *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
  *   is its first record; a slice whose thread has been on one record for half the page's time has that record
  *   reported as stuck (never evaluated again), so that a walk of pages always ends.
+ * - With `job.parts` (more groups than the engine's table holds), each thread keeps the whole table of its records
+ *   (within `parts.threadBytes`, else the job fails with aggregateGroupBytes) and, once every slice is done, hands it
+ *   over one hash part at a time: the part's tables from every thread are merged and given to `parts.onPart`.
  * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
@@ -22,7 +25,7 @@ import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
-import { mergeTable, type TableData } from '../aggregate/table';
+import { mergeTable, newTable, type TableData } from '../aggregate/table';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
@@ -214,11 +217,13 @@ export class AggregateThreads implements AggregatePool {
     const posted: TableData[] = [];
     let flushed = 0;
     const hold = !regex;
+    /** Threads keep their whole tables and hand them over in hash parts at the end (job.parts; never with regex). */
+    const parts = hold ? job.parts ?? null : null;
     // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
     const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
-      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold,
+      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: parts ? parts.threadBytes : null,
       padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
       check: plan.negative ? null : SimdRecordCheck.module(plan),
@@ -255,6 +260,13 @@ export class AggregateThreads implements AggregatePool {
         if (m.type === 'log') {
           const log = this.options.log;
           if (log && m.level && typeof log[m.level] === 'function') log[m.level](m.message ?? '', { ...m.fields, thread: true });
+          return;
+        }
+        if (m.type === 'over') {
+          failure ??= new McpgwError('RESOURCE_LIMIT_EXCEEDED', 'A thread\'s groups passed the aggregate\'s memory bound.', {
+            limit: { name: 'aggregateGroupBytes', limit: parts?.threadBytes ?? 0, value: (m as { bytes?: number }).bytes ?? 0 },
+          });
+          poke();
           return;
         }
         if (m.type === 'table') {
@@ -367,6 +379,27 @@ export class AggregateThreads implements AggregatePool {
         while (next < seq && pending.get(next)!.done) { consume(pending.get(next)!); pending.delete(next); next++; }
       };
 
+      /**
+       * job.parts: every slice is done and each thread holds the table of its records; asks the threads for the groups
+       * of one hash part at a time, merges that part's tables (from every thread) and hands them to `onPart`, so that
+       * this thread holds one part's groups at once.
+       */
+      const handOverParts = async (p: NonNullable<AggregateJob['parts']>) => {
+        for (let part = 0; part < p.count; part++) {
+          flushed = 0;
+          for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: p.count });
+          const merged = newTable();
+          for (;;) {
+            if (failure) throw failure;
+            if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
+            while (posted.length) mergeTable(merged, posted.shift()!, job.compiled);
+            if (flushed >= slots.length) break;
+            await sleep(1000);
+          }
+          p.onPart(merged);
+        }
+      };
+
       for (;;) {
         if (failure) throw failure;
         if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
@@ -417,6 +450,12 @@ export class AggregateThreads implements AggregatePool {
           pending.delete(next);
           next++;
         }
+        if (parts && next >= seq && exhausted && !queue) {
+          await handOverParts(parts);
+          return { stoppedAt: null, stuck };
+        }
+        // (the threads' tables are not taken at the deadline: a run in parts does not continue)
+        if (parts && expired() && seq > 0) return { stoppedAt: dispatched, stuck };
         if (hold && ((next >= seq && exhausted && !queue) || (expired() && seq > 0))) {
           // The end, or the deadline: every slice sent finishes, then the threads' tables hold exactly those.
           await flushAll();

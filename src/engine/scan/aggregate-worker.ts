@@ -12,16 +12,16 @@
  *       records first…, relative to `offset`, on a SharedArrayBuffer reused likewise: its first 2 × count entries are
  *       this slice's spans, or with `extents` its first count + 1 entries their extents' boundaries, trimmed here of
  *       `init.padding`; checked: their marks, checked.ts)
- *   in  { type: 'flush' }
+ *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave the table)
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
- *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
+ *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'over', bytes } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
 import { isUtf8 } from 'node:buffer';
 import type { MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
-import { compileSpec, newTable } from '../aggregate/table';
+import { compileSpec, newTable, takePart } from '../aggregate/table';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
@@ -42,6 +42,12 @@ export interface AggregateWorkerInit {
   /** Keep one table across slices (posted on flush); false: a table per slice, with its `done`. */
   hold: boolean;
   /**
+   * With `hold`: keep the whole table on this thread (never posted before a flush) while it holds at most this many
+   * (estimated) bytes, and post `{ type: 'over' }` once past it; a flush then asks for one hash part of the groups
+   * (`part` of `parts`), which leave the table. Null: the table is posted past FLUSH_BYTES and whole on a flush.
+   */
+  keep: number | null;
+  /**
    * The plan's record check compiled by the engine (SimdRecordCheck.module), instantiated here; null: none (no
    * WebAssembly SIMD, or a plan it does not serve).
    */
@@ -51,7 +57,7 @@ export interface AggregateWorkerInit {
 /** A held table past this many (estimated) bytes is posted and a new one started. */
 export const FLUSH_BYTES = 8 * 1024 * 1024;
 
-type JobMessage = { type: 'batch' | 'flush' | 'end'; seq: number; first: number; count: number; sab: SharedArrayBuffer; offset: number; length: number; extents: boolean; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
+type JobMessage = { type: 'batch' | 'flush' | 'end'; part?: number; parts?: number; seq: number; first: number; count: number; sab: SharedArrayBuffer; offset: number; length: number; extents: boolean; spans: Float64Array; checked: Uint8Array | null; faults: Uint8Array | null };
 
 /** Runs one aggregate job on this thread (thread-host.ts hands it over). */
 export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> {
@@ -86,6 +92,8 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
     Atomics.store(init.progress, 0, i);
   };
   let held = newTable();
+  /** `keep`: the table passed it (said once). */
+  let over = false;
   /** Spans trimmed here from a slice's extents (reused). */
   let trimmed: Float64Array = new Float64Array(8192);
   const asciiPadding = !!init.padding && init.padding.every((v, b) => v === 0 || b < 0x80);
@@ -96,6 +104,10 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
         return;
       }
       if (m.type === 'flush') {
+        if (m.parts !== undefined) {
+          port.postMessage({ type: 'table', table: takePart(held, m.part!, m.parts), final: true });
+          return;
+        }
         port.postMessage({ type: 'table', table: held, final: true });
         held = newTable();
         return;
@@ -115,7 +127,9 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       const back = m.checked ? { checked: m.checked } : {};
       const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];
       if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats, ...back }, moved); return; }
-      if (held.bytes > FLUSH_BYTES) {
+      if (init.keep !== null) {
+        if (!over && held.bytes > init.keep) { over = true; port.postMessage({ type: 'over', bytes: held.bytes }); }
+      } else if (held.bytes > FLUSH_BYTES) {
         port.postMessage({ type: 'table', table: held, final: false });
         held = newTable();
       }

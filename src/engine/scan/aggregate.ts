@@ -15,7 +15,7 @@ import { McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { atomsOfValue, newAtoms } from '../aggregate/extract';
 import { specData } from '../aggregate/spec';
-import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, type Compiled, type GroupRow, type TableData } from '../aggregate/table';
+import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
 import { checkedKey, checkedMarks } from './checked';
@@ -70,12 +70,18 @@ export interface AggregateJob {
   checkMemory: () => void;
   /** The clock `opts.deadline` is on; the pool waits on it too. */
   clock: Clock;
+  /**
+   * Threads keep the whole table of their records (each within `threadBytes`, else the job fails with
+   * aggregateGroupBytes) and hand it over in `count` hash parts at the end, each part's tables merged and given to
+   * `onPart` (not to `table`); a job the deadline stops has no result. Ignored with regular expressions in `where`.
+   */
+  parts?: { count: number; threadBytes: number; onPart: (t: TableData) => void };
 }
 
 export interface AggregateEnv {
   limits: Limits;
   /** Memory bounds, bytes (defaults AGGREGATE_TABLE_BYTES, DISTINCT_BYTES; lower in tests). */
-  bounds?: { tableBytes?: number; distinctBytes?: number };
+  bounds?: { tableBytes?: number; distinctBytes?: number; threadTableBytes?: number };
   pool?: AggregatePool;
   /** The engine's query scan without taking another slot (for `each`). */
   scan: (opts: ScanQueryOptions) => Promise<ScanResult>;
@@ -126,6 +132,12 @@ export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): P
 async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: McpgwError): Promise<AggregateResult> {
   const order = opts.order;
   const by = { by: order.by === 'metric' ? order.metric : order.by, desc: order.desc };
+  const tooLate = (count: number, index: number) => new McpgwError('RESOURCE_LIMIT_EXCEEDED', `${first.message} An exact answer reads the file ${count === 1 ? 'once, its groups merged in parts,' : `${count} times, one part of the groups each,`} and ${count === 1 ? 'the read' : `pass ${index + 1}`} did not finish before the deadline.`, {
+    ...(first.limit ? { limit: first.limit } : {}),
+    hint: 'Raise limits.requestTimeoutMs (mcpgw aggregate has no deadline), narrow the records with where, or group by a member with fewer distinct values.',
+  });
+  const inParts = await runInParts(opts, env, by, tooLate);
+  if (inParts) return inParts;
   for (let count = 4; count <= 64; count *= 4) {
     let kept: GroupRow[] = [];
     let total = 0;
@@ -141,12 +153,7 @@ async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: 
         if (err instanceof McpgwError && err.limit?.name === 'aggregateGroupBytes') { overflow = true; break; }
         throw err;
       }
-      if (!pass.complete) {
-        throw new McpgwError('RESOURCE_LIMIT_EXCEEDED', `${first.message} An exact answer reads the file ${count} times, one part of the groups each, and pass ${index + 1} did not finish before the deadline.`, {
-          ...(first.limit ? { limit: first.limit } : {}),
-          hint: 'Raise limits.requestTimeoutMs (mcpgw aggregate has no deadline), narrow the records with where, or group by a member with fewer distinct values.',
-        });
-      }
+      if (!pass.complete) throw tooLate(count, index);
       const parse = exactParser(env.limits.maxDepth);
       const rows: GroupRow[] = [];
       for (const g of pass.state.table.groups.values()) rows.push(finishGroup(g, pass.compiled, parse));
@@ -165,10 +172,54 @@ async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: 
   throw first;
 }
 
-async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { index: number; count: number }): Promise<{ state: AggregateState; compiled: Compiled; complete: boolean }> {
+/** Hash parts the threads' tables are handed over in (runInParts): this thread holds about 1/PARTS of the groups at once. */
+export const PARTS = 16;
+
+/**
+ * An exact aggregate over more groups than one table holds, in one read of the file: on worker threads, each keeping
+ * the table of its records (within twice the table bound, or bounds.threadTableBytes), handed over in PARTS hash parts at the
+ * end, each part merged, finished and folded into the first KEEP_ROWS rows. Null when it does not apply (no threads,
+ * `each`, a `where` with a regular expression or one that starts on this thread) or a thread's table passes its
+ * bound (then the passes of runPartitioned answer).
+ */
+async function runInParts(opts: AggregateOptions, env: AggregateEnv, by: Order, tooLate: (count: number, index: number) => McpgwError): Promise<AggregateResult | null> {
+  const where = whereTest(opts);
+  if (opts.each || !env.pool || !env.pool.wanted(opts.source.identity.size, where) || where?.query.usesRegex || where?.query.requiredLiterals?.length) return null;
+  const parse = exactParser(env.limits.maxDepth);
+  let kept: GroupRow[] = [];
+  let total = 0;
+  const numberLike = opts.metrics.map(() => 0);
+  const inexact = new Set<number>();
+  let compiled: Compiled | null = null;
+  const onPart = (t: TableData) => {
+    const rows: GroupRow[] = [];
+    for (const g of t.groups.values()) rows.push(finishGroup(g, compiled!, parse));
+    total += rows.length;
+    for (const r of rows) {
+      r.numberLike.forEach((n, j) => { numberLike[j]! += n; });
+      for (const j of r.inexact) inexact.add(j);
+    }
+    kept = kept.concat(rows);
+    sortRows(kept, by);
+    if (kept.length > KEEP_ROWS) kept.length = KEEP_ROWS;
+  };
+  const threadBytes = env.bounds?.threadTableBytes ?? 2 * (env.bounds?.tableBytes ?? AGGREGATE_TABLE_BYTES);
+  let pass: Awaited<ReturnType<typeof runPass>>;
+  try {
+    pass = await runPass(opts, env, undefined, { count: PARTS, threadBytes, onPart }, (c) => { compiled = c; });
+  } catch (err) {
+    if (err instanceof McpgwError && err.limit?.name === 'aggregateGroupBytes') return null;
+    throw err;
+  }
+  if (!pass.complete) throw tooLate(1, 0);
+  return result(pass.state, pass.compiled, opts, true, env.limits.maxDepth, { rows: kept, total, numberLike, inexact, passes: 1 });
+}
+
+async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { index: number; count: number }, parts?: AggregateJob['parts'], onCompiled?: (c: Compiled) => void): Promise<{ state: AggregateState; compiled: Compiled; complete: boolean }> {
   const { source } = opts;
   const maxDepth = env.limits.maxDepth;
   const compiled = compileSpec({ ...specData(opts.dimensions, opts.metrics), ...(partition ? { partition } : {}) });
+  onCompiled?.(compiled);
   const signature = signatureOf(opts);
   let state: AggregateState;
   if (opts.resume !== undefined) {
@@ -207,7 +258,7 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
       const pool = env.pool && env.pool.wanted(source.identity.size, where) ? env.pool : null;
       const memory = () => { whenDistinctGrows(); checkMemory(); };
       // A prefilter that narrows: this thread, until a batch shows it does not (then `handOver`, the next record).
-      const here = !pool || (!!where?.query.requiredLiterals?.length && !where.query.usesRegex);
+      const here = !pool || (!parts && !!where?.query.requiredLiterals?.length && !where.query.usesRegex);
       let start = from;
       if (here) {
         const r = await runHere(opts, env, compiled, where, from, to, state, memory, pool);
@@ -219,7 +270,7 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
         // Progress goes on from the records done here, against the same total.
         const onProgress = opts.onProgress;
         const moved = start === from ? opts : { ...opts, ...(onProgress ? { onProgress: (done: number) => onProgress(start - from + done, to - from) } : {}) };
-        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock });
+        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock, ...(parts ? { parts } : {}) });
         for (const s of r.stuck) state.stuck.add(s);
         if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
         else state.record = to;
@@ -356,7 +407,7 @@ function result(state: AggregateState, compiled: Compiled, opts: AggregateOption
   const inexact = parts?.inexact ?? new Set<number>();
   for (const r of rows) for (const j of r.inexact) inexact.add(j);
   if (parts && parts.total > rows.length) {
-    warnings.push({ code: 'GROUPS_KEPT', message: `The answer holds the first ${rows.length} of ${parts.total} groups in the order asked: that many groups pass the aggregate's memory bound, so it read the file ${parts.passes} times, one part of the groups each, and kept the first ${KEEP_ROWS} (counts and metrics exact).` });
+    warnings.push({ code: 'GROUPS_KEPT', message: `The answer holds the first ${rows.length} of ${parts.total} groups in the order asked: that many groups pass the aggregate's memory bound, so it ${parts.passes === 1 ? 'merged them in parts' : `read the file ${parts.passes} times, one part of the groups each,`} and kept the first ${KEEP_ROWS} (counts and metrics exact).` });
   }
   const name = (j: number) => {
     const m = compiled.spec.metrics[j]!;

@@ -39,7 +39,7 @@ export interface EngineOptions {
   /** Runs aggregate batches on worker threads (aggregate-threads.ts); absent: always on this thread. */
   aggregates?: AggregatePool;
   /** Aggregate memory bounds, bytes (aggregate.ts defaults; for tests). */
-  aggregateBounds?: { tableBytes?: number; distinctBytes?: number };
+  aggregateBounds?: { tableBytes?: number; distinctBytes?: number; threadTableBytes?: number };
 }
 
 /** Bytes of a record source (from its identity; the array's own size for the elements of an array), for thresholds. */
