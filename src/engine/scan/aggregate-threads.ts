@@ -11,9 +11,9 @@
  *   it and merged in file order: at the deadline nothing after the first unfinished slice is merged, and `stoppedAt`
  *   is its first record; a slice whose thread has been on one record for half the page's time has that record
  *   reported as stuck (never evaluated again), so that a walk of pages always ends.
- * - With `job.parts` (more groups than the engine's table holds), each thread keeps the whole table of its records
- *   (within `parts.threadBytes`, else the job fails with aggregateGroupBytes) and, once every slice is done, hands it
- *   over one hash part at a time: the part's tables from every thread are merged and given to `parts.onPart`.
+ * - With `job.keep`, each thread keeps the whole table of its records (within `keep.threadBytes`, else the job fails
+ *   with aggregateGroupBytes) and, once every slice is done, hands it over one hash part at a time: the part's tables
+ *   from every thread are merged and given to `keep.onPart` (at the deadline, the whole tables merge into the job's).
  * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
@@ -73,6 +73,8 @@ interface Slot {
   port: MessagePort;
   progress: Int32Array;
   busy: number;
+  /** With job.keep: the bytes of the thread's table (its latest `done`). */
+  held: number;
 }
 
 interface Pending {
@@ -217,13 +219,13 @@ export class AggregateThreads implements AggregatePool {
     const posted: TableData[] = [];
     let flushed = 0;
     const hold = !regex;
-    /** Threads keep their whole tables and hand them over in hash parts at the end (job.parts; never with regex). */
-    const parts = hold ? job.parts ?? null : null;
+    /** Threads keep their whole tables and hand them over in hash parts at the end (job.keep; never with regex). */
+    const keep = hold ? job.keep ?? null : null;
     // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
     const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
-      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: parts ? parts.threadBytes : null,
+      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: keep ? keep.threadBytes : null,
       padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
       check: plan.negative ? null : SimdRecordCheck.module(plan),
@@ -253,9 +255,9 @@ export class AggregateThreads implements AggregatePool {
       worker.on('exit', l.exit);
       listeners.push(l);
       worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
-      const slot: Slot = { worker, port: port1, progress, busy: 0 };
+      const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0 };
       slots.push(slot);
-      port1.on('message', (m: { type: string; seq?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
+      port1.on('message', (m: { type: string; seq?: number; held?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
         if (m.type === 'ready') return;
         if (m.type === 'log') {
           const log = this.options.log;
@@ -264,7 +266,7 @@ export class AggregateThreads implements AggregatePool {
         }
         if (m.type === 'over') {
           failure ??= new McpgwError('RESOURCE_LIMIT_EXCEEDED', 'A thread\'s groups passed the aggregate\'s memory bound.', {
-            limit: { name: 'aggregateGroupBytes', limit: parts?.threadBytes ?? 0, value: (m as { bytes?: number }).bytes ?? 0 },
+            limit: { name: 'aggregateGroupBytes', limit: keep?.threadBytes ?? 0, value: (m as { bytes?: number }).bytes ?? 0 },
           });
           poke();
           return;
@@ -293,6 +295,7 @@ export class AggregateThreads implements AggregatePool {
         p.stats = m.stats!;
         if (marks && m.checked) marks.set(m.checked, p.first);
         slot.busy--;
+        if (m.held !== undefined) slot.held = m.held;
         poke();
       });
     }
@@ -380,14 +383,15 @@ export class AggregateThreads implements AggregatePool {
       };
 
       /**
-       * job.parts: every slice is done and each thread holds the table of its records; asks the threads for the groups
-       * of one hash part at a time, merges that part's tables (from every thread) and hands them to `onPart`, so that
-       * this thread holds one part's groups at once.
+       * job.keep: every slice is done and each thread holds the table of its records; asks the threads for the groups
+       * of one hash part at a time (as many parts as `partsFor` says), merges that part's tables (from every thread)
+       * and hands them to `onPart`, so that this thread holds one part's groups at once.
        */
-      const handOverParts = async (p: NonNullable<AggregateJob['parts']>) => {
-        for (let part = 0; part < p.count; part++) {
+      const handOverParts = async (p: NonNullable<AggregateJob['keep']>) => {
+        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0));
+        for (let part = 0; part < count; part++) {
           flushed = 0;
-          for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: p.count });
+          for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: count });
           const merged = newTable();
           for (;;) {
             if (failure) throw failure;
@@ -396,7 +400,7 @@ export class AggregateThreads implements AggregatePool {
             if (flushed >= slots.length) break;
             await sleep(1000);
           }
-          p.onPart(merged);
+          p.onPart(merged, part, count);
         }
       };
 
@@ -450,12 +454,11 @@ export class AggregateThreads implements AggregatePool {
           pending.delete(next);
           next++;
         }
-        if (parts && next >= seq && exhausted && !queue) {
-          await handOverParts(parts);
+        if (keep && next >= seq && exhausted && !queue) {
+          await handOverParts(keep);
+          while (next < seq && pending.get(next)!.done) { consume(pending.get(next)!); pending.delete(next); next++; }
           return { stoppedAt: null, stuck };
         }
-        // (the threads' tables are not taken at the deadline: a run in parts does not continue)
-        if (parts && expired() && seq > 0) return { stoppedAt: dispatched, stuck };
         if (hold && ((next >= seq && exhausted && !queue) || (expired() && seq > 0))) {
           // The end, or the deadline: every slice sent finishes, then the threads' tables hold exactly those.
           await flushAll();

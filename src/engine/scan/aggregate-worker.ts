@@ -14,7 +14,7 @@
  *       `init.padding`; checked: their marks, checked.ts)
  *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave the table)
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
- *   out { type: 'done', seq, stats, table?, checked? } | { type: 'table', table, final } | { type: 'over', bytes } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
+ *   out { type: 'done', seq, stats, table?, held?, checked? } | { type: 'table', table, final } | { type: 'over', bytes } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
@@ -44,7 +44,8 @@ export interface AggregateWorkerInit {
   /**
    * With `hold`: keep the whole table on this thread (never posted before a flush) while it holds at most this many
    * (estimated) bytes, and post `{ type: 'over' }` once past it; a flush then asks for one hash part of the groups
-   * (`part` of `parts`), which leave the table. Null: the table is posted past FLUSH_BYTES and whole on a flush.
+   * (`part` of `parts`), which leave the table, or for the whole table. Each `done` says the table's bytes (`held`).
+   * Null: the table is posted past FLUSH_BYTES and whole on a flush.
    */
   keep: number | null;
   /**
@@ -133,7 +134,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
         port.postMessage({ type: 'table', table: held, final: false });
         held = newTable();
       }
-      port.postMessage({ type: 'done', seq: m.seq, stats, ...back }, moved);
+      port.postMessage({ type: 'done', seq: m.seq, stats, ...(init.keep !== null ? { held: held.bytes } : {}), ...back }, moved);
     } catch (err) {
       port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
     }

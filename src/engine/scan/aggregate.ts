@@ -15,7 +15,7 @@ import { McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { atomsOfValue, newAtoms } from '../aggregate/extract';
 import { specData } from '../aggregate/spec';
-import { addUnit, compileSpec, finishGroup, newTable, shrinkDistinct, sortRows, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
+import { addUnit, compileSpec, finishGroup, mergeTable, newTable, shrinkDistinct, sortRows, takePart, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
 import { checkedKey, checkedMarks } from './checked';
@@ -72,10 +72,11 @@ export interface AggregateJob {
   clock: Clock;
   /**
    * Threads keep the whole table of their records (each within `threadBytes`, else the job fails with
-   * aggregateGroupBytes) and hand it over in `count` hash parts at the end, each part's tables merged and given to
-   * `onPart` (not to `table`); a job the deadline stops has no result. Ignored with regular expressions in `where`.
+   * aggregateGroupBytes) and, once every record is done, hand it over in `partsFor(their tables' bytes)` hash parts,
+   * each part's tables (from every thread) merged and given to `onPart` (not merged into `table`). At the deadline the
+   * whole tables merge into `table` instead. Ignored with regular expressions in `where`.
    */
-  parts?: { count: number; threadBytes: number; onPart: (t: TableData) => void };
+  keep?: { threadBytes: number; partsFor: (heldBytes: number) => number; onPart: (t: TableData, part: number, count: number) => void };
 }
 
 export interface AggregateEnv {
@@ -114,8 +115,8 @@ export const KEEP_ROWS = 10_000;
  */
 export async function runAggregate(opts: AggregateOptions, env: AggregateEnv): Promise<AggregateResult> {
   try {
-    const { state, compiled, complete } = await runPass(opts, env);
-    return result(state, compiled, opts, complete, env.limits.maxDepth);
+    const { state, compiled, complete, folded } = await runPass(opts, env);
+    return result(state, compiled, opts, complete, env.limits.maxDepth, folded?.parts(1));
   } catch (err) {
     if (!(err instanceof McpgwError) || err.limit?.name !== 'aggregateGroupBytes' || opts.resume !== undefined) throw err;
     return runPartitioned(opts, env, err);
@@ -136,8 +137,6 @@ async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: 
     ...(first.limit ? { limit: first.limit } : {}),
     hint: 'Raise limits.requestTimeoutMs (mcpgw aggregate has no deadline), narrow the records with where, or group by a member with fewer distinct values.',
   });
-  const inParts = await runInParts(opts, env, by, tooLate);
-  if (inParts) return inParts;
   for (let count = 4; count <= 64; count *= 4) {
     let kept: GroupRow[] = [];
     let total = 0;
@@ -172,54 +171,41 @@ async function runPartitioned(opts: AggregateOptions, env: AggregateEnv, first: 
   throw first;
 }
 
-/** Hash parts the threads' tables are handed over in (runInParts): this thread holds about 1/PARTS of the groups at once. */
+/** Hash parts the threads' tables are handed over in when they hold many groups: this thread merges 1/PARTS at once. */
 export const PARTS = 16;
 
-/**
- * An exact aggregate over more groups than one table holds, in one read of the file: on worker threads, each keeping
- * the table of its records (within twice the table bound, or bounds.threadTableBytes), handed over in PARTS hash parts at the
- * end, each part merged, finished and folded into the first KEEP_ROWS rows. Null when it does not apply (no threads,
- * `each`, a `where` with a regular expression or one that starts on this thread) or a thread's table passes its
- * bound (then the passes of runPartitioned answer).
- */
-async function runInParts(opts: AggregateOptions, env: AggregateEnv, by: Order, tooLate: (count: number, index: number) => McpgwError): Promise<AggregateResult | null> {
-  const where = whereTest(opts);
-  if (opts.each || !env.pool || !env.pool.wanted(opts.source.identity.size, where) || where?.query.usesRegex || where?.query.requiredLiterals?.length) return null;
-  const parse = exactParser(env.limits.maxDepth);
-  let kept: GroupRow[] = [];
-  let total = 0;
-  const numberLike = opts.metrics.map(() => 0);
-  const inexact = new Set<number>();
-  let compiled: Compiled | null = null;
-  const onPart = (t: TableData) => {
-    const rows: GroupRow[] = [];
-    for (const g of t.groups.values()) rows.push(finishGroup(g, compiled!, parse));
-    total += rows.length;
-    for (const r of rows) {
-      r.numberLike.forEach((n, j) => { numberLike[j]! += n; });
-      for (const j of r.inexact) inexact.add(j);
-    }
-    kept = kept.concat(rows);
-    sortRows(kept, by);
-    if (kept.length > KEEP_ROWS) kept.length = KEEP_ROWS;
-  };
-  const threadBytes = env.bounds?.threadTableBytes ?? 2 * (env.bounds?.tableBytes ?? AGGREGATE_TABLE_BYTES);
-  let pass: Awaited<ReturnType<typeof runPass>>;
-  try {
-    pass = await runPass(opts, env, undefined, { count: PARTS, threadBytes, onPart }, (c) => { compiled = c; });
-  } catch (err) {
-    if (err instanceof McpgwError && err.limit?.name === 'aggregateGroupBytes') return null;
-    throw err;
+/** The first KEEP_ROWS finished rows of groups handed over part by part, in the order asked, and what all said. */
+class Fold {
+  rows: GroupRow[] = [];
+  total = 0;
+  readonly numberLike: number[];
+  readonly inexact = new Set<number>();
+  constructor(private readonly by: Order, metrics: number, private readonly parse: (text: string) => unknown) {
+    this.numberLike = Array.from({ length: metrics }, () => 0);
   }
-  if (!pass.complete) throw tooLate(1, 0);
-  return result(pass.state, pass.compiled, opts, true, env.limits.maxDepth, { rows: kept, total, numberLike, inexact, passes: 1 });
+
+  add(t: TableData, compiled: Compiled): void {
+    const rows: GroupRow[] = [];
+    for (const g of t.groups.values()) rows.push(finishGroup(g, compiled, this.parse));
+    this.total += rows.length;
+    for (const r of rows) {
+      r.numberLike.forEach((n, j) => { this.numberLike[j]! += n; });
+      for (const j of r.inexact) this.inexact.add(j);
+    }
+    this.rows = this.rows.concat(rows);
+    sortRows(this.rows, this.by);
+    if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
+  }
+
+  parts(passes: number): Partitioned {
+    return { rows: this.rows, total: this.total, numberLike: this.numberLike, inexact: this.inexact, passes };
+  }
 }
 
-async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { index: number; count: number }, parts?: AggregateJob['parts'], onCompiled?: (c: Compiled) => void): Promise<{ state: AggregateState; compiled: Compiled; complete: boolean }> {
+async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { index: number; count: number }): Promise<{ state: AggregateState; compiled: Compiled; complete: boolean; folded?: Fold }> {
   const { source } = opts;
   const maxDepth = env.limits.maxDepth;
   const compiled = compileSpec({ ...specData(opts.dimensions, opts.metrics), ...(partition ? { partition } : {}) });
-  onCompiled?.(compiled);
   const signature = signatureOf(opts);
   let state: AggregateState;
   if (opts.resume !== undefined) {
@@ -248,6 +234,7 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
   };
 
   let complete = true;
+  let folded: Fold | undefined;
   if (opts.each) {
     complete = await runEach(opts, env, compiled, state, checkMemory);
   } else {
@@ -258,7 +245,7 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
       const pool = env.pool && env.pool.wanted(source.identity.size, where) ? env.pool : null;
       const memory = () => { whenDistinctGrows(); checkMemory(); };
       // A prefilter that narrows: this thread, until a batch shows it does not (then `handOver`, the next record).
-      const here = !pool || (!parts && !!where?.query.requiredLiterals?.length && !where.query.usesRegex);
+      const here = !pool || (!!where?.query.requiredLiterals?.length && !where.query.usesRegex);
       let start = from;
       if (here) {
         const r = await runHere(opts, env, compiled, where, from, to, state, memory, pool);
@@ -266,18 +253,50 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
         else if (r.handOver === null) state.record = to;
         else start = r.handOver;
       }
+      /**
+       * The threads keep their tables (each within twice the table bound, or bounds.threadTableBytes) and hand them
+       * over at the end: whole when they are small, else in PARTS hash parts, each part (with this table's groups of
+       * it) merged into `whole` while that stays within the bound (then it is the answer, every group in it), and
+       * once past it finished and folded into the first KEEP_ROWS rows: this thread holds the bound and one part.
+       */
+      let whole = newTable();
+      const keep: AggregateJob['keep'] = {
+        threadBytes: env.bounds?.threadTableBytes ?? 2 * tableBytes,
+        partsFor: (held) => (held + table.bytes > tableBytes / 2 ? PARTS : 1),
+        onPart: (t, part, count) => {
+          if (count === 1) { mergeTable(table, t, compiled); memory(); return; }
+          mergeTable(t, takePart(table, part, count), compiled);
+          if (!folded) {
+            mergeTable(whole, t, compiled);
+            if (whole.distinctBytes > distinctBudget) shrinkDistinct(whole, compiled, distinctBudget);
+            if (whole.bytes > tableBytes) shrinkDistinct(whole, compiled, distinctBudget / 2);
+            if (whole.bytes <= tableBytes) {
+              if (part === count - 1) { mergeTable(table, whole, compiled); whole = newTable(); } // every part: the answer
+              return;
+            }
+            folded = new Fold(orderOf(opts), opts.metrics.length, exactParser(maxDepth));
+            t = whole;
+            whole = newTable();
+          }
+          folded.add(t, compiled);
+        },
+      };
       if (pool && (!here || start > from)) {
         // Progress goes on from the records done here, against the same total.
         const onProgress = opts.onProgress;
         const moved = start === from ? opts : { ...opts, ...(onProgress ? { onProgress: (done: number) => onProgress(start - from + done, to - from) } : {}) };
-        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock, ...(parts ? { parts } : {}) });
+        const r = await pool.run({ opts: moved, compiled, where, from: start, to, table, stats, skipRecords: state.stuck, maxDepth, checkMemory: memory, clock: env.clock ?? systemClock, ...(partition ? {} : { keep }) });
         for (const s of r.stuck) state.stuck.add(s);
         if (r.stoppedAt !== null) { state.record = r.stoppedAt; complete = false; }
         else state.record = to;
       }
     }
   }
-  return { state, compiled, complete };
+  return { state, compiled, complete, ...(folded ? { folded } : {}) };
+}
+
+function orderOf(opts: AggregateOptions): Order {
+  return { by: opts.order.by === 'metric' ? opts.order.metric : opts.order.by, desc: opts.order.desc };
 }
 
 /**
