@@ -461,8 +461,13 @@ export interface Order {
 }
 
 export function sortRows(rows: GroupRow[], order: Order): void {
+  rows.sort(rowOrder(order));
+}
+
+/** The comparison sortRows sorts by. */
+export function rowOrder(order: Order): (a: GroupRow, b: GroupRow) => number {
   const sign = order.desc ? -1 : 1;
-  rows.sort((a, b) => {
+  return (a, b) => {
     let c = 0;
     if (order.by === 'count') c = a.count - b.count;
     else if (order.by === 'key') return sign * compareKeys(a.parts, b.parts);
@@ -474,5 +479,5 @@ export function sortRows(rows: GroupRow[], order: Order): void {
     }
     if (c !== 0) return sign * (c < 0 ? -1 : 1);
     return compareKeys(a.parts, b.parts);
-  });
+  };
 }

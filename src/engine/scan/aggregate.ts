@@ -15,7 +15,7 @@ import { McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { atomsOfValue, newAtoms } from '../aggregate/extract';
 import { specData } from '../aggregate/spec';
-import { addUnit, compileSpec, finishGroup, mergeTable, newTable, shrinkDistinct, sortRows, takePart, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
+import { addUnit, compileSpec, finishGroup, mergeTable, newTable, rowOrder, shrinkDistinct, sortRows, takePart, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
 import { checkedKey, checkedMarks } from './checked';
@@ -185,15 +185,19 @@ class Fold {
   }
 
   add(t: TableData, compiled: Compiled): void {
+    const order = rowOrder(this.by);
+    // Once KEEP_ROWS are kept, only rows before the last of them can enter (the sort then stays small).
+    const last = this.rows.length >= KEEP_ROWS ? this.rows[this.rows.length - 1]! : null;
     const rows: GroupRow[] = [];
-    for (const g of t.groups.values()) rows.push(finishGroup(g, compiled, this.parse));
-    this.total += rows.length;
-    for (const r of rows) {
+    for (const g of t.groups.values()) {
+      const r = finishGroup(g, compiled, this.parse);
+      this.total++;
       r.numberLike.forEach((n, j) => { this.numberLike[j]! += n; });
       for (const j of r.inexact) this.inexact.add(j);
+      if (last === null || order(r, last) < 0) rows.push(r);
     }
     this.rows = this.rows.concat(rows);
-    sortRows(this.rows, this.by);
+    this.rows.sort(order);
     if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
   }
 
