@@ -27,7 +27,11 @@ export interface DatasetConfig {
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
-/** JSON text parsed with every number exact: one a double does not hold as written becomes `JSON.rawJSON`. */
+/**
+ * JSON text parsed with every number's spelling kept: one whose shortest double form differs from its lexeme (`1.00`,
+ * big integers) becomes `JSON.rawJSON`, so results come back digit for digit (the plugin kit's parseExactJson keeps
+ * values, not spellings).
+ */
 export function parseExact(text: string): unknown {
   return (JSON.parse as (t: string, r: (k: string, v: unknown, c?: { source?: string }) => unknown) => unknown)(text, (_k, v, c) => {
     if (typeof v === 'number' && c?.source !== undefined && c.source !== String(v)) return rawJSON(c.source);
@@ -35,7 +39,8 @@ export function parseExact(text: string): unknown {
   });
 }
 
-function baseType(type: string): string {
+/** A ClickHouse type without its Nullable(…) and LowCardinality(…) wrappers. */
+export function baseType(type: string): string {
   let t = type;
   for (;;) {
     const m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import type { ClickHouseEngine } from './clickhouse';
+import { baseType, type ClickHouseEngine } from './clickhouse';
 import { averageText, exactNumber, plainDecimal } from './exact';
 import { predicateToSql, PredicateSyntaxError, quoteColumn } from './predicate';
 
@@ -18,14 +18,6 @@ function numeral(v: unknown): string {
   return String(v);
 }
 
-function baseType(type: string): string {
-  let t = type;
-  for (;;) {
-    const m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t);
-    if (!m) return t;
-    t = m[1]!;
-  }
-}
 const isInt = (t: string) => /^U?Int\d+$/.test(baseType(t));
 const decimalScale = (t: string) => { const m = /^Decimal\(\d+,\s*(\d+)\)$/.exec(baseType(t)) ?? /^Decimal(?:32|64|128)\((\d+)\)$/.exec(baseType(t)); return m ? Number(m[1]) : null; };
 const isFloat = (t: string) => /^Float(32|64)$/.test(baseType(t));
