@@ -6,7 +6,7 @@
 // server's resident memory (RSS) before the load, at its end, and once the clients have closed (polled until back within
 // 20 % or 30 s), plus the data files the server still holds open.
 //
-//   node bench/load.mjs [--clients 64] [--seconds 60] [--era legacy|modern|both] [--json out.json] [--default-limits 1]
+//   node bench/load.mjs [--clients 64] [--seconds 60] [--era legacy|modern|both] [--json out.json] [--default-limits 1] [--keep-sessions 1]
 //
 // The config raises maxOpenFiles to 256 and maxCursors to 1,024 (a team's store is shared in the 2026 era);
 // --default-limits 1 runs with the defaults (32 and 128).
@@ -25,6 +25,7 @@ const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
 const CLIENTS = Number(opt('clients', 64));
 const SECONDS = Number(opt('seconds', 60));
+const KEEP_SESSIONS = opt('keep-sessions', '0') === '1';
 const ERAS = opt('era', 'both') === 'both' ? ['legacy', 'modern'] : [opt('era')];
 const OUT = opt('json', null);
 const RECORDS = 20_000;
@@ -72,17 +73,18 @@ function startServer(d) {
 async function connect(url, era) {
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const client = new Client({ name: 'mcpgw-load', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
-  await client.connect(new StreamableHTTPClientTransport(url));
-  return client;
+  const transport = new StreamableHTTPClientTransport(url);
+  await client.connect(transport);
+  return { client, transport };
 }
 
 /** One client's loop until `until` (ms, performance.now()): timed, checked calls. */
 async function clientLoop(url, era, until, stats, k) {
   const times = (name) => (stats.times[name] ??= []);
   const fail = (name, why) => { stats.failures.push(`${name}: ${String(why).slice(0, 200)}`); };
-  let client;
+  let client, transport;
   try {
-    client = await connect(url, era);
+    ({ client, transport } = await connect(url, era));
   } catch (e) {
     fail('connect', e?.message ?? e);
     return;
@@ -138,6 +140,11 @@ async function clientLoop(url, era, until, stats, k) {
       await call('json_read', { cursor: page1.next_cursor }, (d) => (d.items.length === 200 && d.items[0].value === from + 200 && d.complete ? null : `page 2: ${d.items.length} items from ${d.items[0]?.value}`));
       await ping();
     }
+  }
+  // A client that is done ends its 2025-era session (HTTP DELETE: the 2025-11-25 transport spec, "Session Management"),
+  // unless --keep-sessions 1 (clients that just drop the connection: their sessions live until the idle timeout).
+  if (era !== 'modern' && !KEEP_SESSIONS) {
+    try { await transport.terminateSession(); } catch (e) { fail('terminate', e?.message ?? e); }
   }
   try { await client.close(); } catch (e) { fail('close', e?.message ?? e); }
 }
