@@ -1,32 +1,25 @@
-/** Jest 30 with @swc/jest: TypeScript with decorator metadata (tsyringe), compiled to CommonJS. */
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+/**
+ * `npm test`: one jest project per area, so one area runs alone (`npx jest --selectProjects tools-sessions`):
+ * the kernel, the engine, the plugin API and kit (test/kernel, test/engine, test/plugin-kit), each built-in plugin
+ * (plugins/NAME/test, the project named after the folder), the end-to-end tests across plugins through the real
+ * server and CLI (test/e2e), the conformance suites (test/conformance) and the repository's own checks (test/*.test.ts:
+ * the architecture rules, the shared data). The shared settings are in test/setup/jest-project.js.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { project, run } = require('./test/setup/jest-project');
 
-/** The package tests (`npm run test:package`, jest.package.config.js): `npm test` leaves them out and needs no network. */
-const PACKAGE_TESTS = require('./test/setup/package-tests');
+const PLUGINS = fs.readdirSync(path.join(__dirname, 'plugins')).filter((p) => fs.existsSync(path.join(__dirname, 'plugins', p, 'test')));
 
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', ...PACKAGE_TESTS.map((p) => p.replace(/\./g, '\\.') + '$')],
-  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-  moduleNameMapper: { '^mcpgw/plugin-api$': '<rootDir>/src/plugin-api/index.ts', '^mcpgw/plugin-kit$': '<rootDir>/src/plugin-kit/index.ts' },
-  testTimeout: 60000,
-  // Tests that import a built-in plugin's modules directly bind its toolkit as its register() would.
-  setupFiles: ['<rootDir>/test/setup/bind-toolkits.ts'],
-  // test/setup/global.js: builds the tree (`tsc -b`, incremental: about a second when nothing changed), so the worker
-  // threads and the spawned CLI, which run dist/, run the code in the tree even when one test file is run alone; then a
-  // temporary XDG_CACHE_HOME for the whole run (test/setup/cache-home.js): tests never write the user's cache.
-  globalSetup: '<rootDir>/test/setup/global.js',
-  globalTeardown: '<rootDir>/test/setup/cache-home-teardown.js',
-  // End-to-end tests spawn servers; two workers suit this 2-core machine.
-  maxWorkers: 2,
+  ...run,
+  projects: [
+    project('kernel', ['<rootDir>/test/kernel']),
+    project('engine', ['<rootDir>/test/engine']),
+    project('plugin-kit', ['<rootDir>/test/plugin-kit']),
+    ...PLUGINS.map((p) => project(p, [`<rootDir>/plugins/${p}/test`])),
+    project('e2e', ['<rootDir>/test/e2e']),
+    project('conformance', ['<rootDir>/test/conformance']),
+    project('repo', ['<rootDir>/test'], { testMatch: ['<rootDir>/test/*.test.ts'] }),
+  ],
 };

@@ -142,6 +142,39 @@ test.each(plugins)('plugins/%s imports only its own files, npm packages, the plu
   expect(bad).toEqual([]);
 });
 
+/**
+ * A plugin's tests (plugins/NAME/test) are not the plugin: they stand in for the host that loads it. So besides what
+ * the plugin may import they may reach the shared test harness (test/helpers, test/setup, test/fixtures) and mcpgw's
+ * own source (src/: the kernel and engine a test builds a context from), and another built-in plugin through its entry
+ * (plugins/OTHER/src/index, as the host loads it) — never another plugin's internals, except the named tests below,
+ * each checking a meaning two plugins must share. The rule above for plugin source is unchanged; nothing under
+ * plugins/NAME/src may import a test file.
+ */
+const SHARED_MEANING_TESTS: Record<string, string[]> = {
+  // explore and jsonpath agree on which numerals are integers, how strings order and how long they are
+  [path.join('plugins', 'tools-explore', 'test', 'answers-meaning.test.ts')]: [path.join('plugins', 'query-jsonpath', 'src', 'exact'), path.join('plugins', 'query-jsonpath', 'src', 'compile')],
+  // the explorer's probe and the reader's full validation of a source without its own validate
+  [path.join('plugins', 'tools-explore', 'test', 'validate-fallback.test.ts')]: [path.join('plugins', 'tools-reader', 'src', 'validate')],
+};
+
+test.each(plugins)('plugins/%s/test imports the plugin, the plugin API and kit, the test harness, src/ and other plugins\' entries', (plugin) => {
+  const own = path.join('plugins', plugin);
+  const harness = ['helpers', 'setup', 'fixtures'].map((d) => path.join('test', d));
+  const imports = tsFiles(path.join(REPO, own, 'test')).flatMap(importsOf);
+  const bad = imports.filter((i) => {
+    if (!i.spec.startsWith('.')) return i.spec.startsWith('@mcpgw/') || (i.spec.startsWith('mcpgw') && i.spec !== 'mcpgw/plugin-api' && i.spec !== 'mcpgw/plugin-kit');
+    const rel = resolveRel(i);
+    if (inside(rel, own) || inside(rel, 'src') || harness.some((h) => inside(rel, h))) return false;
+    const other = /^plugins[\\/]([^\\/]+)[\\/]src(?:[\\/]index(?:\.ts)?)?$/.exec(rel);
+    if (other && plugins.includes(other[1]!)) return false;
+    return !(SHARED_MEANING_TESTS[i.file] ?? []).includes(rel);
+  });
+  expect(bad).toEqual([]);
+  expect(imports.filter((i) => i.spec.startsWith('.')).length).toBeGreaterThan(0); // the scan sees them
+  // and the plugin's source never reaches its tests
+  expect(tsFiles(path.join(REPO, own, 'src')).flatMap(importsOf).filter((i) => i.spec.startsWith('.') && inside(resolveRel(i), path.join(own, 'test')))).toEqual([]);
+});
+
 test('src/kernel/contracts imports only its own files, the error catalogue and types from npm packages', () => {
   const own = path.join('src', 'kernel', 'contracts');
   const bad = tsFiles(path.join(REPO, own))

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect } from '../helpers/mcp';
 import { callTool, connectHttp, startHttp } from '../helpers/http';
-import { makeReaderDir, type ReaderDir } from './reader-fixture';
+import { makeReaderDir, type ReaderDir } from '../helpers/reader-fixture';
 
 let dir: ReaderDir;
 let mine: string;

@@ -2,7 +2,7 @@
  * What a broken third-party plugin does to start-up, through the built CLI with real plugin files:
  * every case stops `serve`, `check` and `list-tools` with exit 2 and a message naming the plugin.
  * (The packed, working plugins are in third-party.test.ts; the loader's cases one by one in
- * test/unit/plugin-api.test.ts.)
+ * test/plugin-kit/plugin-api.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';

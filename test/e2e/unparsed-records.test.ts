@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, connect, type Connected } from '../helpers/mcp';
-import { makeReaderDir, type ReaderDir } from './reader-fixture';
+import { makeReaderDir, type ReaderDir } from '../helpers/reader-fixture';
 
 const TEXT = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'malformed', 'filtered.jsonl'), 'utf8');
 const LINES = TEXT.split('\n').slice(0, -1);
