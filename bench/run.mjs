@@ -2,7 +2,7 @@
 // bench/run.mjs — mcpgw against wc, ripgrep, grep, jq and DuckDB on the same page-cached files.
 //
 //   npm run bench                         1 GiB of JSON Lines (+ JSON-seq, + a ~290 MB pretty array)
-//   npm run bench -- --quick              every scenario on ~50 MB: a smoke check (< 2 minutes)
+//   npm run bench -- --quick              every scenario on ~50 MB (the document on 16 MB), 2 runs: a smoke check (< 2 minutes)
 //   npm run bench -- --size 200MB --runs 7 --only needle,get-record
 //   npm run bench -- --install-peers      put DuckDB (@duckdb/node-api) in bench/.peers
 //   npm run bench -- --help
@@ -63,10 +63,11 @@ const NAMES = SCENARIOS.map((s) => s[0]);
 // ---------------------------------------------------------------- arguments
 function usage() {
   return `usage: npm run bench -- [options]     (or: node bench/run.mjs [options])
-  --quick              every scenario on ~50 MB (smoke check, < 2 min)
+  --quick              every scenario on ~50 MB, the document on 16 MB, 2 runs (smoke check, < 2 min)
   --size SIZE          JSON Lines size (default 1GiB; 50MB with --quick); the pretty array holds the
-                       records of SIZE*200/1024 of JSON Lines (~280 MB of array for 1 GiB)
-  --runs N             timed runs per figure, after one warm-up (default 5; 3 with --quick; minimum 1)
+                       records of SIZE*200/1024 of JSON Lines (~280 MB of array for 1 GiB); the GeoJSON
+                       document is SIZE too (16MB with --quick and no --size)
+  --runs N             timed runs per figure, after one warm-up (default 5; 2 with --quick; minimum 1)
   --only a,b           scenarios to run: ${NAMES.join(', ')}
   --calls N            get_record calls (default 10000; 1000 with --quick)
   --sessions N         sessions scenario: sessions in the synthetic history (default 2000; 200 with --quick)
@@ -110,8 +111,8 @@ function parseArgs(argv) {
       default: die(2, `unknown option ${a}\n${usage()}`);
     }
   }
-  // --quick is a smoke check: fewer runs and latency calls unless given (3 and 1,000; else 5 and 10,000).
-  o.runs ??= o.quick ? 3 : 5;
+  // --quick is a smoke check: fewer runs and latency calls unless given (2 and 1,000; else 5 and 10,000).
+  o.runs ??= o.quick ? 2 : 5;
   o.calls ??= o.quick ? 1000 : 10000;
   if (!Number.isInteger(o.runs) || o.runs < 1) die(2, '--runs must be an integer >= 1');
   if (!Number.isInteger(o.calls) || o.calls < 1) die(2, '--calls must be an integer >= 1');
@@ -119,6 +120,9 @@ function parseArgs(argv) {
   for (const n of o.only ?? []) if (!NAMES.includes(n)) die(2, `unknown scenario "${n}" (known: ${NAMES.join(', ')})`);
   try { o.sizeBytes = parseSize(o.size ?? (o.quick ? '50MB' : '1GiB')); } catch (e) { die(2, e.message); }
   o.sizeLabel = o.size ?? (o.quick ? '50MB' : '1GiB');
+  // The document scenario opens its GeoJSON document in a fresh server for each of its calls: on --quick a smaller
+  // one (16 MB: ~22,000 features, past the 12,346 its one-element read needs), unless --size names one.
+  o.geojsonBytes = o.quick && o.size == null ? parseSize('16MB') : o.sizeBytes;
   return o;
 }
 function die(code, msg) { console.error(`bench: ${msg}`); process.exit(code); }
@@ -1275,7 +1279,7 @@ async function main() {
     ctx.files.push(`JSON-seq ${fmtBytes(ctx.seq.meta.bytes)}`);
   }
   if (selected.has('document')) {
-    ctx.geojson = ensureData(cfg, 'geojson', { size: cfg.sizeBytes });
+    ctx.geojson = ensureData(cfg, 'geojson', { size: cfg.geojsonBytes });
     ctx.files.push(`GeoJSON document ${fmtBytes(ctx.geojson.meta.bytes)} (${fmtInt(ctx.geojson.meta.records)} features, ${fmtInt(ctx.geojson.meta.big_pop)} with pop > 10^6)`);
   }
   if (selected.has('open-array') || selected.has('document')) {
