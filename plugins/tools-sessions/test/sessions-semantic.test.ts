@@ -93,12 +93,12 @@ test('the embedder counts each distinct word of a paragraph once', async () => {
 });
 
 describe('fusion', () => {
-  test('reciprocal-rank fusion: each side adds 1/(60 + rank) for the entries it ranked, nothing for the others', () => {
-    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 60).
+  test('reciprocal-rank fusion: each side adds 1/(20 + rank) for the entries it ranked, nothing for the others', () => {
+    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 20 here).
     const f = fuse(new Map([[1, 1], [2, 2], [3, 3]]), new Map([[2, 1], [3, 2]]));
-    expect(f.get(1)).toBeCloseTo(1 / 61, 12);
-    expect(f.get(2)).toBeCloseTo(1 / 62 + 1 / 61, 12);
-    expect(f.get(3)).toBeCloseTo(1 / 63 + 1 / 62, 12);
+    expect(f.get(1)).toBeCloseTo(1 / 21, 12);
+    expect(f.get(2)).toBeCloseTo(1 / 22 + 1 / 21, 12);
+    expect(f.get(3)).toBeCloseTo(1 / 23 + 1 / 22, 12);
     // an entry both sides rank near the top beats one only the vector side ranks first
     expect([...f].sort((x, y) => y[1] - x[1]).map(([e]) => e)).toEqual([2, 3, 1]);
   });
