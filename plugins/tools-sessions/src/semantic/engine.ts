@@ -1,5 +1,5 @@
 import type { Embedder } from 'mcpgw/plugin-api';
-import { bestCosines, commonComponent, cosineFactors, fuse, lengthPrior, mmr, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
+import { bestCosines, commonComponent, cosineFactors, fuse, lengthPrior, mmr, SHORT_ENTRY_WORDS, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
 import type { IndexedEntry, IndexedSession, IndexStore } from './store';
 import { SimdScorer } from './simd';
 import { contentWords } from './tokens';
@@ -106,7 +106,13 @@ export class SemanticEngine {
     const { packed, rowEntry, denseOf, ids } = read;
     let { scorer } = read;
     if (scorer && ids.length > scorer.groups) scorer = null;
-    const sessionOf = this.store.entrySessions();
+    // One pass over the entries: each one's session, and the length prior of the short ones.
+    const sessionOf = new Map<number, number>();
+    const priorOf = new Map<number, number>();
+    this.store.eachEntry((id, session, words) => {
+      sessionOf.set(id, session);
+      if (words < SHORT_ENTRY_WORDS) priorOf.set(id, lengthPrior(words));
+    });
     const entryId = Int32Array.from(ids);
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
     const u = this.embedder.removeCommonComponent && packed.count > 1 ? this.commonComponentOf(packed) : null;
@@ -115,9 +121,6 @@ export class SemanticEngine {
     if (scorer) scorer.factors.set(factors);
     const hasVector = new Uint8Array(ids.length);
     for (let r = 0; r < packed.count; r++) if (factors[r]! > 0) hasVector[rowEntry[r]!] = 1;
-    const wordsOf = this.store.entryWords();
-    const priorOf = new Map<number, number>();
-    for (const [id, n] of wordsOf) if (n < 64) priorOf.set(id, lengthPrior(n));
     const prior = Float32Array.from(ids, (id) => priorOf.get(id) ?? 1);
     const sessionIds = [...new Set(entrySession)].filter((s) => s >= 0);
     const maxSession = sessionIds.reduce((a, b) => Math.max(a, b), 0);

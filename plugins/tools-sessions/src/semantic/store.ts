@@ -387,11 +387,11 @@ export class IndexStore {
     return out;
   }
 
-  /** Content words of each entry (the ranking's length prior). */
-  entryWords(): Map<number, number> {
-    const out = new Map<number, number>();
-    for (const r of this.stmt('SELECT id, words FROM entries').all() as { id: number; words: number }[]) out.set(r.id, r.words);
-    return out;
+  /** Calls `fn` with every entry's id, session and count of content words (the ranking's length prior), streaming. */
+  eachEntry(fn: (id: number, session: number, words: number) => void): void {
+    const s = this.stmt('SELECT id, session, words FROM entries');
+    if (typeof s.iterate === 'function') for (const r of s.iterate() as Iterable<{ id: number; session: number; words: number }>) fn(r.id, r.session, r.words);
+    else for (const r of s.all() as { id: number; session: number; words: number }[]) fn(r.id, r.session, r.words);
   }
 
   private counted: { generation: number; n: number } | null = null;
