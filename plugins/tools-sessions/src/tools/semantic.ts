@@ -53,7 +53,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
       'A hybrid of BM25 (words in common) and static word vectors (GloVe with SIF weighting, shipped with the server; nothing is downloaded), fused by reciprocal rank. ' +
       'It catches related words — socket/connection, RAM/memory, logged out/signed off — not arbitrary reformulations; for exact text use search_sessions. ' +
       'distance is the cosine distance of the vector part (0–2); max_distance (0 = none) drops farther results; diversity: true spreads results across sessions. limit defaults to 20. ' +
-      'The index is kept in the user cache folder and updated incrementally (only new or grown sessions are read). A first call over a large history builds it with progress notifications and may return complete: false with what is indexed so far and a hint: the build goes on in the background, so call again (as the hint says) for complete results.',
+      'The index is kept in the user cache folder and updated incrementally (only new or grown sessions are read). A first call over a large history builds it with progress notifications and may return complete: false with what is indexed so far and a hint — call again as the hint says: the build goes on in the background meanwhile.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
