@@ -5,7 +5,7 @@
  * cosine, common component removed) and by BM25, and how many entries and vectors the target has in the index. Tells a
  * ranking fault (both sides rank a target high, the answer does not) from a side's weakness.
  *
- *   node bench/sessions-recall-sides.mjs DIR [--tuning 1|2]
+ *   node bench/sessions-recall-sides.mjs DIR [--tuning 1|2|3]
  *
  * One JSON line per query on stdout (rank 0: not matched by that side).
  */

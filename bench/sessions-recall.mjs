@@ -6,9 +6,10 @@
  * Each query paraphrases one target's problem in other words (held out: the ranking was not tuned on them). A query
  * counts as a hit at k when one of the first k results belongs to its target session.
  *
- *   node bench/sessions-recall.mjs [--sessions 3000] [--size 300MiB] [--seed 11] [--keep DIR] [--tuning 1|2]
+ *   node bench/sessions-recall.mjs [--sessions 3000] [--size 300MiB] [--seed 11] [--keep DIR] [--tuning 1|2|3]
  *
- * --tuning N asks the tuning set N of bench/sessions-recall-tuning.json instead of the held-out queries (tune there).
+ * --tuning N asks the tuning set N of bench/sessions-recall-tuning.json instead of the held-out queries (tune there;
+ * set 3 shares no content word with its targets).
  *
  * Builds the index with `mcpgw sessions index` (timed), then asks every query through the MCP client (limit 10), and
  * prints top-3 / top-10 counts and each query's rank as JSON on stdout.

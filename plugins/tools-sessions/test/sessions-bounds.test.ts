@@ -1,6 +1,7 @@
 /**
  * The sessions bundle's bounds and privacy through a real MCP client: search_sessions pages at the byte cap, only
- * session files are read, what the bundle writes is private, a damaged index is rebuilt.
+ * session files are read, what the bundle writes is private, a damaged index is rebuilt, a semantic_search answered
+ * before its index is built says so and how to go on.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -147,6 +148,36 @@ describe('the semantic index', () => {
       }
     } finally {
       fs.unlinkSync(f);
+    }
+  });
+});
+
+describe('a first semantic_search with little time', () => {
+  test('an answer given before the index is built says so and how to go on; calling again gets a complete one', async () => {
+    // 600 ms a call: the call waits for the build 100 ms (its time less the reserve for the query); whether the
+    // build of these 10 sessions is done by then depends on the machine, so every answer is checked for what it says.
+    const config = path.join(dir, 'mcpgw-short.json');
+    fs.writeFileSync(config, JSON.stringify({ profiles: { default: { bundles: ['sessions'], limits: { requestTimeoutMs: 600 } } } }));
+    const none = path.join(dir, 'none');
+    const short = await connect(['--config', config], { env: { MCPGW_CLAUDE_HOME: home, MCPGW_CODEX_HOME: none, MCPGW_COPILOT_HOME: none, MCPGW_GEMINI_HOME: none, MCPGW_QWEN_HOME: none, MCPGW_KIMI_HOME: none, XDG_CACHE_HOME: path.join(dir, 'cache-short') } });
+    try {
+      const answers: any[] = [];
+      for (let i = 0; i < 300; i++) {
+        const r = await call(short.client, 'semantic_search', { query: 'needle', limit: 5 });
+        expect(r.isError).toBe(false);
+        answers.push(r.data);
+        if (r.data.complete) break;
+      }
+      const last = answers[answers.length - 1];
+      expect(last).toMatchObject({ complete: true, sessions_indexed: SESSIONS, sessions_pending: 0 });
+      expect(last.hint).toBeUndefined();
+      for (const a of answers.slice(0, -1)) {
+        expect(a.complete).toBe(false);
+        expect(a.sessions_indexed + a.sessions_pending).toBe(SESSIONS);
+        expect(a.hint).toMatch(new RegExp(`^The search index is being built \\(\\d+ of ${SESSIONS} sessions looked at.*\\): these results cover the ${a.sessions_indexed} sessions indexed so far\\. The build goes on in the background; call semantic_search again`));
+      }
+    } finally {
+      await short.close();
     }
   });
 });

@@ -11,6 +11,8 @@ import json from '../../format-json/src/index';
 import { SessionsService } from '../src/service';
 import { optionsSchema } from '../src/homes';
 import { claudeSource } from '../src/sources/claude';
+import { SemanticIndex } from '../src/semantic/service';
+import { gloveSifEmbedder } from '../src/semantic/glove';
 import { McpgwError } from '../../../src/kernel/errors';
 import type { FileAccess, ToolContext } from '../../../src/kernel/contracts';
 import { fileService, formatsOf } from '../../../test/helpers/formats';
@@ -115,4 +117,99 @@ test('an update stopped by its deadline reports the sessions left and keeps what
   const done = await index.update(ctx, service, homes, sessions, clock.now() + 60_000);
   expect(done).toMatchObject({ pending: 0, indexed: 2 });
   expect(index.store.session(other)).toMatchObject({ records: 300, entries: 300, complete: true });
+});
+
+test('one update builds the index whole: every session complete, one vector row per entry, content words counted', async () => {
+  const index = service.semantic(ctx);
+  const db = index.store.db;
+  const t = index.store.session(path.join(home, 'projects', '-w', 't.jsonl'))!;
+  // 'entry number 7 about caching': entry, number, caching ('about' is a stop word, '7' one character)
+  const rows = db.prepare('SELECT e.words AS words, v.n AS n, length(v.v) AS bytes FROM entries e JOIN vectors v ON v.entry = e.id WHERE e.session = ?').all(t.id) as { words: number; n: number; bytes: number }[];
+  expect(rows.length).toBe(300);
+  // 'entry number 17 about caching' has four ('17' two characters): 290 entries of four, 10 of three (0–9)
+  const kinds: Record<string, number> = {};
+  for (const r of rows) kinds[`${r.words} words, ${r.n} paragraph, ${r.bytes} bytes`] = (kinds[`${r.words} words, ${r.n} paragraph, ${r.bytes} bytes`] ?? 0) + 1;
+  expect(kinds).toEqual({ '3 words, 1 paragraph, 104 bytes': 10, '4 words, 1 paragraph, 104 bytes': 290 }); // 100 int8 + a float32 scale
+  expect(index.store.sessions().every((s) => s.complete)).toBe(true);
+  expect(index.store.vectorCounts()).toEqual({ rows: 302, entries: 302 });
+});
+
+test('a session whose reading fails half-way leaves nothing of itself; the next update reads it whole', async () => {
+  let calls = 0;
+  // an embedder whose second call is cancelled: the first batch of 64 entries is written by then
+  const embedder = { ...gloveSifEmbedder, name: 'glove-cancelling', embed: (texts: readonly string[], o?: { signal?: AbortSignal }) => {
+    if (++calls === 2) return Promise.reject(Object.assign(new Error('cancelled'), { code: 'CANCELLED' }));
+    return gloveSifEmbedder.embed(texts, o);
+  } };
+  const index = new SemanticIndex(embedder, path.join(tmp, 'cache-cancel'));
+  try {
+    const homes = service.homes(ctx).filter((h) => h.available);
+    const t = path.join(home, 'projects', '-w', 't.jsonl');
+    const sessions = (await service.catalog(ctx, homes)).projects.flatMap((p) => p.sessions).filter((s) => s.path === t);
+    await expect(index.update(ctx, service, homes, sessions, clock.now() + 60_000)).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(calls).toBe(2);
+    expect(index.store.session(t)).toBeUndefined();
+    expect(index.store.db.prepare('SELECT count(*) AS n FROM entries').get()).toEqual({ n: 0 });
+    expect(index.store.vectorCounts()).toEqual({ rows: 0, entries: 0 });
+    const again = await index.update(ctx, service, homes, sessions, clock.now() + 60_000);
+    expect(again).toMatchObject({ indexed: 1, updated: 1, pending: 0 });
+    expect(index.store.session(t)).toMatchObject({ records: 300, entries: 300, complete: true });
+  } finally {
+    index.close();
+  }
+});
+
+describe('refresh: the build outlives the call', () => {
+  test('a call whose time is up answers with where the build stands; the build goes on and the next call finds it done', async () => {
+    const index = new SemanticIndex(gloveSifEmbedder, path.join(tmp, 'cache-refresh'));
+    try {
+      const homes = service.homes(ctx).filter((h) => h.available);
+      const sessions = (await service.catalog(ctx, homes)).projects.flatMap((p) => p.sessions);
+      const controller = new AbortController();
+      const notes: number[] = [];
+      const first = { ...ctx, signal: controller.signal, progress: (done: number) => { notes.push(done); } };
+      const pending = index.refresh(first, service, homes, sessions, clock.now() + 1_000);
+      clock.advance(1_000); // the call's time is up before the build has read anything
+      const early = await pending;
+      expect(early).toMatchObject({ finished: false, done: 0, total: 2, indexed: 0, pending: 2 });
+      controller.abort(); // the caller goes away: the build is not its to stop
+      const heard = notes.length;
+      const later = await index.refresh(ctx, service, homes, sessions, clock.now() + 60_000);
+      expect(later).toMatchObject({ finished: true, indexed: 2, pending: 0, failed: [], remainingMs: null });
+      expect(notes.length).toBe(heard); // no progress to a call that has returned
+      expect(index.store.sessions().every((s) => s.complete)).toBe(true);
+      // the next call starts no build of its own: nothing changed, nothing is read
+      opens = [];
+      expect(await index.refresh(ctx, service, homes, sessions, clock.now() + 60_000)).toMatchObject({ finished: true, indexed: 2, updated: 0 });
+      expect(opens).toEqual([]);
+    } finally {
+      index.close();
+    }
+  });
+});
+
+test('an index file damaged on disk is built again by the next server, whole', async () => {
+  const cacheDir = path.join(tmp, 'cache-damaged');
+  const build = async (svc: SessionsService) => svc.withSemantic(ctx, async (index) => {
+    const homes = svc.homes(ctx).filter((h) => h.available);
+    const sessions = (await svc.catalog(ctx, homes)).projects.flatMap((p) => p.sessions);
+    const report = await index.update(ctx, svc, homes, sessions, clock.now() + 60_000);
+    const hits = await index.engine.search({ query: 'caching entry', sessions: null, limit: 3, maxDistance: 0, diversity: false }, index.sessionsByRow(new Set(sessions.map((s) => s.path))));
+    return { report, rebuilt: index.store.rebuilt, hits: hits.length, file: index.store.file };
+  });
+  const first = new SessionsService(optionsSchema.parse({ cacheDir }), { MCPGW_CLAUDE_HOME: home });
+  const built = await build(first);
+  expect(built).toMatchObject({ report: { indexed: 2, pending: 0 }, rebuilt: false, hits: 3 });
+  first.semantic(ctx).close();
+  // every page after the first (the schema's) overwritten: the tables' pages are garbage
+  const size = fs.statSync(built.file).size;
+  const fd = fs.openSync(built.file, 'r+');
+  fs.writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+  fs.closeSync(fd);
+  const next = new SessionsService(optionsSchema.parse({ cacheDir }), { MCPGW_CLAUDE_HOME: home });
+  try {
+    expect(await build(next)).toMatchObject({ report: { indexed: 2, updated: 2, pending: 0 }, rebuilt: true, hits: 3 });
+  } finally {
+    next.semantic(ctx).close();
+  }
 });

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { SemanticEngine } from '../src/semantic/engine';
 import { gloveSifEmbedder } from '../src/semantic/glove';
 import { addEntries } from '../src/semantic/indexer';
-import { fuse, mmr, paragraphs } from '../src/semantic/rank';
+import { fuse, lengthPrior, mmr, paragraphs } from '../src/semantic/rank';
 import { IndexStore, type IndexedSession } from '../src/semantic/store';
 import { contentWords } from '../src/semantic/tokens';
 
@@ -93,12 +93,12 @@ test('the embedder counts each distinct word of a paragraph once', async () => {
 });
 
 describe('fusion', () => {
-  test('reciprocal-rank fusion: each side adds 1/(60 + rank) for the entries it ranked, nothing for the others', () => {
-    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 60).
+  test('reciprocal-rank fusion: each side adds 1/(20 + rank) for the entries it ranked, nothing for the others', () => {
+    // a: vector rank 1, no lexical match; b: vector 2, lexical 1; c: vector 3, lexical 2 (Cormack et al. 2009, k = 20 here).
     const f = fuse(new Map([[1, 1], [2, 2], [3, 3]]), new Map([[2, 1], [3, 2]]));
-    expect(f.get(1)).toBeCloseTo(1 / 61, 12);
-    expect(f.get(2)).toBeCloseTo(1 / 62 + 1 / 61, 12);
-    expect(f.get(3)).toBeCloseTo(1 / 63 + 1 / 62, 12);
+    expect(f.get(1)).toBeCloseTo(1 / 21, 12);
+    expect(f.get(2)).toBeCloseTo(1 / 22 + 1 / 21, 12);
+    expect(f.get(3)).toBeCloseTo(1 / 23 + 1 / 22, 12);
     // an entry both sides rank near the top beats one only the vector side ranks first
     expect([...f].sort((x, y) => y[1] - x[1]).map(([e]) => e)).toEqual([2, 3, 1]);
   });
@@ -143,4 +143,33 @@ test('entries another connection adds to the index file are searched after it co
     b.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('length prior', () => {
+  test('lengthPrior: n / 6 under six content words, else 1', () => {
+    expect([0, 1, 3, 5, 6, 40].map(lengthPrior)).toEqual([0, 1 / 6, 0.5, 5 / 6, 1, 1]);
+  });
+
+  test('a short generated title no longer outranks a paragraph about the same thing, though both sides put it first', async () => {
+    // added to the fixture corpus (its common component and word statistics are a history's, not three entries')
+    const rows = new Map(byRow);
+    const add = async (id: string, text: string) => {
+      const row = { source: 'claude', path: `/h/${id}.jsonl`, sessionId: id, projectName: id, projectPath: null, firstPrompt: { text, markers: [] }, files: [], records: 1, entries: 1, modifiedMs: 0, complete: true };
+      const rowId = store.saveSession(row);
+      rows.set(rowId, { ...row, id: rowId });
+      await addEntries(store, rowId, [{ idx: 0, role: 'user', text, uuid: `${id}-0`, timestamp: null }], gloveSifEmbedder);
+      return rowId;
+    };
+    const title = await add('title', 'Fix websocket timeout');
+    const answer = await add('answer', 'The websocket server drops idle clients after a sixty second timeout, so I added a heartbeat ping from the client every thirty seconds.');
+    const query = 'websocket timeout closes the connection';
+    const hits = await new SemanticEngine(store, gloveSifEmbedder).search({ query, sessions: new Set([title, answer]), limit: 2, maxDistance: 0, diversity: false }, rows);
+    const by = Object.fromEntries(hits.map((h) => [h.session.sessionId, h]));
+    // taken plainly, the title is nearer on both sides: a smaller cosine distance, and first for BM25
+    expect(by.title!.distance!).toBeLessThan(by.answer!.distance!);
+    const entryIds = new Set([by.title!.entry.id, by.answer!.entry.id]);
+    expect(store.lexical(contentWords(query), 1000).filter((e) => entryIds.has(e))).toEqual([by.title!.entry.id, by.answer!.entry.id]);
+    // with its prior of 3 / 6 on both sides it comes second
+    expect(hits.map((h) => h.session.sessionId)).toEqual(['answer', 'title']);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Embedder } from 'mcpgw/plugin-api';
-import { bestCosines, commonComponent, cosineFactors, fuse, mmr, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
+import { bestCosines, commonComponent, cosineFactors, fuse, lengthPrior, mmr, SHORT_ENTRY_WORDS, normalize, removeComponent, residualNorms, topK, type PackedVectors } from './rank';
 import type { IndexedEntry, IndexedSession, IndexStore } from './store';
 import { SimdScorer } from './simd';
 import { contentWords } from './tokens';
@@ -23,6 +23,10 @@ interface Loaded {
   entrySession: Int32Array;
   /** 1 for a dense entry with at least one non-empty vector. */
   hasVector: Uint8Array;
+  /** The length prior of each dense entry (`lengthPrior` of its content words). */
+  prior: Float32Array;
+  /** The length prior of each entry id (for the lexical side's entries). */
+  priorOf: Map<number, number>;
   /** The session ids the dense entries belong to, and the largest. */
   sessionIds: number[];
   maxSession: number;
@@ -63,6 +67,8 @@ const CANDIDATES = 400;
  */
 export class SemanticEngine {
   private loaded: Loaded | null = null;
+  /** The vector side's ranking scores of the last query (reused: one array the size of the index). */
+  private adjusted: { score: Float32Array } | null = null;
 
   constructor(readonly store: IndexStore, readonly embedder: Embedder) {}
 
@@ -100,7 +106,13 @@ export class SemanticEngine {
     const { packed, rowEntry, denseOf, ids } = read;
     let { scorer } = read;
     if (scorer && ids.length > scorer.groups) scorer = null;
-    const sessionOf = this.store.entrySessions();
+    // One pass over the entries: each one's session, and the length prior of the short ones.
+    const sessionOf = new Map<number, number>();
+    const priorOf = new Map<number, number>();
+    this.store.eachEntry((id, session, words) => {
+      sessionOf.set(id, session);
+      if (words < SHORT_ENTRY_WORDS) priorOf.set(id, lengthPrior(words));
+    });
     const entryId = Int32Array.from(ids);
     const entrySession = Int32Array.from(ids, (id) => sessionOf.get(id) ?? -1);
     const u = this.embedder.removeCommonComponent && packed.count > 1 ? this.commonComponentOf(packed) : null;
@@ -109,11 +121,12 @@ export class SemanticEngine {
     if (scorer) scorer.factors.set(factors);
     const hasVector = new Uint8Array(ids.length);
     for (let r = 0; r < packed.count; r++) if (factors[r]! > 0) hasVector[rowEntry[r]!] = 1;
+    const prior = Float32Array.from(ids, (id) => priorOf.get(id) ?? 1);
     const sessionIds = [...new Set(entrySession)].filter((s) => s >= 0);
     const maxSession = sessionIds.reduce((a, b) => Math.max(a, b), 0);
     this.loaded = {
       generation, packed, scorer, rowEntry: scorer ? scorer.group : rowEntry, norms, factors: scorer ? scorer.factors : factors, u,
-      entryId, entrySession, hasVector, sessionIds, maxSession, denseOf, sessionOf,
+      entryId, entrySession, hasVector, prior, priorOf, sessionIds, maxSession, denseOf, sessionOf,
     };
     return this.loaded;
   }
@@ -178,15 +191,21 @@ export class SemanticEngine {
     let every = true;
     for (const s of L.sessionIds) if (allowedSession(s)) sessionOk[s] = 1; else every = false;
     const allowed = every ? () => true : (k: number) => sessionOk[L.entrySession[k]!] === 1;
-    const topVector = topK(best, CANDIDATES, allowed);
+    // Ranked by the cosine times the entry's length prior (a three-word title does not outrank a paragraph that says
+    // the same); `best` keeps the plain cosine for the answer's distance.
+    const scratch = this.adjusted ??= { score: new Float32Array(0) };
+    if (scratch.score.length < E) scratch.score = new Float32Array(E);
+    const adj = scratch.score.subarray(0, E);
+    for (let k = 0; k < E; k++) { const c = best[k]!; adj[k] = c > 0 ? c * L.prior[k]! : c; }
+    const topVector = topK(adj, CANDIDATES, allowed);
     /** 1-based vector ranks of the given entries (dense numbers) among the allowed ones, by one counting pass. */
     const ranksOf = (ks: number[]): Map<number, number> => {
       const out = new Map<number, number>();
       if (!ks.length) return out;
-      const vals = Float32Array.from(ks, (k) => best[k]!).sort(); // ascending
+      const vals = Float32Array.from(ks, (k) => adj[k]!).sort(); // ascending
       const above = new Int32Array(vals.length); // above[j]: entries scoring above vals[j]
       for (let k = 0; k < E; k++) {
-        const v = best[k]!;
+        const v = adj[k]!;
         if (!(v > vals[0]!) || !allowed(k)) continue;
         let lo = 0, hi = vals.length; // count of vals strictly below v
         while (lo < hi) { const mid = (lo + hi) >>> 1; if (vals[mid]! < v) lo = mid + 1; else hi = mid; }
@@ -195,7 +214,7 @@ export class SemanticEngine {
       for (let j = vals.length - 2; j >= 0; j--) above[j]! += above[j + 1]!;
       for (const k of ks) {
         let lo = 0, hi = vals.length;
-        while (lo < hi) { const mid = (lo + hi) >>> 1; if (vals[mid]! < best[k]!) lo = mid + 1; else hi = mid; }
+        while (lo < hi) { const mid = (lo + hi) >>> 1; if (vals[mid]! < adj[k]!) lo = mid + 1; else hi = mid; }
         out.set(k, above[lo]! + 1);
       }
       return out;
@@ -204,12 +223,16 @@ export class SemanticEngine {
     if (hasVector) for (let k = 0; k < E; k++) if (L.hasVector[k] === 1 && allowed(k)) withVector++;
     // Lexical side: BM25 over content words (stop words dropped: a query sharing none with an entry does not match it).
     const terms = [...new Set(contentWords(sq.query))];
-    const lexical = this.store.lexical(terms, CANDIDATES * 4).filter((id) => allowedSession(L.sessionOf.get(id))).slice(0, CANDIDATES);
+    const lexical = this.store.lexicalScored(terms, CANDIDATES * 4)
+      .filter((r) => allowedSession(L.sessionOf.get(r.id)))
+      .map((r) => ({ id: r.id, score: r.score * (L.priorOf.get(r.id) ?? 1) }))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, CANDIDATES).map((r) => r.id);
     const lexicalRank = new Map(lexical.map((id, i) => [id, i + 1]));
     const candidates = new Map<number, number>();
     topVector.forEach((k, i) => candidates.set(L.entryId[k]!, i + 1));
     const lexicalOnly = lexical.filter((id) => !candidates.has(id));
-    const lexicalDense = lexicalOnly.map((id) => L.denseOf.get(id)).filter((k): k is number => k !== undefined && best[k]! > Number.NEGATIVE_INFINITY);
+    const lexicalDense = lexicalOnly.map((id) => L.denseOf.get(id)).filter((k): k is number => k !== undefined && adj[k]! > Number.NEGATIVE_INFINITY);
     const ranks = ranksOf(lexicalDense);
     for (const id of lexicalOnly) {
       const k = L.denseOf.get(id);

@@ -19,6 +19,9 @@ export class WordVectors {
   private readonly vecs: Int8Array;
   /** SIF weight of each word. */
   private readonly weights: Float32Array;
+  /** The call that last counted each word (see `sif`). */
+  private readonly seen: Uint32Array;
+  private stamp = 0;
 
   /** @throws Error when the files are missing or not in the expected format. */
   constructor(base = VECTORS_BASE) {
@@ -32,6 +35,7 @@ export class WordVectors {
     this.vecs = new Int8Array(copy.buffer, n * 4, n * this.dimensions);
     const list = readFileSync(`${base}.words`, 'utf8').split('\n');
     this.weights = new Float32Array(n);
+    this.seen = new Uint32Array(n);
     // Zipf: p(rank r) ≈ 1 / ((r + 1) · H), H the harmonic number of the vocabulary size.
     const h = Math.log(GLOVE_VOCABULARY) + 0.5772;
     for (let i = 0; i < n; i++) {
@@ -59,11 +63,12 @@ export class WordVectors {
     out.fill(0);
     const d = this.dimensions;
     let n = 0;
-    const seen = new Set<number>();
+    // words seen in this call carry this call's stamp (no set built per paragraph)
+    const stamp = ++this.stamp === 0xffffffff ? (this.seen.fill(0), (this.stamp = 1)) : this.stamp;
     for (const t of tokens) {
       const i = this.index.get(t);
-      if (i === undefined || seen.has(i)) continue;
-      seen.add(i);
+      if (i === undefined || this.seen[i] === stamp) continue;
+      this.seen[i] = stamp;
       const w = this.weights[i]! * this.scales[i]!;
       const base = i * d;
       for (let k = 0; k < d; k++) out[k]! += w * this.vecs[base + k]!;

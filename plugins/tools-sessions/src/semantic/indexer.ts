@@ -7,7 +7,7 @@ import { safeNormalize } from '../session/summary';
 import { previewOf } from '../text';
 import { paragraphs, quantize } from './rank';
 import type { IndexedFile, IndexedSession, IndexStore } from './store';
-import { words } from './tokens';
+import { isContentWord, words } from './tokens';
 import type { SessionSource } from 'mcpgw/plugin-api';
 
 /** Roles whose entries are ranked by semantic_search (tool output and bookkeeping are not). */
@@ -157,25 +157,34 @@ export async function indexSession(store: IndexStore, s: SessionToIndex, files: 
     batch = [];
   };
   let n = 0;
-  for await (const item of files.records(from, o.signal)) {
-    records = item.pos + 1;
-    if (item.error !== undefined) {
-      trailingBad ??= item.pos;
-      continue;
+  try {
+    for await (const item of files.records(from, o.signal)) {
+      records = item.pos + 1;
+      if (item.error !== undefined) {
+        trailingBad ??= item.pos;
+        continue;
+      }
+      trailingBad = null;
+      if (item.superseded) continue;
+      const normalized = safeNormalize(s.source, item.value);
+      const e = normalized instanceof Error ? undefined : normalized?.entry;
+      if (!e) continue;
+      const idx = entries++;
+      if (firstPrompt === null && e.role === 'user' && !e.injected && e.text.trim()) firstPrompt = previewOf(e.text, 300);
+      const d = draftOf(e, idx);
+      if (d) batch.push(d);
+      if (batch.length >= 64) await flush();
+      if ((++n & 63) === 0 && o.now() > o.deadline) { complete = false; break; }
     }
-    trailingBad = null;
-    if (item.superseded) continue;
-    const normalized = safeNormalize(s.source, item.value);
-    const e = normalized instanceof Error ? undefined : normalized?.entry;
-    if (!e) continue;
-    const idx = entries++;
-    if (firstPrompt === null && e.role === 'user' && !e.injected && e.text.trim()) firstPrompt = previewOf(e.text, 300);
-    const d = draftOf(e, idx);
-    if (d) batch.push(d);
-    if (batch.length >= 64) await flush();
-    if ((++n & 63) === 0 && o.now() > o.deadline) { complete = false; break; }
+    await flush();
+  } catch (err) {
+    // What this read added is taken back (the update commits in batches of sessions, a failed one included): the
+    // session stays as it was stored, or is gone when it was new, and is read again next time.
+    store.dropEntries(id, from > 0 && stored ? stored.entries : 0);
+    if (stored && from > 0) store.saveSession(stored);
+    else store.dropSession(id);
+    throw err;
   }
-  await flush();
   if (complete) records = files.count;
   const resumeAt = trailingBad ?? records;
   store.saveSession({
@@ -214,7 +223,10 @@ export async function addEntries(store: IndexStore, session: number, drafts: rea
   });
   store.transaction(() => {
     for (const d of drafts) {
-      store.addEntry({ session, idx: d.idx, role: d.role, uuid: d.uuid, ts: d.timestamp, preview: previewOf(d.text, 160) }, words(d.text).join(' '), byEntry.get(d) ?? []);
+      const ws = words(d.text);
+      let content = 0;
+      for (const w of ws) if (isContentWord(w)) content++;
+      store.addEntry({ session, idx: d.idx, role: d.role, uuid: d.uuid, ts: d.timestamp, preview: previewOf(d.text, 160) }, ws.join(' '), byEntry.get(d) ?? [], content);
     }
   });
 }

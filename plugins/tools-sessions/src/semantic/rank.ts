@@ -176,8 +176,24 @@ export function topK(score: Float32Array, k: number, keep: (i: number) => boolea
   return heap.sort((x, y) => (worse(x, y) ? 1 : worse(y, x) ? -1 : 0));
 }
 
-/** Reciprocal-rank fusion constant (Cormack et al. 2009). */
-export const RRF_K = 60;
+/**
+ * Reciprocal-rank fusion constant. Cormack et al. (2009) used 60 over rankings of a thousand documents; over
+ * hundreds of thousands of entries, 20 lets what one side ranks at the very top weigh more than what both sides put
+ * in the hundreds (chosen on the tuning queries of bench/sessions-recall-tuning.json, bench/README.md).
+ */
+export const RRF_K = 20;
+
+/** Entries with fewer content words than this are ranked down in proportion (see {@link lengthPrior}). */
+export const SHORT_ENTRY_WORDS = 6;
+
+/**
+ * The length prior of an entry with `n` content words: `n / 6` below six, else 1. Both sides' scores are multiplied
+ * by it before ranking: an entry of two or three words (a generated title, "Fix websocket issue") matches a query on
+ * one word with a cosine and a BM25 score no paragraph can reach, without saying anything about it.
+ */
+export function lengthPrior(n: number): number {
+  return n >= SHORT_ENTRY_WORDS ? 1 : Math.max(0, n) / SHORT_ENTRY_WORDS;
+}
 
 /**
  * Reciprocal-rank fusion of a vector ranking and a lexical one (1-based ranks): each side adds `1 / (RRF_K + rank)`

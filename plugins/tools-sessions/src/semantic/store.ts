@@ -6,7 +6,7 @@ import type { MarkedText } from 'mcpgw/plugin-api';
 import { codePointLength } from '../toolkit';
 
 /** Bump when the tables or what is stored in them change: an older cache is emptied and rebuilt. */
-const SCHEMA_VERSION = '4';
+const SCHEMA_VERSION = '5';
 
 /** What is known of one indexed session file (for incremental updates: unchanged, grown, or replaced). */
 export interface IndexedFile {
@@ -205,14 +205,16 @@ export class IndexStore {
       );
       CREATE TABLE IF NOT EXISTS entries (
         id INTEGER PRIMARY KEY, session INTEGER NOT NULL, idx INTEGER NOT NULL, role TEXT NOT NULL,
-        uuid TEXT, ts TEXT, preview TEXT NOT NULL, preview_cut INTEGER NOT NULL DEFAULT 0
+        uuid TEXT, ts TEXT, preview TEXT NOT NULL, preview_cut INTEGER NOT NULL DEFAULT 0, words INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX IF NOT EXISTS entries_session ON entries (session);
-      CREATE TABLE IF NOT EXISTS vectors (entry INTEGER NOT NULL, v BLOB NOT NULL);
-      CREATE INDEX IF NOT EXISTS vectors_entry ON vectors (entry);
+      CREATE TABLE IF NOT EXISTS vectors (entry INTEGER PRIMARY KEY, n INTEGER NOT NULL, v BLOB NOT NULL);
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
     `);
+    // Fewer, larger full-text segments: the terms of up to 16 MiB of text are kept in memory before a segment is
+    // written (the default, 1 MiB, wrote one small segment per 64 entries and merged them again and again).
+    db.exec(`INSERT INTO fts (fts, rank) VALUES ('hashsize', ${16 << 20})`);
     // A quick look at the pages the queries use: a damaged file fails here, not on some later call.
     db.prepare('SELECT count(*) AS n FROM sessions').get();
     db.prepare('SELECT count(*) AS n FROM vectors').get();
@@ -262,27 +264,39 @@ export class IndexStore {
 
   /** Removes a session and everything indexed from it. */
   dropSession(id: number): void {
-    const ids = (this.stmt('SELECT id FROM entries WHERE session = ?').all(id) as { id: number }[]).map((r) => r.id);
-    const delFts = this.stmt('DELETE FROM fts WHERE rowid = ?');
-    const delVec = this.stmt('DELETE FROM vectors WHERE entry = ?');
-    for (const e of ids) { delFts.run(e); delVec.run(e); }
-    this.stmt('DELETE FROM entries WHERE session = ?').run(id);
+    this.dropEntries(id, 0);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(id);
     this.generation++;
   }
 
-  /** Adds one entry: its row, its words for BM25, its paragraph vectors (int8 + float32 scale each). */
-  addEntry(e: Omit<IndexedEntry, 'id'>, body: string, vectors: { q: Int8Array; scale: number }[]): number {
-    const r = this.stmt('INSERT INTO entries (session, idx, role, uuid, ts, preview, preview_cut) VALUES (?, ?, ?, ?, ?, ?, ?)').run(e.session, e.idx, e.role, e.uuid, e.ts, e.preview.text, cutFlag(e.preview));
+  /** Removes a session's entries from entry index `from` on (what a failed read added), with their words and vectors. */
+  dropEntries(id: number, from: number): void {
+    const ids = (this.stmt('SELECT id FROM entries WHERE session = ? AND idx >= ?').all(id, from) as { id: number }[]).map((r) => r.id);
+    const delFts = this.stmt('DELETE FROM fts WHERE rowid = ?');
+    const delVec = this.stmt('DELETE FROM vectors WHERE entry = ?');
+    for (const e of ids) { delFts.run(e); delVec.run(e); }
+    this.stmt('DELETE FROM entries WHERE session = ? AND idx >= ?').run(id, from);
+    this.generation++;
+  }
+
+  /**
+   * Adds one entry: its row (with `words`, its count of content words: the ranking's length prior), its words for
+   * BM25, its paragraph vectors (int8 + float32 scale each, all of them in one row).
+   */
+  addEntry(e: Omit<IndexedEntry, 'id'>, body: string, vectors: { q: Int8Array; scale: number }[], words = 0): number {
+    const r = this.stmt('INSERT INTO entries (session, idx, role, uuid, ts, preview, preview_cut, words) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(e.session, e.idx, e.role, e.uuid, e.ts, e.preview.text, cutFlag(e.preview), words);
     const id = Number(r.lastInsertRowid);
     if (body) this.stmt('INSERT INTO fts (rowid, body) VALUES (?, ?)').run(id, body);
-    const ins = this.stmt('INSERT INTO vectors (entry, v) VALUES (?, ?)');
-    for (const v of vectors) {
-      const blob = Buffer.alloc(v.q.length + 4);
-      blob.set(new Uint8Array(v.q.buffer, v.q.byteOffset, v.q.length), 0);
-      blob.writeFloatLE(v.scale, v.q.length);
-      ins.run(id, blob);
+    if (vectors.length) {
+      const row = this.dimensions + 4;
+      const blob = Buffer.alloc(vectors.length * row);
+      vectors.forEach((v, i) => {
+        blob.set(new Uint8Array(v.q.buffer, v.q.byteOffset, v.q.length), i * row);
+        blob.writeFloatLE(v.scale, i * row + this.dimensions);
+      });
+      this.stmt('INSERT INTO vectors (entry, n, v) VALUES (?, ?, ?)').run(id, vectors.length, blob);
     }
+    this.written++;
     this.generation++;
     return id;
   }
@@ -296,18 +310,45 @@ export class IndexStore {
     this.stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
   }
 
-  /** Runs `fn` in one transaction (much faster for many inserts). */
+  /** Transactions open: `transaction` inside another (or inside a batch) joins it. */
+  private depth = 0;
+
+  /** Runs `fn` in one transaction (much faster for many inserts); inside another one, as part of it. */
   transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
     this.db.exec('BEGIN');
+    this.depth++;
     try {
       const out = fn();
+      this.depth--;
       this.db.exec('COMMIT');
       return out;
     } catch (err) {
+      this.depth--;
       this.db.exec('ROLLBACK');
       throw err;
     }
   }
+
+  /**
+   * Starts a write batch that spans many `transaction` calls (the index's update: a commit per batch of sessions,
+   * not per 64 entries); `endBatch` commits it (or rolls it back, after a failure).
+   */
+  beginBatch(): void {
+    if (this.depth > 0) return;
+    this.db.exec('BEGIN');
+    this.depth = 1;
+  }
+
+  endBatch(commit = true): void {
+    if (this.depth !== 1 || !this.db.isTransaction) { this.depth = 0; return; }
+    this.written = 0;
+    this.db.exec(commit ? 'COMMIT' : 'ROLLBACK');
+    this.depth = 0;
+  }
+
+  /** Entries added since the batch began (the update commits when enough are). */
+  written = 0;
 
   entries(ids: readonly number[]): Map<number, IndexedEntry> {
     const out = new Map<number, IndexedEntry>();
@@ -319,28 +360,24 @@ export class IndexStore {
     return out;
   }
 
-  /** Every vector row: entry id and blob, in entry order. */
-  allVectors(): { entry: number; v: Uint8Array }[] {
-    return this.stmt('SELECT entry, v FROM vectors ORDER BY entry').all() as { entry: number; v: Uint8Array }[];
-  }
-
-  /** Vector rows and the entries they belong to. */
+  /** Paragraph vectors (rows) and the entries they belong to. */
   vectorCounts(): { rows: number; entries: number } {
-    const r = this.stmt('SELECT count(*) AS rows, count(DISTINCT entry) AS entries FROM vectors').get() as { rows: number; entries: number };
+    const r = this.stmt('SELECT coalesce(sum(n), 0) AS rows, count(*) AS entries FROM vectors').get() as { rows: number; entries: number };
     return { rows: r.rows, entries: r.entries };
   }
 
   /**
-   * Calls `fn` with every vector row in entry order (int8 values, then the float32 scale, little-endian), streaming:
-   * no array of every row is built. The blob is only valid during the call.
+   * Calls `fn` with every paragraph vector in entry order (int8 values, then the float32 scale, little-endian),
+   * streaming: no array of every row is built. The bytes are only valid during the call.
    */
   eachVector(fn: (entry: number, v: Uint8Array) => void): void {
-    const s = this.stmt('SELECT entry, v FROM vectors ORDER BY entry');
-    if (typeof s.iterate === 'function') {
-      for (const r of s.iterate() as Iterable<{ entry: number; v: Uint8Array }>) fn(r.entry, r.v);
-    } else {
-      for (const r of s.all() as { entry: number; v: Uint8Array }[]) fn(r.entry, r.v);
-    }
+    const row = this.dimensions + 4;
+    const s = this.stmt('SELECT entry, n, v FROM vectors ORDER BY entry');
+    const each = (r: { entry: number; n: number; v: Uint8Array }) => {
+      for (let i = 0; i < r.n && (i + 1) * row <= r.v.length; i++) fn(r.entry, r.v.subarray(i * row, (i + 1) * row));
+    };
+    if (typeof s.iterate === 'function') for (const r of s.iterate() as Iterable<{ entry: number; n: number; v: Uint8Array }>) each(r);
+    else for (const r of s.all() as { entry: number; n: number; v: Uint8Array }[]) each(r);
   }
 
   /** Entry ids of each session. */
@@ -348,6 +385,13 @@ export class IndexStore {
     const out = new Map<number, number>();
     for (const r of this.stmt('SELECT id, session FROM entries').all() as { id: number; session: number }[]) out.set(r.id, r.session);
     return out;
+  }
+
+  /** Calls `fn` with every entry's id, session and count of content words (the ranking's length prior), streaming. */
+  eachEntry(fn: (id: number, session: number, words: number) => void): void {
+    const s = this.stmt('SELECT id, session, words FROM entries');
+    if (typeof s.iterate === 'function') for (const r of s.iterate() as Iterable<{ id: number; session: number; words: number }>) fn(r.id, r.session, r.words);
+    else for (const r of s.all() as { id: number; session: number; words: number }[]) fn(r.id, r.session, r.words);
   }
 
   private counted: { generation: number; n: number } | null = null;
@@ -364,6 +408,11 @@ export class IndexStore {
    * common word is what would make a query slow (when every term is that common, there is no lexical side).
    */
   lexical(terms: readonly string[], limit: number, maxShare = 0.05): number[] {
+    return this.lexicalScored(terms, limit, maxShare).map((r) => r.id);
+  }
+
+  /** {@link lexical} with each entry's BM25 score (higher is better: SQLite's `bm25()` negated). */
+  lexicalScored(terms: readonly string[], limit: number, maxShare = 0.05): { id: number; score: number }[] {
     if (terms.length === 0) return [];
     const total = this.entryCount();
     const df = this.stmt('SELECT doc FROM fts_terms WHERE term = ?');
@@ -376,7 +425,7 @@ export class IndexStore {
     if (kept.length === 0) return [];
     const match = kept.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
     try {
-      return (this.stmt('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?').all(match, limit) as { rowid: number }[]).map((r) => r.rowid);
+      return (this.stmt('SELECT rowid, bm25(fts) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?').all(match, limit) as { rowid: number; s: number }[]).map((r) => ({ id: r.rowid, score: -r.s }));
     } catch {
       return [];
     }

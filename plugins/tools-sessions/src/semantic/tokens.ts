@@ -35,7 +35,12 @@ yours yourself yourselves also can't it's i'm i've i'll i'd we're we've they're 
 whenever however etc ok okay yes please thanks thank
 `.trim().split(/\s+/));
 
+/** Whether a word (from {@link words}) is a content word: not a stop word, not one letter. */
+export function isContentWord(w: string): boolean {
+  return w.length > 1 && !STOP_WORDS.has(w);
+}
+
 /** Content words of `text`: its words minus stop words and one-letter words. */
 export function contentWords(text: string, max?: number): string[] {
-  return words(text, max).filter((w) => w.length > 1 && !STOP_WORDS.has(w));
+  return words(text, max).filter(isContentWord);
 }

@@ -33,9 +33,10 @@ const output = z.object({
     preview_markers: z.array(z.number().int()).optional().describe('Only when preview holds … itself: where the … markers of the shortened text are (Unicode code points from its start; [] when not shortened); any other … is the text\'s own'),
     timestamp: z.string().nullable(),
   })),
-  complete: z.boolean().describe('false when some sessions were not indexed before the time limit: results cover the rest; call again'),
+  complete: z.boolean().describe('false while the index is being built: results cover the sessions indexed so far; call again'),
   sessions_indexed: z.number().int(),
   sessions_pending: z.number().int(),
+  hint: z.string().optional().describe('Only when complete is false: how far the index build is and when to call again'),
   embedder: z.string(),
   cut: cutSchema.optional(),
   warnings: z.array(warningSchema).optional(),
@@ -52,7 +53,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
       'A hybrid of BM25 (words in common) and static word vectors (GloVe with SIF weighting, shipped with the server; nothing is downloaded), fused by reciprocal rank. ' +
       'It catches related words — socket/connection, RAM/memory, logged out/signed off — not arbitrary reformulations; for exact text use search_sessions. ' +
       'distance is the cosine distance of the vector part (0–2); max_distance (0 = none) drops farther results; diversity: true spreads results across sessions. limit defaults to 20. ' +
-      'The index is kept in the user cache folder and updated incrementally (only new or grown sessions are read); a first call over a large history may return complete: false with what is indexed so far — call again.',
+      'The index is kept in the user cache folder and updated incrementally (only new or grown sessions are read). A first call over a large history builds it with progress notifications and may return complete: false with what is indexed so far and a hint — call again as the hint says: the build goes on in the background meanwhile.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -66,7 +67,7 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
         const listed = catalog.projects.flatMap((p) => p.sessions).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
         // Index until a fraction of the time is left for the query itself.
         const deadline = ctx.deadline - Math.min(5000, Math.max(500, (ctx.deadline - ctx.clock.now()) * 0.2));
-        const report = await index.update(ctx, service, homes, listed, deadline);
+        const report = await index.refresh(ctx, service, homes, listed, deadline);
         const byRow = index.sessionsByRow(new Set(listed.map((s) => s.path)));
         const wanted = new Set<number>();
         const project = args.project?.toLowerCase();
@@ -107,11 +108,17 @@ export function semanticSearch(service: SessionsService): ToolDefinition<typeof 
           results.push(r);
         }
         const warnings: Warning[] = report.failed.slice(0, 5).map((f) => ({ code: 'IO_ERROR', message: `${f.path} could not be indexed: ${cutText(contentFreeReason(f.message), 200).text}` }));
+        const complete = report.finished && report.pending === 0;
+        const eta = report.remainingMs === null ? '' : `, about ${Math.max(1, Math.ceil(report.remainingMs / 1000))} s to go`;
+        const hint = complete ? undefined : report.finished
+          ? `${report.pending} sessions were not indexed before the time limit: results cover the other ${report.indexed}. Call semantic_search again to continue.`
+          : `The search index is being built (${report.done} of ${report.total} sessions looked at${eta}): these results cover the ${report.indexed} sessions indexed so far. The build goes on in the background; call semantic_search again${eta ? ' once that time has passed' : ''} for results over the whole history.`;
         return {
           results,
-          complete: report.pending === 0,
+          complete,
           sessions_indexed: report.indexed,
           sessions_pending: report.pending,
+          ...(hint ? { hint } : {}),
           embedder: index.embedder.name,
           ...(cut ? { cut } : {}),
           ...(warnings.length ? { warnings } : {}),
