@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { SessionStats } from './usage';
+import type { SessionDigest } from './session/digest';
 import { isDamaged, privateFiles, privateFolder, removeIndexFiles } from './semantic/store';
 
 /** The file beside the search index that keeps each session's usage statistics between server processes. */
 export const STATS_FILE = 'sessions-stats.sqlite';
 
 /**
- * Usage statistics per session kept on disk (`sessions-stats.sqlite` in the cache folder, 0600 in the 0700 folder),
- * so that a new server — every conversation of a stdio client starts one — answers `get_usage_stats` from what an
+ * Each session's digest (usage statistics, start, title, first prompt: session/digest.ts) kept on disk (`sessions-stats.sqlite` in the cache folder, 0600 in the 0700 folder),
+ * so that a new server — every conversation of a stdio client starts one — answers `get_usage_stats` and
+ * `list_sessions` from what an
  * earlier one read: a session is read again only when its files changed (path, size, modification and change time)
  * or when the code that reads sessions changed (a fingerprint of the plugin's built files is part of every key).
  * Every row is read into memory at the first look (one query); a failure of the store costs the cache, never the
@@ -59,19 +60,19 @@ export class StatsStore {
   }
 
   /** The kept stats of session `id` when kept under `key` (and this code), else undefined. */
-  get(id: string, key: string): SessionStats | undefined {
+  get(id: string, key: string): SessionDigest | undefined {
     this.rows ??= this.readAll();
     const row = this.rows.get(id);
     if (!row || row.key !== `${this.code}|${key}`) return undefined;
     try {
-      return JSON.parse(row.data) as SessionStats;
+      return JSON.parse(row.data) as SessionDigest;
     } catch {
       return undefined;
     }
   }
 
   /** Keeps `stats` for session `id` under `key` (written in one transaction per call: see `flush`). */
-  set(id: string, key: string, stats: SessionStats): void {
+  set(id: string, key: string, stats: SessionDigest): void {
     const full = `${this.code}|${key}`;
     const data = JSON.stringify(stats);
     this.rows ??= this.readAll();

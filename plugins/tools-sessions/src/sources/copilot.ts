@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
@@ -55,6 +56,19 @@ function workspaceTitle(file: string): string | undefined {
   };
   return value('name') ?? value('summary');
 }
+
+/**
+ * What normalizeCopilot reads of an event for a session's digest (session/skim.ts): kinds, ids, times, the session's
+ * start, models, tool call ids and names, and the shutdown's model metrics. Contents, arguments and results are not
+ * read for it.
+ */
+export const copilotDigest: Projection = {
+  type: true, timestamp: true, id: true,
+  data: {
+    sessionId: true, context: { cwd: true, branch: true }, cwd: true, selectedModel: true, model: true, currentModel: true, toolCallId: true, toolName: true,
+    modelMetrics: true, toolRequests: [{ toolCallId: true, id: true, name: true, toolName: true }],
+  },
+};
 
 export function normalizeCopilot(record: unknown): NormalizedRecord | null {
   const r = obj(record);

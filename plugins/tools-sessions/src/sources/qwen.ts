@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { binarySummary } from '../text';
 import { arr, count, entry, filesIn, firstStringMember, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
@@ -44,6 +45,17 @@ export const qwenSource: SessionSource = {
     return projects;
   },
   normalize: normalizeQwen,
+};
+
+/**
+ * What normalizeQwen reads of a ChatRecord for a session's digest (session/skim.ts): kind, subtype, provenance, ids,
+ * times, model, usage, lineage, the title and the function calls' ids and names. Texts and function responses are not
+ * read for it.
+ */
+export const qwenDigest: Projection = {
+  uuid: true, sessionId: true, timestamp: true, type: true, subtype: true, provenance: true, model: true, cwd: true, gitBranch: true,
+  forkedFrom: { sessionId: true }, systemPayload: { customTitle: true, titleSource: true, parentSessionId: true }, usageMetadata: true,
+  message: { parts: [{ functionCall: { id: true, name: true } }] },
 };
 
 export function normalizeQwen(record: unknown): NormalizedRecord | null {
