@@ -10,8 +10,8 @@ import { geminiSource, geminiSuperseded } from './sources/gemini';
 import { kimiSource, kimiUsageFiles } from './sources/kimi';
 import { mergeHints, safeNormalize, usageList } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
-import { statsOf } from './usage';
-import { digestBuffer, digestOfSummary, digestReads, digestSession, type DigestJob, type SessionDigest } from './session/digest';
+import type { StatsDetail } from './usage';
+import { digestBuffer, digestOfSummary, digestReads, digestSession, type DigestJob, type DigestRead, type SessionDigest } from './session/digest';
 import { DigestThreads } from './session/digest-threads';
 import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
@@ -31,6 +31,9 @@ const RACY_MS = 2000;
 const CATALOG_MAX_AGE_MS = 60_000;
 /** Entries kept in summaries across sessions (about 250 bytes each). */
 const SUMMARY_BUDGET = 400_000;
+
+/** Characters of digests' details kept in memory (the rest is read from disk when a call needs it). */
+const DETAIL_BUDGET = 8_000_000;
 
 /** Sessions to read ahead from which the digest reader takes engine threads (fewer are read here). */
 const READ_AHEAD_THREADED = 8;
@@ -67,6 +70,9 @@ export class SessionsService {
   private summaryWeight = 0;
   /** Digests per session (small: one item per response and tool call), kept while the files are unchanged. */
   private readonly stats = new Map<string, { key: string; stats: SessionDigest }>();
+  /** Recently read digests' details (StatsDetail as JSON text), the oldest dropped past DETAIL_BUDGET characters. */
+  private readonly details = new Map<string, { key: string; detail: string }>();
+  private detailChars = 0;
   /** Sessions (id and key) the digest reader cannot read: their summary gives their digest. */
   private readonly declined = new Set<string>();
   /** The digest reader's buffer on this thread (when no engine thread reads). */
@@ -234,13 +240,36 @@ export class SessionsService {
     const keys = this.digestKeys(located);
     const kept = this.keptDigest(ctx, keys);
     if (kept) return kept;
+    return (await this.readSession(ctx, located, keys, deadline))?.digest;
+  }
+
+  /** The session's digest when kept (in memory or on disk), without reading the session. */
+  keptStats(ctx: Pick<ToolContext, 'log'>, located: Located): SessionDigest | undefined {
+    return this.keptDigest(ctx, this.digestKeys(located));
+  }
+
+  /**
+   * The session's responses and tool calls one by one (its stats' detail): kept in memory, else on disk, else read
+   * again; undefined when its summary is not complete by `deadline`.
+   */
+  async statsDetail(ctx: ToolContext, located: Located, deadline: number): Promise<StatsDetail | undefined> {
+    const keys = this.digestKeys(located);
+    const inMemory = this.details.get(keys.id);
+    let text = inMemory && inMemory.key === keys.key ? inMemory.detail : undefined;
+    if (text === undefined && this.keptDigest(ctx, keys)) text = this.statsDiskStore(ctx)?.detail(keys.id, keys.diskKey);
+    text ??= (await this.readSession(ctx, located, keys, deadline))?.detail;
+    return text === undefined ? undefined : (JSON.parse(text) as StatsDetail);
+  }
+
+  /** A session read now: by the digest reader for a built-in source, else from its summary (until `deadline`); kept. */
+  private async readSession(ctx: ToolContext, located: Located, keys: DigestKeys, deadline: number): Promise<DigestRead | undefined> {
     if (!this.declined.has(`${keys.id}\n${keys.key}`) && digestReads(located.source)) {
-      const digest = await this.readDigest(ctx, located, null);
-      if (digest) return this.keepDigest(ctx, keys, digest);
+      const read = await this.readDigest(ctx, located, null);
+      if (read) return this.keepDigest(ctx, keys, read);
     }
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
-    return this.keepDigest(ctx, keys, digestOfSummary(summary, statsOf(summary)));
+    return this.keepDigest(ctx, keys, digestOfSummary(summary));
   }
 
   /**
@@ -264,8 +293,8 @@ export class SessionsService {
     const lane = async () => {
       while (more()) {
         const { located, keys } = todo[next++]!;
-        const digest = await this.readDigest(ctx, located, threads);
-        if (digest) this.keepDigest(ctx, keys, digest);
+        const read = await this.readDigest(ctx, located, threads);
+        if (read) this.keepDigest(ctx, keys, read);
         progress?.(++finished);
         if (!threads) await new Promise((r) => setImmediate(r));
       }
@@ -304,15 +333,23 @@ export class SessionsService {
     return stored;
   }
 
-  private keepDigest(ctx: Pick<ToolContext, 'log'>, keys: DigestKeys, digest: SessionDigest): SessionDigest {
-    this.stats.set(keys.id, { key: keys.key, stats: digest });
+  private keepDigest(ctx: Pick<ToolContext, 'log'>, keys: DigestKeys, read: DigestRead): DigestRead {
+    this.stats.set(keys.id, { key: keys.key, stats: read.digest });
+    this.details.delete(keys.id);
+    this.details.set(keys.id, { key: keys.key, detail: read.detail });
+    this.detailChars += read.detail.length;
+    while (this.detailChars > DETAIL_BUDGET && this.details.size > 1) {
+      const [oldest, entry] = this.details.entries().next().value!;
+      this.details.delete(oldest);
+      this.detailChars -= entry.detail.length;
+    }
     this.counts.read++;
     try {
-      this.statsDiskStore(ctx)?.set(keys.id, keys.diskKey, digest);
+      this.statsDiskStore(ctx)?.set(keys.id, keys.diskKey, read.digest, read.detail);
     } catch (err) {
       this.statsOff(ctx, err);
     }
-    return digest;
+    return read;
   }
 
   /**
@@ -320,7 +357,7 @@ export class SessionsService {
    * so (a file the kernel will not open raw, a read that failed, a session only its summary can give: remembered, so
    * that it is not tried again while unchanged).
    */
-  private async readDigest(ctx: ToolContext, located: Located, threads: DigestThreads | null): Promise<SessionDigest | undefined> {
+  private async readDigest(ctx: ToolContext, located: Located, threads: DigestThreads | null): Promise<DigestRead | undefined> {
     const keys = this.digestKeys(located);
     const access = this.files(ctx, [located.home]);
     if (!access.openRaw) return undefined;
@@ -341,7 +378,7 @@ export class SessionsService {
       limits: { maxRecordBytes: ctx.limits.maxRecordBytes, maxDepth: ctx.limits.maxDepth, ...(typeof ctx.limits.maxFileBytes === 'number' ? { maxFileBytes: ctx.limits.maxFileBytes } : {}) },
     };
     const files = [...opened, ...extra.filter((f): f is RawFile => f !== null)];
-    let digest: SessionDigest | null | undefined;
+    let digest: DigestRead | null | undefined;
     if (threads && threads.size > 0) digest = await threads.digest(job, files);
     else {
       try {

@@ -14,13 +14,15 @@ export const STATS_FILE = 'sessions-stats.sqlite';
  * `list_sessions` from what an
  * earlier one read: a session is read again only when its files changed (path, size, modification and change time)
  * or when the code that reads sessions changed (a fingerprint of the plugin's built files is part of every key).
- * Every row is read into memory at the first look (one query); a failure of the store costs the cache, never the
+ * Every row but its detail (each response and call, read when a call needs them) is read into memory at the first
+ * look (one query); a failure of the store costs the cache, never the
  * answer (logged, then the store is off for the process). A damaged file is removed and started again.
  */
 export class StatsStore {
   private readonly db: DatabaseSync;
   private rows: Map<string, { key: string; data: string }> | null = null;
   private put: StatementSync | null = null;
+  private getDetail: StatementSync | null = null;
   private pending = 0;
 
   private constructor(db: DatabaseSync, readonly file: string, private readonly code: string) {
@@ -39,8 +41,8 @@ export class StatsStore {
       const init = () => {
         const db = new DatabaseSync(file);
         db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-        db.exec('CREATE TABLE IF NOT EXISTS stats (id TEXT PRIMARY KEY, key TEXT NOT NULL, data TEXT NOT NULL)');
-        db.prepare('SELECT count(*) AS n FROM stats').get();
+        db.exec('DROP TABLE IF EXISTS stats; CREATE TABLE IF NOT EXISTS digests (id TEXT PRIMARY KEY, key TEXT NOT NULL, data TEXT NOT NULL, detail TEXT NOT NULL)');
+        db.prepare('SELECT count(*) AS n FROM digests').get();
         return db;
       };
       let db: DatabaseSync;
@@ -71,14 +73,20 @@ export class StatsStore {
     }
   }
 
-  /** Keeps `stats` for session `id` under `key` (written in one transaction per call: see `flush`). */
-  set(id: string, key: string, stats: SessionDigest): void {
+  /** The kept detail (StatsDetail as JSON text) of session `id` when kept under `key` (and this code), else undefined. */
+  detail(id: string, key: string): string | undefined {
+    const row = (this.getDetail ??= this.db.prepare('SELECT key, detail FROM digests WHERE id = ?')).get(id) as { key: string; detail: string } | undefined;
+    return row && row.key === `${this.code}|${key}` ? row.detail : undefined;
+  }
+
+  /** Keeps `stats` and its `detail` for session `id` under `key` (written in one transaction per call: see `flush`). */
+  set(id: string, key: string, stats: SessionDigest, detail: string): void {
     const full = `${this.code}|${key}`;
     const data = JSON.stringify(stats);
     this.rows ??= this.readAll();
     this.rows.set(id, { key: full, data });
     if (this.pending === 0) this.db.exec('BEGIN');
-    (this.put ??= this.db.prepare('INSERT OR REPLACE INTO stats (id, key, data) VALUES (?, ?, ?)')).run(id, full, data);
+    (this.put ??= this.db.prepare('INSERT OR REPLACE INTO digests (id, key, data, detail) VALUES (?, ?, ?, ?)')).run(id, full, data, detail);
     this.pending++;
   }
 
@@ -94,7 +102,7 @@ export class StatsStore {
     this.rows ??= this.readAll();
     const gone = [...this.rows.keys()].filter((id) => !ids.has(id));
     if (!gone.length) return;
-    const del = this.db.prepare('DELETE FROM stats WHERE id = ?');
+    const del = this.db.prepare('DELETE FROM digests WHERE id = ?');
     this.db.exec('BEGIN');
     for (const id of gone) { del.run(id); this.rows.delete(id); }
     this.db.exec('COMMIT');
@@ -106,7 +114,7 @@ export class StatsStore {
 
   private readAll(): Map<string, { key: string; data: string }> {
     const out = new Map<string, { key: string; data: string }>();
-    for (const r of this.db.prepare('SELECT id, key, data FROM stats').all() as { id: string; key: string; data: string }[]) out.set(r.id, { key: r.key, data: r.data });
+    for (const r of this.db.prepare('SELECT id, key, data FROM digests').all() as { id: string; key: string; data: string }[]) out.set(r.id, { key: r.key, data: r.data });
     return out;
   }
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RawFile, ScanEngine, TaskThread } from 'mcpgw/plugin-api';
-import type { DigestJob, SessionDigest } from './digest';
+import type { DigestJob, DigestRead } from './digest';
 import type { DigestAnswer, DigestRequest } from './digest-worker';
 
 /** The compiled task module: beside this file, or in the plugin's dist/ when running from TypeScript sources (tests). */
@@ -11,7 +11,7 @@ function taskModule(): string {
   return path.resolve(__dirname, '..', '..', 'dist', 'session', 'digest-worker.js');
 }
 
-interface Pending { files: RawFile[]; settle: (d: SessionDigest | null | undefined) => void }
+interface Pending { files: RawFile[]; settle: (d: DigestRead | null | undefined) => void }
 
 interface Held {
   thread: TaskThread;
@@ -67,7 +67,7 @@ export class DigestThreads {
    * The digest of one session read on a thread (`files` are its job's descriptors, in order, and closed once the answer
    * is in): the digest, null (only the summary can give it), or undefined (the read failed, or the thread did).
    */
-  digest(job: DigestJob, files: RawFile[]): Promise<SessionDigest | null | undefined> {
+  digest(job: DigestJob, files: RawFile[]): Promise<DigestRead | null | undefined> {
     const alive = this.held.filter((h) => !h.dead);
     if (!alive.length) {
       for (const f of files) f.close();

@@ -5,7 +5,7 @@
  * job's descriptors once its answer is in. It loads only this plugin's modules and node: ones.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { digestBuffer, digestSession, type DigestJob, type SessionDigest } from './digest';
+import { digestBuffer, digestSession, type DigestJob, type DigestRead } from './digest';
 
 /** A job: one session. */
 export interface DigestRequest {
@@ -16,7 +16,7 @@ export interface DigestRequest {
 /** A job's answer: the digest, null (only the summary can give it), or the error that stopped the read. */
 export interface DigestAnswer {
   id: number;
-  digest?: SessionDigest | null;
+  digest?: DigestRead | null;
   error?: string;
 }
 

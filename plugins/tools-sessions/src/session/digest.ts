@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import type { MarkedText, NormalizedRecord, SessionHints, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
 import { charLength, previewCut } from '../text';
-import { sessionStats, type SessionStats } from '../usage';
+import { sessionStats, statsOf, type SessionStats } from '../usage';
 import { mergeHints, safeNormalize, sessionStart, usageList, type SessionSummary } from './summary';
 import type { Replay } from './files';
 import { skimRecord, wellFormed, type Projection } from './skim';
@@ -39,9 +39,16 @@ export interface SessionDigest extends SessionStats {
 /** Characters of the description (as the summary's). */
 const DESCRIPTION_CHARS = 500;
 
+/** A digest and its detail (StatsDetail as JSON text: usage.ts). */
+export interface DigestRead {
+  digest: SessionDigest;
+  detail: string;
+}
+
 /** The digest of a complete summary. */
-export function digestOfSummary(s: SessionSummary, stats: SessionStats): SessionDigest {
-  return { ...stats, start: sessionStart(s), title: s.hints.title ?? null, description: s.description };
+export function digestOfSummary(s: SessionSummary): DigestRead {
+  const { stats, detail } = statsOf(s);
+  return { digest: { ...stats, start: sessionStart(s), title: s.hints.title ?? null, description: s.description }, detail };
 }
 
 /** The built-in sources the digest reads: what their normalize reads of a record for it, and their replays. */
@@ -86,7 +93,7 @@ type Parsed = unknown | typeof MALFORMED;
  * The digest of one session, or null when only the summary can give it (see SessionDigest). @throws Error on a
  * read that fails (the caller then reads the summary, which reports it).
  */
-export function digestSession(job: DigestJob, scratch: { buf: Buffer }): SessionDigest | null {
+export function digestSession(job: DigestJob, scratch: { buf: Buffer }): DigestRead | null {
   const reader = READERS.get(job.source);
   if (!reader) return null;
   const { maxFileBytes } = job.limits;
@@ -203,12 +210,12 @@ class Fold {
     if (this.last === null || t > this.last) this.last = t;
   }
 
-  digest(): SessionDigest {
-    const stats = sessionStats({
+  digest(): DigestRead {
+    const { stats, detail } = sessionStats({
       entries: this.entries, usage: this.usage, toolUses: this.toolUses, firstTimestamp: this.first, lastTimestamp: this.last,
       model: this.hints.model ?? null, sessionId: this.hints.session_id ?? null, skipped: this.skipped,
     });
-    return { ...stats, start: sessionStart({ hints: this.hints, firstTimestamp: this.first }), title: this.hints.title ?? null, description: this.description };
+    return { digest: { ...stats, start: sessionStart({ hints: this.hints, firstTimestamp: this.first }), title: this.hints.title ?? null, description: this.description }, detail };
   }
 }
 

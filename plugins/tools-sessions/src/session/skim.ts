@@ -65,7 +65,7 @@ let collected: number[] | null = null;
  * when it is not one JSON text or nests deeper than `depthLimit` containers. `collect.ranges`, when given, receives
  * the start and end of each element of the arrays built by `collect.projection` (an element of `proj`).
  */
-export function skimRecord(b: Uint8Array, s: number, e: number, proj: Projection, depthLimit: number, collect?: { projection: Projection; ranges: number[] }): { value: unknown } | undefined {
+export function skimRecord(b: Buffer, s: number, e: number, proj: Projection, depthLimit: number, collect?: { projection: Projection; ranges: number[] }): { value: unknown } | undefined {
   maxDepth = depthLimit;
   built = undefined;
   collectFor = collect ? compile(collect.projection) : null;
@@ -90,13 +90,18 @@ function ws(b: Uint8Array, i: number, e: number): number {
   return i;
 }
 
+/** Whether the last string `stringEnd` passed over held an escape. */
+let escaped = false;
+
 /** The end of the string whose body starts at `i` (past its closing quote), or -1 (unclosed, a control character, a bad escape). */
 function stringEnd(b: Uint8Array, i: number, e: number): number {
+  escaped = false;
   for (;;) {
     if (i >= e) return -1;
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
     if (c === BACKSLASH) {
+      escaped = true;
       const d = b[i + 1];
       if (d === 0x75) {
         if (i + 5 >= e || !(HEX[b[i + 2]!]! & HEX[b[i + 3]!]! & HEX[b[i + 4]!]! & HEX[b[i + 5]!]!)) return -1;
@@ -145,20 +150,24 @@ function literalEnd(b: Uint8Array, i: number, e: number, word: string): number {
 /** An escaped UTF-16 surrogate (the only way a lone surrogate can enter a parsed value). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-/** The value of checked JSON text `b[s, e)`, as the kernel's exact parse gives it but for numbers (doubles). */
-function parsed(b: Uint8Array, s: number, e: number): unknown {
-  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+/** Buffer's own UTF-8 decoder without its argument checks (Node's `Buffer#utf8Slice`), else `toString`. */
+const utf8 = (b: Buffer, s: number, e: number): string => b.utf8Slice(s, e);
+
+/**
+ * The value of checked JSON text `b[s, e)`, as the kernel's exact parse gives it but for numbers (doubles); a string
+ * `stringEnd` just passed over (`escaped` says whether it held an escape).
+ */
+function parsed(b: Buffer, s: number, e: number): unknown {
   const c = b[s]!;
   if (c === QUOTE) {
-    const body = buf.subarray(s + 1, e - 1);
-    if (body.indexOf(BACKSLASH) === -1) return buf.toString('utf8', s + 1, e - 1);
+    if (!escaped) return utf8(b, s + 1, e - 1);
   } else if (c !== LBRACE && c !== LBRACKET) {
     if (c === 0x74) return true;
     if (c === 0x66) return false;
     if (c === 0x6e) return null;
-    return Number(buf.toString('latin1', s, e));
+    return Number(b.latin1Slice(s, e));
   }
-  const text = buf.toString('utf8', s, e);
+  const text = utf8(b, s, e);
   const v: unknown = JSON.parse(text);
   return SURROGATE_ESCAPE.test(text) ? wellFormed(v) : v;
 }
@@ -167,7 +176,7 @@ function parsed(b: Uint8Array, s: number, e: number): unknown {
  * Checks the value at `i` (no whitespace before it) and builds it by `proj` into `built` (null `proj`: only checked,
  * `built` untouched). Returns where the value ends, or -1.
  */
-function walk(b: Uint8Array, i: number, e: number, depth: number, proj: Compiled | null): number {
+function walk(b: Buffer, i: number, e: number, depth: number, proj: Compiled | null): number {
   if (i >= e) return -1;
   const c = b[i]!;
   if (c === LBRACE || c === LBRACKET) {
@@ -200,7 +209,7 @@ function walk(b: Uint8Array, i: number, e: number, depth: number, proj: Compiled
 }
 
 /** Checks the object at `i` (`{`) and, with `proj`, builds its named members into `built`. */
-function objectEnd(b: Uint8Array, i: number, e: number, depth: number, proj: CompiledObject | null): number {
+function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledObject | null): number {
   const out: Record<string, unknown> | null = proj ? {} : null;
   i = ws(b, i + 1, e);
   if (i < e && b[i] === RBRACE) {
@@ -224,11 +233,9 @@ function objectEnd(b: Uint8Array, i: number, e: number, depth: number, proj: Com
           if (k === cand.bytes.length) { sub = cand.proj; name = cand.name; break; }
         }
       }
-      if (!sub) {
+      if (!sub && escaped) {
         // A name written with escapes: decoded, then looked up.
-        let escaped = false;
-        for (let k = ks; k < ke; k++) if (b[k] === BACKSLASH) { escaped = true; break; }
-        if (escaped) {
+        {
           const decoded = parsed(b, ks - 1, i) as string;
           const hit = proj.names.get(decoded);
           if (hit) { sub = hit; name = decoded; }
@@ -252,7 +259,7 @@ function objectEnd(b: Uint8Array, i: number, e: number, depth: number, proj: Com
 }
 
 /** Checks the array at `i` (`[`) and, with `proj`, builds each element by its element projection into `built`. */
-function arrayEnd(b: Uint8Array, i: number, e: number, depth: number, proj: CompiledArray | null): number {
+function arrayEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledArray | null): number {
   const out: unknown[] | null = proj ? [] : null;
   i = ws(b, i + 1, e);
   if (i < e && b[i] === RBRACKET) {
@@ -278,6 +285,13 @@ function arrayEnd(b: Uint8Array, i: number, e: number, depth: number, proj: Comp
 
 /** ES2024 string methods (Node 20+), not in this package's TypeScript library. */
 type WellFormed = string & { isWellFormed(): boolean; toWellFormed(): string };
+declare module 'node:buffer' {
+  interface Buffer {
+    utf8Slice(start: number, end: number): string;
+    latin1Slice(start: number, end: number): string;
+  }
+}
+
 const fix = (s: string): string => ((s as WellFormed).isWellFormed() ? s : (s as WellFormed).toWellFormed());
 
 /** `value` with every lone surrogate of its strings and member names replaced by U+FFFD (member order kept). */

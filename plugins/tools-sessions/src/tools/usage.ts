@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SessionsService } from '../service';
 import { usageRoots, type CatalogSession } from '../catalog';
 import type { SessionTokens, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
-import { addTokens, inRange, utcDay, zeroTotals, type SessionStats, type TokenTotals } from '../usage';
+import { addTokens, inRange, utcDay, zeroTotals, type SessionStats, type StatsDetail, type TokenTotals } from '../usage';
 import { isProject, requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, sourceArg, type Cut } from './shared';
 
@@ -154,8 +154,23 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       for (const { p, s, stats, scope } of read) {
         const overlaps = since === null && until === null ? true
           : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
-        const { responses: r, calls: c } = stats;
+        // Its responses and calls one by one: where another session shares its scope, or since/until cut them.
+        const alone = scopes.get(scope) === 1;
+        if (!overlaps && alone) continue;
+        let detail: StatsDetail | undefined;
+        if (!alone || since !== null || until !== null) {
+          const home = homeOf(p);
+          try {
+            detail = await service.statsDetail(ctx, { session: s, home, source: home.source }, deadline);
+          } catch (err) {
+            if ((err as { code?: string }).code === 'CANCELLED') throw err;
+            ctx.log.debug('usage: a session could not be read', { path: s.path, error: String(err) });
+            continue;
+          }
+          if (!detail) { pending++; continue; }
+        }
         if (!overlaps) {
+          const { responses: r, calls: c } = detail!;
           // Outside the range, but its responses and calls are still the originals a later copy repeats.
           for (const key of r.key) if (key !== null) seen.add(scope + key);
           for (const id of c.id) if (id) seenTools.add(scope + id);
@@ -166,7 +181,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         entries += stats.entries;
         skipped += stats.skipped;
         // A conversation (a prompt and more) with no token record: its tokens are unknown, not zero.
-        if (r.key.length === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
+        if (stats.responses === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
         countedProjects.add(`${p.source}\n${p.id}`);
         let src = bySource.get(p.source);
         if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
@@ -192,7 +207,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
           if (d) d.tool_calls += n;
           toolCalls += n;
         };
-        if (since === null && until === null && scopes.get(scope) === 1) {
+        if (!detail) {
           // No other session shares its scope, and every response and call counts: its totals by model and day.
           for (const [model, day, i, o, cr, cw, n] of stats.byModelDay) addResponses(model, { input_tokens: i, output_tokens: o, cache_read_tokens: cr, cache_write_tokens: cw }, n, dayEntry(day));
           for (const [name, day, n] of stats.byToolDay) addCalls(name, n, dayEntry(day));
@@ -201,6 +216,7 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
         // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
         // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
         // id (a resumed session repeating earlier records), never between different sessions.
+        const { responses: r, calls: c } = detail;
         for (let i = 0; i < r.key.length; i++) {
           const key = r.key[i]!, time = r.time[i]!;
           if (key !== null) {
