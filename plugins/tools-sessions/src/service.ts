@@ -243,6 +243,14 @@ export class SessionsService {
     return (await this.readSession(ctx, located, keys, deadline))?.digest;
   }
 
+  /**
+   * The session's digest read now by the digest reader, here (not kept): what sessionStats keeps for a built-in source;
+   * undefined when the reader cannot give it (then its summary does: `digestOfSummary`).
+   */
+  digestNow(ctx: ToolContext, located: Located): Promise<DigestRead | undefined> {
+    return this.readDigest(ctx, located, null);
+  }
+
   /** The session's digest when kept (in memory or on disk), without reading the session. */
   keptStats(ctx: Pick<ToolContext, 'log'>, located: Located): SessionDigest | undefined {
     return this.keptDigest(ctx, this.digestKeys(located));
