@@ -90,6 +90,12 @@ function ws(b: Uint8Array, i: number, e: number): number {
   return i;
 }
 
+/** 1 for the bytes a string body holds as they are: all but the quote, the backslash and the control characters. */
+const PLAIN = new Uint8Array(256).fill(1);
+PLAIN.fill(0, 0, 0x20);
+PLAIN[QUOTE] = 0;
+PLAIN[BACKSLASH] = 0;
+
 /** Whether the last string `stringEnd` passed over held an escape. */
 let escaped = false;
 
@@ -97,6 +103,7 @@ let escaped = false;
 function stringEnd(b: Uint8Array, i: number, e: number): number {
   escaped = false;
   for (;;) {
+    while (i < e && PLAIN[b[i]!] === 1) i++;
     if (i >= e) return -1;
     const c = b[i]!;
     if (c === QUOTE) return i + 1;

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
 import type { Projection } from '../session/skim';
 import { isRaw } from '../text';
-import { arr, blocksText, count, entry, headRecords, headText, num, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles, type Obj } from './common';
+import { arr, blocksText, count, entry, headRecords, headRecordsUntil, headText, num, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles, type Obj } from './common';
 
 /**
  * OpenAI Codex CLI (openai/codex, codex-rs: `protocol/src/protocol.rs` RolloutLine / SessionMeta / EventMsg,
@@ -35,7 +35,8 @@ export const codexSource: SessionSource = {
       ...walkFiles(path.join(home, 'archived_sessions'), rollout).map((file) => ({ file, archived: true })),
     ];
     for (const { file, archived } of found) {
-      const meta = headRecords(headText(file), 8).find((r) => r.type === 'session_meta');
+      const isMeta = (r: Obj) => r.type === 'session_meta';
+      const meta = headRecordsUntil(file, 8, (rs) => rs.some(isMeta)).find(isMeta);
       const payload = obj(meta?.payload);
       const cwd = str(payload?.cwd) ?? null;
       const key = cwd ?? '(unknown)';
