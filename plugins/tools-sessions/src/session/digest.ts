@@ -5,7 +5,7 @@ import { charLength, previewCut } from '../text';
 import { sessionStats, statsOf, type SessionStats } from '../usage';
 import { mergeHints, safeNormalize, sessionStart, usageList, type SessionSummary } from './summary';
 import type { Replay } from './files';
-import { skimRecord, wellFormed, type Projection } from './skim';
+import { NOT_JSON, skimRecord, wellFormed, type Projection } from './skim';
 import { claudeDigest, claudeSource } from '../sources/claude';
 import { codexDigest, codexSource, codexSuperseded } from '../sources/codex';
 import { copilotDigest, copilotSource } from '../sources/copilot';
@@ -236,6 +236,7 @@ function forEachRecord(file: { fd: number; size: number }, limits: DigestJob['li
   let base = 0; // file offset of buf[0]
   let oversized = false; // the line in progress passed maxRecordBytes: its bytes are dropped until its newline
   let first = true;
+  let utf8 = false; // the lines of the chunk in hand are valid UTF-8 (checked at once)
   const line = (s: number, e: number): void => {
     if (first) {
       first = false;
@@ -244,7 +245,7 @@ function forEachRecord(file: { fd: number; size: number }, limits: DigestJob['li
     while (s < e && (buf[s] === SP || buf[s] === TAB || buf[s] === CR)) s++;
     if (s === e) return;
     while (buf[e - 1] === SP || buf[e - 1] === TAB || buf[e - 1] === CR) e--;
-    onRecord(skimmed(buf, s, e, limits, projection), buf, s, e, base + s, e - s);
+    onRecord(skimmed(buf, s, e, limits, projection, utf8), buf, s, e, base + s, e - s);
   };
   while (at < file.size) {
     if (held === buf.length) {
@@ -264,6 +265,9 @@ function forEachRecord(file: { fd: number; size: number }, limits: DigestJob['li
     base = at - held;
     at += n;
     const end = held + n;
+    // Every complete line of the chunk checked as UTF-8 at once (a newline is never inside a character's bytes).
+    const lastNl = buf.lastIndexOf(LF, end - 1);
+    utf8 = lastNl >= 0 && isUtf8(buf.subarray(0, lastNl));
     let s = 0;
     for (let nl = buf.indexOf(LF, held); nl !== -1 && nl < end; nl = buf.indexOf(LF, s)) {
       if (oversized) { oversized = false; onRecord(MALFORMED, buf, s, s, base + s, 0); } else line(s, nl);
@@ -273,16 +277,17 @@ function forEachRecord(file: { fd: number; size: number }, limits: DigestJob['li
     held = end - s;
     if (s > 0 && held > 0) buf.copy(buf, 0, s, end);
   }
+  utf8 = false;
   if (oversized) onRecord(MALFORMED, buf, 0, 0, base, 0);
   else if (held > 0) line(0, held);
 }
 
 /** A record's bytes checked as the kernel's exact parse checks them and built by `projection`; MALFORMED when it fails. */
-function skimmed(b: Buffer, s: number, e: number, limits: DigestJob['limits'], projection: Projection): Parsed {
+function skimmed(b: Buffer, s: number, e: number, limits: DigestJob['limits'], projection: Projection, utf8: boolean): Parsed {
   if (e - s > limits.maxRecordBytes) return MALFORMED;
-  if (!isUtf8(b.subarray(s, e))) return MALFORMED;
-  const r = skimRecord(b, s, e, projection, limits.maxDepth);
-  return r ? r.value : MALFORMED;
+  if (!utf8 && !isUtf8(b.subarray(s, e))) return MALFORMED;
+  const v = skimRecord(b, s, e, projection, limits.maxDepth);
+  return v === NOT_JSON ? MALFORMED : v;
 }
 
 /**
@@ -301,8 +306,8 @@ function readDocument(file: { fd: number; size: number }, limits: DigestJob['lim
   if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return null; // the JSON format's own rules decide
   if (!isUtf8(buf.subarray(0, got))) return null;
   const ranges: number[] = [];
-  const r = skimRecord(buf, 0, got, document.projection, limits.maxDepth, { projection: document.entries, ranges });
-  return r ? { value: r.value, bytes: buf, ranges } : null;
+  const value = skimRecord(buf, 0, got, document.projection, limits.maxDepth, { projection: document.entries, ranges });
+  return value === NOT_JSON ? null : { value, bytes: buf, ranges };
 }
 
 /** The value at RFC 6901 `pointer` in a parsed value, or undefined. */

@@ -61,11 +61,11 @@ let collectFor: Compiled | null = null;
 let collected: number[] | null = null;
 
 /**
- * The record `b[s, e)` (valid UTF-8, checked by the caller) checked as one JSON text and built by `proj`; `undefined`
+ * The record `b[s, e)` (valid UTF-8, checked by the caller) checked as one JSON text and built by `proj`; NOT_JSON
  * when it is not one JSON text or nests deeper than `depthLimit` containers. `collect.ranges`, when given, receives
  * the start and end of each element of the arrays built by `collect.projection` (an element of `proj`).
  */
-export function skimRecord(b: Buffer, s: number, e: number, proj: Projection, depthLimit: number, collect?: { projection: Projection; ranges: number[] }): { value: unknown } | undefined {
+export function skimRecord(b: Buffer, s: number, e: number, proj: Projection, depthLimit: number, collect?: { projection: Projection; ranges: number[] }): unknown {
   maxDepth = depthLimit;
   built = undefined;
   collectFor = collect ? compile(collect.projection) : null;
@@ -74,12 +74,15 @@ export function skimRecord(b: Buffer, s: number, e: number, proj: Projection, de
   try {
     i = walk(b, i, e, 0, compile(proj));
   } catch (err) {
-    if (err instanceof RangeError) return undefined; // nesting past the stack (a maxDepth configured that high)
+    if (err instanceof RangeError) return NOT_JSON; // nesting past the stack (a maxDepth configured that high)
     throw err;
   }
-  if (i < 0 || ws(b, i, e) !== e) return undefined;
-  return { value: built };
+  if (i < 0 || ws(b, i, e) !== e) return NOT_JSON;
+  return built;
 }
+
+/** What skimRecord gives for bytes that are not one JSON text (or nest too deep). */
+export const NOT_JSON = Symbol('not JSON');
 
 function ws(b: Uint8Array, i: number, e: number): number {
   while (i < e) {
