@@ -1,6 +1,6 @@
 import { readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import type { MarkedText, NormalizedRecord, SessionHints, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
+import type { MarkedText, SessionHints, SessionSource, SessionUsageRecord } from 'mcpgw/plugin-api';
 import { charLength, previewCut } from '../text';
 import { sessionStats, statsOf, type SessionStats } from '../usage';
 import { mergeHints, safeNormalize, sessionStart, usageList, type SessionSummary } from './summary';
@@ -18,14 +18,17 @@ import { qwenDigest, qwenSource } from '../sources/qwen';
  * title and its first prompt — without the per-entry summary (no previews, no entry list).
  *
  * `digestSession` reads the files of a built-in source's session straight from descriptors (`FileAccess.openRaw`,
- * checked by the kernel as an open is; on an engine thread or here), with no index and no exact parse: a record is
- * checked as the kernel's exact parse checks it — at most maxRecordBytes, strict UTF-8, JSON syntax (`JSON.parse`),
- * nesting at most maxDepth — escaped lone surrogates become U+FFFD as there, and then the source's own `normalize`
- * runs on it, as for the summary. Numbers come back as doubles (the exact parse keeps the lexeme of a number a double
- * does not hold): what the digest takes of them — token counts, and Codex's response key — is the same either way.
- * The digest equals the one of the full summary (`digestOfSummary`), which a test checks for every source; where it
- * could not be (a document session that does not parse whole, a document over maxRecordBytes, a file over
- * maxFileBytes), `digestSession` gives null and the caller reads the summary.
+ * checked by the kernel as an open is; on an engine thread or here), with no index and no exact parse: each record is
+ * checked as the kernel's exact parse checks it — at most maxRecordBytes, strict UTF-8, JSON syntax, nesting at most
+ * maxDepth: what it refuses is a skipped record — by one walk over its bytes (session/skim.ts) that builds only what
+ * the source's normalize reads for the digest (its projection, beside the normalize: ids, kinds, times, models,
+ * token counts, tool names; never texts, tool inputs or results), and normalize runs on that. Until the first prompt
+ * is found, a record that may hold it is read whole. Numbers come back as doubles (the exact parse keeps the lexeme of
+ * a number a double does not hold): what the digest takes of them — token counts, and Codex's response key — is the
+ * same either way; escaped lone surrogates become U+FFFD as there. The digest equals the one of the full summary
+ * (`digestOfSummary`), which a test checks for every source; where it could not be (a document session that does not
+ * parse whole, a document over maxRecordBytes, a file over maxFileBytes), `digestSession` gives null and the caller
+ * reads the summary.
  */
 export interface SessionDigest extends SessionStats {
   /** When the session started (`sessionStart`), null when its records say nothing. */
