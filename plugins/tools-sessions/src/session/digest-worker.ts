@@ -20,9 +20,12 @@ export interface DigestAnswer {
   error?: string;
 }
 
+let buffer: { buf: Buffer } | undefined;
+
 /** The task's entry (`ThreadTask.name`): answers each job on `port`, in order, until the caller lets go of the thread. */
 export function serve(port: MessagePort): void {
-  const scratch = digestBuffer();
+  // One read buffer a thread, kept for the tasks that follow on it (a thread runs one task at a time).
+  const scratch = (buffer ??= digestBuffer());
   port.on('message', (m: DigestRequest) => {
     let answer: DigestAnswer;
     try {
