@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { FileAccess, SessionSource, ToolContext } from 'mcpgw/plugin-api';
+import { availableParallelism } from 'node:os';
+import type { FileAccess, RawFile, SessionSource, ToolContext } from 'mcpgw/plugin-api';
 import { catalogOf, discover, type Catalog, type CatalogSession, type Discovery } from './catalog';
 import { registeredSources, sourceHomes, type SessionsOptions, type SourceHome } from './homes';
 import { SessionFiles, type Replay, type StartAt } from './session/files';
@@ -9,7 +10,9 @@ import { geminiSource, geminiSuperseded } from './sources/gemini';
 import { kimiSource, kimiUsageFiles } from './sources/kimi';
 import { mergeHints, safeNormalize, usageList } from './session/summary';
 import { emptySummary, extendSummary, type SessionSummary } from './session/summary';
-import { statsOf, type SessionStats } from './usage';
+import type { StatsDetail } from './usage';
+import { digestBuffer, digestOfSummary, digestReads, digestSession, type DigestJob, type DigestRead, type SessionDigest } from './session/digest';
+import { DigestThreads } from './session/digest-threads';
 import type { SemanticIndex } from './semantic/service';
 import { sessionPathError } from './os-error';
 import { shownText } from './text';
@@ -28,6 +31,21 @@ const RACY_MS = 2000;
 const CATALOG_MAX_AGE_MS = 60_000;
 /** Entries kept in summaries across sessions (about 250 bytes each). */
 const SUMMARY_BUDGET = 400_000;
+
+/** Characters of digests' details kept in memory (the rest is read from disk when a call needs it). */
+const DETAIL_BUDGET = 8_000_000;
+
+/** Sessions to read ahead from which the digest reader takes engine threads (fewer are read here). */
+const READ_AHEAD_THREADED = 8;
+
+/** A session's digest keys (see SessionsService.digestKeys). */
+interface DigestKeys {
+  id: string;
+  key: string;
+  diskKey: string;
+  /** Files beside the session that add to its usage. */
+  extra: string[];
+}
 
 /** Built-in sources that keep token usage in files beside a session's own (Kimi: `wire.jsonl`). */
 const USAGE_FILES = new Map<SessionSource, (sessionPath: string) => string[]>([[kimiSource, kimiUsageFiles]]);
@@ -50,8 +68,15 @@ export class SessionsService {
   private discovery: DiscoveryEntry | null = null;
   private readonly summaries = new Map<string, { key: string; summary: SessionSummary }>();
   private summaryWeight = 0;
-  /** Usage per session (small: one item per response and tool call), kept while the files are unchanged. */
-  private readonly stats = new Map<string, { key: string; stats: SessionStats }>();
+  /** Digests per session (small: one item per response and tool call), kept while the files are unchanged. */
+  private readonly stats = new Map<string, { key: string; stats: SessionDigest }>();
+  /** Recently read digests' details (StatsDetail as JSON text), the oldest dropped past DETAIL_BUDGET characters. */
+  private readonly details = new Map<string, { key: string; detail: string }>();
+  private detailChars = 0;
+  /** Sessions (id and key) the digest reader cannot read: their summary gives their digest. */
+  private readonly declined = new Set<string>();
+  /** The digest reader's buffer on this thread (when no engine thread reads). */
+  private scratch: { buf: Buffer } | undefined;
 
   private readonly indexes = new Map<string, SemanticIndex>();
   /** Usage statistics kept on disk between server processes (undefined: not opened yet; null: off). */
@@ -207,35 +232,176 @@ export class SessionsService {
   }
 
   /**
-   * The session's usage statistics: from the kept stats, else from its summary (read now, until `deadline`);
-   * undefined when the summary is not complete by then (the next call continues it).
+   * The session's digest (its usage statistics, start, title and first prompt): from the kept ones, else read now — by
+   * the digest reader (session/digest.ts) for a built-in source, else from its summary (until `deadline`); undefined
+   * when the summary is not complete by then (the next call continues it).
    */
-  async sessionStats(ctx: ToolContext, located: Located, deadline: number): Promise<SessionStats | undefined> {
-    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
-    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
-    const id = `${located.source.name}\n${located.session.path}`;
-    const kept = this.stats.get(id);
-    if (kept && kept.key === key) return kept.stats;
-    // On disk, the key also holds each file's change time (a rewrite that puts size and modification time back).
-    const diskKey = `${key}|${(located.session.fileStats ?? []).map((f) => `${f.dev}:${f.ino}:${f.ctimeMs}`).join(',')}`;
-    const disk = this.statsDiskStore(ctx);
-    const stored = disk?.get(id, diskKey);
-    if (stored) {
-      this.stats.set(id, { key, stats: stored });
-      this.counts.kept++;
-      return stored;
+  async sessionStats(ctx: ToolContext, located: Located, deadline: number): Promise<SessionDigest | undefined> {
+    const keys = this.digestKeys(located);
+    const kept = this.keptDigest(ctx, keys);
+    if (kept) return kept;
+    return (await this.readSession(ctx, located, keys, deadline))?.digest;
+  }
+
+  /**
+   * The session's digest read now by the digest reader, here (not kept): what sessionStats keeps for a built-in source;
+   * undefined when the reader cannot give it (then its summary does: `digestOfSummary`).
+   */
+  digestNow(ctx: ToolContext, located: Located): Promise<DigestRead | undefined> {
+    return this.readDigest(ctx, located, null);
+  }
+
+  /** The session's digest when kept (in memory or on disk), without reading the session. */
+  keptStats(ctx: Pick<ToolContext, 'log'>, located: Located): SessionDigest | undefined {
+    return this.keptDigest(ctx, this.digestKeys(located));
+  }
+
+  /**
+   * The session's responses and tool calls one by one (its stats' detail): kept in memory, else on disk, else read
+   * again; undefined when its summary is not complete by `deadline`.
+   */
+  async statsDetail(ctx: ToolContext, located: Located, deadline: number): Promise<StatsDetail | undefined> {
+    const keys = this.digestKeys(located);
+    const inMemory = this.details.get(keys.id);
+    let text = inMemory && inMemory.key === keys.key ? inMemory.detail : undefined;
+    if (text === undefined && this.keptDigest(ctx, keys)) text = this.statsDiskStore(ctx)?.detail(keys.id, keys.diskKey);
+    text ??= (await this.readSession(ctx, located, keys, deadline))?.detail;
+    return text === undefined ? undefined : (JSON.parse(text) as StatsDetail);
+  }
+
+  /** A session read now: by the digest reader for a built-in source, else from its summary (until `deadline`); kept. */
+  private async readSession(ctx: ToolContext, located: Located, keys: DigestKeys, deadline: number): Promise<DigestRead | undefined> {
+    if (!this.declined.has(`${keys.id}\n${keys.key}`) && digestReads(located.source)) {
+      const read = await this.readDigest(ctx, located, null);
+      if (read) return this.keepDigest(ctx, keys, read);
     }
     const summary = await this.summary(ctx, located, deadline);
     if (!summary.complete) return undefined;
-    const stats = statsOf(summary);
-    this.stats.set(id, { key, stats });
+    return this.keepDigest(ctx, keys, digestOfSummary(summary));
+  }
+
+  /**
+   * Reads ahead the digests of `sessions` not kept yet, on the engine's threads where it has them (both cores), until
+   * `deadline` or the end; what is read is kept as sessionStats keeps it (and written to disk), so that the calls
+   * that follow find it. Sessions the digest reader cannot read are left to sessionStats. `progress`: sessions whose
+   * digest is kept (of `sessions`).
+   */
+  async readAhead(ctx: ToolContext, sessions: readonly Located[], deadline: number, progress?: (done: number) => void): Promise<void> {
+    const todo: { located: Located; keys: DigestKeys }[] = [];
+    for (const located of sessions) {
+      if (!digestReads(located.source)) continue;
+      const keys = this.digestKeys(located);
+      if (this.declined.has(`${keys.id}\n${keys.key}`) || this.keptDigest(ctx, keys)) continue;
+      todo.push({ located, keys });
+    }
+    if (!todo.length) return;
+    const threads = todo.length >= READ_AHEAD_THREADED ? DigestThreads.start(ctx.scan, Math.min(2, availableParallelism())) : null;
+    let next = 0, finished = sessions.length - todo.length;
+    const more = () => next < todo.length && ctx.clock.now() < deadline && !ctx.signal.aborted;
+    const lane = async () => {
+      while (more()) {
+        const { located, keys } = todo[next++]!;
+        const read = await this.readDigest(ctx, located, threads);
+        if (read) this.keepDigest(ctx, keys, read);
+        progress?.(++finished);
+        if (!threads) await new Promise((r) => setImmediate(r));
+      }
+    };
+    try {
+      // A few jobs in hand per thread, so that none waits for the next while the main thread takes an answer.
+      await Promise.all(Array.from({ length: threads ? threads.size * 3 : 1 }, lane));
+    } finally {
+      threads?.close();
+      try {
+        this.statsDisk?.flush();
+      } catch (err) {
+        this.statsOff(ctx, err);
+      }
+    }
+  }
+
+  /** The memory and disk keys of a session's digest: its files' identities (and the files beside it). */
+  private digestKeys(located: Located): DigestKeys {
+    const extra = USAGE_FILES.get(located.source)?.(located.session.path) ?? [];
+    const key = identityKey(located.session) + extra.map((f) => `|${f}:${statKey(f)}`).join('');
+    const id = `${located.source.name}\n${located.session.path}`;
+    // On disk, the key also holds each file's change time (a rewrite that puts size and modification time back).
+    const diskKey = `${key}|${(located.session.fileStats ?? []).map((f) => `${f.dev}:${f.ino}:${f.ctimeMs}`).join(',')}`;
+    return { id, key, diskKey, extra };
+  }
+
+  /** The digest kept in memory, else on disk (then kept in memory too), or undefined. */
+  private keptDigest(ctx: Pick<ToolContext, 'log'>, keys: DigestKeys): SessionDigest | undefined {
+    const kept = this.stats.get(keys.id);
+    if (kept && kept.key === keys.key) return kept.stats;
+    const stored = this.statsDiskStore(ctx)?.get(keys.id, keys.diskKey);
+    if (!stored) return undefined;
+    this.stats.set(keys.id, { key: keys.key, stats: stored });
+    this.counts.kept++;
+    return stored;
+  }
+
+  private keepDigest(ctx: Pick<ToolContext, 'log'>, keys: DigestKeys, read: DigestRead): DigestRead {
+    this.stats.set(keys.id, { key: keys.key, stats: read.digest });
+    this.details.delete(keys.id);
+    this.details.set(keys.id, { key: keys.key, detail: read.detail });
+    this.detailChars += read.detail.length;
+    while (this.detailChars > DETAIL_BUDGET && this.details.size > 1) {
+      const [oldest, entry] = this.details.entries().next().value!;
+      this.details.delete(oldest);
+      this.detailChars -= entry.detail.length;
+    }
     this.counts.read++;
     try {
-      disk?.set(id, diskKey, stats);
+      this.statsDiskStore(ctx)?.set(keys.id, keys.diskKey, read.digest, read.detail);
     } catch (err) {
       this.statsOff(ctx, err);
     }
-    return stats;
+    return read;
+  }
+
+  /**
+   * A session's digest read by the digest reader: on `threads` when given, else here. Undefined when it cannot be read
+   * so (a file the kernel will not open raw, a read that failed, a session only its summary can give: remembered, so
+   * that it is not tried again while unchanged).
+   */
+  private async readDigest(ctx: ToolContext, located: Located, threads: DigestThreads | null): Promise<DigestRead | undefined> {
+    const keys = this.digestKeys(located);
+    const access = this.files(ctx, [located.home]);
+    if (!access.openRaw) return undefined;
+    const opened: RawFile[] = [];
+    let extra: (RawFile | null)[];
+    try {
+      for (const f of located.session.files) opened.push(access.openRaw(f));
+      extra = keys.extra.map((f) => { try { return access.openRaw!(f); } catch { return null; } });
+    } catch {
+      for (const f of opened) f.close();
+      return undefined;
+    }
+    const job: DigestJob = {
+      source: located.source.name,
+      lines: /\.jsonl$/i.test(located.session.files[0] ?? ''),
+      files: opened.map((f) => ({ fd: f.fd, size: f.size })),
+      extra: extra.map((f) => (f ? { fd: f.fd, size: f.size } : null)),
+      limits: { maxRecordBytes: ctx.limits.maxRecordBytes, maxDepth: ctx.limits.maxDepth, ...(typeof ctx.limits.maxFileBytes === 'number' ? { maxFileBytes: ctx.limits.maxFileBytes } : {}) },
+    };
+    const files = [...opened, ...extra.filter((f): f is RawFile => f !== null)];
+    let digest: DigestRead | null | undefined;
+    if (threads && threads.size > 0) digest = await threads.digest(job, files);
+    else {
+      try {
+        digest = digestSession(job, (this.scratch ??= digestBuffer()));
+      } catch {
+        digest = undefined;
+      } finally {
+        for (const f of files) f.close();
+      }
+    }
+    if (digest === null) {
+      if (this.declined.size >= 10_000) this.declined.clear();
+      this.declined.add(`${keys.id}\n${keys.key}`);
+    }
+    return digest ?? undefined;
   }
 
   /** The disk store of usage statistics (opened on first use in the cache folder), or null when off. */

@@ -2,24 +2,27 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { SessionStats } from './usage';
+import type { SessionDigest } from './session/digest';
 import { isDamaged, privateFiles, privateFolder, removeIndexFiles } from './semantic/store';
 
 /** The file beside the search index that keeps each session's usage statistics between server processes. */
 export const STATS_FILE = 'sessions-stats.sqlite';
 
 /**
- * Usage statistics per session kept on disk (`sessions-stats.sqlite` in the cache folder, 0600 in the 0700 folder),
- * so that a new server — every conversation of a stdio client starts one — answers `get_usage_stats` from what an
+ * Each session's digest (usage statistics, start, title, first prompt: session/digest.ts) kept on disk (`sessions-stats.sqlite` in the cache folder, 0600 in the 0700 folder),
+ * so that a new server — every conversation of a stdio client starts one — answers `get_usage_stats` and
+ * `list_sessions` from what an
  * earlier one read: a session is read again only when its files changed (path, size, modification and change time)
  * or when the code that reads sessions changed (a fingerprint of the plugin's built files is part of every key).
- * Every row is read into memory at the first look (one query); a failure of the store costs the cache, never the
+ * Every row but its detail (each response and call, read when a call needs them) is read into memory at the first
+ * look (one query); a failure of the store costs the cache, never the
  * answer (logged, then the store is off for the process). A damaged file is removed and started again.
  */
 export class StatsStore {
   private readonly db: DatabaseSync;
   private rows: Map<string, { key: string; data: string }> | null = null;
   private put: StatementSync | null = null;
+  private getDetail: StatementSync | null = null;
   private pending = 0;
 
   private constructor(db: DatabaseSync, readonly file: string, private readonly code: string) {
@@ -38,8 +41,8 @@ export class StatsStore {
       const init = () => {
         const db = new DatabaseSync(file);
         db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-        db.exec('CREATE TABLE IF NOT EXISTS stats (id TEXT PRIMARY KEY, key TEXT NOT NULL, data TEXT NOT NULL)');
-        db.prepare('SELECT count(*) AS n FROM stats').get();
+        db.exec('DROP TABLE IF EXISTS stats; CREATE TABLE IF NOT EXISTS digests (id TEXT PRIMARY KEY, key TEXT NOT NULL, data TEXT NOT NULL, detail TEXT NOT NULL)');
+        db.prepare('SELECT count(*) AS n FROM digests').get();
         return db;
       };
       let db: DatabaseSync;
@@ -59,25 +62,31 @@ export class StatsStore {
   }
 
   /** The kept stats of session `id` when kept under `key` (and this code), else undefined. */
-  get(id: string, key: string): SessionStats | undefined {
+  get(id: string, key: string): SessionDigest | undefined {
     this.rows ??= this.readAll();
     const row = this.rows.get(id);
     if (!row || row.key !== `${this.code}|${key}`) return undefined;
     try {
-      return JSON.parse(row.data) as SessionStats;
+      return JSON.parse(row.data) as SessionDigest;
     } catch {
       return undefined;
     }
   }
 
-  /** Keeps `stats` for session `id` under `key` (written in one transaction per call: see `flush`). */
-  set(id: string, key: string, stats: SessionStats): void {
+  /** The kept detail (StatsDetail as JSON text) of session `id` when kept under `key` (and this code), else undefined. */
+  detail(id: string, key: string): string | undefined {
+    const row = (this.getDetail ??= this.db.prepare('SELECT key, detail FROM digests WHERE id = ?')).get(id) as { key: string; detail: string } | undefined;
+    return row && row.key === `${this.code}|${key}` ? row.detail : undefined;
+  }
+
+  /** Keeps `stats` and its `detail` for session `id` under `key` (written in one transaction per call: see `flush`). */
+  set(id: string, key: string, stats: SessionDigest, detail: string): void {
     const full = `${this.code}|${key}`;
     const data = JSON.stringify(stats);
     this.rows ??= this.readAll();
     this.rows.set(id, { key: full, data });
     if (this.pending === 0) this.db.exec('BEGIN');
-    (this.put ??= this.db.prepare('INSERT OR REPLACE INTO stats (id, key, data) VALUES (?, ?, ?)')).run(id, full, data);
+    (this.put ??= this.db.prepare('INSERT OR REPLACE INTO digests (id, key, data, detail) VALUES (?, ?, ?, ?)')).run(id, full, data, detail);
     this.pending++;
   }
 
@@ -93,7 +102,7 @@ export class StatsStore {
     this.rows ??= this.readAll();
     const gone = [...this.rows.keys()].filter((id) => !ids.has(id));
     if (!gone.length) return;
-    const del = this.db.prepare('DELETE FROM stats WHERE id = ?');
+    const del = this.db.prepare('DELETE FROM digests WHERE id = ?');
     this.db.exec('BEGIN');
     for (const id of gone) { del.run(id); this.rows.delete(id); }
     this.db.exec('COMMIT');
@@ -105,7 +114,7 @@ export class StatsStore {
 
   private readAll(): Map<string, { key: string; data: string }> {
     const out = new Map<string, { key: string; data: string }>();
-    for (const r of this.db.prepare('SELECT id, key, data FROM stats').all() as { id: string; key: string; data: string }[]) out.set(r.id, { key: r.key, data: r.data });
+    for (const r of this.db.prepare('SELECT id, key, data FROM digests').all() as { id: string; key: string; data: string }[]) out.set(r.id, { key: r.key, data: r.data });
     return out;
   }
 }

@@ -120,6 +120,15 @@ export function shownText(text: string, maxChars = 200): string {
  * that `…` is (code points), so a `…` of the text's own is told apart (answers add `<field>_markers`: markedField).
  */
 export function previewOf(s: string, maxChars: number): MarkedText {
+  const { text, truncated } = previewCut(s, maxChars);
+  return truncated ? markedText().data(text).mark('…').build() : { text, markers: [] };
+}
+
+/**
+ * previewOf's text before its marker: whitespace runs collapsed, the first `maxChars` characters, and whether the text
+ * went on. Needs no engine toolkit (the session digest runs it on engine threads; see session/digest.ts).
+ */
+export function previewCut(s: string, maxChars: number): { text: string; truncated: boolean } {
   // Only the start of a long text is flattened: enough of it to give maxChars characters (and one more, to know
   // whether it was cut), growing while whitespace runs eat it, never the whole of a multi-megabyte tool result.
   let take = maxChars * 2 + 64;
@@ -131,8 +140,7 @@ export function previewOf(s: string, maxChars: number): MarkedText {
     if (whole || charLength(flat) > maxChars + 1) break;
     take *= 4;
   }
-  const { text, truncated } = cutText(flat, maxChars);
-  return truncated ? markedText().data(text).mark('…').build() : { text, markers: [] };
+  return cutText(flat, maxChars);
 }
 
 /** How a binary payload (base64 image, document) appears in an entry's text instead of its bytes. */

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
 /**
@@ -100,6 +101,16 @@ const NOT_TEXT = new Set(['tool_use', 'server_tool_use', 'tool_result', 'thinkin
  * response (`[Request interrupted by user]`): not a prompt the person typed.
  */
 const WRAPPER = /^\s*(<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>|\[Request interrupted by user)/;
+
+/**
+ * What normalizeClaude reads of a line for a session's digest (session/skim.ts): every member that decides its entry,
+ * hints, usage, tool calls and times. Texts, thinking, tool inputs and results are not read for it.
+ */
+export const claudeDigest: Projection = {
+  type: true, timestamp: true, sessionId: true, isSidechain: true, agentId: true, cwd: true, gitBranch: true, uuid: true, requestId: true,
+  isCompactSummary: true, isMeta: true, summary: true, customTitle: true, aiTitle: true, title: true, subtype: true, snapshot: { timestamp: true },
+  message: { model: true, id: true, usage: true, content: [{ type: true, id: true, name: true }] },
+};
 
 export function normalizeClaude(record: unknown): NormalizedRecord | null {
   const r = obj(record);

@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
-import { arr, blocksText, count, entry, headRecords, headText, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles, type Obj } from './common';
+import type { Projection } from '../session/skim';
+import { isRaw } from '../text';
+import { arr, blocksText, count, entry, headRecords, headRecordsUntil, headText, num, obj, projectName, resultText, str, tokens, toolInput, unknownEntry, walkFiles, type Obj } from './common';
 
 /**
  * OpenAI Codex CLI (openai/codex, codex-rs: `protocol/src/protocol.rs` RolloutLine / SessionMeta / EventMsg,
@@ -33,7 +35,8 @@ export const codexSource: SessionSource = {
       ...walkFiles(path.join(home, 'archived_sessions'), rollout).map((file) => ({ file, archived: true })),
     ];
     for (const { file, archived } of found) {
-      const meta = headRecords(headText(file), 8).find((r) => r.type === 'session_meta');
+      const isMeta = (r: Obj) => r.type === 'session_meta';
+      const meta = headRecordsUntil(file, 8, (rs) => rs.some(isMeta)).find(isMeta);
       const payload = obj(meta?.payload);
       const cwd = str(payload?.cwd) ?? null;
       const key = cwd ?? '(unknown)';
@@ -108,6 +111,19 @@ export function codexSuperseded(records: Iterable<{ pos: number; value?: unknown
 }
 
 
+/**
+ * What normalizeCodex (and codexSuperseded) read of a line for a session's digest (session/skim.ts): the kinds, ids,
+ * times, lineage, models, token counts and tool names, and a message's content (whether a user message is injected
+ * decides which echoes are replaced). Tool arguments and outputs, reasoning and event texts are not read for it.
+ */
+export const codexDigest: Projection = {
+  timestamp: true, type: true,
+  payload: {
+    type: true, role: true, id: true, cwd: true, model: true, timestamp: true, forked_from_id: true, parent_thread_id: true, source: true,
+    git: { branch: true }, call_id: true, name: true, thread_name: true, info: true, content: true,
+  },
+};
+
 export function normalizeCodex(record: unknown): NormalizedRecord | null {
   const r = obj(record);
   if (!r) return null;
@@ -175,10 +191,11 @@ export function normalizeCodex(record: unknown): NormalizedRecord | null {
         if (!last) return null;
         const cached = count(last.cached_input_tokens);
         const total = obj(info?.total_token_usage);
-        // A token_count event is repeated with the same running total; the total identifies the response.
+        // A token_count event is repeated with the same running total; the total identifies the response (its numbers
+        // by value: a total spelled 1000 or 1e3 is one total, whether the record was parsed exactly or not).
         return {
           usage: {
-            ...(total ? { key: `total:${JSON.stringify(total)}` } : {}),
+            ...(total ? { key: `total:${JSON.stringify(total, (_k, v: unknown) => (isRaw(v) ? num(v) ?? null : v))}` } : {}),
             tokens: tokens(count(last.input_tokens) - cached, count(last.output_tokens), cached, 0),
             ...(timestamp ? { timestamp } : {}),
           },

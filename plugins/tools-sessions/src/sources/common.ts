@@ -198,6 +198,45 @@ export function headRecords(text: string, max = 64): Obj[] {
   return out;
 }
 
+/**
+ * The first complete lines of a file parsed as JSON, as `headRecords(headText(file, maxBytes), max)` gives them, read
+ * in growing steps (4 KiB first) and stopping once `enough` says the records so far do (the caller's answer is then in
+ * them: a first record of some kind, say), so that listing thousands of sessions reads a few KiB of each, not 64 KiB.
+ * Nothing is kept. [] when the file cannot be read.
+ */
+export function headRecordsUntil(file: string, max: number, enough: (records: readonly Obj[]) => boolean, maxBytes = 64 * 1024): Obj[] {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return [];
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return [];
+    const limit = Math.min(maxBytes, st.size);
+    let buf = Buffer.allocUnsafe(Math.min(4096, limit));
+    let done = 0;
+    for (;;) {
+      while (done < buf.length) {
+        const got = readSync(fd, buf, done, buf.length - done, done);
+        if (got === 0) break;
+        done += got;
+      }
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(buf.subarray(0, done)).replace(/\uFFFD$/, '');
+      const records = headRecords(text, max);
+      if (records.length >= max || enough(records) || done < buf.length || buf.length >= limit) return records;
+      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 4, limit));
+      buf.copy(bigger, 0, 0, done);
+      buf = bigger;
+    }
+  } catch {
+    return [];
+  } finally {
+    try { closeSync(fd); } catch { /* closed */ }
+  }
+}
+
 /** The first string value of member `key` found in `text` (a JSON string literal decoded), or undefined. */
 export function firstStringMember(text: string, key: string): string | undefined {
   const re = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`);

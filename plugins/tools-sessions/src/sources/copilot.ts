@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionSource } from 'mcpgw/plugin-api';
-import { arr, count, entry, filesIn, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
+import type { Projection } from '../session/skim';
+import { arr, count, entry, filesIn, headRecordsUntil, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
 /**
  * GitHub Copilot CLI (closed source; the github/copilot-cli issue tracker on persisted usage and `/new`, and the
@@ -24,7 +25,8 @@ export const copilotSource: SessionSource = {
     for (const dir of subdirs(path.join(home, 'session-state'))) {
       const file = filesIn(dir, (n) => n === 'events.jsonl')[0];
       if (!file) continue;
-      const start = headRecords(headText(file), 8).find((r) => r.type === 'session.start');
+      const isStart = (r: Obj) => r.type === 'session.start';
+      const start = headRecordsUntil(file, 8, (rs) => rs.some(isStart)).find(isStart);
       const data = obj(start?.data);
       const cwd = str(obj(data?.context)?.cwd) ?? str(data?.cwd) ?? null;
       const key = cwd ?? '(unknown)';
@@ -55,6 +57,19 @@ function workspaceTitle(file: string): string | undefined {
   };
   return value('name') ?? value('summary');
 }
+
+/**
+ * What normalizeCopilot reads of an event for a session's digest (session/skim.ts): kinds, ids, times, the session's
+ * start, models, tool call ids and names, and the shutdown's model metrics. Contents, arguments and results are not
+ * read for it.
+ */
+export const copilotDigest: Projection = {
+  type: true, timestamp: true, id: true,
+  data: {
+    sessionId: true, context: { cwd: true, branch: true }, cwd: true, selectedModel: true, model: true, currentModel: true, toolCallId: true, toolName: true,
+    modelMetrics: true, toolRequests: [{ toolCallId: true, id: true, name: true, toolName: true }],
+  },
+};
 
 export function normalizeCopilot(record: unknown): NormalizedRecord | null {
   const r = obj(record);

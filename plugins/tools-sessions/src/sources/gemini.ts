@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionRef, SessionSource } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { arr, blocksText, count, entry, filesIn, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
 
 /**
@@ -46,6 +47,19 @@ export const geminiSource: SessionSource = {
   },
   normalize: normalizeGemini,
 };
+
+/**
+ * What normalizeGemini (and geminiSuperseded) read of a message record for a session's digest (session/skim.ts): its
+ * kind, id, time, model, tokens and tool call ids and names, and the metadata, `$set` and `$rewindTo` records. Contents,
+ * thoughts and tool arguments and results are not read for it. `geminiDocumentDigest`: a `.json` session (the hints
+ * its layout names, and the messages).
+ */
+export const geminiDigest: Projection = {
+  $set: { summary: true }, $rewindTo: true, id: true, sessionId: true, projectHash: true, startTime: true, type: true, timestamp: true, model: true,
+  tokens: true, toolCalls: [{ id: true, name: true }],
+};
+export const geminiDocumentMessages: Projection = [geminiDigest];
+export const geminiDocumentDigest: Projection = { sessionId: true, startTime: true, summary: true, messages: geminiDocumentMessages };
 
 export function normalizeGemini(record: unknown): NormalizedRecord | null {
   const m = obj(record);

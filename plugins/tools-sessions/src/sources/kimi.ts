@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionRef, SessionSource } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { lstatSync } from 'node:fs';
 import { arr, blocksText, count, entry, filesIn, headText, num, obj, projectName, resultText, str, subdirs, tokens, toolInput } from './common';
 
@@ -120,6 +121,16 @@ function normalizeWire(r: Record<string, unknown>): NormalizedRecord | null {
     ...(timestamp ? { hints: { timestamp } } : {}),
   };
 }
+
+/**
+ * What normalizeKimi reads of a context or wire line for a session's digest (session/skim.ts): the role, ids, tool
+ * call ids and names, and a wire event's time, kind, message id and token usage (also inside a SubagentEvent).
+ * Contents are not read for it.
+ */
+export const kimiDigest: Projection = {
+  role: true, id: true, tool_call_id: true, type: true, timestamp: true, tool_calls: [{ id: true, function: { name: true } }],
+  message: { type: true, payload: { message_id: true, token_usage: true, event: { type: true, payload: { message_id: true, token_usage: true } } } },
+};
 
 export function normalizeKimi(record: unknown): NormalizedRecord | null {
   const r = obj(record);

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { Projection } from '../session/skim';
 import { binarySummary } from '../text';
-import { arr, count, entry, filesIn, firstStringMember, headRecords, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry } from './common';
+import { arr, count, entry, filesIn, firstStringMember, headRecordsUntil, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
 /**
  * Qwen Code (QwenLM/qwen-code `packages/core/src/services/chatRecordingService.ts`, ChatRecord):
@@ -34,8 +35,9 @@ export const qwenSource: SessionSource = {
       }
       const id = path.basename(dir);
       const sessions: SessionRef[] = files.map((f) => {
-        const head = headRecords(headText(f), 64);
-        const parent = head.map((r) => str(obj(r.systemPayload)?.parentSessionId)).find(Boolean);
+        const parentOf = (r: Obj) => str(obj(r.systemPayload)?.parentSessionId);
+        const head = headRecordsUntil(f, 64, (rs) => rs.some(parentOf));
+        const parent = head.map(parentOf).find(Boolean);
         const forked = head.map((r) => str(obj(r.forkedFrom)?.sessionId)).find(Boolean);
         return { id: path.basename(f, '.jsonl'), path: f, ...(parent ? { parent_id: parent } : forked ? { forked_from: forked } : {}) };
       });
@@ -44,6 +46,17 @@ export const qwenSource: SessionSource = {
     return projects;
   },
   normalize: normalizeQwen,
+};
+
+/**
+ * What normalizeQwen reads of a ChatRecord for a session's digest (session/skim.ts): kind, subtype, provenance, ids,
+ * times, model, usage, lineage, the title and the function calls' ids and names. Texts and function responses are not
+ * read for it.
+ */
+export const qwenDigest: Projection = {
+  uuid: true, sessionId: true, timestamp: true, type: true, subtype: true, provenance: true, model: true, cwd: true, gitBranch: true,
+  forkedFrom: { sessionId: true }, systemPayload: { customTitle: true, titleSource: true, parentSessionId: true }, usageMetadata: true,
+  message: { parts: [{ functionCall: { id: true, name: true } }] },
 };
 
 export function normalizeQwen(record: unknown): NormalizedRecord | null {

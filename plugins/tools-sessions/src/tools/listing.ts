@@ -5,7 +5,7 @@ import { markedField, markedText } from '../toolkit';
 import { newestFirst, type CatalogSession } from '../catalog';
 import { cutText } from '../text';
 import type { SessionsService } from '../service';
-import { sessionStart, type SessionSummary } from '../session/summary';
+import { sessionStart } from '../session/summary';
 import { requireSource } from './filters';
 import { cutSchema, fitting, iso, itemBudget, limitArg, offsetArg, pageLimit, sourceArg, warningSchema, type Cut, type Warning } from './shared';
 
@@ -211,17 +211,18 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       const deadline = Math.min(ctx.deadline - 1000, ctx.clock.now() + Math.max(1000, (ctx.deadline - ctx.clock.now()) / 2));
       let complete = true;
       const home = (s: CatalogSession) => homes.find((h) => h.source.name === s.source && h.available)!;
-      const summaryOf = async (s: CatalogSession): Promise<SessionSummary | undefined> => {
-        const h = home(s);
-        let summary = service.cachedSummary({ session: s, source: h.source });
-        if ((!summary || !summary.complete) && ctx.clock.now() < deadline) {
-          try {
-            summary = await service.summary(ctx, { session: s, home: h, source: h.source }, deadline);
-          } catch (err) {
-            ctx.log.debug('session summary failed', { path: s.path, error: String(err) });
-          }
+      const located = (s: CatalogSession) => ({ session: s, home: home(s), source: home(s).source });
+      /** What a row needs of a session: a complete summary already in memory, else its digest (kept, or read now). */
+      const digestOf = async (s: CatalogSession): Promise<ListedSession | undefined> => {
+        const summary = service.cachedSummary(located(s));
+        if (summary?.complete) return { entries: summary.entries.length, start: sessionStart(summary), title: summary.hints.title ?? null, description: summary.description };
+        if (ctx.clock.now() >= deadline) return service.keptStats(ctx, located(s));
+        try {
+          return await service.sessionStats(ctx, located(s), deadline);
+        } catch (err) {
+          ctx.log.debug('session summary failed', { path: s.path, error: String(err) });
+          return undefined;
         }
-        return summary?.complete ? summary : undefined;
       };
       let all = inScope.filter((s) => (args.parent_session_id === undefined ? s.parentId === undefined : s.parentId === args.parent_session_id)).sort(newestFirst);
       // since: the last activity (the files' modification) at or after it. until: started before it — surely so when
@@ -230,11 +231,12 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       if (since !== null) all = all.filter((s) => s.mtimeMs >= since);
       if (until !== null) {
         const kept: CatalogSession[] = [];
+        const unsure = all.filter((s) => Math.min(s.birthMs, s.mtimeMs) >= until);
+        await service.readAhead(ctx, unsure.map(located), deadline);
         for (const s of all) {
           if (Math.min(s.birthMs, s.mtimeMs) < until) { kept.push(s); continue; }
-          const summary = await summaryOf(s);
-          const start = summary ? sessionStart(summary) : null;
-          if (!summary) { complete = false; kept.push(s); } else if (start !== null && Date.parse(start) < until) kept.push(s);
+          const digest = await digestOf(s);
+          if (!digest) { complete = false; kept.push(s); } else if (digest.start !== null && Date.parse(digest.start) < until) kept.push(s);
         }
         all = kept;
       }
@@ -246,12 +248,15 @@ export function listSessions(service: SessionsService): ToolDefinition<typeof se
       }
       const n = pageLimit(ctx, args.limit);
       const slice = all.slice(offset, offset + n);
+      // The page's sessions read ahead (on the engine's threads where it has them), then each row from its digest.
+      await service.readAhead(ctx, slice.map(located), deadline);
       const rows = [];
       for (const s of slice) {
-        const summary = await summaryOf(s);
-        if (!summary) complete = false;
-        rows.push(sessionRow(s, summary, subagents.get(s.id) ?? 0));
+        const digest = await digestOf(s);
+        if (!digest) complete = false;
+        rows.push(sessionRow(s, digest, subagents.get(s.id) ?? 0));
       }
+      service.finishStats(ctx);
       const { items, ...rest } = finishPage(ctx, rows, offset, all.length, 'sessions');
       const last = slice[items.length - 1];
       const next = rest.has_more && last ? Buffer.from(JSON.stringify({ k: key, m: last.mtimeMs, p: last.path } satisfies ListCursor)).toString('base64url') : undefined;
@@ -272,21 +277,29 @@ function decodeListCursor(ctx: ToolContext, text: string, key: string): ListCurs
   return c;
 }
 
-function sessionRow(s: CatalogSession, summary: Pick<SessionSummary, 'entries' | 'firstTimestamp' | 'hints' | 'description'> | undefined, subagentCount: number) {
-  const created = (summary ? sessionStart(summary) : null) ?? iso(Math.min(s.birthMs, s.mtimeMs));
-  const prompt = summary?.description ? shorter(summary.description, LIST_PROMPT_CHARS) : null;
+/** What a listed session's row says of its records (from its digest, or its summary). */
+interface ListedSession {
+  entries: number;
+  start: string | null;
+  title: string | null;
+  description: MarkedText | null;
+}
+
+function sessionRow(s: CatalogSession, d: ListedSession | undefined, subagentCount: number) {
+  const created = d?.start ?? iso(Math.min(s.birthMs, s.mtimeMs));
+  const prompt = d?.description ? shorter(d.description, LIST_PROMPT_CHARS) : null;
   return {
     id: s.id,
     path: s.path,
     created_at: created,
     modified_at: iso(s.mtimeMs),
-    entry_count: summary ? summary.entries.length : null,
+    entry_count: d ? d.entries : null,
     file_size: s.size,
     source: s.source,
     project_id: s.projectId,
     project_name: s.projectName,
     ...(prompt ? markedField('first_prompt', prompt) : { first_prompt: null }),
-    title: s.title ?? summary?.hints.title ?? null,
+    title: s.title ?? d?.title ?? null,
     parent_session_id: s.parentId ?? null,
     subagent_count: subagentCount,
     ...(s.forkedFrom ? { forked_from: s.forkedFrom } : {}),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
 import type { SessionsService } from '../service';
 import { usageRoots, type CatalogSession } from '../catalog';
-import { addTokens, inRange, zeroTotals, type TokenTotals } from '../usage';
+import type { SessionTokens, ToolContext, ToolDefinition } from 'mcpgw/plugin-api';
+import { addTokens, inRange, utcDay, zeroTotals, type SessionStats, type StatsDetail, type TokenTotals } from '../usage';
 import { isProject, requireProject, requireSource } from './filters';
 import { cutSchema, jsonBytes, itemBudget, sourceArg, type Cut } from './shared';
 
@@ -99,14 +99,13 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       const tools = new Map<string, number>();
       const byProject = new Map<string, TokenTotals & { source: string; project_id: string; project_name: string; project_path: string | null; sessions: number; tool_calls: number }>();
       const byDay = new Map<string, TokenTotals & { day: string; tool_calls: number }>();
-      const dayOf = (t: string | null | undefined) => {
-        const ms = t ? Date.parse(t) : NaN;
-        if (Number.isNaN(ms)) return undefined;
-        const day = new Date(ms).toISOString().slice(0, 10);
+      const dayEntry = (day: string) => {
+        if (!day) return undefined;
         let d = byDay.get(day);
         if (!d) byDay.set(day, (d = { day, ...zeroTotals(), tool_calls: 0 }));
         return d;
       };
+      const dayOf = (t: string | null | undefined) => dayEntry(utcDay(t));
       const seen = new Set<string>();
       const seenTools = new Set<string>();
       let sessions = 0, subagents = 0, entries = 0, pending = 0, skipped = 0, toolCalls = 0;
@@ -123,89 +122,127 @@ export function getUsageStats(service: SessionsService): ToolDefinition<typeof i
       later.sort((a, b) => a.s.birthMs - b.s.birthMs || (a.s.path < b.s.path ? -1 : 1));
       order.push(...later);
       const countedProjects = new Set<string>();
-      const deadline = ctx.deadline - 500;
       const total = projects.reduce((n, p) => n + p.sessions.length, 0);
       let done = 0;
+      const deadline = ctx.deadline - 500;
+      const homeOf = (p: (typeof projects)[number]) => homes.find((h) => h.source.name === p.source)!;
+      // Every session's digest read ahead (on both cores where the engine has threads); the loop below takes them in order.
+      let shown = 0;
+      const report = (n: number) => { shown = Math.max(shown, n); ctx.progress(shown, total, 'reading sessions'); };
+      await service.readAhead(ctx, order.map(({ p, s }) => ({ session: s, home: homeOf(p), source: homeOf(p).source })), deadline, report);
+
+      const read: { p: (typeof projects)[number]; s: CatalogSession; stats: SessionStats; scope: string }[] = [];
+      const scopes = new Map<string, number>();
       for (const { p, s } of order) {
-        const home = homes.find((h) => h.source.name === p.source)!;
-        {
-          ctx.progress(done++, total, 'reading sessions');
-          if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
-          let stats;
+        const home = homeOf(p);
+        report(done++);
+        if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
+        let stats;
+        try {
+          stats = ctx.clock.now() < deadline ? await service.sessionStats(ctx, { session: s, home, source: home.source }, deadline) : undefined;
+        } catch (err) {
+          if ((err as { code?: string }).code === 'CANCELLED') throw err;
+          ctx.log.debug('usage: a session could not be read', { path: s.path, error: String(err) });
+          continue;
+        }
+        if (!stats) { pending++; continue; }
+        const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
+        scopes.set(scope, (scopes.get(scope) ?? 0) + 1);
+        read.push({ p, s, stats, scope });
+      }
+      const tokensAt = (t: readonly number[], i: number): SessionTokens => ({ input_tokens: t[4 * i]!, output_tokens: t[4 * i + 1]!, cache_read_tokens: t[4 * i + 2]!, cache_write_tokens: t[4 * i + 3]! });
+      for (const { p, s, stats, scope } of read) {
+        const overlaps = since === null && until === null ? true
+          : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
+        // Its responses and calls one by one: where another session shares its scope, or since/until cut them.
+        const alone = scopes.get(scope) === 1;
+        if (!overlaps && alone) continue;
+        let detail: StatsDetail | undefined;
+        if (!alone || since !== null || until !== null) {
+          const home = homeOf(p);
           try {
-            stats = ctx.clock.now() < deadline ? await service.sessionStats(ctx, { session: s, home, source: home.source }, deadline) : undefined;
+            detail = await service.statsDetail(ctx, { session: s, home, source: home.source }, deadline);
           } catch (err) {
             if ((err as { code?: string }).code === 'CANCELLED') throw err;
             ctx.log.debug('usage: a session could not be read', { path: s.path, error: String(err) });
             continue;
           }
-          if (!stats) { pending++; continue; }
-          const overlaps = since === null && until === null ? true
-            : stats.lastTimestamp !== null && stats.firstTimestamp !== null && (since === null || Date.parse(stats.lastTimestamp) >= since) && (until === null || Date.parse(stats.firstTimestamp) < until);
-          const scope = `${p.source}\n${roots.get(`${p.source}\n${s.id}`) ?? stats.sessionId ?? s.id}\n`;
-          if (!overlaps) {
-            // Outside the range, but its responses and calls are still the originals a later copy repeats.
-            for (const u of stats.usage) if (u.key !== undefined) seen.add(scope + u.key);
-            for (const t of stats.toolUses) if (t.id) seenTools.add(scope + t.id);
-            continue;
+          if (!detail) { pending++; continue; }
+        }
+        if (!overlaps) {
+          const { responses: r, calls: c } = detail!;
+          // Outside the range, but its responses and calls are still the originals a later copy repeats.
+          for (const key of r.key) if (key !== null) seen.add(scope + key);
+          for (const id of c.id) if (id) seenTools.add(scope + id);
+          continue;
+        }
+        if (s.parentId !== undefined) subagents++;
+        else sessions++;
+        entries += stats.entries;
+        skipped += stats.skipped;
+        // A conversation (a prompt and more) with no token record: its tokens are unknown, not zero.
+        if (stats.responses === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
+        countedProjects.add(`${p.source}\n${p.id}`);
+        let src = bySource.get(p.source);
+        if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
+        if (s.parentId === undefined) src.sessions++;
+        src.entries += stats.entries;
+        const pk = `${p.source}\n${p.id}`;
+        let proj = byProject.get(pk);
+        if (!proj) byProject.set(pk, (proj = { source: p.source, project_id: p.id, project_name: p.name, project_path: p.path, ...zeroTotals(), sessions: 0, tool_calls: 0 }));
+        if (s.parentId === undefined) proj.sessions++;
+        const addResponses = (model: string, k: SessionTokens, n: number, d: ReturnType<typeof dayOf>) => {
+          let m = byModel.get(model);
+          if (!m) byModel.set(model, (m = zeroTotals()));
+          addTokens(m, k, n);
+          addTokens(src, k, n);
+          addTokens(all, k, n);
+          addTokens(proj, k, n);
+          if (d) addTokens(d, k, n);
+        };
+        const addCalls = (name: string, n: number, d: ReturnType<typeof dayOf>) => {
+          tools.set(name, (tools.get(name) ?? 0) + n);
+          src.tool_calls += n;
+          proj.tool_calls += n;
+          if (d) d.tool_calls += n;
+          toolCalls += n;
+        };
+        if (!detail) {
+          // No other session shares its scope, and every response and call counts: its totals by model and day.
+          for (const [model, day, i, o, cr, cw, n] of stats.byModelDay) addResponses(model, { input_tokens: i, output_tokens: o, cache_read_tokens: cr, cache_write_tokens: cw }, n, dayEntry(day));
+          for (const [name, day, n] of stats.byToolDay) addCalls(name, n, dayEntry(day));
+          continue;
+        }
+        // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
+        // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
+        // id (a resumed session repeating earlier records), never between different sessions.
+        const { responses: r, calls: c } = detail;
+        for (let i = 0; i < r.key.length; i++) {
+          const key = r.key[i]!, time = r.time[i]!;
+          if (key !== null) {
+            const k = scope + key;
+            if (seen.has(k)) continue; // a response repeated in another session file (a resumed session, a fork)
+            seen.add(k);
           }
-          if (s.parentId !== undefined) subagents++;
-          else sessions++;
-          entries += stats.entries;
-          skipped += stats.skipped;
-          // A conversation (a prompt and more) with no token record: its tokens are unknown, not zero.
-          if (stats.usage.length === 0 && stats.entries >= 2) noTokens.set(p.source, (noTokens.get(p.source) ?? 0) + 1);
-          countedProjects.add(`${p.source}\n${p.id}`);
-          let src = bySource.get(p.source);
-          if (!src) bySource.set(p.source, (src = { ...zeroTotals(), sessions: 0, entries: 0, tool_calls: 0 }));
-          if (s.parentId === undefined) src.sessions++;
-          src.entries += stats.entries;
-          const pk = `${p.source}\n${p.id}`;
-          let proj = byProject.get(pk);
-          if (!proj) byProject.set(pk, (proj = { source: p.source, project_id: p.id, project_name: p.name, project_path: p.path, ...zeroTotals(), sessions: 0, tool_calls: 0 }));
-          if (s.parentId === undefined) proj.sessions++;
-          // Keys and call ids are unique only within a session (Codex keys a response by its running token total,
-          // call ids may be call_0, call_1, … in every session): dedup across files only among files of one session
-          // id (a resumed session repeating earlier records), never between different sessions.
-          for (const u of stats.usage) {
-            if (u.key !== undefined) {
-              const k = scope + u.key;
-              if (seen.has(k)) continue; // a response repeated in another session file (a resumed session, a fork)
-              seen.add(k);
-            }
-            if (!inRange(u.timestamp, since, until)) {
-              // No time of its own (Kimi's context records, say): placed by its session's span.
-              if (u.timestamp || spanOf(stats, since, until) === 'out') continue;
-              if (spanOf(stats, since, until) === 'partly') { untimedResponses += u.responses ?? 1; continue; }
-            }
-            const model = u.model ?? stats.model ?? 'unknown';
-            let m = byModel.get(model);
-            if (!m) byModel.set(model, (m = zeroTotals()));
-            const n = u.responses ?? 1;
-            addTokens(m, u.tokens, n);
-            addTokens(src, u.tokens, n);
-            addTokens(all, u.tokens, n);
-            addTokens(proj, u.tokens, n);
-            const d = dayOf(u.timestamp);
-            if (d) addTokens(d, u.tokens, n);
+          if (!inRange(time, since, until)) {
+            // No time of its own (Kimi's context records, say): placed by its session's span.
+            if (time || spanOf(stats, since, until) === 'out') continue;
+            if (spanOf(stats, since, until) === 'partly') { untimedResponses += r.count[i]!; continue; }
           }
-          for (const t of stats.toolUses) {
-            if (t.id) {
-              const k = scope + t.id;
-              if (seenTools.has(k)) continue; // the same call in a resumed session's copy, or a fork's
-              seenTools.add(k);
-            }
-            if (!inRange(t.timestamp, since, until)) {
-              if (t.timestamp || spanOf(stats, since, until) === 'out') continue;
-              if (spanOf(stats, since, until) === 'partly') { untimedCalls++; continue; }
-            }
-            tools.set(t.name, (tools.get(t.name) ?? 0) + 1);
-            src.tool_calls++;
-            proj.tool_calls++;
-            const d = dayOf(t.timestamp);
-            if (d) d.tool_calls++;
-            toolCalls++;
+          addResponses(r.model[i]!, tokensAt(r.tokens, i), r.count[i]!, dayOf(time));
+        }
+        for (let i = 0; i < c.id.length; i++) {
+          const id = c.id[i]!, time = c.time[i]!;
+          if (id) {
+            const k = scope + id;
+            if (seenTools.has(k)) continue; // the same call in a resumed session's copy, or a fork's
+            seenTools.add(k);
           }
+          if (!inRange(time, since, until)) {
+            if (time || spanOf(stats, since, until) === 'out') continue;
+            if (spanOf(stats, since, until) === 'partly') { untimedCalls++; continue; }
+          }
+          addCalls(c.name[i]!, 1, dayOf(time));
         }
       }
       ctx.progress(total, total, 'done');

@@ -1,0 +1,125 @@
+/**
+ * The session digest (src/session/digest.ts) against the full summary: for every session of
+ * every source — the invented corpus in every assistant's current layout (test/fixtures/sessions-corpus/generate.py:
+ * subagents, forks, an archived rollout, resumes, aborted runs, partial last lines, streamed Claude responses, Copilot
+ * runs with and without a shutdown, Kimi's rotations and wire files), the session fixtures, and sessions of records the
+ * kernel's exact parse refuses (bad UTF-8, control characters and bad escapes inside long texts, nesting past maxDepth,
+ * a truncated last line) — the digest read from raw bytes, building only what each source's normalize reads for it,
+ * equals the one taken from the summary (every record parsed exactly and summarized): usage by response, tool calls,
+ * times, entries, skipped records, model, session id, start, title and first prompt. get_usage_stats and list_sessions
+ * answer from the digest; this is what keeps their numbers those of the summary.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import jsonl from '../../format-jsonl/src/index';
+import json from '../../format-json/src/index';
+import { fileService, formatsOf } from '../../../test/helpers/formats';
+import { materializeSessions, SOURCES, type SessionHomes } from '../../../test/helpers/sessions';
+import { DEFAULT_LIMITS } from '../../../src/kernel/config/defaults';
+import { FakeClock } from '../../../src/kernel/fake-clock';
+import { SessionsService } from '../src/service';
+import { BUILTIN_SOURCES } from '../src/index';
+import { digestOfSummary } from '../src/session/digest';
+import type { Format, ToolContext } from 'mcpgw/plugin-api';
+
+const CORPUS = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'sessions-corpus');
+
+let tmp: string;
+let fixtures: SessionHomes;
+let formats: Format[];
+
+/** Lines the exact parse refuses, with a long text around each fault (the digest does not build texts). */
+function hostileLines(): string[] {
+  const long = 'x'.repeat(5000);
+  const head = (i: number) => `{"type":"assistant","timestamp":"2026-01-01T00:00:0${i}Z","sessionId":"hostile","requestId":"r${i}","message":{"id":"m${i}","model":"claude-x","usage":{"input_tokens":${i + 1},"output_tokens":2},"content":[{"type":"text","text":"`;
+  const tail = '"}]}}';
+  return [
+    `{"type":"user","timestamp":"2026-01-01T00:00:00Z","sessionId":"hostile","message":{"role":"user","content":"the first prompt ${long}"}}`,
+    head(1) + long + tail,
+    head(2) + long + '\u0001' + long + tail, // a raw control character inside a text
+    head(3) + long + '\\q' + tail, // an escape JSON has not
+    head(4) + long + '\\u12G4' + tail,
+    head(5) + long + '\\ud800 lone' + tail, // a lone surrogate: read, as U+FFFD
+    '[' .repeat(2100) + ']'.repeat(2100), // nesting past maxDepth
+    '  \t ', // a blank line: no record
+    `{"type":"assistant","timestamp":"2026-01-01T00:00:07Z","sessionId":"hostile","message":{"id":"m7","model":"claude-x","usage":{"input_tokens":7,"output_tokens":1e2},"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"${long}"}}]}}\r`,
+    '{"type":"user","timestamp":"2026-01-01T00:00:08Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"' + long + '"}]}}',
+    head(9) + long + '"}]}} trailing', // text after the value
+    head(10) + long, // a last line cut off
+  ];
+}
+
+beforeAll(async () => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-digest-')));
+  const r = spawnSync('python3', [path.join(CORPUS, 'generate.py'), tmp, '4'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) throw new Error(`python3 generate.py failed (python3 is needed for this test): ${r.error?.message ?? r.stderr}`);
+  // One Claude session of hostile records, and one with bad UTF-8 and a BOM.
+  const project = fs.readdirSync(path.join(tmp, 'homes', 'claude', 'projects'))[0]!;
+  const dir = path.join(tmp, 'homes', 'claude', 'projects', project);
+  fs.writeFileSync(path.join(dir, '00000000-0000-4000-8000-00000000aaaa.jsonl'), hostileLines().join('\n'));
+  const bad = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(hostileLines()[0]! + '\n'), Buffer.from('{"type":"user","timestamp":"2026-01-01T00:00:01Z","message":{"content":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}\n')]);
+  fs.writeFileSync(path.join(dir, '00000000-0000-4000-8000-00000000bbbb.jsonl'), bad);
+  fixtures = materializeSessions();
+  formats = [...(await formatsOf(jsonl)), ...(await formatsOf(json))];
+}, 60_000);
+
+afterAll(() => {
+  fixtures?.remove();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function context(): ToolContext {
+  const clock = new FakeClock(Date.parse('2026-06-01T00:00:00Z'));
+  return {
+    registry: { extensions: () => ({ list: () => BUILTIN_SOURCES }) },
+    files: fileService(path.join(tmp), formats),
+    limits: { ...DEFAULT_LIMITS },
+    clock,
+    signal: new AbortController().signal,
+    deadline: clock.now() + 3_600_000,
+    progress: () => undefined,
+    log: { error() {}, warn() {}, info() {}, debug() {} },
+    error: (code: string, message: string) => Object.assign(new Error(message), { code }),
+    scan: {},
+  } as unknown as ToolContext;
+}
+
+describe.each([['the corpus', () => path.join(tmp, 'homes')], ['the fixtures', () => path.join(fixtures.dir, 'homes')]])('%s', (_name, homes) => {
+  test.each(SOURCES)('%s: every session\'s digest equals its summary\'s', async (source) => {
+    const env = { [`MCPGW_${source.toUpperCase()}_HOME`]: path.join(homes(), source) };
+    const options = { enabled: true, sources: Object.fromEntries(SOURCES.filter((s) => s !== source).map((s) => [s, { enabled: false }])), cacheDir: path.join(tmp, 'cache') };
+    const service = new SessionsService(options as never, env);
+    const ctx = context();
+    const home = service.homes(ctx).find((h) => h.source.name === source)!;
+    const catalog = await service.catalog(ctx);
+    let compared = 0;
+    for (const p of catalog.projects) {
+      for (const session of p.sessions) {
+        const located = { session, home, source: home.source };
+        const fast = await service.digestNow(ctx, located);
+        const summary = await service.summary(ctx, located);
+        expect(summary.complete).toBe(true);
+        const full = digestOfSummary(summary);
+        expect({ path: session.path, digest: fast?.digest }).toEqual({ path: session.path, digest: full.digest });
+        expect(JSON.parse(fast!.detail)).toEqual(JSON.parse(full.detail));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+});
+
+test('the hostile session: the refused records are skipped, the rest counted as the summary counts them', async () => {
+  const env = { MCPGW_CLAUDE_HOME: path.join(tmp, 'homes', 'claude') };
+  const service = new SessionsService({ enabled: true, sources: Object.fromEntries(SOURCES.filter((s) => s !== 'claude').map((s) => [s, { enabled: false }])) } as never, env);
+  const ctx = context();
+  const home = service.homes(ctx).find((h) => h.source.name === 'claude')!;
+  const session = (await service.catalog(ctx)).projects.flatMap((p) => p.sessions).find((s) => s.path.endsWith('aaaa.jsonl'))!;
+  const read = (await service.digestNow(ctx, { session, home, source: home.source }))!;
+  // Of its 11 records (a blank line is none) the 3rd, 4th, 5th (a control character, bad escapes), 7th (too deep),
+  // 10th (text after the value) and 11th (cut off) are refused; the lone surrogate's is read.
+  expect(read.digest).toMatchObject({ entries: 5, skipped: 6, responses: 3, calls: 1, sessionId: 'hostile', model: 'claude-x' });
+  expect(read.digest.description?.text).toBe('the first prompt …'); // a cut never splits a long run of token characters
+});
