@@ -25,7 +25,8 @@ import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
-import { mergeTable, newTable, type TableData } from '../aggregate/table';
+import { mergeTable, newTable, type Compiled, type TableData } from '../aggregate/table';
+import { CompactTable, isCompactData, type CompactData } from '../aggregate/compact';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
@@ -165,6 +166,19 @@ function load(batch: RecordBatch, kernel: boolean, k0: number, k1: number, copy:
   return { sab: copy.sab, offset: 0, length: hi - lo, extents };
 }
 
+/** `t` (a thread's part: compact data, or a table of objects) merged into `into` (null: none yet); returns the merged table. */
+function mergeInto(into: TableData | CompactTable | null, t: TableData | CompactData, c: Compiled): TableData | CompactTable {
+  const b = isCompactData(t) ? CompactTable.from(c, t) : t;
+  if (into === null) return b;
+  if (into instanceof CompactTable) {
+    if (b instanceof CompactTable) into.merge(b); else into.mergeTable(b);
+    return into;
+  }
+  if (b instanceof CompactTable) { b.mergeTable(into); return b; }
+  mergeTable(into, b, c);
+  return into;
+}
+
 /** A skipped record's entry with the location (line, byte offset) and message of its error read on this thread. */
 function located(err: McpgwError, x: SkippedRecord): SkippedRecord {
   const loc = err.location ?? {};
@@ -216,7 +230,7 @@ export class AggregateThreads implements AggregatePool {
     let wake: (() => void) | null = null;
     const poke = () => { const w = wake; wake = null; w?.(); };
     /** Tables posted by threads that hold theirs (no regex), to merge; threads that have answered the flush. */
-    const posted: TableData[] = [];
+    const posted: (TableData | CompactData)[] = [];
     let flushed = 0;
     const hold = !regex;
     /** Threads keep their whole tables and hand them over in hash parts at the end (job.keep; never with regex). */
@@ -257,7 +271,7 @@ export class AggregateThreads implements AggregatePool {
       worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
       const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0 };
       slots.push(slot);
-      port1.on('message', (m: { type: string; seq?: number; held?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
+      port1.on('message', (m: { type: string; seq?: number; held?: number; table?: TableData | CompactData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
         if (m.type === 'ready') return;
         if (m.type === 'log') {
           const log = this.options.log;
@@ -291,7 +305,7 @@ export class AggregateThreads implements AggregatePool {
         p.done = true;
         if (p.holder) p.holder.users--;
         if (p.spans) freeSpans.push(p.spans);
-        if (m.table) p.table = m.table;
+        if (m.table) p.table = m.table as TableData;
         p.stats = m.stats!;
         if (marks && m.checked) marks.set(m.checked, p.first);
         slot.busy--;
@@ -365,7 +379,8 @@ export class AggregateThreads implements AggregatePool {
       /** Merges the tables threads have posted so far. */
       const mergePosted = () => {
         while (posted.length) {
-          mergeTable(job.table, posted.shift()!, job.compiled);
+          const t = posted.shift()!;
+          mergeTable(job.table, isCompactData(t) ? CompactTable.from(job.compiled, t).toTable() : t, job.compiled);
           job.checkMemory();
         }
       };
@@ -388,19 +403,19 @@ export class AggregateThreads implements AggregatePool {
        * and hands them to `onPart`, so that this thread holds one part's groups at once.
        */
       const handOverParts = async (p: NonNullable<AggregateJob['keep']>) => {
-        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0));
+        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0), slots.reduce((n, s) => Math.max(n, s.held), 0));
         for (let part = 0; part < count; part++) {
           flushed = 0;
           for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: count });
-          const merged = newTable();
+          let merged: TableData | CompactTable | null = null;
           for (;;) {
             if (failure) throw failure;
             if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-            while (posted.length) mergeTable(merged, posted.shift()!, job.compiled);
+            while (posted.length) merged = mergeInto(merged, posted.shift()!, job.compiled);
             if (flushed >= slots.length) break;
             await sleep(1000);
           }
-          p.onPart(merged, part, count);
+          p.onPart(merged ?? newTable(), part, count);
         }
       };
 

@@ -21,7 +21,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
-import { compileSpec, newTable, takePart } from '../aggregate/table';
+import { compileSpec, newTable, takePart, type TableData } from '../aggregate/table';
+import { CompactTable, compactable } from '../aggregate/compact';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
@@ -92,7 +93,9 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
     Atomics.store(init.progress, 1, Date.now() - init.epoch);
     Atomics.store(init.progress, 0, i);
   };
-  let held = newTable();
+  // With `keep` the thread's whole table is compact (compact.ts) where the spec allows: a group costs ~50 bytes, not ~470.
+  const compact = init.keep !== null && compactable(compiled);
+  let held: TableData | CompactTable = compact ? new CompactTable(compiled) : newTable();
   /** `keep`: the table passed it (said once). */
   let over = false;
   /** Spans trimmed here from a slice's extents (reused). */
@@ -106,11 +109,14 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       }
       if (m.type === 'flush') {
         if (m.parts !== undefined) {
-          port.postMessage({ type: 'table', table: takePart(held, m.part!, m.parts), final: true });
+          if (held instanceof CompactTable) {
+            const data = held.take(m.part!, m.parts);
+            port.postMessage({ type: 'table', table: data, final: true }, CompactTable.transfer(data));
+          } else port.postMessage({ type: 'table', table: takePart(held, m.part!, m.parts), final: true });
           return;
         }
-        port.postMessage({ type: 'table', table: held, final: true });
-        held = newTable();
+        port.postMessage({ type: 'table', table: held instanceof CompactTable ? held.toTable() : held, final: true });
+        held = compact ? new CompactTable(compiled) : newTable();
         return;
       }
       const bytes = Buffer.from(m.sab, m.offset, m.length);
@@ -129,12 +135,13 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];
       if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats, ...back }, moved); return; }
       if (init.keep !== null) {
+        // The bound is on what the table holds (a compact one's arrays); `held` is the estimate the engine's choices use.
         if (!over && held.bytes > init.keep) { over = true; port.postMessage({ type: 'over', bytes: held.bytes }); }
       } else if (held.bytes > FLUSH_BYTES) {
         port.postMessage({ type: 'table', table: held, final: false });
         held = newTable();
       }
-      port.postMessage({ type: 'done', seq: m.seq, stats, ...(init.keep !== null ? { held: held.bytes } : {}), ...back }, moved);
+      port.postMessage({ type: 'done', seq: m.seq, stats, ...(init.keep !== null ? { held: held instanceof CompactTable ? held.estimate : held.bytes } : {}), ...back }, moved);
     } catch (err) {
       port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
     }
