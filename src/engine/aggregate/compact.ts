@@ -57,6 +57,35 @@ let keyText = '';
 /** Or (merge, take): the key of group `fromGroup` of table `fromTable`, copied unit by unit, never made a string. */
 let fromTable: CompactTable | null = null;
 let fromGroup = 0;
+/** Or (receive): the key `fromUnits[fromAt, fromAt + fromLength)` of hash `fromHash`, from another thread's outbox. */
+let fromUnits: Uint16Array | null = null;
+let fromAt = 0, fromLength = 0, fromHash = 0;
+
+/** Keys bound for the thread that holds their part: their hashes, lengths, records and units (UTF-16). */
+export interface OutboxData {
+  outbox: true;
+  n: number;
+  used: number;
+  hashes: Int32Array;
+  lengths: Int32Array;
+  records: Float64Array;
+  /** The key's type (its part is derived from the key: {@link DERIVED}). */
+  types: Uint8Array;
+  units: Uint16Array;
+}
+/** An outbox is sent when it holds this many keys, or this many units. */
+const OUT_KEYS = 1024, OUT_UNITS = 16384;
+/** Outboxes a table makes at most (sent ones come back and are used again). */
+const OUT_MAX = 32;
+
+function newOutbox(): OutboxData {
+  return { outbox: true, n: 0, used: 0, hashes: new Int32Array(OUT_KEYS), lengths: new Int32Array(OUT_KEYS), records: new Float64Array(OUT_KEYS), types: new Uint8Array(OUT_KEYS), units: new Uint16Array(OUT_UNITS) };
+}
+
+/** The buffers of an outbox (sent and sent back by transfer: a handful of outboxes serve a whole aggregate). */
+export function outboxTransfer(o: OutboxData): ArrayBuffer[] {
+  return [o.hashes.buffer as ArrayBuffer, o.lengths.buffer as ArrayBuffer, o.records.buffer as ArrayBuffer, o.types.buffer as ArrayBuffer, o.units.buffer as ArrayBuffer];
+}
 
 /** The slot of hash `h` in a table of `mask + 1` slots (FNV's low bits mixed with its high ones). */
 function slotOf(h: number, mask: number): number {
@@ -83,6 +112,12 @@ export class CompactTable {
   estimate = 0;
   /** Estimated bytes of what is kept beside the arrays (parts, metric states). */
   side = 0;
+  /**
+   * Of `estimate`, the groups of this table's own keys (all of them without a split): every other table of the job
+   * holds none of them but units kept back (an outbox too many), so the sum over the threads is at most the estimate
+   * of the job's distinct groups.
+   */
+  owned = 0;
 
   constructor(private readonly c: Compiled, cap = 1024) {
     this.cap = cap;
@@ -109,6 +144,7 @@ export class CompactTable {
   add(record: number, atoms: Atoms): void {
     const c = this.c;
     fromTable = null;
+    fromUnits = null;
     const dims = c.spec.dimensions;
     if (dims.length === 1) {
       const s = dims[0]!.slot;
@@ -127,8 +163,17 @@ export class CompactTable {
       keyPrefix = -1;
       keyText = key;
     }
+    if (this.owners > 1 && this.metrics === null && dims.length === 1 && DERIVED[keyTypes[0]!] === 1) {
+      // Keys of another thread's part go to it (their groups are held there only), unless too long for an outbox.
+      this.hashKey();
+      this.hashed = true;
+      const owner = this.hash % this.owners;
+      if (owner !== this.me) this.hashed = false;
+      if (owner !== this.me && keyText.length < OUT_UNITS / 4 && this.forward(owner, record)) return;
+    }
     let g = this.find();
     if (g < 0) {
+      const before = this.estimate;
       g = this.insert(record);
       let parts: Part[] | null = null;
       if (dims.length > 1 || !DERIVED[keyTypes[0]!]) {
@@ -140,6 +185,7 @@ export class CompactTable {
         }
       }
       this.setSide(g, parts, this.metrics ? c.spec.metrics.map((m) => newMetric(m.kind)) : null);
+      if (this.owners === 1 || this.hash % this.owners === this.me) this.owned += this.estimate - before;
     }
     this.counts[g] = this.counts[g]! + 1;
     if (this.metrics) {
@@ -148,19 +194,18 @@ export class CompactTable {
     }
   }
 
-  /** The hash of the key find() last looked for. */
+  /** The hash of the key find() last looked for; `hashed`: already set for the key in keyPrefix/keyText. */
   private hash = 0;
+  private hashed = false;
 
   /** The group of the key in keyPrefix/keyText (or, with `fromTable`, group `fromGroup` of it), or −1 (its hash left in `hash`). */
   private find(): number {
     if (fromTable !== null) return this.findFrom(fromTable, fromGroup);
-    let h = FNV;
-    if (keyPrefix >= 0) h = Math.imul(h ^ keyPrefix, PRIME) >>> 0;
-    const text = keyText;
-    const len = text.length;
-    for (let i = 0; i < len; i++) h = Math.imul(h ^ text.charCodeAt(i), PRIME) >>> 0;
-    this.hash = h;
-    const full = len + (keyPrefix >= 0 ? 1 : 0);
+    if (fromUnits !== null) return this.findUnits(fromUnits, fromAt, fromLength, fromHash);
+    if (!this.hashed) this.hashKey();
+    this.hashed = false;
+    const h = this.hash;
+    const full = keyText.length + (keyPrefix >= 0 ? 1 : 0);
     const mask = this.slots.length - 1;
     const hi = h | 0;
     for (let s = slotOf(h, mask); ; s = (s + 1) & mask) {
@@ -185,6 +230,118 @@ export class CompactTable {
     }
     return true;
   }
+
+  /** Sets `hash` to the hash of the key in keyPrefix/keyText (FNV-1a of its units: table.ts partOfKey's). */
+  private hashKey(): void {
+    let h = FNV;
+    if (keyPrefix >= 0) h = Math.imul(h ^ keyPrefix, PRIME) >>> 0;
+    const text = keyText;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), PRIME) >>> 0;
+    this.hash = h;
+  }
+
+  /** The group of the key `units[at, at + len)` whose hash is `h`, or −1 (its hash left in `hash`). */
+  private findUnits(units: Uint16Array, at: number, len: number, h: number): number {
+    this.hash = h >>> 0;
+    const mask = this.slots.length - 1;
+    for (let s = slotOf(h >>> 0, mask); ; s = (s + 1) & mask) {
+      const g = this.slots[s]! - 1;
+      if (g < 0) return -1;
+      if (this.hashes[g] === (h | 0) && this.lengths[g] === len && this.sameUnits(g, units, at, len)) return g;
+    }
+  }
+
+  private sameUnits(g: number, units: Uint16Array, at: number, len: number): boolean {
+    const x = this.starts[g]!;
+    if (x >= 0) {
+      const p = this.narrow;
+      for (let i = 0; i < len; i++) if (p[x + i] !== units[at + i]) return false;
+    } else {
+      const p = this.wide, w = -1 - x;
+      for (let i = 0; i < len; i++) if (p[w + i] !== units[at + i]) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Writes the key in keyPrefix/keyText (hash in `hash`) of a unit of record `record` into the outbox of thread
+   * `owner`; false when OUT_MAX outboxes are out already (the other thread is behind: the unit is counted here, and
+   * its group is merged with the other thread's at the hand-over, as without a split).
+   */
+  private forward(owner: number, record: number): boolean {
+    const full = keyText.length + (keyPrefix >= 0 ? 1 : 0);
+    let o = this.outboxes[owner] ?? null;
+    if (o !== null && (o.n === OUT_KEYS || o.used + full > OUT_UNITS)) { this.send!(owner, o); this.outboxes[owner] = o = null; }
+    if (o === null) {
+      o = this.spare.pop() ?? null;
+      if (o === null) {
+        if (this.made >= OUT_MAX) return false;
+        this.made++;
+        o = newOutbox();
+      }
+      this.outboxes[owner] = o;
+    }
+    const i = o.n++;
+    o.hashes[i] = this.hash | 0;
+    o.lengths[i] = full;
+    o.records[i] = record;
+    o.types[i] = keyTypes[0]!;
+    let at = o.used;
+    if (keyPrefix >= 0) o.units[at++] = keyPrefix;
+    for (let k = 0; k < keyText.length; k++) o.units[at + k] = keyText.charCodeAt(k);
+    o.used += full;
+    return true;
+  }
+
+  /**
+   * Threads split the keys (count-only aggregates of one dimension): this table holds the keys whose hash modulo
+   * `owners` is `me`, and sends the others to their thread in outboxes (`send`; a spent outbox comes back through
+   * {@link recycle}). Set before the first unit.
+   */
+  splitKeys(owners: number, me: number, send: (owner: number, o: OutboxData) => void): void {
+    this.owners = owners;
+    this.me = me;
+    this.send = send;
+  }
+
+  /** Sends every outbox that holds keys (before the table is handed over: the other threads then count them). */
+  sendAll(): void {
+    for (let owner = 0; owner < this.outboxes.length; owner++) {
+      const o = this.outboxes[owner];
+      if (o && o.n > 0) { this.send!(owner, o); this.outboxes[owner] = null; }
+    }
+  }
+
+  /** An outbox this thread sent, back from the thread that counted its keys: used again. */
+  recycle(o: OutboxData): void {
+    o.n = 0;
+    o.used = 0;
+    this.spare.push(o); // kept: outboxes dropped waited for a collection this thread seldom runs
+  }
+
+  /** Counts the keys of an outbox another thread sent (keys of this thread's part). */
+  receive(o: OutboxData): void {
+    try {
+      fromUnits = o.units;
+      let at = 0;
+      for (let i = 0; i < o.n; i++) {
+        const len = o.lengths[i]!;
+        fromAt = at; fromLength = len; fromHash = o.hashes[i]!;
+        at += len;
+        this.addGroup(null, 1, o.records[i]!, null, o.types[i]!, null);
+      }
+    } finally {
+      fromUnits = null;
+    }
+  }
+
+  private owners = 1;
+  private me = 0;
+  private send: ((owner: number, o: OutboxData) => void) | null = null;
+  private outboxes: (OutboxData | null)[] = [];
+  private spare: OutboxData[] = [];
+  /** Outboxes made (each ~50 KB; at most OUT_MAX). */
+  private made = 0;
 
   /** The group of the key of group `bg` of table `b`, or −1 (its hash left in `hash`). */
   private findFrom(b: CompactTable, bg: number): number {
@@ -215,6 +372,24 @@ export class CompactTable {
   private insert(record: number): number {
     if (this.n === this.cap) this.grow();
     const g = this.n++;
+    if (fromUnits !== null) {
+      const u = fromUnits, full = fromLength;
+      let narrow = true;
+      for (let i = 0; i < full; i++) if (u[fromAt + i]! > 0xff) { narrow = false; break; }
+      if (narrow) {
+        if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full);
+        const a = this.narrow, at = this.narrowUsed;
+        for (let i = 0; i < full; i++) a[at + i] = u[fromAt + i]!;
+        this.starts[g] = at;
+        this.narrowUsed += full;
+      } else {
+        if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full);
+        this.wide.set(u.subarray(fromAt, fromAt + full), this.wideUsed);
+        this.starts[g] = -1 - this.wideUsed;
+        this.wideUsed += full;
+      }
+      return this.inserted(g, full, record);
+    }
     if (fromTable !== null) {
       const b = fromTable, y = b.starts[fromGroup]!, full = b.lengths[fromGroup]!;
       if (y >= 0) {
@@ -329,6 +504,7 @@ export class CompactTable {
   /** Sets the key to find or insert to `key` (a canonical table key). */
   private static keyed(key: string): void {
     fromTable = null;
+    fromUnits = null;
     keyPrefix = -1;
     keyText = key;
   }
@@ -338,9 +514,11 @@ export class CompactTable {
     if (key !== null) CompactTable.keyed(key);
     let g = this.find();
     if (g < 0) {
+      const before = this.estimate;
       g = this.insert(first);
       this.types[g] = type;
       this.setSide(g, parts, metrics);
+      if (this.owners === 1 || this.hash % this.owners === this.me) this.owned += this.estimate - before;
       this.counts[g] = count;
       return;
     }
@@ -361,6 +539,7 @@ export class CompactTable {
   /** Merges `b` (a table of the same aggregate, over other records) into this one. */
   merge(b: CompactTable): void {
     try {
+      fromUnits = null;
       fromTable = b;
       for (let g = 0; g < b.n; g++) {
         fromGroup = g;
@@ -376,20 +555,46 @@ export class CompactTable {
     for (const [key, gr] of t.groups) this.addGroup(key, gr.count, gr.parts[0]?.r ?? 0, gr.parts, gr.parts[0]?.t ?? 0, this.metrics ? gr.m : null);
   }
 
-  /** The groups of hash part `part` of `parts` (table.ts partOfKey of their keys), as data to transfer. */
+  /**
+   * The groups of hash part `part` of `parts` (table.ts partOfKey of their keys), as data to transfer: copied into
+   * arrays of their size (the keys are distinct: no lookups), which leave with the message.
+   */
   take(part: number, parts: number): CompactData {
-    const out = new CompactTable(this.c, 1024);
-    try {
-      fromTable = this;
-      for (let g = 0; g < this.n; g++) {
-        if ((this.hashes[g]! >>> 0) % parts !== part) continue;
-        fromGroup = g;
-        out.addGroup(null, this.counts[g]!, this.firsts[g]!, this.parts[g] ?? null, this.types[g]!, this.metrics ? this.metrics[g]! : null);
-      }
-    } finally {
-      fromTable = null;
+    let n = 0, narrowUnits = 0, wideUnits = 0;
+    for (let g = 0; g < this.n; g++) {
+      if ((this.hashes[g]! >>> 0) % parts !== part) continue;
+      n++;
+      if (this.starts[g]! >= 0) narrowUnits += this.lengths[g]!; else wideUnits += this.lengths[g]!;
     }
-    return out.data();
+    const d: CompactData = {
+      compact: true, n,
+      hashes: new Int32Array(n), starts: new Int32Array(n), lengths: new Int32Array(n), types: new Uint8Array(n),
+      counts: new Float64Array(n), firsts: new Float64Array(n), narrow: new Uint8Array(narrowUnits), wide: new Uint16Array(wideUnits),
+      parts: [], metrics: this.metrics ? [] : null, estimate: 0, side: 0,
+    };
+    let k = 0, nu = 0, wu = 0;
+    for (let g = 0; g < this.n; g++) {
+      if ((this.hashes[g]! >>> 0) % parts !== part) continue;
+      const start = this.starts[g]!, len = this.lengths[g]!;
+      if (start >= 0) {
+        d.narrow.set(this.narrow.subarray(start, start + len), nu);
+        d.starts[k] = nu;
+        nu += len;
+      } else {
+        d.wide.set(this.wide.subarray(-1 - start, -1 - start + len), wu);
+        d.starts[k] = -1 - wu;
+        wu += len;
+      }
+      d.hashes[k] = this.hashes[g]!; d.lengths[k] = len; d.types[k] = this.types[g]!;
+      d.counts[k] = this.counts[g]!; d.firsts[k] = this.firsts[g]!;
+      const p = this.parts[g];
+      if (p) { d.parts[k] = p; for (const x of p) d.side += PART_BYTES + 2 * x.x.length + (x.raw ? 2 * x.raw.length : 0); }
+      const m = this.metrics?.[g];
+      if (m) { d.metrics![k] = m; d.side += 64 * m.length; }
+      d.estimate += GROUP_BYTES + PART_BYTES + 4 * len + 64 * (m ? m.length : 0);
+      k++;
+    }
+    return d;
   }
 
   /** This table as plain data (its arrays cut to their use: transfer them). */

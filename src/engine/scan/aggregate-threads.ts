@@ -74,8 +74,9 @@ interface Slot {
   port: MessagePort;
   progress: Int32Array;
   busy: number;
-  /** With job.keep: the bytes of the thread's table (its latest `done`). */
+  /** With job.keep: the bytes of the thread's table (its latest `done`), and of its own keys' groups (compact.ts `owned`). */
   held: number;
+  owned: number;
 }
 
 interface Pending {
@@ -238,7 +239,7 @@ export class AggregateThreads implements AggregatePool {
     // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
     const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
-    const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
+    const init: Omit<AggregateWorkerInit, 'port' | 'progress' | 'peers' | 'me'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: keep ? keep.threadBytes : null,
       padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
@@ -260,7 +261,17 @@ export class AggregateThreads implements AggregatePool {
     const listeners: { worker: Worker; error: (err: Error) => void; exit: (code: number) => void }[] = [];
     // The job goes to each thread at once; slices follow without waiting for the threads to be ready (they queue on
     // the job's port), so reading the file overlaps a new thread's start-up.
-    for (const worker of this.pool.take(threads)) {
+    const workers = this.pool.take(threads);
+    // With `keep`, the threads split the keys between them (compact.ts splitKeys): a port for each pair of threads.
+    const peers: (MessagePort | null)[][] = workers.map(() => workers.map(() => null));
+    if (keep && workers.length > 1) {
+      for (let i = 0; i < workers.length; i++) for (let j = i + 1; j < workers.length; j++) {
+        const { port1, port2 } = new MessageChannel();
+        peers[i]![j] = port1;
+        peers[j]![i] = port2;
+      }
+    }
+    for (const [w, worker] of workers.entries()) {
       const { port1, port2 } = new MessageChannel();
       const progress = new Int32Array(new SharedArrayBuffer(8));
       progress[0] = -1;
@@ -268,10 +279,12 @@ export class AggregateThreads implements AggregatePool {
       worker.on('error', l.error);
       worker.on('exit', l.exit);
       listeners.push(l);
-      worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
-      const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0 };
+      const mine = peers[w]!;
+      const peerPorts = mine.filter((p): p is MessagePort => p !== null);
+      worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress, peers: peerPorts.length ? mine : null, me: w } }, [port2, ...peerPorts]);
+      const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0, owned: 0 };
       slots.push(slot);
-      port1.on('message', (m: { type: string; seq?: number; held?: number; table?: TableData | CompactData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
+      port1.on('message', (m: { type: string; seq?: number; held?: number; owned?: number; table?: TableData | CompactData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
         if (m.type === 'ready') return;
         if (m.type === 'log') {
           const log = this.options.log;
@@ -310,6 +323,7 @@ export class AggregateThreads implements AggregatePool {
         if (marks && m.checked) marks.set(m.checked, p.first);
         slot.busy--;
         if (m.held !== undefined) slot.held = m.held;
+        if (m.owned !== undefined) slot.owned = m.owned;
         poke();
       });
     }
@@ -403,7 +417,9 @@ export class AggregateThreads implements AggregatePool {
        * and hands them to `onPart`, so that this thread holds one part's groups at once.
        */
       const handOverParts = async (p: NonNullable<AggregateJob['keep']>) => {
-        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0), slots.reduce((n, s) => Math.max(n, s.held), 0));
+        // At least this many bytes of distinct groups: the largest table's, or the threads' own keys' all told.
+        const least = Math.max(slots.reduce((n, s) => Math.max(n, s.held), 0), slots.reduce((n, s) => n + s.owned, 0));
+        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0), least);
         for (let part = 0; part < count; part++) {
           flushed = 0;
           for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: count });

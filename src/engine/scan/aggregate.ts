@@ -73,12 +73,12 @@ export interface AggregateJob {
   clock: Clock;
   /**
    * Threads keep the whole table of their records (each within `threadBytes`, else the job fails with
-   * aggregateGroupBytes) and, once every record is done, hand it over in `partsFor(their tables' bytes, the largest
-   * one's)` hash parts,
+   * aggregateGroupBytes) and, once every record is done, hand it over in `partsFor(their tables' bytes, at least the
+   * bytes of the distinct groups)` hash parts,
    * each part's tables (from every thread) merged and given to `onPart` (not merged into `table`). At the deadline the
    * whole tables merge into `table` instead. Ignored with regular expressions in `where`.
    */
-  keep?: { threadBytes: number; partsFor: (heldBytes: number, largest: number) => number; onPart: (t: TableData | CompactTable, part: number, count: number) => void };
+  keep?: { threadBytes: number; partsFor: (heldBytes: number, least: number) => number; onPart: (t: TableData | CompactTable, part: number, count: number) => void };
 }
 
 export interface AggregateEnv {
@@ -198,16 +198,15 @@ class Fold {
       for (const j of r.inexact) this.inexact.add(j);
       if (last === null || order(r, last) < 0) rows.push(r);
     };
-    if (t instanceof CompactTable && this.by.by === 'count' && compiled.spec.metrics.length === 0 && (last !== null || t.n > KEEP_ROWS)) {
-      // By count, without metrics: a group whose count puts it after the last row kept, or after KEEP_ROWS groups of
-      // this part, cannot be among the first KEEP_ROWS; it is only counted (no row made).
+    if (t instanceof CompactTable && this.by.by === 'count' && compiled.spec.metrics.length === 0 && this.rows.length + t.n > KEEP_ROWS) {
+      // By count, without metrics: a group whose count puts it after the KEEP_ROWS-th count of the rows kept and this
+      // part's groups cannot be among the first KEEP_ROWS; it is only counted (no row made).
       const desc = this.by.desc;
-      let bound = last !== null ? last.count : desc ? -Infinity : Infinity;
-      if (t.n > KEEP_ROWS) {
-        const counts = t.counts.slice(0, t.n).sort();
-        const kth = desc ? counts[t.n - KEEP_ROWS]! : counts[KEEP_ROWS - 1]!;
-        bound = desc ? Math.max(bound, kth) : Math.min(bound, kth);
-      }
+      const counts = new Float64Array(this.rows.length + t.n);
+      for (let i = 0; i < this.rows.length; i++) counts[i] = this.rows[i]!.count;
+      counts.set(t.counts.subarray(0, t.n), this.rows.length);
+      counts.sort();
+      const bound = desc ? counts[counts.length - KEEP_ROWS]! : counts[KEEP_ROWS - 1]!;
       for (let g = 0; g < t.n; g++) {
         const n = t.counts[g]!;
         if (desc ? n < bound : n > bound) this.total++;
@@ -305,10 +304,10 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
       };
       const keep: AggregateJob['keep'] = {
         threadBytes: env.bounds?.threadTableBytes ?? 2 * tableBytes,
-        partsFor: (held, largest) => {
-          // One thread's groups alone past the bound: there are more groups than an answer of every group holds, so
-          // the parts are folded as they come (none kept whole).
-          if (largest > tableBytes) foldAll = true;
+        partsFor: (held, least) => {
+          // The distinct groups past the bound (one thread's alone, or the threads' own keys): more groups than an
+          // answer of every group holds, so the parts are folded as they come (none kept whole).
+          if (least > tableBytes) foldAll = true;
           return held + table.bytes > tableBytes / 2 ? PARTS : 1;
         },
         onPart: (t, part, count) => {
