@@ -153,6 +153,10 @@ describe('many groups on worker threads', () => {
     expect(r.groups.map((g) => [g.key[0], g.count])).toEqual(want.slice(0, 10_000));
     expect(r.warnings.map((w) => w.code)).toEqual(['GROUPS_KEPT']);
     expect(r.recordsScanned).toBe(rows.length);
+    // ascending: the rarest first, ties by key
+    const asc = await engine({ tableBytes: 1_000_000 }).aggregate(opts({ order: { by: 'count', desc: false } }));
+    const rare = [...want].sort((a, b) => a[1] - b[1] || (want.indexOf(a) - want.indexOf(b)));
+    expect(asc.groups.map((g) => [g.key[0], g.count])).toEqual(rare.slice(0, 10_000));
   }, 60_000);
 
   test('within the table bound: every group, as counted here', async () => {

@@ -550,6 +550,18 @@ export class CompactTable {
     }
   }
 
+  /** Adds group `g` of table `b` (its key, count, first record, parts and metric states) to this one. */
+  copy(b: CompactTable, g: number): void {
+    try {
+      fromUnits = null;
+      fromTable = b;
+      fromGroup = g;
+      this.addGroup(null, b.counts[g]!, b.firsts[g]!, b.parts[g] ?? null, b.types[g]!, b.metrics ? b.metrics[g]! : null);
+    } finally {
+      fromTable = null;
+    }
+  }
+
   /** Merges the groups of a TableData (the groups this thread aggregated itself) into this one. */
   mergeTable(t: TableData): void {
     for (const [key, gr] of t.groups) this.addGroup(key, gr.count, gr.parts[0]?.r ?? 0, gr.parts, gr.parts[0]?.t ?? 0, this.metrics ? gr.m : null);

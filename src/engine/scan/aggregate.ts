@@ -186,7 +186,39 @@ class Fold {
     this.numberLike = Array.from({ length: metrics }, () => 0);
   }
 
+  /**
+   * By count without metrics: the groups that may be among the first KEEP_ROWS, still compact (rows are made of them
+   * at the end): those within the KEEP_ROWS-th count of these and each part's groups, ties included.
+   */
+  private kept: CompactTable | null = null;
+  private keptOf: Compiled | null = null;
+
   add(t: TableData | CompactTable, compiled: Compiled): void {
+    if (t instanceof CompactTable && this.by.by === 'count' && compiled.spec.metrics.length === 0 && this.rows.length === 0) {
+      // A group whose count puts it after the KEEP_ROWS-th count of the groups kept and this part's cannot be among the
+      // first KEEP_ROWS: it is only counted. Rows (~800 bytes each) made part after part left the heap grown by tens
+      // of MiB of rows sorted out.
+      const kept = this.kept;
+      const desc = this.by.desc;
+      const had = kept ? kept.n : 0;
+      let bound = desc ? -Infinity : Infinity;
+      if (had + t.n > KEEP_ROWS) {
+        const counts = new Float64Array(had + t.n);
+        if (kept) counts.set(kept.counts.subarray(0, had));
+        counts.set(t.counts.subarray(0, t.n), had);
+        counts.sort();
+        bound = desc ? counts[counts.length - KEEP_ROWS]! : counts[KEEP_ROWS - 1]!;
+      }
+      const next = new CompactTable(compiled, 0);
+      const within = (n: number) => (desc ? n >= bound : n <= bound);
+      if (kept) for (let g = 0; g < had; g++) if (within(kept.counts[g]!)) next.copy(kept, g);
+      for (let g = 0; g < t.n; g++) if (within(t.counts[g]!)) next.copy(t, g);
+      this.total += t.n;
+      this.kept = next;
+      this.keptOf = compiled;
+      return;
+    }
+    this.rowsOfKept();
     const order = rowOrder(this.by);
     // Once KEEP_ROWS are kept, only rows before the last of them can enter (the sort then stays small).
     const last = this.rows.length >= KEEP_ROWS ? this.rows[this.rows.length - 1]! : null;
@@ -198,28 +230,27 @@ class Fold {
       for (const j of r.inexact) this.inexact.add(j);
       if (last === null || order(r, last) < 0) rows.push(r);
     };
-    if (t instanceof CompactTable && this.by.by === 'count' && compiled.spec.metrics.length === 0 && this.rows.length + t.n > KEEP_ROWS) {
-      // By count, without metrics: a group whose count puts it after the KEEP_ROWS-th count of the rows kept and this
-      // part's groups cannot be among the first KEEP_ROWS; it is only counted (no row made).
-      const desc = this.by.desc;
-      const counts = new Float64Array(this.rows.length + t.n);
-      for (let i = 0; i < this.rows.length; i++) counts[i] = this.rows[i]!.count;
-      counts.set(t.counts.subarray(0, t.n), this.rows.length);
-      counts.sort();
-      const bound = desc ? counts[counts.length - KEEP_ROWS]! : counts[KEEP_ROWS - 1]!;
-      for (let g = 0; g < t.n; g++) {
-        const n = t.counts[g]!;
-        if (desc ? n < bound : n > bound) this.total++;
-        else each(t.group(g));
-      }
-    } else if (t instanceof CompactTable) t.forEach(each);
+    if (t instanceof CompactTable) t.forEach(each);
     else for (const g of t.groups.values()) each(g);
     this.rows = this.rows.concat(rows);
     this.rows.sort(order);
     if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
   }
 
+  /** The groups kept compact made rows (counted already), sorted, the first KEEP_ROWS. */
+  private rowsOfKept(): void {
+    const kept = this.kept;
+    if (!kept) return;
+    this.kept = null;
+    const rows: GroupRow[] = [];
+    kept.forEach((g) => rows.push(finishGroup(g, this.keptOf!, this.parse)));
+    this.rows = this.rows.concat(rows);
+    this.rows.sort(rowOrder(this.by));
+    if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
+  }
+
   parts(passes: number): Partitioned {
+    this.rowsOfKept();
     return { rows: this.rows, total: this.total, numberLike: this.numberLike, inexact: this.inexact, passes };
   }
 }
