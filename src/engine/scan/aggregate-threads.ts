@@ -14,6 +14,8 @@
  * - With `job.keep`, each thread keeps the whole table of its records (within `keep.threadBytes`, else the job fails
  *   with aggregateGroupBytes) and, once every slice is done, hands it over one hash part at a time: the part's tables
  *   from every thread are merged and given to `keep.onPart` (at the deadline, the whole tables merge into the job's).
+ *   Those tables are compact (aggregate/compact.ts) unless `count_distinct` is asked, and the threads split the keys
+ *   between them over a port for each pair (given with the job): compact.ts splitKeys, aggregate-worker.ts.
  * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work

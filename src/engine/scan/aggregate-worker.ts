@@ -12,9 +12,13 @@
  *       records first…, relative to `offset`, on a SharedArrayBuffer reused likewise: its first 2 × count entries are
  *       this slice's spans, or with `extents` its first count + 1 entries their extents' boundaries, trimmed here of
  *       `init.padding`; checked: their marks, checked.ts)
- *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave the table)
+ *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave a table of
+ *       objects; a compact one's are copied out and transferred)
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
  *   out { type: 'done', seq, stats, table?, held?, checked? } | { type: 'table', table, final } | { type: 'over', bytes } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
+ * With `init.peers` (a port to each other thread of the job), the threads split the keys of their compact tables:
+ *   peer { type: 'keys', o } (an outbox of keys of this thread's part: counted, then sent back as { type: 'back', o })
+ *   peer { type: 'fin' }     (the sender's last outbox came before it; a flush waits for every other thread's)
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
