@@ -119,19 +119,20 @@ export class CompactTable {
    */
   owned = 0;
 
-  constructor(private readonly c: Compiled, cap = 1024) {
+  /** `inPlace`: arrays grow in place (a thread's table: see RESERVE); else they are copied (tables on the main thread, short-lived). */
+  constructor(private readonly c: Compiled, cap = 1024, private readonly inPlace = false) {
     this.cap = cap;
-    this.hashes = growable(Int32Array, cap);
-    this.starts = growable(Int32Array, cap);
-    this.lengths = growable(Int32Array, cap);
-    this.types = growable(Uint8Array, cap);
-    this.counts = growable(Float64Array, cap);
-    this.firsts = growable(Float64Array, cap);
-    this.narrow = growable(Uint8Array, cap * 16);
+    this.hashes = growable(Int32Array, cap, inPlace);
+    this.starts = growable(Int32Array, cap, inPlace);
+    this.lengths = growable(Int32Array, cap, inPlace);
+    this.types = growable(Uint8Array, cap, inPlace);
+    this.counts = growable(Float64Array, cap, inPlace);
+    this.firsts = growable(Float64Array, cap, inPlace);
+    this.narrow = growable(Uint8Array, cap * 16, inPlace);
     this.wide = new Uint16Array(0);
     let s = 16;
     while (s < 2 * cap) s *= 2;
-    this.slots = growable(Int32Array, s);
+    this.slots = growable(Int32Array, s, inPlace);
     this.metrics = c.spec.metrics.length > 0 ? [] : null;
   }
 
@@ -377,13 +378,13 @@ export class CompactTable {
       let narrow = true;
       for (let i = 0; i < full; i++) if (u[fromAt + i]! > 0xff) { narrow = false; break; }
       if (narrow) {
-        if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full);
+        if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full, this.inPlace);
         const a = this.narrow, at = this.narrowUsed;
         for (let i = 0; i < full; i++) a[at + i] = u[fromAt + i]!;
         this.starts[g] = at;
         this.narrowUsed += full;
       } else {
-        if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full);
+        if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full, this.inPlace);
         this.wide.set(u.subarray(fromAt, fromAt + full), this.wideUsed);
         this.starts[g] = -1 - this.wideUsed;
         this.wideUsed += full;
@@ -393,12 +394,12 @@ export class CompactTable {
     if (fromTable !== null) {
       const b = fromTable, y = b.starts[fromGroup]!, full = b.lengths[fromGroup]!;
       if (y >= 0) {
-        if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full);
+        if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full, this.inPlace);
         this.narrow.set(b.narrow.subarray(y, y + full), this.narrowUsed);
         this.starts[g] = this.narrowUsed;
         this.narrowUsed += full;
       } else {
-        if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full);
+        if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full, this.inPlace);
         this.wide.set(b.wide.subarray(-1 - y, -1 - y + full), this.wideUsed);
         this.starts[g] = -1 - this.wideUsed;
         this.wideUsed += full;
@@ -411,14 +412,14 @@ export class CompactTable {
     let narrow = true;
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) { narrow = false; break; }
     if (narrow) {
-      if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full);
+      if (this.narrowUsed + full > this.narrow.length) this.narrow = grown(this.narrow, this.narrowUsed + full, this.inPlace);
       const a = this.narrow, at = this.narrowUsed;
       if (off) a[at] = keyPrefix;
       for (let i = 0; i < text.length; i++) a[at + off + i] = text.charCodeAt(i);
       this.starts[g] = at;
       this.narrowUsed += full;
     } else {
-      if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full);
+      if (this.wideUsed + full > this.wide.length) this.wide = grown(this.wide, this.wideUsed + full, this.inPlace);
       const a = this.wide, at = this.wideUsed;
       if (off) a[at] = keyPrefix;
       for (let i = 0; i < text.length; i++) a[at + off + i] = text.charCodeAt(i);
@@ -464,19 +465,19 @@ export class CompactTable {
   }
 
   private rehash(size: number): void {
-    this.slots = resized(this.slots, size);
+    this.slots = resized(this.slots, size, this.inPlace);
     this.slots.fill(0);
     for (let g = 0; g < this.n; g++) this.place(g);
   }
 
   private grow(): void {
     const cap = Math.max(16, this.cap * 2);
-    this.hashes = resized(this.hashes, cap);
-    this.starts = resized(this.starts, cap);
-    this.lengths = resized(this.lengths, cap);
-    this.types = resized(this.types, cap);
-    this.counts = resized(this.counts, cap);
-    this.firsts = resized(this.firsts, cap);
+    this.hashes = resized(this.hashes, cap, this.inPlace);
+    this.starts = resized(this.starts, cap, this.inPlace);
+    this.lengths = resized(this.lengths, cap, this.inPlace);
+    this.types = resized(this.types, cap, this.inPlace);
+    this.counts = resized(this.counts, cap, this.inPlace);
+    this.firsts = resized(this.firsts, cap, this.inPlace);
     this.cap = cap;
   }
 
@@ -686,13 +687,20 @@ const RESERVE = 2 ** 31;
 /** A resizable ArrayBuffer (ES2024; Node 20+). */
 const Resizable = ArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => ArrayBuffer & { resizable: boolean; maxByteLength: number; resize(bytes: number): void };
 
-/** A typed array of `n` elements that grows in place (length-tracking, on a resizable ArrayBuffer). */
-function growable<T extends Typed>(type: TypedClass<T>, n: number): T {
-  return new type(new Resizable(n * type.BYTES_PER_ELEMENT, { maxByteLength: RESERVE }));
+/** A typed array of `n` elements; `inPlace`: one that grows in place (length-tracking, on a resizable ArrayBuffer), where the system lets it reserve the address space. */
+function growable<T extends Typed>(type: TypedClass<T>, n: number, inPlace: boolean): T {
+  if (inPlace) {
+    try {
+      return new type(new Resizable(n * type.BYTES_PER_ELEMENT, { maxByteLength: RESERVE }));
+    } catch {
+      // no address space to reserve (a limit on virtual memory): arrays are copied as they grow
+    }
+  }
+  return new type(n);
 }
 
-/** `a` with room for `cap` elements: grown in place when it can be, else copied into a growable array. */
-function resized<T extends Typed>(a: T, cap: number): T {
+/** `a` with room for `cap` elements: grown in place when it can be, else copied. */
+function resized<T extends Typed>(a: T, cap: number, inPlace: boolean): T {
   if (a.length >= cap) return a;
   const type = a.constructor as TypedClass<T>;
   const buffer = a.buffer as ArrayBuffer & { resizable?: boolean; maxByteLength?: number; resize?(bytes: number): void };
@@ -701,14 +709,14 @@ function resized<T extends Typed>(a: T, cap: number): T {
     buffer.resize!(bytes);
     return a;
   }
-  const b = growable(type, cap);
+  const b = growable(type, cap, inPlace);
   b.set(a);
   return b;
 }
 
 /** `a` grown to hold at least `need` (by half again, at least). */
-function grown<T extends Typed>(a: T, need: number): T {
+function grown<T extends Typed>(a: T, need: number, inPlace: boolean): T {
   let cap = Math.max(1024, a.length);
   while (cap < need) cap = Math.ceil(cap * 1.5);
-  return resized(a, cap);
+  return resized(a, cap, inPlace);
 }
