@@ -119,8 +119,8 @@ export class CompactTable {
    */
   owned = 0;
 
-  /** `inPlace`: arrays grow in place (a thread's table: see RESERVE); else they are copied (tables on the main thread, short-lived). */
-  constructor(private readonly c: Compiled, cap = 1024, private readonly inPlace = false) {
+  /** `inPlace`: arrays grow in place (see RESERVE); else they are copied. */
+  constructor(private readonly c: Compiled, cap = 1024, private readonly inPlace = true) {
     this.cap = cap;
     this.hashes = growable(Int32Array, cap, inPlace);
     this.starts = growable(Int32Array, cap, inPlace);

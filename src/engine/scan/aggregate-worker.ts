@@ -105,7 +105,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
   };
   // With `keep` the thread's whole table is compact (compact.ts) where the spec allows: a group costs ~50 bytes, not ~470.
   const compact = init.keep !== null && compactable(compiled);
-  let held: TableData | CompactTable = compact ? new CompactTable(compiled, 1024, true) : newTable();
+  let held: TableData | CompactTable = compact ? new CompactTable(compiled) : newTable();
   /**
    * Split keys: a key of another thread's part goes to it in an outbox (sent back once counted); a flush waits until
    * every other thread has sent its last outbox and said so (`fin`), so that the table holds every unit of its keys.
@@ -170,7 +170,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
           return;
         }
         port.postMessage({ type: 'table', table: held instanceof CompactTable ? held.toTable() : held, final: true });
-        held = compact ? new CompactTable(compiled, 1024, true) : newTable();
+        held = compact ? new CompactTable(compiled) : newTable();
         return;
       }
       if (peers) drainPeers();
