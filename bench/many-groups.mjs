@@ -2,10 +2,14 @@
 // bench/many-groups.mjs — a high-cardinality group-by: `aggregate {group_by: "scope", top: 10}` over a JSON Lines file
 // with 250,000 distinct `scope` values, against Python (json + collections.Counter) over the same file, in the same run.
 // Each run: a fresh server (persistent index off), the file opened untimed, then the timed call; the server's memory
-// growth during it (VmHWM reset just before it − VmRSS then; worker threads included); then Python, timed from outside.
+// growth during it (VmHWM reset just before it − VmRSS then; worker threads included) and CPU time (all its threads,
+// /proc/PID/stat); then Python, timed from outside, its CPU time from getrusage.
 // The top 10 (count descending, ties by key ascending, as aggregate orders them) must equal Python's, group for group.
 //
-//   node bench/many-groups.mjs [--file FILE.jsonl] [--records 2500000] [--groups 250000] [--runs 3] [--gateway bin/mcpgw.js]
+//   node bench/many-groups.mjs [--file FILE.jsonl] [--records 2500000] [--groups 250000] [--runs 3] [--gateway bin/mcpgw.js] [--warm]
+//
+// --warm: an untimed aggregate of 4 groups (`level`) first, so that the engine's threads and read buffers exist before
+// the timed call and its memory growth is what the groups cost (without it, two threads start inside the call).
 //
 // Without --file, generates one (deterministic) in the system's temp folder and keeps it for later runs.
 
@@ -22,6 +26,7 @@ const RECORDS = Number(arg('--records', '2500000'));
 const GROUPS = Number(arg('--groups', '250000'));
 const RUNS = Math.max(1, Number(arg('--runs', '3')));
 const GATEWAY = path.resolve(arg('--gateway', path.join(REPO, 'bin', 'mcpgw.js')));
+const WARM = process.argv.includes('--warm');
 const FILE = path.resolve(arg('--file', path.join(os.tmpdir(), `mcpgw-many-groups-${RECORDS}-${GROUPS}.jsonl`)));
 
 /** Record i: every scope once in the first GROUPS records, then scopes drawn with a skew (a few frequent, most rare). */
@@ -47,25 +52,31 @@ function mem(pid) {
   for (const l of fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) if (/^Vm(RSS|HWM):/.test(l)) out[l.slice(0, 5)] = parseInt(l.slice(6), 10);
   return out;
 }
+/** CPU seconds the process has used, all its threads (utime + stime of /proc/PID/stat, in clock ticks of 1/100 s). */
+function cpu(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
 const resetPeak = (pid) => { try { fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'); return true; } catch { return false; } };
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const range = (a, d = 0) => `${median(a).toFixed(d)} [${Math.min(...a).toFixed(d)}–${Math.max(...a).toFixed(d)}]`;
 
 const PY = `
-import json, sys, collections
+import json, sys, collections, resource
 c = collections.Counter()
 with open(sys.argv[1], 'rb') as f:
     for line in f:
         c[json.loads(line)['scope']] += 1
 top = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
-print(json.dumps({'total': len(c), 'top': top}))
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({'total': len(c), 'top': top, 'cpu': ru.ru_utime + ru.ru_stime}))
 `;
 
 const CONFIG = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-many-groups-')), 'config.json');
 fs.writeFileSync(CONFIG, JSON.stringify({ cache: false }));
 const { Client } = await import('@modelcontextprotocol/client');
 const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-const rows = { gw: [], py: [], growth: [], ratio: [] };
+const rows = { gw: [], py: [], growth: [], ratio: [], gwCpu: [], pyCpu: [], cpuRatio: [], load: [] };
 try {
   for (let run = 1; run <= RUNS; run++) {
     const transport = new StdioClientTransport({ command: process.execPath, cwd: REPO, stderr: 'inherit', args: [GATEWAY, 'serve', '--root', path.dirname(FILE), '--config', CONFIG] });
@@ -74,12 +85,18 @@ try {
     const opened = await client.callTool({ name: 'open_file', arguments: { path: path.basename(FILE) } }, undefined, { timeout: 600000 });
     if (opened.isError) throw new Error(`open_file: ${opened.content?.[0]?.text}`);
     const pid = transport.pid;
+    if (WARM) {
+      const w = await client.callTool({ name: 'aggregate', arguments: { handle: opened.structuredContent.handle, group_by: 'level', top: 10 } }, undefined, { timeout: 600000 });
+      if (w.isError) throw new Error(`warm-up aggregate: ${w.content?.[0]?.text}`);
+    }
     const canReset = resetPeak(pid);
     const before = mem(pid).VmRSS;
+    const cpu0 = cpu(pid);
     const t0 = performance.now();
     const r = await client.callTool({ name: 'aggregate', arguments: { handle: opened.structuredContent.handle, group_by: 'scope', top: 10 } }, undefined, { timeout: 600000 });
     const wall = performance.now() - t0;
     const growth = canReset ? (mem(pid).VmHWM - before) / 1024 : NaN;
+    const gwCpu = cpu(pid) - cpu0;
     await client.close();
     if (r.isError || !r.structuredContent?.complete) throw new Error(`aggregate: ${r.content?.[0]?.text ?? 'not complete'}`);
     const t1 = performance.now();
@@ -90,13 +107,17 @@ try {
     const gw = r.structuredContent.groups.map((g) => [Array.isArray(g.key) ? g.key[0] : g.key, g.count]);
     if (JSON.stringify(gw) !== JSON.stringify(py.top)) throw new Error(`top 10 differ: gateway ${JSON.stringify(gw)}, Python ${JSON.stringify(py.top)}`);
     if (r.structuredContent.groups_total !== py.total) throw new Error(`groups: gateway ${r.structuredContent.groups_total}, Python ${py.total}`);
-    console.error(`run ${run}: gateway ${wall.toFixed(0)} ms, +${growth.toFixed(0)} MiB; Python ${pyWall.toFixed(0)} ms; ${(wall / pyWall).toFixed(2)}×; ${py.total} groups, top 10 equal; load ${os.loadavg()[0].toFixed(1)}`);
+    const load = os.loadavg()[0];
+    console.error(`run ${run}: gateway ${wall.toFixed(0)} ms (CPU ${gwCpu.toFixed(2)} s), +${growth.toFixed(0)} MiB; Python ${pyWall.toFixed(0)} ms (CPU ${py.cpu.toFixed(2)} s); ${(wall / pyWall).toFixed(2)}× wall, ${(gwCpu / py.cpu).toFixed(2)}× CPU; ${py.total} groups, top 10 equal; load ${load.toFixed(1)}`);
     rows.gw.push(wall); rows.py.push(pyWall); rows.growth.push(growth); rows.ratio.push(wall / pyWall);
+    rows.gwCpu.push(gwCpu); rows.pyCpu.push(py.cpu); rows.cpuRatio.push(gwCpu / py.cpu); rows.load.push(load);
   }
 } finally {
   fs.rmSync(path.dirname(CONFIG), { recursive: true, force: true });
 }
-console.log(`aggregate {group_by: "scope", top: 10} on ${path.basename(FILE)} (${(fs.statSync(FILE).size / 1e6).toFixed(1)} MB), ${RUNS} fresh servers; medians [min–max]:`);
+console.log(`aggregate {group_by: "scope", top: 10} on ${path.basename(FILE)} (${(fs.statSync(FILE).size / 1e6).toFixed(1)} MB), ${RUNS} fresh servers${WARM ? ', each after an untimed aggregate of 4 groups' : ''}; medians [min–max]:`);
 console.log(`  gateway: ${range(rows.gw)} ms, memory growth ${range(rows.growth)} MiB`);
 console.log(`  Python (json + Counter): ${range(rows.py)} ms`);
 console.log(`  gateway ÷ Python (same run): ${range(rows.ratio, 2)}`);
+console.log(`  CPU: gateway ${range(rows.gwCpu, 2)} s (every thread), Python ${range(rows.pyCpu, 2)} s; gateway ÷ Python ${range(rows.cpuRatio, 2)}`);
+console.log(`  load average (1 min) at the runs: ${Math.min(...rows.load).toFixed(1)}–${Math.max(...rows.load).toFixed(1)}`);

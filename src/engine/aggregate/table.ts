@@ -103,15 +103,17 @@ export function canonical(t: number, x: string): string {
   }
 }
 
-const GROUP_BYTES = 160;
-const PART_BYTES = 48;
+/** Estimated bytes of a group object and of one key part (the estimate the bounds are stated in). */
+export const GROUP_BYTES = 160;
+export const PART_BYTES = 48;
 
-const keyTypes: number[] = [];
-const keyTexts: string[] = [];
+/** The key parts keyPart sets, by dimension. */
+export const keyTypes: number[] = [];
+export const keyTexts: string[] = [];
 let cacheText = '';
 
 /** Sets keyTypes[d], keyTexts[d] to the key part of dimension d for an atom: itself, or its bucket. */
-function keyPart(c: Compiled, d: number, t: number, x: string): void {
+export function keyPart(c: Compiled, d: number, t: number, x: string): void {
   const dim = c.spec.dimensions[d]!;
   if (dim.kind !== 'bucket' || t === T_MISSING) { keyTypes[d] = t; keyTexts[d] = x; return; }
   const w = c.widths[d]!;
@@ -201,13 +203,26 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
     if (cache) cache.set(cacheText, g);
   }
   g.count++;
+  if (c.spec.metrics.length === 0) return;
+  addMetrics(g.m, c, record, atoms);
+  if (metricGrowth.all !== 0) { table.bytes += metricGrowth.all; g.b += metricGrowth.all; }
+  if (metricGrowth.distinct !== 0) { table.distinctBytes += metricGrowth.distinct; g.db += metricGrowth.distinct; }
+}
+
+/** What the last addMetrics grew a group by (estimated bytes), all metrics, and of that its exact distinct sets. */
+export const metricGrowth = { all: 0, distinct: 0 };
+
+/** Adds one unit's values to a group's metric states `ms`; sets {@link metricGrowth}. */
+export function addMetrics(ms: MetricState[], c: Compiled, record: number, atoms: Atoms): void {
+  metricGrowth.all = 0;
+  metricGrowth.distinct = 0;
   const metrics = c.spec.metrics;
   for (let j = 0; j < metrics.length; j++) {
     const m = metrics[j]!;
     let t = atoms.types[m.slot]!;
     if (t === T_MISSING) continue;
     const x = atoms.texts[m.slot]!;
-    const st = g.m[j]!;
+    const st = ms[j]!;
     if (t === T_STRING && m.kind !== 'count_distinct' && isNumeral(x)) {
       if (m.numeric) t = T_NUMBER;
       else (st as SumMetric | ExtremeMetric).ls++;
@@ -215,7 +230,7 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
     switch (m.kind) {
       case 'count_distinct': {
         const grew = addDistinct(st as DistinctState, canonical(t, x));
-        if (grew) { table.bytes += grew; table.distinctBytes += grew; g.b += grew; g.db += grew; }
+        if (grew) { metricGrowth.all += grew; metricGrowth.distinct += grew; }
         break;
       }
       case 'sum':
@@ -226,8 +241,7 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
         if (t === T_NUMBER || t === T_STRING) {
           const e = st as ExtremeMetric;
           if (better(m.kind === 'min', t, x, record, e)) {
-            const grew = 2 * (x.length - e.x.length);
-            table.bytes += grew; g.b += grew;
+            metricGrowth.all += 2 * (x.length - e.x.length);
             e.t = t; e.x = x; e.r = record;
           }
         }
@@ -235,14 +249,40 @@ export function addUnit(table: TableData, c: Compiled, record: number, atoms: At
   }
 }
 
-function newMetric(kind: string): MetricState {
+/**
+ * Merges metric states `sb` (another part of the same group's units) into `sa`, for metrics other than
+ * count_distinct (tables with exact distinct sets merge in {@link mergeTable}); returns the estimated bytes `sa` grew.
+ */
+export function mergeMetrics(sa: MetricState[], sb: MetricState[], c: Compiled): number {
+  let grew = 0;
+  const metrics = c.spec.metrics;
+  for (let j = 0; j < metrics.length; j++) {
+    const m = metrics[j]!;
+    if (m.kind === 'sum' || m.kind === 'avg') {
+      const a = sa[j] as SumMetric, b = sb[j] as SumMetric;
+      mergeSum(a.s, b.s);
+      a.n += b.n;
+      a.ls += b.ls;
+    } else if (m.kind !== 'count_distinct') {
+      const eb = sb[j] as ExtremeMetric, ea = sa[j] as ExtremeMetric;
+      ea.ls += eb.ls;
+      if (eb.t !== -1 && better(m.kind === 'min', eb.t, eb.x, eb.r, ea)) {
+        grew += 2 * (eb.x.length - ea.x.length);
+        ea.t = eb.t; ea.x = eb.x; ea.r = eb.r;
+      }
+    }
+  }
+  return grew;
+}
+
+export function newMetric(kind: string): MetricState {
   if (kind === 'count_distinct') return newDistinct();
   if (kind === 'sum' || kind === 'avg') return { s: newSum(), n: 0, ls: 0 };
   return { t: -1, x: '', r: -1, ls: 0 };
 }
 
 /** Whether (t, x) from record r replaces the extreme `e`: numbers beat strings; ties keep the earlier record. */
-function better(min: boolean, t: number, x: string, r: number, e: ExtremeMetric): boolean {
+export function better(min: boolean, t: number, x: string, r: number, e: ExtremeMetric): boolean {
   if (e.t === -1) return true;
   if (t !== e.t) return t === T_NUMBER;
   const c = t === T_NUMBER ? compareNumerals(x, e.x) : compareCodePoints(x, e.x);

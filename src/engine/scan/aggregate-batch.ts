@@ -10,6 +10,7 @@ import { McpgwError } from '../../kernel/errors';
 import { parseExact, type ParseSite } from '../records/parse';
 import { atomsOfRecord, atomsOfValue, findTops, newAtoms, OK, readRecord, slotPlan, type SlotPlan } from '../aggregate/extract';
 import { addUnit, type Compiled, type TableData } from '../aggregate/table';
+import { CompactTable } from '../aggregate/compact';
 import type { Atoms } from '../aggregate/table';
 import { FALLBACK, SimdRecordCheck } from '../aggregate/check-simd';
 import { hasSurrogateEscape, parseRecord } from './fast-parse';
@@ -119,7 +120,7 @@ export interface CheckedMarks {
  * when the caller knows (else checked here). Returns how many records the byte prefilter left to evaluate (all of
  * them without one).
  */
-export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array, checked?: CheckedMarks | null, utf8?: boolean): number {
+export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx: BatchContext, table: TableData | CompactTable, stats: BatchStats, parse: (text: string) => unknown, onRecord?: (i: number) => void, spans?: Float64Array, checked?: CheckedMarks | null, utf8?: boolean): number {
   const b = view.bytes;
   stats.scanned += toK - fromK;
   const list = ctx.prefilter ? candidates(view, ctx.prefilter as Plan, fromK, toK) : null;
@@ -189,7 +190,8 @@ export function aggregateBatch(view: BatchView, fromK: number, toK: number, ctx:
       }
       throw err;
     }
-    addUnit(table, ctx.compiled, i, ctx.atoms);
+    if (table instanceof CompactTable) table.add(i, ctx.atoms);
+    else addUnit(table, ctx.compiled, i, ctx.atoms);
     stats.matched++;
     stats.units++;
   }

@@ -14,6 +14,8 @@
  * - With `job.keep`, each thread keeps the whole table of its records (within `keep.threadBytes`, else the job fails
  *   with aggregateGroupBytes) and, once every slice is done, hands it over one hash part at a time: the part's tables
  *   from every thread are merged and given to `keep.onPart` (at the deadline, the whole tables merge into the job's).
+ *   Those tables are compact (aggregate/compact.ts) unless `count_distinct` is asked, and the threads split the keys
+ *   between them over a port for each pair (given with the job): compact.ts splitKeys, aggregate-worker.ts.
  * Threads come from the engine's pool, kept between jobs and shared with scans (engine-threads.ts): each gets the job on a port of its own, with the
  * record check compiled here (a WebAssembly.Module, instantiated there), and its first slices right after (they queue
  * while a new thread starts). At the end a thread with every slice answered goes back to the pool; one still at work
@@ -25,7 +27,8 @@ import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
-import { mergeTable, newTable, type TableData } from '../aggregate/table';
+import { mergeTable, newTable, type Compiled, type TableData } from '../aggregate/table';
+import { CompactTable, isCompactData, type CompactData } from '../aggregate/compact';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import type { AggregateJob, AggregatePool } from './aggregate';
 import { recreate } from './aggregate';
@@ -73,8 +76,9 @@ interface Slot {
   port: MessagePort;
   progress: Int32Array;
   busy: number;
-  /** With job.keep: the bytes of the thread's table (its latest `done`). */
+  /** With job.keep: the bytes of the thread's table (its latest `done`), and of its own keys' groups (compact.ts `owned`). */
   held: number;
+  owned: number;
 }
 
 interface Pending {
@@ -165,6 +169,19 @@ function load(batch: RecordBatch, kernel: boolean, k0: number, k1: number, copy:
   return { sab: copy.sab, offset: 0, length: hi - lo, extents };
 }
 
+/** `t` (a thread's part: compact data, or a table of objects) merged into `into` (null: none yet); returns the merged table. */
+function mergeInto(into: TableData | CompactTable | null, t: TableData | CompactData, c: Compiled): TableData | CompactTable {
+  const b = isCompactData(t) ? CompactTable.from(c, t) : t;
+  if (into === null) return b;
+  if (into instanceof CompactTable) {
+    if (b instanceof CompactTable) into.merge(b); else into.mergeTable(b);
+    return into;
+  }
+  if (b instanceof CompactTable) { b.mergeTable(into); return b; }
+  mergeTable(into, b, c);
+  return into;
+}
+
 /** A skipped record's entry with the location (line, byte offset) and message of its error read on this thread. */
 function located(err: McpgwError, x: SkippedRecord): SkippedRecord {
   const loc = err.location ?? {};
@@ -216,7 +233,7 @@ export class AggregateThreads implements AggregatePool {
     let wake: (() => void) | null = null;
     const poke = () => { const w = wake; wake = null; w?.(); };
     /** Tables posted by threads that hold theirs (no regex), to merge; threads that have answered the flush. */
-    const posted: TableData[] = [];
+    const posted: (TableData | CompactData)[] = [];
     let flushed = 0;
     const hold = !regex;
     /** Threads keep their whole tables and hand them over in hash parts at the end (job.keep; never with regex). */
@@ -224,7 +241,7 @@ export class AggregateThreads implements AggregatePool {
     // Records earlier aggregates checked: each slice carries its records' marks, and brings back those it set.
     const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
-    const init: Omit<AggregateWorkerInit, 'port' | 'progress'> = {
+    const init: Omit<AggregateWorkerInit, 'port' | 'progress' | 'peers' | 'me'> = {
       epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: keep ? keep.threadBytes : null,
       padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
@@ -246,7 +263,17 @@ export class AggregateThreads implements AggregatePool {
     const listeners: { worker: Worker; error: (err: Error) => void; exit: (code: number) => void }[] = [];
     // The job goes to each thread at once; slices follow without waiting for the threads to be ready (they queue on
     // the job's port), so reading the file overlaps a new thread's start-up.
-    for (const worker of this.pool.take(threads)) {
+    const workers = this.pool.take(threads);
+    // With `keep`, the threads split the keys between them (compact.ts splitKeys): a port for each pair of threads.
+    const peers: (MessagePort | null)[][] = workers.map(() => workers.map(() => null));
+    if (keep && workers.length > 1) {
+      for (let i = 0; i < workers.length; i++) for (let j = i + 1; j < workers.length; j++) {
+        const { port1, port2 } = new MessageChannel();
+        peers[i]![j] = port1;
+        peers[j]![i] = port2;
+      }
+    }
+    for (const [w, worker] of workers.entries()) {
       const { port1, port2 } = new MessageChannel();
       const progress = new Int32Array(new SharedArrayBuffer(8));
       progress[0] = -1;
@@ -254,10 +281,12 @@ export class AggregateThreads implements AggregatePool {
       worker.on('error', l.error);
       worker.on('exit', l.exit);
       listeners.push(l);
-      worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress } }, [port2]);
-      const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0 };
+      const mine = peers[w]!;
+      const peerPorts = mine.filter((p): p is MessagePort => p !== null);
+      worker.postMessage({ type: 'job', kind: 'aggregate', init: { ...init, port: port2, progress, peers: peerPorts.length ? mine : null, me: w } }, [port2, ...peerPorts]);
+      const slot: Slot = { worker, port: port1, progress, busy: 0, held: 0, owned: 0 };
       slots.push(slot);
-      port1.on('message', (m: { type: string; seq?: number; held?: number; table?: TableData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
+      port1.on('message', (m: { type: string; seq?: number; held?: number; owned?: number; table?: TableData | CompactData; stats?: BatchStats; checked?: Uint8Array; final?: boolean; code?: string; message?: string; stack?: string; level?: keyof Logger; fields?: Record<string, unknown> }) => {
         if (m.type === 'ready') return;
         if (m.type === 'log') {
           const log = this.options.log;
@@ -291,11 +320,12 @@ export class AggregateThreads implements AggregatePool {
         p.done = true;
         if (p.holder) p.holder.users--;
         if (p.spans) freeSpans.push(p.spans);
-        if (m.table) p.table = m.table;
+        if (m.table) p.table = m.table as TableData;
         p.stats = m.stats!;
         if (marks && m.checked) marks.set(m.checked, p.first);
         slot.busy--;
         if (m.held !== undefined) slot.held = m.held;
+        if (m.owned !== undefined) slot.owned = m.owned;
         poke();
       });
     }
@@ -365,7 +395,8 @@ export class AggregateThreads implements AggregatePool {
       /** Merges the tables threads have posted so far. */
       const mergePosted = () => {
         while (posted.length) {
-          mergeTable(job.table, posted.shift()!, job.compiled);
+          const t = posted.shift()!;
+          mergeTable(job.table, isCompactData(t) ? CompactTable.from(job.compiled, t).toTable() : t, job.compiled);
           job.checkMemory();
         }
       };
@@ -388,19 +419,21 @@ export class AggregateThreads implements AggregatePool {
        * and hands them to `onPart`, so that this thread holds one part's groups at once.
        */
       const handOverParts = async (p: NonNullable<AggregateJob['keep']>) => {
-        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0));
+        // At least this many bytes of distinct groups: the largest table's, or the threads' own keys' all told.
+        const least = Math.max(slots.reduce((n, s) => Math.max(n, s.held), 0), slots.reduce((n, s) => n + s.owned, 0));
+        const count = p.partsFor(slots.reduce((n, s) => n + s.held, 0), least);
         for (let part = 0; part < count; part++) {
           flushed = 0;
           for (const s of slots) s.port.postMessage({ type: 'flush', part, parts: count });
-          const merged = newTable();
+          let merged: TableData | CompactTable | null = null;
           for (;;) {
             if (failure) throw failure;
             if (opts.signal?.aborted) throw new McpgwError('CANCELLED', 'The request was cancelled.');
-            while (posted.length) mergeTable(merged, posted.shift()!, job.compiled);
+            while (posted.length) merged = mergeInto(merged, posted.shift()!, job.compiled);
             if (flushed >= slots.length) break;
             await sleep(1000);
           }
-          p.onPart(merged, part, count);
+          p.onPart(merged ?? newTable(), part, count);
         }
       };
 

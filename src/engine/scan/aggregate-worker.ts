@@ -12,16 +12,21 @@
  *       records first…, relative to `offset`, on a SharedArrayBuffer reused likewise: its first 2 × count entries are
  *       this slice's spans, or with `extents` its first count + 1 entries their extents' boundaries, trimmed here of
  *       `init.padding`; checked: their marks, checked.ts)
- *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave the table)
+ *   in  { type: 'flush', part?, parts? }  (with `keep`: the groups of hash part `part` of `parts`, which leave a table of
+ *       objects; a compact one's are copied out and transferred)
  *   in  { type: 'end' }  (the job is over: the thread drops its state and closes the port; it may get another job)
  *   out { type: 'done', seq, stats, table?, held?, checked? } | { type: 'table', table, final } | { type: 'over', bytes } | { type: 'ready' } | { type: 'fatal', code, message, stack? } | { type: 'log', level, message, fields? }
+ * With `init.peers` (a port to each other thread of the job), the threads split the keys of their compact tables:
+ *   peer { type: 'keys', o } (an outbox of keys of this thread's part: counted, then sent back as { type: 'back', o })
+ *   peer { type: 'fin' }     (the sender's last outbox came before it; a flush waits for every other thread's)
  * `init.progress` (Int32Array on a SharedArrayBuffer): the record being evaluated in [0] and when its
  * evaluation started in [1] (ms since `epoch`), so the engine can name a record a regular expression is stuck on.
  */
 import { isUtf8 } from 'node:buffer';
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { AggregateSpecData } from '../aggregate/spec';
-import { compileSpec, newTable, takePart } from '../aggregate/table';
+import { compileSpec, newTable, takePart, type TableData } from '../aggregate/table';
+import { CompactTable, compactable, outboxTransfer, type OutboxData } from '../aggregate/compact';
 import { slotPlan } from '../aggregate/extract';
 import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
@@ -48,6 +53,12 @@ export interface AggregateWorkerInit {
    * Null: the table is posted past FLUSH_BYTES and whole on a flush.
    */
   keep: number | null;
+  /**
+   * With `keep`: a port to each other thread of the job (null at this thread's place, `me`), over which the threads
+   * split the keys of a compact table (compact.ts splitKeys); null: no split.
+   */
+  peers: (MessagePort | null)[] | null;
+  me: number;
   /**
    * The plan's record check compiled by the engine (SimdRecordCheck.module), instantiated here; null: none (no
    * WebAssembly SIMD, or a plan it does not serve).
@@ -92,27 +103,77 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
     Atomics.store(init.progress, 1, Date.now() - init.epoch);
     Atomics.store(init.progress, 0, i);
   };
-  let held = newTable();
+  // With `keep` the thread's whole table is compact (compact.ts) where the spec allows: a group costs ~50 bytes, not ~470.
+  const compact = init.keep !== null && compactable(compiled);
+  let held: TableData | CompactTable = compact ? new CompactTable(compiled) : newTable();
+  /**
+   * Split keys: a key of another thread's part goes to it in an outbox (sent back once counted); a flush waits until
+   * every other thread has sent its last outbox and said so (`fin`), so that the table holds every unit of its keys.
+   */
+  const peers = compact && init.peers ? init.peers : null;
+  const peerCount = peers ? peers.filter((p) => p !== null).length : 0;
+  let finSent = false, fins = 0;
+  const waiting: JobMessage[] = [];
+  type PeerMessage = { type: 'keys' | 'back' | 'fin'; o?: OutboxData };
+  const onPeer = (p: MessagePort, m: PeerMessage) => {
+    if (m.type === 'keys') {
+      (held as CompactTable).receive(m.o!);
+      p.postMessage({ type: 'back', o: m.o }, outboxTransfer(m.o!));
+    } else if (m.type === 'back') (held as CompactTable).recycle(m.o!);
+    else if (++fins === peerCount) for (const w of waiting.splice(0)) onJob(w);
+  };
+  /** Takes what the other threads sent, now (before each slice: a port's messages otherwise wait for the slices queued before them). */
+  const drainPeers = () => {
+    for (const p of peers ?? []) {
+      if (!p) continue;
+      for (let r = receiveMessageOnPort(p); r !== undefined; r = receiveMessageOnPort(p)) onPeer(p, r.message as PeerMessage);
+    }
+  };
+  if (peers) {
+    (held as CompactTable).splitKeys(peers.length, init.me, (owner, o) => peers[owner]!.postMessage({ type: 'keys', o }, outboxTransfer(o)));
+    for (const p of peers) {
+      p?.on('message', (m: PeerMessage) => {
+        try {
+          onPeer(p, m);
+        } catch (err) {
+          port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
+        }
+      });
+    }
+  }
   /** `keep`: the table passed it (said once). */
   let over = false;
   /** Spans trimmed here from a slice's extents (reused). */
   let trimmed: Float64Array = new Float64Array(8192);
   const asciiPadding = !!init.padding && init.padding.every((v, b) => v === 0 || b < 0x80);
-  port.on('message', (m: JobMessage) => {
+  const onJob = (m: JobMessage) => {
     try {
       if (m.type === 'end') {
         port.close();
+        for (const p of peers ?? []) p?.close();
         return;
+      }
+      if (m.type === 'flush' && peers) {
+        if (!finSent) {
+          finSent = true;
+          (held as CompactTable).sendAll();
+          for (const p of peers) p?.postMessage({ type: 'fin' });
+        }
+        if (fins < peerCount) { waiting.push(m); return; }
       }
       if (m.type === 'flush') {
         if (m.parts !== undefined) {
-          port.postMessage({ type: 'table', table: takePart(held, m.part!, m.parts), final: true });
+          if (held instanceof CompactTable) {
+            const data = held.take(m.part!, m.parts);
+            port.postMessage({ type: 'table', table: data, final: true }, CompactTable.transfer(data));
+          } else port.postMessage({ type: 'table', table: takePart(held, m.part!, m.parts), final: true });
           return;
         }
-        port.postMessage({ type: 'table', table: held, final: true });
-        held = newTable();
+        port.postMessage({ type: 'table', table: held instanceof CompactTable ? held.toTable() : held, final: true });
+        held = compact ? new CompactTable(compiled) : newTable();
         return;
       }
+      if (peers) drainPeers();
       const bytes = Buffer.from(m.sab, m.offset, m.length);
       // With extents, the slice is its records and the padding between them (ASCII): it is valid UTF-8 when its records
       // are. Checked first, in one pass over the slice, which also brings the bytes close for the trimming after
@@ -129,16 +190,18 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
       const moved = m.checked ? [m.checked.buffer as ArrayBuffer] : [];
       if (!init.hold) { port.postMessage({ type: 'done', seq: m.seq, table, stats, ...back }, moved); return; }
       if (init.keep !== null) {
+        // The bound is on what the table holds (a compact one's arrays); `held` is the estimate the engine's choices use.
         if (!over && held.bytes > init.keep) { over = true; port.postMessage({ type: 'over', bytes: held.bytes }); }
       } else if (held.bytes > FLUSH_BYTES) {
         port.postMessage({ type: 'table', table: held, final: false });
         held = newTable();
       }
-      port.postMessage({ type: 'done', seq: m.seq, stats, ...(init.keep !== null ? { held: held.bytes } : {}), ...back }, moved);
+      port.postMessage({ type: 'done', seq: m.seq, stats, ...(init.keep !== null ? { held: held instanceof CompactTable ? held.estimate : held.bytes, owned: held instanceof CompactTable ? held.owned : 0 } : {}), ...back }, moved);
     } catch (err) {
       port.postMessage((require('./host-loader') as typeof import('./host-loader')).fatalMessage(err));
     }
-  });
+  };
+  port.on('message', onJob);
   port.postMessage({ type: 'ready' });
 }
 

@@ -15,7 +15,8 @@ import { McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { atomsOfValue, newAtoms } from '../aggregate/extract';
 import { specData } from '../aggregate/spec';
-import { addUnit, compileSpec, finishGroup, mergeTable, newTable, rowOrder, shrinkDistinct, sortRows, takePart, type Compiled, type GroupRow, type Order, type TableData } from '../aggregate/table';
+import { CompactTable } from '../aggregate/compact';
+import { addUnit, compileSpec, finishGroup, mergeTable, newTable, rowOrder, shrinkDistinct, sortRows, takePart, type Compiled, type Group, type GroupRow, type Order, type TableData } from '../aggregate/table';
 import { addStats, aggregateBatch, batchContext, exactParser, newStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
 import { oversizedOutcome, viewOf } from './engine';
 import { checkedKey, checkedMarks } from './checked';
@@ -72,11 +73,12 @@ export interface AggregateJob {
   clock: Clock;
   /**
    * Threads keep the whole table of their records (each within `threadBytes`, else the job fails with
-   * aggregateGroupBytes) and, once every record is done, hand it over in `partsFor(their tables' bytes)` hash parts,
+   * aggregateGroupBytes) and, once every record is done, hand it over in `partsFor(their tables' bytes, at least the
+   * bytes of the distinct groups)` hash parts,
    * each part's tables (from every thread) merged and given to `onPart` (not merged into `table`). At the deadline the
    * whole tables merge into `table` instead. Ignored with regular expressions in `where`.
    */
-  keep?: { threadBytes: number; partsFor: (heldBytes: number) => number; onPart: (t: TableData, part: number, count: number) => void };
+  keep?: { threadBytes: number; partsFor: (heldBytes: number, least: number) => number; onPart: (t: TableData | CompactTable, part: number, count: number) => void };
 }
 
 export interface AggregateEnv {
@@ -184,24 +186,71 @@ class Fold {
     this.numberLike = Array.from({ length: metrics }, () => 0);
   }
 
-  add(t: TableData, compiled: Compiled): void {
+  /**
+   * By count without metrics: the groups that may be among the first KEEP_ROWS, still compact (rows are made of them
+   * at the end): those within the KEEP_ROWS-th count of these and each part's groups, ties included.
+   */
+  private kept: CompactTable | null = null;
+  private keptOf: Compiled | null = null;
+
+  add(t: TableData | CompactTable, compiled: Compiled): void {
+    if (t instanceof CompactTable && this.by.by === 'count' && compiled.spec.metrics.length === 0 && this.rows.length === 0) {
+      // A group whose count puts it after the KEEP_ROWS-th count of the groups kept and this part's cannot be among the
+      // first KEEP_ROWS: it is only counted. Rows (~800 bytes each) made part after part left the heap grown by tens
+      // of MiB of rows sorted out.
+      const kept = this.kept;
+      const desc = this.by.desc;
+      const had = kept ? kept.n : 0;
+      let bound = desc ? -Infinity : Infinity;
+      if (had + t.n > KEEP_ROWS) {
+        const counts = new Float64Array(had + t.n);
+        if (kept) counts.set(kept.counts.subarray(0, had));
+        counts.set(t.counts.subarray(0, t.n), had);
+        counts.sort();
+        bound = desc ? counts[counts.length - KEEP_ROWS]! : counts[KEEP_ROWS - 1]!;
+      }
+      const next = new CompactTable(compiled, 0);
+      const within = (n: number) => (desc ? n >= bound : n <= bound);
+      if (kept) for (let g = 0; g < had; g++) if (within(kept.counts[g]!)) next.copy(kept, g);
+      for (let g = 0; g < t.n; g++) if (within(t.counts[g]!)) next.copy(t, g);
+      this.total += t.n;
+      this.kept = next;
+      this.keptOf = compiled;
+      return;
+    }
+    this.rowsOfKept();
     const order = rowOrder(this.by);
     // Once KEEP_ROWS are kept, only rows before the last of them can enter (the sort then stays small).
     const last = this.rows.length >= KEEP_ROWS ? this.rows[this.rows.length - 1]! : null;
     const rows: GroupRow[] = [];
-    for (const g of t.groups.values()) {
+    const each = (g: Group) => {
       const r = finishGroup(g, compiled, this.parse);
       this.total++;
       r.numberLike.forEach((n, j) => { this.numberLike[j]! += n; });
       for (const j of r.inexact) this.inexact.add(j);
       if (last === null || order(r, last) < 0) rows.push(r);
-    }
+    };
+    if (t instanceof CompactTable) t.forEach(each);
+    else for (const g of t.groups.values()) each(g);
     this.rows = this.rows.concat(rows);
     this.rows.sort(order);
     if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
   }
 
+  /** The groups kept compact made rows (counted already), sorted, the first KEEP_ROWS. */
+  private rowsOfKept(): void {
+    const kept = this.kept;
+    if (!kept) return;
+    this.kept = null;
+    const rows: GroupRow[] = [];
+    kept.forEach((g) => rows.push(finishGroup(g, this.keptOf!, this.parse)));
+    this.rows = this.rows.concat(rows);
+    this.rows.sort(rowOrder(this.by));
+    if (this.rows.length > KEEP_ROWS) this.rows.length = KEEP_ROWS;
+  }
+
   parts(passes: number): Partitioned {
+    this.rowsOfKept();
     return { rows: this.rows, total: this.total, numberLike: this.numberLike, inexact: this.inexact, passes };
   }
 }
@@ -264,10 +313,36 @@ async function runPass(opts: AggregateOptions, env: AggregateEnv, partition?: { 
        * once past it finished and folded into the first KEEP_ROWS rows: this thread holds the bound and one part.
        */
       let whole = newTable();
+      /** Compact parts (compact.ts) kept whole while their groups' estimate stays within the bound. */
+      let wholeParts: CompactTable[] = [];
+      let wholeEstimate = 0;
+      let foldAll = false;
+      const onCompactPart = (t: CompactTable, part: number, count: number) => {
+        if (count === 1) { mergeTable(table, t.toTable(), compiled); memory(); return; }
+        t.mergeTable(takePart(table, part, count));
+        if (!folded && foldAll) folded = new Fold(orderOf(opts), opts.metrics.length, exactParser(maxDepth));
+        if (folded) { folded.add(t, compiled); return; }
+        wholeParts.push(t);
+        wholeEstimate += t.estimate;
+        if (wholeEstimate <= tableBytes) {
+          // every part within the bound: the answer is every group, as on this thread
+          if (part === count - 1) { for (const w of wholeParts) mergeTable(table, w.toTable(), compiled); wholeParts = []; }
+          return;
+        }
+        folded = new Fold(orderOf(opts), opts.metrics.length, exactParser(maxDepth));
+        for (const w of wholeParts) folded.add(w, compiled);
+        wholeParts = [];
+      };
       const keep: AggregateJob['keep'] = {
         threadBytes: env.bounds?.threadTableBytes ?? 2 * tableBytes,
-        partsFor: (held) => (held + table.bytes > tableBytes / 2 ? PARTS : 1),
+        partsFor: (held, least) => {
+          // The distinct groups past the bound (one thread's alone, or the threads' own keys): more groups than an
+          // answer of every group holds, so the parts are folded as they come (none kept whole).
+          if (least > tableBytes) foldAll = true;
+          return held + table.bytes > tableBytes / 2 ? PARTS : 1;
+        },
         onPart: (t, part, count) => {
+          if (t instanceof CompactTable) { onCompactPart(t, part, count); return; }
           if (count === 1) { mergeTable(table, t, compiled); memory(); return; }
           mergeTable(t, takePart(table, part, count), compiled);
           if (!folded) {
