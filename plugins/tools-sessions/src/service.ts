@@ -37,6 +37,15 @@ const DETAIL_BUDGET = 8_000_000;
 
 /** Sessions to read ahead from which the digest reader takes engine threads (fewer are read here). */
 const READ_AHEAD_THREADED = 8;
+/** Sessions and bytes of one batch sent to a digest thread (at least one session). */
+const BATCH_SESSIONS = 24;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/** A session's digest job and the files it opened. */
+interface OpenedDigest {
+  job: DigestJob;
+  files: RawFile[];
+}
 
 /** A session's digest keys (see SessionsService.digestKeys). */
 interface DigestKeys {
@@ -248,7 +257,7 @@ export class SessionsService {
    * undefined when the reader cannot give it (then its summary does: `digestOfSummary`).
    */
   digestNow(ctx: ToolContext, located: Located): Promise<DigestRead | undefined> {
-    return this.readDigest(ctx, located, null);
+    return this.readDigest(ctx, located);
   }
 
   /** The session's digest when kept (in memory or on disk), without reading the session. */
@@ -272,7 +281,7 @@ export class SessionsService {
   /** A session read now: by the digest reader for a built-in source, else from its summary (until `deadline`); kept. */
   private async readSession(ctx: ToolContext, located: Located, keys: DigestKeys, deadline: number): Promise<DigestRead | undefined> {
     if (!this.declined.has(`${keys.id}\n${keys.key}`) && digestReads(located.source)) {
-      const read = await this.readDigest(ctx, located, null);
+      const read = await this.readDigest(ctx, located);
       if (read) return this.keepDigest(ctx, keys, read);
     }
     const summary = await this.summary(ctx, located, deadline);
@@ -296,20 +305,49 @@ export class SessionsService {
     }
     if (!todo.length) return;
     const threads = todo.length >= READ_AHEAD_THREADED ? DigestThreads.start(ctx.scan, Math.min(2, availableParallelism())) : null;
-    let next = 0, finished = sessions.length - todo.length;
-    const more = () => next < todo.length && ctx.clock.now() < deadline && !ctx.signal.aborted;
-    const lane = async () => {
-      while (more()) {
-        const { located, keys } = todo[next++]!;
-        const read = await this.readDigest(ctx, located, threads);
-        if (read) this.keepDigest(ctx, keys, read);
-        progress?.(++finished);
-        if (!threads) await new Promise((r) => setImmediate(r));
-      }
+    let finished = sessions.length - todo.length;
+    const more = () => ctx.clock.now() < deadline && !ctx.signal.aborted;
+    // One confined file access a home for the whole read (not one a session).
+    const access = new Map<SourceHome, FileAccess>();
+    const accessOf = (home: SourceHome) => {
+      let a = access.get(home);
+      if (!a) access.set(home, (a = this.files(ctx, [home])));
+      return a;
+    };
+    const done = (keys: DigestKeys, read: DigestRead | undefined) => {
+      if (read) this.keepDigest(ctx, keys, read);
+      progress?.(++finished);
     };
     try {
-      // A few jobs in hand per thread, so that none waits for the next while the main thread takes an answer.
-      await Promise.all(Array.from({ length: threads ? threads.size * 3 : 1 }, lane));
+      if (!threads) {
+        for (const { located, keys } of todo) {
+          if (!more()) break;
+          done(keys, await this.readDigest(ctx, located, accessOf(located.home)));
+          await new Promise((r) => setImmediate(r));
+        }
+        return;
+      }
+      // Largest sessions first, so that the last batches are small and neither thread waits long for the other; a
+      // batch is several sessions, one message each way.
+      todo.sort((a, b) => b.located.session.size - a.located.session.size);
+      let next = 0;
+      const lane = async () => {
+        while (next < todo.length && more()) {
+          const batch: typeof todo = [];
+          let bytes = 0;
+          while (next < todo.length && batch.length < BATCH_SESSIONS && (batch.length === 0 || bytes + todo[next]!.located.session.size <= BATCH_BYTES)) {
+            bytes += todo[next]!.located.session.size;
+            batch.push(todo[next++]!);
+          }
+          const opened = batch.map(({ located, keys }) => this.openDigest(ctx, located, keys, accessOf(located.home)));
+          const sent = opened.filter((o): o is OpenedDigest => o !== undefined);
+          const answers = sent.length ? await threads.digest(sent.map((o) => o.job), sent.flatMap((o) => o.files)) : [];
+          let k = 0;
+          batch.forEach(({ keys }, i) => done(keys, opened[i] ? this.settleDigest(keys, answers[k++]) : undefined));
+        }
+      };
+      // Two batches in hand per thread, so that none waits for the next while the main thread takes an answer.
+      await Promise.all(Array.from({ length: threads.size * 2 }, lane));
     } finally {
       threads?.close();
       try {
@@ -361,13 +399,27 @@ export class SessionsService {
   }
 
   /**
-   * A session's digest read by the digest reader: on `threads` when given, else here. Undefined when it cannot be read
-   * so (a file the kernel will not open raw, a read that failed, a session only its summary can give: remembered, so
-   * that it is not tried again while unchanged).
+   * A session's digest read by the digest reader, here. Undefined when it cannot be read so (a file the kernel will not
+   * open raw, a read that failed, a session only its summary can give: remembered, so that it is not tried again while
+   * unchanged).
    */
-  private async readDigest(ctx: ToolContext, located: Located, threads: DigestThreads | null): Promise<DigestRead | undefined> {
+  private async readDigest(ctx: ToolContext, located: Located, access = this.files(ctx, [located.home])): Promise<DigestRead | undefined> {
     const keys = this.digestKeys(located);
-    const access = this.files(ctx, [located.home]);
+    const opened = this.openDigest(ctx, located, keys, access);
+    if (!opened) return undefined;
+    let digest: DigestRead | null | undefined;
+    try {
+      digest = digestSession(opened.job, (this.scratch ??= digestBuffer()));
+    } catch {
+      digest = undefined;
+    } finally {
+      for (const f of opened.files) f.close();
+    }
+    return this.settleDigest(keys, digest);
+  }
+
+  /** A session's digest job with its files opened raw (`files`: to close once read), or undefined when one cannot be. */
+  private openDigest(ctx: ToolContext, located: Located, keys: DigestKeys, access: FileAccess): OpenedDigest | undefined {
     if (!access.openRaw) return undefined;
     const opened: RawFile[] = [];
     let extra: (RawFile | null)[];
@@ -385,18 +437,11 @@ export class SessionsService {
       extra: extra.map((f) => (f ? { fd: f.fd, size: f.size } : null)),
       limits: { maxRecordBytes: ctx.limits.maxRecordBytes, maxDepth: ctx.limits.maxDepth, ...(typeof ctx.limits.maxFileBytes === 'number' ? { maxFileBytes: ctx.limits.maxFileBytes } : {}) },
     };
-    const files = [...opened, ...extra.filter((f): f is RawFile => f !== null)];
-    let digest: DigestRead | null | undefined;
-    if (threads && threads.size > 0) digest = await threads.digest(job, files);
-    else {
-      try {
-        digest = digestSession(job, (this.scratch ??= digestBuffer()));
-      } catch {
-        digest = undefined;
-      } finally {
-        for (const f of files) f.close();
-      }
-    }
+    return { job, files: [...opened, ...extra.filter((f): f is RawFile => f !== null)] };
+  }
+
+  /** A digest reader's answer: null (only the summary can give it) is remembered; undefined when there is none. */
+  private settleDigest(keys: DigestKeys, digest: DigestRead | null | undefined): DigestRead | undefined {
     if (digest === null) {
       if (this.declined.size >= 10_000) this.declined.clear();
       this.declined.add(`${keys.id}\n${keys.key}`);

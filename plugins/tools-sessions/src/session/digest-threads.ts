@@ -11,7 +11,7 @@ function taskModule(): string {
   return path.resolve(__dirname, '..', '..', 'dist', 'session', 'digest-worker.js');
 }
 
-interface Pending { files: RawFile[]; settle: (d: DigestRead | null | undefined) => void }
+interface Pending { files: RawFile[]; jobs: number; settle: (d: (DigestRead | null | undefined)[]) => void }
 
 interface Held {
   thread: TaskThread;
@@ -22,10 +22,10 @@ interface Held {
 
 /**
  * Threads of the engine's pool (`ctx.scan.thread`, shared with scans and aggregates) that read session digests
- * (digest-worker.ts) for one call: `digest` gives a job to the thread with the fewest jobs in hand; the main thread
- * opens and checks each file (`FileAccess.openRaw`), the thread reads it, the main thread closes it once the answer is
- * in — never before, since a closed descriptor's number goes to the next file opened. `close` gives the threads back
- * once every job is answered.
+ * (digest-worker.ts) for one call: `digest` gives a batch of jobs (sessions) to the thread with the fewest batches in
+ * hand, in one message, answered in one; the main thread opens and checks each file (`FileAccess.openRaw`), the thread
+ * reads it, the main thread closes it once the answer is in — never before, since a closed descriptor's number goes to
+ * the next file opened. `close` gives the threads back once every batch is answered.
  */
 export class DigestThreads {
   /** A thread failed before it ever answered (its module missing or broken): none is asked for again. */
@@ -64,21 +64,22 @@ export class DigestThreads {
   }
 
   /**
-   * The digest of one session read on a thread (`files` are its job's descriptors, in order, and closed once the answer
-   * is in): the digest, null (only the summary can give it), or undefined (the read failed, or the thread did).
+   * The digests of a batch of sessions read on one thread (`files` are the jobs' descriptors, closed once the answer is
+   * in): per job, in order, the digest, null (only the summary can give it), or undefined (the read failed, or the
+   * thread did).
    */
-  digest(job: DigestJob, files: RawFile[]): Promise<DigestRead | null | undefined> {
+  digest(jobs: DigestJob[], files: RawFile[]): Promise<(DigestRead | null | undefined)[]> {
     const alive = this.held.filter((h) => !h.dead);
     if (!alive.length) {
       for (const f of files) f.close();
-      return Promise.resolve(undefined);
+      return Promise.resolve(jobs.map(() => undefined));
     }
     const h = alive.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;
     return new Promise((settle) => {
-      h.pending.set(id, { files, settle });
+      h.pending.set(id, { files, jobs: jobs.length, settle });
       h.thread.port.ref();
-      const request: DigestRequest = { id, job };
+      const request: DigestRequest = { id, jobs };
       h.thread.port.postMessage(request);
     });
   }
@@ -95,7 +96,7 @@ export class DigestThreads {
     h.pending.delete(m.id);
     h.answered = true;
     for (const f of p.files) f.close();
-    p.settle(m.error !== undefined ? undefined : m.digest);
+    p.settle(m.results.map((r) => ('error' in r ? undefined : r.digest)));
     if (h.pending.size === 0 && !h.dead) h.thread.port.unref();
     this.releaseIfDone(h);
   }
@@ -107,7 +108,7 @@ export class DigestThreads {
     if (!h.answered && (terminate || h.pending.size > 0)) DigestThreads.failed = true;
     for (const p of h.pending.values()) {
       for (const f of p.files) f.close();
-      p.settle(undefined);
+      p.settle(new Array<undefined>(p.jobs).fill(undefined));
     }
     h.pending.clear();
     if (terminate) h.thread.terminate();
