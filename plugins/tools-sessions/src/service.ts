@@ -295,7 +295,7 @@ export class SessionsService {
    * that follow find it. Sessions the digest reader cannot read are left to sessionStats. `progress`: sessions whose
    * digest is kept (of `sessions`).
    */
-  async readAhead(ctx: ToolContext, sessions: readonly Located[], deadline: number, progress?: (done: number) => void): Promise<void> {
+  async readAhead(ctx: ToolContext, sessions: readonly Located[], deadline: number, progress?: (done: number) => void, started: DigestThreads | null = null): Promise<void> {
     const todo: { located: Located; keys: DigestKeys }[] = [];
     for (const located of sessions) {
       if (!digestReads(located.source)) continue;
@@ -303,8 +303,11 @@ export class SessionsService {
       if (this.declined.has(`${keys.id}\n${keys.key}`) || this.keptDigest(ctx, keys)) continue;
       todo.push({ located, keys });
     }
-    if (!todo.length) return;
-    const threads = todo.length >= READ_AHEAD_THREADED ? DigestThreads.start(ctx.scan, Math.min(2, availableParallelism())) : null;
+    if (!todo.length) {
+      started?.close();
+      return;
+    }
+    const threads = started ?? (todo.length >= READ_AHEAD_THREADED ? this.digestThreads(ctx) : null);
     let finished = sessions.length - todo.length;
     const more = () => ctx.clock.now() < deadline && !ctx.signal.aborted;
     // One confined file access a home for the whole read (not one a session).
@@ -356,6 +359,20 @@ export class SessionsService {
         this.statsOff(ctx, err);
       }
     }
+  }
+
+  /**
+   * Digest threads taken now, before the sessions are listed, when nothing is kept yet (no digest in memory, none on
+   * disk: the first read of a history), so that they start while the main thread lists; null otherwise (readAhead takes
+   * them when it has enough to read). Give them to readAhead, or `close()` them.
+   */
+  digestThreadsEarly(ctx: ToolContext): DigestThreads | null {
+    if (this.stats.size > 0 || (this.statsDiskStore(ctx)?.size ?? 0) > 0) return null;
+    return this.digestThreads(ctx);
+  }
+
+  private digestThreads(ctx: ToolContext): DigestThreads | null {
+    return DigestThreads.start(ctx.scan, Math.min(2, availableParallelism()));
   }
 
   /** The memory and disk keys of a session's digest: its files' identities (and the files beside it). */

@@ -64,6 +64,12 @@ export class StatsStore {
     }
   }
 
+  /** Rows kept (of any code or key). */
+  get size(): number {
+    this.rows ??= this.readAll();
+    return this.rows.size;
+  }
+
   /** The kept stats of session `id` when kept under `key` (and this code), else undefined. */
   get(id: string, key: string): SessionDigest | undefined {
     this.rows ??= this.readAll();
