@@ -23,6 +23,9 @@ import { SessionsService } from '../src/service';
 import { BUILTIN_SOURCES } from '../src/index';
 import { digestOfSummary } from '../src/session/digest';
 import type { Format, ToolContext } from 'mcpgw/plugin-api';
+import { engineThreads } from '../../../src/engine/scan/engine-threads';
+import { taskThread } from '../../../src/engine/scan/task-thread';
+import { WORKER_TASK_MODULE } from '../../../src/kernel/plugins/worker-task';
 
 const CORPUS = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'sessions-corpus');
 
@@ -70,7 +73,11 @@ afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function context(): ToolContext {
+// The engine's pool of threads (kept: the clock never moves), as ctx.scan hands it to a plugin's task.
+const pool = engineThreads({ clock: new FakeClock(), keep: 2, onIdleDown: () => undefined });
+afterAll(() => pool.close());
+
+function context(threads = false): ToolContext {
   const clock = new FakeClock(Date.parse('2026-06-01T00:00:00Z'));
   return {
     registry: { extensions: () => ({ list: () => BUILTIN_SOURCES }) },
@@ -82,7 +89,7 @@ function context(): ToolContext {
     progress: () => undefined,
     log: { error() {}, warn() {}, info() {}, debug() {} },
     error: (code: string, message: string) => Object.assign(new Error(message), { code }),
-    scan: {},
+    scan: threads ? { thread: (task: Parameters<NonNullable<ToolContext['scan']['thread']>>[0]) => taskThread(pool, WORKER_TASK_MODULE, task) } : {},
   } as unknown as ToolContext;
 }
 
@@ -122,4 +129,37 @@ test('the hostile session: the refused records are skipped, the rest counted as 
   // 10th (text after the value) and 11th (cut off) are refused; the lone surrogate's is read.
   expect(read.digest).toMatchObject({ entries: 5, skipped: 6, responses: 3, calls: 1, sessionId: 'hostile', model: 'claude-x' });
   expect(read.digest.description?.text).toBe('the first prompt …'); // a cut never splits a long run of token characters
+});
+
+test('read ahead on two engine threads, in batches, largest first: each session keeps the digest read here', async () => {
+  const homes = path.join(tmp, 'homes');
+  const env = Object.fromEntries(SOURCES.map((s) => [`MCPGW_${s.toUpperCase()}_HOME`, path.join(homes, s)]));
+  const threaded = new SessionsService({ enabled: true, sources: {}, cacheDir: path.join(tmp, 'cache-threads') } as never, env);
+  const here = new SessionsService({ enabled: true, sources: {}, cacheDir: path.join(tmp, 'cache-here') } as never, env);
+  const ctx = context(true);
+  const located = (service: SessionsService) => service.catalog(ctx).then((c) => c.projects.flatMap((p) => p.sessions).map((session) => {
+    const home = service.homes(ctx).find((h) => h.source.name === session.source)!;
+    return { session, home, source: home.source };
+  }));
+  const sessions = await located(threaded);
+  expect(sessions.length).toBeGreaterThan(24); // more than one batch: both threads get some
+  // Descriptors open on the sessions' files (the threads and the stats store keep descriptors of their own).
+  const onSessions = () => fs.readdirSync('/proc/self/fd').filter((fd) => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(homes); } catch { return false; } }).length;
+  let progress = 0;
+  await threaded.readAhead(ctx, sessions, ctx.deadline, (n) => { progress = n; });
+  expect(progress).toBe(sessions.length);
+  expect(onSessions()).toBe(0); // every session's descriptor closed once answered
+  const byPath = new Map(sessions.map((s) => [`${s.source.name}\n${s.session.path}`, s]));
+  let compared = 0;
+  for (const s of await located(here)) {
+    const mine = byPath.get(`${s.source.name}\n${s.session.path}`)!;
+    const kept = threaded.keptStats(ctx, mine);
+    const read = await here.digestNow(ctx, s);
+    expect({ path: s.session.path, digest: kept }).toEqual({ path: s.session.path, digest: read?.digest });
+    if (!read) continue; // a session only its summary gives (not read ahead)
+    expect(await threaded.statsDetail(ctx, mine, ctx.deadline)).toEqual(JSON.parse(read.detail));
+    compared++;
+  }
+  expect(compared).toBeGreaterThan(24);
+  threaded.finishStats(ctx);
 });
