@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { SessionDigest } from './session/digest';
@@ -57,7 +57,10 @@ export class StatsStore {
         privateFiles(file);
         db = init();
       }
-      return new StatsStore(db, file, codeFingerprint());
+      const store = new StatsStore(db, file, codeFingerprint());
+      // A log a process left when it ended before its checkpoint: moved into the file a moment after this open.
+      if ((statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) store.checkpointLater();
+      return store;
     } catch (err) {
       log.debug('usage: the statistics cache is off', { file, error: String(err) });
       return null;
@@ -111,6 +114,7 @@ export class StatsStore {
     this.checkpointLater();
   }
 
+  /** Moves the write-ahead log into the file CHECKPOINT_DELAY_MS from now (a later ask moves that time on). */
   private checkpointLater(): void {
     if (this.checkpoint) clearTimeout(this.checkpoint);
     this.checkpoint = setTimeout(() => {
