@@ -78,8 +78,8 @@ async function connect(url, era) {
   return { client, transport };
 }
 
-/** One client's loop until `until` (ms, performance.now()): timed, checked calls. */
-async function clientLoop(url, era, until, stats, k) {
+/** One client's loop until `until` (ms, performance.now()), at most `rounds` rounds: timed, checked calls. */
+async function clientLoop(url, era, until, stats, k, rounds = Infinity) {
   const times = (name) => (stats.times[name] ??= []);
   const fail = (name, why) => { stats.failures.push(`${name}: ${String(why).slice(0, 200)}`); };
   let client, transport;
@@ -116,7 +116,7 @@ async function clientLoop(url, era, until, stats, k) {
     } catch (e) { times(pingName).push(performance.now() - t); fail(pingName, e?.message ?? e); }
   };
   let n = k;
-  while (performance.now() < until) {
+  for (let round = 0; round < rounds && performance.now() < until; round++) {
     n += 7919;
     const index = n % RECORDS;
     await ping();
@@ -155,8 +155,11 @@ async function runEra(era) {
   try {
     const pid = server.proc.pid;
     const idle = rssMiB(pid);
-    // A warm-up client: every tool's code loaded once (what loads on first use is not the load's memory).
-    await clientLoop(server.url, era, performance.now() + 1, { times: {}, failures: [] }, 0);
+    // A warm-up client: one round of the workload, so every tool's code is loaded once (what loads on first use is not
+    // the load's memory). It used to be given 1 ms, which ran out while it connected: no call was made.
+    const warm = { times: {}, failures: [] };
+    await clientLoop(server.url, era, Infinity, warm, 0, 1);
+    if (warm.failures.length || !warm.times.json_read) throw new Error(`the warm-up round failed: ${warm.failures.slice(0, 3).join('; ') || 'no json_read call'}`);
     await sleep(2000);
     const before = rssMiB(pid);
     const stats = { times: {}, failures: [] };
