@@ -84,3 +84,16 @@ describe('handle tables: expired and used-up ids say what to do', () => {
       hint: 'Pass a file handle this server returned in this session (ids end with the session and with a restart). Open the file again.' }));
   });
 });
+
+test("parse errors give the file's position once, never V8's position within the record", () => {
+  const site = { byteOffset: 100, line: 8, column: 1, recordIndex: 7, maxDepth: 10 };
+  const messageOf = (text: string): string => {
+    let err: unknown;
+    try { JSON.parse(text); } catch (e) { err = e; }
+    return syntaxError(err, text, site).message;
+  };
+  expect(messageOf('{"a":1} x')).toBe('Record 7 is not valid JSON: Unexpected non-whitespace character after JSON (line 8, column 9, byte 108).');
+  expect(messageOf('{"a" 1}')).toBe("Record 7 is not valid JSON: Expected ':' after property name (line 8, column 6, byte 105).");
+  expect(messageOf('{"a":"\\u12"}')).toBe('Record 7 is not valid JSON: Bad Unicode escape (line 8, column 11, byte 110).');
+  expect(messageOf('{"a":')).toBe('Record 7 is not valid JSON: Unexpected end of JSON input (line 8, column 6, byte 105).');
+});

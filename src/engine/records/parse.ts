@@ -356,7 +356,11 @@ export function syntaxError(err: unknown, text: string, site: ParseSite): McpgwE
   const byteOffset = site.byteOffset + Buffer.byteLength(before);
   // V8 quotes a snippet of the text (cut anywhere, even inside a surrogate pair): left out; and it names the
   // unexpected UTF-16 unit, which for a character beyond U+FFFF is half of it: the whole character is named instead.
-  let reason = message.replace(/ in JSON at position.*$/s, '').replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
+  // V8's own position ("at position N (line 1 column M)", relative to the record) is replaced by the file's, below.
+  let reason = message
+    .replace(/ at position \d+(?: \(line \d+ column \d+\))?/, '')
+    .replace(/ in JSON$/, '')
+    .replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
   reason = reason.replace(/'([\uD800-\uDBFF])'/, () => `'${String.fromCodePoint(text.codePointAt(pos!) ?? 0xfffd)}'`).toWellFormed();
   return new McpgwError('SYNTAX_ERROR', `Record ${site.recordIndex} is not valid JSON: ${reason} (line ${line}, column ${column}, byte ${byteOffset}).`, {
     location: { byte_offset: byteOffset, line, column, record_index: site.recordIndex },
