@@ -11,4 +11,7 @@ module.exports = function build() {
   const r = spawnSync(process.execPath, [tsc, '-b'], { cwd: root, encoding: 'utf8' });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`tsc -b failed (exit ${r.status}); the tests would run a stale dist/:\n${r.stdout}${r.stderr}`);
+  // the allocator trim (native/malloc-trim.c): built when a C compiler is present, a no-op when up to date
+  const n = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-native.mjs')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
+  if (n.error) throw n.error;
 };
