@@ -530,8 +530,10 @@ describe('reader: reads in flight (a held source)', () => {
     const order: string[] = [];
     hold.arm();
     const reading = call('json_read', { file_id: fid, language: 'jsonpath', query: '$[*].id' }).then((r) => (order.push('read'), r));
+    void reading.catch(() => undefined); // a failed test leaves it pending: no unhandled rejection at close
     await hold.entered;
     const closing = call('json_close', { file_id: fid }).then((r) => (order.push('close'), r));
+    void closing.catch(() => undefined); // a failed test leaves it pending: no unhandled rejection at close
     // The close is taken at once: the handle is NOT_FOUND to a read sent after it, while the held read has not answered.
     const probe = await call('json_read', { file_id: fid, language: 'pointer', query: '/0' });
     expect(probe.data.error?.code).toBe('NOT_FOUND');
@@ -587,10 +589,12 @@ describe('reader: reads in flight (a held source)', () => {
     hold.arm();
     // Unclosed, this continuation answers /9000/id and a cursor for /9001/id (the test above).
     const reading = call('json_read', { cursor: first.data.next_cursor }).then((r) => (order.push('read'), r));
+    void reading.catch(() => undefined); // a failed test leaves it pending: no unhandled rejection at close
     await hold.entered;
     const beside = await call('json_read', { file_id: fid, language: 'pointer', query: '/0/id' });
     expect(beside.data.items).toEqual([{ path: '/0/id', value: 0 }]);
     const closing = call('json_close', { file_id: fid }).then((r) => (order.push('close'), r));
+    void closing.catch(() => undefined); // a failed test leaves it pending: no unhandled rejection at close
     // The handle's other cursor is void as soon as the close is taken, while the read is still held.
     const spareRead = await call('json_read', { cursor: spare.data.next_cursor });
     expect(spareRead.data.error.code).toBe('NOT_FOUND');
