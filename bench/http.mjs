@@ -113,8 +113,9 @@ const summarize = (lat) => Object.entries(lat).map(([tool, xs]) => ({ tool, call
  * Resolves to { single: {stdio, legacy, modern: rows}, load: {rows, callsPerS, rssKb, ...}, wrong: [...] }.
  */
 export async function benchHttp({ node, gateway, root, data, runs, log, quick = false }) {
-  // --quick: a smoke check of the same paths, 16 clients and no warm-up burst.
+  // --quick: a smoke check of the same paths, 16 clients and no warm-up burst; one client alone runs the calls × 2.
   const clients = quick ? 16 : HTTP_CLIENTS;
+  const passes = quick ? 2 : 4;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-http-'));
   // 2026-era clients share one principal (no token): room for their files and unfinished cursors.
   const configFile = path.join(tmp, '.mcpgwrc.json');
@@ -128,11 +129,11 @@ export async function benchHttp({ node, gateway, root, data, runs, log, quick = 
     const env = { node, gateway, root, url: server.url, configFile };
     // 1. one client alone
     for (const kind of ['stdio', 'legacy', 'modern']) {
-      log(`http: one ${kind} client, ${HTTP_CALLS} calls × 4`);
+      log(`http: one ${kind} client, ${HTTP_CALLS} calls × ${passes}`);
       const c = await connect(kind, env);
       const lat = {};
       await runSteps(c, mixedSteps(data.meta, data.rel, HTTP_CALLS), {}, wrong); // warm-up
-      for (let i = 0; i < 4; i++) await runSteps(c, mixedSteps(data.meta, data.rel, HTTP_CALLS), lat, wrong);
+      for (let i = 0; i < passes; i++) await runSteps(c, mixedSteps(data.meta, data.rel, HTTP_CALLS), lat, wrong);
       await c.close();
       out.single[kind] = summarize(lat);
     }

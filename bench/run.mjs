@@ -2,7 +2,7 @@
 // bench/run.mjs — mcpgw against wc, ripgrep, grep, jq and DuckDB on the same page-cached files.
 //
 //   npm run bench                         1 GiB of JSON Lines (+ JSON-seq, + a ~290 MB pretty array)
-//   npm run bench -- --quick              every scenario on ~50 MB (the document on 16 MB), 2 runs: a smoke check (< 2 minutes)
+//   npm run bench -- --quick              every scenario on ~50 MB (the document on 16 MB), 1 run: a smoke check (< 2 minutes)
 //   npm run bench -- --size 200MB --runs 7 --only needle,get-record
 //   npm run bench -- --install-peers      put DuckDB (@duckdb/node-api) in bench/.peers
 //   npm run bench -- --help
@@ -63,11 +63,12 @@ const NAMES = SCENARIOS.map((s) => s[0]);
 // ---------------------------------------------------------------- arguments
 function usage() {
   return `usage: npm run bench -- [options]     (or: node bench/run.mjs [options])
-  --quick              every scenario on ~50 MB, the document on 16 MB, 2 runs (smoke check, < 2 min)
+  --quick              every scenario on ~50 MB, the document on 16 MB, 1 timed run; the warm-up run only
+                       warms the shared server (smoke check, < 2 min)
   --size SIZE          JSON Lines size (default 1GiB; 50MB with --quick); the pretty array holds the
                        records of SIZE*200/1024 of JSON Lines (~280 MB of array for 1 GiB); the GeoJSON
                        document is SIZE too (16MB with --quick and no --size)
-  --runs N             timed runs per figure, after one warm-up (default 5; 2 with --quick; minimum 1)
+  --runs N             timed runs per figure, after one warm-up (default 5; 1 with --quick; minimum 1)
   --only a,b           scenarios to run: ${NAMES.join(', ')}
   --calls N            get_record calls (default 10000; 1000 with --quick)
   --sessions N         sessions scenario: sessions in the synthetic history (default 2000; 200 with --quick)
@@ -111,8 +112,8 @@ function parseArgs(argv) {
       default: die(2, `unknown option ${a}\n${usage()}`);
     }
   }
-  // --quick is a smoke check: fewer runs and latency calls unless given (2 and 1,000; else 5 and 10,000).
-  o.runs ??= o.quick ? 2 : 5;
+  // --quick is a smoke check: fewer runs and latency calls unless given (1 and 1,000; else 5 and 10,000).
+  o.runs ??= o.quick ? 1 : 5;
   o.calls ??= o.quick ? 1000 : 10000;
   if (!Number.isInteger(o.runs) || o.runs < 1) die(2, '--runs must be an integer >= 1');
   if (!Number.isInteger(o.calls) || o.calls < 1) die(2, '--calls must be an integer >= 1');
@@ -428,10 +429,15 @@ async function pairedScenario(ctx, sc) {
     }
     for (let run = 0; run <= cfg.runs; run++) {
       const timed = run > 0;
+      // On --quick the warm-up warms only what lives on: the shared server (its code's JIT). A peer, or a gateway
+      // started for one call, is a new process on files already in the page cache (warmCache): its warm-up run would
+      // warm nothing it keeps.
+      const warmOnlyShared = !timed && cfg.quick;
       for (const g of sc.groups) {
         for (const op of g.ops) {
           const row = op.row;
           if (row.status !== 'ok') continue;
+          if (warmOnlyShared && !shared) continue;
           let gw = shared;
           try {
             if (!gw) { gw = await Gateway.start(cfg); await sleep(100); }
@@ -458,6 +464,7 @@ async function pairedScenario(ctx, sc) {
         for (const p of g.peers) {
           const row = p.row;
           if (row.status !== 'ok') continue;
+          if (warmOnlyShared) continue;
           try {
             const r = await runPeer(p);
             if (timed) {
@@ -770,7 +777,8 @@ async function scenarioReopen(ctx) {
       if (run > 0) { row.times.push(r.ms); row.counts.push(r.sc.record_count); row.peakKb.push(gw.mem()?.hwm); }
     } finally { await gw.close(); }
   };
-  for (let run = 0; run <= cfg.runs && first.status === 'ok'; run++) {
+  // Every open is in a new server: on --quick no warm-up run (it would warm nothing the timed run keeps).
+  for (let run = cfg.quick ? 1 : 0; run <= cfg.runs && first.status === 'ok'; run++) {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-bench-index-'));
     try {
       await openIn(first, run, { cacheDir });
@@ -1158,7 +1166,7 @@ function markdown(ctx, all, tg) {
   L.push('');
   L.push(`${c.cpus} × ${c.cpuModel}, ${c.memGiB} GiB RAM, ${c.kernel}; load average ${c.loadStart} at start, ${c.loadEnd} at end. ` +
     `Gateway: \`${ctx.cfg.gateway.startsWith(REPO + path.sep) ? path.relative(REPO, ctx.cfg.gateway) : ctx.cfg.gateway}\` on ${c.gatewayNode} (${c.gitRev}). ` +
-    `Data: seed ${ctx.cfg.seed}, ${ctx.files.join('; ')}. Each figure: median of ${ctx.cfg.runs} runs after 1 warm-up, [min–max]. ` +
+    `Data: seed ${ctx.cfg.seed}, ${ctx.files.join('; ')}. ${ctx.cfg.runs === 1 ? 'Each figure: 1 run' : `Each figure: median of ${ctx.cfg.runs} runs, [min–max]`}, after 1 warm-up${ctx.cfg.quick ? ' (of the shared server only: peers and servers started for one call are not warmed up)' : ''}. ` +
     `Peak RSS: GNU time %M for peers${HAVE_TIME ? '' : ' (unavailable here)'}; /proc VmHWM of the server process tree for the gateway (reset per call with clear_refs where allowed).`);
   L.push('');
   L.push('### Timings');

@@ -48,7 +48,9 @@ test('every explorer and reader result, and error results, pass the 1.x client\'
   await ok(track('close_file'), { handle });
   const { file_id } = await ok(track('json_open'), { path: 'events.jsonl' });
   const page = await ok(track('json_read'), { file_id, language: 'jsonpath', query: '$[*].id', max_items: 3 });
+  expect(page.items).toEqual([{ path: '/0/id', value: 1 }, { path: '/1/id', value: 2 }, { path: '/2/id', value: 3 }]);
   await ok('json_read', { cursor: page.next_cursor });
+  expect((await ok('json_open', { path: 'people.ndjson', validation: 'full' })).validation).toMatchObject({ mode: 'full', complete: true });
   await ok('json_read', { path: 'people.ndjson', language: 'pointer', query: '/3/name' });
   await ok(track('json_close'), { file_id });
   expect([...called].sort()).toEqual([...names].sort());
@@ -59,6 +61,7 @@ test('every explorer and reader result, and error results, pass the 1.x client\'
   await fails('search', { handle: 'file_99', query: 'x' }, 'NOT_FOUND');
   await fails('get_value_at_path', { handle: 'file_99', index: 0, path: 'a' }, 'NOT_FOUND');
   await fails('json_read', { file_id: 'jf_nope', language: 'pointer', query: '' }, 'NOT_FOUND');
+  await fails('json_read', { cursor: 'jc_nope', file_id: 'jf_x' }, 'INVALID_ARGUMENT');
   await fails('json_open', { path: 'missing.json' }, 'NOT_FOUND');
 });
 
