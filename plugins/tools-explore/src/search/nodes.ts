@@ -28,20 +28,30 @@ export interface NodeMatcher {
 /**
  * One matching node, or a place where the walk stopped (`stop`: the deadline) or passed over a malformed part
  * (`skipped`). `at` orders them in document order inside the record and is where a later walk resumes: member
- * positions on the way down (`-1` for a member's name), then the hit's index in its piece.
+ * positions on the way down (`-1` for a member's name), then the hit's index in its piece. `pause`: the walk asks its
+ * caller to let the event loop run; it walks on from there when iterated again (nothing read is read again).
  */
 export type NodeEvent =
   | { kind: 'hit'; at: number[]; match_path: string; preview: Preview }
   | { kind: 'stop'; at: number[] }
+  | { kind: 'pause' }
   | { kind: 'skipped'; pointer: string; error: Error };
+
+/**
+ * What the walk's caller answers between pieces: true to stop (the walk yields `stop` with where to resume, and ends),
+ * 'pause' to be given the event loop (the walk yields `pause` and goes on when iterated again), false to go on.
+ */
+export type WalkCheck = () => boolean | 'pause';
 
 /**
  * The hits of record `i`, in document order, from `resume` (an `at` this walk yielded) on, one per node: a member
  * whose name and value both hold the text is one match (its name's, first in document order). `expired()` is asked
- * between pieces: when true the walk yields `stop` with where to resume, and ends.
+ * between pieces (WalkCheck). A pause keeps the walk, its place and the bytes it holds: a walk started again from
+ * `at` reads every container above that place again (up to GROUP_BYTES of each), which costs more than a pause's
+ * time slice once a document is a few MB, so each slice got past one member and the search stalled.
  * @throws what reading the record throws when the source has no lazy nodes (RESOURCE_LIMIT_EXCEEDED, SYNTAX_ERROR).
  */
-export function* recordHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: () => boolean, piece = PIECE_BYTES): Generator<NodeEvent> {
+export function* recordHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: WalkCheck, piece = PIECE_BYTES): Generator<NodeEvent> {
   // The hits of one node come one after another (a name before its value): the later ones are dropped. A page never
   // ends between them, since the dropped ones are never seen, so a resume never starts at one.
   let last: string | null = null;
@@ -54,7 +64,7 @@ export function* recordHits(source: RecordSource, i: number, matcher: NodeMatche
   }
 }
 
-function* nodeHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: () => boolean, piece: number): Generator<NodeEvent> {
+function* nodeHits(source: RecordSource, i: number, matcher: NodeMatcher, resume: number[] | null, expired: WalkCheck, piece: number): Generator<NodeEvent> {
   const root = source.node?.(i, '');
   if (!root || !root.children || root.byteLength <= piece) {
     const text = root?.text ? root.text() : source.text(i);
@@ -64,7 +74,7 @@ function* nodeHits(source: RecordSource, i: number, matcher: NodeMatcher, resume
   yield* walk(root, '', [], resume && resume.length ? resume : null, matcher, expired, piece);
 }
 
-function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher, expired: () => boolean, piece: number): Generator<NodeEvent> {
+function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[] | null, matcher: NodeMatcher, expired: WalkCheck, piece: number): Generator<NodeEvent> {
   const count = node.childCount ?? 0;
   const isObject = node.type === 'object';
   let prevEnd = -1; // where the previous member's value ends (its text's end), -1 while unknown
@@ -78,7 +88,11 @@ function* walk(node: LazyNode, pointer: string, trail: number[], resume: number[
       const sub = resume && m === resume[0] ? resume.slice(1) : null;
       resume = null;
       // never at the position a resumed walk starts from: each walk gets past one member at least
-      if (!sub && expired()) { yield { kind: 'stop', at: [...trail, m] }; return; }
+      if (!sub) {
+        const check = expired();
+        if (check === 'pause') yield { kind: 'pause' };
+        else if (check) { yield { kind: 'stop', at: [...trail, m] }; return; }
+      }
       const here = isObject ? appendToken(pointer, kid.key!) : appendToken(pointer, m);
       if (isObject) {
         if (node.member && node.member(kid.key!)?.index !== m) continue; // a repeated name: the last one counts

@@ -249,17 +249,14 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
   let stopped: ScanPosition | null = null;
   let cut = false;
   // The walk asks between pieces whether to stop: at the deadline (the page ends there), or every YIELD_MS on the
-  // clock to let the event loop run (other requests, a cancellation), after which it resumes where it stopped.
-  let pausing = false;
+  // clock to pause: the event loop runs (other requests, a cancellation), then the same walk goes on.
   let lastYield = ctx.clock.now();
-  const expired = () => {
+  const expired = (): boolean | 'pause' => {
     const now = ctx.clock.now();
     if (now > ctx.deadline) return true;
-    if (now - lastYield >= YIELD_MS) pausing = true;
-    return pausing;
+    return now - lastYield >= YIELD_MS ? 'pause' : false;
   };
   const pause = async () => {
-    pausing = false;
     await new Promise<void>((r) => setImmediate(r));
     lastYield = ctx.clock.now();
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
@@ -268,44 +265,37 @@ async function nodeTextSearch(ctx: ToolContext, { args, file, fields, resume, li
     if (ctx.signal.aborted) throw ctx.error('CANCELLED', 'The request was cancelled.');
     if (i > start.record && ctx.clock.now() > ctx.deadline) { stopped = { record: i, node: 0 }; break; }
     if (ctx.clock.now() - lastYield >= YIELD_MS) await pause();
-    let at = i === start.record && start.at ? start.at : null;
-    let events: Iterable<ReturnType<typeof recordHits> extends Iterable<infer E> ? E : never>;
+    const at = i === start.record && start.at ? start.at : null;
     try {
-      walk: for (;;) {
-        events = recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes));
-        for (const e of events) {
-          if (e.kind === 'stop') {
-            if (pausing) {
-              // not the deadline: let the event loop run, then walk on from where the walk stopped
-              await pause();
-              at = e.at;
-              continue walk;
-            }
-            stopped = { record: i, node: 0, at: e.at };
-            break outer;
+      for (const e of recordHits(source, i, matcher, at, expired, Math.min(PIECE_BYTES, ctx.limits.maxRecordBytes))) {
+        if (e.kind === 'pause') {
+          await pause(); // the walk keeps its place: iterating it again goes on from there
+          continue;
+        }
+        if (e.kind === 'stop') {
+          stopped = { record: i, node: 0, at: e.at };
+          break outer;
+        }
+        if (e.kind === 'skipped') {
+          if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
+          continue;
+        }
+        counted++;
+        if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
+          const m: Match = { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
+          if (fields) {
+            try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
           }
-          if (e.kind === 'skipped') {
-            if (warnings.length < 5) warnings.push({ code: (e.error as { code?: string }).code ?? 'SYNTAX_ERROR', message: `Record ${i} at ${e.pointer || '""'} was not searched: ${e.error.message}`, record_index: i });
+          const size = Buffer.byteLength(JSON.stringify(m)) + 1;
+          if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
+            matches.push(m);
+            pageBytes += size;
             continue;
           }
-          counted++;
-          if (next === null && limit > 0) { // limit 0 counts only: no page, so no `next`
-            const m: Match = { record_index: i, ...shownPreview(e.preview), match_path: e.match_path };
-            if (fields) {
-              try { m.record = projectValue(source.value(i), fields); } catch { /* too large or malformed: no projection */ }
-            }
-            const size = Buffer.byteLength(JSON.stringify(m)) + 1;
-            if (matches.length < limit && (pageBytes + size <= budget || matches.length === 0)) {
-              matches.push(m);
-              pageBytes += size;
-              continue;
-            }
-            if (matches.length < limit) cut = true;
-            next = { record: i, node: 0, at: e.at };
-            if (known !== undefined) break outer; // the total is known: no need to count on
-          }
+          if (matches.length < limit) cut = true;
+          next = { record: i, node: 0, at: e.at };
+          if (known !== undefined) break outer; // the total is known: no need to count on
         }
-        break;
       }
     } catch (err) {
       const code = (err as { code?: string }).code;
