@@ -88,12 +88,15 @@ describe('a text search at the deadline, on the fake clock', () => {
     expect(first.next_cursor).toEqual(expect.any(String));
     expect(first.total_matches).toBeGreaterThan(0);
     expect(first.total_matches).toBeLessThan(Math.ceil(BIG / 7));
+    // the answer says the total is a lower bound, not only complete: false
+    expect(first.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) before the end of the file: total_matches (${first.total_matches}) is a lower bound, the matches found so far. Pass next_cursor as cursor to count on.` }]);
     // The next call has its own deadline and no more time passes: it counts to the end.
     (ctx as { deadline: number }).deadline = clock.now() + 60_000;
     (ctx as { progress: unknown }).progress = () => undefined;
     const rest = (await search.handler({ handle, query: 'needle', mode: 'text', match_case: false, max_results: 0, regex: false, cursor: first.next_cursor } as any, ctx)) as any;
     expect(rest.complete).toBe(true);
     expect(rest.total_matches).toBe(Math.ceil(BIG / 7));
+    expect(rest.warnings).toBeUndefined();
     expect(batches).toBeGreaterThanOrEqual(2);
     opened.close();
   });

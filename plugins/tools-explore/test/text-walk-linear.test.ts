@@ -107,3 +107,37 @@ test.each([[700], [2800]])('a %i-schema document: one page, the exact count, eve
   expect({ total: paged.page.total_matches, complete: paged.page.complete }).toEqual({ total: expected, complete: true });
   expect(paged.read).toBeLessThanOrEqual(4 * size);
 }, 60_000);
+
+test('over a document, a page stopped at the deadline says its total is a lower bound, and its cursors count on to the exact total', async () => {
+  const value = spec(1400);
+  const text = JSON.stringify(value);
+  expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024); // walked through lazy nodes
+  fs.writeFileSync(path.join(dir, 'deadline.json'), text);
+  const expected = reference(value, 'needle');
+  const clock = new TickingClock(1);
+  const limits = { ...DEFAULT_LIMITS };
+  const engine = new QueryScanEngine({ limits: () => limits, clock });
+  const ctx = exploreContext(clock, { limits, deadlineMs: 400, extra: { scan: engine, regex: new Re2RegexService(), registry: { queryLanguages: new Map(), formats: new Map() } } });
+  const opened = await fileService(dir, await formatsOf(json)).open('deadline.json');
+  const handle = fileTable(ctx).add({ opened, malformedRecords: 0 });
+  const totals: number[] = [];
+  let page: any = null;
+  try {
+    for (let calls = 0; calls < 1000 && (page === null || !page.complete); calls++) {
+      (ctx as { deadline: number }).deadline = clock.now() + 400; // each call its own deadline: 400 clock readings
+      page = await search.handler({ handle, mode: 'text', match_case: false, regex: false, query: 'needle', max_results: 0, ...(page ? { cursor: page.next_cursor } : {}) } as any, ctx);
+      totals.push(page.total_matches);
+      if (!page.complete) {
+        expect(page.next_cursor).toEqual(expect.any(String));
+        expect(page.warnings).toEqual([{ code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) before the end of the file: total_matches (${page.total_matches}) is a lower bound, the matches found so far. Pass next_cursor as cursor to count on.` }]);
+      } else expect(page.warnings).toBeUndefined();
+    }
+  } finally {
+    opened.close();
+  }
+  expect(totals.length).toBeGreaterThan(2);
+  expect(totals.slice(0, -1).every((t) => t < expected)).toBe(true);
+  expect(totals.at(-1)).toBe(expected);
+  // a lower bound never shrinks from one page to the next
+  expect(totals).toEqual([...totals].sort((a, b) => a - b));
+});

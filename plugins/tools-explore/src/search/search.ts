@@ -33,7 +33,7 @@ const DESCRIPTION = (languages: string) =>
   'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. query: ' +
   'text (in values, keys or raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags); ' +
   `or language: ${languages}. ` +
-  'max_results: 0 only counts; fields projects records; next_cursor as cursor gives more. complete: false: time ran out';
+  'max_results: 0 only counts; fields projects records; next_cursor as cursor gives more. complete: false: time ran out, total_matches is a lower bound and next_cursor counts on';
 
 /**
  * The explorer's `search` tool: one tool over text search (text-engine.ts) and every registered query language: a
@@ -85,6 +85,7 @@ export const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
       if (args.language !== undefined) page = { ...page, language: language.name };
     } else page = await textSearch(ctx, { ...request, resume: resume as TextCursor | null }, countsOf(file.opened.source), regex);
     page = wellFormedMatches(ctx, file, page);
+    if (!page.complete) page = { ...page, warnings: [...(page.warnings ?? []), deadlineWarning(page.total_matches)] };
     // The pattern's own warnings (\b is an ASCII word boundary), first: they bear on every match and on none found.
     if (regex?.warnings.length) page = { ...page, warnings: [...regex.warnings, ...(page.warnings ?? [])] };
     return echo === args.query ? page : { ...page, query: echo };
@@ -103,6 +104,14 @@ function wellFormedMatches(ctx: ToolContext, file: ExplorerFile, page: Page): Pa
   const warning = replacedWarning(shown, matches.map((m) => m.record_index), (i) => recordEscapesLoneSurrogate(ctx, file, i));
   if (!warning || page.warnings?.some((w) => w.code === warning.code)) return { ...page, matches };
   return { ...page, matches, warnings: [...(page.warnings ?? []), warning] };
+}
+
+/**
+ * What an incomplete page says besides `complete: false`: the scan stopped at the request deadline, so total_matches
+ * counts what was found up to there (as the sampling tools say of theirs).
+ */
+function deadlineWarning(total: number) {
+  return { code: 'RESOURCE_LIMIT_EXCEEDED', message: `Stopped at the request deadline (requestTimeoutMs) before the end of the file: total_matches (${total}) is a lower bound, the matches found so far. Pass next_cursor as cursor to count on.` };
 }
 
 /** The longest query echoed whole in a result, UTF-16 units; a longer one is echoed cut, with its length. */

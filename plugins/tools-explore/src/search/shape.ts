@@ -34,7 +34,7 @@ export const searchOutput = z.object({
   query: z.string(),
   mode: z.enum(['text', 'jsonpath']).describe('The mode that ran: text, or jsonpath for a query (JSONPath, a record predicate: then filter is set, or the language named)'),
   language: z.string().optional().describe('The query language that ran, when the call named one'),
-  complete: z.boolean().describe('false when the scan stopped at the request deadline; next_cursor continues it'),
+  complete: z.boolean().describe('false when the scan stopped at the request deadline (a RESOURCE_LIMIT_EXCEEDED warning says so): total_matches is then a lower bound; next_cursor continues it'),
   next_cursor: z.string().optional(),
   filter: z.string().optional().describe('For a record predicate: the RFC 9535 filter it was translated to'),
   hint: z.string().optional().describe('When nothing matched: the member names the query uses that no record examined has (with the nearest names seen), or that the query matches with $ as the whole file'),
