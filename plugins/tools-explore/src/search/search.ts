@@ -31,9 +31,9 @@ const ENVELOPE_RESERVE = 2048;
 
 const DESCRIPTION = (languages: string) =>
   'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. query: ' +
-  'text (in values, keys or raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags); ' +
+  'text (values, keys, raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags); ' +
   `or language: ${languages}. ` +
-  'max_results: 0 only counts; fields projects records; next_cursor as cursor gives more. complete: false: time ran out, total_matches is a lower bound and next_cursor counts on';
+  'max_results: 0 only counts; fields projects records; cursor: next_cursor. complete: false: timed out, total_matches a lower bound';
 
 /**
  * The explorer's `search` tool: one tool over text search (text-engine.ts) and every registered query language: a
