@@ -1,7 +1,7 @@
 /**
  * The explorer's text search walks a big document through lazy nodes and stops between members when asked
- * (`expired`): at the deadline, and every few ms to let the event loop run, after which it walks on from where it
- * stopped. Stopped at every chance (or every 2nd, 3rd, 7th), the resumed walks find the hits of one walk, each once,
+ * (`expired`): at the deadline, after which the next page walks on from where it stopped (a pause for the event loop
+ * keeps the walk instead: text-walk-linear.test.ts). Stopped at every chance (or every 2nd, 3rd, 7th), the resumed walks find the hits of one walk, each once,
  * and each resumed walk gets past one member at least (stopped at every chance, it still ends).
  */
 import * as fs from 'node:fs';
