@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { testTools } from '../../src/plugin-kit/index';
 import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+import { TickingClock } from '../helpers/ticking-clock';
 
 const MAX_RECORD = 65536;
 
@@ -387,28 +389,36 @@ describe('explorer search in a single document counts nodes: every match, its po
 });
 
 test('a text search over a document walked in parts, stopped at the deadline on nearly every page, finds every node once', async () => {
-  const cfg = path.join(dir, 'deadline.yaml');
-  fs.writeFileSync(cfg, `root: ./root\nlimits:\n  maxRecordBytes: ${MAX_RECORD}\n  requestTimeoutMs: 1\n`);
-  const d = await connect(['--config', cfg], { cwd: dir });
+  // In-process (the plugin kit's tool tester, a real MCP client) on a TickingClock: each reading of the time is 1 ms
+  // after the last, so a page stops after the same 50 readings at any machine speed (48 pages, 47 stopped by the
+  // deadline; at 1 ms each page held one match: 2,003 pages).
+  const t = await testTools('@mcpgw/tools-explore', {
+    root: path.join(dir, 'root'), clock: new TickingClock(1),
+    config: { limits: { maxRecordBytes: MAX_RECORD, requestTimeoutMs: 50 } },
+  });
   try {
-    const opened = await call(d.client, 'open_file', { path: 'big.json' });
+    const { structuredContent: opened } = await t.call('open_file', { path: 'big.json' });
     const paths: string[] = [];
     let incomplete = 0;
-    let r = await call(d.client, 'search', { handle: opened.data.handle, query: 'xxx', max_results: 300 });
-    for (let pages = 0; ; pages++) {
+    let pages = 0;
+    let r = await t.call('search', { handle: opened.handle, query: 'xxx', max_results: 300 });
+    for (;;) {
       expect(r.isError).toBe(false);
-      paths.push(...r.data.matches.map((m: any) => m.match_path));
-      if (!r.data.complete) incomplete++;
-      if (!r.data.next_cursor) break;
+      pages++;
+      paths.push(...r.structuredContent.matches.map((m: any) => m.match_path));
+      if (!r.structuredContent.complete) incomplete++;
+      if (!r.structuredContent.next_cursor) break;
       expect(pages).toBeLessThan(5000);
-      r = await call(d.client, 'search', { handle: opened.data.handle, query: 'xxx', max_results: 300, cursor: r.data.next_cursor });
+      r = await t.call('search', { handle: opened.handle, query: 'xxx', max_results: 300, cursor: r.structuredContent.next_cursor });
     }
     expect(paths).toEqual(pad.map((_, i) => `/pad/${i}`));
     expect(incomplete).toBeGreaterThan(0);
+    // Stopped by the deadline, not only by max_results: more pages than 2,000 matches need at 300 a page.
+    expect(pages).toBeGreaterThan(Math.ceil(pad.length / 300));
   } finally {
-    await d.close();
+    await t.close();
   }
-}, 120_000);
+});
 
 describe('member lists page: extract_keys, get_outline, get_schema', () => {
   test('extract_keys pages 811 keys of one object with offset', async () => {

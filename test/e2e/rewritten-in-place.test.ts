@@ -2,7 +2,7 @@
  * Field case C37 end to end through a real MCP client: a JSON Lines file rewritten in place (same inode, larger, its
  * first 4 KiB and the 4 KiB before its old end unchanged) is not a file that grew, for the persistent index and for
  * an open handle, in the explorer and the reader; and a stored entry with sound checksums but an offset removed is not
- * trusted. The inputs are written by the case's own make_regrown.py (Python); the expected values are Python's
+ * trusted. Each server is in-process with a kernel of its own over the same index folder. The inputs are written by the case's own make_regrown.py (Python); the expected values are Python's
  * (v2.count('\n'), its lines), as case.json gives them.
  */
 import { execFileSync } from 'node:child_process';
@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { call, connect, REPO } from '../helpers/mcp';
+import { testTools } from '../../src/plugin-kit/index';
+import { REPO } from '../helpers/mcp';
 
 const CASE = path.join(REPO, 'test', 'fixtures', 'cases', 'C37');
 const spec = JSON.parse(fs.readFileSync(path.join(CASE, 'case.json'), 'utf8'));
@@ -30,7 +31,6 @@ beforeAll(() => {
   v2 = fs.readFileSync(path.join(root, 'v2.bin'));
   fs.rmSync(path.join(root, 'v2.bin'));
   v2Lines = v2.toString('utf8').split('\n').slice(0, -1);
-  fs.writeFileSync(path.join(dir, 'on.json'), JSON.stringify({ root: 'root', cacheDir: 'cache' }));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -47,8 +47,23 @@ function rewriteInPlace(file: string, bytes: Buffer): void {
   expect(fs.statSync(file).ino).toBe(ino);
 }
 
+/**
+ * A new server over the same root and persistent index folder: in-process (the plugin kit's tool tester, a real MCP
+ * client; explorer and reader), its kernel and index cache its own, so what it knows of a file is what the folder holds.
+ * `stderr()`: its log lines as the CLI writes them at --log-level debug (message, then the fields as JSON).
+ */
 async function server() {
-  return connect(['--config', path.join(dir, 'on.json'), '--log-level', 'debug']);
+  const t = await testTools('@mcpgw/tools-explore', { root, cacheDir: path.join(dir, 'cache'), plugins: ['@mcpgw/tools-reader'] });
+  return {
+    client: t,
+    close: () => t.close(),
+    stderr: () => t.logged.map(([, message, fields]) => (fields ? `${message} ${JSON.stringify(fields)}` : message)).join('\n'),
+  };
+}
+/** A tool call through the tester's client: `data` is the structuredContent. */
+async function call(t: { call: (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; structuredContent: Record<string, any> }> }, name: string, args: Record<string, unknown>) {
+  const r = await t.call(name, args);
+  return { isError: r.isError, data: r.structuredContent };
 }
 
 test('the case\'s own numbers: Python made v2 with v1\'s first 4 KiB and the 4 KiB before v1\'s end', () => {
