@@ -1,5 +1,5 @@
 import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, NumberLikeCheck, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, ExistenceCheck, NumberLikeCheck, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { forJsonP3Check, IRegexpFunction, re2Refusal } from './iregexp-functions';
@@ -405,7 +405,54 @@ function compileChecked(text: string, options: CompileOptions, makeError: MakeEr
   let checks: NumberLikeCheck[] | undefined;
   (compiled as { numberLikeChecks?: () => readonly NumberLikeCheck[] }).numberLikeChecks = () =>
     (checks ??= numberLikeComparisons(path).map((c) => ({ path: c.path, comparison: c.comparison, asNumbers: c.asNumbers, query: compileChecked(c.check, options, makeError, cmp) })));
+  let tests: ExistenceCheck[] | undefined;
+  (compiled as { existenceChecks?: () => readonly ExistenceCheck[] }).existenceChecks = () =>
+    (tests ??= existenceTests(path).map((c) => ({ path: c.path, rewrite: c.rewrite, query: compileChecked(c.check, options, makeError, cmp) })));
   return compiled;
+}
+
+/**
+ * The existence tests in `path`'s filters (a singular query standing as a test, RFC 9535 §2.3.5.2.2: `@.landlocked`,
+ * `!@.landlocked`, either side of `&&`/`||`), nested filters included, at most 3, each with the text of its check: the
+ * whole query printed with the filter holding the test replaced by `P == false || P == null`, so it selects what the
+ * test passed (or, negated, refused) for being present whatever its value (CompiledQuery.existenceChecks). A query in
+ * a comparison or a function's argument is a value, not a test. Walked without recursion.
+ */
+function existenceTests(path: JSONPathQuery): { path: string; rewrite: string; check: string }[] {
+  const found: { query: any; filter: any }[] = [];
+  const seen = new Set<string>();
+  // [node, its filter, whether it stands where a test stands]
+  const stack: [unknown, unknown, boolean][] = [[path, null, false]];
+  while (stack.length && found.length < 3) {
+    const [n, filter, test] = stack.pop() as [any, any, boolean];
+    if (n instanceof JSONPathQuery) {
+      for (const seg of n.segments as any[]) for (const sel of seg.selectors) if (sel instanceof S.FilterSelector) stack.push([sel.expression, sel.expression, true]);
+    } else if (n instanceof X.LogicalExpression) stack.push([n.expression, filter, test]);
+    else if (n instanceof X.PrefixExpression) stack.push([n.right, filter, test && n.operator === '!']);
+    else if (n instanceof X.InfixExpression) {
+      const logical = n.operator === '&&' || n.operator === '||';
+      stack.push([n.right, filter, test && logical]);
+      stack.push([n.left, filter, test && logical]);
+    } else if (n instanceof X.FunctionExtension) for (const a of n.args) stack.push([a, filter, false]);
+    else if (n instanceof X.RootQuery || n instanceof X.RelativeQuery) {
+      if (test && n.path.singularQuery() && n.path.segments.length > 0 && !seen.has(`${filter.toString()}\u0000${n.toString()}`)) {
+        seen.add(`${filter.toString()}\u0000${n.toString()}`);
+        found.push({ query: n, filter });
+      }
+      stack.push([n.path, filter, false]);
+    }
+  }
+  return found.map(({ query, filter }) => {
+    const p = query.toString();
+    let check: string;
+    try {
+      filter.toString = () => `${p} == false || ${p} == null`;
+      check = path.toString();
+    } finally {
+      delete filter.toString;
+    }
+    return { path: p, rewrite: `${p} == true`, check };
+  });
 }
 
 const NUMBER_COMPARISONS = new Set(['==', '<', '<=', '>', '>=']);
