@@ -105,3 +105,16 @@ test('json_read (JSONPath, nested filters, count): the same note from the same c
   const fn = await call(c.client, 'json_read', { path: 'countries.json', language: 'jsonpath', query: '$[?length(@.items) > 2 && @.flag != true]', count: true });
   expect(existence(fn)).toEqual([]);
 });
+
+test('a bare path as the whole query tests each record the same way: search and aggregate say so; json_read selects, no note', async () => {
+  const s = await call(c.client, 'search', { handle, query: '$.landlocked', max_results: 0 });
+  expect(s.data.total_matches).toBe(300);
+  expect(existence(s)[0]!.message).toBe(`In ${py.landlocked_false} records $.landlocked is false or null, and $.landlocked as a test only checks that it is present (RFC 9535), not that it is true. To test the value write $.landlocked == true.`);
+  const a = await call(c.client, 'aggregate', { handle, where: '$.flag' });
+  expect(a.data.groups[0].count).toBe(py.flag_present);
+  expect(existence(a)[0]!.message).toContain(`In ${py.flag_false_or_null} records $.flag is false or null`);
+  const read = await call(c.client, 'json_read', { path: 'countries.json', language: 'jsonpath', query: '$[0].landlocked' });
+  expect(existence(read)).toEqual([]);
+  const name = await call(c.client, 'search', { handle, query: '$.capital', max_results: 0 });
+  expect(existence(name)).toEqual([]);
+});

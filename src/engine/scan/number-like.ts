@@ -27,7 +27,9 @@ export async function existenceTests(query: CompiledQuery, options: Options, run
   let checks;
   try { checks = query.existenceChecks?.() ?? []; } catch { return out; }
   for (const check of checks) {
-    const n = await countOf(check.query, options, run);
+    // A whole query is a test only where each record is tested with it; its check is written over the sequence.
+    if (check.recordTest && options.addressing !== 'record') continue;
+    const n = await countOf(check.query, check.recordTest ? { ...options, addressing: 'file' } : options, run);
     if (!n) continue;
     out.push({
       code: 'EXISTENCE_TEST',

@@ -128,7 +128,16 @@ export interface NumberLikeCheck { path: string; comparison: string; asNumbers: 
  * the value is `false` or `null`: `path` and `rewrite` (`@.landlocked == true`) as the language writes them; `query`
  * compiled with the query's options.
  */
-export interface ExistenceCheck { path: string; rewrite: string; query: CompiledQuery }
+export interface ExistenceCheck {
+  path: string;
+  rewrite: string;
+  query: CompiledQuery;
+  /**
+   * The whole query is the test (`$.landlocked`), which it is only where a tool tests each record with it (record
+   * addressing: a record matches when it selects a node); `query` then runs in file addressing.
+   */
+  recordTest?: boolean;
+}
 
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {
