@@ -123,21 +123,12 @@ export interface QueryWarning {
 export interface NumberLikeCheck { path: string; comparison: string; asNumbers: string; query: CompiledQuery }
 
 /**
- * An existence test in a query's filters (a singular path standing as a test, `@.landlocked`: true when it selects a
- * node, whatever its value, RFC 9535 §2.3.5.2.2) and the query selecting what it passed, or refused under `!`, while
- * the value is `false` or `null`: `path` and `rewrite` (`@.landlocked == true`) as the language writes them; `query`
- * compiled with the query's options.
+ * An existence test (a singular path as a test, `@.landlocked`: true when it selects a node whatever its value, RFC 9535
+ * §2.3.5.2.2) and `query`, selecting where its value is `false` or `null`; `path`, `rewrite` (`@.landlocked == true`) as
+ * written. `recordTest`: the whole query is the test, as where each record is tested with it (record addressing);
+ * `query` then runs in file addressing.
  */
-export interface ExistenceCheck {
-  path: string;
-  rewrite: string;
-  query: CompiledQuery;
-  /**
-   * The whole query is the test (`$.landlocked`), which it is only where a tool tests each record with it (record
-   * addressing: a record matches when it selects a node); `query` then runs in file addressing.
-   */
-  recordTest?: boolean;
-}
+export interface ExistenceCheck { path: string; rewrite: string; query: CompiledQuery; recordTest?: boolean }
 
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {

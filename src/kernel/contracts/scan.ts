@@ -126,11 +126,7 @@ export interface ScanResult {
 /** NUMBER_LIKE_STRINGS (`ScanEngine.numberLikeStrings`): in `count` records `path`'s comparison passed such strings by. */
 export interface NumberLikeWarning { code: 'NUMBER_LIKE_STRINGS'; message: string; count: number; path: string }
 
-/**
- * A note about what a valid query probably did not mean (`ScanEngine.queryNotes`): NUMBER_LIKE_STRINGS (a
- * {@link NumberLikeWarning}) or EXISTENCE_TEST (in `count` records the existence test `path` selected `false` or
- * `null`: it tests presence, not truth).
- */
+/** `ScanEngine.queryNotes`: NUMBER_LIKE_STRINGS, or EXISTENCE_TEST (in `count` records `path` selected false or null). */
 export interface QueryNote { code: 'NUMBER_LIKE_STRINGS' | 'EXISTENCE_TEST'; message: string; count: number; path: string }
 
 /** What `ScanEngine.missingMembers` found: records examined, and each name none of them has with the nearest ones. */
@@ -179,11 +175,7 @@ export interface ScanEngine {
    * a warning for each that selects any. A check that cannot run gives none. @throws CANCELLED
    */
   numberLikeStrings?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]>;
-  /**
-   * Optional (API 3.3): every note the query's checks give (`numberLikeChecks`, `existenceChecks`), each a count-only
-   * scan in its addressing under `deadline` and `limits.detailTimeMs`; a note for each check that selects any. A check
-   * that cannot run gives none. Tools pass them on in their answers' warnings. @throws CANCELLED
-   */
+  /** Optional (API 3.3): as numberLikeStrings, for every check (`numberLikeChecks`, `existenceChecks`). @throws CANCELLED */
   queryNotes?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<QueryNote[]>;
   /**
    * Optional (API 2.12): one of the engine's pooled threads for a plugin's own work (`ThreadTask`). Absent: do the work
