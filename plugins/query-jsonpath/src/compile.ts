@@ -278,6 +278,10 @@ function literalsOfExpr(e: any): Literal[] {
       // A relative or root query compared to a string literal: the matched value is that string.
       const [q, lit] = e.left instanceof X.StringLiteral ? [e.right, e.left] : [e.left, e.right];
       if (lit instanceof X.StringLiteral && q instanceof X.RelativeQuery) return [{ text: JSON.stringify(lit.value), fold: false }];
+      // true, false and null have one spelling in JSON text: a value equal to one holds its bytes (an existence
+      // test's check, `@.x == false || @.x == null`, then passes over records holding neither unparsed)
+      const [q2, lit2] = e.left instanceof X.BooleanLiteral || e.left instanceof X.NullLiteral ? [e.right, e.left] : [e.left, e.right];
+      if ((lit2 instanceof X.BooleanLiteral || lit2 instanceof X.NullLiteral) && q2 instanceof X.RelativeQuery) return [{ text: lit2 instanceof X.NullLiteral ? 'null' : String(lit2.value), fold: false }];
     }
     return [];
   }
