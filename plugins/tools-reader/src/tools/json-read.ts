@@ -403,7 +403,7 @@ function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void
 
 const DESCRIPTION = (languages: string) =>
   'Read values by a query (pointer /0/id, JSONPath $[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
-  `Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: ${languages}. count: true only counts. A bare path as a filter test ([?@.x]) tests presence, not truth ([?@.x == true]). ` +
+  `Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: ${languages}. count: true only counts. [?@.x] tests presence, not truth. ` +
   'A value too big for a page comes in parts (value_truncated)';
 
 export const jsonRead: ToolDefinition<typeof input, typeof output> = {
