@@ -7,6 +7,7 @@ import { McpgwError } from '../kernel/errors';
 import { VERSION, type CommonOptions } from './setup';
 import { checkCommand, listToolsCommand, pluginsCommand, serveCommand, type ServeOptions } from './commands';
 import type { QueryOptions } from './query';
+import { FILE_ROOT_HELP } from './root-help';
 
 /** Exit codes (docs/architecture.md "Configuration"): 0 success, 1 runtime failure, 2 usage or configuration error. */
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
@@ -14,11 +15,11 @@ export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2 } as const;
 /** Error codes that mean the arguments were wrong (exit 2). */
 const USAGE_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'INVALID_ARGUMENT', 'ACCESS_DENIED', 'QUERY_SYNTAX_ERROR']);
 
-function withCommonOptions(cmd: Command): Command {
+function withCommonOptions(cmd: Command, rootHelp = 'root folder whose files are served, relative to the current folder (env MCPGW_ROOT)'): Command {
   return cmd
     .option('-c, --config <file>', 'config file (default: discover .mcpgwrc* or "mcpgw" in package.json from the current folder up)')
     .option('-p, --profile <name>', 'profile to use (env MCPGW_PROFILE)')
-    .option('-r, --root <dir>', 'root folder whose files are served, relative to the current folder (env MCPGW_ROOT)')
+    .option('-r, --root <dir>', rootHelp)
     .addOption(new Option('--log-level <level>', 'stderr log level (env MCPGW_LOG)').choices(['error', 'warn', 'info', 'debug']));
 }
 
@@ -47,7 +48,7 @@ export function buildProgram(): Command {
     .action((opts: CommonOptions & { json?: boolean }) => pluginsCommand(opts));
   configure(program.command('check').description('validate the config, the plugins and the root; exit 0 when all is well, 2 otherwise'))
     .action((opts: CommonOptions) => checkCommand(opts));
-  configure(program.command('query').description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)'))
+  withCommonOptions(program.command('query'), FILE_ROOT_HELP).exitOverride().showHelpAfterError().description('run a query over a whole file and print the node list as JSON Lines {"path", "value"} (numbers exact)')
     .argument('<file>', 'the file, in any format the loaded plugins read: a path from the current folder, or with --root a path under the root (MCPGW_ROOT and a config\'s root apply to serve, not here)')
     .argument('<query>', 'the query, e.g. \'$[?@.status=="failed"].id\' (JSONPath) or /0/id (JSON Pointer)')
     .addOption(new Option('-l, --language <name>', 'query language, any the loaded plugins register (mcpgw plugins lists them; default: pointer for a query starting with /, else jsonpath)'))
@@ -100,14 +101,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT.USAGE;
     }
     if (err instanceof McpgwError) {
-      // The message, and what to do about it (the hint tools give in their error results).
-      process.stderr.write(`mcpgw: ${err.message}\n${err.hint ? `mcpgw: hint: ${err.hint}\n` : ''}`);
+      // One rule for every command: the code, the message with the position where there is one, and what to do about
+      // it (the hint tools give in their error results).
+      process.stderr.write(`mcpgw: ${errorLine(err)}\n${err.hint ? `mcpgw: hint: ${err.hint}\n` : ''}`);
       // Faults of the command line's own arguments (a missing file, one outside the root, a bad query) are usage.
       return USAGE_CODES.has(err.code) ? EXIT.USAGE : EXIT.RUNTIME;
     }
     process.stderr.write(`mcpgw: ${(err as Error)?.stack ?? String(err)}\n`);
     return EXIT.RUNTIME;
   }
+}
+
+/** `CODE: message`, with ` (at character N)` when the error has a position its message does not already say. */
+export function errorLine(err: McpgwError): string {
+  const position = err.location?.position;
+  const at = position !== undefined && !err.message.includes(`at character ${position}`) ? ` (at character ${position})` : '';
+  return `${err.code}: ${err.message}${at}`;
 }
 
 /** `mcpgw --help`, `mcpgw -h` or `mcpgw help` alone: the program's own help was printed. */

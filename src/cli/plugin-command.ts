@@ -3,6 +3,7 @@ import { progressBar } from './progress';
 import { prepare, type CommonOptions } from './setup';
 import { fileArgument } from './file-argument';
 import type { CommandDefinition } from '../kernel/contracts/command';
+import { FILE_ROOT_HELP } from './root-help';
 
 /**
  * Where the first operand of `args` is: the first argument that is not an option nor the value of an option that
@@ -78,8 +79,7 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
   const command = kernel.registry.commands.get(name)!.item;
   let args = [...words.slice(name.split(' ').length), ...rest];
   if (opts.help) {
-    const file = command.file ? `Arguments:\n  ${'<file>'.padEnd(24)} the file: a path under --root when given, else any file (its folder is then the sandbox root)\n\n` : '';
-    process.stdout.write(`Usage: mcpgw ${name}${command.file ? ' <file>' : ''} [options]\n\n${command.description}\n\n${file}Options:\n${(command.usage ?? []).map(([f, d]) => `  ${f.padEnd(24)} ${d}\n`).join('')}  ${'--no-progress'.padEnd(24)} no progress bar on stderr\n`);
+    process.stdout.write(commandHelp(name, command));
     return 0;
   }
   // A command that takes a FILE reads it as `mcpgw query` does: under --root when given, else in its own folder.
@@ -112,6 +112,30 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
     bar?.done();
     process.removeListener('SIGINT', onSigint);
   }
+}
+
+/**
+ * A plugin command's --help, in commander's layout: its usage entries whose flags do not start with `-` are its
+ * arguments (`FILE "SQL"`), the others its options, then the options every command takes (parsed in pluginCommand).
+ * A command that reads a FILE (`file`, or an argument named FILE) takes --root as `mcpgw query` does.
+ */
+export function commandHelp(name: string, command: Pick<CommandDefinition, 'description' | 'usage' | 'file'>): string {
+  const usage = command.usage ?? [];
+  const operands = usage.filter(([f]) => !f.startsWith('-'));
+  const options = usage.filter(([f]) => f.startsWith('-'));
+  const args: (readonly [string, string])[] = command.file ? [['<file>', 'the file: a path under --root when given, else any file (its folder is then the sandbox root)'], ...operands] : operands;
+  const readsFile = command.file === true || operands.some(([f]) => /^FILE\b/.test(f));
+  const common: [string, string][] = [
+    ['-c, --config <file>', 'config file (default: discover .mcpgwrc* or "mcpgw" in package.json from the current folder up)'],
+    ['-p, --profile <name>', 'profile to use (env MCPGW_PROFILE)'],
+    ['-r, --root <dir>', readsFile ? FILE_ROOT_HELP : 'root folder whose files are served, relative to the current folder (env MCPGW_ROOT)'],
+    ['--log-level <level>', 'stderr log level (env MCPGW_LOG): error, warn, info or debug'],
+    ['--no-progress', 'no progress bar on stderr'],
+    ['-h, --help', 'display help for command'],
+  ];
+  const line = ([f, d]: readonly [string, string]) => `  ${f.padEnd(24)} ${d}\n`;
+  const shown = args.map(([f]) => f).join(' ');
+  return `Usage: mcpgw ${name}${shown ? ` ${shown}` : ''} [options]\n\n${command.description}\n\n${args.length ? `Arguments:\n${args.map(line).join('')}\n` : ''}Options:\n${[...options, ...common].map(line).join('')}`;
 }
 
 /**

@@ -70,6 +70,13 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
       },
       ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t, 'records') } : {}),
     });
+    // What the query probably did not mean (number-like strings its comparisons passed by, existence tests that met
+    // false or null), as the tools say it in their warnings; a look bounded by limits.detailTimeMs.
+    if (opts.limit === undefined && opened.source.rootIsSequence && engine.queryNotes) {
+      for (const w of await engine.queryNotes(query, { source: opened.source, addressing: 'file', unit: 'records', signal: controller.signal })) {
+        process.stderr.write(`mcpgw: warning (${w.code}): ${w.message}\n`);
+      }
+    }
     const skipped = r.skipped;
     const firstSkipped = r.firstSkipped;
     const unparsed = r.unparsed ?? 0;

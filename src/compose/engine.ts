@@ -82,6 +82,7 @@ function scanEngine(kernel: Kernel, limits: Limits): ScanEngine {
     slot: (deadline, signal) => real().slot(deadline, signal),
     missingMembers: (source, names, signal) => real().missingMembers(source, names, signal),
     numberLikeStrings: (query, options) => real().numberLikeStrings(query, options),
+    queryNotes: (query, options) => real().queryNotes(query, options),
     // The record loop over a tool's matcher needs none of the scan engine's modules.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     match: (options) => (require('../engine/scan/match') as typeof import('../engine/scan/match')).runMatch(options, kernel.clock),

@@ -3,7 +3,7 @@
  * checked when the plugin loads (on the main thread and again on each worker thread that loads it). Additive changes
  * (new optional members) raise the minor version; anything that can break a plugin raises the major version.
  */
-export const PLUGIN_API_VERSION = '3.2.0';
+export const PLUGIN_API_VERSION = '3.3.0';
 
 /**
  * What changed from plugin API 1 to 2, told to the author of a 1.x plugin when it is refused (one sentence each).

@@ -105,7 +105,7 @@ describe('mcpgw query', () => {
     // A file only under that root: not found from the current folder, and the hint says how to read it under the root.
     const under = await runWith({ MCPGW_ROOT: root }, 'logs/a.jsonl', '/0/id');
     expect(under.code).toBe(2);
-    expect(under.err).toBe(`mcpgw: No such file: logs/a.jsonl (looked for from the current folder, ${dir}).\nmcpgw: hint: FILE is a path from the current folder; to read it under the root MCPGW_ROOT or the config sets (${root}), pass --root ${root}.\n`);
+    expect(under.err).toBe(`mcpgw: NOT_FOUND: No such file: logs/a.jsonl (looked for from the current folder, ${dir}).\nmcpgw: hint: FILE is a path from the current folder; to read it under the root MCPGW_ROOT or the config sets (${root}), pass --root ${root}.\n`);
   });
 
   test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', async () => {

@@ -95,7 +95,7 @@ describe('the packed packages', () => {
     expect(fs.existsSync(path.join(pkg, 'src'))).toBe(false);
     // the runtime entry resolves for a third party, through "exports"
     const api = spawnSync(NODE, ['-e', 'const a = require("mcpgw/plugin-api"), k = require("mcpgw/plugin-kit"); process.stdout.write(Object.keys(a).length + " " + k.PLUGIN_API_VERSION + " " + typeof k.definePlugin)'], { cwd: app, encoding: 'utf8' });
-    expect(api.stdout).toBe('0 3.2.0 function');
+    expect(api.stdout).toBe('0 3.3.0 function');
     // the peek plugin was compiled against those typings
     expect(fs.readFileSync(path.join(app, 'node_modules', '@acme', 'mcpgw-tools-peek', 'dist', 'index.d.ts'), 'utf8')).toContain('mcpgw/plugin-api');
   });

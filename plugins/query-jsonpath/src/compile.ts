@@ -1,5 +1,5 @@
 import { FunctionExpressionType, jsonpath, JSONPathError, JSONPathNode, JSONPathQuery } from 'json-p3';
-import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, NumberLikeCheck, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
+import type { CompiledQuery, CompileOptions, ErrorCode, ErrorDetails, EvaluateOptions, McpgwError, ExistenceCheck, NumberLikeCheck, QueryNode, QuerySegment, QueryWarning, SegmentSelector, SequenceSplit } from 'mcpgw/plugin-api';
 import { Budget, DEFAULT_MAX_NODES, evaluateSegments, filterNodeList, pointerOfFound, withBudget } from './evaluate';
 import { describeConstructs, nonIRegexpConstructs } from './iregexp';
 import { forJsonP3Check, IRegexpFunction, re2Refusal } from './iregexp-functions';
@@ -278,6 +278,10 @@ function literalsOfExpr(e: any): Literal[] {
       // A relative or root query compared to a string literal: the matched value is that string.
       const [q, lit] = e.left instanceof X.StringLiteral ? [e.right, e.left] : [e.left, e.right];
       if (lit instanceof X.StringLiteral && q instanceof X.RelativeQuery) return [{ text: JSON.stringify(lit.value), fold: false }];
+      // true, false and null have one spelling in JSON text: a value equal to one holds its bytes (an existence
+      // test's check, `@.x == false || @.x == null`, then passes over records holding neither unparsed)
+      const [q2, lit2] = e.left instanceof X.BooleanLiteral || e.left instanceof X.NullLiteral ? [e.right, e.left] : [e.left, e.right];
+      if ((lit2 instanceof X.BooleanLiteral || lit2 instanceof X.NullLiteral) && q2 instanceof X.RelativeQuery) return [{ text: lit2 instanceof X.NullLiteral ? 'null' : String(lit2.value), fold: false }];
     }
     return [];
   }
@@ -405,7 +409,75 @@ function compileChecked(text: string, options: CompileOptions, makeError: MakeEr
   let checks: NumberLikeCheck[] | undefined;
   (compiled as { numberLikeChecks?: () => readonly NumberLikeCheck[] }).numberLikeChecks = () =>
     (checks ??= numberLikeComparisons(path).map((c) => ({ path: c.path, comparison: c.comparison, asNumbers: c.asNumbers, query: compileChecked(c.check, options, makeError, cmp) })));
+  let tests: ExistenceCheck[] | undefined;
+  (compiled as { existenceChecks?: () => readonly ExistenceCheck[] }).existenceChecks = () =>
+    (tests ??= [
+      ...recordTest(path, text),
+      ...existenceTests(path),
+    ].map((c) => ({ path: c.path, rewrite: c.rewrite, query: compileChecked(c.check, options, makeError, cmp), ...(c.recordTest ? { recordTest: true } : {}) })));
   return compiled;
+}
+
+/**
+ * A singular query as a whole (`$.landlocked`), which a tool that tests each record with it (the explorer's search and
+ * aggregate where, record addressing) passes when it selects a node: its check, in file addressing, selects the
+ * records where it holds false or null. Written as the user wrote it; the rewrite is the record predicate.
+ */
+function recordTest(path: JSONPathQuery, text: string): { path: string; rewrite: string; check: string; recordTest: true }[] {
+  if (!path.singularQuery() || path.segments.length === 0) return [];
+  const p = path.toString().slice(1);
+  const written = text.trim();
+  return [{ path: written, rewrite: `${written} == true`, check: `$[?@${p} == false || @${p} == null]`, recordTest: true }];
+}
+
+/**
+ * The existence tests in `path`'s filters (a singular query standing as a test, RFC 9535 §2.3.5.2.2: `@.landlocked`,
+ * `!@.landlocked`, either side of `&&`/`||`), nested filters included, at most 3, each with the text of its check: the
+ * query up to the segment holding the test printed with the filter holding it replaced by `P == false || P == null`,
+ * so it selects what the
+ * test passed (or, negated, refused) for being present whatever its value (CompiledQuery.existenceChecks). A query in
+ * a comparison or a function's argument is a value, not a test. Walked without recursion.
+ */
+function existenceTests(path: JSONPathQuery): { path: string; rewrite: string; check: string; recordTest?: true }[] {
+  const found: { query: any; filter: any; seg: number }[] = [];
+  const seen = new Set<string>();
+  // [node, its filter, whether it stands where a test stands, the query's top-level segment it is in]
+  const stack: [unknown, unknown, boolean, number][] = [];
+  (path.segments as any[]).forEach((seg, i) => {
+    for (const sel of seg.selectors) if (sel instanceof S.FilterSelector) stack.push([sel.expression, sel.expression, true, i]);
+  });
+  stack.reverse();
+  while (stack.length && found.length < 3) {
+    const [n, filter, test, seg] = stack.pop() as [any, any, boolean, number];
+    if (n instanceof JSONPathQuery) {
+      for (const s of n.segments as any[]) for (const sel of s.selectors) if (sel instanceof S.FilterSelector) stack.push([sel.expression, sel.expression, true, seg]);
+    } else if (n instanceof X.LogicalExpression) stack.push([n.expression, filter, test, seg]);
+    else if (n instanceof X.PrefixExpression) stack.push([n.right, filter, test && n.operator === '!', seg]);
+    else if (n instanceof X.InfixExpression) {
+      const logical = n.operator === '&&' || n.operator === '||';
+      stack.push([n.right, filter, test && logical, seg]);
+      stack.push([n.left, filter, test && logical, seg]);
+    } else if (n instanceof X.FunctionExtension) for (const a of n.args) stack.push([a, filter, false, seg]);
+    else if (n instanceof X.RootQuery || n instanceof X.RelativeQuery) {
+      if (test && n.path.singularQuery() && n.path.segments.length > 0 && !seen.has(`${filter.toString()}\u0000${n.toString()}`)) {
+        seen.add(`${filter.toString()}\u0000${n.toString()}`);
+        found.push({ query: n, filter, seg });
+      }
+      stack.push([n.path, filter, false, seg]);
+    }
+  }
+  return found.map(({ query, filter, seg }) => {
+    const p = query.toString();
+    let check: string;
+    try {
+      filter.toString = () => `${p} == false || ${p} == null`;
+      // up to the segment holding the test: `$[?@.x].name` counts the records the filter passed, not their names
+      check = new JSONPathQuery(env, (path.segments as any[]).slice(0, seg + 1)).toString();
+    } finally {
+      delete filter.toString;
+    }
+    return { path: p, rewrite: `${p} == true`, check };
+  });
 }
 
 const NUMBER_COMPARISONS = new Set(['==', '<', '<=', '>', '>=']);

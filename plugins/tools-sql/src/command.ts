@@ -1,12 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CommandDefinition } from 'mcpgw/plugin-api';
+import type { CommandDefinition, ErrorCode, ErrorDetails } from 'mcpgw/plugin-api';
+import { ERROR_CODES } from 'mcpgw/plugin-kit';
 import type { SqlEngine } from './engine';
 
 /**
  * `mcpgw sql FILE "SQL"`: the statement over FILE as the view `t`, every row printed as one JSON object (JSON Lines),
  * numbers exact. FILE is under the root with --root, else the file's own folder is the sandbox. No deadline (Ctrl-C
- * stops it).
+ * stops it). Errors are thrown to the CLI, which prints them as for every command.
  */
 export function sqlCommand(engine: SqlEngine): CommandDefinition {
   return {
@@ -29,8 +30,7 @@ export function sqlCommand(engine: SqlEngine): CommandDefinition {
         try {
           real = fs.realpathSync(path.resolve(file));
         } catch {
-          process.stderr.write(`mcpgw: NOT_FOUND: No such file: ${file}\n`);
-          return 1;
+          throw ctx.error('NOT_FOUND', `No such file: ${file}`);
         }
         const dir = path.dirname(real);
         run = { ...ctx, root: dir, files: ctx.files.within([dir]) };
@@ -53,10 +53,14 @@ export function sqlCommand(engine: SqlEngine): CommandDefinition {
         for (const w of stream.warnings) process.stderr.write(`mcpgw: warning: ${w}\n`);
         return 0;
       } catch (err) {
-        const e = err as Error & { code?: string; location?: { position?: number } };
-        const at = e.location?.position !== undefined ? ` (at character ${e.location.position})` : '';
-        process.stderr.write(`mcpgw: ${e.code ?? 'ERROR'}: ${e.message}${at}\n`);
-        return 1;
+        // A catalogue error goes to the CLI, which prints every command's the same way (code, message, position) and
+        // exits 2 for a fault of the command line's own arguments (a statement that does not parse, a file outside the
+        // root), else 1.
+        const e = err as Error & { code?: string; location?: ErrorDetails['location'] };
+        if (err instanceof Error && e.code && (ERROR_CODES as readonly string[]).includes(e.code)) {
+          throw e.constructor.name === 'McpgwError' ? err : ctx.error(e.code as ErrorCode, e.message, e.location ? { location: e.location } : {});
+        }
+        throw err;
       }
     },
   };

@@ -7,12 +7,12 @@ import type { Logger } from '../../kernel/contracts/plugin';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
 import type { CompiledQuery, QueryNode } from '../../kernel/contracts/query';
-import type { MatchScanOptions, MatchScanResult, MissingMembers, NumberLikeWarning, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
+import type { MatchScanOptions, MatchScanResult, MissingMembers, NumberLikeWarning, QueryNote, ScanEngine, ScanNode, ScanPosition, ScanQueryOptions, ScanResult, SkippedRecord } from '../../kernel/contracts/scan';
 import { clipText, McpgwError } from '../../kernel/errors';
 import type { ParseSite } from '../records/parse';
 import { candidates, evaluateOptions, evaluateRecord, inRange, inRangeCount, type BatchView, type Plan, type RecordOutcome } from './plan';
 import { missingMembers } from './hints';
-import { numberLikeStrings } from './number-like';
+import { numberLikeStrings, queryNotes } from './number-like';
 import { Semaphore } from './semaphore';
 import { parseRecord } from './fast-parse';
 import type { WorkerPool } from './workers';
@@ -105,6 +105,12 @@ export class QueryScanEngine implements ScanEngine {
     // query pays a bounded look, not a second full scan; a look the bound cut counts "at least".
     const deadline = Math.min(options.deadline ?? Infinity, this.clock.now() + this.options.limits().detailTimeMs);
     return numberLikeStrings(query, { ...options, deadline }, (o) => this.run(o));
+  }
+
+  /** Every note of a query's checks (number-like.ts), each look bounded as for numberLikeStrings. */
+  queryNotes(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<QueryNote[]> {
+    const deadline = Math.min(options.deadline ?? Infinity, this.clock.now() + this.options.limits().detailTimeMs);
+    return queryNotes(query, { ...options, deadline }, (o) => this.run(o));
   }
 
   /** The record loop over a caller's matcher (contracts/scan.ts, match.ts). */

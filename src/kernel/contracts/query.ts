@@ -122,6 +122,14 @@ export interface QueryWarning {
  */
 export interface NumberLikeCheck { path: string; comparison: string; asNumbers: string; query: CompiledQuery }
 
+/**
+ * An existence test (a singular path as a test, `@.landlocked`: true when it selects a node whatever its value, RFC 9535
+ * §2.3.5.2.2) and `query`, selecting where its value is `false` or `null`; `path`, `rewrite` (`@.landlocked == true`) as
+ * written. `recordTest`: the whole query is the test, as where each record is tested with it (record addressing);
+ * `query` then runs in file addressing.
+ */
+export interface ExistenceCheck { path: string; rewrite: string; query: CompiledQuery; recordTest?: boolean }
+
 /** A query compiled once and evaluated against many values. */
 export interface CompiledQuery {
   readonly text: string;
@@ -163,6 +171,8 @@ export interface CompiledQuery {
   readonly usesRegex?: boolean;
   /** Optional (API 3.2): at most 3 {@link NumberLikeCheck}s, computed on first call; `ScanEngine.numberLikeStrings` runs them. */
   numberLikeChecks?(): readonly NumberLikeCheck[];
+  /** Optional (API 3.3): at most 3 {@link ExistenceCheck}s, computed on first call; `ScanEngine.queryNotes` runs them. */
+  existenceChecks?(): readonly ExistenceCheck[];
   /** Notes about the query itself, found at compile time (see {@link QueryWarning}); absent when there are none. */
   readonly warnings?: readonly QueryWarning[];
   /** The language's registered name (set by the kernel registry when absent), so a worker thread can recompile it. */

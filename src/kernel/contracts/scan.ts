@@ -126,6 +126,9 @@ export interface ScanResult {
 /** NUMBER_LIKE_STRINGS (`ScanEngine.numberLikeStrings`): in `count` records `path`'s comparison passed such strings by. */
 export interface NumberLikeWarning { code: 'NUMBER_LIKE_STRINGS'; message: string; count: number; path: string }
 
+/** `ScanEngine.queryNotes`: NUMBER_LIKE_STRINGS, or EXISTENCE_TEST (in `count` records `path` selected false or null). */
+export interface QueryNote { code: 'NUMBER_LIKE_STRINGS' | 'EXISTENCE_TEST'; message: string; count: number; path: string }
+
 /** What `ScanEngine.missingMembers` found: records examined, and each name none of them has with the nearest ones. */
 export interface MissingMembers {
   /** Records examined (from the start of the file, within the engine's bounds). */
@@ -172,6 +175,8 @@ export interface ScanEngine {
    * a warning for each that selects any. A check that cannot run gives none. @throws CANCELLED
    */
   numberLikeStrings?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<NumberLikeWarning[]>;
+  /** Optional (API 3.3): as numberLikeStrings, for every check (`numberLikeChecks`, `existenceChecks`). @throws CANCELLED */
+  queryNotes?(query: CompiledQuery, options: Pick<ScanQueryOptions, 'source' | 'addressing' | 'unit' | 'signal' | 'deadline'>): Promise<QueryNote[]>;
   /**
    * Optional (API 2.12): one of the engine's pooled threads for a plugin's own work (`ThreadTask`). Absent: do the work
    * on this thread. @throws Error when no thread can be started.

@@ -132,7 +132,7 @@ function prepare(ctx: ToolContext, args: Args): Spec {
 const DESCRIPTION = (languages: string) =>
   'Count, group, sum and bucket all records without reading them: {groups: [{key, count, …metrics}], complete, next_cursor}. ' +
   'group_by: a path or list (status, user.country). metrics: sum(bytes), count_distinct(user.id), avg, min, max; exact. bucket: {path: ts, width: 1h}. ' +
-  `where, language: as search's query, language (${languages}). each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc`;
+  `where, language: as search's query, language (${languages}); bare $.x: presence. each: units in a record ($.items[*]). order: count_desc, key_asc, sum(bytes)_desc`;
 
 export const aggregate: ToolDefinition<typeof input, typeof output> = {
   name: 'aggregate',

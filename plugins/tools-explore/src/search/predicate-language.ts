@@ -19,7 +19,7 @@ export function predicateLanguage(context: Pick<PluginContext, 'container' | 'er
   let registry: RegistryView | undefined;
   return {
     name: PREDICATE,
-    description: 'record tests: $.status = "failed", $.age > 40 && $.tags, !($.x); strings ignore case',
+    description: 'record tests: $.status = "failed", $.age > 40, $.x == true (bare $.x: present); strings ignore case',
     perRecord: 'sequence',
     compile(text: string, options: CompileOptions = {}): CompiledQuery {
       let filter: string;

@@ -31,7 +31,7 @@ const ENVELOPE_RESERVE = 2048;
 
 const DESCRIPTION = (languages: string) =>
   'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. query: ' +
-  'text (values, keys, raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\', $.age > 40 && $.tags); ' +
+  'text (values, keys, raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\'; bare $.x: present, not true); ' +
   `or language: ${languages}. ` +
   'max_results: 0 only counts; fields projects records; cursor: next_cursor. complete: false: timed out, total_matches a lower bound';
 

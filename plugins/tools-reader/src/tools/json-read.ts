@@ -291,9 +291,11 @@ async function readPage(ctx: ToolContext, file: ReaderFile, spec: PageSpec, show
   // Nothing at all: say which member names of the query no record has, and the nearest ones seen (when it fits).
   let hint = items.length === 0 && !counted && next === null && spec.position === undefined ? await emptyAnswerHint(ctx, source, spec.compiled, 'file') : undefined;
   // Comparisons with numbers (in any filter of the query, any language that gives its checks) that strings reading as
-  // numbers did not meet: counted by the engine in file addressing, on the first page.
-  const numberNotes = spec.position === undefined && source.rootIsSequence && ctx.scan.numberLikeStrings
-    ? (await ctx.scan.numberLikeStrings(spec.compiled, { source, addressing: 'file', unit: 'records', signal: ctx.signal, deadline: ctx.deadline })).map((w) => ({ code: w.code, message: w.message }))
+  // numbers did not meet, and existence tests that passed false or null: counted by the engine in file addressing, on
+  // the first page.
+  const notes = ctx.scan.queryNotes ?? ctx.scan.numberLikeStrings;
+  const numberNotes = spec.position === undefined && source.rootIsSequence && notes
+    ? (await notes.call(ctx.scan, spec.compiled, { source, addressing: 'file', unit: 'records', signal: ctx.signal, deadline: ctx.deadline })).map((w) => ({ code: w.code, message: w.message }))
     : [];
   const build = (): Output => ({
     ...(showFileId || next !== null ? { file_id: ID_PLACEHOLDER.file } : {}),
@@ -401,7 +403,7 @@ function closeImplicit(ctx: ToolContext, fileId: string, file: ReaderFile): void
 
 const DESCRIPTION = (languages: string) =>
   'Read values by a query (pointer /0/id, JSONPath $[*].id) over the whole file, in pages: {items: [{path, value}], complete, next_cursor}. ' +
-  `Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: ${languages}. count: true only counts. ` +
+  `Send one of: {cursor}; {file_id, language, query}; {path, language, query}. language: ${languages}. count: true only counts. [?@.x] tests presence, not truth. ` +
   'A value too big for a page comes in parts (value_truncated)';
 
 export const jsonRead: ToolDefinition<typeof input, typeof output> = {
