@@ -31,9 +31,9 @@ const ENVELOPE_RESERVE = 2048;
 
 const DESCRIPTION = (languages: string) =>
   'Search every record: {total_matches, matches: [{record_index, preview, match_path}], next_cursor}. query: ' +
-  'text (values, keys, raw JSON; case-insensitive unless match_case; regex: true for RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\'; bare $.x: present, not true); ' +
+  'text (values, keys, raw JSON; case-insensitive unless match_case; regex: true = RE2), JSONPath ($.user.name) or a predicate ($.status = \'failed\'; bare $.x: present, not true); ' +
   `or language: ${languages}. ` +
-  'max_results: 0 only counts; fields projects records; cursor: next_cursor. complete: false: timed out, total_matches a lower bound';
+  'max_results: 0 counts; fields projects records; cursor: next_cursor. complete: false: timed out, total_matches a lower bound';
 
 /**
  * The explorer's `search` tool: one tool over text search (text-engine.ts) and every registered query language: a
