@@ -133,9 +133,14 @@ describe('mcpgw query', () => {
     return { code: p.status, err: p.stderr, paths: p.stdout.split('\n').filter(Boolean).map((l) => /^\{"path":"([^"]*)"/.exec(l)![1]) };
   };
 
+  /** The filters the string "0.5" (record 12) would meet as a number: the CLI says so on stderr, as the tools do. */
+  const NUMBER_LIKE = new Set(['@.x > 0', '@.x > 0.1', '@.x >= 0.1000000000000000000001']);
+
   test.each(CASES)('$[?%s]', (filter, want) => {
     const r = run(`$[?${filter}]`);
-    expect(r.err).toBe('');
+    expect(r.err).toBe(NUMBER_LIKE.has(filter)
+      ? `mcpgw: warning (NUMBER_LIKE_STRINGS): In 1 record ${filter} passed by a string that reads as a number meeting it (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number. To compare such strings as numbers write number(@.x) ${filter.slice(4)}.\n`
+      : '');
     expect(r.code).toBe(0);
     expect(r.paths).toEqual(want.map((i) => `/${i}`));
   });
