@@ -122,7 +122,7 @@ test('a plugin that imports mcpgw/plugin-kit at run time gets the running kernel
       });`;
     const r = spawnSync(NODE, ['-e', script], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '3.2.0', 'a~1b']);
+    expect(JSON.parse(r.stdout)).toEqual(['MODULE_NOT_FOUND', true, '3.3.0', 'a~1b']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -68,7 +68,7 @@ const plugin = (name: string, register: Plugin['register'], extra: Partial<Plugi
 
 describe('mcpgw/plugin-kit', () => {
   test('holds the runtime members a plugin needs: the API version, error codes, DI tokens, definePlugin, compareNumerals, pointers and test helpers', () => {
-    expect(PLUGIN_API_VERSION).toBe('3.2.0');
+    expect(PLUGIN_API_VERSION).toBe('3.3.0');
     expect(Object.keys(kit).sort()).toEqual(['ERROR_CODES', 'FakeClock', 'PLUGIN_API_VERSION', 'PointerSyntaxError', 'Tokens', 'appendToken', 'compareNumerals', 'definePlugin', 'escapeToken', 'formatPointer', 'libraryNumbers', 'parseExactJson', 'parsePointer', 'registerPlugin', 'testTools', 'unescapeToken']);
     expect(kit.compareNumerals('1e400', '1e401')).toBe(-1);
     expect(kit.ERROR_CODES).toContain('QUERY_SYNTAX_ERROR');
@@ -100,10 +100,10 @@ describe('mcpgw/plugin-kit', () => {
 });
 
 describe('apiVersion', () => {
-  test.each([['^4.0.0'], ['~0.9.0'], ['>=3.3.0']])('%s does not include the kernel\'s 3.2.0: refused naming both versions', async (range) => {
+  test.each([['^4.0.0'], ['~0.9.0'], ['>=3.4.0']])('%s does not include the kernel\'s 3.3.0: refused naming both versions', async (range) => {
     const err = await loadError([plugin('future', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 3.2.0. Install a version of the plugin that supports plugin API 3.2.0.`,
+      `Plugin future@1.2.3: is built for plugin API ${range}, but this mcpgw 0.1.0 provides plugin API 3.3.0. Install a version of the plugin that supports plugin API 3.3.0.`,
     );
   });
 
@@ -114,7 +114,7 @@ describe('apiVersion', () => {
   test.each([['^2.0.0'], ['^2.11.0'], ['2.x']])('%s (a plugin for plugin API 2): refused saying what plugin API 3 changed', async (range) => {
     const err = await loadError([plugin('two', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin two@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.2.0. ${API_3}. `
+      `Plugin two@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.3.0. ${API_3}. `
       + 'Install a version of the plugin built for plugin API 3, or see docs/plugin-api-changelog.md "3.0.0".',
     );
   });
@@ -122,7 +122,7 @@ describe('apiVersion', () => {
   test.each([['^1.0.0'], ['1.x'], ['>=1.0.0 <2']])('%s (a plugin for plugin API 1): refused saying what plugin API 2 changed', async (range) => {
     const err = await loadError([plugin('old', () => {}, { apiVersion: range })]);
     expect(err.message).toBe(
-      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.2.0, which refuses 1.x plugins. `
+      `Plugin old@1.2.3: is built for plugin API ${range}; this mcpgw 0.1.0 provides plugin API 3.3.0, which refuses 1.x plugins. `
       + 'Plugin API 2 changed: register() now receives a PluginContext (was PluginRegistry) whose container is mcpgw\'s own Container; '
       + 'tools read ctx.registry (was ctx.registries) and ctx.clock, and ctx.session is private to their bundle; a plugin may declare what it needs in `requires`; a record source reads batches() (was scan()) and states its rootType (fileType left the kernel contracts)'
       + `; plugin API 3: ${API_3.slice('Plugin API 3 changed: '.length)}. `
@@ -184,7 +184,7 @@ describe('register()', () => {
     await load([plugin('probe', (r) => { made = r.error('NOT_FOUND', 'x', { hint: 'y' }); versions = [r.apiVersion, r.kernelVersion]; })]);
     expect(made).toBeInstanceOf(McpgwError);
     expect(made).toMatchObject({ code: 'NOT_FOUND', message: 'x' });
-    expect(versions).toEqual(['3.2.0', '0.1.0']);
+    expect(versions).toEqual(['3.3.0', '0.1.0']);
   });
 });
 
