@@ -92,7 +92,9 @@ describe('error paths', () => {
     const e = await expectError('get_record', { handle: h, index: 1 }, 'SYNTAX_ERROR');
     expect(e.location).toMatchObject({ line: 2, record_index: 1 });
     const text = await call('search', { handle: h, query: 'alpha' });
-    expect(text.data).toMatchObject({ total_matches: 1, matches: [{ record_index: 0 }], warnings: [{ code: 'SYNTAX_ERROR', record_index: 1 }] });
+    expect(text.data).toMatchObject({ total_matches: 1, matches: [{ record_index: 0 }], warnings: [{ code: 'SYNTAX_ERROR', record_index: 1, line: 2 }] });
+    // The text scan's warning locates the record in the file as open_file's does: line, column and byte.
+    expect(text.data.warnings[0].message).toMatch(/^Record 1 was skipped: Record 1 is not valid JSON: .*\(line 2, column \d+, byte \d+\)\.$/);
     const jp = await call('search', { handle: h, query: '$.n >= 1' });
     expect(jp.data).toMatchObject({ total_matches: 2, warnings: [{ code: 'SYNTAX_ERROR', record_index: 1, line: 2 }] });
     const schema = await call('get_schema', { handle: h });

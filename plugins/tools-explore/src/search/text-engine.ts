@@ -97,7 +97,8 @@ async function recordTextSearch(ctx: ToolContext, { args, file, fields, resume, 
   const onMalformed = (i: number, err: unknown) => {
     malformed++;
     const code = (err as { code?: string }).code ?? 'SYNTAX_ERROR';
-    if (warnings.length < 5) warnings.push({ code, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i });
+    const line = (err as { location?: { line?: number } }).location?.line;
+    if (warnings.length < 5) warnings.push({ code, message: `Record ${i} was skipped: ${(err as Error).message}`, record_index: i, ...(line !== undefined ? { line } : {}) });
   };
 
   const take = (record: number, m: Match): boolean => {
@@ -208,12 +209,26 @@ function textMatch(batch: RecordBatch, k: number, matcher: TextMatcher | RegexMa
     }
   } catch (err) {
     if ((err as { limit?: { name?: string } }).limit?.name === 'maxRecordBytes') return inParts(batch.first + k);
-    onMalformed(batch.first + k, (err as { code?: string }).code ? err : Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' }));
+    onMalformed(batch.first + k, (err as { code?: string }).code ? err : locatedError(batch, k, err));
     return null;
   }
   if (countOnly) return { record_index: batch.first + k, preview: '', match_path: '' }; // counted, never shown
   const shown = hit.raw ? preview(text, hit.raw.start, hit.raw.end) : tokenPreview(text, hit.token, hit.decoded, hit.start, hit.end);
   return { record_index: batch.first + k, ...shownPreview(shown), match_path: hit.token.pointer };
+}
+
+/**
+ * The error of a record the search's own parse rejected, located as every tool locates it: the format's strict read
+ * (`RecordBatch.value`) throws SYNTAX_ERROR with the record's line, column and byte in the file. Only a malformed
+ * record comes here, so reading it twice costs nothing on the way of a well-formed file.
+ */
+function locatedError(batch: RecordBatch, k: number, err: unknown): Error {
+  try {
+    batch.value(k);
+  } catch (strict) {
+    if ((strict as { code?: string }).code) return strict as Error;
+  }
+  return Object.assign(new Error(`not valid JSON (${(err as Error).message})`), { code: 'SYNTAX_ERROR' });
 }
 
 /** The deepest nesting of arrays and objects in a record's JSON text (brackets inside strings not counted). */
