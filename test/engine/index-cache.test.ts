@@ -92,8 +92,16 @@ function service(c: IndexCache | null): FileService {
   return new FileService(new Sandbox(root), () => formats, { ...DEFAULT_LIMITS }, systemClock, new EngineIndexer(c));
 }
 
-/** JSON Lines text of `n` records (blank lines and a CRLF among them, so offsets and lines differ). */
+/** JSON Lines text of `n` records (blank lines and a CRLF among them, so offsets and lines differ); made once per (n, tag). */
+const made = new Map<string, string>();
 function jsonLines(n: number, tag = 'a'): string {
+  const key = `${n}:${tag}`;
+  let text = made.get(key);
+  if (text === undefined) made.set(key, (text = makeLines(n, tag)));
+  return text;
+}
+
+function makeLines(n: number, tag: string): string {
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
     lines.push(JSON.stringify({ i, tag, pad: 'x'.repeat(i % 37) }) + (i % 97 === 5 ? '\r' : ''));

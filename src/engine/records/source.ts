@@ -519,13 +519,17 @@ export class IndexedRecordSource implements RecordSource {
   /** 1-based column (in characters) of byte `s`: characters since the previous LF (looked for up to 64 KiB back). */
   private columnAt(s: number): number {
     if (s === 0) return 1;
-    const back = Math.min(s, 1 << 16);
-    const buf = this.readRange(s - back, s);
-    const nl = buf.lastIndexOf(10);
-    if (nl === buf.length - 1) return 1;
-    let from = nl === -1 ? 0 : nl + 1;
-    if (from === 0 && s === back && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3; // the BOM is not text
-    return buf.subarray(from).toString('utf8').length + 1;
+    const most = Math.min(s, 1 << 16);
+    // Lines are mostly short: 512 bytes back first, the whole 64 KiB only when those hold no LF.
+    for (let back = Math.min(most, 512); ; back = Math.min(most, back * 16)) {
+      const buf = this.readRange(s - back, s);
+      const nl = buf.lastIndexOf(10);
+      if (nl === -1 && back < most) continue;
+      if (nl === buf.length - 1) return 1;
+      let from = nl === -1 ? 0 : nl + 1;
+      if (from === 0 && s === back && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3; // the BOM is not text
+      return buf.subarray(from).toString('utf8').length + 1;
+    }
   }
 
   /** 1-based line on which record i's extent starts: its checkpoint's line plus the newlines between. */
@@ -533,10 +537,22 @@ export class IndexedRecordSource implements RecordSource {
     const c = Math.floor(i / CHECKPOINT_EVERY);
     const first = c * CHECKPOINT_EVERY;
     const { index } = this.spec;
+    // Records located one after another (a page's nodes, a listing) count on from the last one, not from the checkpoint.
+    const last = this.lastLine;
+    if (last && last.record <= i && Math.floor(last.record / CHECKPOINT_EVERY) === c) {
+      const line = last.line + this.countNewlines(index.start(last.record), index.start(i));
+      this.lastLine = { record: i, line };
+      return line;
+    }
     let line = index.checkpointLine(c);
     if (Number.isNaN(line)) line = this.fillCheckpoints(c);
-    return line + this.countNewlines(index.start(first), index.start(i));
+    line += this.countNewlines(index.start(first), index.start(i));
+    this.lastLine = { record: i, line };
+    return line;
   }
+
+  /** The record {@link lineAt} last answered for, and its line (record starts never move: the index only grows). */
+  private lastLine: { record: number; line: number } | null = null;
 
   /**
    * Lines of checkpoints that the indexer left unknown (NaN, see OffsetIndex.push): counted from the
