@@ -5,7 +5,7 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage, RecordSource, ScanPosition, ScanQueryOptions } from '../../src/kernel/contracts';
 import type { QueryScanEngine } from '../../src/engine/scan';
 import { fileService, formatsOf } from '../helpers/formats';
-import { engine, jsonpath, threadedEngine } from '../helpers/query';
+import { engine, jsonpath, sharedThreads, threadedEngine } from '../helpers/query';
 
 /**
  * Pages stopped by the deadline lose nothing: every page is run with a deadline already past, so each stops as early
@@ -14,6 +14,9 @@ import { engine, jsonpath, threadedEngine } from '../helpers/query';
 let dir: string;
 let formats: Format[];
 let jp: QueryLanguage;
+/** The file's engine threads: a thread a scan left clean serves the next scan. */
+const threads = sharedThreads();
+afterAll(() => threads.close());
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-deadline-'));
   formats = await formatsOf(jsonl);
@@ -36,6 +39,12 @@ function file(n: number, pad = 0): string {
   }
   return lines.join('\n') + '\n';
 }
+
+/**
+ * The worker threads' file: ~9 MB in three 4 MiB batches, in few long records (a page stopped at the deadline ends
+ * where the thread got in the grace period, so the fewer the records, the fewer the pages).
+ */
+const BIG = { records: 6000, pad: 1500 };
 
 interface Walk { pages: number; nodes: string[]; skipped: number[]; totals: number[] }
 
@@ -98,11 +107,11 @@ describe('a deadline never loses a record', () => {
   test('worker threads with match() (results posted record by record): the walk equals the unpaged answer', async () => {
     // ~9 MB: three 4 MiB batches; records are quick, so none is skipped, and a record in evaluation at a stop is
     // evaluated again by the next page.
-    const f = await open('walk-regex.jsonl', file(24000, 300));
+    const f = await open('walk-regex.jsonl', file(BIG.records, BIG.pad));
     const q = "$[?match(@.s, 'xa.*b')].id";
     const whole = await unpaged(engine(), f.source, q);
-    expect(whole.nodes).toHaveLength([...Array(24000).keys()].filter((i) => i % 11 === 3 && i !== 5 && i % 997 !== 996).length);
-    const paged = await walk(threadedEngine(), f.source, q);
+    expect(whole.nodes).toHaveLength([...Array(BIG.records).keys()].filter((i) => i % 11 === 3 && i !== 5 && i % 997 !== 996).length);
+    const paged = await walk(threadedEngine({}, 2, 0, threads), f.source, q);
     expect(paged.nodes).toEqual(whole.nodes);
     expect(paged.skipped.filter((r) => r !== 5 && r % 997 !== 996)).toEqual([]);
     expect(paged.pages).toBeGreaterThan(1);
@@ -110,10 +119,10 @@ describe('a deadline never loses a record', () => {
   }, 120_000);
 
   test('worker threads without regular expressions (results posted per batch): the walk equals the unpaged answer', async () => {
-    const f = await open('walk-batches.jsonl', file(24000, 300));
+    const f = await open('walk-batches.jsonl', file(BIG.records, BIG.pad));
     const q = '$[?@.status == "failed"].s';
     const whole = await unpaged(engine(), f.source, q);
-    const paged = await walk(threadedEngine(), f.source, q);
+    const paged = await walk(threadedEngine({}, 2, 0, threads), f.source, q);
     expect(paged.nodes).toEqual(whole.nodes);
     expect(paged.pages).toBeGreaterThan(1);
     f.close();

@@ -11,11 +11,14 @@ import jsonl from '../../plugins/format-jsonl/src/index';
 import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import { parseExact } from '../../src/engine/records/parse';
 import { fileService, formatsOf } from '../helpers/formats';
-import { engine, jsonpath, threadedEngine } from '../helpers/query';
+import { engine, jsonpath, sharedThreads, threadedEngine } from '../helpers/query';
 
 let dir: string;
 let formats: Format[];
 let jp: QueryLanguage;
+/** The file's engine threads: a thread a scan left clean serves the next scan. */
+const threads = sharedThreads();
+afterAll(() => threads.close());
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-fast-'));
   formats = await formatsOf(jsonl);
@@ -74,7 +77,7 @@ async function check(lines: string[], threaded: boolean): Promise<void> {
   try {
     for (const q of threaded ? QUERIES.filter((_q, i) => i % 3 === 0) : QUERIES) {
       const expected = jp.compile(q).evaluate(all).map((n) => [n.path, JSON.stringify(n.value)]);
-      const run = threaded ? threadedEngine({}, 1) : engine();
+      const run = threaded ? threadedEngine({}, 1, 0, threads) : engine();
       const got = await run.run({ source: f.source, query: jp.compile(q), addressing: 'file' });
       expect([q, got.nodes.map((n) => [n.path, JSON.stringify(n.value)])]).toEqual([q, expected]);
       expect(got.skipped).toBe(0);

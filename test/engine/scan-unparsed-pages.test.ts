@@ -14,7 +14,7 @@ import type { Format, QueryLanguage } from '../../src/kernel/contracts';
 import type { QueryScanEngine } from '../../src/engine/scan';
 import { inRangeCount } from '../../src/engine/scan/plan';
 import { fileService, formatsOf } from '../helpers/formats';
-import { engine, jsonpath, scanPages, threadedEngine, type ScanPage } from '../helpers/query';
+import { engine, jsonpath, scanPages, sharedThreads, threadedEngine, type ScanPage } from '../helpers/query';
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'malformed');
 const LINES = fs.readFileSync(path.join(DIR, 'filtered.jsonl'), 'utf8').split('\n').slice(0, -1);
@@ -39,10 +39,13 @@ const count = (from: number, to: number, f: (i: number) => boolean) => {
 
 let formats: Format[];
 let jp: QueryLanguage;
+/** The file's engine threads: a thread a page left clean serves the next page (one a page stopped mid-batch ends). */
+const threads = sharedThreads();
 beforeAll(async () => {
   formats = await formatsOf(jsonl);
   jp = await jsonpath();
 });
+afterAll(() => threads.close());
 
 test('the fixture: 2,050 records, 135 malformed, 104 of them with status "failed" as written', () => {
   expect(LINES.length).toBe(2050);
@@ -96,12 +99,12 @@ describe('unparsed records end where the page ends', () => {
     ['the page limit', 100, 100000],
     ['the sink refuses part of each batch', 100000, 37],
   ])('worker threads: %s', async (_name, limit, accept) => {
-    expectExact(await pages(threadedEngine(), limit, accept));
+    expectExact(await pages(threadedEngine({}, 2, 0, threads), limit, accept));
   });
 
   test('a regular expression (worker threads, results posted as they come): the same counts', async () => {
     // match() needs "failed" whole here, so the literal prefilter and the member read rule out the same records
-    expectExact(await pages(threadedEngine(), 150, 100000, '$[?match(@.status, "failed")].id'));
+    expectExact(await pages(threadedEngine({}, 2, 0, threads), 150, 100000, '$[?match(@.status, "failed")].id'));
   });
 
   test('each node says how many records were ruled out unparsed before it; a count only (limit 0) gives them all', async () => {

@@ -7,6 +7,9 @@ import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/engine/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
 import type { Clock } from '../../src/kernel/contracts/clock';
+import type { Worker } from 'node:worker_threads';
+import { engineThreads } from '../../src/engine/scan/engine-threads';
+import type { IdleWorkers } from '../../src/engine/scan/idle-workers';
 
 /** Runs a plugin's register() and returns the query languages it registered. */
 export async function languagesOf(plugin: Plugin): Promise<QueryLanguage[]> {
@@ -27,14 +30,26 @@ export function engine(limits: Partial<Limits> = {}, clock?: Clock): QueryScanEn
   return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}) });
 }
 
-/** An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from dist/. */
-export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0): QueryScanEngine {
+/**
+ * An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from
+ * dist/. Its threads end with each scan, unless `threadPool` ({@link sharedThreads}) keeps those a scan left clean for
+ * the next, as the server's engine does.
+ */
+export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0, threadPool?: IdleWorkers<Worker>): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
   const entries: Record<string, string> = {
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
+  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes, ...(threadPool ? { threadPool } : {}) }) });
+}
+
+/**
+ * Engine threads for a test file's {@link threadedEngine}s (`keep` idle at most, kept a minute between scans): a thread
+ * starts once, not once per scan. Close it in afterAll.
+ */
+export function sharedThreads(keep = 2): IdleWorkers<Worker> {
+  return engineThreads({ keep, idleMs: 60_000 });
 }
 
 /** Thread pools of {@link aggregateEngine}, one per thread count and threshold (their threads serve test after test, as a server's serve call after call). */
