@@ -73,7 +73,15 @@ function jsonlText(): string {
 type Val = null | boolean | string | { lex: string } | Val[] | { [k: string]: Val };
 const parseLex = (text: string): Val => JSON.parse(text, (_k, v, ctx?: { source?: string }) => (typeof v === 'number' ? { lex: ctx!.source! } : v));
 const isLex = (v: unknown): v is { lex: string } => v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { lex?: unknown }).lex === 'string' && Object.keys(v).length === 1;
-const records = (): { i: number; v: Record<string, Val> }[] => [...Array(N).keys()].filter((i) => !BROKEN.has(i)).map((i) => ({ i, v: parseLex(recordText(i)) as Record<string, Val> }));
+let parsed: { i: number; v: Record<string, Val> }[] | undefined;
+/** The well-formed records, parsed once (read only). */
+const records = (): { i: number; v: Record<string, Val> }[] => (parsed ??= [...Array(N).keys()].filter((i) => !BROKEN.has(i)).map((i) => ({ i, v: parseLex(recordText(i)) as Record<string, Val> })));
+const texts: string[] = [];
+/** recordText(i) for i < n, each made once. */
+const recordTexts = (n: number): string[] => {
+  for (let i = texts.length; i < n; i++) texts.push(recordText(i));
+  return texts.slice(0, n);
+};
 
 function at(v: Val | undefined, p: (string | number)[]): Val | undefined {
   for (const t of p) {
@@ -270,8 +278,7 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
   test('the deadline is read on the engine\'s clock (a fake one, months behind real time): before it the answer is whole, past it the page stops', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const timed = _name === 'this thread' ? engine({}, clock) : aggregateEngine({}, 2, 0, clock);
-    const lines: string[] = [];
-    for (let i = 0; i < 40000; i++) lines.push(recordText(i)); // ~12 MB: three batches
+    const lines = recordTexts(40000); // ~12 MB: three batches
     const big = (await open(`clock-${_name.replace(/ /g, '')}.jsonl`, lines.join('\n'))).source;
     const opts = spec({ source: big, dimensions: [{ kind: 'value', path: ['status'] }] });
     // A minute left on the engine's clock, though that moment is long past in real time: one complete page.
@@ -287,8 +294,7 @@ describe.each(engines)('aggregates on %s', (_name, makeEngine) => {
   test('pages stopped at the deadline add up to the unpaged answer', async () => {
     // Without where: ~12 MB, three batches (a page stops at a batch boundary); a where with match(): 700 records
     // (on threads a page stops between slices of 64 records).
-    const lines: string[] = [];
-    for (let i = 0; i < 40000; i++) lines.push(BROKEN.has(i) ? '{"id":' : recordText(i));
+    const lines = recordTexts(40000).map((t, i) => (BROKEN.has(i) ? '{"id":' : t));
     const big = (await open(`big-${_name.replace(/ /g, '')}.jsonl`, lines.join('\n'))).source;
     const small = (await open(`small-${_name.replace(/ /g, '')}.jsonl`, lines.slice(0, 700).join('\n'))).source;
     for (const where of [undefined, { query: jp.compile('$[?match(@.name, "[aÉ].*")]'), as: 'filter' as const }]) {
@@ -532,8 +538,8 @@ describe('bounded memory, cancellation', () => {
   });
 
   test('more groups than the table holds: answered exactly in passes (the first 10,000 kept, all counted); past 64 passes RESOURCE_LIMIT_EXCEEDED naming the bound', async () => {
-    // 30,000 distinct ids in a 200,000-byte table: one pass holds ~800 groups, so the engine reads the file in parts
-    const r = await bounded({ tableBytes: 200_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['id'] }] }));
+    // 30,000 distinct ids in a 600,000-byte table: one pass holds ~2,400 groups, so the engine reads the file in parts
+    const r = await bounded({ tableBytes: 600_000 }).aggregate(spec({ source, dimensions: [{ kind: 'value', path: ['id'] }] }));
     expect(r.complete).toBe(true);
     expect(r.groupsTotal).toBe(30000);
     expect(r.groups).toHaveLength(10000);
@@ -566,7 +572,7 @@ open(sys.argv[1], 'w').write(''.join(json.dumps({'scope': k}) + chr(10) for k in
 print(json.dumps(Counter(keys).most_common(10)))
 `, file], { encoding: 'utf8' }));
       const big = (await open('topn-keys.jsonl', fs.readFileSync(file, 'utf8'))).source;
-      const r = await bounded({ tableBytes: 400_000 }).aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
+      const r = await bounded({ tableBytes: 1_000_000 }).aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(r.groupsTotal).toBe(20010);
       expect(r.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(top);
       // the same without a bound (one pass): the same top 10
@@ -574,7 +580,7 @@ print(json.dumps(Counter(keys).most_common(10)))
       expect(one.groups.slice(0, 10)).toEqual(r.groups.slice(0, 10));
       // and on worker threads (the partition travels with the spec to each thread)
       const pool = new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0 });
-      const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 400_000 }, aggregates: pool })
+      const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 1_000_000 }, aggregates: pool })
         .aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(threaded.groupsTotal).toBe(20010);
       expect(threaded.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(top);
