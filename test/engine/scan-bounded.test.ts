@@ -26,9 +26,17 @@ beforeAll(async () => {
   const lines = '{"a":1}\n'.repeat(RECORDS - 3) + '{"a":\n' + '{"a":2}\n{"a":3}\n';
   fs.writeFileSync(path.join(dir, 'tiny.jsonl'), lines);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+/** The file, opened (indexed) once for every test. */
+let tiny: Awaited<ReturnType<ReturnType<typeof fileService>['open']>>;
+beforeAll(async () => {
+  tiny = await fileService(dir, formats).open('tiny.jsonl');
+});
+afterAll(() => {
+  tiny.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
-const open = () => fileService(dir, formats).open('tiny.jsonl');
+const open = async () => ({ source: tiny.source, close: () => undefined });
 
 describe('a page stops collecting at its cap', () => {
   test.each(['$[*]', '$.*', '$[*].*', '$[*].a'])('%s with limit 10 on worker threads: ten nodes, the next position, no crash', async (q) => {
