@@ -17,6 +17,7 @@ import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import type { AggregateDimension, AggregateMetric, AggregateOptions, RecordSource } from '../../src/kernel/contracts';
 import { add, eq, lex, lexemeOf, rat, type Rat } from '../helpers/exact';
 import { fileService, formatsOf } from '../helpers/formats';
+import { sharedThreads } from '../helpers/query';
 
 const compiled = (dims: AggregateDimension[], metrics: AggregateMetric[] = []): Compiled => compileSpec(specData(dims, metrics));
 const byScope = compiled([{ kind: 'value', path: ['scope'] }]);
@@ -129,10 +130,13 @@ describe('many groups on worker threads', () => {
     source = (await fileService(dir, await formatsOf(jsonl)).open('many.jsonl')).source;
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  /** The describe's engine threads: started once, a thread an aggregate left clean serves the next. */
+  const threads = sharedThreads();
+  afterAll(() => threads.close());
 
   const engine = (bounds: { tableBytes?: number; threadTableBytes?: number } = {}) => new QueryScanEngine({
     limits: () => DEFAULT_LIMITS, aggregateBounds: bounds,
-    aggregates: new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, idleMs: 0 }),
+    aggregates: new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, threadPool: threads }),
   });
   const opts = (o: Partial<AggregateOptions> = {}): AggregateOptions => ({
     source, dimensions: [{ kind: 'value', path: ['scope'] }], metrics: [], order: { by: 'count', desc: true }, top: 10, ...o,

@@ -17,12 +17,15 @@ import { AggregateThreads, QueryScanEngine } from '../../src/engine/scan';
 import type { AggregateJob } from '../../src/engine/scan/aggregate';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { fileService, formatsOf } from '../helpers/formats';
-import { aggregateEngine, engine, jsonpath } from '../helpers/query';
+import { aggregateEngine, engine, jsonpath, sharedThreads } from '../helpers/query';
 import { add, averageOk, cmp, divInt, eq, key as ratKey, lex, lexemeOf, rat, type Rat } from '../helpers/exact';
 
 let dir: string;
 let formats: Format[];
 let jp: QueryLanguage;
+/** The file's engine threads for the aggregate pools it makes itself: started once, a thread left clean serves the next. */
+const threads = sharedThreads();
+afterAll(() => threads.close());
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-aggregate-'));
   formats = [...(await formatsOf(jsonl)), ...(await formatsOf(json))];
@@ -457,7 +460,7 @@ describe('threads and the byte prefilter', () => {
   }
   const spyEngine = () => {
     const entries: Record<string, string> = { jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js') };
-    const pool = new SpyThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads: 2, minBytes: 0 });
+    const pool = new SpyThreads({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads: 2, minBytes: 0, threadPool: threads });
     return { pool, eng: new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregates: pool }) };
   };
   // ~11 MB, three 4 MiB batches: "rare" in 1 record of 100 up to record 50,000, in every record from there (the second batch holds more than half "rare": the third goes to the threads).
@@ -579,7 +582,7 @@ print(json.dumps(Counter(keys).most_common(10)))
       const one = await engine().aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(one.groups.slice(0, 10)).toEqual(r.groups.slice(0, 10));
       // and on worker threads (the partition travels with the spec to each thread)
-      const pool = new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0 });
+      const pool = new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, threadPool: threads });
       const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 1_000_000 }, aggregates: pool })
         .aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(threaded.groupsTotal).toBe(20010);
