@@ -193,10 +193,12 @@ test('a top-level JSON array\'s index is stored and read back; an object or a sc
 
 describe('identity changes', () => {
   const name = 'f.jsonl';
+  /** Records of the file: past one line checkpoint (1,024 records). */
+  const RECORDS = 1200;
   const file = () => path.join(root, name);
   let c: IndexCache;
   beforeEach(async () => {
-    fs.writeFileSync(file(), jsonLines(2000));
+    fs.writeFileSync(file(), jsonLines(RECORDS));
     c = cache();
     await openAnswers(c, name);
     opens = [];
@@ -218,27 +220,27 @@ describe('identity changes', () => {
     const got = await openAnswers(c, name);
     expect(opens[0]).toBe('restored');
     expect(got).toEqual(await fresh(name));
-    expect(got[1]).toBe(2002);
+    expect(got[1]).toBe(RECORDS + 2);
     opens = [];
     await openAnswers(c, name);
     expect(opens).toEqual(['restored']);
-    expect(readEntry(entryOf(file())).offsets.length).toBe(2002);
+    expect(readEntry(entryOf(file())).offsets.length).toBe(RECORDS + 2);
   });
 
   test('a file that grew while open: its extended index is stored when it is closed', async () => {
     const opened = await service(c).open(name);
     fs.appendFileSync(file(), '{"late":1}\n{"late":2}\n');
     service(c).verify(opened.source, opened.realPath); // the tools' identity check: the index grows with the file
-    expect(opened.source.count).toBe(2002);
+    expect(opened.source.count).toBe(RECORDS + 2);
     opened.close();
-    expect(readEntry(entryOf(file())).offsets.length).toBe(2002);
+    expect(readEntry(entryOf(file())).offsets.length).toBe(RECORDS + 2);
     opens = [];
     expect(await openAnswers(c, name)).toEqual(await fresh(name));
     expect(opens[0]).toBe('restored');
   });
 
   test('append to a last line without its newline: the record goes on', async () => {
-    fs.writeFileSync(file(), jsonLines(1500) + '{"open":"li');
+    fs.writeFileSync(file(), jsonLines(1100) + '{"open":"li');
     await openAnswers(c, name);
     fs.appendFileSync(file(), 'ne"}\n{"next":true}\n');
     opens = [];
@@ -274,18 +276,18 @@ describe('identity changes', () => {
     fs.writeFileSync(file(), text.slice(0, k) + ' ' + text.slice(k + 1));
     const got = await openAnswers(c, name);
     expect(got).toEqual(await fresh(name));
-    expect(got[1]).toBe(1999);
+    expect(got[1]).toBe(RECORDS - 1);
     expect(opens[0]).toBe('indexed');
   });
 
   test('replaced by rename (another inode): indexed again', async () => {
     const next = path.join(root, 'next.tmp');
-    fs.writeFileSync(next, jsonLines(1800, 'renamed'));
+    fs.writeFileSync(next, jsonLines(1100, 'renamed'));
     fs.renameSync(next, file());
     const got = await openAnswers(c, name);
     expect(opens[0]).toBe('indexed');
     expect(got).toEqual(await fresh(name));
-    expect(got[1]).toBe(1800);
+    expect(got[1]).toBe(1100);
   });
 
   test('truncated: indexed again', async () => {
@@ -320,10 +322,12 @@ describe('identity changes', () => {
 
 describe('damage', () => {
   const name = 'd.jsonl';
+  /** Records of the file: their offsets (8 bytes each) are the entry's last 9,600 bytes. */
+  const RECORDS = 1200;
   let entry: string;
   let expected: unknown[];
   beforeEach(async () => {
-    fs.writeFileSync(path.join(root, name), jsonLines(2500));
+    fs.writeFileSync(path.join(root, name), jsonLines(RECORDS));
     await openAnswers(cache(), name);
     entry = entryOf(path.join(root, name));
     expected = await fresh(name);
@@ -348,7 +352,7 @@ describe('damage', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/discarded a damaged entry/);
     expect(warnings[0]).toMatch(reason);
-    expect(readEntry(entry).offsets.length).toBe(2500);
+    expect(readEntry(entry).offsets.length).toBe(RECORDS);
     opens = [];
     expect(await openAnswers(cache(), name)).toEqual(expected);
     expect(opens).toEqual(['restored']);
