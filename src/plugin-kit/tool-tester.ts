@@ -29,7 +29,10 @@ export interface ToolTesterOptions {
   config?: Record<string, unknown>;
   /** The persistent index folder (`cacheDir`); default none (`cache: false`). */
   cacheDir?: string;
-  /** The kernel's clock (default: the system clock); a `FakeClock` drives deadlines and expiry. */
+  /**
+   * The kernel's clock (default: the system clock); a `FakeClock` drives deadlines and expiry. Scans on the engine's
+   * worker threads time their records on it too (a record stuck in a regular expression is timed in its time).
+   */
   clock?: Clock;
   /** The client's `clientInfo.name` (default `mcpgw-tool-tester`, a name no client family lists: results carry their full JSON text). */
   clientName?: string;

@@ -2,12 +2,13 @@
  * A single document over maxRecordBytes (lowered to 64 KiB here, so the documents are built small): nothing about it
  * may be silently incomplete.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { testTools } from '../../src/plugin-kit/index';
-import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+import { call } from '../helpers/mcp';
+import { startCliHost, type CliHost } from '../helpers/cli-host';
+import { serveInProcess, type Served } from '../helpers/in-process';
 import { TickingClock } from '../helpers/ticking-clock';
 
 const MAX_RECORD = 65536;
@@ -48,7 +49,9 @@ const KEYS = Array.from({ length: 811 }, (_, i) => `/repos/{owner}/{repo}/action
  */
 const DETAIL_MS = 60_000;
 let dir: string;
-let c: Connected;
+/** The tools in-process (a real MCP client; the config file's settings given as config), mcpgw query on the CLI host. */
+let c: Served;
+let host: CliHost;
 /** The pad strings of big.json, as written. */
 const pad = Array.from({ length: 2000 }, (_, i) => `p${String(i).padStart(5, '0')}`.padEnd(100, 'x'));
 
@@ -63,11 +66,11 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'root', 'keys.json'), JSON.stringify({ paths: Object.fromEntries(KEYS.map((k, i) => [k, { i }])) }));
   fs.writeFileSync(path.join(dir, 'root', 'many-keys.json'), JSON.stringify(Object.fromEntries(MANY.map((k, i) => [k, { i, tag: i % 3 === 0 ? 'x' : null }]))));
   fs.writeFileSync(path.join(dir, 'root', 'spec.json'), JSON.stringify(SPEC, null, 1));
-  c = await connect(['--config', path.join(dir, '.mcpgwrc.yaml')], { cwd: dir });
+  c = await serveInProcess({ root: path.join(dir, 'root'), config: { limits: { maxRecordBytes: MAX_RECORD, detailTimeMs: DETAIL_MS } } });
+  host = startCliHost();
 });
 afterAll(async () => {
-  await c.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  try { await c?.close(); await host?.close(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
 
 test('the document is over maxRecordBytes (the premise)', () => {
@@ -88,7 +91,8 @@ test('open_file validates the document in parts: every byte of its values examin
   expect(info.data.malformed_records).toBe(0);
 });
 
-const cli = (...args: string[]) => spawnSync(NODE, [CLI, 'query', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+/** `mcpgw query ARGS` in the folder of the config file (its maxRecordBytes applies). */
+const cli = (...args: string[]) => host.run(['query', ...args], dir, { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' });
 
 /** Every page of a json_read, following next_cursor. */
 async function readAll(args: Record<string, unknown>): Promise<{ items: { path: string; value: unknown }[]; pages: number }> {
@@ -157,8 +161,8 @@ describe('whole-file queries over a document over maxRecordBytes evaluate throug
     expect(r.data).toMatchObject({ total_matches: 1, complete: true, matches: [{ record_index: 0, match_path: '/name' }] });
   });
 
-  test('mcpgw query prints the node list', () => {
-    const q = cli(path.join(dir, 'root', 'big.json'), '$.pad[?@ == "' + pad[3] + '" || @ == "' + pad[1777] + '"]');
+  test('mcpgw query prints the node list', async () => {
+    const q = await cli(path.join(dir, 'root', 'big.json'), '$.pad[?@ == "' + pad[3] + '" || @ == "' + pad[1777] + '"]');
     expect(q.stderr).toBe('');
     expect(q.status).toBe(0);
     expect(q.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([{ path: '/pad/3', value: pad[3] }, { path: '/pad/1777', value: pad[1777] }]);
@@ -195,7 +199,7 @@ describe('the queries users asked for, on documents over maxRecordBytes', () => 
     const found = await call(c.client, 'search', { handle: opened.data.handle, query: q, mode: 'jsonpath', max_results: 100 });
     expect(found.data).toMatchObject({ counts: 'nodes', total_matches: BIG_POP.length, complete: true });
     expect(found.data.matches.map((m: any) => m.match_path)).toEqual(BIG_POP.map((x) => x.path));
-    const out = cli(path.join(dir, 'root', 'geo.json'), q);
+    const out = await cli(path.join(dir, 'root', 'geo.json'), q);
     expect(out.status).toBe(0);
     expect(out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(BIG_POP);
   });
@@ -274,7 +278,7 @@ describe('the queries users asked for, on documents over maxRecordBytes', () => 
       const s = await call(c.client, 'search', { handle: opened.data.handle, query: q, mode: 'jsonpath' });
       expect({ q, isError: s.isError, error: s.data.error }).toMatchObject({ q, isError: true, error: { code: 'RESOURCE_LIMIT_EXCEEDED', limit: { name: 'maxRecordBytes' } } });
     }
-    const out = cli(path.join(dir, 'root', 'geo.json'), '$[?length(@) > 3]');
+    const out = await cli(path.join(dir, 'root', 'geo.json'), '$[?length(@) > 3]');
     expect(out.status).toBe(1);
     // the CLI streams nodes as the walk finds them: the member before "features" may be printed before the error (when
     // the walk yielded and flushed there: a matter of time), never a node of "features" nor an empty success
@@ -617,14 +621,14 @@ test('a record over maxRecordBytes read in parts as small as one byte: every par
   expect(tail.data.next_offset).toBeUndefined();
 });
 
-test('mcpgw query prints a node over maxRecordBytes from the file, on one line', () => {
-  const q = cli(path.join(dir, 'root', 'big.json'), '$.pad');
+test('mcpgw query prints a node over maxRecordBytes from the file, on one line', async () => {
+  const q = await cli(path.join(dir, 'root', 'big.json'), '$.pad');
   expect(q.status).toBe(0);
   const lines = q.stdout.split('\n').filter(Boolean);
   expect(lines).toHaveLength(1);
   expect(JSON.parse(lines[0]!)).toEqual({ path: '/pad', value: pad });
   // a pretty file's records printed from their text are compacted to one line each
   fs.writeFileSync(path.join(dir, 'root', 'pretty.json'), JSON.stringify([{ a: 1, s: 'x  y' }, { a: 2 }, { a: 1, b: [1, 2] }], null, 2));
-  const p = cli(path.join(dir, 'root', 'pretty.json'), '$[?@.a == 1]');
+  const p = await cli(path.join(dir, 'root', 'pretty.json'), '$[?@.a == 1]');
   expect(p.stdout).toBe('{"path":"/0","value":{"a":1,"s":"x  y"}}\n{"path":"/2","value":{"a":1,"b":[1,2]}}\n');
 });

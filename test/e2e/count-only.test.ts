@@ -1,12 +1,16 @@
 /**
  * Count-only answers end to end: `search {max_results: 0}` returns total_matches without matches, `json_read
  * {count: true}` the node count of a query without items, both equal to counts computed here from the generated data,
- * on a whole answer and on counts stopped by a 1 ms deadline and continued by cursor.
+ * on a whole answer and on counts stopped by a 1 ms deadline and continued by cursor. The tools are served in-process
+ * (test/helpers/in-process.ts, a real MCP client); the deadline's server runs on a TickingClock (each reading of the
+ * time 1 ms after the last), so its counts stop at the deadline at any machine speed.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { call, connect, type Connected } from '../helpers/mcp';
+import { call } from '../helpers/mcp';
+import { serveInProcess, type Served as Connected } from '../helpers/in-process';
+import { TickingClock } from '../helpers/ticking-clock';
 
 const N = 20000;
 const BROKEN = new Set([333, 15001]);
@@ -32,11 +36,10 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(base, 'data'));
   fs.writeFileSync(path.join(base, 'data', 'events.jsonl'), data());
   fs.writeFileSync(path.join(base, 'data', 'doc.json'), JSON.stringify({ items: [{ a: 1 }, { a: 2 }, { b: 3 }], meta: { a: 4 } }));
-  fs.writeFileSync(path.join(base, 'fast.json'), JSON.stringify({ root: './data' }));
-  fs.writeFileSync(path.join(base, 'slow.json'), JSON.stringify({ root: './data', limits: { requestTimeoutMs: 1 } }));
+  const root = path.join(base, 'data');
   [fast, slow] = await Promise.all([
-    connect(['--config', path.join(base, 'fast.json')], { cwd: base }),
-    connect(['--config', path.join(base, 'slow.json')], { cwd: base }),
+    serveInProcess({ root }),
+    serveInProcess({ root, config: { limits: { requestTimeoutMs: 1 } }, clock: new TickingClock(1) }),
   ]);
 }, 60_000);
 afterAll(async () => {

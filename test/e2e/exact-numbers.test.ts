@@ -1,14 +1,16 @@
 /**
- * Numbers compare by value, exactly, in every tool that compares them, through a real MCP client and the built CLI:
+ * Numbers compare by value, exactly, in every tool that compares them, through a real MCP client (the tools served
+ * in-process, test/helpers/in-process.ts) and the built CLI (its main() in one process, test/helpers/cli-host.ts):
  * search with a JSONPath filter, search with a record predicate, json_read, and `mcpgw query`, on numbers a double
  * gets wrong (a positive number whose double is 0, decimals past 17 digits, 1e400 vs 1e401, 10^1500 + 1 vs 10^1500,
  * an exponent of 20 digits, -0).
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { call, CLI, connect, NODE, type Connected } from '../helpers/mcp';
+import { call } from '../helpers/mcp';
+import { startCliHost, type CliHost } from '../helpers/cli-host';
+import { serveInProcess, type Served } from '../helpers/in-process';
 
 const TINY = '0.' + '0'.repeat(400) + '1'; // 10^-401: positive, and its double is 0
 const E1500 = '1' + '0'.repeat(1500);
@@ -49,7 +51,8 @@ const CASES: [string, number[]][] = [
 
 let base: string;
 let root: string;
-let c: Connected;
+let c: Served;
+let host: CliHost;
 
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-numbers-'));
@@ -57,10 +60,11 @@ beforeAll(async () => {
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'nums.jsonl'), X.map((x) => `{"x":${x}}`).join('\n') + '\n');
   fs.writeFileSync(path.join(root, 'agg.jsonl'), X.map((x, i) => `{"x":${i === 8 ? E300.slice(0, -1) + '1' : i === 9 ? E300 : x}}`).join('\n') + '\n');
-  c = await connect(['--root', root]);
+  c = await serveInProcess({ root });
+  host = startCliHost();
 });
 afterAll(async () => {
-  try { await c?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
+  try { await c?.close(); await host?.close(); } finally { fs.rmSync(base, { recursive: true, force: true }); }
 });
 
 describe('numbers compare by value in every tool', () => {
@@ -128,16 +132,16 @@ describe('aggregate: groups, key order, min and max by exact value (10^300 in pl
 });
 
 describe('mcpgw query', () => {
-  const run = (query: string) => {
-    const p = spawnSync(NODE, [CLI, 'query', 'nums.jsonl', query], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+  const run = async (query: string) => {
+    const p = await host.run(['query', 'nums.jsonl', query], root, { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' });
     return { code: p.status, err: p.stderr, paths: p.stdout.split('\n').filter(Boolean).map((l) => /^\{"path":"([^"]*)"/.exec(l)![1]) };
   };
 
   /** The filters the string "0.5" (record 12) would meet as a number: the CLI says so on stderr, as the tools do. */
   const NUMBER_LIKE = new Set(['@.x > 0', '@.x > 0.1', '@.x >= 0.1000000000000000000001']);
 
-  test.each(CASES)('$[?%s]', (filter, want) => {
-    const r = run(`$[?${filter}]`);
+  test.each(CASES)('$[?%s]', async (filter, want) => {
+    const r = await run(`$[?${filter}]`);
     expect(r.err).toBe(NUMBER_LIKE.has(filter)
       ? `mcpgw: warning (NUMBER_LIKE_STRINGS): In 1 record ${filter} passed by a string that reads as a number meeting it (such as "42.5"): JSONPath (RFC 9535) never compares a string with a number. To compare such strings as numbers write number(@.x) ${filter.slice(4)}.\n`
       : '');

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLI, NODE, REPO } from '../helpers/mcp';
 import { callTool, connectHttp, connectV1Http, startHttp, type HttpServer } from '../helpers/http';
+import { startCliHost, type CliHost } from '../helpers/cli-host';
 
 /** The lock-down of `serve --http`, probed with raw HTTP requests (node:http, so Host can be forged). */
 const EXAMPLES = path.join(REPO, 'examples');
@@ -197,6 +198,14 @@ describe('start-up checks', () => {
       p.on('exit', (code) => resolve({ code, stderr, stdout }));
     });
   }
+  /** `mcpgw serve ARGS` on the CLI host (the built CLI's main() in one process; its exit code is main()'s). */
+  let host: CliHost;
+  beforeAll(() => { host = startCliHost(); });
+  afterAll(async () => { await host?.close(); });
+  async function hosted(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
+    const r = await host.run(['serve', ...args], REPO, { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env });
+    return { code: r.status, stderr: r.stderr, stdout: r.stdout };
+  }
 
   test('a non-loopback bind without a token → exit 2 saying why', async () => {
     const r = await run(['--http', '--host', '0.0.0.0', '--port', '0', '--root', EXAMPLES]);
@@ -207,13 +216,13 @@ describe('start-up checks', () => {
   });
 
   test('a token too short to be a secret → exit 2', async () => {
-    const r = await run(['--http', '--port', '0', '--root', EXAMPLES], { MCPGW_HTTP_TOKEN: 'short' });
+    const r = await hosted(['--http', '--port', '0', '--root', EXAMPLES], { MCPGW_HTTP_TOKEN: 'short' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('at least 16 characters');
   });
 
   test('--port without --http → exit 2', async () => {
-    const r = await run(['--port', '0', '--root', EXAMPLES]);
+    const r = await hosted(['--port', '0', '--root', EXAMPLES]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--host and --port apply only with --http');
   });
@@ -221,7 +230,7 @@ describe('start-up checks', () => {
   test('a port in use → exit 1 naming it', async () => {
     const first = await startHttp(['--root', EXAMPLES]);
     try {
-      const r = await run(['--http', '--port', first.url.port, '--root', EXAMPLES]);
+      const r = await hosted(['--http', '--port', first.url.port, '--root', EXAMPLES]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`Cannot listen on 127.0.0.1:${first.url.port}`);
       expect(r.stderr).toContain('EADDRINUSE');

@@ -151,12 +151,14 @@ describe('one HTTP endpoint, three kinds of client', () => {
 });
 
 describe('progress, cancellation and shutdown over HTTP', () => {
+  /** The era tests share one server (it must keep serving after each abort); each shutdown test stops a server of its own. */
   let server: HttpServer;
-  beforeEach(async () => {
-    server = await startHttp(['--root', EXAMPLES, '--config', SLOW_CONFIG]);
+  const slowServer = () => startHttp(['--root', EXAMPLES, '--config', SLOW_CONFIG]);
+  beforeAll(async () => {
+    server = await slowServer();
   });
-  afterEach(async () => {
-    await server.stop('SIGKILL');
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
   });
 
   /** Resolves when the server's stderr says `text` (checked as each piece arrives); fails after `ms` or at its exit. */
@@ -204,18 +206,23 @@ describe('progress, cancellation and shutdown over HTTP', () => {
   });
 
   test.each(['SIGTERM', 'SIGINT'] as const)('%s: a call in flight finishes and is answered, then the process exits 0 with nothing on stdout', async (signal) => {
-    const client = await connectHttp(server.url);
-    let stopped: Promise<number | null> | undefined;
-    const pending = callTool(client, 'slow_wait', { ms: 1500 }, {
-      onprogress: () => {
-        stopped ??= server.stop(signal);
-      },
-    });
-    const answer = await pending;
-    expect(answer.isError).toBe(false);
-    expect(answer.data.waited).toBeGreaterThanOrEqual(1400);
-    expect(await stopped).toBe(0);
-    expect(server.stdout()).toBe('');
-    await client.close().catch(() => undefined);
+    const own = await slowServer();
+    try {
+      const client = await connectHttp(own.url);
+      let stopped: Promise<number | null> | undefined;
+      const pending = callTool(client, 'slow_wait', { ms: 1500 }, {
+        onprogress: () => {
+          stopped ??= own.stop(signal);
+        },
+      });
+      const answer = await pending;
+      expect(answer.isError).toBe(false);
+      expect(answer.data.waited).toBeGreaterThanOrEqual(1400);
+      expect(await stopped).toBe(0);
+      expect(own.stdout()).toBe('');
+      await client.close().catch(() => undefined);
+    } finally {
+      await own.stop('SIGKILL');
+    }
   });
 });

@@ -1,13 +1,16 @@
 /**
  * The persistent index across server processes: a file opened in one server is opened by the next from the stored
  * index (its stderr says so at log level debug) and every answer is identical; a damaged entry is discarded with a
- * warning on stderr and answers stay right; `cache: false` stores nothing. Through a real MCP client against the
- * built CLI, with the cache in a temporary folder.
+ * warning on stderr and answers stay right; `cache: false` stores nothing. Through a real MCP client, with the cache in
+ * a temporary folder: the first server is the built CLI's process (its stderr), the next ones are new kernels served
+ * in-process (test/helpers/in-process.ts; their log lines as stderr would show them), each reading what the one
+ * before stored.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect } from '../helpers/mcp';
+import { serveInProcess } from '../helpers/in-process';
 
 let dir: string;
 let cacheDir: string;
@@ -24,9 +27,27 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** The settings of on.json and off.json. */
+const CONFIGS: Record<string, { cacheDir: string; config?: Record<string, unknown> }> = {
+  'on.json': { cacheDir: 'cache' },
+  'off.json': { cacheDir: 'cache-off', config: { cache: false } },
+};
+
+/**
+ * A fresh server with `config` (on.json, off.json): `process`: `mcpgw serve --config …` as a process, its stderr;
+ * else a new kernel in-process, its log lines as they would be written to stderr at log level debug.
+ */
+async function server(config: string, process = false) {
+  if (process) return connect(['--config', path.join(dir, config), '--log-level', 'debug']);
+  const { cacheDir, config: more } = CONFIGS[config]!;
+  const s = await serveInProcess({ root: path.join(dir, 'root'), cacheDir: path.join(dir, cacheDir), ...(more ? { config: more } : {}) });
+  const stderr = () => s.tester.logged.map(([level, message, fields]) => `mcpgw ${level} ${message}${fields && Object.keys(fields).length ? ' ' + JSON.stringify(fields) : ''}\n`).join('');
+  return { client: s.client, stderr, close: () => s.close() };
+}
+
 /** A fresh server: open the file, read records, search, read pages through the reader; every answer kept. */
-async function session(config: string): Promise<{ answers: unknown[]; stderr: string }> {
-  const c = await connect(['--config', path.join(dir, config), '--log-level', 'debug']);
+async function session(config: string, process = false): Promise<{ answers: unknown[]; stderr: string }> {
+  const c = await server(config, process);
   try {
     const answers: unknown[] = [];
     const open = await call(c.client, 'open_file', { path: 'events.jsonl' });
@@ -48,7 +69,7 @@ async function session(config: string): Promise<{ answers: unknown[]; stderr: st
 }
 
 test('a new server process reads the stored index and answers exactly as the first', async () => {
-  const first = await session('on.json');
+  const first = await session('on.json', true);
   const entries = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.idx'));
   expect(entries).toHaveLength(1);
   expect(first.stderr).toMatch(/index cache: stored an index/);
@@ -87,7 +108,7 @@ test('a rewrite in place to the same size with the modification time put back is
   const mtime = Math.floor(fs.statSync(file).mtimeMs / 1000) - 60; // whole seconds: utimes puts them back exactly
   fs.utimesSync(file, mtime, mtime);
   const open = async () => {
-    const c = await connect(['--config', path.join(dir, 'on.json'), '--log-level', 'debug']);
+    const c = await server('on.json');
     try {
       const opened = await call(c.client, 'open_file', { path: 'rewritten.jsonl' });
       const rec = await call(c.client, 'get_record', { handle: opened.data.handle, index: 20_000 });

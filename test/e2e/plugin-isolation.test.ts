@@ -2,7 +2,8 @@
  * Plugin code cannot take the server down (docs/architecture.md "Isolation and blame"), through the built CLI and a
  * real MCP client: a rejection nobody handles and a throw from a timer are logged with the plugin's name and answer
  * the call in flight INTERNAL_ERROR; a throw from a timer outside any call is logged and the server goes on; what a
- * plugin writes on stdout goes to stderr; a handler that never settles is answered at its deadline; a format's fault
+ * plugin writes on stdout goes to stderr; a handler that never settles is answered at its deadline (in-process, on a
+ * fake clock: the kernel's guard, no process fault); a format's fault
  * is blamed on the format's plugin, not on the tool that called it. Every test ends with stdout having carried only
  * JSON-RPC (the client reports anything else as an error). Requires a build: `npm test` runs `tsc -b` before jest.
  */
@@ -11,6 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect, REPO, type Connected } from '../helpers/mcp';
 import { until } from '../helpers/until';
+import { testTools } from '../../src/plugin-kit/index';
+import { FakeClock } from '../../src/kernel/fake-clock';
 
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'plugins');
 let tmp: string;
@@ -75,10 +78,27 @@ test('console.log and stdout writes of a plugin (at load and in a tool) go to st
 });
 
 test('a handler that never settles is answered at its deadline (requestTimeoutMs), naming the plugin', async () => {
-  const r = await call(server.client, 'fault_hang', {});
-  expect(r.data.error.code).toBe('INTERNAL_ERROR');
-  expect(r.data.error.message).toBe('Internal error in acme-faulty-async (tool fault_hang): the tool did not answer by its deadline (requestTimeoutMs 2000 ms); its work was abandoned.');
-  expect(r.data.error.limit).toEqual({ name: 'requestTimeoutMs', limit: 2000, value: 7000 });
+  // In-process (the plugin kit's tool tester, a real MCP client) on a FakeClock, moved a second at a time until the
+  // call is answered: the deadline and its grace pass in fake time, whatever the machine's speed.
+  const clock = new FakeClock();
+  const hello = jest.spyOn(console, 'log').mockImplementation(() => undefined); // the plugin's greeting at load
+  const t = await testTools(path.join(FIXTURES, 'faulty-async.cjs'), { root: path.join(tmp, 'data'), clock, config: { limits: { requestTimeoutMs: 2000 } } }).finally(() => hello.mockRestore());
+  try {
+    let answered = false;
+    const pending = t.call('fault_hang', {}).finally(() => (answered = true));
+    const start = clock.now();
+    while (!answered) {
+      await new Promise((r) => setImmediate(r));
+      if (!answered) clock.advance(1000);
+    }
+    const r = await pending;
+    expect(r.error?.code).toBe('INTERNAL_ERROR');
+    expect(r.error?.message).toBe('Internal error in acme-faulty-async (tool fault_hang): the tool did not answer by its deadline (requestTimeoutMs 2000 ms); its work was abandoned.');
+    expect(r.error?.limit).toEqual({ name: 'requestTimeoutMs', limit: 2000, value: 7000 });
+    expect(clock.now() - start).toBeGreaterThanOrEqual(7000);
+  } finally {
+    await t.close();
+  }
 });
 
 test("a throw in a format's batches is blamed on the format's plugin, with its stack in the log", async () => {

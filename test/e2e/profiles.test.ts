@@ -2,7 +2,9 @@
  * Profiles (docs/architecture.md "Configuration") through the BUILT CLI and a real MCP client:
  * every example config's tools/list equals `mcpgw list-tools --profile X`; extends chains (profiles
  * and shareable profiles from npm packages); allow/deny (deny wins); limits and root per profile;
- * hidden tools are absent and unknown when called; start-up errors exit 2 naming the culprit.
+ * hidden tools are absent and unknown when called; start-up errors exit 2 naming the culprit. The commands, and the
+ * servers `mcpgw serve` builds (its own prepare(), with a real MCP client in-process), run on the CLI host
+ * (test/helpers/cli-host.ts): one Node process; one server is a process of its own, over stdio.
  *
  * The reader bundle is registered only once the reader branch is merged: example profiles that
  * name `reader` are checked to fail for exactly that reason until then (see `readerRegistered`).
@@ -11,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { call, connect, REPO, type Connected } from '../helpers/mcp';
-import { startCliHost, type CliHost, type CliRun } from '../helpers/cli-host';
+import { startCliHost, type CliHost, type CliRun, type HostedServer } from '../helpers/cli-host';
 
 const CONFIG_DIR = path.join(REPO, 'config');
 const EXAMPLES = fs.readdirSync(CONFIG_DIR).filter((f) => /\.mcpgwrc\.(ya?ml|json)$/.test(f)).sort();
@@ -79,9 +81,14 @@ function writeConfig(config: unknown, rel = '.mcpgwrc.json'): string {
   return p;
 }
 
+/** What `mcpgw serve ARGS` serves in `cwd`, with a real MCP client (on the CLI host; the environment as mcpgw()'s). */
+function serve(args: string[], cwd: string, env: Record<string, string> = {}): Promise<HostedServer> {
+  return host.serve(args, cwd, { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', HOME: cwd, ...env });
+}
+
 /** tools/list through a real client for `args`, closed afterwards. */
 async function clientTools(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string[]> {
-  const conn = await connect(args, { cwd, env });
+  const conn = await serve(args, cwd, env);
   try {
     return (await conn.client.listTools()).tools.map((t) => t.name);
   } finally {
@@ -139,7 +146,7 @@ describe('the example configs in config/', () => {
 });
 
 describe('selection: bundles, allow, deny, and what a client sees', () => {
-  let conn: Connected | undefined;
+  let conn: Connected | HostedServer | undefined;
   afterEach(async () => {
     await conn?.close();
     conn = undefined;
@@ -194,7 +201,7 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
     expect((await mcpgw(['check', '--profile', 'leaf'], tmp)).stdout).toContain(`root: ${path.join(tmp, 'data', 'team')}\n`);
 
     // limits from the chain, applied to a real session: maxOpenFiles 1 (mid) and maxItems 2 (base)
-    conn = await connect(['--profile', 'mid'], { cwd: tmp });
+    conn = await serve(['--profile', 'mid'], tmp);
     const first = await call(conn.client, 'open_file', { path: 'people.jsonl' });
     expect(first.isError).toBe(false);
     const hits = await call(conn.client, 'search', { handle: first.data.handle, query: 'a', max_results: 50 });
@@ -214,7 +221,7 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
         agents: { bundles: ['explore'], allow: ['open_file'], root: './data/team', limits: { maxOpenFiles: 2 } },
       },
     });
-    conn = await connect(['--profile', 'agents'], { cwd: tmp });
+    conn = await serve(['--profile', 'agents'], tmp);
     expect((await call(conn.client, 'open_file', { path: 'team.jsonl' })).isError).toBe(false);
     const outside = await call(conn.client, 'open_file', { path: '../people.jsonl' });
     expect(outside.data.error.code).toBe('ACCESS_DENIED');
@@ -222,7 +229,7 @@ describe('selection: bundles, allow, deny, and what a client sees', () => {
     expect(missing.data.error.code).toBe('NOT_FOUND');
     await conn.close();
 
-    conn = await connect(['--profile', 'analysts'], { cwd: tmp });
+    conn = await serve(['--profile', 'analysts'], tmp);
     expect((await call(conn.client, 'open_file', { path: 'people.jsonl' })).isError).toBe(false);
     expect((await call(conn.client, 'open_file', { path: 'team/team.jsonl' })).isError).toBe(false);
   });

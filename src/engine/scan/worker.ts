@@ -39,6 +39,11 @@ export interface WorkerInit {
   immediate: boolean;
   /** ms since the epoch from which record start times in progress[1] count. */
   epoch: number;
+  /**
+   * The time source when the pool runs on a clock other than the system clock (a test's fake clock): the pool clock's
+   * time, ms since `epoch`, as the main thread last read it (Int32Array on a SharedArrayBuffer). Absent: Date.now().
+   */
+  time?: Int32Array;
   /** Plan without functions and buffers: rebuilt here from the compiled query. */
   plan: Omit<Plan, 'query' | 'test' | 'testReads' | 'literals'> & { literals: string[] | null };
 }
@@ -65,6 +70,9 @@ export async function runScanJob(init: WorkerInit): Promise<void> {
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
+  const shared = init.time;
+  /** ms since the scan's epoch, on the pool's clock. */
+  const now = shared ? () => Atomics.load(shared, 0) : () => Date.now() - init.epoch;
   port.on('message', (m: { type: 'batch' | 'end'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; faults: Uint8Array | null; utf8Ok: boolean }) => {
     if (m.type === 'end') { port.close(); return; }
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
@@ -95,7 +103,7 @@ export async function runScanJob(init: WorkerInit): Promise<void> {
         if (!inRange(plan, i)) continue;
         if (room <= 0 && !m.countAll) break; // the page is full and nothing is counted: the engine stops here
         // The time first: a reader that sees record i then reads its start time or a later one (never an earlier one).
-        Atomics.store(init.progress, 1, Date.now() - init.epoch);
+        Atomics.store(init.progress, 1, now());
         Atomics.store(init.progress, 0, i);
         const out = evaluateRecord(view, k, plan, m.utf8Ok, site, m.wantValues && room > 0);
         if (!out) continue;

@@ -53,7 +53,10 @@ export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 export interface ThreadPoolOptions {
   /** How a thread loads the plugin that registers query language `name` (Registry.queryLanguagePlugin), or undefined. */
   pluginOf(name: string): WorkerPlugin | undefined;
-  /** The kernel's clock (deadlines are ms since the epoch on it); default the system clock. */
+  /**
+   * The kernel's clock (deadlines are ms since the epoch on it); default the system clock. Any other clock (a test's
+   * fake clock) is the threads' time source too: they time each record on it (ThreadPool.run publishes its readings).
+   */
   clock?: Clock;
   /** Worker threads per scan (default: available parallelism, at least 1). */
   threads?: number;
@@ -193,6 +196,16 @@ export class ThreadPool implements WorkerPool {
     const immediate = !!query.usesRegex;
     /** Threads time each record from this instant (ms): progress().startedAt is relative to it. */
     const epoch = clock.now();
+    /**
+     * On a clock other than the system clock (a test's FakeClock or TickingClock), threads time records on it too:
+     * every reading of it here is published in this cell (ms since `epoch`) and threads read their time from it.
+     */
+    const time = clock === systemClock ? null : new Int32Array(new SharedArrayBuffer(4));
+    const now = (): number => {
+      const t = clock.now();
+      if (time) Atomics.store(time, 0, t - epoch);
+      return t;
+    };
     const state = initialState({ from, to, threads, immediate, epoch, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}), ...(job.page ? { page: job.page } : {}) });
 
     /** Events for the machine, in arrival order; `wake` ends the current wait. */
@@ -221,7 +234,7 @@ export class ThreadPool implements WorkerPool {
     };
 
     const init: Omit<WorkerInit, 'port' | 'progress'> = {
-      plugin, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch,
+      plugin, language: query.language!, text: query.text, maxDepth: plan.maxDepth, immediate, epoch, ...(time ? { time } : {}),
       plan: {
         kind: plan.kind, start: plan.start, end: plan.end, step: plan.step, slashEscape: plan.slashEscape, ...(plan.fold ? { fold: true } : {}),
         maxDepth: plan.maxDepth, maxNodes: plan.maxNodes, firstOnly: plan.firstOnly,
@@ -282,7 +295,7 @@ export class ThreadPool implements WorkerPool {
       /** The batch last read (posted, or held as the oversized record the machine evaluates here). */
       let held: RecordBatch | null = null;
       let answer: ScanResult | null = null;
-      let actions = step(state, { type: 'start' }, clock.now());
+      let actions = step(state, { type: 'start' }, now());
       for (;;) {
         let result: PoolEvent | null = null;
         for (const a of actions) {
@@ -340,7 +353,7 @@ export class ThreadPool implements WorkerPool {
             case 'wait':
               await new Promise<void>((resolve) => {
                 if (inbox.length > 0) return resolve();
-                const timer = a.until === undefined ? undefined : clock.setTimeout(() => ended(), Math.max(0, a.until - clock.now()));
+                const timer = a.until === undefined ? undefined : clock.setTimeout(() => ended(), Math.max(0, a.until - now()));
                 function ended() {
                   timer?.cancel();
                   wake = null;
@@ -366,8 +379,8 @@ export class ThreadPool implements WorkerPool {
           }
         }
         actions = [];
-        for (const e of inbox.splice(0)) actions.push(...step(state, e, clock.now()));
-        if (result) actions.push(...step(state, result, clock.now()));
+        for (const e of inbox.splice(0)) actions.push(...step(state, e, now()));
+        if (result) actions.push(...step(state, result, now()));
         if (actions.length === 0 && inbox.length === 0) throw new McpgwError('INTERNAL_ERROR', `The worker pool stalled in phase ${state.phase}.`);
       }
     } finally {
