@@ -73,6 +73,10 @@ const QUERIES = [
   '$[?@.a == 1 || @.status == "σ"]', '$[?@.id > 1 && @.x]', '$[?!@.id]', '$[*]["a/b"]', '$..a',
 ];
 
+/** One engine of each kind for the whole file: a server's engine serves call after call (its threads kept idle between scans). */
+let single: ReturnType<typeof engine> | undefined;
+let pooled: ReturnType<typeof threadedEngine> | undefined;
+
 async function agree(lines: string[], threaded: boolean): Promise<void> {
   const name = `p${Math.random().toString(36).slice(2)}.jsonl`;
   fs.writeFileSync(path.join(dir, name), lines.join('\n') + '\n');
@@ -90,7 +94,7 @@ async function agree(lines: string[], threaded: boolean): Promise<void> {
           records.add(i);
         }
       });
-      const run = () => (threaded ? threadedEngine({}, 1) : engine());
+      const run = () => (threaded ? (pooled ??= threadedEngine({}, 1)) : (single ??= engine()));
       const whole = await run().run({ source: f.source, query: jp.compile(q), addressing: 'file' });
       expect([q, whole.nodes.map((n) => `${n.path}=${JSON.stringify(n.value)}`)]).toEqual([q, expected]);
       // A page of one record and the count past it (records counted without their values being read).
