@@ -6,6 +6,7 @@ import { contributionsOf } from './formats';
 import { DEFAULT_LIMITS } from '../../src/kernel/config/defaults';
 import { AggregateThreads, QueryScanEngine, ThreadPool } from '../../src/engine/scan';
 import type { Limits } from '../../src/kernel/contracts/limits';
+import type { ThreadPoolOptions } from '../../src/engine/scan/workers';
 import type { Clock } from '../../src/kernel/contracts/clock';
 
 /** Runs a plugin's register() and returns the query languages it registered. */
@@ -27,14 +28,18 @@ export function engine(limits: Partial<Limits> = {}, clock?: Clock): QueryScanEn
   return new QueryScanEngine({ limits: () => l, ...(clock ? { clock } : {}) });
 }
 
-/** An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from dist/. */
-export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0): QueryScanEngine {
+/**
+ * An engine that uses worker threads (always with minBytes 0; regex queries always), importing the built plugins from
+ * dist/. `threadPool`: the threads to take, kept between scans as a server's are (engine-threads.ts `engineThreads`);
+ * default a pool of the engine's own that keeps none (each scan starts its threads).
+ */
+export function threadedEngine(limits: Partial<Limits> = {}, threads = 2, minBytes = 0, threadPool?: ThreadPoolOptions['threadPool']): QueryScanEngine {
   const l = { ...DEFAULT_LIMITS, ...limits };
   const entries: Record<string, string> = {
     jsonpath: require.resolve('../../plugins/query-jsonpath/dist/index.js'),
     pointer: require.resolve('../../plugins/query-pointer/dist/index.js'),
   };
-  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes }) });
+  return new QueryScanEngine({ limits: () => l, workers: new ThreadPool({ pluginOf: (n) => (entries[n] ? { entry: entries[n]!, options: {} } : undefined), threads, minBytes, ...(threadPool ? { threadPool } : {}) }) });
 }
 
 /** Thread pools of {@link aggregateEngine}, one per thread count and threshold (their threads serve test after test, as a server's serve call after call). */

@@ -18,6 +18,7 @@ import { parseKeepingLexemes, TextMatcher } from '../src/search/text-matcher';
 import { mergeRepeatedNames, objectsRepeatingNames } from '../src/json/scan';
 import { fileService, formatsOf } from '../../../test/helpers/formats';
 import { engine, jsonpath, threadedEngine } from '../../../test/helpers/query';
+import { engineThreads } from '../../../src/engine/scan/engine-threads';
 
 let dir: string;
 let formats: Format[];
@@ -76,6 +77,8 @@ const QUERIES = [
 /** One engine of each kind for the whole file: a server's engine serves call after call (its threads kept idle between scans). */
 let single: ReturnType<typeof engine> | undefined;
 let pooled: ReturnType<typeof threadedEngine> | undefined;
+let threads: ReturnType<typeof engineThreads> | undefined;
+afterAll(() => threads?.close());
 
 /** Each query compiled once for the full parse's answer (the engine's runs below compile their own, as a call does). */
 const references = new Map<string, ReturnType<QueryLanguage['compile']>>();
@@ -103,7 +106,7 @@ async function agree(lines: string[], threaded: boolean): Promise<void> {
           records.add(i);
         }
       });
-      const run = () => (threaded ? (pooled ??= threadedEngine({}, 1)) : (single ??= engine()));
+      const run = () => (threaded ? (pooled ??= threadedEngine({}, 1, 0, (threads = engineThreads({ keep: 1 })))) : (single ??= engine()));
       const whole = await run().run({ source: f.source, query: jp.compile(q), addressing: 'file' });
       expect([q, whole.nodes.map((n) => `${n.path}=${JSON.stringify(n.value)}`)]).toEqual([q, expected]);
       // A page of one record and the count past it (records counted without their values being read).
