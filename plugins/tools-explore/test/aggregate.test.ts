@@ -1,5 +1,6 @@
 /**
- * The explorer's aggregate tool end to end, through a real MCP client against the built CLI: groups and metrics equal
+ * The explorer's aggregate tool end to end, through a real MCP client (in-process: the plugin kit's tool tester, its
+ * aggregates on the engine's worker threads as a server's): groups and metrics equal
  * to values computed here from the generated data, big integers exact on the wire, paging of groups equal to the
  * unpaged answer, scans stopped by a 1 ms deadline continued by cursor to the same answer, answers under
  * maxResultBytes, a single document's `$.items[*]`, an empty file, and errors with their codes.
@@ -7,7 +8,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { call, connect, type Connected } from '../../../test/helpers/mcp';
+import { testTools, type ToolTester } from 'mcpgw/plugin-kit';
+import { call } from '../../../test/helpers/mcp';
+
+type Connected = Pick<ToolTester, 'client' | 'close'>;
 
 const N = 6000;
 const LEVELS = ['info', 'debug', 'error', 'warn', 'Error'];
@@ -42,10 +46,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(base, 'data', 'empty.jsonl'), '');
   fs.writeFileSync(path.join(base, 'data', 'long.jsonl'), [`{"g":{"deep":"${'k'.repeat(5000)}"},"s":"${'é'.repeat(4000)}"}`, '{"g":1,"s":"b"}'].join('\n'));
   fs.writeFileSync(path.join(base, 'data', 'part.jsonl'), fs.readFileSync(path.join(base, 'data', 'events.jsonl'), 'utf8').split('\n').slice(0, 400).join('\n'));
-  fs.writeFileSync(path.join(base, 'fast.json'), JSON.stringify({ root: './data' }));
-  fs.writeFileSync(path.join(base, 'slow.json'), JSON.stringify({ root: './data', limits: { requestTimeoutMs: 1 } }));
-  fs.writeFileSync(path.join(base, 'small.json'), JSON.stringify({ root: './data', limits: { maxResultBytes: 4096 } }));
-  [c, slow, small] = await Promise.all(['fast', 'slow', 'small'].map((n) => connect(['--config', path.join(base, `${n}.json`)], { cwd: base })));
+  const root = path.join(base, 'data');
+  [c, slow, small] = await Promise.all([{}, { requestTimeoutMs: 1 }, { maxResultBytes: 4096 }].map((limits) => testTools('@mcpgw/tools-explore', { root, config: { limits } })));
 }, 60_000);
 afterAll(async () => {
   await Promise.all([c?.close(), slow?.close(), small?.close()]);

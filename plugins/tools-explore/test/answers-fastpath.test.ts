@@ -18,6 +18,7 @@ import { parseKeepingLexemes, TextMatcher } from '../src/search/text-matcher';
 import { mergeRepeatedNames, objectsRepeatingNames } from '../src/json/scan';
 import { fileService, formatsOf } from '../../../test/helpers/formats';
 import { engine, jsonpath, threadedEngine } from '../../../test/helpers/query';
+import { engineThreads } from '../../../src/engine/scan/engine-threads';
 
 let dir: string;
 let formats: Format[];
@@ -73,6 +74,20 @@ const QUERIES = [
   '$[?@.a == 1 || @.status == "σ"]', '$[?@.id > 1 && @.x]', '$[?!@.id]', '$[*]["a/b"]', '$..a',
 ];
 
+/** One engine of each kind for the whole file: a server's engine serves call after call (its threads kept idle between scans). */
+let single: ReturnType<typeof engine> | undefined;
+let pooled: ReturnType<typeof threadedEngine> | undefined;
+let threads: ReturnType<typeof engineThreads> | undefined;
+afterAll(() => threads?.close());
+
+/** Each query compiled once for the full parse's answer (the engine's runs below compile their own, as a call does). */
+const references = new Map<string, ReturnType<QueryLanguage['compile']>>();
+const referenceQuery = (q: string) => {
+  let c = references.get(q);
+  if (!c) references.set(q, (c = jp.compile(q)));
+  return c;
+};
+
 async function agree(lines: string[], threaded: boolean): Promise<void> {
   const name = `p${Math.random().toString(36).slice(2)}.jsonl`;
   fs.writeFileSync(path.join(dir, name), lines.join('\n') + '\n');
@@ -83,14 +98,15 @@ async function agree(lines: string[], threaded: boolean): Promise<void> {
     for (const q of threaded ? QUERIES.filter((_q, i) => i % 3 === 0) : QUERIES) {
       const expected: string[] = [];
       const records = new Set<number>();
+      const reference = referenceQuery(q);
       parsed.forEach((p, i) => {
         if (!p) return;
-        for (const n of jp.compile(q).evaluate([p.v])) {
+        for (const n of reference.evaluate([p.v])) {
           expected.push(`/${i}${n.path.slice(2)}=${JSON.stringify(n.value)}`);
           records.add(i);
         }
       });
-      const run = () => (threaded ? threadedEngine({}, 1) : engine());
+      const run = () => (threaded ? (pooled ??= threadedEngine({}, 1, 0, (threads = engineThreads({ keep: 1 })))) : (single ??= engine()));
       const whole = await run().run({ source: f.source, query: jp.compile(q), addressing: 'file' });
       expect([q, whole.nodes.map((n) => `${n.path}=${JSON.stringify(n.value)}`)]).toEqual([q, expected]);
       // A page of one record and the count past it (records counted without their values being read).

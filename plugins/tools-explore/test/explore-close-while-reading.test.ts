@@ -13,19 +13,23 @@ const RECORDS = 30_000;
 const make = (word: string) =>
   Array.from({ length: RECORDS }, (_, i) => `{"i":${String(i).padStart(6, '0')},"w":"${word}","pad":"${'p'.repeat(990)}"}`).join('\n') + '\n';
 
+// The two files are written once for both eras (neither server changes them).
+let base: string;
+beforeAll(() => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-close-read-'));
+  fs.mkdirSync(path.join(base, 'data'));
+  fs.writeFileSync(path.join(base, 'data', 'a.jsonl'), make('plain'));
+  fs.writeFileSync(path.join(base, 'data', 'b.jsonl'), make('SECRET'));
+});
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
 describe.each<Era>(['legacy', 'modern'])('close_file while a search reads the handle, %s era', (era) => {
-  let base: string;
   let c: Connected;
   beforeAll(async () => {
-    base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-close-read-'));
-    fs.mkdirSync(path.join(base, 'data'));
-    fs.writeFileSync(path.join(base, 'data', 'a.jsonl'), make('plain'));
-    fs.writeFileSync(path.join(base, 'data', 'b.jsonl'), make('SECRET'));
     c = await connect(['--root', path.join(base, 'data')], { era });
   });
   afterAll(async () => {
-    await c.close();
-    fs.rmSync(base, { recursive: true, force: true });
+    await c?.close();
   });
 
   test('the search answers whole from a.jsonl (no match of b.jsonl, no error); the handle is gone after', async () => {

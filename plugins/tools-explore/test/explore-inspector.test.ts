@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { call, connect, REPO } from '../../../test/helpers/mcp';
+import { testTools } from 'mcpgw/plugin-kit';
+import { NODE, REPO } from '../../../test/helpers/mcp';
 
 /**
  * An independent client must agree: the MCP Inspector CLI (@modelcontextprotocol/inspector, a pinned
@@ -11,12 +12,14 @@ import { call, connect, REPO } from '../../../test/helpers/mcp';
  */
 const run = promisify(execFile);
 const EXAMPLES = path.join(REPO, 'examples');
+/** The Inspector's own bin (its package.json `bin.mcp-inspector`), run by this Node: no npx process in between. */
+const INSPECTOR = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}` };
 
-/** `npx mcp-inspector --cli [...options] node bin/mcpgw.js serve --root examples [...method]` → its stdout parsed. */
+/** `mcp-inspector --cli [...options] node bin/mcpgw.js serve --root examples [...method]` → its stdout parsed. */
 async function inspector(options: string[], method: string[]) {
   try {
-    const { stdout, stderr } = await run('npx', ['mcp-inspector', '--cli', ...options, 'node', 'bin/mcpgw.js', 'serve', '--root', EXAMPLES, ...method], { cwd: REPO, env, timeout: 60_000 });
+    const { stdout, stderr } = await run(NODE, [INSPECTOR, '--cli', ...options, 'node', 'bin/mcpgw.js', 'serve', '--root', EXAMPLES, ...method], { cwd: REPO, env, timeout: 60_000 });
     return { json: JSON.parse(stdout), stderr, exitCode: 0 };
   } catch (err) {
     // The Inspector CLI exits 5 when a tool returns isError: true, after printing the result.
@@ -45,14 +48,15 @@ test('tools/list: the Inspector sees every explorer tool, with schemas no portab
 
 test('tools/call open_file and get_record: the Inspector gets what our client gets', async () => {
   const opened = await inspector([], ['--method', 'tools/call', '--tool-name', 'open_file', '--tool-arg', 'path=people.ndjson']);
-  const c = await connect(['--root', EXAMPLES]);
+  // Our client: the plugin kit's tool tester (a real MCP client, in-process) on the same root.
+  const t = await testTools('@mcpgw/tools-explore', { root: EXAMPLES });
   try {
-    const ours = await call(c.client, 'open_file', { path: 'people.ndjson' });
-    expect(opened.json.structuredContent).toEqual(ours.data);
+    const ours = (await t.call('open_file', { path: 'people.ndjson' })).structuredContent;
+    expect(opened.json.structuredContent).toEqual(ours);
     expect(opened.json.structuredContent).toMatchObject({ handle: 'file_1', file_type: 'ndjson', record_count: 10 });
-    expect(JSON.parse(opened.json.content[0].text)).toEqual(ours.data);
+    expect(JSON.parse(opened.json.content[0].text)).toEqual(ours);
   } finally {
-    await c.close();
+    await t.close();
   }
   // A new Inspector session: file_1 is not open there, and the error is a result with its code.
   const rec = await inspector([], ['--method', 'tools/call', '--tool-name', 'get_record', '--tool-arg', 'handle=file_1', '--tool-arg', 'index=3']);

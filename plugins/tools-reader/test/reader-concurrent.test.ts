@@ -1,26 +1,43 @@
 /**
  * Concurrent reads of one file through one handle: each read has its own position, cursors are
- * independent, and no read is refused because another runs on the same handle. Over stdio with a real client, in
- * both eras; the expected values are counted by hand from the generated file (record i has id i and name "n<i>").
+ * independent, and no read is refused because another runs on the same handle. With a real client in both eras: the
+ * 2026-07-28 era over stdio against the built CLI, the 2025-11-25 era in-process (the plugin kit's tool tester, the
+ * SDK's in-memory transport); the expected values are counted by hand from the generated file (record i has id i and
+ * name "n<i>").
  */
-import { call, connect, type Connected, type Era } from '../../../test/helpers/mcp';
-import { makeReaderDir, type ReaderDir } from '../../../test/helpers/reader-fixture';
+import type { Client } from '@modelcontextprotocol/client';
+import { testTools } from 'mcpgw/plugin-kit';
+import { call, connect } from '../../../test/helpers/mcp';
+import { makeReaderDir } from '../../../test/helpers/reader-fixture';
+import { expectSameJson } from '../../../test/helpers/same-json';
 
 const N = 20_000;
 const lines = Array.from({ length: N }, (_, i) => `{"id":${i},"name":"n${i}","pad":"${'x'.repeat(40)}"}`).join('\n') + '\n';
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => ({ path: `/${from + k}/id`, value: from + k }));
 const names = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => ({ path: `/${from + k}/name`, value: `n${from + k}` }));
 
-describe.each<Era>(['legacy', 'modern'])('concurrent reads on one handle over stdio, %s era', (era) => {
-  let dir: ReaderDir;
-  let c: Connected;
+/** A server with the reader bundle serving many.jsonl, and its client. */
+interface Served { client: Client; close(): Promise<void> }
+
+const SERVERS: [string, () => Promise<Served>][] = [
+  ['over stdio, modern era', async () => {
+    const dir = makeReaderDir({ 'many.jsonl': lines });
+    const c = await connect(['--config', dir.config], { era: 'modern' });
+    return { client: c.client, close: async () => { await c.close(); dir.remove(); } };
+  }],
+  ['in-process, legacy era', async () => {
+    const t = await testTools('@mcpgw/tools-reader', { files: { 'many.jsonl': lines } });
+    return { client: t.client, close: () => t.close() };
+  }],
+];
+
+describe.each(SERVERS)('concurrent reads on one handle %s', (_name, start) => {
+  let c: Served;
   beforeAll(async () => {
-    dir = makeReaderDir({ 'many.jsonl': lines });
-    c = await connect(['--config', dir.config], { era });
+    c = await start();
   });
   afterAll(async () => {
-    await c.close();
-    dir.remove();
+    await c?.close();
   });
 
   test('eight reads at once on one file_id: every one answers whole and correct, none is source_busy', async () => {
@@ -31,7 +48,7 @@ describe.each<Era>(['legacy', 'modern'])('concurrent reads on one handle over st
       call(c.client, 'json_read', { file_id: fid, language: 'jsonpath', query: `$[${s}:${s + 1_000}].id`, max_items: 1_000 })));
     reads.forEach((r, k) => {
       expect(r.data.error).toBeUndefined();
-      expect(r.data.items).toEqual(ids(starts[k]!, starts[k]! + 1_000));
+      expectSameJson(r.data.items, ids(starts[k]!, starts[k]! + 1_000));
       expect(r.data.complete).toBe(true);
     });
     expect((await call(c.client, 'json_close', { file_id: fid })).data).toEqual({ file_id: fid, closed: true });
@@ -48,8 +65,8 @@ describe.each<Era>(['legacy', 'modern'])('concurrent reads on one handle over st
       const [pa, pb] = await Promise.all([call(c.client, 'json_read', { cursor: a }), call(c.client, 'json_read', { cursor: b })]);
       expect(pa.data.error).toBeUndefined();
       expect(pb.data.error).toBeUndefined();
-      expect(pa.data.items).toEqual(ids(page * 1_000, (page + 1) * 1_000));
-      expect(pb.data.items).toEqual(names(page * 1_000, (page + 1) * 1_000));
+      expectSameJson(pa.data.items, ids(page * 1_000, (page + 1) * 1_000));
+      expectSameJson(pb.data.items, names(page * 1_000, (page + 1) * 1_000));
       a = pa.data.next_cursor;
       b = pb.data.next_cursor;
     }
@@ -76,8 +93,8 @@ describe.each<Era>(['legacy', 'modern'])('concurrent reads on one handle over st
       a = pa?.data.next_cursor;
       b = pb?.data.next_cursor;
     }
-    expect(got.a).toEqual(ids(0, N));
-    expect(got.b).toEqual(names(0, N));
+    expectSameJson(got.a, ids(0, N));
+    expectSameJson(got.b, names(0, N));
     // Both reads are complete and no cursor is left: the implicit handle closed itself.
     expect((await call(c.client, 'json_close', { file_id: a0.data.file_id })).data).toEqual({ file_id: a0.data.file_id, closed: false });
   }, 60_000);

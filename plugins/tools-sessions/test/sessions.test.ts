@@ -2,13 +2,14 @@
  * The session-history bundle end to end through a real MCP client against the built CLI, over fixtures of our own
  * for every source (copied to a temp folder with the homes given by MCPGW_<NAME>_HOME).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { call, CLI, connect, NODE, type Connected } from '../../../test/helpers/mcp';
+import { call, connect, NODE, type Connected } from '../../../test/helpers/mcp';
 import { materializeSessions, writeSessionsConfig, type SessionHomes } from '../../../test/helpers/sessions';
 import { until } from '../../../test/helpers/until';
+import { startCliHost, type CliHost } from '../../../test/helpers/cli-host';
 
 const S1 = 'claude/projects/-ROOT-webapp/5f0c1a2e-1111-4a4a-9b9b-000000000001.jsonl';
 const S2 = 'claude/projects/-ROOT-webapp/5f0c1a2e-2222-4a4a-9b9b-000000000002.jsonl';
@@ -844,31 +845,39 @@ describe('list_active_sessions', () => {
 });
 
 describe('configuration', () => {
-  const listTools = (config: Record<string, unknown> | null, extraArgs: string[] = []) => {
+  // The CLI's commands (list-tools, check, sessions index) run in one long-lived process (test/helpers/cli-host.ts):
+  // each in fx.dir with exactly the environment given, its exit code, stdout and stderr as a process of its own gives.
+  let cli: CliHost;
+  beforeAll(() => { cli = startCliHost(); });
+  afterAll(() => cli?.close());
+  const BASE_ENV = () => ({ PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' });
+  const mcpgw = (args: string[], env: Record<string, string> = BASE_ENV()) => cli.run(args, fx.dir, env);
+
+  const listTools = async (config: Record<string, unknown> | null, extraArgs: string[] = []) => {
     const args = ['list-tools', '--json', ...extraArgs];
     if (config) {
       const file = path.join(fx.dir, `cfg-${Math.random().toString(36).slice(2)}.json`);
       fs.writeFileSync(file, JSON.stringify(config));
       args.push('--config', file);
     }
-    const r = spawnSync(NODE, [CLI, ...args], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    const r = await mcpgw(args);
     return { status: r.status, stderr: r.stderr, tools: r.status === 0 ? (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name) : [] };
   };
 
-  test('the bundle is not offered by default; sessions.enabled adds it; a profile names it', () => {
-    expect(listTools(null).tools).not.toContain('list_sessions');
-    expect(listTools({ sessions: { enabled: true } }).tools).toEqual(expect.arrayContaining(['open_file', 'json_read', 'list_sessions', 'get_session_entries']));
-    expect(listTools({ profiles: { default: { bundles: ['sessions'] } } }).tools).toEqual(TOOLS);
+  test('the bundle is not offered by default; sessions.enabled adds it; a profile names it', async () => {
+    expect((await listTools(null)).tools).not.toContain('list_sessions');
+    expect((await listTools({ sessions: { enabled: true } })).tools).toEqual(expect.arrayContaining(['open_file', 'json_read', 'list_sessions', 'get_session_entries']));
+    expect((await listTools({ profiles: { default: { bundles: ['sessions'] } } })).tools).toEqual(TOOLS);
   });
 
-  test('a sessions-only profile serves without a root; a profile with the explorer still needs one', () => {
+  test('a sessions-only profile serves without a root; a profile with the explorer still needs one', async () => {
     const cfg = path.join(fx.dir, 'only-sessions.json');
     fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } } }));
-    const ok = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    const ok = await mcpgw(['check', '--config', cfg]);
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('root: (none');
     fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions', 'explore'] } } }));
-    const bad = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    const bad = await mcpgw(['check', '--config', cfg]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/No root folder/);
   });
@@ -876,11 +885,11 @@ describe('configuration', () => {
   test('mcpgw sessions index builds the index the server then uses; an unknown plugin command is exit 2', async () => {
     const cache = path.join(fx.dir, 'cli-cache');
     const env = { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...fx.env, XDG_CACHE_HOME: cache };
-    const r = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress'], { cwd: fx.dir, encoding: 'utf8', env });
+    const r = await mcpgw(['sessions', 'index', '--no-progress'], env);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^indexed 9 sessions \\(9 read now, 0 unreadable\\) in [0-9.]+ s: ${path.join(cache, 'mcpgw', 'sessions-index.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
     expect(r.stderr).toBe('');
-    const again = spawnSync(NODE, [CLI, 'sessions', 'index', '--source', 'kimi'], { cwd: fx.dir, encoding: 'utf8', env });
+    const again = await mcpgw(['sessions', 'index', '--source', 'kimi'], env);
     expect(again.stdout).toMatch(/^indexed 1 sessions \(0 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env: { ...fx.env, XDG_CACHE_HOME: cache } });
     try {
@@ -889,7 +898,7 @@ describe('configuration', () => {
     } finally {
       await other.close();
     }
-    const unknown = spawnSync(NODE, [CLI, 'sessions', 'rebuild'], { cwd: fx.dir, encoding: 'utf8', env });
+    const unknown = await mcpgw(['sessions', 'rebuild'], env);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Plugin commands: sessions index');
   });
@@ -899,7 +908,7 @@ describe('configuration', () => {
     fs.symlinkSync(fx.homes.claude, link);
     const cache = path.join(fx.dir, 'link-cache');
     const env = { ...fx.env, MCPGW_CLAUDE_HOME: link, XDG_CACHE_HOME: cache };
-    const indexed = spawnSync(NODE, [CLI, 'sessions', 'index', '--no-progress', '--source', 'claude'], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '', ...env } });
+    const indexed = await mcpgw(['sessions', 'index', '--no-progress', '--source', 'claude'], { ...BASE_ENV(), ...env });
     expect(indexed.stderr).toBe('');
     expect(indexed.stdout).toMatch(/^indexed 4 sessions \(4 read now, 0 unreadable\)/);
     const other = await connect(['--config', writeSessionsConfig(fx.dir)], { env });
@@ -924,23 +933,23 @@ describe('configuration', () => {
     }
   });
 
-  test('a misspelt sessions key is a config error naming it', () => {
-    const r = listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
+  test('a misspelt sessions key is a config error naming it', async () => {
+    const r = await listTools({ sessions: { sources: { claude: { hom: '/x' } } } });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sessions.sources.claude');
   });
 
-  test('a misspelt source name is a config error naming the known sources (list-tools and check exit 2)', () => {
-    const r = listTools({ sessions: { enabled: true, sources: { cluade: { enabled: false } } } });
+  test('a misspelt source name is a config error naming the known sources (list-tools and check exit 2)', async () => {
+    const r = await listTools({ sessions: { enabled: true, sources: { cluade: { enabled: false } } } });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sessions.sources.cluade');
     expect(r.stderr).toContain('Sources: claude, codex, copilot, gemini, kimi, qwen.');
     const cfg = path.join(fx.dir, 'misspelt-source.json');
     fs.writeFileSync(cfg, JSON.stringify({ profiles: { default: { bundles: ['sessions'] } }, sessions: { sources: { cluade: { enabled: false } } } }));
-    const checked = spawnSync(NODE, [CLI, 'check', '--config', cfg], { cwd: fx.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' } });
+    const checked = await mcpgw(['check', '--config', cfg]);
     expect(checked.status).toBe(2);
     expect(checked.stderr).toContain('"cluade"');
-    expect(listTools({ sessions: { enabled: true, sources: { claude: { enabled: false } } } }).status).toBe(0);
+    expect((await listTools({ sessions: { enabled: true, sources: { claude: { enabled: false } } } })).status).toBe(0);
   });
 
   test('a source disabled in the config is invisible; one whose home is absent is listed as unavailable and ignored', async () => {

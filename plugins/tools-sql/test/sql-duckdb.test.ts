@@ -1,22 +1,26 @@
 /**
- * The `sql` bundle on DuckDB through a real MCP client against the built CLI (the DuckDB part of the sql bundle's acceptance list):
+ * The `sql` bundle on DuckDB through a real MCP client (in-process, the plugin kit's tool tester) and the built CLI (the DuckDB part of the sql bundle's acceptance list):
  * a group-by equal to `mcpgw aggregate`, every listed escape refused with no absolute path in the message, a runaway
  * cross join CANCELLED at a 1 s deadline, a 100,000-row answer paged at max_rows, exact BIGINT sums past 2^53, the
  * top 10 of 250k distinct keys, SOURCE_CHANGED between pages, syntax errors with their position, and `mcpgw sql`.
  * Every value compared comes from an independent reference: the existing aggregate, or counts built into the data.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLI, NODE, REPO, call, connect, type Connected } from '../../../test/helpers/mcp';
+import { testTools, type ToolTester } from 'mcpgw/plugin-kit';
+import { REPO, call } from '../../../test/helpers/mcp';
+import { startCliHost, type CliHost } from '../../../test/helpers/cli-host';
 
 let base: string;
 let root: string;
 let sibling: string;
 let outside: string;
-let conn: Connected;
-let short: Connected;
+// The tools in-process through a real MCP client (the plugin kit's tool tester); the CLI's commands in one CLI host.
+let conn: ToolTester;
+let short: ToolTester;
+let cli: CliHost;
+const mcpgw = (args: string[]) => cli.run(args, base, { PATH: process.env.PATH ?? '' });
 
 /** A top-10 distribution over 250,000 distinct keys: k000000..k249999 once each, and k0000NN (NN < 10) 100 + NN times more. */
 function keysFile(): string {
@@ -45,21 +49,19 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(outside, 'o.jsonl'), '{"secret":2}\n');
   fs.symlinkSync(path.join(outside, 'o.jsonl'), path.join(root, 'link-file.jsonl'));
   fs.symlinkSync(outside, path.join(root, 'link-dir'));
-  const config = {
-    root,
-    profiles: {
-      default: { bundles: ['sql'] },
-      short: { bundles: ['sql'], limits: { requestTimeoutMs: 1000 } },
-    },
+  const profiles = {
+    default: { bundles: ['sql'] },
+    short: { bundles: ['sql'], limits: { requestTimeoutMs: 1000 } },
   };
-  fs.writeFileSync(path.join(base, 'mcpgw.json'), JSON.stringify(config));
-  conn = await connect(['--config', path.join(base, 'mcpgw.json')]);
-  short = await connect(['--config', path.join(base, 'mcpgw.json'), '--profile', 'short']);
+  conn = await testTools('@mcpgw/tools-sql', { root, config: { profiles } });
+  short = await testTools('@mcpgw/tools-sql', { root, config: { profiles, profile: 'short' } });
+  cli = startCliHost();
 }, 120_000);
 
 afterAll(async () => {
   await conn?.close();
   await short?.close();
+  await cli?.close();
   fs.rmSync(base, { recursive: true, force: true });
 });
 
@@ -72,12 +74,13 @@ function expectNoAbsolutePath(text: string): void {
 test('the bundle offers sql_tables and sql_query, only where a profile names it', async () => {
   const names = (await conn.client.listTools()).tools.map((t) => t.name).sort();
   expect(names).toEqual(['sql_query', 'sql_tables']);
-  const r = spawnSync(NODE, [CLI, 'list-tools', '--root', root], { cwd: base, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = await mcpgw(['list-tools', '--root', root]);
+  expect(r.status).toBe(0);
   expect(r.stdout).not.toContain('sql_query');
 });
 
 test('a group-by on examples/events.jsonl equals mcpgw aggregate -g status', async () => {
-  const ref = spawnSync(NODE, [CLI, 'aggregate', path.join(REPO, 'examples', 'events.jsonl'), '-g', 'status', '--json'], { cwd: base, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const ref = await mcpgw(['aggregate', path.join(REPO, 'examples', 'events.jsonl'), '-g', 'status', '--json']);
   expect(ref.status).toBe(0);
   const expected = (JSON.parse(ref.stdout).groups as { key: string; count: number }[]).map((g) => [g.key, g.count]).sort();
   const { data, isError } = await call(conn.client, 'sql_query', { sql: 'SELECT status, count(*) AS n FROM t GROUP BY status ORDER BY status', path: 'events.jsonl' });
@@ -260,11 +263,11 @@ test('sql_tables pages with offset and next_offset: every file once, in order', 
   expect(seen.sort()).toEqual(['sub/a.jsonl', 'sub/b.jsonl']);
 });
 
-test('mcpgw sql FILE "SQL" prints one JSON object per row', () => {
-  const r = spawnSync(NODE, [CLI, 'sql', path.join(root, 'big.jsonl'), 'SELECT v, v + 2 AS w FROM t ORDER BY v DESC'], { cwd: base, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+test('mcpgw sql FILE "SQL" prints one JSON object per row', async () => {
+  const r = await mcpgw(['sql', path.join(root, 'big.jsonl'), 'SELECT v, v + 2 AS w FROM t ORDER BY v DESC']);
   expect(r.status).toBe(0);
   expect(r.stdout).toBe('{"v":9007199254740993,"w":9007199254740995}\n{"v":2,"w":4}\n');
-  const bad = spawnSync(NODE, [CLI, 'sql', path.join(root, 'big.jsonl'), "SELECT * FROM read_text('/etc/passwd')"], { cwd: base, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const bad = await mcpgw(['sql', path.join(root, 'big.jsonl'), "SELECT * FROM read_text('/etc/passwd')"]);
   expect(bad.status).toBe(2); // a file outside the root: a fault of the command line, as for mcpgw query
   expect(bad.stderr).toMatch(/ACCESS_DENIED/);
   expectNoAbsolutePath(bad.stderr);
