@@ -104,10 +104,11 @@ const WRAPPER = /^\s*(<(command-name|command-message|command-args|local-command-
 
 /**
  * What normalizeClaude reads of a line for a session's digest (session/skim.ts): every member that decides its entry,
- * hints, usage, tool calls and times. Texts, thinking, tool inputs and results are not read for it.
+ * hints, usage, tool calls and times. Texts, thinking, tool inputs and results are not read for it, nor what only the
+ * summary keeps (an entry's uuid, the cwd and git branch hints).
  */
 export const claudeDigest: Projection = {
-  type: true, timestamp: true, sessionId: true, isSidechain: true, agentId: true, cwd: true, gitBranch: true, uuid: true, requestId: true,
+  type: true, timestamp: true, sessionId: true, isSidechain: true, agentId: true, requestId: true,
   isCompactSummary: true, isMeta: true, summary: true, customTitle: true, aiTitle: true, title: true, subtype: true, snapshot: { timestamp: true },
   message: { model: true, id: true, usage: true, content: [{ type: true, id: true, name: true }] },
 };
