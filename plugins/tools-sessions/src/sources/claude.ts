@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionHints, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
 import type { Projection } from '../session/skim';
 import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
@@ -120,12 +120,18 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
   const timestamp = str(r.timestamp);
   // A subagent's lines (isSidechain, agentId) carry the parent's sessionId: the session is `agent-<agentId>`.
   const agent = r.isSidechain === true ? str(r.agentId) : undefined;
-  const hints = {
-    ...(agent ? { session_id: `agent-${agent}`, ...(str(r.sessionId) ? { parent_session_id: str(r.sessionId) } : {}) } : str(r.sessionId) ? { session_id: str(r.sessionId) } : {}),
-    ...(str(r.cwd) ? { cwd: str(r.cwd) } : {}),
-    ...(str(r.gitBranch) ? { git_branch: str(r.gitBranch) } : {}),
-    ...(timestamp ? { timestamp } : {}),
-  };
+  // Built member by member (not spread from small objects: this runs for every line of a first usage read).
+  const hints: SessionHints = {};
+  const sessionId = str(r.sessionId);
+  if (agent) {
+    hints.session_id = `agent-${agent}`;
+    if (sessionId) hints.parent_session_id = sessionId;
+  } else if (sessionId) hints.session_id = sessionId;
+  const cwd = str(r.cwd);
+  if (cwd) hints.cwd = cwd;
+  const branch = str(r.gitBranch);
+  if (branch) hints.git_branch = branch;
+  if (timestamp) hints.timestamp = timestamp;
   const uuid = str(r.uuid) ?? null;
   const base = { uuid, timestamp: timestamp ?? null };
   const message = obj(r.message);
