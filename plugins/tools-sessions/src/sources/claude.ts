@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionHints, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionHints, SessionProject, SessionUsageRecord, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
 import type { Projection } from '../session/skim';
 import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
@@ -160,11 +160,17 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
         model,
         usage,
       });
-      const out: NormalizedRecord = { hints: { ...hints, ...(model && model !== '<synthetic>' ? { model } : {}) }, entry: e };
+      if (model && model !== '<synthetic>') hints.model = model;
+      const out: NormalizedRecord = { hints, entry: e };
       if (usage && model !== '<synthetic>') {
         // The message id is the response; the request id refines it only where every line of the id has one.
         const key = id ? (requestId ? `${id}\u0000${requestId}` : id) : requestId;
-        out.usage = { ...(key ? { key } : {}), ...(model ? { model } : {}), tokens: usage, ...(timestamp ? { timestamp } : {}) };
+        const u: Partial<SessionUsageRecord> = {};
+        if (key) u.key = key;
+        if (model) u.model = model;
+        u.tokens = usage;
+        if (timestamp) u.timestamp = timestamp;
+        out.usage = u as SessionUsageRecord;
       }
       return out;
     }
