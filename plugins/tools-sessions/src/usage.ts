@@ -143,18 +143,23 @@ export function sessionStats(c: SessionCounts): { stats: SessionStats; detail: s
  */
 export function mergeResponses(records: readonly SessionUsageRecord[]): SessionUsageRecord[] {
   const byKey = new Map<string, SessionUsageRecord[]>();
-  for (const u of records) {
+  // Each key's base (before its NUL), once a record.
+  const bases: (string | undefined)[] = new Array(records.length);
+  for (let i = 0; i < records.length; i++) {
+    const u = records[i]!;
     if (u.key === undefined) continue;
-    const base = u.key.split('\u0000', 1)[0]!;
+    const nul = u.key.indexOf('\u0000');
+    const base = (bases[i] = nul < 0 ? u.key : u.key.slice(0, nul));
     let group = byKey.get(base);
     if (!group) byKey.set(base, (group = []));
     group.push(u);
   }
   const out: SessionUsageRecord[] = [];
   const done = new Set<string>();
-  for (const u of records) {
+  for (let i = 0; i < records.length; i++) {
+    const u = records[i]!;
     if (u.key === undefined) { out.push(u); continue; }
-    const base = u.key.split('\u0000', 1)[0]!;
+    const base = bases[i]!;
     if (done.has(base)) continue;
     done.add(base);
     const group = byKey.get(base)!;

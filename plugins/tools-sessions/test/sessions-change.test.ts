@@ -86,4 +86,10 @@ test('prefixCrc is the CRC-32 of the bytes before the offset (zlib computes the 
   fs.writeFileSync(file, text);
   expect(prefixCrc(file, 12345)).toBe(crc32(text.subarray(0, 12345)));
   expect(prefixCrc(file, text.length + 10)).toBe(-1);
+  // Carried on from a known checksum of a shorter prefix: the same CRC (only the bytes after it read).
+  expect(prefixCrc(file, 12345, { end: 1000, crc: crc32(text.subarray(0, 1000)) })).toBe(crc32(text.subarray(0, 12345)));
+  expect(prefixCrc(file, 12345, { end: 12345, crc: crc32(text.subarray(0, 12345)) })).toBe(crc32(text.subarray(0, 12345)));
+  // A known checksum that cannot be carried (unreadable before, or past the end asked): read whole.
+  expect(prefixCrc(file, 12345, { end: 1000, crc: -1 })).toBe(crc32(text.subarray(0, 12345)));
+  expect(prefixCrc(file, 1000, { end: 12345, crc: 7 })).toBe(crc32(text.subarray(0, 1000)));
 });

@@ -54,6 +54,23 @@ function hostileLines(): string[] {
   ];
 }
 
+/**
+ * Lines the exact parse reads, written to fool a reader that looks at bytes: member names and a usage inside texts,
+ * escaped quotes and backslashes before a closing quote, escaped member names, unicode escapes in ids and models,
+ * a repeated usage member, `__proto__` in a usage, 16-digit counts, and ids of one length that share a cache slot.
+ */
+function trickyLines(): string[] {
+  const t = (i: number) => `"timestamp":"2026-02-01T00:00:0${i}Z","sessionId":"tricky"`;
+  return [
+    `{"type":"user",${t(0)},"message":{"role":"user","content":"the first prompt with \\"type\\":\\"assistant\\",\\"usage\\":{\\"input_tokens\\":999} inside \\\\"}}`,
+    `{"type":"assistant",${t(1)},"requestId":"r\\u0031","message":{"id":"axbyc","model":"claude-\\u00e9","usage":{"input_tokens":3,"output_tokens":4,"input_tokens":5},"content":[{"type":"text","text":"\\"message\\":{\\"usage\\":{}}"}]}}`,
+    `{"\\u0074ype":"assistant",${t(2)},"requestId":"r2","message":{"id":"azbyc","model":"claude-x","usage":{"__proto__":{"input_tokens":7},"input_tokens":9999999999999999,"output_tokens":1,"cache_read_input_tokens":-0},"content":[{"type":"tool_use","id":"tool\\ud83d\\ude00","name":"Re\\u0061d","input":{"type":"assistant"}}]}}`,
+    `{"type":"user",${t(3)},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tool\\ud83d\\ude00","content":"{\\"usage\\": {\\"input_tokens\\": 5}}"}]}}`,
+    `{"type":"assistant",${t(4)},"requestId":"r4","message":{"id":"axbzc","model":"claude-x","usage":{"input_tokens":1.5e1,"output_tokens":2E0},"content":[{"type":"tool_use","id":"axbyc","name":"azbyc","input":{}}]}}`,
+    `{"type":"custom-title",${t(5)},"customTitle":"A \\"quoted\\" title \\u00e9"}`,
+  ];
+}
+
 beforeAll(async () => {
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-digest-')));
   const r = spawnSync('python3', [path.join(CORPUS, 'generate.py'), tmp, '4'], { encoding: 'utf8' });
@@ -64,6 +81,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, '00000000-0000-4000-8000-00000000aaaa.jsonl'), hostileLines().join('\n'));
   const bad = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(hostileLines()[0]! + '\n'), Buffer.from('{"type":"user","timestamp":"2026-01-01T00:00:01Z","message":{"content":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}\n')]);
   fs.writeFileSync(path.join(dir, '00000000-0000-4000-8000-00000000bbbb.jsonl'), bad);
+  fs.writeFileSync(path.join(dir, '00000000-0000-4000-8000-00000000cccc.jsonl'), trickyLines().join('\n') + '\n');
   fixtures = materializeSessions();
   formats = [...(await formatsOf(jsonl)), ...(await formatsOf(json))];
 }, 60_000);
@@ -116,6 +134,21 @@ describe.each([['the corpus', () => path.join(tmp, 'homes')], ['the fixtures', (
     }
     expect(compared).toBeGreaterThan(0);
   });
+});
+
+test('the tricky session: every line read (none skipped), counted as the summary counts it', async () => {
+  const env = { MCPGW_CLAUDE_HOME: path.join(tmp, 'homes', 'claude') };
+  const service = new SessionsService({ enabled: true, sources: Object.fromEntries(SOURCES.filter((s) => s !== 'claude').map((s) => [s, { enabled: false }])) } as never, env);
+  const ctx = context();
+  const home = service.homes(ctx).find((h) => h.source.name === 'claude')!;
+  const session = (await service.catalog(ctx)).projects.flatMap((p) => p.sessions).find((s) => s.path.endsWith('cccc.jsonl'))!;
+  const read = (await service.digestNow(ctx, { session, home, source: home.source }))!;
+  expect(read.digest).toMatchObject({ skipped: 0, entries: 6, responses: 3, calls: 2, sessionId: 'tricky', model: 'claude-x', title: 'A "quoted" title é' });
+  expect(read.digest.description?.text).toBe('the first prompt with "type":"assistant","usage":{"input_tokens":999} inside \\');
+  const detail = JSON.parse(read.detail) as { responses: { model: string[]; tokens: number[] }; calls: { id: string[]; name: string[] } };
+  expect(detail.responses.model).toEqual(['claude-é', 'claude-x', 'claude-x']);
+  expect(detail.responses.tokens).toEqual([5, 4, 0, 0, 9999999999999999, 1, 0, 0, 15, 2, 0, 0]);
+  expect(detail.calls).toMatchObject({ id: ['tool\u{1F600}', 'axbyc'], name: ['Read', 'azbyc'] });
 });
 
 test('the hostile session: the refused records are skipped, the rest counted as the summary counts them', async () => {

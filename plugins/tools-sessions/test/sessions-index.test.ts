@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
 import jsonl from '../../format-jsonl/src/index';
 import json from '../../format-json/src/index';
 import { SessionsService } from '../src/service';
@@ -82,6 +83,41 @@ test('a session that grew is opened from where reading stopped: only the appende
   const hits = await grown.index.engine.search({ query: 'docker layer', sessions: null, limit: 5, maxDistance: 0, diversity: false }, grown.index.sessionsByRow(new Set([file])));
   expect(hits[0]!.entry).toMatchObject({ idx: 2, uuid: 'u2' });
 });
+
+/**
+ * Bytes read through `readSync` from descriptors `openSync` opened on `target` while `run` runs (the checksums of
+ * the bytes before a resume offset are read so): a read counter, not a clock.
+ */
+async function bytesReadOf<T>(target: string, run: () => Promise<T>): Promise<{ bytes: number; result: T }> {
+  // The module object itself (the indexer's named imports read their functions from it at each call).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const nodeFs: typeof fs = require('node:fs');
+  const { openSync: realOpen, closeSync: realClose, readSync: realRead } = nodeFs;
+  const fds = new Set<number>();
+  let bytes = 0;
+  const spies = [
+    jest.spyOn(nodeFs, 'openSync').mockImplementation(((...args: Parameters<typeof fs.openSync>) => {
+      const fd = realOpen(...args);
+      if (path.resolve(String(args[0])) === target) fds.add(fd);
+      return fd;
+    }) as typeof fs.openSync),
+    jest.spyOn(nodeFs, 'closeSync').mockImplementation(((fd: number) => {
+      fds.delete(fd);
+      realClose(fd);
+    }) as typeof fs.closeSync),
+    jest.spyOn(nodeFs, 'readSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
+      const n = (realRead as (...a: unknown[]) => number)(fd, ...rest);
+      if (fds.has(fd)) bytes += n;
+      return n;
+    }) as typeof fs.readSync),
+  ];
+  try {
+    const result = await run();
+    return { bytes, result };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
 
 test('a partial last line is read again from its start once it is complete', async () => {
   const size = fs.statSync(file).size;
@@ -212,4 +248,24 @@ test('an index file damaged on disk is built again by the next server, whole', a
   } finally {
     next.semantic(ctx).close();
   }
+});
+
+test('a grown session\'s old bytes are read once, for their checksum: not again for the new checksum', async () => {
+  // A session of its own, large enough that reading its old bytes twice cannot hide in the 4 KiB tails.
+  const big = path.join(home, 'projects', '-w', 'g.jsonl');
+  fs.writeFileSync(big, Array.from({ length: 400 }, (_, i) => line(i, `row ${i} of the migration log, ${'x'.repeat(200)}`)).join(''));
+  await update();
+  const size = fs.statSync(big).size;
+  const added = line(5, 'One more question about the cache.');
+  fs.appendFileSync(big, added);
+  const { bytes, result: grown } = await bytesReadOf(big, update);
+  expect(opens).toEqual([{ path: big, from: size }]);
+  const stored = grown.index.store.session(big)!;
+  expect(stored).toMatchObject({ records: 401, entries: 401, complete: true });
+  expect(stored.files[0]!.prefixCrc).toBe(crc32(fs.readFileSync(big)));
+  // The listing's look at the changed file's head (64 KiB), the old bytes once (the growth check), the new ones, and
+  // 4 KiB tails before the old and new resume offsets — not the old bytes a second time for the new checksum.
+  expect(size).toBeGreaterThan(100_000);
+  expect(bytes).toBeGreaterThanOrEqual(size);
+  expect(bytes).toBeLessThanOrEqual(64 * 1024 + size + 2 * added.length + 4 * 4096);
 });

@@ -57,13 +57,16 @@ const PREFIX_WINDOW_BYTES = 64 * 1024;
  * sample: 16 MiB read). -1 when it cannot be read. A rewrite in place can keep a file's first and last 4 KiB (field
  * case C37), so growth is told by the bytes already read, not by their ends (docs/decisions.md, "A stored or extended
  * index is checked against the file by its record separator"). Read in 1 MiB steps, CRC-32 at about 1 GB/s.
+ * `known`: the checksum of `[0, known.end)` of this file, already checked against it (the file grew since): only the
+ * bytes from `known.end` to `end` are read, the CRC carried on from it (whole checksums only: both ends ≤ 64 MiB).
  */
-export function prefixCrc(file: string, end: number): number {
+export function prefixCrc(file: string, end: number, known?: { end: number; crc: number }): number {
+  const carry = known !== undefined && known.crc >= 0 && known.end <= end && end <= PREFIX_WHOLE_BYTES ? known : undefined;
   let fd: number;
   try { fd = openSync(file, 'r'); } catch { return -1; }
   try {
-    const buf = Buffer.alloc(Math.min(end, 1 << 20));
-    let crc = 0;
+    const buf = Buffer.alloc(Math.max(1, Math.min(end - (carry?.end ?? 0), 1 << 20)));
+    let crc = carry?.crc ?? 0;
     const span = (from: number, to: number): boolean => {
       for (let at = from; at < to;) {
         const want = Math.min(buf.length, to - at);
@@ -74,7 +77,7 @@ export function prefixCrc(file: string, end: number): number {
       }
       return true;
     };
-    if (end <= PREFIX_WHOLE_BYTES) return span(0, end) ? crc : -1;
+    if (end <= PREFIX_WHOLE_BYTES) return span(carry?.end ?? 0, end) ? crc : -1;
     const step = (end - PREFIX_WINDOW_BYTES) / (PREFIX_WINDOWS - 1);
     for (let k = 0; k < PREFIX_WINDOWS; k++) {
       const from = Math.floor(k * step);
@@ -241,7 +244,11 @@ function fileStates(files: SessionFiles, paths: readonly string[], resumeAt: num
     const path = paths[f.file] ?? f.realPath;
     const holds = resumeAt >= base && (resumeAt < base + count || i === all.length - 1);
     const resumeOffset = holds ? (resumeAt < base + count ? files.byteOffset(resumeAt) : identity.size) : identity.size;
-    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset), prefixCrc: prefixCrc(path, resumeOffset) };
+    // The file as stored before this read (a resumed read: changeOf checked its bytes up to the old resume offset, or
+    // they are the ones checksummed then): its checksum carried on over the new bytes, not the old ones read again.
+    const old = before[f.file];
+    const known = old && old.path === path && old.dev === identity.dev && old.ino === identity.inode && old.prefixCrc !== undefined ? { end: old.resumeOffset, crc: old.prefixCrc } : undefined;
+    return { path, dev: identity.dev, ino: identity.inode, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, records: count, resumeOffset, tailCrc: tailCrc(path, resumeOffset), prefixCrc: prefixCrc(path, resumeOffset, known) };
   })];
 }
 

@@ -102,11 +102,48 @@ PLAIN[BACKSLASH] = 0;
 /** Whether the last string `stringEnd` passed over held an escape. */
 let escaped = false;
 
+/** The 32-bit words of the memory of the buffer `plainEnd` last ran over (a view of it). */
+let words: Int32Array = new Int32Array(0);
+let wordsOf: ArrayBufferLike | null = null;
+
+/**
+ * `i` moved past the plain bytes of a string body, four at a time while a whole aligned word holds none of the quote,
+ * the backslash and the control characters (each test exact for "some byte of the word": `(x - 0x01…) & ~x & 0x80…`
+ * is nonzero exactly when a byte of x is zero, `(w - 0x20…) & ~w & 0x80…` exactly when a byte is below 0x20), then
+ * byte by byte up to the first byte that is not plain, or `e`.
+ */
+function plainEnd(b: Uint8Array, i: number, e: number): number {
+  // Bytes up to the next word boundary of the underlying memory.
+  const off = b.byteOffset;
+  while (i < e && ((off + i) & 3) !== 0) {
+    if (PLAIN[b[i]!] !== 1) return i;
+    i++;
+  }
+  if (e - i >= 16) {
+    if (wordsOf !== b.buffer) {
+      wordsOf = b.buffer;
+      words = new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2);
+    }
+    const w32 = words;
+    let k = (off + i) >> 2;
+    const last = ((off + e) >> 2) - 1;
+    while (k <= last) {
+      const w = w32[k]!;
+      const q = w ^ 0x22222222, s = w ^ 0x5c5c5c5c;
+      if (((((w - 0x20202020) | 0) & ~w) | (((q - 0x01010101) | 0) & ~q) | (((s - 0x01010101) | 0) & ~s)) & 0x80808080) break;
+      k++;
+    }
+    i = (k << 2) - off;
+  }
+  while (i < e && PLAIN[b[i]!] === 1) i++;
+  return i;
+}
+
 /** The end of the string whose body starts at `i` (past its closing quote), or -1 (unclosed, a control character, a bad escape). */
 function stringEnd(b: Uint8Array, i: number, e: number): number {
   escaped = false;
   for (;;) {
-    while (i < e && PLAIN[b[i]!] === 1) i++;
+    i = plainEnd(b, i, e);
     if (i >= e) return -1;
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
@@ -163,6 +200,49 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /** Buffer's own UTF-8 decoder without its argument checks (Node's `Buffer#utf8Slice`), else `toString`. */
 const utf8 = (b: Buffer, s: number, e: number): string => b.utf8Slice(s, e);
 
+/** Strings of up to this many bytes are looked up among the ASCII strings decoded before (ids, kinds, models repeat). */
+const SEEN_BYTES = 48;
+const SEEN_SLOTS = 1024;
+const seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
+
+/**
+ * The string of the checked, escape-free string body `b[s, e)`: a short one is taken from `seen` when an earlier one
+ * had the same bytes (only ASCII strings are kept there: one char a byte, so equal char codes are equal bytes),
+ * else decoded; no native call and no new string for the ids, kinds and models that repeat line after line.
+ */
+function stringOf(b: Buffer, s: number, e: number): string {
+  const n = e - s;
+  if (n === 0) return '';
+  if (n > SEEN_BYTES) return utf8(b, s, e);
+  const slot = (n * 31 + b[s]! * 7 + b[e - 1]! * 131 + b[s + (n >> 1)]! * 17) & (SEEN_SLOTS - 1);
+  const hit = seen[slot];
+  if (hit !== undefined && hit.length === n) {
+    let k = 0;
+    while (k < n && hit.charCodeAt(k) === b[s + k]) k++;
+    if (k === n) return hit;
+  }
+  const str = utf8(b, s, e);
+  if (str.length === n) seen[slot] = str;
+  return str;
+}
+
+/** The double of the checked JSON number `b[s, e)`: up to 15 digits (exact in a double) added up here, else `Number`. */
+function numberOf(b: Buffer, s: number, e: number): number {
+  let k = s;
+  const negative = b[k] === 0x2d;
+  if (negative) k++;
+  if (e - k <= 15) {
+    let n = 0;
+    for (; k < e; k++) {
+      const d = b[k]! - 0x30;
+      if (d < 0 || d > 9) break;
+      n = n * 10 + d;
+    }
+    if (k === e) return negative ? -n : n;
+  }
+  return Number(b.latin1Slice(s, e));
+}
+
 /**
  * The value of checked JSON text `b[s, e)`, as the kernel's exact parse gives it but for numbers (doubles); a string
  * `stringEnd` just passed over (`escaped` says whether it held an escape).
@@ -170,12 +250,12 @@ const utf8 = (b: Buffer, s: number, e: number): string => b.utf8Slice(s, e);
 function parsed(b: Buffer, s: number, e: number): unknown {
   const c = b[s]!;
   if (c === QUOTE) {
-    if (!escaped) return utf8(b, s + 1, e - 1);
+    if (!escaped) return stringOf(b, s + 1, e - 1);
   } else if (c !== LBRACE && c !== LBRACKET) {
     if (c === 0x74) return true;
     if (c === 0x66) return false;
     if (c === 0x6e) return null;
-    return Number(b.latin1Slice(s, e));
+    return numberOf(b, s, e);
   }
   const text = utf8(b, s, e);
   const v: unknown = JSON.parse(text);
@@ -191,11 +271,8 @@ function walk(b: Buffer, i: number, e: number, depth: number, proj: Compiled | n
   const c = b[i]!;
   if (c === LBRACE || c === LBRACKET) {
     if (depth >= maxDepth) return -1;
-    if (proj === true) {
-      const end = c === LBRACE ? objectEnd(b, i, e, depth, null) : arrayEnd(b, i, e, depth, null);
-      if (end >= 0) built = parsed(b, i, end);
-      return end;
-    }
+    // The value whole: built as JSON.parse builds it, in the same pass.
+    if (proj === true) return c === LBRACE ? objectEnd(b, i, e, depth, null, true) : arrayEnd(b, i, e, depth, null, true);
     if (proj === null) return c === LBRACE ? objectEnd(b, i, e, depth, null) : arrayEnd(b, i, e, depth, null);
     if (c === LBRACE) {
       if (proj.kind === 'object') return objectEnd(b, i, e, depth, proj);
@@ -218,9 +295,12 @@ function walk(b: Buffer, i: number, e: number, depth: number, proj: Compiled | n
   return end;
 }
 
-/** Checks the object at `i` (`{`) and, with `proj`, builds its named members into `built`. */
-function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledObject | null): number {
-  const out: Record<string, unknown> | null = proj ? {} : null;
+/**
+ * Checks the object at `i` (`{`) and, with `proj`, builds its named members into `built`; with `all`, every member
+ * (as JSON.parse does: a repeated name keeps its first place and its last value, `__proto__` is a member).
+ */
+function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledObject | null, all = false): number {
+  const out: Record<string, unknown> | null = proj || all ? {} : null;
   i = ws(b, i + 1, e);
   if (i < e && b[i] === RBRACE) {
     if (out) built = out;
@@ -233,7 +313,10 @@ function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: Compile
     if (i < 0) return -1;
     let sub: Compiled | null = null;
     let name = '';
-    if (proj) {
+    if (all) {
+      sub = true;
+      name = escaped ? (parsed(b, ks - 1, i) as string) : stringOf(b, ks, i - 1);
+    } else if (proj) {
       const ke = i - 1;
       const list = proj.byLength.get(ke - ks);
       if (list) {
@@ -257,7 +340,10 @@ function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: Compile
     i = ws(b, i + 1, e);
     i = walk(b, i, e, depth + 1, sub);
     if (i < 0) return -1;
-    if (sub && out) out[name] = built;
+    if (sub && out) {
+      if (name === '__proto__') Object.defineProperty(out, name, { value: built, writable: true, enumerable: true, configurable: true });
+      else out[name] = built;
+    }
     i = ws(b, i, e);
     if (i < e && b[i] === COMMA) { i = ws(b, i + 1, e); continue; }
     if (i < e && b[i] === RBRACE) {
@@ -268,9 +354,10 @@ function objectEnd(b: Buffer, i: number, e: number, depth: number, proj: Compile
   }
 }
 
-/** Checks the array at `i` (`[`) and, with `proj`, builds each element by its element projection into `built`. */
-function arrayEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledArray | null): number {
-  const out: unknown[] | null = proj ? [] : null;
+/** Checks the array at `i` (`[`) and, with `proj`, builds each element by its element projection into `built` (with `all`, whole). */
+function arrayEnd(b: Buffer, i: number, e: number, depth: number, proj: CompiledArray | null, all = false): number {
+  const out: unknown[] | null = proj || all ? [] : null;
+  const element: Compiled | null = all ? true : proj ? proj.element : null;
   i = ws(b, i + 1, e);
   if (i < e && b[i] === RBRACKET) {
     if (out) built = out;
@@ -279,7 +366,7 @@ function arrayEnd(b: Buffer, i: number, e: number, depth: number, proj: Compiled
   const ranges = proj !== null && proj === collectFor ? collected : null;
   for (;;) {
     const start = i;
-    i = walk(b, i, e, depth + 1, proj ? proj.element : null);
+    i = walk(b, i, e, depth + 1, element);
     if (i < 0) return -1;
     if (out) out.push(built);
     if (ranges) ranges.push(start, i);

@@ -125,7 +125,10 @@ export function sessionStart(s: Pick<SessionSummary, 'hints' | 'firstTimestamp'>
  * person gave (`title_source: user`) wins over a generated one, and among titles of one kind the latest wins.
  */
 export function mergeHints(into: SessionHints, from: SessionHints): void {
-  for (const [k, v] of Object.entries(from) as [keyof SessionHints, string | undefined][]) {
+  // for…in over own members (normalize gives plain objects): no array of pairs a record, as Object.entries would make.
+  for (const k in from) {
+    if (!Object.prototype.hasOwnProperty.call(from, k)) continue;
+    const v = (from as Record<string, string | undefined>)[k];
     if (v === undefined || v === '' || k === 'title_source') continue;
     if (k === 'title') {
       const kind = from.title_source ?? 'assistant';
@@ -135,7 +138,7 @@ export function mergeHints(into: SessionHints, from: SessionHints): void {
       }
       continue;
     }
-    if (k === 'model' || into[k] === undefined) (into as Record<string, string>)[k] = v;
+    if (k === 'model' || (into as Record<string, string | undefined>)[k] === undefined) (into as Record<string, string>)[k] = v;
   }
 }
 

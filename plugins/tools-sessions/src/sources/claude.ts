@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { NormalizedRecord, SessionProject, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
+import type { NormalizedRecord, SessionHints, SessionProject, SessionUsageRecord, SessionRef, SessionSource, SessionToolResult, SessionToolUse } from 'mcpgw/plugin-api';
 import type { Projection } from '../session/skim';
 import { arr, blocksText, count, entry, filesIn, findStringMember, firstStringMember, headText, obj, projectName, resultText, str, subdirs, tokens, toolInput, unknownEntry, type Obj } from './common';
 
@@ -104,10 +104,11 @@ const WRAPPER = /^\s*(<(command-name|command-message|command-args|local-command-
 
 /**
  * What normalizeClaude reads of a line for a session's digest (session/skim.ts): every member that decides its entry,
- * hints, usage, tool calls and times. Texts, thinking, tool inputs and results are not read for it.
+ * hints, usage, tool calls and times. Texts, thinking, tool inputs and results are not read for it, nor what only the
+ * summary keeps (an entry's uuid, the cwd and git branch hints).
  */
 export const claudeDigest: Projection = {
-  type: true, timestamp: true, sessionId: true, isSidechain: true, agentId: true, cwd: true, gitBranch: true, uuid: true, requestId: true,
+  type: true, timestamp: true, sessionId: true, isSidechain: true, agentId: true, requestId: true,
   isCompactSummary: true, isMeta: true, summary: true, customTitle: true, aiTitle: true, title: true, subtype: true, snapshot: { timestamp: true },
   message: { model: true, id: true, usage: true, content: [{ type: true, id: true, name: true }] },
 };
@@ -119,12 +120,18 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
   const timestamp = str(r.timestamp);
   // A subagent's lines (isSidechain, agentId) carry the parent's sessionId: the session is `agent-<agentId>`.
   const agent = r.isSidechain === true ? str(r.agentId) : undefined;
-  const hints = {
-    ...(agent ? { session_id: `agent-${agent}`, ...(str(r.sessionId) ? { parent_session_id: str(r.sessionId) } : {}) } : str(r.sessionId) ? { session_id: str(r.sessionId) } : {}),
-    ...(str(r.cwd) ? { cwd: str(r.cwd) } : {}),
-    ...(str(r.gitBranch) ? { git_branch: str(r.gitBranch) } : {}),
-    ...(timestamp ? { timestamp } : {}),
-  };
+  // Built member by member (not spread from small objects: this runs for every line of a first usage read).
+  const hints: SessionHints = {};
+  const sessionId = str(r.sessionId);
+  if (agent) {
+    hints.session_id = `agent-${agent}`;
+    if (sessionId) hints.parent_session_id = sessionId;
+  } else if (sessionId) hints.session_id = sessionId;
+  const cwd = str(r.cwd);
+  if (cwd) hints.cwd = cwd;
+  const branch = str(r.gitBranch);
+  if (branch) hints.git_branch = branch;
+  if (timestamp) hints.timestamp = timestamp;
   const uuid = str(r.uuid) ?? null;
   const base = { uuid, timestamp: timestamp ?? null };
   const message = obj(r.message);
@@ -153,11 +160,17 @@ export function normalizeClaude(record: unknown): NormalizedRecord | null {
         model,
         usage,
       });
-      const out: NormalizedRecord = { hints: { ...hints, ...(model && model !== '<synthetic>' ? { model } : {}) }, entry: e };
+      if (model && model !== '<synthetic>') hints.model = model;
+      const out: NormalizedRecord = { hints, entry: e };
       if (usage && model !== '<synthetic>') {
         // The message id is the response; the request id refines it only where every line of the id has one.
         const key = id ? (requestId ? `${id}\u0000${requestId}` : id) : requestId;
-        out.usage = { ...(key ? { key } : {}), ...(model ? { model } : {}), tokens: usage, ...(timestamp ? { timestamp } : {}) };
+        const u: Partial<SessionUsageRecord> = {};
+        if (key) u.key = key;
+        if (model) u.model = model;
+        u.tokens = usage;
+        if (timestamp) u.timestamp = timestamp;
+        out.usage = u as SessionUsageRecord;
       }
       return out;
     }

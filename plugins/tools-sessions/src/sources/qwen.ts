@@ -54,7 +54,7 @@ export const qwenSource: SessionSource = {
  * read for it.
  */
 export const qwenDigest: Projection = {
-  uuid: true, sessionId: true, timestamp: true, type: true, subtype: true, provenance: true, model: true, cwd: true, gitBranch: true,
+  uuid: true, sessionId: true, timestamp: true, type: true, subtype: true, provenance: true, model: true,
   forkedFrom: { sessionId: true }, systemPayload: { customTitle: true, titleSource: true, parentSessionId: true }, usageMetadata: true,
   message: { parts: [{ functionCall: { id: true, name: true } }] },
 };
