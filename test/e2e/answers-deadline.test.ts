@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { testTools, type ToolTester } from '../../src/plugin-kit/index';
 import { TickingClock } from '../helpers/ticking-clock';
+import { FakeClock } from '../../src/kernel/fake-clock';
 
 const N = 8000;
 const BAD = [777, 6001];
@@ -139,6 +140,53 @@ test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_E
     const skipped = warnings.filter((w) => !/^Stopped at the request deadline \(requestTimeoutMs\) before the end of the file: total_matches \(\d+\) is a lower bound/.test(w.message));
     expect(skipped).toEqual([expect.objectContaining({ code: 'RESOURCE_LIMIT_EXCEEDED', record_index: 1 })]);
     expect(skipped[0].message).toMatch(/^Record 1 was skipped: Record 1 could not be evaluated: match\(\)\/search\(\) ran for \d+ ms/);
+  } finally {
+    await s.close();
+  }
+}, 120_000);
+
+test('on a fake clock, a worker thread times the stuck record on that clock: it is skipped once it has run stuckAfter fake ms', async () => {
+  // The same stuck record on a FakeClock the test moves 10 ms per 10 ms of real time (or less, on a busy machine) while a call is pending: the thread reads its
+  // record start times from the pool's clock cell (src/engine/scan/workers.ts), so the skip reports a run of fake
+  // time between GRACE_MS (200) and the page budget (1500 ms). A thread timing itself on Date.now() would report
+  // an unrelated figure, or never be seen stuck.
+  const clock = new FakeClock();
+  const s = await testTools('@mcpgw/tools-explore', {
+    files: { 'r.jsonl': `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n` },
+    config: { limits: { requestTimeoutMs: 1500 } },
+    clock,
+  });
+  const call = async (name: string, args: Record<string, unknown>) => {
+    let answered = false;
+    const pending = s.call(name, args).finally(() => (answered = true));
+    while (!answered) {
+      await new Promise((r) => setTimeout(r, 10));
+      if (!answered) clock.advance(10);
+    }
+    return pending;
+  };
+  try {
+    const o = await call('open_file', { path: 'r.jsonl' });
+    if (o.isError) throw new Error(JSON.stringify(o.error));
+    const { structuredContent: open } = o;
+    const found: number[] = [];
+    const warnings: any[] = [];
+    let args: Record<string, unknown> = { handle: open.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
+    for (let page = 0; page < 12; page++) {
+      const r = await call('search', args);
+      if (r.isError) throw new Error(JSON.stringify(r.error));
+      expect(r.isError).toBe(false);
+      found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
+      warnings.push(...(r.structuredContent.warnings ?? []));
+      if (!r.structuredContent.next_cursor) break;
+      args = { ...args, cursor: r.structuredContent.next_cursor };
+    }
+    expect(found).toEqual([0, 2]);
+    const skipped = warnings.filter((w) => w.code === 'RESOURCE_LIMIT_EXCEEDED' && w.record_index === 1);
+    expect(skipped).toHaveLength(1);
+    const ran = Number(/ran for (\d+) ms/.exec(skipped[0].message)?.[1]);
+    expect(ran).toBeGreaterThanOrEqual(200);
+    expect(ran).toBeLessThanOrEqual(1500);
   } finally {
     await s.close();
   }
