@@ -115,26 +115,35 @@ test('explorer search: a record predicate walked page by page at a 1 ms deadline
   expect(Math.max(...totals)).toBe(K4.length);
 });
 
+/**
+ * Record 1 costs RE2 ~15 s (linear in its 1.35 MB, but (a|b){901} keeps up to 901 states alive over each run of 900
+ * a's) and matches neither branch; records 0 and 2 match.
+ */
+const STUCK_FILES = { 'r.jsonl': `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n` };
+
+/** Opens r.jsonl and walks search's pages (at most `maxPages`) for the stuck query; its matches and warnings. */
+async function walkStuck(call: ToolTester['call'], maxPages: number) {
+  const o = await call('open_file', { path: 'r.jsonl' });
+  if (o.isError) throw new Error(JSON.stringify(o.error));
+  const found: number[] = [];
+  const warnings: any[] = [];
+  let args: Record<string, unknown> = { handle: o.structuredContent.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
+  for (let page = 0; page < maxPages; page++) {
+    const r = await call('search', args);
+    if (r.isError) throw new Error(JSON.stringify(r.error));
+    found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
+    warnings.push(...(r.structuredContent.warnings ?? []));
+    if (!r.structuredContent.next_cursor) break;
+    args = { ...args, cursor: r.structuredContent.next_cursor };
+  }
+  return { found, warnings };
+}
+
 test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_EXCEEDED, and the search goes on after it', async () => {
-  // Record 1 costs RE2 ~15 s (linear in its 1.35 MB, but (a|b){901} keeps up to 901 states alive over each run of
-  // 900 a's) and matches neither branch: past half the page's 1.5 s on a thread, it is skipped.
-  const s = await testTools('@mcpgw/tools-explore', {
-    files: { 'r.jsonl': `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n` },
-    config: { limits: { requestTimeoutMs: 1500 } },
-  });
+  // Past half the page's 1.5 s on a thread, the stuck record is skipped.
+  const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } } });
   try {
-    const { structuredContent: open } = await s.call('open_file', { path: 'r.jsonl' });
-    const found: number[] = [];
-    const warnings: any[] = [];
-    let args: Record<string, unknown> = { handle: open.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
-    for (let page = 0; page < 5; page++) {
-      const r = await s.call('search', args);
-      expect(r.isError).toBe(false);
-      found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
-      warnings.push(...(r.structuredContent.warnings ?? []));
-      if (!r.structuredContent.next_cursor) break;
-      args = { ...args, cursor: r.structuredContent.next_cursor };
-    }
+    const { found, warnings } = await walkStuck((name, args) => s.call(name, args), 5);
     expect(found).toEqual([0, 2]);
     // besides the pages the deadline stopped, which say their total is a lower bound
     const skipped = warnings.filter((w) => !/^Stopped at the request deadline \(requestTimeoutMs\) before the end of the file: total_matches \(\d+\) is a lower bound/.test(w.message));
@@ -146,17 +155,13 @@ test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_E
 }, 120_000);
 
 test('on a fake clock, a worker thread times the stuck record on that clock: it is skipped once it has run stuckAfter fake ms', async () => {
-  // The same stuck record on a FakeClock the test moves 10 ms per 10 ms of real time (or less, on a busy machine) while a call is pending: the thread reads its
-  // record start times from the pool's clock cell (src/engine/scan/workers.ts), so the skip reports a run of fake
+  // The same stuck record on a FakeClock the test moves 10 ms per 10 ms of real time (or less, on a busy machine)
+  // while a call is pending: the thread reads its record start times from the pool's clock cell (src/engine/scan/workers.ts), so the skip reports a run of fake
   // time between GRACE_MS (200) and the page budget (1500 ms). A thread timing itself on Date.now() would report
   // an unrelated figure, or never be seen stuck.
   const clock = new FakeClock();
-  const s = await testTools('@mcpgw/tools-explore', {
-    files: { 'r.jsonl': `{"s":"aab"}\n{"s":"${('a'.repeat(900) + '!').repeat(1500)}"}\n{"s":"ab"}\n{"s":"xyz"}\n` },
-    config: { limits: { requestTimeoutMs: 1500 } },
-    clock,
-  });
-  const call = async (name: string, args: Record<string, unknown>) => {
+  const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } }, clock });
+  const call: ToolTester['call'] = async (name, args) => {
     let answered = false;
     const pending = s.call(name, args).finally(() => (answered = true));
     while (!answered) {
@@ -166,21 +171,7 @@ test('on a fake clock, a worker thread times the stuck record on that clock: it 
     return pending;
   };
   try {
-    const o = await call('open_file', { path: 'r.jsonl' });
-    if (o.isError) throw new Error(JSON.stringify(o.error));
-    const { structuredContent: open } = o;
-    const found: number[] = [];
-    const warnings: any[] = [];
-    let args: Record<string, unknown> = { handle: open.handle, query: "$[?search(@, '(a|b){901}|^a+b$')]" };
-    for (let page = 0; page < 12; page++) {
-      const r = await call('search', args);
-      if (r.isError) throw new Error(JSON.stringify(r.error));
-      expect(r.isError).toBe(false);
-      found.push(...r.structuredContent.matches.map((m: { record_index: number }) => m.record_index));
-      warnings.push(...(r.structuredContent.warnings ?? []));
-      if (!r.structuredContent.next_cursor) break;
-      args = { ...args, cursor: r.structuredContent.next_cursor };
-    }
+    const { found, warnings } = await walkStuck(call, 12);
     expect(found).toEqual([0, 2]);
     const skipped = warnings.filter((w) => w.code === 'RESOURCE_LIMIT_EXCEEDED' && w.record_index === 1);
     expect(skipped).toHaveLength(1);
