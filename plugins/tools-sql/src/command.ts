@@ -1,46 +1,32 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { CommandDefinition, ErrorCode, ErrorDetails } from 'mcpgw/plugin-api';
 import { ERROR_CODES } from 'mcpgw/plugin-kit';
 import type { SqlEngine } from './engine';
 
 /**
  * `mcpgw sql FILE "SQL"`: the statement over FILE as the view `t`, every row printed as one JSON object (JSON Lines),
- * numbers exact. FILE is under the root with --root, else the file's own folder is the sandbox. No deadline (Ctrl-C
- * stops it). Errors are thrown to the CLI, which prints them as for every command.
+ * numbers exact. FILE is located by the CLI (`file: true`, src/cli/file-argument.ts): under --root when given, else
+ * the file's own folder is the sandbox. No deadline (Ctrl-C stops it). Errors are thrown to the CLI, which prints
+ * them as for every command.
  */
 export function sqlCommand(engine: SqlEngine): CommandDefinition {
   return {
     name: 'sql',
     description: 'run one SQL SELECT over FILE (the view t) with DuckDB, locked down as sql_query; one JSON object per row',
-    usage: [['FILE "SQL"', 'the file (JSON Lines, JSON, CSV, Parquet) and one SELECT naming it t']],
+    usage: [['"SQL"', 'one SELECT naming the file (JSON Lines, JSON, CSV, Parquet) t']],
+    file: true,
     async run(args, ctx) {
       if (args.length !== 2) {
         process.stderr.write('mcpgw: sql needs FILE and one SQL statement: mcpgw sql events.jsonl "SELECT status, count(*) FROM t GROUP BY 1"\n');
         return 2;
       }
-      const [file, sql] = args as [string, string];
-      let run = ctx;
-      let input = file;
-      // As `mcpgw query` and `mcpgw aggregate`: FILE is under the root only when --root is given; else its own folder
-      // is the sandbox (the person at the terminal chose the file; a root from MCPGW_ROOT or a config is for serve).
-      const rootGiven = process.argv.some((a) => a === '--root' || a === '-r' || a.startsWith('--root='));
-      if (!rootGiven || ctx.root === '') {
-        let real: string;
-        try {
-          real = fs.realpathSync(path.resolve(file));
-        } catch {
-          throw ctx.error('NOT_FOUND', `No such file: ${file}`);
-        }
-        const dir = path.dirname(real);
-        run = { ...ctx, root: dir, files: ctx.files.within([dir]) };
-        input = real;
-      }
+      // FILE was located by the CLI (`file: true`), as for `mcpgw query` and `mcpgw aggregate`: a path under ctx.root,
+      // which is --root when given, else FILE's own folder.
+      const [input, sql] = args as [string, string];
       try {
-        const stream = await engine.run(run, { sql, path: input });
+        const stream = await engine.run(ctx, { sql, path: input });
         const names = stream.columns.map((c) => c.name);
         for (;;) {
-          const rows = await stream.next(run);
+          const rows = await stream.next(ctx);
           if (!rows) break;
           let out = '';
           for (const row of rows) {

@@ -272,3 +272,18 @@ test('mcpgw sql FILE "SQL" prints one JSON object per row', async () => {
   expect(bad.stderr).toMatch(/ACCESS_DENIED/);
   expectNoAbsolutePath(bad.stderr);
 });
+
+test('mcpgw sql --root DIR FILE: FILE is a path under DIR, and a FILE outside DIR is ACCESS_DENIED', async () => {
+  const r = await mcpgw(['sql', '--root', root, 'sub/a.jsonl', 'SELECT sum(n) AS s, count(*) AS c FROM t']);
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('{"s":3,"c":2}\n');
+  expect(r.status).toBe(0);
+  fs.writeFileSync(path.join(sibling, 's.jsonl'), '{"n":40}\n');
+  const out = await mcpgw(['sql', `--root=${root}`, path.join(sibling, 's.jsonl'), 'SELECT n FROM t']);
+  expect(out.status).toBe(2);
+  expect(out.stdout).toBe('');
+  expect(out.stderr).toMatch(/ACCESS_DENIED/);
+  // without --root the file's own folder is the sandbox: the same file is read
+  const own = await mcpgw(['sql', path.join(sibling, 's.jsonl'), 'SELECT n FROM t']);
+  expect(own.stdout).toBe('{"n":40}\n');
+});
