@@ -34,7 +34,11 @@ let slow: Connected;
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-count-e2e-'));
   fs.mkdirSync(path.join(base, 'data'));
-  fs.writeFileSync(path.join(base, 'data', 'events.jsonl'), data());
+  const text = data();
+  fs.writeFileSync(path.join(base, 'data', 'events.jsonl'), text);
+  // The same records four times over (5 MB): text search checks the deadline between 4 MiB batches, so only a file of
+  // more than one batch gives its count a place to stop.
+  fs.writeFileSync(path.join(base, 'data', 'events4.jsonl'), text.repeat(4));
   fs.writeFileSync(path.join(base, 'data', 'doc.json'), JSON.stringify({ items: [{ a: 1 }, { a: 2 }, { b: 3 }], meta: { a: 4 } }));
   const root = path.join(base, 'data');
   [fast, slow] = await Promise.all([
@@ -84,9 +88,13 @@ describe('search {max_results: 0}', () => {
   });
 
   test.each(cases)('%s: a count stopped by a 1 ms deadline continues by cursor to the same total', async (_name, args, expected) => {
-    const open = await call(slow.client, 'open_file', { path: 'events.jsonl' });
-    const { total } = await countSearch(slow, open.data.handle, args);
-    expect(total).toBe(expected());
+    // A query's scan checks the deadline every 256 records, text search between 4 MiB batches: its file is 4 × larger.
+    const times = String(args.query).startsWith('$') ? 1 : 4;
+    const open = await call(slow.client, 'open_file', { path: times === 1 ? 'events.jsonl' : 'events4.jsonl' });
+    const { total, pages } = await countSearch(slow, open.data.handle, args);
+    // The deadline did stop the count (on the TickingClock it passes at the first check), the cursors carried it on.
+    expect(pages).toBeGreaterThan(1);
+    expect(total).toBe(times * expected());
   });
 
   test('a count cursor is refused by a search that pages matches', async () => {
@@ -143,12 +151,17 @@ describe('json_read {count: true}', () => {
 
   test.each(cases)('%s: stopped by a 1 ms deadline, the cursors continue the count to the same number', async (_name, language, query, expected) => {
     let r = await call(slow.client, 'json_read', { path: 'events.jsonl', language, query, count: true });
+    let pages = 1;
     for (;;) {
       expect(r.isError).toBe(false);
       expect(r.data.items).toEqual([]);
       if (!r.data.next_cursor) break;
+      expect(r.data.complete).toBe(false);
       r = await call(slow.client, 'json_read', { cursor: r.data.next_cursor });
+      pages++;
     }
+    // The deadline did stop a count that reads every record (a pointer reads one record: one page).
+    if (language !== 'pointer') expect(pages).toBeGreaterThan(1);
     expect(r.data.complete).toBe(true);
     expect(r.data.count).toBe(expected());
   });
