@@ -581,12 +581,22 @@ print(json.dumps(Counter(keys).most_common(10)))
       // the same without a bound (one pass): the same top 10
       const one = await engine().aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(one.groups.slice(0, 10)).toEqual(r.groups.slice(0, 10));
-      // and on worker threads (the partition travels with the spec to each thread)
-      const pool = new AggregateThreads({ pluginOf: () => undefined, threads: 2, minBytes: 0, threadPool: threads });
-      const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 1_000_000 }, aggregates: pool })
+      // and on worker threads (the partition travels with the spec to each thread): their compact tables hold the
+      // 20,010 groups in 1,000,000 bytes, so a tighter bound makes them read the file in passes too
+      const passes: { index: number; count: number }[] = [];
+      const pool = new (class extends AggregateThreads {
+        override run(job: AggregateJob) {
+          if (job.compiled.spec.partition) passes.push(job.compiled.spec.partition);
+          return super.run(job);
+        }
+      })({ pluginOf: () => undefined, threads: 2, minBytes: 0, threadPool: threads });
+      const threaded = await new QueryScanEngine({ limits: () => DEFAULT_LIMITS, aggregateBounds: { tableBytes: 250_000 }, aggregates: pool })
         .aggregate(spec({ source: big, dimensions: [{ kind: 'value', path: ['scope'] }] }));
       expect(threaded.groupsTotal).toBe(20010);
       expect(threaded.groups.slice(0, 10).map((g) => [g.key[0], g.count])).toEqual(top);
+      // the answer came from passes on the threads, every part of the last partition once
+      const last = passes[passes.length - 1]!.count;
+      expect(passes.filter((p) => p.count === last).map((p) => p.index)).toEqual([...Array(last).keys()]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -46,6 +46,9 @@ function file(n: number, pad = 0): string {
  */
 const BIG = { records: 6000, pad: 1500 };
 
+/** The slow records' file (one batch): records, and the random a's and b's in each record's "s". */
+const SLOW = { records: 120, length: 300 };
+
 interface Walk { pages: number; nodes: string[]; skipped: number[]; totals: number[] }
 
 /** Runs pages from cursor to cursor (each with a deadline in the past) until `next` is null. */
@@ -114,6 +117,29 @@ describe('a deadline never loses a record', () => {
     const paged = await walk(threadedEngine({}, 2, 0, threads), f.source, q);
     expect(paged.nodes).toEqual(whole.nodes);
     expect(paged.skipped.filter((r) => r !== 5 && r % 997 !== 996)).toEqual([]);
+    expect(paged.pages).toBeGreaterThan(1);
+    f.close();
+  }, 120_000);
+
+  test('worker threads, records slow enough that pages stop inside the one batch: the record in evaluation at a stop is evaluated again by the next page', async () => {
+    // SLOW.records records of ~SLOW.length random a's and b's, one batch. search() for a(a|b){60}c needs a DFA state
+    // per distinct window of 61 characters, more than RE2 caches, so each record costs a few ms on any thread, warm or
+    // not: the batch outlasts a page's grace period, and a page past its deadline stops inside it, at the record in
+    // evaluation, which the next page starts with. Every record matches (its last 62 characters), so a page that
+    // stopped after that record would lose a match, and one that skipped it would report it. (The tab escapes keep
+    // the records from the raw-text test, which would run the regular expression before any record is in evaluation.)
+    let x = 0x2545f491;
+    const bit = () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x & 1; };
+    const lines = Array.from({ length: SLOW.records }, (_, i) =>
+      JSON.stringify({ id: i, s: Array.from({ length: SLOW.length }, () => (bit() ? 'a' : 'b')).join('') + 'a' + 'b'.repeat(60) + 'c\t' }));
+    const f = await open('walk-slow.jsonl', lines.join('\n') + '\n');
+    const q = "$[?search(@.s, 'a(a|b){60}c')].id";
+    const whole = await unpaged(engine(), f.source, q);
+    expect(whole.nodes).toEqual(Array.from({ length: SLOW.records }, (_, i) => `/${i}/id=${i}`));
+    const paged = await walk(threadedEngine({}, 2, 0, threads), f.source, q);
+    expect(paged.nodes).toEqual(whole.nodes);
+    expect(paged.skipped).toEqual([]);
+    // one batch: every page but the last stopped inside it
     expect(paged.pages).toBeGreaterThan(1);
     f.close();
   }, 120_000);
