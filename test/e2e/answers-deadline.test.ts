@@ -182,3 +182,52 @@ test('on a fake clock, a worker thread times the stuck record on that clock: it 
     await s.close();
   }
 }, 120_000);
+
+/**
+ * aggregate's pages over r.jsonl with the stuck `where` (at most `maxPages`): the last page's answer, which holds the
+ * whole aggregate and every warning of its pages.
+ */
+async function aggregateStuck(call: ToolTester['call'], maxPages: number) {
+  const o = await call('open_file', { path: 'r.jsonl' });
+  if (o.isError) throw new Error(JSON.stringify(o.error));
+  let args: Record<string, unknown> = { handle: o.structuredContent.handle, where: "search($.s, '(a|b){901}|^a+b$')" };
+  for (let page = 0; page < maxPages; page++) {
+    const r = await call('aggregate', args);
+    if (r.isError) throw new Error(JSON.stringify(r.error));
+    if (!r.structuredContent.next_cursor) return r.structuredContent;
+    args = { ...args, cursor: r.structuredContent.next_cursor };
+  }
+  throw new Error(`aggregate did not finish in ${maxPages} pages`);
+}
+
+test('on a fake clock, an aggregate thread times the stuck record of its where on that clock: skipped once it has run stuckAfter fake ms', async () => {
+  // As the search above, for aggregate's threads (src/engine/scan/aggregate-threads.ts publishes the clock's readings
+  // to them): the two matching records are counted, record 1 is skipped with a run of fake time. Timed on Date.now()
+  // the figure would be unrelated to the fake clock.
+  const clock = new FakeClock();
+  const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } }, clock });
+  const call: ToolTester['call'] = async (name, args) => {
+    let answered = false;
+    const pending = s.call(name, args).finally(() => (answered = true));
+    while (!answered) {
+      await new Promise((r) => setTimeout(r, 10));
+      if (!answered) clock.advance(10);
+    }
+    return pending;
+  };
+  try {
+    const last = await aggregateStuck(call, 12);
+    expect(last.complete).toBe(true);
+    expect(last.groups).toEqual([{ key: null, count: 2 }]);
+    expect(last.records_scanned).toBe(4);
+    const skipped = last.warnings.filter((w: any) => w.code === 'RESOURCE_LIMIT_EXCEEDED' && w.record_index === 1);
+    expect(skipped).toHaveLength(1);
+    // aggregate's threads are checked for a stuck record when the page's deadline has passed: at least stuckAfter
+    // (half the 1500 ms budget), at most the budget and its grace period (GRACE_MS 200).
+    const ran = Number(/ran for (\d+) ms/.exec(skipped[0].message)?.[1]);
+    expect(ran).toBeGreaterThanOrEqual(750);
+    expect(ran).toBeLessThanOrEqual(1700);
+  } finally {
+    await s.close();
+  }
+}, 120_000);

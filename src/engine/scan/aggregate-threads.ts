@@ -27,6 +27,7 @@ import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
+import { systemClock } from '../../kernel/clock';
 import { mergeTable, newTable, type Compiled, type TableData } from '../aggregate/table';
 import { CompactTable, isCompactData, type CompactData } from '../aggregate/compact';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
@@ -223,8 +224,18 @@ export class AggregateThreads implements AggregatePool {
     const threads = this.threads;
     const regex = !!where?.query.usesRegex;
     const { clock } = job;
-    // Threads time their records on their own (real) clock relative to this epoch (a fake clock cannot be shared).
-    const epoch = Date.now();
+    /** Threads time each record from this instant (ms on the job's clock): progress[1] is relative to it. */
+    const epoch = clock.now();
+    /**
+     * On a clock other than the system clock (a test's FakeClock or TickingClock), threads time records on it too, as
+     * the scan threads do (workers.ts): every reading of it here is published in this cell (ms since `epoch`).
+     */
+    const time = clock === systemClock ? null : new Int32Array(new SharedArrayBuffer(4));
+    const now = (): number => {
+      const t = clock.now();
+      if (time) Atomics.store(time, 0, t - epoch);
+      return t;
+    };
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
     /** Spans of slices done, for the next slices. */
@@ -242,7 +253,7 @@ export class AggregateThreads implements AggregatePool {
     const plan = slotPlan(job.compiled.spec.slots, job.maxDepth);
     const marks = checkedMarks(source, checkedKey(plan.tops, job.maxDepth));
     const init: Omit<AggregateWorkerInit, 'port' | 'progress' | 'peers' | 'me'> = {
-      epoch, spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: keep ? keep.threadBytes : null,
+      epoch, ...(time ? { time } : {}), spec: job.compiled.spec, maxDepth: job.maxDepth, skip: [...job.skipRecords], hold, keep: keep ? keep.threadBytes : null,
       padding: source instanceof IndexedRecordSource ? source.padding : null,
       // compiled once here, instantiated by each thread
       check: plan.negative ? null : SimdRecordCheck.module(plan),
@@ -331,8 +342,8 @@ export class AggregateThreads implements AggregatePool {
     }
     const onAbort = () => poke();
     opts.signal?.addEventListener('abort', onAbort);
-    const expired = () => opts.deadline !== undefined && clock.now() > opts.deadline;
-    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - clock.now()) : 0;
+    const expired = () => opts.deadline !== undefined && now() > opts.deadline;
+    const budget = opts.deadline !== undefined ? Math.max(0, opts.deadline - now()) : 0;
     const stuckAfter = Math.max(GRACE_MS, Math.round(budget / 2));
     /**
      * Resolves on a wake-up or after `ms` on the clock (and always just past the deadline); at once after a failure or
@@ -343,7 +354,7 @@ export class AggregateThreads implements AggregatePool {
       let t: ClockTimer | undefined;
       const done = () => { t?.cancel(); r(); };
       wake = done;
-      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - clock.now() + 2 : undefined);
+      const wait = ms ?? (opts.deadline !== undefined && !expired() ? opts.deadline - now() + 2 : undefined);
       if (wait !== undefined) t = clock.setTimeout(done, Math.max(1, wait), { unref: true });
     });
     const stuck: number[] = [];
@@ -504,17 +515,17 @@ export class AggregateThreads implements AggregatePool {
         }
         if (expired() && consumedAny) {
           // Wait a little for the slice in progress, then stop before it.
-          const graceEnd = clock.now() + GRACE_MS;
-          while (!pending.get(next)!.done && clock.now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - clock.now());
+          const graceEnd = now() + GRACE_MS;
+          while (!pending.get(next)!.done && now() < graceEnd && !failure && !opts.signal?.aborted) await sleep(graceEnd - now());
           if (pending.get(next)!.done) continue;
           const p = pending.get(next)!;
-          if (regex && p.slot) this.noteStuck(p, epoch, budget, stuckAfter, job, stuck);
+          if (regex && p.slot) this.noteStuck(p, now() - epoch, budget, stuckAfter, job, stuck);
           return { stoppedAt: p.first, stuck };
         }
         if (expired() && regex) {
           // Nothing merged yet: a record a regular expression is stuck on must not stall every page.
           const p = pending.get(next)!;
-          if (p.slot && this.noteStuck(p, epoch, budget, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
+          if (p.slot && this.noteStuck(p, now() - epoch, budget, stuckAfter, job, stuck)) return { stoppedAt: p.first, stuck };
           await sleep(50);
           continue;
         }
@@ -533,11 +544,14 @@ export class AggregateThreads implements AggregatePool {
     }
   }
 
-  /** Reports the record slice `p`'s thread is on when it has run for `stuckAfter` ms; true when it did. */
-  private noteStuck(p: Pending, epoch: number, budget: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
+  /**
+   * Reports the record slice `p`'s thread is on when it has run for `stuckAfter` ms; true when it did. `elapsed`: ms
+   * since the job's epoch, now.
+   */
+  private noteStuck(p: Pending, elapsed: number, budget: number, stuckAfter: number, job: AggregateJob, stuck: number[]): boolean {
     const current = Atomics.load(p.slot!.progress, 0);
     if (current < p.first || current >= p.first + p.count) return false;
-    const ran = Date.now() - epoch - Atomics.load(p.slot!.progress, 1);
+    const ran = elapsed - Atomics.load(p.slot!.progress, 1);
     if (ran < stuckAfter) return false;
     stuck.push(current);
     skip(job.stats, current, new McpgwError('RESOURCE_LIMIT_EXCEEDED', `Record ${current} could not be evaluated: match()/search() ran for ${ran} ms on it without finishing and was stopped (a page may take requestTimeoutMs); the record was skipped.`, {

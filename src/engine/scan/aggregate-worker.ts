@@ -36,7 +36,13 @@ import { spansView, trimmedSpans } from './plan';
 export interface AggregateWorkerInit {
   port: MessagePort;
   progress: Int32Array;
+  /** ms since the epoch (on the job's clock) from which record start times in progress[1] count. */
   epoch: number;
+  /**
+   * On a clock other than the system clock: that clock's time, ms since `epoch`, as the main thread last read it
+   * (Int32Array on a SharedArrayBuffer). Absent: Date.now().
+   */
+  time?: Int32Array;
   spec: AggregateSpecData;
   maxDepth: number;
   /** Records never evaluated (reported by an earlier page). */
@@ -97,10 +103,13 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
   const simd = SimdRecordCheck.create(slotPlan(init.spec.slots, init.maxDepth), (init.check ?? null) as Parameters<typeof SimdRecordCheck.create>[1]);
   const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site, simd);
   const parse = exactParser(init.maxDepth);
+  /** ms since the job's epoch, on the job's clock. */
+  const time = init.time;
+  const now = time ? () => Atomics.load(time, 0) : () => Date.now() - init.epoch;
   // Where a regular expression may run, the record in evaluation is published (the engine names a stuck one).
   const onRecord = init.hold ? undefined : (i: number) => {
     // The time first: a reader that sees record i then reads its start time or a later one.
-    Atomics.store(init.progress, 1, Date.now() - init.epoch);
+    Atomics.store(init.progress, 1, now());
     Atomics.store(init.progress, 0, i);
   };
   // With `keep` the thread's whole table is compact (compact.ts) where the spec allows: a group costs ~50 bytes, not ~470.
