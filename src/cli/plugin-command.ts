@@ -52,7 +52,7 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const rest = common.args;
-  const { config, kernel } = await prepare(opts, false);
+  const { config, kernel, rootSet } = await prepare(opts, false);
   const known = [...kernel.registry.commands.keys()];
   const name = [...known].sort((a, b) => b.split(' ').length - a.split(' ').length).find((n) => {
     const w = n.split(' ');
@@ -90,7 +90,7 @@ export async function pluginCommand(argv: readonly string[]): Promise<number> {
       process.stderr.write(`mcpgw: ${name} needs a FILE argument (run mcpgw ${name} --help).\n`);
       return 2;
     }
-    const located = fileArgument(args[at]!, opts.root !== undefined, config.root);
+    const located = fileArgument(args[at]!, opts.root !== undefined, rootSet);
     root = located.root;
     args = args.map((a, i) => (i === at ? located.input : a));
   }

@@ -31,7 +31,7 @@ export function defaultLanguage(query: string): string {
  *   QUERY_SYNTAX_ERROR), ConfigError (exit 2)
  */
 export async function queryCommand(file: string, queryText: string, opts: QueryOptions): Promise<void> {
-  const { config, kernel } = await prepare(opts, false);
+  const { config, kernel, rootSet } = await prepare(opts, false);
   const languageName = opts.language ?? defaultLanguage(queryText);
   const language = kernel.registry.queryLanguages.get(languageName)?.item;
   if (!language) {
@@ -40,7 +40,7 @@ export async function queryCommand(file: string, queryText: string, opts: QueryO
       ...(all.length ? { hint: `--language is one of: ${all.map((l) => (l.description ? `${l.name} (${l.description})` : l.name)).join('; ')}.` } : {}),
     });
   }
-  const { root: sandboxRoot, input } = fileArgument(file, opts.root !== undefined, config.root);
+  const { root: sandboxRoot, input } = fileArgument(file, opts.root !== undefined, rootSet);
   const limits = config.limits;
   const scope = kernel.scope({ root: sandboxRoot, limits, cache: config.cache });
   const files = scope.resolve(Tokens.Files);

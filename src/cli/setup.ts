@@ -23,6 +23,8 @@ export interface Prepared {
   loaded: LoadedConfig;
   config: EffectiveConfig;
   kernel: Kernel;
+  /** The root that --root, MCPGW_ROOT, a profile or the config file set; null when none did (`config.root` is then the current folder, or null). */
+  rootSet: string | null;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   const cwd = process.cwd();
   const loaded = await loadConfig(opts.config, cwd);
   let config: EffectiveConfig = resolveConfig(loaded, opts, process.env, cwd, { ownDir: OWN_DIR, rootOptional: true });
+  const rootSet = config.root;
   if (config.root === null && !needRoot) config = { ...config, root: cwd };
   const log = createLogger(config.logLevel);
   routeWarnings(log);
@@ -42,7 +45,7 @@ export async function prepare(opts: CommonOptions, needRoot: boolean): Promise<P
   const kernel = createKernel({ version: VERSION, ownDir: OWN_DIR, log, pluginLoadBoundMs: loadBound(process.env.MCPGW_PLUGIN_LOAD_TIMEOUT_MS) });
   await kernel.load(pluginSpecs(loaded), { sections: loaded.sections ?? {}, dir: loaded.dir });
   if (config.root === null && kernel.needsRoot(config)) throw new ConfigError(NO_ROOT_MESSAGE);
-  return { loaded, config, kernel };
+  return { loaded, config, kernel, rootSet };
 }
 
 /** Default bound on loading one plugin (its import and register), ms. */

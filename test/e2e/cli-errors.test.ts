@@ -42,19 +42,20 @@ describe('a query that does not compile: the code, the position, exit 2', () => 
     const r = await run('sql', 'c.jsonl', 'SELEC a FROM t');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^mcpgw: QUERY_SYNTAX_ERROR: .*SELEC.* \(at character 0\)\n/);
-    // a file that is not there: NOT_FOUND, the same rule as mcpgw query
+    // a file that is not there: NOT_FOUND, the same rule and words as mcpgw query
     const missing = await run('sql', 'nothere.jsonl', 'SELECT 1');
     expect(missing.code).toBe(2);
-    expect(missing.err).toBe('mcpgw: NOT_FOUND: No such file: nothere.jsonl\n');
+    expect(missing.err).toBe(`mcpgw: NOT_FOUND: No such file: nothere.jsonl (looked for from the current folder, ${dir}).\n`);
+    expect(await run('query', 'nothere.jsonl', '$')).toEqual(missing);
   });
 });
 
 describe('--help names the arguments and --root as it applies', () => {
-  test('mcpgw sql --help: FILE "SQL", --root and --config', async () => {
+  test('mcpgw sql --help: <file> "SQL", --root and --config', async () => {
     const r = await run('sql', '--help');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Usage: mcpgw sql FILE "SQL" \[options\]\n/);
-    expect(r.out).toMatch(/\nArguments:\n {2}FILE "SQL" +the file/);
+    expect(r.out).toMatch(/^Usage: mcpgw sql <file> "SQL" \[options\]\n/);
+    expect(r.out).toMatch(/\nArguments:\n {2}<file> +the file: a path under --root when given, else any file .*\n {2}"SQL" +one SELECT/);
     expect(r.out).toMatch(/\n {2}-r, --root <dir> +FILE is a path under this folder .*MCPGW_ROOT and a config's root apply to serve, not here/);
     expect(r.out).toMatch(/\n {2}-c, --config <file> /);
   });

@@ -106,6 +106,10 @@ describe('mcpgw query', () => {
     const under = await runWith({ MCPGW_ROOT: root }, 'logs/a.jsonl', '/0/id');
     expect(under.code).toBe(2);
     expect(under.err).toBe(`mcpgw: NOT_FOUND: No such file: logs/a.jsonl (looked for from the current folder, ${dir}).\nmcpgw: hint: FILE is a path from the current folder; to read it under the root MCPGW_ROOT or the config sets (${root}), pass --root ${root}.\n`);
+    // No root set anywhere: the current folder is no root anybody chose, so no hint names it.
+    const none = await run('logs/a.jsonl', '/0/id');
+    expect(none.code).toBe(2);
+    expect(none.err).toBe(`mcpgw: NOT_FOUND: No such file: logs/a.jsonl (looked for from the current folder, ${dir}).\n`);
   });
 
   test('a match()/search() pattern that is not I-Regexp: the (empty) answer, and a warning on stderr', async () => {
