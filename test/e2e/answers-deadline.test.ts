@@ -139,6 +139,22 @@ async function walkStuck(call: ToolTester['call'], maxPages: number) {
   return { found, warnings };
 }
 
+/**
+ * `s.call` while the FakeClock `clock` moves 10 ms per 10 ms of real time (or less, on a busy machine) until the
+ * call is answered: time passes for a stuck worker thread only while a call is pending.
+ */
+function movingClockCall(s: ToolTester, clock: FakeClock): ToolTester['call'] {
+  return async (name, args) => {
+    let answered = false;
+    const pending = s.call(name, args).finally(() => (answered = true));
+    while (!answered) {
+      await new Promise((r) => setTimeout(r, 10));
+      if (!answered) clock.advance(10);
+    }
+    return pending;
+  };
+}
+
 test('a record a regular expression is stuck on is skipped with RESOURCE_LIMIT_EXCEEDED, and the search goes on after it', async () => {
   // Past half the page's 1.5 s on a thread, the stuck record is skipped.
   const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } } });
@@ -161,15 +177,7 @@ test('on a fake clock, a worker thread times the stuck record on that clock: it 
   // an unrelated figure, or never be seen stuck.
   const clock = new FakeClock();
   const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } }, clock });
-  const call: ToolTester['call'] = async (name, args) => {
-    let answered = false;
-    const pending = s.call(name, args).finally(() => (answered = true));
-    while (!answered) {
-      await new Promise((r) => setTimeout(r, 10));
-      if (!answered) clock.advance(10);
-    }
-    return pending;
-  };
+  const call = movingClockCall(s, clock);
   try {
     const { found, warnings } = await walkStuck(call, 12);
     expect(found).toEqual([0, 2]);
@@ -206,15 +214,7 @@ test('on a fake clock, an aggregate thread times the stuck record of its where o
   // the figure would be unrelated to the fake clock.
   const clock = new FakeClock();
   const s = await testTools('@mcpgw/tools-explore', { files: STUCK_FILES, config: { limits: { requestTimeoutMs: 1500 } }, clock });
-  const call: ToolTester['call'] = async (name, args) => {
-    let answered = false;
-    const pending = s.call(name, args).finally(() => (answered = true));
-    while (!answered) {
-      await new Promise((r) => setTimeout(r, 10));
-      if (!answered) clock.advance(10);
-    }
-    return pending;
-  };
+  const call = movingClockCall(s, clock);
   try {
     const last = await aggregateStuck(call, 12);
     expect(last.complete).toBe(true);

@@ -27,7 +27,7 @@ import type { RecordBatch } from '../../kernel/contracts/format';
 import type { SkippedRecord } from '../../kernel/contracts/scan';
 import { McpgwError, isErrorCode } from '../../kernel/errors';
 import type { Clock, ClockTimer } from '../../kernel/contracts/clock';
-import { systemClock } from '../../kernel/clock';
+import { poolClock } from './thread-clock';
 import { mergeTable, newTable, type Compiled, type TableData } from '../aggregate/table';
 import { CompactTable, isCompactData, type CompactData } from '../aggregate/compact';
 import { addStats, skip, type BatchStats, type WhereTest } from './aggregate-batch';
@@ -224,18 +224,8 @@ export class AggregateThreads implements AggregatePool {
     const threads = this.threads;
     const regex = !!where?.query.usesRegex;
     const { clock } = job;
-    /** Threads time each record from this instant (ms on the job's clock): progress[1] is relative to it. */
-    const epoch = clock.now();
-    /**
-     * On a clock other than the system clock (a test's FakeClock or TickingClock), threads time records on it too, as
-     * the scan threads do (workers.ts): every reading of it here is published in this cell (ms since `epoch`).
-     */
-    const time = clock === systemClock ? null : new Int32Array(new SharedArrayBuffer(4));
-    const now = (): number => {
-      const t = clock.now();
-      if (time) Atomics.store(time, 0, t - epoch);
-      return t;
-    };
+    /** Threads time each record from its epoch (progress[1] is relative to it), on the job's clock. */
+    const { epoch, time, now } = poolClock(clock);
     const slots: Slot[] = [];
     const pending = new Map<number, Pending>();
     /** Spans of slices done, for the next slices. */

@@ -32,6 +32,7 @@ import { SimdRecordCheck } from '../aggregate/check-simd';
 import { aggregateBatch, batchContext, exactParser, newStats, type WhereTest } from './aggregate-batch';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { spansView, trimmedSpans } from './plan';
+import { threadNow } from './thread-clock';
 
 export interface AggregateWorkerInit {
   port: MessagePort;
@@ -104,8 +105,7 @@ export async function runAggregateJob(init: AggregateWorkerInit): Promise<void> 
   const ctx = batchContext(compiled, where, init.maxDepth, new Set(init.skip), site, simd);
   const parse = exactParser(init.maxDepth);
   /** ms since the job's epoch, on the job's clock. */
-  const time = init.time;
-  const now = time ? () => Atomics.load(time, 0) : () => Date.now() - init.epoch;
+  const now = threadNow(init.epoch, init.time);
   // Where a regular expression may run, the record in evaluation is published (the engine names a stuck one).
   const onRecord = init.hold ? undefined : (i: number) => {
     // The time first: a reader that sees record i then reads its start time or a later one.

@@ -26,6 +26,7 @@ import { McpgwError } from '../../kernel/errors';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { fatalMessage, languageOnThread } from './host-loader';
 import { candidates, evaluateRecord, inRange, NODE_TEXT, spansView, type Plan } from './plan';
+import { threadNow } from './thread-clock';
 
 export interface WorkerInit {
   port: MessagePort;
@@ -70,9 +71,8 @@ export async function runScanJob(init: WorkerInit): Promise<void> {
     return;
   }
   const site = (i: number) => ({ byteOffset: 0, line: 1, column: 1, recordIndex: i, maxDepth: plan.maxDepth });
-  const shared = init.time;
   /** ms since the scan's epoch, on the pool's clock. */
-  const now = shared ? () => Atomics.load(shared, 0) : () => Date.now() - init.epoch;
+  const now = threadNow(init.epoch, init.time);
   port.on('message', (m: { type: 'batch' | 'end'; wantValues: boolean; countOnly: boolean; countAll: boolean; cap: number; seq: number; first: number; count: number; bytes: Uint8Array; spans: Float64Array; faults: Uint8Array | null; utf8Ok: boolean }) => {
     if (m.type === 'end') { port.close(); return; }
     const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);

@@ -13,6 +13,7 @@ export { NODE_TEXT } from './plan';
 import type { WorkerInit } from './worker';
 import type { Clock } from '../../kernel/contracts/clock';
 import { systemClock } from '../../kernel/clock';
+import { poolClock } from './thread-clock';
 import type { WorkerPlugin } from '../../kernel/contracts/engine';
 import { initialState, step, type PoolEvent } from './pool-machine';
 import { defaultThreads, engineThreads } from './engine-threads';
@@ -194,18 +195,8 @@ export class ThreadPool implements WorkerPool {
     const threads = this.threads;
     const clock = this.options.clock ?? systemClock;
     const immediate = !!query.usesRegex;
-    /** Threads time each record from this instant (ms): progress().startedAt is relative to it. */
-    const epoch = clock.now();
-    /**
-     * On a clock other than the system clock (a test's FakeClock or TickingClock), threads time records on it too:
-     * every reading of it here is published in this cell (ms since `epoch`) and threads read their time from it.
-     */
-    const time = clock === systemClock ? null : new Int32Array(new SharedArrayBuffer(4));
-    const now = (): number => {
-      const t = clock.now();
-      if (time) Atomics.store(time, 0, t - epoch);
-      return t;
-    };
+    /** Threads time each record from its epoch (progress().startedAt is relative to it), on this clock. */
+    const { epoch, time, now } = poolClock(clock);
     const state = initialState({ from, to, threads, immediate, epoch, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}), ...(job.page ? { page: job.page } : {}) });
 
     /** Events for the machine, in arrival order; `wake` ends the current wait. */
