@@ -190,6 +190,8 @@ test('bad arguments are errors with catalogue codes', async () => {
     [{ group_by: '$..id' }, 'INVALID_ARGUMENT'],
     [{ where: '$.a = ' }, 'QUERY_SYNTAX_ERROR'],
     [{ where: 'error' }, 'INVALID_ARGUMENT'],
+    [{ where: "match($.level, 'err.*'" }, 'QUERY_SYNTAX_ERROR'],
+    [{ where: 'length($.tags) >' }, 'QUERY_SYNTAX_ERROR'],
     [{ bucket: { path: 'ts', width: '1y' } }, 'INVALID_ARGUMENT'],
     [{ order: 'sum(bytes)_desc' }, 'INVALID_ARGUMENT'],
     [{ cursor: 'ac_0000000000000000' }, 'NOT_FOUND'],
@@ -198,6 +200,9 @@ test('bad arguments are errors with catalogue codes', async () => {
     const r = await call(c.client, 'aggregate', { handle: h, ...args });
     expect([args, r.isError, r.data.error?.code]).toEqual([args, true, code]);
   }
+  // a where that reads the record but does not parse: its fault at a position, as search says it
+  const unclosed = await call(c.client, 'aggregate', { handle: h, where: "match($.level, 'err.*'" });
+  expect(unclosed.data.error.message).toMatch(/at character \d+/);
   const other = await call(c.client, 'aggregate', { handle: h, group_by: 'status', top: 1 });
   const r = await call(c.client, 'aggregate', { handle: h, group_by: 'level', cursor: other.data.next_cursor });
   expect(r.data.error.code).toBe('INVALID_ARGUMENT');

@@ -5,7 +5,7 @@
  */
 import type { AggregateDimension, AggregateMetric, AggregateOrder, CompiledQuery, ToolContext } from 'mcpgw/plugin-api';
 import { parsePath, PathError, type Tokens } from '../json/paths';
-import { isPredicate, looksLikePredicate } from '../search/predicate';
+import { isPredicate, readsRecordPath } from '../search/predicate';
 import { filterOf, PREDICATE } from '../search/predicate-language';
 import { languageNames, queryLanguage } from '../search/languages';
 import { compileQuery } from '../search/query-page';
@@ -154,7 +154,9 @@ export function compileWhere(ctx: ToolContext, text: string, matchCase: boolean,
   const trimmed = text.trim();
   let name = languageName;
   if (name === undefined) {
-    if (isPredicate(trimmed) && (trimmed.startsWith('$') || looksLikePredicate(trimmed) || /^[!(]/.test(trimmed))) name = PREDICATE;
+    // Anything that reads a record path is compiled as a predicate, so a fault in it is a QUERY_SYNTAX_ERROR with its
+    // position (aggregate has no text search to fall back on).
+    if (isPredicate(trimmed) && (trimmed.startsWith('$') || /^[!(]/.test(trimmed) || readsRecordPath(trimmed))) name = PREDICATE;
     else if (trimmed.startsWith('$')) name = 'jsonpath';
     else {
       throw ctx.error('INVALID_ARGUMENT', `where takes a record predicate or a JSONPath query; ${JSON.stringify(text.slice(0, 100))} is neither.`, {

@@ -128,6 +128,18 @@ export function isPredicate(query: string): boolean {
 }
 
 /**
+ * True when `query` tokenizes as a record predicate and reads at least one path of the record (`$…`), whether or not
+ * it then parses: `match($.name, 'x'` is a predicate with a fault to report at its position, not plain text.
+ */
+export function readsRecordPath(query: string): boolean {
+  try {
+    return tokenize(query).some((t) => t.t === 'path');
+  } catch {
+    return false;
+  }
+}
+
+/**
  * True when a search query given without `mode` is a record predicate: it parses as one (by the grammar above, not by
  * its first character), reads at least one path of the record, and is not a single path (`!($.tags)`,
  * `length($.tags) > 2`, `$.age > 40`). Plain text such as `error`, `a = b` or `50% off` is not.
